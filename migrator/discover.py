@@ -1,0 +1,152 @@
+"""Find the files a scan reads: gitignore-aware, symlink-loop safe, with size caps.
+
+Every file considered ends up either as a ``SourceFile`` to analyse or as a ``FileResult`` that says
+why it was skipped; nothing is dropped silently except what ``.gitignore`` and the usual
+non-source folders (virtualenvs, build output, VCS metadata) exclude.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
+
+import pathspec
+
+from .model import FileKind, FileResult, FileStatus, SourceFile
+
+#: Larger files are skipped with a reason: generated code, vendored blobs, data dumps.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
+    ".eggs", "node_modules", "site-packages", ".ipynb_checkpoints", ".venv", "venv", "build", "dist",
+})
+
+_SUFFIX_KINDS = {
+    ".py": FileKind.PYTHON,
+    ".pyw": FileKind.PYTHON,
+    ".ipynb": FileKind.NOTEBOOK,
+    ".cu": FileKind.CUDA,
+    ".cuh": FileKind.CUDA,
+    ".cpp": FileKind.CPP,
+    ".cc": FileKind.CPP,
+    ".cxx": FileKind.CPP,
+    ".h": FileKind.CPP,
+    ".hpp": FileKind.CPP,
+    ".sh": FileKind.SHELL,
+    ".bash": FileKind.SHELL,
+    ".zsh": FileKind.SHELL,
+}
+_REQUIREMENTS = re.compile(r"^(requirements|constraints)([-_.\w]*)\.(txt|in)$", re.IGNORECASE)
+_DOCKERFILE = re.compile(r"^(Dockerfile|Containerfile)([-_.\w]*)$|\.(dockerfile)$", re.IGNORECASE)
+
+
+def kind_of(name: str) -> Optional[FileKind]:
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in _SUFFIX_KINDS:
+        return _SUFFIX_KINDS[suffix]
+    if _REQUIREMENTS.match(name):
+        return FileKind.REQUIREMENTS
+    if _DOCKERFILE.search(name):
+        return FileKind.DOCKERFILE
+    return None
+
+
+@dataclass(frozen=True)
+class Discovery:
+    files: Tuple[SourceFile, ...]
+    skipped: Tuple[FileResult, ...]
+
+
+def discover(root: Path) -> Discovery:
+    """Walk ``root`` (a folder or one file) and classify what migrator can read."""
+    root = Path(root)
+    if root.is_file():
+        kind = kind_of(root.name)
+        if kind is None:
+            return Discovery((), ())
+        return _classify(root, root.name, kind)
+    files: List[SourceFile] = []
+    skipped: List[FileResult] = []
+    for path, rel in _walk(root, skipped):
+        kind = kind_of(path.name)
+        if kind is None:
+            continue
+        found = _classify(path, rel, kind)
+        files.extend(found.files)
+        skipped.extend(found.skipped)
+    files.sort(key=lambda f: f.rel)
+    skipped.sort(key=lambda r: r.file.rel)
+    return Discovery(tuple(files), tuple(skipped))
+
+
+def _classify(path: Path, rel: str, kind: FileKind) -> Discovery:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        record = SourceFile(str(path), rel, kind, 0)
+        return Discovery((), (FileResult(record, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}"),))
+    record = SourceFile(str(path), rel, kind, size)
+    if size > MAX_FILE_BYTES:
+        reason = f"file too large ({size // 1024} KiB > {MAX_FILE_BYTES // 1024} KiB limit), not scanned"
+        return Discovery((), (FileResult(record, FileStatus.SKIPPED, reason),))
+    return Discovery((record,), ())
+
+
+def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
+    """Yield (path, posix path relative to root), honouring .gitignore files at every level."""
+    seen_dirs = set()
+    stack: List[Tuple[Path, Tuple[Tuple[str, pathspec.PathSpec], ...]]] = [(root, ())]
+    while stack:
+        folder, specs = stack.pop()
+        try:
+            real = os.path.realpath(folder)
+            if real in seen_dirs:
+                rel = folder.relative_to(root).as_posix()
+                skipped.append(FileResult(SourceFile(str(folder), rel, FileKind.PYTHON, 0), FileStatus.SKIPPED,
+                                          "symbolic link loop or second link to a folder already scanned"))
+                continue
+            seen_dirs.add(real)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        ignore = folder / ".gitignore"
+        if ignore.is_file():
+            try:
+                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+                base = folder.relative_to(root).as_posix()
+                specs = specs + ((base if base != "." else "", pathspec.PathSpec.from_lines("gitwildmatch", lines)),)
+            except OSError:
+                pass
+        subdirs = []
+        for entry in entries:
+            path = Path(entry.path)
+            rel = path.relative_to(root).as_posix()
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if _ignored(rel, is_dir, specs):
+                continue
+            if is_dir:
+                if entry.name in SKIP_DIRS or _is_virtualenv(path):
+                    continue
+                subdirs.append((path, specs))
+            elif entry.is_file() or entry.is_symlink():
+                yield path, rel
+        stack.extend(reversed(subdirs))
+
+
+def _ignored(rel: str, is_dir: bool, specs) -> bool:
+    for base, spec in specs:
+        sub = rel[len(base) + 1:] if base else rel
+        if spec.match_file(sub + "/" if is_dir else sub):
+            return True
+    return False
+
+
+def _is_virtualenv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()

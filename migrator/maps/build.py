@@ -1,0 +1,372 @@
+"""Generate ``operator_maps/`` from the vendors' published data (``shared/upstream``-style folder).
+
+Nothing here is hand-entered coverage: every entry is read from an upstream file and keeps that
+file's name and version as its source. The two curated tables under ``operator_maps/curated`` name
+replacements, and each of their rows is checked against the upstream file it cites.
+
+The output is deterministic (sorted keys, fixed indentation), so a test can compare the committed
+maps with a fresh build byte for byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional
+
+import yaml
+
+MAPS_SCHEMA = "migrator.maps/1"
+
+
+class MapsBuildError(Exception):
+    """The upstream folder is missing a file, or a curated row cites evidence the file lacks."""
+
+
+@dataclass(frozen=True)
+class CannRelease:
+    version: str  # the id users pick: cann@2.7-9.1
+    torch_line: str
+    runtime: str
+    transfer_file: str
+    docs_file: Optional[str]  # Ascend's API docs are for torch 2.7.1 only
+
+
+CANN_RELEASES = (
+    CannRelease(
+        version="2.7-9.1",
+        torch_line="2.7",
+        runtime="torch_npu 2.7.1.post8, CANN 9.1.0",
+        transfer_file="cann/transfer_to_npu.torch_npu-v2.7.1-26.1.0.json",
+        docs_file="cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv",
+    ),
+    CannRelease(
+        version="2.1-8.0",
+        torch_line="2.1",
+        runtime="torch_npu 2.1.0.post10, CANN 8.0.0",
+        transfer_file="cann/transfer_to_npu.torch_npu-v2.1.0-6.0.0.json",
+        docs_file=None,
+    ),
+)
+NEUWARE_VERSION = "1.25-2.4"
+NEUWARE_RUNTIME = "torch_mlu 1.25.0 (r2.4_develop), torch 2.4.1"
+NEUWARE_MIGRATION = "neuware/gpu_migration.torch_mlu-r2.4_develop.json"
+NEUWARE_API_LIST = "neuware/torch_api.torch_mlu-r2.4_develop.yaml"
+NEUWARE_ENV_LIST = "neuware/torch_api.torch_mlu-r2.1_develop.yaml"  # only this branch lists env variables
+NATIVE_FUNCTIONS = "pytorch/native_functions.torch-2.7.1.yaml"
+
+#: Cambricon's regex table entries that are whole-token renames, not exact API names.
+_NEUWARE_TOKEN_RENAMES = ("cuda", "nccl", "nvtx", "CUDAGraph")
+
+
+def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
+    """Return {relative output path: file text} for every generated map."""
+    upstream = Path(upstream)
+    outputs: Dict[str, object] = {}
+    targets = []
+    for release in CANN_RELEASES:
+        table = _cann_device_table(upstream, release)
+        name = f"device/cann-{release.version}.json"
+        outputs[name] = table
+        targets.append(_target_entry("cann", release.version, release.runtime, table, name,
+                                     default=release is CANN_RELEASES[0]))
+    neuware = _neuware_device_table(upstream)
+    outputs[f"device/neuware-{NEUWARE_VERSION}.json"] = neuware
+    targets.append(_target_entry("neuware", NEUWARE_VERSION, NEUWARE_RUNTIME, neuware,
+                                 f"device/neuware-{NEUWARE_VERSION}.json", default=True))
+    kunlun = _kunlun_device_table(curated)
+    outputs["device/kunlun-shim.json"] = kunlun
+    targets.append(_target_entry("kunlun", "shim", kunlun["runtime"], kunlun, "device/kunlun-shim.json",
+                                 default=True))
+    outputs["api_support/cann-2.7-9.1.json"] = _cann_api_support(upstream, CANN_RELEASES[0])
+    outputs[f"api_support/neuware-{NEUWARE_VERSION}.json"] = _neuware_api_support(upstream)
+    outputs["third_party.json"] = _third_party_table(upstream, curated)
+    outputs["tensor_methods.json"] = _tensor_methods(upstream)
+    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
+    return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+            for path, data in sorted(outputs.items())}
+
+
+def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> List[Path]:
+    curated = curated or out / "curated"
+    written = []
+    for rel, text in build_maps(upstream, curated).items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _read(upstream: Path, rel: str) -> str:
+    path = upstream / rel
+    if not path.is_file():
+        raise MapsBuildError(f"missing upstream file: {rel}")
+    return path.read_text(encoding="utf-8")
+
+
+def _json(upstream: Path, rel: str) -> dict:
+    return json.loads(_read(upstream, rel))
+
+
+def _yaml(path_text: str) -> object:
+    return yaml.load(path_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _source_label(rel: str, meta: Optional[Mapping] = None) -> str:
+    """``file (repo@commit)``: enough to find the exact upstream revision again."""
+    if meta and meta.get("commit"):
+        return f"{Path(rel).name} ({meta.get('repo', '?')}@{str(meta['commit'])[:12]})"
+    return Path(rel).name
+
+
+def _target_entry(target: str, version: str, runtime: str, table: Mapping, path: str, default: bool) -> dict:
+    return {
+        "id": target,
+        "version": version,
+        "runtime": runtime,
+        "default": default,
+        "sources": sorted(set(table["sources"])),
+        "device_map": path,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- CANN
+
+
+def _cann_device_table(upstream: Path, release: CannRelease) -> dict:
+    transfer = _json(upstream, release.transfer_file)
+    tsource = _source_label(release.transfer_file, transfer.get("_source"))
+    sources = [tsource]
+    string_map = dict(transfer["string_replacements_in_device_args"])
+    apis: Dict[str, dict] = {}
+    for table in transfer["monkey_patch_tables"].values():
+        for row in table:
+            if _is_cuda_name(row["torch_attr"]):
+                apis[row["torch_attr"]] = {"to": row["replaced_by"], "source": tsource}
+    for row in transfer["attribute_assignments_in_init"]:
+        if row["value_kind"] == "attribute" and _is_cuda_name(row["target"]) and "." in row["value"]:
+            apis[row["target"]] = {"to": row["value"], "source": tsource}
+    if release.docs_file:
+        dsource = _source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
+        sources.append(dsource)
+        for row in _ascend_docs_rows(_read(upstream, release.docs_file)):
+            api = _full_api_name(row["api"])
+            if not _is_cuda_name(api):
+                continue
+            a2 = row.get("Atlas_A2_训练系列产品", "")
+            entry = {"source": dsource, "documented": a2}
+            if row.get("npu_name"):
+                entry["to"] = row["npu_name"]
+            if row.get("limitations"):
+                entry["limitations"] = row["limitations"]
+            if a2 == "N":
+                entry["status"] = "unsupported"
+            elif api in apis and "to" not in entry:
+                entry["to"] = apis[api]["to"]
+            elif a2 == "Y" and "to" not in entry and not api.startswith("torch.cuda."):
+                entry["status"] = "supported"  # documented as working as written (a cudnn flag, say)
+            apis[api] = entry
+    return {
+        "schema": MAPS_SCHEMA,
+        "target": "cann",
+        "version": release.version,
+        "torch_line": release.torch_line,
+        "runtime": release.runtime,
+        "sources": sources,
+        "import_first": "import torch_npu",
+        "device_string": {"from": "cuda", "to": string_map["cuda"], "source": tsource},
+        "backend_string": {"from": "nccl", "to": string_map["nccl"], "source": tsource},
+        "device_kwargs": sorted(transfer["module_level_lists"]["device_kwargs_list"]),
+        "apis": apis,
+    }
+
+
+def _ascend_docs_rows(text: str) -> Iterable[Dict[str, str]]:
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
+
+
+def _cann_api_support(upstream: Path, release: CannRelease) -> dict:
+    """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text."""
+    apis = {}
+    for row in _ascend_docs_rows(_read(upstream, release.docs_file)):
+        entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
+        if row.get("limitations"):
+            entry["limitations"] = row["limitations"]
+        apis[_full_api_name(row["api"])] = entry
+    return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
+            "source": _source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
+            "apis": apis}
+
+
+# ------------------------------------------------------------------------------------------- Neuware
+
+
+def _neuware_api_support(upstream: Path) -> dict:
+    """Cambricon's Python-API list (validated or not, limitations) and its environment-variable table."""
+    apis, env = {}, {}
+    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+        entry = {"validated": bool(item.get("supported"))}
+        if item.get("limitations"):
+            entry["limitations"] = _flatten(item["limitations"])
+        apis[api] = entry
+    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_ENV_LIST)):
+        if api.isupper() and "." not in api:
+            corresponding = str(item.get("corresponding MLU api") or "").strip()
+            env[api] = {"to": corresponding if corresponding not in ("", "N/A", "None") else None,
+                        "validated": bool(item.get("supported"))}
+    return {"schema": MAPS_SCHEMA, "target": "neuware", "version": NEUWARE_VERSION,
+            "source": _source_label(NEUWARE_API_LIST) + " (Cambricon API list; false = not validated on MLU)",
+            "env_source": _source_label(NEUWARE_ENV_LIST) + " (environment variables section)",
+            "apis": apis, "env": env}
+
+
+
+def _neuware_device_table(upstream: Path) -> dict:
+    migration = _json(upstream, NEUWARE_MIGRATION)
+    msource = _source_label(NEUWARE_MIGRATION, migration.get("_source"))
+    lsource = _source_label(NEUWARE_API_LIST) + " (Cambricon/torch_mlu API support list)"
+    regex = migration["torch_gpu2mlu_regex_tables"]["regex_dict"]
+    strings = dict(migration["gpu_migration_string_replacements_in_args"])
+    apis: Dict[str, dict] = {"torch.cuda": {"to": "torch." + regex["cuda"], "source": msource}}
+    for src, dst in regex.items():
+        if src not in _NEUWARE_TOKEN_RENAMES and "." in src:
+            apis[src] = {"to": dst, "source": msource}
+    for row in migration["gpu_migration_attribute_assignments"]:
+        target, value = row["target"], row["value"]
+        if row["value_kind"] != "attribute" or not _is_cuda_name(target) or "." not in value:
+            continue
+        if target.startswith("c10d.") or target.startswith("torch._C."):
+            continue
+        apis[target] = {"to": value, "source": msource}
+    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+        if not _is_cuda_name(api):
+            continue
+        entry = dict(apis.get(api, {}))
+        entry["source"] = lsource
+        entry["validated"] = bool(item.get("supported"))
+        corresponding = item.get("corresponding MLU api")
+        if corresponding and str(corresponding).strip() not in ("", "None"):
+            entry["to"] = str(corresponding).strip()
+        if item.get("limitations"):
+            entry["limitations"] = _flatten(item["limitations"])
+        if item.get("supported") and "to" not in entry and not api.startswith("torch.cuda."):
+            entry["status"] = "supported"
+        apis[api] = entry
+    return {
+        "schema": MAPS_SCHEMA,
+        "target": "neuware",
+        "version": NEUWARE_VERSION,
+        "torch_line": "2.4",
+        "runtime": NEUWARE_RUNTIME,
+        "sources": [msource, lsource],
+        "import_first": "import torch_mlu",
+        "device_string": {"from": "cuda", "to": strings["cuda"], "source": msource},
+        "backend_string": {"from": "nccl", "to": strings["nccl"], "source": msource},
+        "device_kwargs": ["device", "device_type", "map_location", "device_id"],
+        "apis": apis,
+    }
+
+
+def _cambricon_api_items(text: str) -> Iterable[tuple]:
+    for section in _yaml(text) or []:
+        for _, items in (section or {}).items():
+            for item in items or []:
+                if isinstance(item, dict) and item.get("api"):
+                    yield str(item["api"]), item
+
+
+def _flatten(value: object) -> str:
+    if isinstance(value, list):
+        return " / ".join(str(v) for v in value)
+    return str(value)
+
+
+# -------------------------------------------------------------------------------------------- Kunlun
+
+
+def _kunlun_device_table(curated: Path) -> dict:
+    data = _yaml((curated / "kunlun.yaml").read_text(encoding="utf-8"))
+    return {
+        "schema": MAPS_SCHEMA,
+        "target": "kunlun",
+        "version": data["version"],
+        "torch_line": None,
+        "runtime": data["runtime"],
+        "sources": [data["source"]],
+        "import_first": None,
+        "substitute": True,
+        "device_string": {"from": "cuda", "to": data["device_string"], "source": data["source"]},
+        "backend_string": {"from": "nccl", "to": data["backend"], "source": data["source"]},
+        "device_kwargs": ["device", "device_type", "map_location", "device_id"],
+        "apis": {},
+    }
+
+
+# --------------------------------------------------------------------------------------- third party
+
+
+def _third_party_table(upstream: Path, curated: Path) -> dict:
+    data = _yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
+    cache: Dict[str, str] = {}
+    apis: Dict[str, dict] = {}
+    for api, per_target in sorted(data["apis"].items()):
+        apis[api] = {}
+        for target, row in sorted(per_target.items()):
+            rel, needle = row["evidence"]
+            needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+            text = cache.setdefault(rel, _read(upstream, rel))
+            if needle not in text:
+                raise MapsBuildError(f"third_party.yaml: {api} for {target}: {rel} does not contain {needle!r}")
+            apis[api][target] = {
+                "status": row["status"],
+                "to": row["to"],
+                "note": row["note"],
+                "source": Path(rel).name,
+            }
+    return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis,
+            "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
+
+
+# ------------------------------------------------------------------------------------ tensor methods
+
+
+def _tensor_methods(upstream: Path) -> dict:
+    """Names that are Tensor methods: native_functions.yaml method variants plus the vendors' API lists."""
+    names = set()
+    for entry in _yaml(_read(upstream, NATIVE_FUNCTIONS)):
+        variants = str(entry.get("variants", "function"))
+        if "method" in variants:
+            names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
+    docs = upstream / "cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv"
+    if docs.is_file():
+        for row in _ascend_docs_rows(docs.read_text(encoding="utf-8")):
+            api = _full_api_name(row["api"])
+            if api.startswith("torch.Tensor."):
+                names.add(api.split(".")[2])
+    for api, _ in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+        if api.startswith("torch.Tensor."):
+            names.add(api.split(".")[2])
+    names = {n for n in names if n.isidentifier() and not n.startswith("__")}
+    return {"schema": MAPS_SCHEMA, "sources": [Path(NATIVE_FUNCTIONS).name, Path(NEUWARE_API_LIST).name,
+                                               "torch_api_support.ascend-docs-pytorch-2.7.1.tsv"],
+            "methods": sorted(names)}
+
+
+def _full_api_name(api: str) -> str:
+    """Ascend's docs write some methods as ``Tensor.cuda``; everything else is fully qualified."""
+    return "torch." + api if api.startswith(("Tensor.", "nn.")) else api
+
+
+def _is_cuda_name(name: str) -> bool:
+    parts = name.split(".")
+    return any(p in ("cuda", "cudnn") or "CUDA" in p or "NCCL" in p or "nccl" in p or "nvtx" in p
+               for p in parts)
+

@@ -1,0 +1,194 @@
+"""Load the generated maps shipped with migrator, and pick target versions (``cann@2.7-9.1``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+TARGET_IDS = ("cann", "neuware", "kunlun")
+
+
+class TargetSpecError(ValueError):
+    """A ``--target`` value names no target or version the maps cover."""
+
+
+def maps_dir() -> Path:
+    """``operator_maps/``: inside the wheel (``migrator/_data``), or the source checkout's top level."""
+    packaged = resources.files("migrator") / "_data" / "operator_maps"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "operator_maps"
+
+
+@lru_cache(maxsize=None)
+def _load_json(rel: str) -> dict:
+    return json.loads((maps_dir() / rel).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class ApiRule:
+    """What a device map says of one API: its replacement, a status override, limits, and the source."""
+
+    api: str
+    to: Optional[str]
+    status: Optional[str]
+    limitations: Optional[str]
+    source: str
+    exact: bool
+    note: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TargetMap:
+    id: str
+    version: str
+    runtime: str
+    sources: Tuple[str, ...]
+    device_to: str
+    backend_to: str
+    device_source: str
+    backend_source: str
+    import_first: Optional[str]
+    substitute: bool
+    apis: Mapping[str, Mapping[str, object]]
+    api_support_file: Optional[str] = None
+
+    def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
+        """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
+        if not self.api_support_file:
+            return None
+        data = _load_json(self.api_support_file)
+        entry = data["apis"].get(api)
+        return (entry, data["source"]) if entry is not None else None
+
+    def environment(self, name: str) -> Optional[Tuple[Mapping[str, object], str]]:
+        if not self.api_support_file:
+            return None
+        data = _load_json(self.api_support_file)
+        entry = data.get("env", {}).get(name)
+        return (entry, data["env_source"]) if entry is not None else None
+
+    @property
+    def label(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    @property
+    def keeps_cuda_spelling(self) -> bool:
+        return self.device_to == "cuda"
+
+    def lookup(self, api: str) -> Optional[ApiRule]:
+        """The entry for ``api``, or the longest dotted prefix with a rename (``torch.cuda`` -> ``torch.npu``)."""
+        entry = self.apis.get(api)
+        if entry is not None:
+            to = entry.get("to")
+            inherited = None if to or entry.get("status") else self._renamed_by_prefix(api)
+            note = None
+            if entry.get("validated") is False:
+                note = "the vendor lists it as not validated"
+            return ApiRule(api, to or (inherited.to if inherited else None), entry.get("status"),
+                           entry.get("limitations"), str(entry["source"]), True, note)
+        return self._renamed_by_prefix(api)
+
+    def _renamed_by_prefix(self, api: str) -> Optional[ApiRule]:
+        parts = api.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:cut])
+            entry = self.apis.get(prefix)
+            if entry and entry.get("to"):
+                to = str(entry["to"]) + "." + ".".join(parts[cut:])
+                return ApiRule(api, to, None, None, str(entry["source"]), False)
+        return None
+
+
+@lru_cache(maxsize=None)
+def available_targets() -> Tuple[Mapping[str, object], ...]:
+    return tuple(_load_json("targets.json")["targets"])
+
+
+def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
+    """``["cann", "neuware@1.25-2.4"]`` -> maps, in the order given; ``None`` means every target's default."""
+    items = list(spec) if spec else list(TARGET_IDS)
+    chosen = []
+    for item in items:
+        name, _, version = item.strip().partition("@")
+        candidates = [t for t in available_targets() if t["id"] == name]
+        if not candidates:
+            raise TargetSpecError(f"unknown target {name!r}; choose from {', '.join(TARGET_IDS)}")
+        if version:
+            match = [t for t in candidates if t["version"] == version]
+            if not match:
+                known = ", ".join(f"{name}@{t['version']}" for t in candidates)
+                raise TargetSpecError(f"no data for {name}@{version}; available: {known}")
+            entry = match[0]
+        else:
+            entry = next(t for t in candidates if t["default"])
+        if any(c.id == name for c in chosen):
+            raise TargetSpecError(f"target {name!r} given twice")
+        chosen.append(load_target(str(entry["device_map"])))
+    return tuple(chosen)
+
+
+@lru_cache(maxsize=None)
+def load_target(rel: str) -> TargetMap:
+    data = _load_json(rel)
+    return TargetMap(
+        id=data["target"],
+        version=data["version"],
+        runtime=data["runtime"],
+        sources=tuple(data["sources"]),
+        device_to=data["device_string"]["to"],
+        backend_to=data["backend_string"]["to"],
+        device_source=data["device_string"]["source"],
+        backend_source=data["backend_string"]["source"],
+        import_first=data.get("import_first"),
+        substitute=bool(data.get("substitute")),
+        apis=data["apis"],
+        api_support_file=_api_support_file(data["target"], data["version"]),
+    )
+
+
+def _api_support_file(target: str, version: str) -> Optional[str]:
+    rel = f"api_support/{target}-{version}.json"
+    return rel if (maps_dir() / rel).is_file() else None
+
+
+@dataclass(frozen=True)
+class ThirdParty:
+    libraries: Mapping[str, Mapping[str, str]]
+    apis: Mapping[str, Mapping[str, Mapping[str, str]]]
+
+    def library_of(self, qualname: str) -> Optional[str]:
+        """The CUDA-bound library a qualified name belongs to (longest match: ``deepspeed.ops``)."""
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            name = ".".join(parts[:cut])
+            if name in self.libraries:
+                return name
+        return None
+
+    def replacement(self, qualname: str, target: str) -> Optional[Tuple[str, Mapping[str, str]]]:
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            rows = self.apis.get(".".join(parts[:cut]))
+            if rows and target in rows:
+                return ".".join(parts[:cut]), rows[target]
+        return None
+
+
+@lru_cache(maxsize=None)
+def third_party() -> ThirdParty:
+    data = _load_json("third_party.json")
+    return ThirdParty(libraries=data["libraries"], apis=data["apis"])
+
+
+@lru_cache(maxsize=None)
+def tensor_methods() -> FrozenSet[str]:
+    return frozenset(_load_json("tensor_methods.json")["methods"])
+
+
+def target_index(maps: Sequence[TargetMap]) -> Dict[str, TargetMap]:
+    return {m.id: m for m in maps}

@@ -1,0 +1,267 @@
+"""Every result type migrator passes between its stages: frozen, plain data, no logic.
+
+Each stage of the pipeline (discover -> parse -> resolve -> rules -> assess -> report) takes
+and returns these types; failures are data too (a file with ``status=ERROR`` and a reason),
+never an exception that stops a scan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Mapping, Optional, Tuple
+
+
+class Status(str, Enum):
+    """The closed set of verdict statuses (ARCHITECTURE.md, "Verdict statuses")."""
+
+    SUPPORTED = "supported"
+    PARTIAL = "partial"
+    FALLBACK = "fallback"
+    REWRITE = "rewrite"
+    PORT = "port"
+    UNSUPPORTED = "unsupported"
+    UNKNOWN = "unknown"
+
+
+#: Order in which statuses are shown, worst first, for views that lead with blockers.
+STATUS_SEVERITY: Tuple[Status, ...] = (
+    Status.UNSUPPORTED,
+    Status.PORT,
+    Status.REWRITE,
+    Status.UNKNOWN,
+    Status.FALLBACK,
+    Status.PARTIAL,
+    Status.SUPPORTED,
+)
+
+
+class Category(str, Enum):
+    DEVICE = "device"
+    DISTRIBUTED = "distributed"
+    AMP = "amp"
+    OP = "op"
+    DTYPE = "dtype"
+    CUSTOM_OP = "custom-op"
+    THIRD_PARTY = "third-party"
+    ENVIRONMENT = "environment"
+
+
+class Confidence(str, Enum):
+    RESOLVED = "resolved"
+    HEURISTIC = "heuristic"
+
+
+class FileKind(str, Enum):
+    PYTHON = "python"
+    NOTEBOOK = "notebook"
+    CUDA = "cuda"  # .cu / .cuh
+    CPP = "cpp"  # .cpp / .cc / .h / .hpp next to extensions
+    SHELL = "shell"
+    DOCKERFILE = "dockerfile"
+    REQUIREMENTS = "requirements"
+
+
+class FileStatus(str, Enum):
+    OK = "ok"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file found by discovery. ``rel`` is POSIX and relative to the scanned root."""
+
+    path: str
+    rel: str
+    kind: FileKind
+    size: int
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based lines, 0-based columns; ``cell`` is the notebook cell index (lines count within it)."""
+
+    line: Optional[int]
+    col: Optional[int] = None
+    end_line: Optional[int] = None
+    end_col: Optional[int] = None
+    cell: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Value:
+    """What migrator knows statically about an expression used as an argument or assigned value.
+
+    kind:
+      ``str``     a string literal (``text`` is its value)
+      ``fstr``    an f-string; ``text`` has ``{}`` where expressions stand (``"cuda:{}"``)
+      ``device``  a ``torch.device(...)`` call; ``text`` is the device string it builds
+      ``choice``  a conditional expression; ``options`` holds both branches
+      ``ref``     a name bound in another module of the repo (``ref`` is its qualified name)
+      ``other``   anything else; ``text`` is the source code
+    ``origin`` is where the value was written when it came through a name (a constant, a local, a
+    parameter default); ``via`` is that name.
+    """
+
+    kind: str
+    text: Optional[str] = None
+    options: Tuple["Value", ...] = ()
+    ref: Optional[str] = None
+    origin: Optional[Span] = None
+    via: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Argument:
+    keyword: Optional[str]
+    value: Value
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One use of a torch / CUDA-related API found in a source file, after name resolution.
+
+    kind: ``call``, ``attribute`` (read), ``assign`` (an attribute set: ``torch.backends.cudnn.benchmark = True``),
+    ``decorator``, ``import``, ``subclass`` (a class deriving from it), ``method`` (a Tensor method on
+    a receiver that could not be typed), ``literal`` (a device or backend string), ``launch``
+    (a ``kernel[grid](...)`` launch).
+    """
+
+    api: str
+    kind: str
+    span: Span
+    snippet: str
+    confidence: Confidence = Confidence.RESOLVED
+    args: Tuple[Argument, ...] = ()
+    context: Optional[str] = None
+    scope: str = "<module>"
+    guarded: bool = False  # inside ``try: ... except ImportError``
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    message: str
+    source: str
+    suggestion: Optional[str] = None
+    fixable: bool = False
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    rule: str
+    category: Category
+    path: str
+    span: Span
+    api: str
+    snippet: str
+    confidence: Confidence
+    verdicts: Mapping[str, Verdict]
+    ops: Tuple[str, ...] = ()
+    scope: str = "<module>"
+    reachable: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A ``__global__`` function in a CUDA source."""
+
+    name: str
+    path: str
+    line: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A C++ function exposed to Python: ``m.def`` in ``PYBIND11_MODULE`` or ``TORCH_LIBRARY``."""
+
+    name: str
+    kind: str  # "pybind11" | "torch_library" | "torch_library_impl"
+    path: str
+    line: int
+    namespace: Optional[str] = None  # TORCH_LIBRARY namespace / dispatch key for _impl
+    signature: Optional[str] = None  # C++ signature of the bound function, or the schema
+
+
+@dataclass(frozen=True)
+class CudaFacts:
+    """What the C++/CUDA reader found in one file."""
+
+    kernels: Tuple[Kernel, ...] = ()
+    registrations: Tuple[Registration, ...] = ()
+    launches: int = 0
+    cuda_includes: Tuple[str, ...] = ()
+    code_lines: int = 0
+    pybind_module: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ExtensionBuild:
+    """An extension declared in Python: ``CUDAExtension(...)``, ``load(...)``, ``load_inline(...)``."""
+
+    name: str
+    api: str
+    path: str
+    span: Span
+    sources: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PythonFacts:
+    """Per-module facts that later, cross-file stages need."""
+
+    module: str
+    usages: Tuple[Usage, ...] = ()
+    constants: Mapping[str, Value] = field(default_factory=dict)
+    triton_kernels: Tuple[str, ...] = ()
+    imports_torch: bool = False
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The per-file outcome: status, and the facts or findings of that file's own kind."""
+
+    file: SourceFile
+    status: FileStatus
+    reason: Optional[str] = None
+    python: Optional[PythonFacts] = None
+    cuda: Optional[CudaFacts] = None
+    findings: Tuple[Finding, ...] = ()  # findings that need no cross-file context (environment files)
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    """One custom operator extension: its build, kernels, registrations, wrappers and Python call sites."""
+
+    name: str
+    build: Optional[ExtensionBuild]
+    files: Tuple[str, ...]
+    kernels: Tuple[Kernel, ...]
+    registrations: Tuple[Registration, ...]
+    wrappers: Tuple[str, ...]
+    call_sites: Tuple[Tuple[str, int], ...]
+    kernel_lines: int
+
+
+@dataclass(frozen=True)
+class TargetSummary:
+    id: str
+    runtime: str
+    version: str
+    sources: Tuple[str, ...]
+    readiness: float
+    counts: Mapping[str, int]
+    effort: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Report:
+    root: str
+    tool_version: str
+    targets: Tuple[TargetSummary, ...]
+    files: Tuple[FileResult, ...]
+    findings: Tuple[Finding, ...]
+    custom_ops: Tuple[CustomOp, ...]

@@ -1,0 +1,123 @@
+"""Launch environment: shell scripts, Dockerfiles and requirements files.
+
+Reads each line (comments dropped, continuations joined) for what ties a job to NVIDIA hardware:
+CUDA/NCCL environment variables, ``nvidia-smi``/``nvcc`` calls, NVIDIA base images, CUDA builds of
+torch and CUDA-only packages. Produces ``Usage`` records like the Python resolver does, so one set
+of rules gives them verdicts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List, Optional, Tuple
+
+from ..model import Argument, Confidence, FileKind, Span, Usage, Value
+
+_ENV_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|ENV\s+|ARG\s+|set\s+|setenv\s+)?"
+                         r"((?:CUDA|NCCL|CUDNN|NVIDIA|PYTORCH_CUDA|TORCH_CUDA|CUBLAS)_\w*)(?:=|\s+(?=\S))([^\s;&|]*)")
+_COMMAND = re.compile(r"(?:^|[\s;&|(`$])(nvidia-smi|nvcc|nvidia-docker|nsys|ncu|nvprof)\b")
+_DOCKER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia")
+_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE)
+_NVIDIA_IMAGE = re.compile(r"^(nvidia/|nvcr\.io/nvidia/|.*cuda|.*cudnn)", re.IGNORECASE)
+_BACKEND_ARG = re.compile(r"--(?:dist[-_])?backend[= ]+(nccl)\b")
+_INDEX_URL = re.compile(r"(?:--(?:extra-)?index-url|-f|--find-links)[= ]\s*(\S*/whl/cu\d+\S*)")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$")
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\s+(.*)")
+
+#: Package names (normalised: lower case, '-' for '_') that are CUDA-only builds.
+CUDA_PACKAGES = {
+    "apex": "apex", "flash-attn": "flash_attn", "flash-attention": "flash_attn", "xformers": "xformers",
+    "bitsandbytes": "bitsandbytes", "triton": "triton", "transformer-engine": "transformer_engine",
+    "cupy": "cupy", "pycuda": "pycuda", "pynvml": "pynvml", "nvidia-ml-py": "pynvml", "nvidia-ml-py3": "pynvml",
+    "mmcv-full": "mmcv.ops", "torch-scatter": "torch_scatter", "torch-sparse": "torch_sparse", "spconv": "spconv",
+}
+_CUDA_PACKAGE_PREFIXES = ("nvidia-", "cupy-cuda", "spconv-cu", "cuda-python", "tensorrt")
+
+
+def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
+    usages: List[Usage] = []
+    for line_no, line in _logical_lines(text):
+        usages.extend(scan_line(line, line_no, kind))
+    return tuple(usages)
+
+
+def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = None) -> List[Usage]:
+    """Usages on one logical line of a shell script, Dockerfile or requirements file."""
+    found: List[Usage] = []
+
+    def add(api: str, usage_kind: str, start: int, end: int, context: Optional[str] = None,
+            value: Optional[str] = None, confidence: Confidence = Confidence.RESOLVED) -> None:
+        args = (Argument(None, Value("str", value)),) if value is not None else ()
+        found.append(Usage(api=api, kind=usage_kind, span=Span(line_no, start, line_no, end, cell),
+                           snippet=line.strip()[:160], confidence=confidence, args=args, context=context))
+
+    if kind == FileKind.REQUIREMENTS:
+        _requirement(line, 0, add)
+        return found
+    if kind == FileKind.DOCKERFILE:
+        match = _FROM.match(line)
+        if match and _NVIDIA_IMAGE.match(match.group(1)):
+            add("docker.base-image", "base-image", match.start(1), match.end(1), value=match.group(1))
+    for match in _ENV_ASSIGN.finditer(line):
+        add("os.environ", "env", match.start(1), match.end(2), context=match.group(1), value=match.group(2))
+    for match in _COMMAND.finditer(line):
+        add(match.group(1), "command", match.start(1), match.end(1))
+    if _DOCKER_GPUS.search(line):
+        match = _DOCKER_GPUS.search(line)
+        add("docker --gpus", "command", match.start(), match.end())
+    for match in _BACKEND_ARG.finditer(line):
+        add("torch.distributed.Backend", "literal", match.start(1), match.end(1), context="command-line option",
+            value=match.group(1))
+    pip = _PIP_INSTALL.search(line)
+    if pip:
+        offset = pip.start(1)
+        for token in re.finditer(r"\S+", pip.group(1)):
+            if not token.group().startswith("-"):
+                _requirement(token.group(), offset + token.start(), add)
+        for match in _INDEX_URL.finditer(line):
+            add("pip.index-url", "requirement", match.start(1), match.end(1), context="CUDA wheel index",
+                value=match.group(1))
+    return found
+
+
+def _requirement(spec: str, offset: int, add) -> None:
+    url = _INDEX_URL.search(spec)
+    if url:
+        add("pip.index-url", "requirement", offset + url.start(1), offset + url.end(1), context="CUDA wheel index",
+            value=url.group(1))
+        return
+    match = _REQUIREMENT.match(spec.strip().strip("'\""))
+    if not match:
+        return
+    name = match.group(1).lower().replace("_", "-")
+    version = match.group(3) or ""
+    start, end = offset, offset + len(spec)
+    if name in ("torch", "torchvision", "torchaudio") and re.search(r"\+cu\d+", version):
+        add(f"requirement:{name}", "requirement", start, end, context="CUDA build of " + name, value=spec.strip())
+    elif name in CUDA_PACKAGES or name.startswith(_CUDA_PACKAGE_PREFIXES):
+        library = CUDA_PACKAGES.get(name, name)
+        add(f"requirement:{library}", "requirement", start, end, context=name, value=spec.strip())
+
+
+def _logical_lines(text: str) -> Iterable[Tuple[int, str]]:
+    """(first line number, text) with comments dropped and backslash continuations joined."""
+    pending: List[str] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw
+        if line.lstrip().startswith("#"):
+            line = ""
+        else:
+            line = re.sub(r"\s+#.*$", "", line)
+        if not pending:
+            start = number
+        if line.rstrip().endswith("\\"):
+            pending.append(line.rstrip()[:-1])
+            continue
+        pending.append(line)
+        joined = " ".join(pending)
+        pending = []
+        if joined.strip():
+            yield start, joined
+    if pending:
+        yield start, " ".join(pending)

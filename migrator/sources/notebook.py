@@ -1,0 +1,84 @@
+"""Jupyter notebooks: code cells become one Python module, with positions mapped back to (cell, line).
+
+IPython syntax is not Python: line magics (``%time``), shell escapes (``!nvidia-smi``) and cell magics
+(``%%bash``) are blanked out of the Python text, keeping line numbers, and shell lines are handed to
+the environment reader instead.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import List, Tuple, Union
+
+from ..model import Span
+
+_SHELL_CELL_MAGICS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%system")
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    python: str
+    #: for each line of ``python`` (0-based index): (cell index, 1-based line within the cell)
+    origins: Tuple[Tuple[int, int], ...]
+    #: shell commands found in the notebook: (cell index, 1-based line, command text)
+    shell: Tuple[Tuple[int, int, str], ...]
+
+    def map_span(self, span: Span) -> Span:
+        if span.line is None or not 0 < span.line <= len(self.origins):
+            return span
+        cell, line = self.origins[span.line - 1]
+        end_line = None
+        if span.end_line is not None and 0 < span.end_line <= len(self.origins):
+            end_cell, end_in_cell = self.origins[span.end_line - 1]
+            end_line = end_in_cell if end_cell == cell else None
+        return Span(line, span.col, end_line, span.end_col if end_line is not None else None, cell)
+
+
+def read_notebook(text: str) -> Union[NotebookCode, str]:
+    """The notebook's code, or a human reason why it cannot be read."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not a valid notebook: JSON error at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if cells is None and isinstance(data, dict) and isinstance(data.get("worksheets"), list):
+        cells = [c for sheet in data["worksheets"] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
+    if not isinstance(cells, list):
+        return "not a valid notebook: no 'cells' list"
+    lines: List[str] = []
+    origins: List[Tuple[int, int]] = []
+    shell: List[Tuple[int, int, str]] = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", cell.get("input", ""))
+        if isinstance(source, list):
+            source = "".join(str(s) for s in source)
+        if not isinstance(source, str):
+            return f"not a valid notebook: cell {index} has a source of type {type(source).__name__}"
+        cell_lines = source.splitlines() or [""]
+        first = cell_lines[0].strip()
+        shell_cell = first.startswith(_SHELL_CELL_MAGICS)
+        other_cell_magic = first.startswith("%%") and not shell_cell
+        for number, line in enumerate(cell_lines, start=1):
+            stripped = line.lstrip()
+            if shell_cell:
+                if number > 1:
+                    shell.append((index, number, line))
+                line = ""
+            elif other_cell_magic and number == 1:
+                line = ""
+            elif stripped.startswith("!"):
+                shell.append((index, number, stripped[1:]))
+                line = ""
+            elif stripped.startswith("%") or stripped.startswith("?") or stripped.endswith("?") and \
+                    not stripped.startswith("#") and stripped.rstrip("?").isidentifier():
+                line = ""
+            elif "= !" in line or "=!" in line:
+                target, _, command = line.partition("!")
+                shell.append((index, number, command))
+                line = ""
+            lines.append(line)
+            origins.append((index, number))
+    return NotebookCode("\n".join(lines) + "\n", tuple(origins), tuple(shell))
