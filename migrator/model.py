@@ -214,7 +214,6 @@ class PythonFacts:
     """Per-module facts that later, cross-file stages need."""
 
     module: str
-    usages: Tuple[Usage, ...] = ()
     constants: Mapping[str, Value] = field(default_factory=dict)
     triton_kernels: Tuple[str, ...] = ()
     imports_torch: bool = False
@@ -227,9 +226,9 @@ class FileResult:
     file: SourceFile
     status: FileStatus
     reason: Optional[str] = None
+    usages: Tuple[Usage, ...] = ()
     python: Optional[PythonFacts] = None
     cuda: Optional[CudaFacts] = None
-    findings: Tuple[Finding, ...] = ()  # findings that need no cross-file context (environment files)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ class _Resolver(cst.CSTVisitor):
             if base:
                 bases.append(base)
                 if _interesting_base(base):
-                    self._emit(base, "subclass", arg.value, node_for_snippet=arg.value)
+                    self._emit(base, "subclass", arg.value, node_for_snippet=arg.value, context=qual)
             self.consumed.add(id(arg.value))
         info = self.classes.setdefault(node.name.value, _ClassInfo(qual, tuple(bases)))
         binding = _Binding()
@@ -688,7 +688,7 @@ class _Resolver(cst.CSTVisitor):
 
 
 def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
-                   position_map=None) -> PythonFacts:
+                   position_map=None) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map)
     wrapper.visit(resolver)
@@ -699,8 +699,9 @@ def resolve_module(module: cst.Module, module_name: str, is_package: bool, tenso
             value = resolver._with_origin(resolver.value_of(exprs[0]), exprs[0], name)
             if value.kind in ("str", "fstr", "device", "choice", "ref"):
                 constants[name] = value
-    return PythonFacts(module=module_name, usages=tuple(resolver.usages), constants=constants,
-                       triton_kernels=tuple(resolver.triton_kernels), imports_torch=resolver.imports_torch)
+    facts = PythonFacts(module=module_name, constants=constants, triton_kernels=tuple(resolver.triton_kernels),
+                        imports_torch=resolver.imports_torch)
+    return facts, tuple(resolver.usages)
 
 
 # -------------------------------------------------------------------------------------- helpers

@@ -1,0 +1,3 @@
+from .transformer import TinyGPT
+
+__all__ = ["TinyGPT"]

@@ -1,0 +1,109 @@
+"""Per-file work: read, parse, resolve. A pure function of one file, safe to run in a process pool."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Tuple
+
+from .maps.load import tensor_methods
+from .model import FileKind, FileResult, FileStatus, SourceFile, Usage
+from .resolve import module_name_for, resolve_module
+from .sources.cuda import read_cuda
+from .sources.environment import read_environment, scan_line
+from .sources.notebook import NotebookCode, read_notebook
+from .sources.python import ParseFailure, decode_source, parse_python
+
+
+def analyze_file(source: SourceFile) -> FileResult:
+    try:
+        data = Path(source.path).read_bytes()
+    except OSError as exc:
+        return FileResult(source, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}")
+    try:
+        return _ANALYZERS[source.kind](source, data)
+    except RecursionError:
+        return FileResult(source, FileStatus.ERROR, "nested too deeply to analyse (RecursionError)")
+    except Exception as exc:  # a bug in migrator must not stop the scan: report it on the file
+        return FileResult(source, FileStatus.ERROR, f"internal error while analysing: {type(exc).__name__}: {exc}")
+
+
+def _python(source: SourceFile, data: bytes) -> FileResult:
+    text = decode_source(data)
+    if isinstance(text, ParseFailure):
+        return FileResult(source, FileStatus.ERROR, text.reason)
+    module = parse_python(text)
+    if isinstance(module, ParseFailure):
+        return FileResult(source, FileStatus.ERROR, module.reason)
+    facts, usages = resolve_module(module, module_name_for(source.rel), source.rel.endswith("__init__.py"),
+                                   tensor_methods())
+    return FileResult(source, FileStatus.OK, usages=usages, python=facts)
+
+
+def _notebook(source: SourceFile, data: bytes) -> FileResult:
+    text = decode_source(data)
+    if isinstance(text, ParseFailure):
+        return FileResult(source, FileStatus.ERROR, text.reason)
+    code = read_notebook(text)
+    if isinstance(code, str):
+        return FileResult(source, FileStatus.ERROR, code)
+    shell = _notebook_shell(code)
+    module = parse_python(code.python)
+    if isinstance(module, ParseFailure):
+        return _notebook_by_cell(source, code, shell, module.reason)
+    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(), code.map_span)
+    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts)
+
+
+def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage, ...], reason: str) -> FileResult:
+    """A cell that does not parse is left out; the others are still scanned together."""
+    lines = code.python.split("\n")
+    bad_cells = set()
+    for cell in sorted({c for c, _ in code.origins}):
+        text = "\n".join(line for line, (c, _) in zip(lines, code.origins) if c == cell)
+        if isinstance(parse_python(text + "\n"), ParseFailure):
+            bad_cells.add(cell)
+    kept = "\n".join("" if code.origins[i][0] in bad_cells else line
+                     for i, line in enumerate(lines[:len(code.origins)])) + "\n"
+    module = parse_python(kept)
+    if isinstance(module, ParseFailure) or not bad_cells:
+        return FileResult(source, FileStatus.ERROR, f"notebook code does not parse: {reason}")
+    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(),
+                                   replace(code, python=kept).map_span)
+    cells = ", ".join(str(c) for c in sorted(bad_cells))
+    return FileResult(source, FileStatus.OK, f"cells {cells} skipped: {reason}", usages=usages + shell, python=facts)
+
+
+def _notebook_shell(code: NotebookCode) -> Tuple[Usage, ...]:
+    found = []
+    for cell, line, command in code.shell:
+        found.extend(scan_line(command, line, FileKind.SHELL, cell=cell))
+    return tuple(found)
+
+
+def _cuda(source: SourceFile, data: bytes) -> FileResult:
+    if b"\x00" in data[:8192]:
+        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
+    facts = read_cuda(data.decode("utf-8", errors="replace"))
+    facts = replace(facts,
+                    kernels=tuple(replace(k, path=source.rel) for k in facts.kernels),
+                    registrations=tuple(replace(r, path=source.rel) for r in facts.registrations))
+    return FileResult(source, FileStatus.OK, cuda=facts)
+
+
+def _environment(source: SourceFile, data: bytes) -> FileResult:
+    if b"\x00" in data[:8192]:
+        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
+    return FileResult(source, FileStatus.OK, usages=read_environment(data.decode("utf-8", errors="replace"),
+                                                                     source.kind))
+
+
+_ANALYZERS = {
+    FileKind.PYTHON: _python,
+    FileKind.NOTEBOOK: _notebook,
+    FileKind.CUDA: _cuda,
+    FileKind.CPP: _cuda,
+    FileKind.SHELL: _environment,
+    FileKind.DOCKERFILE: _environment,
+    FileKind.REQUIREMENTS: _environment,
+}

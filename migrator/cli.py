@@ -1,0 +1,84 @@
+"""The ``migrator`` command line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from . import __version__
+from .maps.load import TargetSpecError, resolve_targets
+from .report import FORMATTERS
+from .scan import scan as run_scan
+
+
+@click.group()
+@click.version_option(__version__, prog_name="migrator")
+def main() -> None:
+    """How ready is PyTorch CUDA code for Ascend (cann), Cambricon (neuware) and Kunlunxin (kunlun)?"""
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
+              help="Comma-separated targets, each optionally with a version: cann@2.7-9.1,neuware.")
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
+def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int]) -> None:
+    """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target."""
+    try:
+        chosen = resolve_targets([t for t in targets.split(",") if t.strip()])
+    except TargetSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--target")
+    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar())
+    if output is not None:
+        with output.open("w", encoding="utf-8") as out:
+            FORMATTERS[fmt](report, out)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        FORMATTERS[fmt](report, click.get_text_stream("stdout"))
+
+
+@main.group()
+def maps() -> None:
+    """Build or inspect the operator maps."""
+
+
+@maps.command("build")
+@click.option("--upstream", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
+              help="Folder with the vendors' data (cann/, neuware/, kunlun/, pytorch/).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("operator_maps"),
+              show_default=True)
+def maps_build(upstream: Path, out: Path) -> None:
+    """Regenerate operator_maps/ from the vendors' published data."""
+    from .maps.build import MapsBuildError, write_maps
+
+    try:
+        written = write_maps(upstream, out)
+    except MapsBuildError as exc:
+        raise click.ClickException(str(exc))
+    click.echo(f"wrote {len(written)} files under {out}")
+
+
+class _Progress:
+    """A click progress bar on stderr, only for a terminal and only once a scan is big enough to wait for."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < 200:
+                return
+            self.bar = click.progressbar(length=total, label="scanning", file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(1)
+        if done == total:
+            self.bar.__exit__(None, None, None)
+
+
+def _progress_bar():
+    return _Progress() if sys.stderr.isatty() else None

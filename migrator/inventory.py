@@ -1,0 +1,126 @@
+"""Cross-file joins: the project index rules read, kernel usages, and the custom-operator inventory.
+
+An extension's name (``CUDAExtension('pkg._C', ...)``, ``load(name='fused')``) is joined to Python
+imports and calls of that module; its ``sources=`` are joined to the scanned ``.cu``/``.cpp`` files,
+which give kernels and registrations. ``autograd.Function`` subclasses that call it are its wrappers.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
+                    Usage, Value)
+from .rules.base import ProjectIndex
+from .rules.custom_op import EXTENSION_BUILDERS
+
+
+def build_index(results: Sequence[FileResult]) -> ProjectIndex:
+    constants: Dict[str, Value] = {}
+    extensions: Dict[str, ExtensionBuild] = {}
+    triton = set()
+    namespaces = set()
+    for result in results:
+        if result.python is not None:
+            for name, value in result.python.constants.items():
+                constants[f"{result.python.module}.{name}"] = value
+            triton.update(result.python.triton_kernels)
+        for usage in result.usages:
+            if usage.kind == "call" and usage.api in EXTENSION_BUILDERS:
+                build = _extension_build(usage, result.file.rel)
+                if build is not None:
+                    extensions.setdefault(build.name, build)
+        if result.cuda is not None:
+            namespaces.update(r.namespace for r in result.cuda.registrations
+                              if r.kind == "torch_library" and r.namespace)
+    aliases = {name.rsplit(".", 1)[-1]: name for name in extensions}
+    return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases,
+                        library_namespaces=frozenset(namespaces), triton_kernels=frozenset(triton))
+
+
+def _extension_build(usage: Usage, path: str) -> ExtensionBuild:
+    name = None
+    sources: List[str] = []
+    for index, arg in enumerate(usage.args):
+        text = arg.value.text if arg.value.kind in ("str", "fstr") else None
+        if (arg.keyword == "name" or (arg.keyword is None and index == 0)) and text:
+            name = text
+        elif arg.keyword in ("sources", "cuda_sources", "cpp_sources") or (arg.keyword is None and index == 1):
+            sources.extend(_strings(arg.value))
+    if not name:
+        return None
+    return ExtensionBuild(name=name, api=usage.api, path=path, span=usage.span, sources=tuple(sources))
+
+
+def _strings(value: Value) -> List[str]:
+    """String literals inside a list/glob expression: ``['a.cu', 'b.cpp']``, ``glob('csrc/*.cu')``."""
+    if value.kind == "str" and value.text:
+        return [value.text]
+    text = value.text or ""
+    import re
+    return re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp))['"]""", text)
+
+
+def kernel_usages(result: FileResult) -> Tuple[Usage, ...]:
+    if result.cuda is None:
+        return ()
+    return tuple(
+        Usage(api=f"{result.file.rel}::{k.name}", kind="kernel", span=Span(k.line), confidence=Confidence.RESOLVED,
+              snippet=f"__global__ {k.name}(...)", context=f"{k.lines} lines in {result.file.rel}")
+        for k in result.cuda.kernels)
+
+
+def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Sequence[Finding]) -> Tuple[CustomOp, ...]:
+    by_path = {r.file.rel: r for r in results}
+    cuda_files = [r for r in results if r.cuda is not None]
+    claimed = set()
+    wrappers_of = _autograd_classes(results)
+    ops: List[CustomOp] = []
+    for name, build in sorted(index.extensions.items()):
+        base = posixpath.dirname(build.path)
+        files = sorted({r.file.rel for r in cuda_files for pattern in build.sources
+                        if _matches(r.file.rel, pattern, base)})
+        if not files:  # sources we could not read statically: fall back to a pybind module of that name
+            files = sorted(r.file.rel for r in cuda_files if r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
+        claimed.update(files)
+        calls = [f for f in findings if f.rule == "extension-call" and index.extension_of(f.api) == name]
+        ops.append(_op(name, build, files, by_path, calls, wrappers_of))
+    for result in cuda_files:
+        if result.file.rel in claimed or not (result.cuda.kernels or result.cuda.registrations):
+            continue
+        ops.append(_op(result.file.rel, None, [result.file.rel], by_path, [], wrappers_of))
+    return tuple(ops)
+
+
+def _op(name, build, files, by_path, calls: Iterable[Finding], wrappers_of) -> CustomOp:
+    kernels: List[Kernel] = []
+    registrations: List[Registration] = []
+    for rel in files:
+        facts = by_path[rel].cuda
+        kernels.extend(facts.kernels)
+        registrations.extend(facts.registrations)
+    calls = list(calls)
+    wrappers = sorted({cls for f in calls for cls in wrappers_of if f.scope.startswith(cls + ".")})
+    return CustomOp(name=name, build=build, files=tuple(files), kernels=tuple(kernels),
+                    registrations=tuple(registrations), wrappers=tuple(wrappers),
+                    call_sites=tuple(sorted({(f.path, f.span.line or 0) for f in calls})),
+                    kernel_lines=sum(k.lines for k in kernels))
+
+
+def _autograd_classes(results: Sequence[FileResult]) -> List[str]:
+    classes = []
+    for result in results:
+        for usage in result.usages:
+            if usage.kind == "subclass" and usage.api.startswith("torch.autograd.Function") and result.python:
+                classes.append(usage.context or "")  # the resolver puts the class's qualified name here
+    return [c for c in classes if c]
+
+
+def _matches(rel: str, pattern: str, base: str) -> bool:
+    candidate = posixpath.normpath(posixpath.join(base, pattern)) if base else posixpath.normpath(pattern)
+    candidate = candidate.lstrip("./")
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatch(rel, candidate) or fnmatch.fnmatch(rel, "*/" + pattern.lstrip("./"))
+    return rel == candidate or rel.endswith("/" + pattern.lstrip("./"))

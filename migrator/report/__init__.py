@@ -1,0 +1,16 @@
+"""Report formatters. Every formatter has the same signature: ``render(report, out)``."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, TextIO
+
+from ..model import Report
+from . import json as json_format
+from . import text as text_format
+
+Formatter = Callable[[Report, TextIO], None]
+
+FORMATTERS: Dict[str, Formatter] = {
+    "text": text_format.render,
+    "json": json_format.render,
+}

@@ -1,0 +1,218 @@
+"""What every rule shares: the rule shape, the context it reads, and the verdict builders.
+
+A rule looks at one ``Usage`` and either claims it, returning a verdict per target, or passes
+(``None``). Each rule carries code examples that must (``INVALID``) and must not (``VALID``) give
+a finding; the test suite runs them all, so the examples are the rule's executable documentation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+from ..maps.load import TargetMap, ThirdParty
+from ..model import Category, ExtensionBuild, Status, Usage, Value, Verdict
+from ..resolve import is_backend_string, is_device_string
+
+Verdicts = Dict[str, Verdict]
+
+
+@dataclass(frozen=True)
+class ProjectIndex:
+    """Cross-file facts rules need: constants by qualified name, extensions, triton kernels."""
+
+    constants: Mapping[str, Value] = field(default_factory=dict)
+    extensions: Mapping[str, ExtensionBuild] = field(default_factory=dict)  # module name -> build
+    extension_aliases: Mapping[str, str] = field(default_factory=dict)  # last component -> module name
+    library_namespaces: FrozenSet[str] = frozenset()  # TORCH_LIBRARY namespaces defined in C++
+    triton_kernels: FrozenSet[str] = frozenset()
+
+    def extension_of(self, api: str) -> Optional[str]:
+        parts = api.split(".")
+        for cut in range(len(parts), 0, -1):
+            name = ".".join(parts[:cut])
+            if name in self.extensions:
+                return name
+        for cut in range(len(parts), 0, -1):
+            if parts[cut - 1] in self.extension_aliases and cut >= 1:
+                return self.extension_aliases[parts[cut - 1]]
+        return None
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    targets: Tuple[TargetMap, ...]
+    third_party: ThirdParty
+    project: ProjectIndex = ProjectIndex()
+
+
+class Rule:
+    """Base class. Subclasses set the class attributes and implement ``check``."""
+
+    name: str = ""
+    category: Category = Category.OP
+    summary: str = ""
+    VALID: Tuple[str, ...] = ()
+    INVALID: Tuple[str, ...] = ()
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        raise NotImplementedError
+
+    def category_for(self, usage: Usage) -> Category:
+        return self.category
+
+
+# ------------------------------------------------------------------------------------------ values
+
+
+def resolve_value(value: Value, project: ProjectIndex, depth: int = 0) -> Value:
+    """Follow a ``ref`` to a constant defined in another module of the repo."""
+    if value.kind == "ref" and value.ref in project.constants and depth < 5:
+        target = project.constants[value.ref]
+        return resolve_value(target, project, depth + 1)
+    return value
+
+
+def cuda_device_in(value: Value, project: ProjectIndex) -> Optional[Value]:
+    """The part of ``value`` that names a CUDA device (a string, an f-string, a torch.device), if any."""
+    value = resolve_value(value, project)
+    if value.kind in ("str", "fstr", "device") and is_device_string(value.text):
+        return value
+    if value.kind in ("choice", "device"):
+        for option in value.options:
+            found = cuda_device_in(option, project)
+            if found is not None:
+                return found
+    return None
+
+
+def backend_in(value: Value, project: ProjectIndex) -> Optional[Value]:
+    value = resolve_value(value, project)
+    if value.kind == "str" and value.text and ("nccl" in value.text.lower().split(":")[-1].split(",")[0]
+                                               or is_backend_string(value.text)):
+        return value
+    if value.kind == "str" and value.text and "nccl" in value.text.lower():
+        return value
+    if value.kind == "choice":
+        for option in value.options:
+            found = backend_in(option, project)
+            if found is not None:
+                return found
+    if value.kind == "other" and value.text and ('"nccl"' in value.text or "'nccl'" in value.text):
+        return Value("str", "nccl", origin=value.origin, via=value.via or value.text)
+    return None
+
+
+def where(value: Value) -> str:
+    """' (from DEVICE, line 12)' when the value came through a name."""
+    if value.via and value.origin and value.origin.line:
+        cell = f"cell {value.origin.cell}, " if value.origin.cell is not None else ""
+        return f" (set through {value.via} at {cell}line {value.origin.line})"
+    return ""
+
+
+# ---------------------------------------------------------------------------------------- verdicts
+
+
+def shim(target: TargetMap, what: str) -> Verdict:
+    """Kunlunxin's torch_xmlir keeps CUDA spellings: the line runs as written there."""
+    return Verdict(Status.SUPPORTED, f"{what} works as written: torch_xmlir presents Kunlunxin as torch.cuda "
+                   "(substitute evidence, not validated per API)", target.device_source)
+
+
+def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdicts:
+    return {target.id: build(target) for target in ctx.targets}
+
+
+def needs_import(target: TargetMap) -> str:
+    return f"; needs `{target.import_first}` before use" if target.import_first else ""
+
+
+def renamed_call(snippet: str, new_name: str, kind: str) -> str:
+    """``torch.cuda.synchronize()`` with ``torch_npu.npu.synchronize`` -> ``torch_npu.npu.synchronize()``."""
+    if kind in ("call", "decorator") and "(" in snippet:
+        return new_name + snippet[snippet.index("("):]
+    if kind == "assign" and "=" in snippet:
+        return new_name + " " + snippet[snippet.index("="):]
+    return new_name
+
+
+def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -> Verdict:
+    """Verdict for a CUDA-named API on a target, from its device map (docs list, transfer table)."""
+    api = api or usage.api
+    if target.keeps_cuda_spelling:
+        return shim(target, f"`{api}`")
+    rule = target.lookup(api)
+    if rule is None:
+        return Verdict(Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand",
+                       target.sources[0])
+    limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
+    if rule.status == "unsupported":
+        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
+                       rule.source)
+    if rule.status == "supported":
+        status = Status.PARTIAL if rule.limitations else Status.SUPPORTED
+        return Verdict(status, f"`{api}` is documented to work as written on {target.id}{limits}", rule.source)
+    if rule.to:
+        how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
+        note = f" ({rule.note})" if rule.note else ""
+        return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
+                       rule.source, suggestion=renamed_call(usage.snippet, rule.to, usage.kind),
+                       fixable=rule.exact and not rule.note)
+    return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
+                   + (f" ({rule.note})" if rule.note else ""), rule.source)
+
+
+def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:
+    if target.keeps_cuda_spelling:
+        return shim(target, f"the {what} string")
+    text = value.text or "cuda"
+    new = text.replace("cuda", target.device_to, 1)
+    direct = value.via is None
+    suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+    if value.kind == "fstr" and direct:
+        suggestion = snippet.replace("cuda", target.device_to, 1)
+    message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
+    return Verdict(Status.REWRITE, message, target.device_source,
+                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=direct and suggestion != snippet)
+
+
+def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
+    if target.keeps_cuda_spelling:
+        return shim(target, "the 'nccl' backend name")
+    text = value.text or "nccl"
+    new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
+    direct = value.via is None
+    suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+    return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
+                   f"{needs_import(target)}", target.backend_source,
+                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=bool(direct and suggestion != snippet))
+
+
+def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Verdict:
+    """Verdict from the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml)."""
+    found = target.documented(api)
+    if found is None:
+        if target.keeps_cuda_spelling:
+            return Verdict(Status.UNKNOWN, f"{unknown_message}; no public Kunlunxin data covers `{api}`",
+                           target.sources[0])
+        return Verdict(Status.UNKNOWN, f"{unknown_message}; `{api}` is not in the vendor's list (not verified)",
+                       target.sources[0])
+    entry, source = found
+    limits = f": {entry['limitations']}" if entry.get("limitations") else ""
+    if entry.get("documented") == "N":
+        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
+    if entry.get("validated") is False:
+        return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
+    status = Status.PARTIAL if entry.get("limitations") else Status.SUPPORTED
+    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits}", source)
+
+
+def first_arg(usage: Usage, keywords: Sequence[str], position: Optional[int] = 0) -> Optional[Value]:
+    for arg in usage.args:
+        if arg.keyword in keywords:
+            return arg.value
+    positional = [a for a in usage.args if a.keyword is None]
+    if position is not None and len(positional) > position:
+        return positional[position].value
+    return None

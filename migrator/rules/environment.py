@@ -1,0 +1,99 @@
+"""The launch environment: CUDA/NCCL variables (in scripts, Dockerfiles and from Python), NVIDIA tools,
+base images and CUDA-only packages."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..model import Category, Status, Usage, Verdict
+from .base import Rule, RuleContext, Verdicts, per_target
+from .third_party import library_verdict
+
+
+class EnvironmentVariable(Rule):
+    """``CUDA_VISIBLE_DEVICES`` / ``NCCL_*`` and friends, set or read in scripts or from Python."""
+
+    name = "environment-variable"
+    category = Category.ENVIRONMENT
+    summary = "CUDA and NCCL environment variables"
+    VALID = ("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n",)
+    INVALID = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
+               "import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n")
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.api != "os.environ" or usage.kind not in ("env", "env-read") or not usage.context:
+            return None
+        name = usage.context
+        action = "reads" if usage.kind == "env-read" else "sets"
+
+        def verdict(target) -> Verdict:
+            found = target.environment(name)
+            if found is not None:
+                entry, source = found
+                if entry.get("to"):
+                    return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}", source,
+                                   suggestion=usage.snippet.replace(name, str(entry["to"])), fixable=True)
+                return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
+                               source)
+            if target.keeps_cuda_spelling and name.startswith("CUDA_"):
+                return Verdict(Status.UNKNOWN, f"{action} {name}: the CUDA shim keeps CUDA names, but no public data "
+                               "says whether torch_xmlir honours this variable", target.device_source)
+            return Verdict(Status.UNKNOWN, f"{action} {name}, which has no effect on {target.id}; the bundled vendor "
+                           "data names no equivalent variable, so find it in the runtime's documentation",
+                           target.sources[0])
+        return per_target(ctx, verdict)
+
+
+class NvidiaTool(Rule):
+    """``nvidia-smi``, ``nvcc``, ``nsys`` and ``docker --gpus`` in scripts and notebooks."""
+
+    name = "nvidia-tool"
+    category = Category.ENVIRONMENT
+    summary = "NVIDIA command-line tools"
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind != "command":
+            return None
+        return per_target(ctx, lambda t: Verdict(
+            Status.REWRITE, f"`{usage.api}` needs an NVIDIA driver and is absent on {t.id} machines; use the "
+            f"{t.runtime} device tools instead", "migrator environment rules",
+            suggestion=f"the {t.runtime} equivalent of {usage.api}"))
+
+
+class BaseImage(Rule):
+    """A Dockerfile ``FROM`` an NVIDIA / CUDA image."""
+
+    name = "nvidia-base-image"
+    category = Category.ENVIRONMENT
+    summary = "NVIDIA container base images"
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind != "base-image":
+            return None
+        image = usage.args[0].value.text if usage.args else usage.snippet
+        return per_target(ctx, lambda t: Verdict(
+            Status.REWRITE, f"base image {image} carries CUDA, not {t.runtime}: start from an image with the "
+            f"{t.runtime} runtime and driver libraries", "migrator environment rules",
+            suggestion=f"FROM <an image with {t.runtime}>"))
+
+
+class CudaRequirement(Rule):
+    """Requirements and ``pip install`` lines that pin CUDA builds or CUDA-only packages."""
+
+    name = "cuda-requirement"
+    category = Category.ENVIRONMENT
+    summary = "CUDA builds and CUDA-only packages in requirements"
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind != "requirement":
+            return None
+        if usage.api == "pip.index-url" or usage.api.startswith("requirement:torch"):
+            return per_target(ctx, lambda t: Verdict(
+                Status.REWRITE, f"{usage.context}: install the plain torch {t.id} supports, then "
+                f"{t.import_first.split()[-1] if t.import_first else 'the ' + t.runtime + ' wheel'}",
+                "migrator environment rules", suggestion=f"torch (version matching {t.runtime})"))
+        library = usage.api.split(":", 1)[1]
+        if library in ctx.third_party.libraries:
+            return per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))
+        return per_target(ctx, lambda t: Verdict(
+            Status.PORT, f"{usage.context} is an NVIDIA/CUDA package with no {t.id} build", "migrator environment rules"))

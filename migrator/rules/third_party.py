@@ -1,0 +1,98 @@
+"""CUDA-only libraries (apex, flash-attn, xformers, bitsandbytes, TransformerEngine, triton, NVML ...)
+and ``torch.compile``.
+
+A replacement is offered only where ``operator_maps/third_party.json`` names one for the target (each
+row checked against the vendor file it cites); otherwise the library needs a port. An import guarded by
+``try/except ImportError`` is optional: the code's own fallback runs on the target.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..model import Category, Status, Usage, Verdict
+from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
+
+_SOURCE = "third_party.json (curated, checked against vendor data)"
+
+
+def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Verdict:
+    info = ctx.third_party.libraries[library]
+    if usage.kind == "import" and usage.guarded:
+        return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
+                       "the code's fallback path runs where it is missing", _SOURCE)
+    found = ctx.third_party.replacement(usage.api, target.id)
+    if found is not None:
+        matched, row = found
+        status = Status(row["status"])
+        return Verdict(status, f"{info['what']}: use `{row['to']}` on {target.id}; {row['note']}",
+                       f"{row['source']} via {_SOURCE}", suggestion=row["to"])
+    if info["kind"] == "monitoring":
+        return Verdict(Status.PORT, f"{info['what']} needs NVIDIA's driver; replace with the {target.id} "
+                       "runtime's own queries (no equivalent in the vendor data)", _SOURCE)
+    if info["kind"] == "compiler":
+        return Verdict(Status.PORT, f"{info['what']}: Triton kernels must be ported (rewritten in plain torch ops "
+                       f"or the target's kernel language); the vendor data lists no Triton backend for {target.id}",
+                       _SOURCE)
+    return Verdict(Status.PORT, f"{info['what']} is CUDA-only: no {target.id} equivalent in the vendor data; "
+                   "use a plain PyTorch path or port the kernels", _SOURCE)
+
+
+class CudaLibrary(Rule):
+    """Imports and uses of CUDA-only libraries."""
+
+    name = "cuda-library"
+    category = Category.THIRD_PARTY
+    summary = "CUDA-only third-party libraries"
+    VALID = (
+        "import numpy as np\nx = np.zeros(3)\n",
+        "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
+    )
+    INVALID = (
+        "from apex.optimizers import FusedAdam\nopt = FusedAdam([], lr=1e-3)\n",
+        "from flash_attn import flash_attn_func\n",
+        "import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n",
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in ("import", "call", "attribute", "decorator", "subclass", "assign"):
+            return None
+        library = ctx.third_party.library_of(usage.api)
+        if library is None:
+            return None
+        verdicts = per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))
+        if usage.kind == "import" and usage.guarded and all(v.status == Status.SUPPORTED for v in verdicts.values()):
+            return None  # an optional import with a fallback is not a finding
+        return verdicts
+
+
+class TritonLaunch(Rule):
+    """``kernel[grid](...)`` launches of ``@triton.jit`` kernels defined in the repo."""
+
+    name = "triton-launch"
+    category = Category.THIRD_PARTY
+    summary = "launches of Triton kernels"
+    INVALID = ("import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
+               "def add(x):\n    add_kernel[(1,)](x, 4)\n",)
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind != "launch" or usage.api not in ctx.project.triton_kernels:
+            return None
+        return per_target(ctx, lambda t: Verdict(
+            Status.PORT, f"launches Triton kernel `{usage.api.rsplit('.', 1)[-1]}`: port the kernel or replace the "
+            "call with plain torch ops", _SOURCE))
+
+
+class TorchCompile(Rule):
+    """``torch.compile``: works only partly on these runtimes; the vendor lists say how far."""
+
+    name = "torch-compile"
+    category = Category.THIRD_PARTY
+    summary = "torch.compile"
+    INVALID = ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\n",)
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.api != "torch.compile" or usage.kind not in ("call", "decorator", "attribute"):
+            return None
+        return per_target(ctx, lambda t: documented_verdict(
+            t, "torch.compile", "torch.compile depends on the target's compiler backend"))
