@@ -93,6 +93,7 @@ class _Resolver(cst.CSTVisitor):
         self.tensor_methods = tensor_methods
         self.position_map = position_map
         self.usages: List[Usage] = []
+        self.constants: Dict[str, Value] = {}
         self.triton_kernels: List[str] = []
         self.classes: Dict[str, _ClassInfo] = {}
         self.argparse_defaults: Dict[str, cst.BaseExpression] = {}
@@ -104,6 +105,15 @@ class _Resolver(cst.CSTVisitor):
         self._value_depth = 0
 
     # ------------------------------------------------------------------------------ scopes
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """Module-level constants other modules may import (positions are only available during the visit)."""
+        self.scopes = self.scopes[:1]
+        for name, exprs in self.scopes[0].binding.values.items():
+            if len(exprs) == 1:
+                value = self._with_origin(self.value_of(exprs[0]), exprs[0], name)
+                if value.kind in ("str", "fstr", "device", "choice", "ref"):
+                    self.constants[name] = value
 
     def visit_Module(self, node: cst.Module) -> None:
         binding = _Binding()
@@ -497,6 +507,9 @@ class _Resolver(cst.CSTVisitor):
             return False
         owner = self._receiver_class(receiver)
         if owner == "other":
+            for arg in node.args:  # 'cuda' passed to a method of a non-tensor object is not a device
+                if isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    self.consumed.add(id(arg.value))
             return False
         api_owner = "torch.nn.Module" if owner == "module" else "torch.Tensor"
         confidence = Confidence.RESOLVED if owner == "module" else Confidence.HEURISTIC
@@ -692,14 +705,7 @@ def resolve_module(module: cst.Module, module_name: str, is_package: bool, tenso
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map)
     wrapper.visit(resolver)
-    resolver.scopes = resolver.scopes[:1]  # evaluate module constants in module scope
-    constants = {}
-    for name, exprs in resolver.scopes[0].binding.values.items():
-        if len(exprs) == 1:
-            value = resolver._with_origin(resolver.value_of(exprs[0]), exprs[0], name)
-            if value.kind in ("str", "fstr", "device", "choice", "ref"):
-                constants[name] = value
-    facts = PythonFacts(module=module_name, constants=constants, triton_kernels=tuple(resolver.triton_kernels),
+    facts = PythonFacts(module=module_name, constants=resolver.constants, triton_kernels=tuple(resolver.triton_kernels),
                         imports_torch=resolver.imports_torch)
     return facts, tuple(resolver.usages)
 

@@ -68,8 +68,8 @@ class Rule:
 def resolve_value(value: Value, project: ProjectIndex, depth: int = 0) -> Value:
     """Follow a ``ref`` to a constant defined in another module of the repo."""
     if value.kind == "ref" and value.ref in project.constants and depth < 5:
-        target = project.constants[value.ref]
-        return resolve_value(target, project, depth + 1)
+        target = resolve_value(project.constants[value.ref], project, depth + 1)
+        return Value(target.kind, target.text, target.options, target.ref, target.origin, value.ref)
     return value
 
 
@@ -82,6 +82,8 @@ def cuda_device_in(value: Value, project: ProjectIndex) -> Optional[Value]:
         for option in value.options:
             found = cuda_device_in(option, project)
             if found is not None:
+                if found.via is None and value.via is not None:  # keep where the name was set
+                    found = Value(found.kind, found.text, found.options, found.ref, value.origin, value.via)
                 return found
     return None
 

@@ -1,0 +1,42 @@
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from migrator.maps.load import resolve_targets
+from migrator.model import Finding, Report
+from migrator.scan import scan
+
+REPO = Path(__file__).resolve().parents[1]
+UPSTREAM = REPO.parent / "shared" / "upstream"
+
+
+def write_tree(root: Path, files: Dict[str, object]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def scan_tree(tmp_path):
+    def run(files: Dict[str, object], targets=None) -> Report:
+        write_tree(tmp_path, files)
+        return scan(tmp_path, resolve_targets(targets), jobs=1)
+    return run
+
+
+@pytest.fixture
+def scan_code(scan_tree):
+    """Findings for one Python file called ``mod.py``."""
+    def run(code: str, targets=None) -> List[Finding]:
+        return list(scan_tree({"mod.py": code}, targets).findings)
+    return run
+
+
+def by_rule(findings, rule: str) -> List[Finding]:
+    return [f for f in findings if f.rule == rule]
