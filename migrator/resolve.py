@@ -243,8 +243,12 @@ class _Resolver(cst.CSTVisitor):
             if value is None:
                 return
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            extension = self._loaded_extension(value)
             for target in targets:
-                if isinstance(target, cst.Name) and not isinstance(small, cst.AugAssign):
+                if isinstance(target, cst.Name) and extension:
+                    binding.imports[target.value] = extension  # a JIT-built extension module
+                    binding.values.pop(target.value, None)
+                elif isinstance(target, cst.Name) and not isinstance(small, cst.AugAssign):
                     binding.values.setdefault(target.value, []).append(value)
                     binding.imports.pop(target.value, None)
                 elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
@@ -254,6 +258,18 @@ class _Resolver(cst.CSTVisitor):
                     for element in target.elements:
                         if isinstance(element.value, cst.Name):
                             binding.values.setdefault(element.value.value, [])
+
+    def _loaded_extension(self, value: cst.BaseExpression) -> Optional[str]:
+        """``load(name='fused', ...)`` returns the compiled module ``fused``: bind it like an import."""
+        if not isinstance(value, cst.Call) or not self.scopes:
+            return None
+        if self.qualify(value.func) not in ("torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"):
+            return None
+        for index, arg in enumerate(value.args):
+            if (arg.keyword is not None and arg.keyword.value == "name") or (arg.keyword is None and index == 0):
+                if isinstance(arg.value, cst.SimpleString) and isinstance(arg.value.evaluated_value, str):
+                    return arg.value.evaluated_value
+        return None
 
     def _from_module(self, node: cst.ImportFrom) -> Optional[str]:
         dots = len(node.relative)

@@ -13,8 +13,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..model import CudaFacts, Kernel, Registration
 
-_KERNEL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:<>,\s*&]+?)\s+(\w+)\s*\(")
-_TEMPLATE_KERNEL = re.compile(r"__global__\b")
+_GLOBAL = re.compile(r"\b__global__\b")
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 _LAUNCH = re.compile(r"<<<")
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
 _CUDA_HEADERS = re.compile(r"^(cuda|cublas|cudnn|curand|cusparse|cusolver|cufft|nccl|thrust/|cub/|ATen/cuda/|"
@@ -30,10 +30,14 @@ def read_cuda(text: str) -> CudaFacts:
     masked = _mask(text)
     line_starts = _line_starts(text)
     kernels = []
-    for match in _KERNEL.finditer(masked):
-        name = match.group(1)
+    for match in _GLOBAL.finditer(masked):
+        head = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), masked[match.end():match.end() + 400])
+        name_match = re.search(r"(\w+)\s*\(", head)
+        if name_match is None:
+            continue
+        name = name_match.group(1)
         start_line = _line_of(line_starts, match.start())
-        body_end = _match_brace(masked, match.end())
+        body_end = _match_brace(masked, match.end() + name_match.end())
         lines = (_line_of(line_starts, body_end) - start_line + 1) if body_end is not None else 1
         if body_end is None:
             continue  # a declaration, not a definition

@@ -40,6 +40,12 @@ def decode_source(data: bytes) -> Union[str, ParseFailure]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
+        if "invalid or missing encoding declaration" in str(exc):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as decode_error:
+                return ParseFailure(f"cannot decode as utf-8 (no encoding declared): {_decode_detail(decode_error)}; "
+                                    "declare the encoding with a '# -*- coding: ... -*-' line")
         return ParseFailure(f"unknown source encoding: {exc}")
     try:
         text = data.decode(encoding)
@@ -69,12 +75,25 @@ def parse_python(text: str) -> Union[cst.Module, ParseFailure]:
         py2 = python2_marker(text)
         if py2:
             return ParseFailure(f"Python 2 source ({py2}); migrator reads Python 3 only")
-        return ParseFailure(f"syntax error at line {exc.raw_line}, column {exc.raw_column}: "
-                            f"{exc.message.splitlines()[0] if exc.message else 'invalid syntax'}")
+        return ParseFailure(_syntax_error(text, exc))
     except RecursionError:
         return ParseFailure("expression nested too deeply to analyse (RecursionError)")
     except Exception as exc:  # the native parser can raise its own error types
         return ParseFailure(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> str:
+    """CPython's own message and position where it has one: libcst's can point past the error."""
+    import ast
+
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return f"syntax error at line {error.lineno}, column {max((error.offset or 1) - 1, 0)}: {error.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    detail = exc.message.splitlines()[0] if exc.message else "invalid syntax"
+    return f"syntax error near line {exc.raw_line} (newer or unusual syntax libcst cannot read): {detail}"
 
 
 def python2_marker(text: str) -> Optional[str]:

@@ -1,0 +1,85 @@
+"""Bad input gives a per-file status and reason; the rest of the scan goes on."""
+import json
+import os
+
+import pytest
+
+from migrator.discover import MAX_FILE_BYTES
+from migrator.model import FileStatus
+
+GOOD = "import torch\ntorch.cuda.synchronize()\n"
+
+
+def _status(report, rel):
+    return next((f.status, f.reason) for f in report.files if f.file.rel == rel)
+
+
+@pytest.mark.parametrize("name, content, status, words", [
+    pytest.param("bad.py", "def f(:\n    pass\n", FileStatus.ERROR, "syntax error at line 1", id="syntax-error"),
+    pytest.param("py2.py", "import torch\nprint 'hello'\n", FileStatus.ERROR, "Python 2", id="python2-print"),
+    pytest.param("py2b.py", "try:\n    pass\nexcept ValueError, e:\n    pass\n", FileStatus.ERROR, "Python 2",
+                 id="python2-except"),
+    pytest.param("blob.py", b"\x00\x01\x02binary", FileStatus.ERROR, "binary", id="binary"),
+    pytest.param("undecodable.py", b"x = '\xff\xfe\xfa'\n", FileStatus.ERROR, "cannot decode", id="undecodable"),
+    pytest.param("deep.py", "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", FileStatus.ERROR, "nested too deeply",
+                 id="deep-nesting"),
+    pytest.param("broken.ipynb", "{not json", FileStatus.ERROR, "not a valid notebook", id="broken-notebook"),
+    pytest.param("nocells.ipynb", json.dumps({"metadata": {}}), FileStatus.ERROR, "no 'cells'", id="notebook-no-cells"),
+])
+def test_bad_file_is_reported_and_scan_continues(scan_tree, name, content, status, words):
+    report = scan_tree({"good.py": GOOD, name: content})
+    got_status, reason = _status(report, name)
+    assert got_status == status and words in reason
+    assert any(f.path == "good.py" and f.api == "torch.cuda.synchronize" for f in report.findings)
+
+
+def test_latin1_declared_encoding_is_scanned(scan_tree):
+    code = "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\ntorch.cuda.synchronize()\n"
+    report = scan_tree({"legacy.py": code.encode("latin-1")})
+    assert _status(report, "legacy.py") == (FileStatus.OK, None)
+    assert [f.api for f in report.findings] == ["torch.cuda.synchronize"]
+
+
+def test_huge_file_is_skipped(scan_tree):
+    report = scan_tree({"big.py": "x = 1\n" * (MAX_FILE_BYTES // 6 + 10), "good.py": GOOD})
+    status, reason = _status(report, "big.py")
+    assert status == FileStatus.SKIPPED and "too large" in reason
+
+
+def test_symlink_loop_and_dangling_link(tmp_path, scan_tree):
+    (tmp_path / "pkg").mkdir()
+    os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "loop")
+    os.symlink(tmp_path / "missing.py", tmp_path / "dangling.py")
+    report = scan_tree({"pkg/train.py": GOOD})
+    assert any(f.path == "pkg/train.py" for f in report.findings)
+    assert _status(report, "pkg/loop")[0] == FileStatus.SKIPPED
+    assert _status(report, "dangling.py")[0] == FileStatus.ERROR
+
+
+def test_gitignore_virtualenv_and_build_folders_are_skipped(scan_tree):
+    report = scan_tree({
+        ".gitignore": "generated/\n*.tmp.py\n",
+        "generated/x.py": GOOD, "scratch.tmp.py": GOOD,
+        "venv/lib/x.py": GOOD, ".venv/x.py": GOOD, "env2/pyvenv.cfg": "", "env2/x.py": GOOD,
+        "build/lib/x.py": GOOD, ".git/hooks/x.py": GOOD,
+        "src/train.py": GOOD,
+    })
+    assert {f.file.rel for f in report.files} == {"src/train.py"}
+
+
+def test_unreadable_file(tmp_path, scan_tree):
+    if os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode")
+    path = tmp_path / "secret.py"
+    path.write_text(GOOD)
+    path.chmod(0)
+    report = scan_tree({"good.py": GOOD})
+    assert _status(report, "secret.py")[0] == FileStatus.ERROR
+
+
+def test_scan_never_executes_code(scan_tree, tmp_path):
+    marker = tmp_path / "executed"
+    report = scan_tree({"evil.py": f"open({str(marker)!r}, 'w').write('x')\nimport torch\ntorch.cuda.init()\n",
+                        "setup.py": f"open({str(marker)!r}, 'w').write('x')\n"})
+    assert not marker.exists()
+    assert any(f.api == "torch.cuda.init" for f in report.findings)

@@ -1,0 +1,46 @@
+import json
+
+from click.testing import CliRunner
+
+from migrator.cli import main
+
+from .conftest import REPO
+
+CATEGORIES = {"device", "distributed", "amp", "op", "dtype", "custom-op", "third-party", "environment"}
+STATUSES = {"supported", "partial", "fallback", "rewrite", "port", "unsupported", "unknown"}
+
+
+def test_scan_json_follows_the_report_contract(tmp_path):
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["scan", str(REPO / "examples"), "--format", "json", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["schema"] == "migrator.report/1"
+    assert [t["id"] for t in report["targets"]] == ["cann", "neuware", "kunlun"]
+    for target in report["targets"]:
+        assert set(target["counts"]) == STATUSES and 0 <= target["readiness"] <= 100 and target["sources"]
+    for finding in report["findings"]:
+        assert finding["category"] in CATEGORIES
+        assert not finding["path"].startswith("/") and "\\" not in finding["path"]
+        assert set(finding["verdicts"]) == {"cann", "neuware", "kunlun"}
+        for verdict in finding["verdicts"].values():
+            assert verdict["status"] in STATUSES and verdict["source"] and verdict["message"]
+    ids = [f["id"] for f in report["findings"]]
+    assert len(ids) == len(set(ids))
+    notebook = [f for f in report["findings"] if f["path"].endswith(".ipynb")]
+    assert notebook and all(f["cell"] is not None for f in notebook)
+
+
+def test_scan_text_and_target_selection():
+    result = CliRunner().invoke(main, ["scan", str(REPO / "examples"), "--target", "cann"])
+    assert result.exit_code == 0
+    assert "cann@2.7-9.1" in result.output and "neuware" not in result.output.split("Custom operators")[0]
+
+
+def test_bad_target_is_a_usage_error():
+    result = CliRunner().invoke(main, ["scan", str(REPO / "examples"), "--target", "tpu"])
+    assert result.exit_code == 2 and "unknown target" in result.output
+
+
+def test_missing_path_is_a_usage_error():
+    assert CliRunner().invoke(main, ["scan", "/no/such/dir"]).exit_code == 2

@@ -1,0 +1,113 @@
+"""Custom operators: one inventory entry ties build, kernels, registrations, wrapper and call sites."""
+from migrator.maps.load import resolve_targets
+from migrator.model import Status
+from migrator.scan import scan
+from migrator.sources.cuda import read_cuda
+
+from .conftest import REPO, by_rule
+
+KERNEL = r"""
+#include <cuda_runtime.h>
+#include <ATen/cuda/CUDAContext.h>
+// __global__ void commented_out(float* x) {}
+const char* doc = "__global__ void in_a_string() {}";
+
+__global__ void __launch_bounds__(256) scale_kernel(float* x, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    x[i] *= s;
+  }
+}
+
+template <typename T>
+__global__ void add_kernel(const T* a, const T* b, T* out, int n);
+
+void scale(torch::Tensor x, double s) {
+  scale_kernel<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), s, x.numel());
+}
+"""
+
+BINDING = r"""
+#include <torch/extension.h>
+void scale(torch::Tensor x, double s);
+torch::Tensor fused_gelu(const torch::Tensor& input, bool approximate) {
+  return input;
+}
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("scale", &scale, "scale in place");
+  m.def("fused_gelu", &fused_gelu);
+}
+TORCH_LIBRARY(myops, m) {
+  m.def("fused_gelu(Tensor input, bool approximate) -> Tensor");
+}
+TORCH_LIBRARY_IMPL(myops, CUDA, m) {
+  m.impl("fused_gelu", &fused_gelu);
+}
+"""
+
+
+def test_cuda_reader_finds_kernels_registrations_and_ignores_comments():
+    facts = read_cuda(KERNEL)
+    assert [(k.name, k.line, k.lines) for k in facts.kernels] == [("scale_kernel", 7, 6)]
+    assert facts.launches == 1
+    assert facts.cuda_includes == ("ATen/cuda/CUDAContext.h", "cuda_runtime.h")
+    binding = read_cuda(BINDING)
+    regs = {(r.kind, r.name, r.namespace) for r in binding.registrations}
+    assert regs == {("pybind11", "scale", "TORCH_EXTENSION_NAME"), ("pybind11", "fused_gelu", "TORCH_EXTENSION_NAME"),
+                    ("torch_library", "fused_gelu", "myops"), ("torch_library_impl", "fused_gelu", "CUDA")}
+    signatures = {r.name: r.signature for r in binding.registrations if r.kind == "pybind11"}
+    assert signatures["fused_gelu"] == "torch::Tensor fused_gelu(const torch::Tensor& input, bool approximate)"
+
+
+def test_extension_joined_end_to_end(scan_tree):
+    report = scan_tree({
+        "setup.py": ("from setuptools import setup\n"
+                     "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                     "setup(name='x', ext_modules=[CUDAExtension('fastops._C', ['csrc/bind.cpp', 'csrc/k.cu'])])\n"),
+        "csrc/k.cu": KERNEL, "csrc/bind.cpp": BINDING,
+        "fastops/__init__.py": "",
+        "fastops/ops.py": ("import torch\nfrom fastops import _C\n\n"
+                           "class Scale(torch.autograd.Function):\n"
+                           "    @staticmethod\n    def forward(ctx, x, s):\n        _C.scale(x, s)\n        return x\n\n"
+                           "def gelu(x):\n    return torch.ops.myops.fused_gelu(x, True)\n"),
+        "train.py": "import torch\nfrom fastops.ops import Scale\ny = Scale.apply(torch.ones(3), 2.0)\n",
+    })
+    [op] = [o for o in report.custom_ops if o.name == "fastops._C"]
+    assert op.files == ("csrc/bind.cpp", "csrc/k.cu")
+    assert [k.name for k in op.kernels] == ["scale_kernel"] and op.kernel_lines == 6
+    assert {r.name for r in op.registrations} == {"scale", "fused_gelu"}
+    assert op.wrappers == ("fastops.ops.Scale",)
+    assert ("fastops/ops.py", 7) in op.call_sites
+    assert by_rule(report.findings, "torch-ops-call")[0].verdicts["cann"].status == Status.PORT
+    kernel = by_rule(report.findings, "cuda-kernel")[0]
+    assert kernel.path == "csrc/k.cu" and kernel.span.line == 7
+    assert all(v.status == Status.PORT for v in by_rule(report.findings, "extension-build")[0].verdicts.values())
+
+
+def test_load_inline_and_jit_load(scan_code):
+    findings = scan_code(
+        "from torch.utils.cpp_extension import load, load_inline\n"
+        "ext = load(name='warp', sources=['warp.cu'])\n"
+        "out = ext.warp_forward(1)\n"
+        "cpu = load_inline(name='cpu_only', cpp_sources=['int f() { return 1; }'], functions=['f'])\n")
+    builds = by_rule(findings, "extension-build")
+    assert [b.verdicts["cann"].status for b in builds] == [Status.PORT, Status.FALLBACK]
+    calls = by_rule(findings, "extension-call")
+    assert [c.api for c in calls] == ["warp.warp_forward"]
+
+
+def test_torch_library_cuda_registration(scan_code):
+    findings = scan_code("import torch\nlib = torch.library.Library('mylib', 'DEF')\n"
+                         "@torch.library.impl('mylib::f', 'CUDA')\ndef f_cuda(x):\n    return x\n")
+    [hit] = by_rule(findings, "torch-library-cuda")
+    assert hit.verdicts["cann"].suggestion == "torch.library.impl('mylib::f', 'PrivateUse1')"
+
+
+def test_example_project_inventory():
+    report = scan(REPO / "examples", resolve_targets(None), jobs=1)
+    [op] = report.custom_ops
+    assert op.name == "model._fused_rmsnorm"
+    assert [k.name for k in op.kernels] == ["rmsnorm_forward_kernel", "rmsnorm_backward_kernel"]
+    assert op.wrappers == ("llm_trainer.model.rmsnorm.FusedRMSNormFunction",)
+    assert {r.name for r in op.registrations} == {"forward", "backward"}
+    assert len(op.call_sites) == 3

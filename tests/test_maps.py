@@ -1,0 +1,54 @@
+"""The committed maps are exactly what the generator makes from the upstream data."""
+import json
+import shutil
+
+import pytest
+
+from migrator.maps.build import MapsBuildError, build_maps
+from migrator.maps.load import TargetSpecError, maps_dir, resolve_targets
+
+from .conftest import REPO, UPSTREAM
+
+needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/upstream is not beside the repo")
+
+
+@needs_upstream
+def test_committed_maps_equal_a_fresh_build():
+    fresh = build_maps(UPSTREAM, REPO / "operator_maps" / "curated")
+    for rel, text in fresh.items():
+        assert (REPO / "operator_maps" / rel).read_text(encoding="utf-8") == text, rel
+    committed = {p.relative_to(REPO / "operator_maps").as_posix()
+                 for p in (REPO / "operator_maps").rglob("*.json")}
+    assert committed == set(fresh)
+
+
+@needs_upstream
+def test_curated_row_without_evidence_fails_the_build(tmp_path):
+    curated = tmp_path / "curated"
+    shutil.copytree(REPO / "operator_maps" / "curated", curated)
+    text = (curated / "third_party.yaml").read_text(encoding="utf-8")
+    (curated / "third_party.yaml").write_text(text.replace('"func: npu_fusion_attention(Tensor query"',
+                                                           '"func: npu_flash_attention_invented("'), encoding="utf-8")
+    with pytest.raises(MapsBuildError, match="npu_flash_attention_invented"):
+        build_maps(UPSTREAM, curated)
+
+
+def test_every_map_entry_names_its_source():
+    for path in (maps_dir() / "device").glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["sources"] and data["device_string"]["source"]
+        assert all(entry.get("source") for entry in data["apis"].values()), path.name
+
+
+@pytest.mark.parametrize("spec, expected", [
+    pytest.param(None, ["cann@2.7-9.1", "neuware@1.25-2.4", "kunlun@shim"], id="defaults"),
+    pytest.param(["cann@2.1-8.0"], ["cann@2.1-8.0"], id="pinned-version"),
+])
+def test_target_selection(spec, expected):
+    assert [t.label for t in resolve_targets(spec)] == expected
+
+
+@pytest.mark.parametrize("spec", [["tpu"], ["cann@9.9"], ["cann", "cann"]], ids=["unknown", "no-version", "twice"])
+def test_bad_target_selection(spec):
+    with pytest.raises(TargetSpecError):
+        resolve_targets(spec)

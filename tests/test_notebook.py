@@ -1,0 +1,32 @@
+import json
+
+from migrator.model import FileStatus
+
+from .conftest import by_rule
+
+
+def _nb(*cells):
+    return json.dumps({"cells": [{"cell_type": kind, "metadata": {}, "source": src, "outputs": []}
+                                 for kind, src in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_positions_are_cell_and_line_and_magics_are_handled(scan_tree):
+    nb = _nb(("markdown", ["Use `torch.cuda.synchronize()` here\n"]),
+             ("code", ["%load_ext autoreload\n", "!nvidia-smi\n", "import torch\n"]),
+             ("code", ["x = torch.ones(2)\n", "y = x.cuda()\n", "torch.cuda.synchronize()"]),
+             ("code", "%%bash\nexport CUDA_VISIBLE_DEVICES=0\n"))
+    report = scan_tree({"nb.ipynb": nb})
+    found = {(f.rule, f.span.cell, f.span.line) for f in report.findings if f.rule != "torch-op"}
+    assert ("device-move", 2, 2) in found
+    assert ("device-call", 2, 3) in found
+    assert ("nvidia-tool", 1, 2) in found
+    assert ("environment-variable", 3, 2) in found
+    assert not [f for f in report.findings if f.span.cell == 0]
+
+
+def test_a_cell_that_does_not_parse_is_skipped_not_the_notebook(scan_tree):
+    nb = _nb(("code", ["import torch\n"]), ("code", ["def broken(:\n"]), ("code", ["torch.cuda.empty_cache()\n"]))
+    report = scan_tree({"nb.ipynb": nb})
+    result = report.files[0]
+    assert result.status == FileStatus.OK and "cells 1 skipped" in result.reason
+    assert [(f.span.cell, f.api) for f in by_rule(report.findings, "device-call")] == [(2, "torch.cuda.empty_cache")]
