@@ -25,7 +25,8 @@ def analyze_file(source: SourceFile) -> FileResult:
     except RecursionError:
         return FileResult(source, FileStatus.ERROR, "nested too deeply to analyse (RecursionError)")
     except Exception as exc:  # a bug in migrator must not stop the scan: report it on the file
-        return FileResult(source, FileStatus.ERROR, f"internal error while analysing: {type(exc).__name__}: {exc}")
+        detail = str(exc).splitlines()[0][:160] if str(exc) else ""
+        return FileResult(source, FileStatus.ERROR, f"internal error while analysing: {type(exc).__name__}: {detail}")
 
 
 def _python(source: SourceFile, data: bytes) -> FileResult:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .model import Argument, Confidence, PythonFacts, Span, Usage, Value
+from .positions import Positions
 
 #: Import roots whose names are recorded as usages (plus anything not in the standard library).
 _STDLIB: FrozenSet[str] = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -32,6 +32,12 @@ _QUIET_ROOTS = frozenset({
 _TRITON_DECORATORS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 _ENV_WRITERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update", "os.environ.get",
                           "os.getenv", "os.environ.pop"})
+#: Calls whose unmodelled arguments rules read as text (a backend from the environment, extension sources).
+_TEXT_ARGUMENTS = frozenset({
+    "torch.distributed.init_process_group", "torch.distributed.new_group",
+    "torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
+    "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline",
+})
 _DEVICE_STRING = re.compile(r"^cuda(:(\d+|\{\}))?$")
 _BACKEND_STRING = re.compile(r"^(nccl|NCCL)$")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
@@ -82,12 +88,11 @@ class _ClassInfo:
 
 
 class _Resolver(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(self, module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
                  position_map=None) -> None:
         super().__init__()
         self.module = module
+        self.positions = Positions(module)
         self.module_name = module_name
         self.is_package = is_package
         self.tensor_methods = tensor_methods
@@ -98,11 +103,12 @@ class _Resolver(cst.CSTVisitor):
         self.classes: Dict[str, _ClassInfo] = {}
         self.argparse_defaults: Dict[str, cst.BaseExpression] = {}
         self.consumed: Set[int] = set()
-        self.literal_context: Dict[int, Tuple[str, Confidence]] = {}
+        self.literal_context: Dict[int, Tuple[Union[str, Callable[[], str]], Confidence]] = {}
         self.scopes: List[_Scope] = []
         self.guard_depth = 0
         self.imports_torch = False
         self._value_depth = 0
+        self._want_text = False
 
     # ------------------------------------------------------------------------------ scopes
 
@@ -315,7 +321,7 @@ class _Resolver(cst.CSTVisitor):
 
     def value_of(self, node: cst.BaseExpression) -> Value:
         if self._value_depth > 8:
-            return Value("other", self._code(node))
+            return Value("other", self._code(node) if self._want_text else None)
         self._value_depth += 1
         try:
             return self._value_of(node)
@@ -330,7 +336,7 @@ class _Resolver(cst.CSTVisitor):
                 text = None
             if isinstance(text, str):
                 return Value("str", text)
-            return Value("other", self._code(node))
+            return self._other(node)
         if isinstance(node, cst.FormattedString):
             parts = []
             for part in node.parts:
@@ -340,16 +346,20 @@ class _Resolver(cst.CSTVisitor):
             callee = self.qualify(node.func)
             if callee == "torch.device":
                 return self._device_value(node)
-            return Value("other", self._code(node))
+            return self._other(node)
         if isinstance(node, cst.Name):
             return self._name_value(node.value)
         if isinstance(node, cst.Attribute):
             return self._attribute_value(node)
         if isinstance(node, cst.IfExp):
-            return Value("choice", self._code(node), options=(self.value_of(node.body), self.value_of(node.orelse)))
+            return Value("choice", None, options=(self.value_of(node.body), self.value_of(node.orelse)))
         if isinstance(node, cst.BooleanOperation):
-            return Value("choice", self._code(node), options=(self.value_of(node.left), self.value_of(node.right)))
-        return Value("other", self._code(node))
+            return Value("choice", None, options=(self.value_of(node.left), self.value_of(node.right)))
+        return self._other(node)
+
+    def _other(self, node: cst.BaseExpression) -> Value:
+        """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""
+        return Value("other", self._code(node) if self._want_text else None)
 
     def _device_value(self, call: cst.Call) -> Value:
         args = [a for a in call.args if a.keyword is None]
@@ -409,11 +419,7 @@ class _Resolver(cst.CSTVisitor):
     # -------------------------------------------------------------------------------- emitting
 
     def _span(self, node: cst.CSTNode) -> Span:
-        try:
-            pos = self.get_metadata(PositionProvider, node)
-        except KeyError:
-            return Span(None)
-        span = Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        span = self.positions.span(node)
         return self.position_map(span) if self.position_map else span
 
     def _code(self, node: cst.CSTNode) -> str:
@@ -451,7 +457,14 @@ class _Resolver(cst.CSTVisitor):
                 self.consumed.add(id(expr))
         return qual
 
-    def _arguments(self, args: Sequence[cst.Arg]) -> Tuple[Argument, ...]:
+    def _arguments(self, args: Sequence[cst.Arg], keep_text: bool = False) -> Tuple[Argument, ...]:
+        self._want_text = keep_text
+        try:
+            return self._argument_values(args)
+        finally:
+            self._want_text = False
+
+    def _argument_values(self, args: Sequence[cst.Arg]) -> Tuple[Argument, ...]:
         out = []
         for arg in args:
             if arg.star:
@@ -486,15 +499,14 @@ class _Resolver(cst.CSTVisitor):
             return True
         func = node.func
         qual = self.qualify(func)
-        callee = qual or self._code(func)
         for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
-            self._note_literal(arg.value, f"argument {index + 1} of {callee}")
+            self._note_literal(arg.value, lambda i=index: f"argument {i + 1} of {qual or self._code(func)}")
         if qual is not None:
             if qual.endswith("add_argument"):
                 pass
             elif _interesting(qual):
                 self.consumed.add(id(func))
-                self._emit(qual, "call", node, self._arguments(node.args))
+                self._emit(qual, "call", node, self._arguments(node.args, keep_text=qual in _TEXT_ARGUMENTS))
                 return True
             elif qual in _ENV_WRITERS:
                 self._env_call(node, qual)
@@ -625,13 +637,13 @@ class _Resolver(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
         for target in node.targets:
             self._assignment_target(target.target, node.value)
-        self._note_literal(node.value, "assigned to " + ", ".join(self._code(t.target) for t in node.targets))
+        self._note_literal(node.value, lambda: "assigned to " + ", ".join(self._code(t.target) for t in node.targets))
         return True
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
         if node.value is not None:
             self._assignment_target(node.target, node.value)
-            self._note_literal(node.value, "assigned to " + self._code(node.target))
+            self._note_literal(node.value, lambda: "assigned to " + self._code(node.target))
         return True
 
     def _assignment_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
@@ -663,11 +675,11 @@ class _Resolver(cst.CSTVisitor):
         return True
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        left = self._code(node.left)
         for target in node.comparisons:
-            self._note_literal(target.comparator, f"compared with {left}", Confidence.RESOLVED)
+            self._note_literal(target.comparator, lambda: f"compared with {self._code(node.left)}",
+                               Confidence.RESOLVED)
         if node.comparisons:
-            self._note_literal(node.left, f"compared with {self._code(node.comparisons[0].comparator)}",
+            self._note_literal(node.left, lambda: f"compared with {self._code(node.comparisons[0].comparator)}",
                                Confidence.RESOLVED)
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -684,10 +696,12 @@ class _Resolver(cst.CSTVisitor):
         if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
             self.consumed.add(id(node.value))  # docstrings and bare strings are not code
 
-    def _note_literal(self, node: cst.BaseExpression, context: str,
+    def _note_literal(self, node: cst.BaseExpression, context: Union[str, Callable[[], str]],
                       confidence: Confidence = Confidence.HEURISTIC) -> None:
-        if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
-            self.literal_context.setdefault(id(node), (context, confidence))
+        """Remember where a string literal sits, for the message if it turns out to be a device or backend."""
+        if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) \
+                and id(node) not in self.literal_context:
+            self.literal_context[id(node)] = (context, confidence)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         self._literal(node)
@@ -713,14 +727,15 @@ class _Resolver(cst.CSTVisitor):
         else:
             return
         context, confidence = self.literal_context.get(id(node), ("expression", Confidence.HEURISTIC))
+        if callable(context):
+            context = context()
         self._emit(api, "literal", node, (Argument(None, value),), confidence=confidence, context=context)
 
 
 def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
                    position_map=None) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map)
-    wrapper.visit(resolver)
+    module.visit(resolver)
     facts = PythonFacts(module=module_name, constants=resolver.constants, triton_kernels=tuple(resolver.triton_kernels),
                         imports_torch=resolver.imports_torch)
     return facts, tuple(resolver.usages)
