@@ -101,7 +101,9 @@ class Value:
       ``ref``     a name bound in another module of the repo (``ref`` is its qualified name)
       ``other``   anything else; ``text`` is the source code
     ``origin`` is where the value was written when it came through a name (a constant, a local, a
-    parameter default); ``via`` is that name.
+    parameter default); ``via`` is that name. ``from_default`` marks a value known only as a parameter's
+    default: the caller usually passes its own, so the default is reported where it is written, not at
+    every use of the parameter.
     """
 
     kind: str
@@ -110,6 +112,7 @@ class Value:
     ref: Optional[str] = None
     origin: Optional[Span] = None
     via: Optional[str] = None
+    from_default: bool = False  # reached through a parameter's default value
 
 
 @dataclass(frozen=True)

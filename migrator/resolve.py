@@ -385,7 +385,8 @@ class _Resolver(cst.CSTVisitor):
             default = binding.params.get(name)
             if default is None:
                 return Value("other", name)
-            return self._with_origin(self.value_of(default), default, name)
+            value = self._with_origin(self.value_of(default), default, name)
+            return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via, True)
         if not exprs:
             return Value("other", name)
         values = tuple(self._with_origin(self.value_of(e), e, name) for e in exprs)
@@ -625,6 +626,9 @@ class _Resolver(cst.CSTVisitor):
         if qual is not None and _interesting(qual):
             self._emit(qual, "attribute", node)
             return False
+        if qual is None and node.attr.value == "is_cuda" and self.imports_torch \
+                and self._receiver_class(node.value) != "other":
+            self._emit("torch.Tensor.is_cuda", "attribute", node, confidence=Confidence.HEURISTIC)
         return True
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -76,6 +76,8 @@ def resolve_value(value: Value, project: ProjectIndex, depth: int = 0) -> Value:
 def cuda_device_in(value: Value, project: ProjectIndex) -> Optional[Value]:
     """The part of ``value`` that names a CUDA device (a string, an f-string, a torch.device), if any."""
     value = resolve_value(value, project)
+    if value.from_default:
+        return None  # reported where the default is written, not at each use of the parameter
     if value.kind in ("str", "fstr", "device") and is_device_string(value.text):
         return value
     if value.kind in ("choice", "device"):

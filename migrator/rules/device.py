@@ -30,6 +30,7 @@ class DeviceMove(Rule):
     VALID = (
         "import torch\nx = torch.ones(2)\nx = x.to('cpu')\n",
         "import torch\ndef f(x, device):\n    return x.to(device)\n",
+        "import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n",
         "import torch\nclass Cfg:\n    def to(self, d): pass\nc = Cfg()\nc.to('cuda')\n",
     )
     INVALID = (
@@ -140,10 +141,13 @@ class DeviceCall(Rule):
         "from torch import cuda\nn = cuda.device_count()\n",
         "import torch\ntorch.backends.cudnn.benchmark = True\n",
         "import torch\ng = torch.cuda.CUDAGraph()\n",
+        "import torch\ndef f(x):\n    return x.is_cuda\n",
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "attribute", "assign", "decorator") or not _is_cuda_api(usage.api):
+        if usage.kind not in ("call", "attribute", "assign", "decorator"):
+            return None
+        if not _is_cuda_api(usage.api) and usage.api != "torch.Tensor.is_cuda":
             return None
         if ".amp." in usage.api or "nccl" in usage.api.lower():
             return None
