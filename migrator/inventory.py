@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from typing import Dict, Iterable, List, Sequence, Tuple
+import re
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
                     Usage, Value)
@@ -36,15 +37,16 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
             namespaces.update(r.namespace for r in result.cuda.registrations
                               if r.kind == "torch_library" and r.namespace)
     aliases = {name.rsplit(".", 1)[-1]: name for name in extensions}
-    return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases,
+    modules = frozenset(r.python.module for r in results if r.python is not None)
+    return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases, modules=modules,
                         library_namespaces=frozenset(namespaces), triton_kernels=frozenset(triton))
 
 
-def _extension_build(usage: Usage, path: str) -> ExtensionBuild:
+def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:
     name = None
     sources: List[str] = []
     for index, arg in enumerate(usage.args):
-        text = arg.value.text if arg.value.kind in ("str", "fstr") else None
+        text = arg.value.text if arg.value.kind == "str" else None
         if (arg.keyword == "name" or (arg.keyword is None and index == 0)) and text:
             name = text
         elif arg.keyword in ("sources", "cuda_sources", "cpp_sources") or (arg.keyword is None and index == 1):
@@ -55,12 +57,14 @@ def _extension_build(usage: Usage, path: str) -> ExtensionBuild:
 
 
 def _strings(value: Value) -> List[str]:
-    """String literals inside a list/glob expression: ``['a.cu', 'b.cpp']``, ``glob('csrc/*.cu')``."""
+    """Source paths and globs in a sources expression: ``['a.cu', 'b.cpp']``, ``glob('csrc/*.cu') + ...``,
+    or a variable assigned one of those in several branches."""
     if value.kind == "str" and value.text:
         return [value.text]
-    text = value.text or ""
-    import re
-    return re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp))['"]""", text)
+    found = re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp))['"]""", value.text or "")
+    for option in value.options:
+        found.extend(_strings(option))
+    return found
 
 
 def kernel_usages(result: FileResult) -> Tuple[Usage, ...]:
@@ -84,14 +88,36 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
                         if _matches(r.file.rel, pattern, base)})
         if not files:  # sources we could not read statically: fall back to a pybind module of that name
             files = sorted(r.file.rel for r in cuda_files if r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
+        files = _with_includes(files, by_path)
         claimed.update(files)
         calls = [f for f in findings if f.rule == "extension-call" and index.extension_of(f.api) == name]
         ops.append(_op(name, build, files, by_path, calls, wrappers_of))
+    orphans: Dict[str, List[str]] = {}
     for result in cuda_files:
         if result.file.rel in claimed or not (result.cuda.kernels or result.cuda.registrations):
             continue
-        ops.append(_op(result.file.rel, None, [result.file.rel], by_path, [], wrappers_of))
+        orphans.setdefault(posixpath.dirname(result.file.rel) or ".", []).append(result.file.rel)
+    for folder, files in sorted(orphans.items()):  # kernels no build names: one entry per folder
+        ops.append(_op(folder + "/", None, _with_includes(sorted(files), by_path), by_path, [], wrappers_of))
     return tuple(ops)
+
+
+def _with_includes(files: List[str], by_path) -> List[str]:
+    """The files plus every project header they include, transitively (kernels often live in .cuh files)."""
+    by_name: Dict[str, List[str]] = {}
+    for rel, result in by_path.items():
+        if result.cuda is not None:
+            by_name.setdefault(posixpath.basename(rel), []).append(rel)
+    seen = list(files)
+    queue = list(files)
+    while queue:
+        facts = by_path[queue.pop()].cuda
+        for include in facts.includes if facts else ():
+            for candidate in by_name.get(posixpath.basename(include), ()):
+                if candidate.endswith(include.lstrip("./")) and candidate not in seen:
+                    seen.append(candidate)
+                    queue.append(candidate)
+    return sorted(seen)
 
 
 def _op(name, build, files, by_path, calls: Iterable[Finding], wrappers_of) -> CustomOp:

@@ -197,6 +197,7 @@ class CudaFacts:
     registrations: Tuple[Registration, ...] = ()
     launches: int = 0
     cuda_includes: Tuple[str, ...] = ()
+    includes: Tuple[str, ...] = ()  # every #include "..." (project headers)
     code_lines: int = 0
     pybind_module: Optional[str] = None
 

@@ -32,6 +32,12 @@ _QUIET_ROOTS = frozenset({
 _TRITON_DECORATORS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 _ENV_WRITERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update", "os.environ.get",
                           "os.getenv", "os.environ.pop"})
+#: Root of pseudo-module names bound by loader calls (see ``_loaded_module``).
+LOADED = "<loaded>"
+_MODULE_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+#: Third-party roots whose own calls are never module loaders.
+_TRACKED_LIBS = frozenset({"apex", "flash_attn", "xformers", "triton", "deepspeed", "transformers", "timm", "mmengine"})
+
 #: Calls whose unmodelled arguments rules read as text (a backend from the environment, extension sources).
 _TEXT_ARGUMENTS = frozenset({
     "torch.distributed.init_process_group", "torch.distributed.new_group",
@@ -249,10 +255,15 @@ class _Resolver(cst.CSTVisitor):
             if value is None:
                 return
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            extension = self._loaded_extension(value)
+            module = self._loaded_extension(value) or self._loaded_module(value)
+            alias = self._alias_of(value, binding)
             for target in targets:
-                if isinstance(target, cst.Name) and extension:
-                    binding.imports[target.value] = extension  # a JIT-built extension module
+                if isinstance(target, cst.Name) and module:
+                    binding.imports[target.value] = module  # a module object returned by a loader call
+                    binding.values.pop(target.value, None)
+                elif isinstance(target, cst.Name) and alias and not isinstance(small, cst.AugAssign):
+                    previous = binding.imports.get(target.value)
+                    binding.imports[target.value] = _preferred_alias(previous, alias)
                     binding.values.pop(target.value, None)
                 elif isinstance(target, cst.Name) and not isinstance(small, cst.AugAssign):
                     binding.values.setdefault(target.value, []).append(value)
@@ -275,6 +286,33 @@ class _Resolver(cst.CSTVisitor):
             if (arg.keyword is not None and arg.keyword.value == "name") or (arg.keyword is None and index == 0):
                 if isinstance(arg.value, cst.SimpleString) and isinstance(arg.value.evaluated_value, str):
                     return arg.value.evaluated_value
+        return None
+
+    def _alias_of(self, value: cst.BaseExpression, binding: _Binding) -> Optional[str]:
+        """``extension = CUDAExtension``: a name bound to an imported class or function is an alias of it."""
+        if not isinstance(value, (cst.Name, cst.Attribute)) or not self.scopes:
+            return None
+        if isinstance(value, cst.Name) and value.value in binding.imports:
+            return binding.imports[value.value]
+        qual = self.qualify(value)
+        return qual if qual is not None and _interesting(qual) else None
+
+    def _loaded_module(self, value: cst.BaseExpression) -> Optional[str]:
+        """``ext = ext_loader.load_ext('_ext', [...])``: a repo helper that returns a compiled module by name.
+
+        Bound as the pseudo-module ``<loaded>._ext``; the cross-file stage joins it to an extension whose
+        name ends in ``_ext``, and anything else it never matches.
+        """
+        if not isinstance(value, cst.Call) or not value.args or not self.scopes or len(self.scopes) > 1:
+            return None
+        callee = self.qualify(value.func)
+        if callee is None or _is_torch(callee) or not _interesting(callee) or callee.split(".")[0] in _TRACKED_LIBS:
+            return None
+        first = value.args[0].value
+        if value.args[0].keyword is None and isinstance(first, cst.SimpleString):
+            name = first.evaluated_value
+            if isinstance(name, str) and _MODULE_NAME.match(name):
+                return f"{LOADED}.{name}"
         return None
 
     def _from_module(self, node: cst.ImportFrom) -> Optional[str]:
@@ -390,7 +428,8 @@ class _Resolver(cst.CSTVisitor):
         if not exprs:
             return Value("other", name)
         values = tuple(self._with_origin(self.value_of(e), e, name) for e in exprs)
-        if len(values) == 1:
+        if len(values) == 1 or all((v.kind, v.text) == (values[0].kind, values[0].text) and v.kind == "str"
+                                   for v in values):
             return values[0]
         return Value("choice", name, options=values, via=name)
 
@@ -502,6 +541,9 @@ class _Resolver(cst.CSTVisitor):
         qual = self.qualify(func)
         for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             self._note_literal(arg.value, lambda i=index: f"argument {i + 1} of {qual or self._code(func)}")
+        if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
+            self._emit(qual, "call", node, self._arguments(node.args))
+            qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method
         if qual is not None:
             if qual.endswith("add_argument"):
                 pass
@@ -767,6 +809,13 @@ def _interesting(qual: str) -> bool:
 
 def _interesting_base(qual: str) -> bool:
     return qual.startswith("torch.autograd.Function") or (not _is_torch(qual) and _interesting(qual))
+
+
+def _preferred_alias(previous: Optional[str], new: str) -> str:
+    """Of alternatives bound to one name in different branches, keep the CUDA one: that is the path to migrate."""
+    if previous is None or "CUDA" in new or "cuda" in new.split("."):
+        return new
+    return previous
 
 
 def _catches_import_error(node: cst.Try) -> bool:

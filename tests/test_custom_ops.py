@@ -111,3 +111,40 @@ def test_example_project_inventory():
     assert op.wrappers == ("llm_trainer.model.rmsnorm.FusedRMSNormFunction",)
     assert {r.name for r in op.registrations} == {"forward", "backward"}
     assert len(op.call_sites) == 3
+
+
+def test_mmcv_style_build_loader_and_headers(scan_tree):
+    """The shape of mmcv: the builder chosen per branch, sources by glob, kernels in included .cuh headers,
+    and Python reaching the module through a repo helper (``ext_loader.load_ext('_ext', [...])``)."""
+    report = scan_tree({
+        "setup.py": (
+            "import glob\nfrom setuptools import setup\n"
+            "def get_extensions():\n"
+            "    ext_name = 'mmlib._ext'\n"
+            "    from torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+            "    if use_cuda():\n"
+            "        op_files = glob.glob('./mmlib/csrc/pytorch/*.cpp') + glob.glob('./mmlib/csrc/pytorch/cuda/*.cu')\n"
+            "        extension = CUDAExtension\n"
+            "    else:\n"
+            "        op_files = glob.glob('./mmlib/csrc/pytorch/*.cpp')\n"
+            "        extension = CppExtension\n"
+            "    return [extension(name=ext_name, sources=op_files)]\n"),
+        "mmlib/__init__.py": "",
+        "mmlib/csrc/common/cuda/nms_cuda_kernel.cuh": KERNEL.replace("scale_kernel", "nms_kernel"),
+        "mmlib/csrc/pytorch/cuda/nms_cuda.cu": '#include "nms_cuda_kernel.cuh"\nvoid nms_impl() {}\n',
+        "mmlib/csrc/pytorch/pybind.cpp": 'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def("nms", &nms);\n}\n',
+        "mmlib/utils/__init__.py": "from .ext_loader import load_ext\n",
+        "mmlib/utils/ext_loader.py": "import importlib\ndef load_ext(name, funcs):\n"
+                                     "    return importlib.import_module('mmlib.' + name)\n",
+        "mmlib/ops/__init__.py": "from .nms import nms\n",
+        "mmlib/ops/nms.py": ("import torch\nfrom ..utils import ext_loader\n"
+                             "ext_module = ext_loader.load_ext('_ext', ['nms'])\n"
+                             "def nms(boxes, scores):\n    return ext_module.nms(boxes, scores)\n"),
+        "tools/train.py": "import torch\nfrom mmlib.ops import nms\nkeep = nms(torch.ones(3, 4), torch.ones(3))\n",
+    })
+    [op] = report.custom_ops
+    assert op.name == "mmlib._ext" and op.build.api.endswith("CUDAExtension")
+    assert "mmlib/csrc/common/cuda/nms_cuda_kernel.cuh" in op.files
+    assert [k.name for k in op.kernels] == ["nms_kernel"]
+    assert ("mmlib/ops/nms.py", 5) in op.call_sites
+    assert not by_rule(report.findings, "cuda-library")  # the repo's own mmlib.ops is not a third-party library

@@ -26,6 +26,12 @@ class ProjectIndex:
     extension_aliases: Mapping[str, str] = field(default_factory=dict)  # last component -> module name
     library_namespaces: FrozenSet[str] = frozenset()  # TORCH_LIBRARY namespaces defined in C++
     triton_kernels: FrozenSet[str] = frozenset()
+    modules: FrozenSet[str] = frozenset()  # Python modules of the scanned repo
+
+    def is_repo_module(self, qualname: str) -> bool:
+        """True when ``qualname`` is (inside) a module of the scanned repo, e.g. mmcv's own ``mmcv.ops``."""
+        parts = qualname.split(".")
+        return any(".".join(parts[:cut]) in self.modules for cut in range(len(parts), 0, -1))
 
     def extension_of(self, api: str) -> Optional[str]:
         parts = api.split(".")

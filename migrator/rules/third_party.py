@@ -58,8 +58,8 @@ class CudaLibrary(Rule):
         if usage.kind not in ("import", "call", "attribute", "decorator", "subclass", "assign"):
             return None
         library = ctx.third_party.library_of(usage.api)
-        if library is None:
-            return None
+        if library is None or ctx.project.is_repo_module(library):
+            return None  # the repo's own code (scanning mmcv itself): its kernels are found as custom ops
         verdicts = per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))
         if usage.kind == "import" and usage.guarded and all(v.status == Status.SUPPORTED for v in verdicts.values()):
             return None  # an optional import with a fallback is not a finding

@@ -17,6 +17,7 @@ _GLOBAL = re.compile(r"\b__global__\b")
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 _LAUNCH = re.compile(r"<<<")
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 _CUDA_HEADERS = re.compile(r"^(cuda|cublas|cudnn|curand|cusparse|cusolver|cufft|nccl|thrust/|cub/|ATen/cuda/|"
                            r"c10/cuda/|cutlass/|nvToolsExt|mma\.h|cooperative_groups)")
 _PYBIND = re.compile(r"PYBIND11_MODULE\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
@@ -59,10 +60,13 @@ def read_cuda(text: str) -> CudaFacts:
             registrations.append(Registration(name=name, kind=kind, path="", line=_line_of(line_starts, match.start()),
                                               namespace=key if kind == "torch_library_impl" else namespace,
                                               signature=signature))
-    includes = tuple(sorted({m.group(1) for m in _INCLUDE.finditer(text) if _CUDA_HEADERS.match(m.group(1))}))
+    included = [m.group(1) for m in _INCLUDE.finditer(text)]
+    includes = tuple(sorted({name for name in included if _CUDA_HEADERS.match(name)}))
+    local = tuple(sorted({m.group(1) for m in _LOCAL_INCLUDE.finditer(text)}))
     code_lines = sum(1 for line in masked.splitlines() if line.strip())
     return CudaFacts(kernels=tuple(kernels), registrations=tuple(registrations),
-                     launches=len(_LAUNCH.findall(masked)), cuda_includes=includes, code_lines=code_lines,
+                     launches=len(_LAUNCH.findall(masked)), cuda_includes=includes, includes=local,
+                     code_lines=code_lines,
                      pybind_module=pybind_module)
 
 
