@@ -44,3 +44,20 @@ def test_bad_target_is_a_usage_error():
 
 def test_missing_path_is_a_usage_error():
     assert CliRunner().invoke(main, ["scan", "/no/such/dir"]).exit_code == 2
+
+
+def test_installed_console_script_finds_its_data(tmp_path):
+    """The `migrator` on PATH (a real, non-editable install in CI) loads maps shipped inside the wheel."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("migrator")
+    if exe is None:
+        import pytest
+        pytest.skip("migrator is not installed on PATH")
+    out = tmp_path / "r.json"
+    done = subprocess.run([exe, "scan", str(REPO / "examples"), "--format", "json", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["findings"] and report["custom_ops"][0]["name"] == "model._fused_rmsnorm"

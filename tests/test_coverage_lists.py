@@ -1,0 +1,78 @@
+"""One realistic line per item of the scan-core checklist: each must produce its finding."""
+import pytest
+
+from migrator.model import Category, Status
+
+
+@pytest.mark.parametrize("code, rule, api", [
+    pytest.param("import torch\ntorch.cuda.set_device(0)\n", "device-call", "torch.cuda.set_device", id="set_device"),
+    pytest.param("import torch\nfree, total = torch.cuda.mem_get_info()\n", "device-call", "torch.cuda.mem_get_info",
+                 id="memory-query"),
+    pytest.param("import torch\ns = torch.cuda.Stream()\n", "device-call", "torch.cuda.Stream", id="stream"),
+    pytest.param("import torch\ne = torch.cuda.Event(enable_timing=True)\n", "device-call", "torch.cuda.Event",
+                 id="event"),
+    pytest.param("import torch\ng = torch.cuda.CUDAGraph()\n", "device-call", "torch.cuda.CUDAGraph", id="graph"),
+    pytest.param("import torch\nok = torch.cuda.is_bf16_supported()\n", "device-call",
+                 "torch.cuda.is_bf16_supported", id="bf16-check"),
+    pytest.param("import torch\np = torch.cuda.get_device_properties(0)\n", "device-call",
+                 "torch.cuda.get_device_properties", id="properties"),
+    pytest.param("import torch\ntorch.backends.cudnn.deterministic = True\n", "device-call",
+                 "torch.backends.cudnn.deterministic", id="cudnn-flag"),
+    pytest.param("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "device-call",
+                 "torch.backends.cuda.matmul.allow_tf32", id="tf32-flag"),
+    pytest.param("from torch.utils.data import DataLoader\n"
+                 "dl = DataLoader([], pin_memory=True, pin_memory_device='cuda')\n", "device-argument",
+                 "torch.utils.data.DataLoader", id="pin-memory-device"),
+    pytest.param("import torch.distributed as dist\nif dist.is_nccl_available():\n    pass\n", "nccl-api",
+                 "torch.distributed.is_nccl_available", id="nccl-check"),
+    pytest.param("from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\nm = FSDP(model)\n",
+                 "distributed-wrapper", "torch.distributed.fsdp.FullyShardedDataParallel", id="fsdp"),
+    pytest.param("from apex import amp\nmodel, opt = amp.initialize(model, opt, opt_level='O1')\n", "cuda-library",
+                 "apex.amp.initialize", id="apex-amp"),
+    pytest.param("from apex.normalization import FusedLayerNorm\nln = FusedLayerNorm(512)\n", "cuda-library",
+                 "apex.normalization.FusedLayerNorm", id="apex-layernorm"),
+    pytest.param("import xformers.ops as xops\ny = xops.memory_efficient_attention(q, k, v)\n", "cuda-library",
+                 "xformers.ops.memory_efficient_attention", id="xformers"),
+    pytest.param("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)\n", "cuda-library",
+                 "bitsandbytes.optim.Adam8bit", id="bitsandbytes"),
+    pytest.param("import transformer_engine.pytorch as te\nlayer = te.Linear(8, 8)\n", "cuda-library",
+                 "transformer_engine.pytorch.Linear", id="transformer-engine"),
+    pytest.param("from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)\n", "cuda-library",
+                 "deepspeed.ops.adam.FusedAdam", id="deepspeed-ops"),
+    pytest.param("import triton\n@triton.autotune(configs=[], key=['n'])\n@triton.jit\ndef k(x):\n    pass\n",
+                 "cuda-library", "triton.autotune", id="triton-autotune"),
+    pytest.param("import pynvml\npynvml.nvmlInit()\n", "cuda-library", "pynvml.nvmlInit", id="pynvml"),
+    pytest.param("import torch\ntorch.cuda.nvtx.range_push('step')\n", "device-call", "torch.cuda.nvtx.range_push",
+                 id="nvtx"),
+    pytest.param("import torch\nx = torch.zeros(2, dtype=torch.float8_e4m3fn)\n", "risky-dtype",
+                 "torch.float8_e4m3fn", id="fp8"),
+    pytest.param("import torch\nz = torch.view_as_complex(torch.ones(2, 2))\n", "risky-dtype",
+                 "torch.view_as_complex", id="view-as-complex"),
+    pytest.param("import torch\nz = torch.polar(torch.ones(2), torch.ones(2))\n", "risky-dtype", "torch.polar",
+                 id="polar"),
+])
+def test_checklist_item_is_found(scan_code, code, rule, api):
+    findings = scan_code(code)
+    assert any(f.rule == rule and f.api == api for f in findings), [(f.rule, f.api) for f in findings]
+
+
+def test_vendor_replacements_for_libraries(scan_code):
+    findings = scan_code("from apex.optimizers import FusedAdam\nfrom flash_attn import flash_attn_func\n"
+                         "opt = FusedAdam(params, lr=1e-3)\nout = flash_attn_func(q, k, v, causal=True)\n")
+    adam = next(f for f in findings if f.api == "apex.optimizers.FusedAdam" and f.span.line == 3).verdicts
+    assert adam["neuware"].suggestion.startswith("torch_mlu.optimizers.FusedAdam")
+    assert adam["cann"].status == Status.REWRITE and "fused=True" in adam["cann"].suggestion
+    assert adam["kunlun"].status == Status.PORT
+    flash = next(f for f in findings if f.span.line == 4).verdicts
+    assert flash["cann"].suggestion.startswith("torch_npu.npu_fusion_attention")
+    assert "op_plugin_functions" in flash["cann"].source
+    assert {f.category for f in findings} == {Category.THIRD_PARTY}
+
+
+def test_triton_launch_of_repo_kernel(scan_tree):
+    report = scan_tree({
+        "kernels.py": "import triton\nimport triton.language as tl\n@triton.jit\ndef add_kernel(x, n):\n    pass\n",
+        "ops.py": "import torch\nfrom kernels import add_kernel\ndef add(x):\n    add_kernel[(4,)](x, 4)\n",
+    })
+    launches = [f for f in report.findings if f.rule == "triton-launch"]
+    assert [(f.path, f.span.line) for f in launches] == [("ops.py", 4)]
