@@ -118,7 +118,7 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
             try:
                 lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
                 base = folder.relative_to(root).as_posix()
-                specs = specs + ((base if base != "." else "", pathspec.PathSpec.from_lines("gitwildmatch", lines)),)
+                specs = specs + ((base if base != "." else "", pathspec.GitIgnoreSpec.from_lines(lines)),)
             except OSError:
                 pass
         subdirs = []
