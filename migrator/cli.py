@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -61,6 +62,62 @@ def maps_build(upstream: Path, out: Path) -> None:
     except MapsBuildError as exc:
         raise click.ClickException(str(exc))
     click.echo(f"wrote {len(written)} files under {out}")
+
+
+@maps.command("trace")
+@click.option("--native-functions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="native_functions.yaml naming the APIs no sample covers (e.g. torch 2.7.1's).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("operator_maps/torch_api.json"),
+              show_default=True)
+def maps_trace(native_functions: Path, out: Path) -> None:
+    """Regenerate the torch API table by tracing PyTorch's sample inputs (needs torch and expecttest)."""
+    try:
+        from .maps.trace_api import write_table
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise click.ClickException(f"needs torch: {exc}")
+    write_table(native_functions, out)
+    click.echo(f"wrote {out}")
+
+
+@maps.command("show")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def maps_show(fmt: str) -> None:
+    """What the data covers: per target and version, the runtime, sources and aten ops by status."""
+    from .maps.show import maps_summary, render_summary
+
+    summary = maps_summary()
+    if fmt == "json":
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_summary(summary), nl=False)
+
+
+@main.command()
+@click.argument("api")
+@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
+              help="Comma-separated targets, each optionally with a version.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain(api: str, targets: str, fmt: str) -> None:
+    """The aten ops a Python API runs and each target's verdict, message and source.
+
+    API is a fully qualified name: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
+    torch.cuda.synchronize.
+    """
+    from .explain import UnknownApi, explain_api, render_explanation
+
+    try:
+        chosen = resolve_targets([t for t in targets.split(",") if t.strip()])
+    except TargetSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--target")
+    try:
+        result = explain_api(api, chosen)
+    except UnknownApi as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_explanation(result), nl=False)
 
 
 class _Progress:

@@ -19,7 +19,7 @@ def test_committed_maps_equal_a_fresh_build():
         assert (REPO / "operator_maps" / rel).read_text(encoding="utf-8") == text, rel
     committed = {p.relative_to(REPO / "operator_maps").as_posix()
                  for p in (REPO / "operator_maps").rglob("*.json")}
-    assert committed == set(fresh)
+    assert committed == set(fresh) | {"torch_api.json"}  # the API table comes from `maps trace` (needs torch)
 
 
 @needs_upstream
@@ -34,14 +34,14 @@ def test_curated_row_without_evidence_fails_the_build(tmp_path):
 
 
 def test_every_map_entry_names_its_source():
-    for path in (maps_dir() / "device").glob("*.json"):
+    for path in sorted((maps_dir() / "device").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         assert data["sources"] and data["device_string"]["source"]
         assert all(entry.get("source") for entry in data["apis"].values()), path.name
 
 
 @pytest.mark.parametrize("spec, expected", [
-    pytest.param(None, ["cann@2.7-9.1", "neuware@1.25-2.4", "kunlun@shim"], id="defaults"),
+    pytest.param(None, ["cann@2.7-9.1", "neuware@1.25-2.4", "kunlun@kl3"], id="defaults"),
     pytest.param(["cann@2.1-8.0"], ["cann@2.1-8.0"], id="pinned-version"),
 ])
 def test_target_selection(spec, expected):

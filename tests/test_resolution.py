@@ -110,9 +110,14 @@ def test_unsupported_api_is_reported_from_docs(scan_code):
     assert findings[0].verdicts["cann"].status == Status.UNSUPPORTED
 
 
-def test_ops_are_unknown_until_maps(scan_code):
+def test_op_use_is_recorded_with_its_qualified_name_and_ops(scan_code):
     findings = by_rule(scan_code("import torch.nn.functional as F\ny = F.gelu(1)\n"), "torch-op")
     assert findings[0].api == "torch.nn.functional.gelu"
+    assert findings[0].ops == ("aten::gelu", "aten::gelu_backward")
+
+
+def test_unknown_torch_api_is_unknown_never_supported(scan_code):
+    findings = by_rule(scan_code("import torch\ny = torch.some_future_op(1)\n"), "torch-op")
     assert {v.status for v in findings[0].verdicts.values()} == {Status.UNKNOWN}
 
 

@@ -64,25 +64,36 @@ _NEUWARE_TOKEN_RENAMES = ("cuda", "nccl", "nvtx", "CUDAGraph")
 
 def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     """Return {relative output path: file text} for every generated map."""
+    from .ops_build import OP_RELEASES, build_op_maps
+
     upstream = Path(upstream)
     outputs: Dict[str, object] = {}
-    targets = []
+    devices: Dict[str, str] = {}
     for release in CANN_RELEASES:
-        table = _cann_device_table(upstream, release)
-        name = f"device/cann-{release.version}.json"
-        outputs[name] = table
-        targets.append(_target_entry("cann", release.version, release.runtime, table, name,
-                                     default=release is CANN_RELEASES[0]))
-    neuware = _neuware_device_table(upstream)
-    outputs[f"device/neuware-{NEUWARE_VERSION}.json"] = neuware
-    targets.append(_target_entry("neuware", NEUWARE_VERSION, NEUWARE_RUNTIME, neuware,
-                                 f"device/neuware-{NEUWARE_VERSION}.json", default=True))
-    kunlun = _kunlun_device_table(curated)
-    outputs["device/kunlun-shim.json"] = kunlun
-    targets.append(_target_entry("kunlun", "shim", kunlun["runtime"], kunlun, "device/kunlun-shim.json",
-                                 default=True))
+        devices[f"cann@{release.torch_line}"] = f"device/cann-torch{release.torch_line}.json"
+        outputs[devices[f"cann@{release.torch_line}"]] = _cann_device_table(upstream, release)
+    outputs["device/neuware-r2.4.json"] = _neuware_device_table(upstream)
+    outputs["device/kunlun-shim.json"] = _kunlun_device_table(curated)
     outputs["api_support/cann-2.7-9.1.json"] = _cann_api_support(upstream, CANN_RELEASES[0])
     outputs[f"api_support/neuware-{NEUWARE_VERSION}.json"] = _neuware_api_support(upstream)
+    outputs.update(build_op_maps(upstream, curated))
+    targets = []
+    defaults = {"cann": "2.7-9.1", "neuware": "1.25-2.4", "kunlun": "kl3"}
+    for release in OP_RELEASES:
+        if release.target == "cann":
+            device = devices[f"cann@{release.torch_line}"]
+        elif release.target == "neuware":
+            device = "device/neuware-r2.4.json"  # the only gpu_migration table published
+        else:
+            device = "device/kunlun-shim.json"
+        op_map = f"ops/{release.target}-{release.version}.json"
+        sources = sorted(set(outputs[device]["sources"]) | set(outputs[op_map]["sources"]))
+        targets.append({
+            "id": release.target, "version": release.version, "runtime": release.runtime,
+            "torch_line": release.torch_line, "default": defaults[release.target] == release.version,
+            "sources": sources, "device_map": device, "op_map": op_map,
+            "api_support": release.api_support, "npu_skips": release.npu_skips,
+        })
     outputs["third_party.json"] = _third_party_table(upstream, curated)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
@@ -124,17 +135,6 @@ def _source_label(rel: str, meta: Optional[Mapping] = None) -> str:
     if meta and meta.get("commit"):
         return f"{Path(rel).name} ({meta.get('repo', '?')}@{str(meta['commit'])[:12]})"
     return Path(rel).name
-
-
-def _target_entry(target: str, version: str, runtime: str, table: Mapping, path: str, default: bool) -> dict:
-    return {
-        "id": target,
-        "version": version,
-        "runtime": runtime,
-        "default": default,
-        "sources": sorted(set(table["sources"])),
-        "device_map": path,
-    }
 
 
 # ---------------------------------------------------------------------------------------------- CANN

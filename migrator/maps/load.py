@@ -44,9 +44,12 @@ class ApiRule:
 
 @dataclass(frozen=True)
 class TargetMap:
+    """One target at one data version: device/API renames, aten operator coverage, the vendor's API list."""
+
     id: str
     version: str
     runtime: str
+    torch_line: Optional[str]
     sources: Tuple[str, ...]
     device_to: str
     backend_to: str
@@ -55,7 +58,9 @@ class TargetMap:
     import_first: Optional[str]
     substitute: bool
     apis: Mapping[str, Mapping[str, object]]
+    op_map_file: Optional[str] = None
     api_support_file: Optional[str] = None
+    npu_skips_file: Optional[str] = None
 
     def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
@@ -71,6 +76,16 @@ class TargetMap:
         data = _load_json(self.api_support_file)
         entry = data.get("env", {}).get(name)
         return (entry, data["env_source"]) if entry is not None else None
+
+    def op_map(self) -> Mapping[str, object]:
+        return _load_json(self.op_map_file) if self.op_map_file else {"ops": {}, "sources": [], "reasons": {}}
+
+    def npu_skips(self, opinfo_name: str) -> Optional[Tuple[Mapping[str, object], str]]:
+        if not self.npu_skips_file:
+            return None
+        data = _load_json(self.npu_skips_file)
+        entry = data["skips"].get(opinfo_name)
+        return (entry, data["source"]) if entry is not None else None
 
     @property
     def label(self) -> str:
@@ -110,7 +125,7 @@ def available_targets() -> Tuple[Mapping[str, object], ...]:
 
 
 def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
-    """``["cann", "neuware@1.25-2.4"]`` -> maps, in the order given; ``None`` means every target's default."""
+    """``["cann", "neuware@1.22-2.4"]`` -> maps, in the order given; ``None`` means every target's default."""
     items = list(spec) if spec else list(TARGET_IDS)
     chosen = []
     for item in items:
@@ -128,18 +143,20 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
             entry = next(t for t in candidates if t["default"])
         if any(c.id == name for c in chosen):
             raise TargetSpecError(f"target {name!r} given twice")
-        chosen.append(load_target(str(entry["device_map"])))
+        chosen.append(load_target(name, str(entry["version"])))
     return tuple(chosen)
 
 
 @lru_cache(maxsize=None)
-def load_target(rel: str) -> TargetMap:
-    data = _load_json(rel)
+def load_target(target: str, version: str) -> TargetMap:
+    entry = next(t for t in available_targets() if t["id"] == target and t["version"] == version)
+    data = _load_json(str(entry["device_map"]))
     return TargetMap(
-        id=data["target"],
-        version=data["version"],
-        runtime=data["runtime"],
-        sources=tuple(data["sources"]),
+        id=target,
+        version=version,
+        runtime=str(entry["runtime"]),
+        torch_line=entry.get("torch_line"),
+        sources=tuple(entry["sources"]),
         device_to=data["device_string"]["to"],
         backend_to=data["backend_string"]["to"],
         device_source=data["device_string"]["source"],
@@ -147,13 +164,10 @@ def load_target(rel: str) -> TargetMap:
         import_first=data.get("import_first"),
         substitute=bool(data.get("substitute")),
         apis=data["apis"],
-        api_support_file=_api_support_file(data["target"], data["version"]),
+        op_map_file=entry.get("op_map"),
+        api_support_file=entry.get("api_support"),
+        npu_skips_file=entry.get("npu_skips"),
     )
-
-
-def _api_support_file(target: str, version: str) -> Optional[str]:
-    rel = f"api_support/{target}-{version}.json"
-    return rel if (maps_dir() / rel).is_file() else None
 
 
 @dataclass(frozen=True)
@@ -188,6 +202,15 @@ def third_party() -> ThirdParty:
 @lru_cache(maxsize=None)
 def tensor_methods() -> FrozenSet[str]:
     return frozenset(_load_json("tensor_methods.json")["methods"])
+
+
+@lru_cache(maxsize=None)
+def torch_api_table() -> Mapping[str, Mapping[str, object]]:
+    """Python API -> aten ops it runs (forward, backward), from ``operator_maps/torch_api.json``."""
+    path = maps_dir() / "torch_api.json"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))["apis"]
 
 
 def target_index(maps: Sequence[TargetMap]) -> Dict[str, TargetMap]:

@@ -48,6 +48,7 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
                 id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
                 rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
                 snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
+                ops=rule.ops(usage, ctx),
             ))
             break
     return findings

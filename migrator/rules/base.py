@@ -64,6 +64,10 @@ class Rule:
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError
 
+    def ops(self, usage: Usage, ctx: RuleContext) -> Tuple[str, ...]:
+        """The aten ops behind a claimed usage (operator rules only)."""
+        return ()
+
     def category_for(self, usage: Usage) -> Category:
         return self.category
 

@@ -1,9 +1,10 @@
-"""Every other torch API use: recorded with its qualified name for the operator maps to judge."""
+"""Every other torch API use: judged by the aten ops it runs on each target (the operator maps)."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
+from ..maps.coverage import api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, per_target
 
@@ -14,28 +15,55 @@ _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", 
             "torch.get_default_dtype", "torch.set_default_dtype", "torch.set_printoptions", "torch.typename",
             "torch.Generator", "torch.optim.lr_scheduler", "torch.library", "torch.ops", "torch.autograd.Function",
             "torch.nn.Module", "torch.nn.Parameter", "torch.nn.ModuleList", "torch.nn.ModuleDict",
-            "torch.nn.Sequential", "torch.nn.ParameterList", "torch.nn.init.", "torch.nn.utils.parametriz",
+            "torch.nn.Sequential", "torch.nn.ParameterList", "torch.nn.utils.parametriz",
             "torch.Tensor.item", "torch.Tensor.tolist", "torch.Tensor.numpy", "torch.Tensor.size",
             "torch.Tensor.dim", "torch.Tensor.numel", "torch.Tensor.is_contiguous", "torch.Tensor.register_hook",
             "torch.nn.Module.", "torch.amp", "torch.autocast", "torch.compile", "torch.__version__")
 
 
 class TorchOp(Rule):
-    """A torch op or module use (``torch.matmul``, ``F.gelu``, ``nn.Conv2d``, ``x.masked_fill``).
+    """A torch op, module or optimizer use (``torch.matmul``, ``F.gelu``, ``nn.Conv2d``, ``x.masked_fill``,
+    ``torch.optim.AdamW``).
 
-    Its verdict is ``unknown`` until the operator maps give aten-level coverage: never ``supported``
-    without data.
+    What it does: looks up the aten ops the API runs (traced from PyTorch's own samples, forward and
+    backward) in the target's operator map, and refines that with the vendor's API list.
+    Why: an op with no device kernel silently runs on the host CPU; a composite op needs no kernel.
+    Verdicts: ``supported``, ``partial`` (documented limits), ``fallback`` (names the ops that run on the
+    CPU), ``unsupported`` (documented as such), ``unknown`` (no data: never guessed).
     """
 
     name = "torch-op"
     category = Category.OP
-    summary = "torch operators"
+    summary = "torch operators, modules and optimizers"
+    VALID = ("import torch\nwith torch.no_grad():\n    pass\n",)
+    INVALID = ("import torch.nn.functional as F\ny = F.gelu(x)\n", "import torch\nz = torch.matmul(a, b)\n")
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in ("call", "method") or not usage.api.startswith("torch."):
             return None
         if usage.api.startswith(_NOT_OPS):
             return None
-        return per_target(ctx, lambda t: Verdict(
-            Status.UNKNOWN, f"operator coverage for `{usage.api}` on {t.id} comes from the operator maps, "
-            "which do not cover it yet", "no operator map"))
+        path = _optimizer_path(usage)
+
+        def verdict(target) -> Verdict:
+            coverage = api_coverage(target, usage.api, path)
+            if coverage is None:
+                return Verdict(Status.UNKNOWN, f"no aten trace and no vendor list entry for `{usage.api}` on "
+                               f"{target.id}", "operator maps")
+            return coverage.verdict
+        return per_target(ctx, verdict)
+
+    def ops(self, usage: Usage, ctx: RuleContext) -> Tuple[str, ...]:
+        return api_ops(usage.api, _optimizer_path(usage))[0]
+
+
+def _optimizer_path(usage: Usage) -> Optional[str]:
+    """The optimizer implementation a call selects: ``fused=True``, ``foreach=False``, else the default."""
+    if not usage.api.startswith("torch.optim.") or usage.kind != "call":
+        return None
+    flags = {a.keyword: a.value.text for a in usage.args if a.keyword in ("fused", "foreach")}
+    if flags.get("fused") == "True":
+        return "fused"
+    if flags.get("foreach") == "False":
+        return "for-loop"
+    return None

@@ -1,0 +1,147 @@
+"""The verdict for one Python API on one target: its traced aten ops judged by the target's operator map,
+then refined by what the vendor says of the API itself (documented limits, not supported, test skips)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..model import Status, Verdict
+from .load import TargetMap, torch_api_table
+
+#: How aten-level reasons read in a message.
+_REASON_TEXT = {
+    "not-registered": "no {target} kernel",
+    "composite-implicit": "a composite op (decomposes; not traced further)",
+    "kunlun-unlisted": "no Kunlun kernel for its Paddle equivalent",
+    "kunlun-unmapped": "no reviewed aten-to-Paddle mapping",
+    "kunlun-dtypes": "Kunlun kernel for float16/bfloat16 only",
+    "missing": "not in aten {line}",
+}
+#: Aggregation: the worst op decides, in this order.
+_ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
+#: OpInfo tests whose dtype skips mean the op misbehaves for that dtype on NPU.
+_SKIP_TESTS = ("test_compare_cpu", "test_backward", "test_dtypes", "test_variant_consistency_eager")
+_TRAINING_DTYPES = ("float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True)
+class ApiCoverage:
+    api: str
+    ops: Tuple[str, ...]
+    verdict: Verdict
+    traced: bool
+
+
+def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Optional[str]]:
+    """(aten ops, row source) for an API: forward and backward, or one optimizer path."""
+    row = torch_api_table().get(api)
+    if row is None:
+        return (), None
+    if path and row.get("paths", {}).get(path):
+        return tuple(row["paths"][path]), str(row["source"])
+    return tuple(sorted(set(row["forward"]) | set(row.get("backward", ())))), str(row["source"])
+
+
+def api_coverage(target: TargetMap, api: str, path: Optional[str] = None) -> Optional[ApiCoverage]:
+    """None when neither the API table nor the vendor's API list knows ``api``."""
+    ops, row_source = api_ops(api, path)
+    documented = target.documented(api)
+    if not ops:
+        if documented is None:
+            return None
+        return ApiCoverage(api, (), _documented_only(target, api, documented), False)
+    op_map = target.op_map()
+    reasons: Dict[str, str] = {op: op_map["ops"].get(op, "missing") for op in ops}
+    statuses = {op: Status(op_map["reasons"].get(reason, "unknown")) for op, reason in reasons.items()}
+    status = next(s for s in _ORDER if s in statuses.values() or s == Status.SUPPORTED)
+    message = _ops_message(target, api, status, reasons, statuses, row_source, path)
+    sources = [str(s) for s in op_map.get("sources", ())]
+    verdict = Verdict(status, message, "; ".join(sources))
+    verdict = _refine(target, api, verdict, documented)
+    return ApiCoverage(api, ops, verdict, row_source != "native_functions")
+
+
+def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[str, str],
+                 statuses: Mapping[str, Status], row_source: Optional[str], path: Optional[str]) -> str:
+    prefix = "substitute data (Paddle's Kunlun op list): " if target.substitute else ""
+    how = "listed by name in native_functions.yaml, not traced" if row_source == "native_functions" else \
+        f"traced{' (' + path + ' path)' if path else ''}"
+    if status == Status.SUPPORTED:
+        return (f"{prefix}all {len(reasons)} aten ops it runs ({how}) have {target.id} kernels or backend-agnostic "
+                "implementations")
+    worst = [op for op, s in statuses.items() if s == status]
+    details = ", ".join(f"{op} ({_reason(target, reasons[op])})" for op in worst[:6])
+    more = f" and {len(worst) - 6} more" if len(worst) > 6 else ""
+    if status == Status.FALLBACK:
+        return (f"{prefix}{details}{more}: runs on the host CPU through the vendor's fallback (correct but slow; "
+                f"each call copies tensors between device and host); {len(reasons)} ops in all ({how})")
+    if status == Status.PARTIAL:
+        return f"{prefix}{details}{more}; {len(reasons)} ops in all ({how})"
+    return f"{prefix}the data cannot say for {details}{more}; {len(reasons)} ops in all ({how})"
+
+
+def _reason(target: TargetMap, reason: str) -> str:
+    return _REASON_TEXT.get(reason, reason).format(target=target.id, line=target.torch_line)
+
+
+def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdict:
+    """The vendor's own word on the API: not supported, documented limits, tests that skip dtypes."""
+    notes: List[str] = []
+    status = verdict.status
+    sources = [verdict.source]
+    if documented is not None:
+        entry, source = documented
+        if entry.get("documented") == "N":
+            limits = f": {entry['limitations']}" if entry.get("limitations") else ""
+            return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits} "
+                           f"({verdict.message})", f"{source}; {verdict.source}")
+        if entry.get("limitations"):
+            notes.append(f"vendor notes: {_clip(str(entry['limitations']))}")
+            status = Status.PARTIAL if status == Status.SUPPORTED else status
+            sources.append(source)
+        if entry.get("validated") is False:
+            notes.append("the vendor lists it as not validated")
+            sources.append(source)
+    skips = target.npu_skips(_opinfo_name(api))
+    if skips is not None:
+        entry, source = skips
+        dtypes = sorted({d for test in _SKIP_TESTS for d in entry.get(test, ()) if d in _TRAINING_DTYPES})
+        if dtypes:
+            notes.append(f"torch_npu skips its OpInfo tests for {', '.join(dtypes)} on NPU")
+            status = Status.PARTIAL if status == Status.SUPPORTED else status
+            sources.append(source)
+    if not notes:
+        return verdict
+    return Verdict(status, f"{verdict.message}; " + "; ".join(notes), "; ".join(dict.fromkeys(sources)))
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _documented_only(target: TargetMap, api: str, documented) -> Verdict:
+    entry, source = documented
+    limits = f": {entry['limitations']}" if entry.get("limitations") else ""
+    if entry.get("documented") == "N":
+        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
+    if entry.get("validated") is False:
+        return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
+    status = Status.PARTIAL if limits else Status.SUPPORTED
+    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits} (no aten trace for it)", source)
+
+
+def _opinfo_name(api: str) -> str:
+    if api.startswith("torch.Tensor."):
+        return api[len("torch.Tensor."):]
+    return api[len("torch."):] if api.startswith("torch.") else api
+
+
+def close_matches(api: str, limit: int = 5) -> Sequence[str]:
+    import difflib
+
+    names = list(torch_api_table())
+    tail = api.rsplit(".", 1)[-1]
+    same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
+    return (same_tail + [n for n in difflib.get_close_matches(api, names, n=limit, cutoff=0.6)
+                         if n not in same_tail])[:limit]

@@ -1,0 +1,335 @@
+"""Generate the torch API table: which aten op overloads each public Python API runs, forward and backward.
+
+PyTorch's own sample inputs drive it: the OpInfo database (``torch.*``, ``torch.nn.functional.*``,
+``torch.Tensor`` methods, ``torch.linalg/fft/special``), the ModuleInfo database (``torch.nn`` modules)
+and the OptimizerInfo database (optimizers, for-loop / foreach / fused paths). Each sample runs on the CPU
+under a ``TorchDispatchMode`` that records every ``aten::`` overload reaching the backend, so composite
+ops are already decomposed. Backward ops are recorded separately by differentiating the outputs.
+
+APIs no sample covers fall back to the names in ``native_functions.yaml`` (function and method variants),
+marked ``"source": "native_functions"``: their op list is every overload of that name, not a trace.
+
+Needs torch (``pip install torch==2.13.0``) and ``expecttest`` (imported by torch's test databases).
+The generated table is committed, so scanning never needs torch.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+import yaml
+
+SAMPLES_PER_OP = 2
+TABLE_SCHEMA = "migrator.torch-api/1"
+
+
+class _Recorder:
+    """Collects aten overload names and input dtypes seen while a sample runs."""
+
+    def __init__(self) -> None:
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        recorder = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = _overload_name(func)
+                if name.startswith("aten::"):  # not profiler:: or other bookkeeping namespaces
+                    recorder.ops.add(name)
+                for value in _flatten((args, kwargs or {})):
+                    if isinstance(value, torch.Tensor):
+                        recorder.dtypes.add(str(value.dtype).replace("torch.", ""))
+                return func(*args, **(kwargs or {}))
+
+        self.mode_class = Mode
+        self.ops: Set[str] = set()
+        self.dtypes: Set[str] = set()
+
+    def run(self, call: Callable[[], object]) -> Tuple[Set[str], Set[str], object]:
+        self.ops, self.dtypes = set(), set()
+        with self.mode_class():
+            result = call()
+        return self.ops, self.dtypes, result
+
+
+def _overload_name(func) -> str:
+    schema = func._schema
+    name = schema.name.split("::", 1)[-1]
+    namespace = schema.name.split("::", 1)[0] if "::" in schema.name else "aten"
+    overload = schema.overload_name
+    return f"{namespace}::{name}.{overload}" if overload else f"{namespace}::{name}"
+
+
+def _flatten(value) -> Iterable[object]:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _flatten(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _flatten(item)
+    else:
+        yield value
+
+
+class _Table:
+    def __init__(self) -> None:
+        self.apis: Dict[str, Dict[str, Set[str]]] = {}
+        self.sources: Dict[str, str] = {}
+        self.paths: Dict[str, Dict[str, Set[str]]] = {}
+
+    def add(self, api: str, source: str, forward: Set[str], backward: Set[str], dtypes: Set[str]) -> None:
+        entry = self.apis.setdefault(api, {"forward": set(), "backward": set(), "dtypes": set()})
+        entry["forward"] |= forward
+        entry["backward"] |= backward
+        entry["dtypes"] |= dtypes
+        self.sources.setdefault(api, source)
+
+    def to_json(self, torch_version: str) -> dict:
+        apis = {}
+        for api in sorted(self.apis):
+            entry = self.apis[api]
+            row = {"forward": sorted(entry["forward"]), "backward": sorted(entry["backward"]),
+                   "dtypes": sorted(entry["dtypes"]), "source": self.sources[api]}
+            if api in self.paths:
+                row["paths"] = {k: sorted(v) for k, v in sorted(self.paths[api].items())}
+            apis[api] = row
+        return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
+                "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
+                          "TorchDispatchMode; 'native_functions' rows list overloads by name only",
+                "apis": apis}
+
+
+def generate(native_functions: Path, progress: Optional[Callable[[str], None]] = None) -> dict:
+    import torch
+
+    warnings.filterwarnings("ignore")
+    torch.manual_seed(0)
+    table = _Table()
+    recorder = _Recorder()
+    _trace_opinfos(table, recorder, progress)
+    _trace_modules(table, recorder, progress)
+    _trace_optimizers(table, recorder, progress)
+    _native_function_names(table, native_functions)
+    return table.to_json(torch.__version__.split("+")[0])
+
+
+def write_table(native_functions: Path, out: Path, progress=None) -> Path:
+    data = generate(native_functions, progress)
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return out
+
+
+# ------------------------------------------------------------------------------------------ OpInfo
+
+
+def _trace_opinfos(table: _Table, recorder: _Recorder, progress) -> None:
+    import torch
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    for info in op_db:
+        if progress:
+            progress(f"op {info.name}")
+        dtype = _sample_dtype(info)
+        if dtype is None:
+            continue
+        grad = bool(info.supports_autograd) and dtype.is_floating_point
+        apis = _opinfo_apis(info)
+        if not apis:
+            continue
+        try:
+            samples = list(info.sample_inputs("cpu", dtype, requires_grad=grad))[:SAMPLES_PER_OP]
+        except Exception:
+            continue
+        for sample in samples:
+            for api, call in apis:
+                forward, backward, dtypes = _trace_call(recorder, lambda: call(sample), grad)
+                if forward:
+                    table.add(api, "opinfo", forward, backward, dtypes)
+
+
+def _opinfo_apis(info) -> List[Tuple[str, Callable]]:
+    """(public API name, callable taking a SampleInput) for the function, method and in-place variants."""
+    apis: List[Tuple[str, Callable]] = []
+    op = info.op
+    if op is not None:  # often a lambda around the public function (to set a seed, say): name it by the OpInfo
+        names = [f"torch.{info.name}"] + [f"torch.{alias.name}" for alias in info.aliases]
+        for name in names:
+            if _public(name):
+                apis.append((name, lambda s, op=op: op(s.input, *s.args, **s.kwargs)))
+    method = info.method_variant
+    if method is not None and getattr(method, "__name__", "<lambda>") != "<lambda>":
+        name = f"torch.Tensor.{method.__name__}"
+        apis.append((name, lambda s, m=method: m(s.input, *s.args, **s.kwargs)))
+    inplace = info.inplace_variant
+    if inplace is not None and getattr(inplace, "__name__", "<lambda>") != "<lambda>":
+        name = f"torch.Tensor.{inplace.__name__}"
+        apis.append((name, lambda s, m=inplace: m(_clone(s.input), *s.args, **s.kwargs)))
+    return apis
+
+
+def _public(name: str) -> bool:
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    try:
+        return hasattr(importlib.import_module(module), attr)
+    except Exception:
+        return False
+
+
+def _clone(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return value
+
+
+def _sample_dtype(info):
+    import torch
+
+    try:
+        supported = info.supported_dtypes("cpu")
+    except Exception:
+        return None
+    for dtype in (torch.float32, torch.int64, torch.bool):
+        if dtype in supported:
+            return dtype
+    return None
+
+
+def _trace_call(recorder: _Recorder, call: Callable[[], object], grad: bool):
+    import torch
+
+    try:
+        forward, dtypes, result = recorder.run(call)
+    except Exception:
+        return set(), set(), set()
+    backward: Set[str] = set()
+    if grad:
+        outputs = [t for t in _flatten(result) if isinstance(t, torch.Tensor) and t.requires_grad
+                   and t.grad_fn is not None and t.dtype.is_floating_point and t.layout == torch.strided]
+        leaves = _leaves(outputs)
+        if outputs and leaves:
+            try:
+                grads = [torch.ones_like(t) for t in outputs]
+                backward, _, _ = recorder.run(lambda: torch.autograd.grad(outputs, leaves, grads, allow_unused=True))
+            except Exception:
+                backward = set()
+    return forward, backward, dtypes
+
+
+def _leaves(outputs) -> List[object]:
+    """The leaf tensors the outputs depend on (sample inputs created with requires_grad)."""
+    seen, leaves, stack = set(), [], [t.grad_fn for t in outputs]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if hasattr(fn, "variable"):
+            leaves.append(fn.variable)
+        stack.extend(next_fn for next_fn, _ in getattr(fn, "next_functions", ()))
+    return leaves
+
+
+# ---------------------------------------------------------------------------------------- ModuleInfo
+
+
+def _trace_modules(table: _Table, recorder: _Recorder, progress) -> None:
+    import torch
+    from torch.testing._internal.common_modules import module_db
+
+    for info in module_db:
+        cls = info.module_cls
+        api = f"torch.nn.{cls.__name__}" if getattr(torch.nn, cls.__name__, None) is cls else \
+            f"{cls.__module__}.{cls.__qualname__}"
+        if progress:
+            progress(f"module {api}")
+        try:
+            inputs = info.module_inputs_func(info, device="cpu", dtype=torch.float32, requires_grad=True,
+                                             training=True)[:SAMPLES_PER_OP]
+        except Exception:
+            continue
+        for module_input in inputs:
+            if module_input.forward_input is None:
+                continue
+            try:
+                args, kwargs = module_input.constructor_input.args, module_input.constructor_input.kwargs
+                module = cls(*args, **kwargs)
+            except Exception:
+                continue
+            fargs, fkwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+            forward, backward, dtypes = _trace_call(recorder, lambda: module(*fargs, **fkwargs), True)
+            if forward:
+                table.add(api, "moduleinfo", forward, backward, dtypes)
+
+
+# ------------------------------------------------------------------------------------- OptimizerInfo
+
+
+def _trace_optimizers(table: _Table, recorder: _Recorder, progress) -> None:
+    import torch
+    from torch.testing._internal.common_optimizers import optim_db
+
+    for info in optim_db:
+        cls = info.optim_cls
+        api = f"torch.optim.{cls.__name__}"
+        if progress:
+            progress(f"optimizer {api}")
+        try:
+            optim_inputs = info.optim_inputs_func(device="cpu")
+        except Exception:
+            continue
+        kwargs = next((o.kwargs for o in optim_inputs if o.params is None), {})
+        paths = {"for-loop": {"foreach": False}}
+        if "foreach" in info.supported_impls:
+            paths["foreach"] = {"foreach": True}
+        if "fused" in info.supported_impls:
+            paths["fused"] = {"fused": True}
+        for path, flags in paths.items():
+            params = [torch.randn(4, 3, requires_grad=True), torch.randn(3, requires_grad=True)]
+            for p in params:
+                p.grad = torch.randn_like(p)
+            try:
+                optimizer = cls(params, **{**kwargs, **flags})
+                ops, dtypes, _ = recorder.run(lambda: optimizer.step() if not _needs_closure(cls)
+                                              else optimizer.step(lambda: torch.tensor(0.0)))
+            except Exception:
+                continue
+            table.paths.setdefault(api, {})[path] = ops
+            default = "foreach" if "foreach" in paths else "for-loop"
+            if path == default:
+                table.add(api, "optiminfo", ops, set(), dtypes)
+
+
+def _needs_closure(cls) -> bool:
+    return cls.__name__ == "LBFGS"
+
+
+# ------------------------------------------------------------------------------- native_functions
+
+
+def _native_function_names(table: _Table, native_functions: Path) -> None:
+    entries = yaml.load(native_functions.read_text(encoding="utf-8"),
+                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    by_name: Dict[Tuple[str, str], Set[str]] = {}
+    for entry in entries:
+        func = entry["func"].split("(", 1)[0]
+        base = func.split(".", 1)[0]
+        if base.startswith("_"):
+            continue
+        variants = str(entry.get("variants", "function"))
+        overload = f"aten::{func}"
+        if "function" in variants:
+            by_name.setdefault(("torch", base), set()).add(overload)
+        if "method" in variants:
+            by_name.setdefault(("torch.Tensor", base), set()).add(overload)
+    for (owner, base), ops in sorted(by_name.items()):
+        api = f"{owner}.{base}"
+        if api not in table.apis:
+            table.add(api, "native_functions", ops, set(), set())
