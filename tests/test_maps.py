@@ -18,7 +18,7 @@ def test_committed_maps_equal_a_fresh_build():
     for rel, text in fresh.items():
         assert (REPO / "operator_maps" / rel).read_text(encoding="utf-8") == text, rel
     committed = {p.relative_to(REPO / "operator_maps").as_posix()
-                 for p in (REPO / "operator_maps").rglob("*.json")}
+                 for p in (REPO / "operator_maps").rglob("*.json") if p.parent.name != "schema"}
     assert committed == set(fresh) | {"torch_api.json"}  # the API table comes from `maps trace` (needs torch)
 
 
@@ -52,3 +52,19 @@ def test_target_selection(spec, expected):
 def test_bad_target_selection(spec):
     with pytest.raises(TargetSpecError):
         resolve_targets(spec)
+
+
+@pytest.mark.parametrize("pattern, schema", [
+    ("targets.json", "targets.schema.json"),
+    ("device/*.json", "device.schema.json"),
+    ("ops/*.json", "ops.schema.json"),
+    ("torch_api.json", "torch_api.schema.json"),
+])
+def test_maps_validate_against_their_schema(pattern, schema):
+    import jsonschema
+
+    spec = json.loads((maps_dir() / "schema" / schema).read_text(encoding="utf-8"))
+    paths = sorted(maps_dir().glob(pattern))
+    assert paths
+    for path in paths:
+        jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), spec)

@@ -109,3 +109,16 @@ def test_maps_show_json():
     assert ("cann", "2.1-8.0") in versions and ("kunlun", "kl2") in versions
     cann = next(t for t in data["targets"] if t["id"] == "cann" and t["default"])
     assert cann["by_reason"]["registered"] == 1080 and sum(cann["by_status"].values()) == cann["aten_ops"]
+
+
+def test_tracer_records_forward_and_backward_aten_ops():
+    pytest.importorskip("torch")
+    pytest.importorskip("expecttest")
+    from migrator.maps.trace_api import trace_opinfos
+
+    apis = trace_opinfos(["nn.functional.gelu", "nn.functional.linear"])
+    gelu = apis["torch.nn.functional.gelu"]
+    assert gelu["forward"] == ["aten::gelu"] and "aten::gelu_backward" in gelu["backward"]
+    linear = apis["torch.nn.functional.linear"]
+    assert "aten::linear" not in linear["forward"]  # composite: recorded as the ops it decomposes into
+    assert {"aten::addmm", "aten::mm", "aten::matmul"} & set(linear["forward"]) and linear["source"] == "opinfo"

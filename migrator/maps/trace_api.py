@@ -103,6 +103,16 @@ class _Table:
                 "apis": apis}
 
 
+def trace_opinfos(names: Iterable[str]) -> dict:
+    """Trace only the named OpInfo entries (for tests and for checking one API by hand)."""
+    import torch
+
+    warnings.filterwarnings("ignore")
+    table = _Table()
+    _trace_opinfos(table, _Recorder(), None, set(names))
+    return table.to_json(torch.__version__.split("+")[0])["apis"]
+
+
 def generate(native_functions: Path, progress: Optional[Callable[[str], None]] = None) -> dict:
     import torch
 
@@ -126,11 +136,13 @@ def write_table(native_functions: Path, out: Path, progress=None) -> Path:
 # ------------------------------------------------------------------------------------------ OpInfo
 
 
-def _trace_opinfos(table: _Table, recorder: _Recorder, progress) -> None:
+def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[Set[str]] = None) -> None:
     import torch
     from torch.testing._internal.common_methods_invocations import op_db
 
     for info in op_db:
+        if only is not None and info.name not in only:
+            continue
         if progress:
             progress(f"op {info.name}")
         dtype = _sample_dtype(info)

@@ -36,16 +36,15 @@ def render(report: Report, out: TextIO) -> None:
     for finding in report.findings:
         by_file[finding.path].append(finding)
     for path in sorted(by_file):
-        shown = [f for f in by_file[path] if _worst(f) != Status.UNKNOWN or f.rule != "torch-op"]
+        shown = [f for f in by_file[path] if _worst(f) != Status.SUPPORTED]
         hidden = len(by_file[path]) - len(shown)
-        if not shown and not hidden:
-            continue
         out.write(f"{path}\n")
-        for finding in sorted(shown, key=lambda f: STATUS_SEVERITY.index(_worst(f))):
+        for finding in sorted(shown, key=lambda f: (STATUS_SEVERITY.index(_worst(f)), f.span.cell or 0,
+                                                     f.span.line or 0)):
             statuses = " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items())
             out.write(f"  {_position(finding)}  {finding.rule}  {finding.api}  [{statuses}]\n")
         if hidden:
-            out.write(f"  ({hidden} torch op uses awaiting operator-map verdicts)\n")
+            out.write(f"  ({hidden} more uses supported on every target)\n")
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
