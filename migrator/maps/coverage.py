@@ -40,7 +40,18 @@ def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Opti
         return (), None
     if path and row.get("paths", {}).get(path):
         return tuple(row["paths"][path]), str(row["source"])
+    if row["source"] == "native_functions":
+        return _called_overloads(row["forward"]), "native_functions"
     return tuple(sorted(set(row["forward"]) | set(row.get("backward", ())))), str(row["source"])
+
+
+def _called_overloads(overloads: Sequence[str]) -> Tuple[str, ...]:
+    """An untraced API lists every overload of its name; a plain call reaches the default one (no suffix),
+    or failing that one of the non-``out=`` overloads."""
+    default = [op for op in overloads if "." not in op.split("::", 1)[1]]
+    if default:
+        return tuple(default)
+    return tuple(op for op in overloads if not op.endswith(".out")) or tuple(overloads)
 
 
 def api_coverage(target: TargetMap, api: str, path: Optional[str] = None) -> Optional[ApiCoverage]:

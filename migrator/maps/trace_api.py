@@ -333,8 +333,8 @@ def _native_function_names(table: _Table, native_functions: Path) -> None:
     for entry in entries:
         func = entry["func"].split("(", 1)[0]
         base = func.split(".", 1)[0]
-        if base.startswith("_"):
-            continue
+        if base.startswith("_") and not base.startswith("_foreach_"):
+            continue  # private, except the foreach ops optimizers call directly
         variants = str(entry.get("variants", "function"))
         overload = f"aten::{func}"
         if "function" in variants:
