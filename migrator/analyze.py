@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Tuple
+from typing import Optional, Tuple
 
+from .cache import AnalysisCache
 from .maps.load import tensor_methods
-from .model import FileKind, FileResult, FileStatus, SourceFile, Usage
+from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
 from .resolve import module_name_for, resolve_module
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
@@ -15,11 +18,24 @@ from .sources.notebook import NotebookCode, read_notebook
 from .sources.python import ParseFailure, decode_source, parse_python
 
 
-def analyze_file(source: SourceFile) -> FileResult:
+def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None) -> FileResult:
+    """Read, parse and resolve one file; with a cache, reuse the result for identical content."""
     try:
         data = Path(source.path).read_bytes()
     except OSError as exc:
         return FileResult(source, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}")
+    if cache is None:
+        return _analyze(source, data)
+    key = cache.key(source.rel, source.kind.value, data)
+    cached = cache.get(key)
+    if cached is not None:
+        return replace(cached, file=source)
+    result = _analyze(source, data)
+    cache.put(key, result)
+    return result
+
+
+def _analyze(source: SourceFile, data: bytes) -> FileResult:
     try:
         return _ANALYZERS[source.kind](source, data)
     except RecursionError:
@@ -29,16 +45,33 @@ def analyze_file(source: SourceFile) -> FileResult:
         return FileResult(source, FileStatus.ERROR, f"internal error while analysing: {type(exc).__name__}: {detail}")
 
 
+#: A file with none of these cannot hold a finding: it is not parsed. (Extension modules are reached
+#: through names like ``_C`` or ``_ext``, so those count too.)
+RELEVANT = re.compile(r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|xformers|bitsandbytes|"
+                      r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b")
+
+
 def _python(source: SourceFile, data: bytes) -> FileResult:
     text = decode_source(data)
     if isinstance(text, ParseFailure):
         return FileResult(source, FileStatus.ERROR, text.reason)
+    if not RELEVANT.search(text) and _compiles(text):  # no finding can come from here: skip libcst
+        return FileResult(source, FileStatus.OK, python=PythonFacts(module=module_name_for(source.rel)))
     module = parse_python(text)
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
     facts, usages = resolve_module(module, module_name_for(source.rel), source.rel.endswith("__init__.py"),
                                    tensor_methods())
     return FileResult(source, FileStatus.OK, usages=usages, python=facts)
+
+
+def _compiles(text: str) -> bool:
+    """CPython's own parser (C, ~7x faster than libcst) still vets files we skip, so errors are reported."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _notebook(source: SourceFile, data: bytes) -> FileResult:

@@ -43,6 +43,58 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         FORMATTERS[fmt](report, click.get_text_stream("stdout"))
 
 
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--target", "targets", help="Targets to hold the code to (default: [tool.migrator] targets, else all).")
+@click.option("--fail-on", help="Statuses that fail (default: [tool.migrator] fail-on, else rewrite,port,unsupported).")
+@click.option("--exclude", multiple=True, help="Glob of paths to leave out (adds to [tool.migrator] exclude).")
+@click.option("--baseline", "baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Baseline file (default: [tool.migrator] baseline, else .migrator-baseline.json).")
+@click.option("--write-baseline", is_flag=True, help="Record the current findings as accepted; prune fixed ones.")
+@click.option("--report-unused-suppressions", is_flag=True, help="List '# migrator: ignore' comments that match nothing.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
+def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
+          jobs) -> None:
+    """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
+
+    Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline,
+    2 on usage or configuration errors.
+    """
+    from dataclasses import replace as _replace
+
+    from .cache import open_cache
+    from .check import run_check
+    from .check_output import render_check
+    from .config import ConfigError, load_config, parse_statuses
+
+    try:
+        config = load_config(list(files) or [Path.cwd()])
+        if exclude:
+            config = _replace(config, exclude=config.exclude + tuple(exclude))
+        if baseline is not None:
+            config = _replace(config, baseline=str(baseline.resolve()))
+        statuses = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on \
+            else config.fail_on
+        spec = [t for t in (targets.split(",") if targets else config.targets) if t.strip()]
+        chosen = resolve_targets(spec or None)
+        result = run_check(config, chosen, [Path(f) for f in files], statuses, jobs=jobs,
+                           cache=None if no_cache else open_cache(), write=write_baseline)
+    except (ConfigError, TargetSpecError) as exc:
+        click.echo(f"migrator: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # a broken baseline file, say
+        from .baseline import BaselineError
+
+        if isinstance(exc, BaselineError):
+            click.echo(f"migrator: {exc}", err=True)
+            sys.exit(2)
+        raise
+    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions)
+    sys.exit(result.exit_code)
+
+
 @main.group()
 def maps() -> None:
     """Build or inspect the operator maps."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from . import __version__
 from .analyze import analyze_file
 from .assess import assess
+from .cache import AnalysisCache
 from .discover import discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
@@ -19,38 +21,50 @@ from .rules import RuleContext, apply_rules
 #: Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 40
 
+Progress = Optional[Callable[[int, int], None]]
 
-def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None,
-         progress: Optional[Callable[[int, int], None]] = None) -> Report:
+
+def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
+         cache: Optional[AnalysisCache] = None) -> Report:
+    """Scan a folder (or one file) and judge everything found for each target."""
     root = Path(root)
     found = discover(root)
-    results = analyze_all(found.files, jobs, progress)
-    all_results = sorted([*results, *found.skipped], key=lambda r: r.file.rel)
+    return scan_files(root, found.files, targets, jobs, progress, cache, skipped=found.skipped)
+
+
+def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,
+               progress: Progress = None, cache: Optional[AnalysisCache] = None,
+               skipped: Sequence[FileResult] = ()) -> Report:
+    results = analyze_all(files, jobs, progress, cache)
+    if cache is not None:
+        cache.prune()
+    all_results = sorted([*results, *skipped], key=lambda r: r.file.rel)
     index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
     for result in results:
-        usages = result.usages + kernel_usages(result)
-        findings.extend(apply_rules(usages, result.file.rel, ctx))
-    findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule))
+        findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
+    findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
     return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
                   files=tuple(all_results), findings=tuple(findings), custom_ops=ops)
 
 
-def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None,
-                progress: Optional[Callable[[int, int], None]] = None) -> List[FileResult]:
+def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
+                cache: Optional[AnalysisCache] = None) -> List[FileResult]:
     jobs = jobs or os.cpu_count() or 1
+    work = partial(analyze_file, cache=cache)
     if jobs <= 1 or len(files) < _POOL_THRESHOLD:
         results = []
         for done, source in enumerate(files, start=1):
-            results.append(analyze_file(source))
+            results.append(work(source))
             if progress:
                 progress(done, len(files))
         return results
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = []
-        for done, result in enumerate(pool.map(analyze_file, files, chunksize=8), start=1):
+        chunk = max(1, min(32, len(files) // (jobs * 8)))
+        for done, result in enumerate(pool.map(work, files, chunksize=chunk), start=1):
             results.append(result)
             if progress:
                 progress(done, len(files))

@@ -6,6 +6,7 @@ from typing import Callable, Dict, TextIO
 
 from ..model import Report
 from . import json as json_format
+from . import sarif as sarif_format
 from . import text as text_format
 
 Formatter = Callable[[Report, TextIO], None]
@@ -13,4 +14,5 @@ Formatter = Callable[[Report, TextIO], None]
 FORMATTERS: Dict[str, Formatter] = {
     "text": text_format.render,
     "json": json_format.render,
+    "sarif": sarif_format.render,
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import List, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 from ..model import Span
 
@@ -82,3 +82,20 @@ def read_notebook(text: str) -> Union[NotebookCode, str]:
             lines.append(line)
             origins.append((index, number))
     return NotebookCode("\n".join(lines) + "\n", tuple(origins), tuple(shell))
+
+
+def read_notebook_cells(text: str) -> Optional[List[Tuple[int, str]]]:
+    """(cell index, source) for every code cell, or None when the text is not a notebook."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return None
+    found = []
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            found.append((index, "".join(source) if isinstance(source, list) else str(source)))
+    return found

@@ -1,0 +1,66 @@
+"""``.migrator-baseline.json``: the findings a team has accepted, by fingerprint.
+
+The file is sorted and stable (one entry per line-ish JSON, no positions that change when code moves), so
+it reviews well in a diff. ``check`` fails only on findings whose fingerprint is not in it; entries whose
+finding disappeared are reported as fixed, and ``--write-baseline`` prunes them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Sequence
+
+from .model import Finding
+
+SCHEMA = "migrator.baseline/1"
+
+
+class BaselineError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class BaselineEntry:
+    id: str
+    path: str
+    rule: str
+    api: str
+
+
+def load_baseline(path: Path) -> Dict[str, BaselineEntry]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{path}: not a migrator baseline: {exc}")
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise BaselineError(f"{path}: not a migrator baseline (schema {SCHEMA} expected)")
+    return {e["id"]: BaselineEntry(e["id"], e["path"], e["rule"], e["api"]) for e in data.get("findings", [])}
+
+
+def write_baseline(path: Path, findings: Sequence[Finding]) -> int:
+    entries = sorted({(f.path, f.rule, f.api, f.id) for f in findings})
+    data = {"schema": SCHEMA,
+            "findings": [{"path": p, "rule": r, "api": a, "id": i} for p, r, a, i in entries]}
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".migrator-baseline.", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temp, path)
+    return len(entries)
+
+
+def split_new(findings: Sequence[Finding], baseline: Mapping[str, BaselineEntry],
+              checked_paths=None) -> (List[Finding], List[BaselineEntry]):
+    """(findings not in the baseline, baseline entries no longer found among the checked paths)."""
+    current = {f.id for f in findings}
+    new = [f for f in findings if f.id not in baseline]
+    fixed = [e for i, e in sorted(baseline.items(), key=lambda kv: (kv[1].path, kv[0]))
+             if i not in current and (checked_paths is None or e.path in checked_paths)]
+    return new, fixed

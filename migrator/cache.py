@@ -1,0 +1,112 @@
+"""On-disk cache of per-file analysis, keyed by content hash + tool version + maps digest.
+
+Lives in ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``). Entries are written to a temporary file and
+renamed into place, so two runs sharing the cache never read a half-written entry; a corrupt or
+unreadable entry is a miss. The cache is pruned, oldest first, when it grows past its size bound.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from . import __version__
+from .maps.load import maps_dir
+from .model import FileResult
+
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+_FORMAT = "1"
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "migrator"
+
+
+@lru_cache(maxsize=None)
+def maps_digest() -> str:
+    """A digest of every shipped map file: analysis reads some of them (Tensor method names)."""
+    digest = hashlib.sha256()
+    root = maps_dir()
+    for path in sorted(root.rglob("*.json")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_salt() -> str:
+    return f"{_FORMAT}:{__version__}:{maps_digest()}:{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+@dataclass(frozen=True)
+class AnalysisCache:
+    directory: Path
+    salt: str
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    def key(self, rel: str, kind: str, data: bytes) -> str:
+        digest = hashlib.sha256()
+        for part in (self.salt, rel, kind):
+            digest.update(part.encode("utf-8", "surrogateescape"))
+            digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key[2:]}.pkl"
+
+    def get(self, key: str) -> Optional[FileResult]:
+        try:
+            with self._path(key).open("rb") as handle:
+                value = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+            return None
+        return value if isinstance(value, FileResult) else None
+
+    def put(self, key: str, result: FileResult) -> None:
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temp, path)
+        except OSError:
+            pass  # a read-only or full cache only costs speed
+
+    def prune(self) -> int:
+        """Delete the oldest entries while the cache is larger than its bound; returns entries removed."""
+        entries = []
+        total = 0
+        for folder in self.directory.glob("??"):
+            for entry in os.scandir(folder):
+                try:
+                    stat = entry.stat()
+                except OSError:
+                    continue
+                entries.append((stat.st_mtime, stat.st_size, entry.path))
+                total += stat.st_size
+        removed = 0
+        if total <= self.max_bytes:
+            return 0
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes * 0.8:
+                break
+            try:
+                os.unlink(path)
+                total -= size
+                removed += 1
+            except OSError:
+                pass
+        return removed
+
+
+def open_cache(directory: Optional[Path] = None) -> AnalysisCache:
+    return AnalysisCache(Path(directory) if directory else default_cache_dir(), cache_salt())

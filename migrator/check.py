@@ -1,0 +1,105 @@
+"""``migrator check``: the pre-commit / CI gate. Fails only on new findings at the configured statuses,
+after suppressions and the baseline."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
+from .cache import AnalysisCache
+from .config import Config
+from .discover import discover, kind_of
+from .maps.load import TargetMap
+from .model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
+from .scan import scan_files
+from .sources.notebook import read_notebook_cells
+from .suppress import FileSuppressions, Suppression, apply_suppressions, read_suppressions
+
+
+@dataclass
+class CheckResult:
+    report: Report  # every finding, before filtering
+    failing: List[Finding]  # new findings at a failing status: these make the exit code 1
+    baselined: List[Finding] = field(default_factory=list)
+    suppressed: List[Finding] = field(default_factory=list)
+    fixed: List[BaselineEntry] = field(default_factory=list)
+    unused_suppressions: List[Tuple[str, Suppression]] = field(default_factory=list)
+    errors: List[FileResult] = field(default_factory=list)
+    baseline_written: Optional[int] = None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failing else 0
+
+
+def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path], fail_on: Sequence[Status],
+              jobs: Optional[int] = None, cache: Optional[AnalysisCache] = None,
+              write: bool = False) -> CheckResult:
+    root = config.root
+    files, skipped = _select(root, paths, config.exclude)
+    report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped)
+    at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
+    suppressions = _suppressions(root, {f.path for f in report.findings} | {s.rel for s in files})
+    outcome = apply_suppressions(at_status, suppressions)
+    baseline = load_baseline(config.baseline_path)
+    checked = {s.rel for s in files} if paths else None
+    new, fixed = split_new(outcome.kept, baseline, checked)
+    result = CheckResult(report=report, failing=new, baselined=[f for f in outcome.kept if f.id in baseline],
+                         suppressed=outcome.suppressed, fixed=fixed, unused_suppressions=outcome.unused,
+                         errors=[r for r in report.files if r.status == FileStatus.ERROR])
+    if write:
+        keep = outcome.kept
+        if paths:  # only some files were checked: keep the other files' entries as they are
+            keep = keep + [_stub(e) for e in baseline.values() if e.path not in (checked or set())]
+        result.baseline_written = write_baseline(config.baseline_path, keep)
+        result.failing, result.fixed = [], fixed
+    return result
+
+
+def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[List[SourceFile], List[FileResult]]:
+    if not paths:
+        found = discover(root)
+        return [f for f in found.files if not _excluded(f.rel, exclude)], list(found.skipped)
+    files = []
+    for path in paths:
+        path = Path(path).resolve()
+        try:
+            rel = path.relative_to(root).as_posix()
+        except ValueError:
+            rel = path.name
+        kind = kind_of(path.name)
+        if kind is None or _excluded(rel, exclude) or not path.is_file():
+            continue
+        files.append(SourceFile(str(path), rel, kind, path.stat().st_size))
+    return sorted(files, key=lambda f: f.rel), []
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") or rel.startswith(p.rstrip("/") + "/")
+               for p in patterns)
+
+
+def _suppressions(root: Path, rels) -> Dict[str, FileSuppressions]:
+    found: Dict[str, FileSuppressions] = {}
+    for rel in sorted(rels):
+        path = root / rel
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "migrator:" not in text:
+            continue
+        cells = read_notebook_cells(text) if kind_of(path.name) == FileKind.NOTEBOOK else None
+        found[rel] = read_suppressions(text, cells)
+    return found
+
+
+def _stub(entry: BaselineEntry) -> Finding:
+    """A baseline entry kept as it was (its file was not checked this time)."""
+    from .model import Category, Confidence, Span
+
+    return Finding(id=entry.id, rule=entry.rule, category=Category.OP, path=entry.path, span=Span(None),
+                   api=entry.api, snippet="", confidence=Confidence.RESOLVED, verdicts={})

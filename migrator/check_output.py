@@ -1,0 +1,38 @@
+"""How ``migrator check`` prints: one line per new finding, linter style, then one summary line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TextIO
+
+from .check import CheckResult
+from .report import FORMATTERS
+
+
+def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False) -> None:
+    if fmt != "text":
+        FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
+        return
+    for finding in result.failing:
+        span = finding.span
+        where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
+        if span.cell is not None:
+            where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
+        failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
+        tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
+        message = failing[0][1].message if failing else ""
+        out.write(f"{where}: {finding.rule} [{tags}] {message}\n")
+    for entry in result.fixed:
+        out.write(f"{entry.path}: {entry.rule} {entry.api}: fixed (still in the baseline"
+                  f"{'' if result.baseline_written is not None else '; --write-baseline prunes it'})\n")
+    if report_unused:
+        for path, suppression in result.unused_suppressions:
+            cell = f"cell {suppression.cell}:" if suppression.cell is not None else ""
+            out.write(f"{path}:{cell}{suppression.line}: unused suppression\n")
+    for error in result.errors:
+        out.write(f"{error.file.rel}: not checked: {error.reason}\n")
+    if result.baseline_written is not None:
+        out.write(f"migrator: wrote {result.baseline_written} findings to the baseline\n")
+    elif result.failing or result.fixed or result.errors or (report_unused and result.unused_suppressions):
+        out.write(f"migrator: {len(result.failing)} new, {len(result.baselined)} in baseline, "
+                  f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed\n")

@@ -1,0 +1,91 @@
+"""``[tool.migrator]`` in pyproject.toml: found by walking up from the checked files, checked strictly."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Tuple
+
+from .model import Status
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
+
+DEFAULT_FAIL_ON = (Status.REWRITE, Status.PORT, Status.UNSUPPORTED)
+DEFAULT_BASELINE = ".migrator-baseline.json"
+_KEYS = {"targets", "fail-on", "exclude", "baseline"}
+
+
+class ConfigError(ValueError):
+    """The configuration names an unknown key or holds a value of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the folder holding pyproject.toml (or the start folder when there is none)
+    path: Optional[Path] = None
+    targets: Tuple[str, ...] = ()
+    fail_on: Tuple[Status, ...] = DEFAULT_FAIL_ON
+    exclude: Tuple[str, ...] = ()
+    baseline: str = DEFAULT_BASELINE
+
+    @property
+    def baseline_path(self) -> Path:
+        return self.root / self.baseline
+
+
+def find_pyproject(start: Path) -> Optional[Path]:
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate / "pyproject.toml"
+    return None
+
+
+def load_config(starts: Iterable[Path]) -> Config:
+    """The config governing ``starts`` (files or folders): the nearest pyproject.toml above the first one."""
+    starts = [Path(s).resolve() for s in starts] or [Path.cwd()]
+    pyproject = find_pyproject(starts[0])
+    if pyproject is None:
+        return Config(root=starts[0] if starts[0].is_dir() else starts[0].parent)
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: not valid TOML: {exc}")
+    section = data.get("tool", {}).get("migrator", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{pyproject}: [tool.migrator] must be a table")
+    unknown = sorted(set(section) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{pyproject}: unknown key {unknown[0]!r} in [tool.migrator] "
+                          f"(known: {', '.join(sorted(_KEYS))})")
+    return Config(
+        root=pyproject.parent,
+        path=pyproject,
+        targets=_strings(section, "targets", pyproject),
+        fail_on=parse_statuses(_strings(section, "fail-on", pyproject), f"{pyproject}: fail-on") or DEFAULT_FAIL_ON,
+        exclude=_strings(section, "exclude", pyproject),
+        baseline=str(section.get("baseline", DEFAULT_BASELINE)),
+    )
+
+
+def parse_statuses(values: Iterable[str], where: str) -> Tuple[Status, ...]:
+    statuses = []
+    for value in values:
+        try:
+            statuses.append(Status(value))
+        except ValueError:
+            raise ConfigError(f"{where}: unknown status {value!r} (known: {', '.join(s.value for s in Status)})")
+    return tuple(statuses)
+
+
+def _strings(section: dict, key: str, pyproject: Path) -> Tuple[str, ...]:
+    value = section.get(key, [])
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} must be a string or a list of strings")
+    return tuple(value)

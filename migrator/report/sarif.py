@@ -1,0 +1,106 @@
+"""SARIF 2.1.0: one run, a rule per migrator rule (with help text), a result per finding with its location,
+per-target verdicts as properties, and a fix where the rewrite is exact and safe."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, TextIO
+
+from .. import __version__
+from ..model import Finding, Report, Status
+from ..rules import ALL_RULES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {Status.UNSUPPORTED: "error", Status.PORT: "error", Status.REWRITE: "warning", Status.FALLBACK: "note",
+          Status.UNKNOWN: "note", Status.PARTIAL: "note", Status.SUPPORTED: "none"}
+_ORDER = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE, Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL,
+          Status.SUPPORTED)
+
+
+def to_dict(report: Report) -> Dict[str, Any]:
+    rules = [_rule(rule) for rule in ALL_RULES]
+    index = {rule.name: i for i, rule in enumerate(ALL_RULES)}
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "migrator", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": "https://pypi.org/project/migrator/", "rules": rules}},
+            "columnKind": "unicodeCodePoints",
+            "results": [_result(f, index) for f in report.findings],
+        }],
+    }
+
+
+def render(report: Report, out: TextIO) -> None:
+    json.dump(to_dict(report), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _rule(rule) -> Dict[str, Any]:
+    doc = " ".join((rule.__doc__ or rule.summary).split())
+    return {"id": rule.name, "name": rule.name, "shortDescription": {"text": rule.summary or rule.name},
+            "fullDescription": {"text": doc}, "help": {"text": doc},
+            "properties": {"category": rule.category.value}}
+
+
+def _result(finding: Finding, index: Dict[str, int]) -> Dict[str, Any]:
+    worst = min((v.status for v in finding.verdicts.values()), key=_ORDER.index, default=Status.UNKNOWN)
+    verdict = next(v for v in finding.verdicts.values() if v.status == worst) if finding.verdicts else None
+    summary = "; ".join(f"{t}: {v.status.value}" for t, v in finding.verdicts.items())
+    result: Dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": index.get(finding.rule, 0),
+        "level": _LEVEL[worst],
+        "message": {"text": f"{finding.api}: {summary}. {verdict.message if verdict else ''}".strip()},
+        "locations": [{"physicalLocation": _location(finding)}],
+        "partialFingerprints": {"migratorFingerprint/v1": finding.id},
+        "properties": {
+            "category": finding.category.value, "api": finding.api, "confidence": finding.confidence.value,
+            "ops": list(finding.ops),
+            "verdicts": {t: {"status": v.status.value, "message": v.message, "source": v.source,
+                             "suggestion": v.suggestion, "fixable": v.fixable} for t, v in finding.verdicts.items()},
+        },
+    }
+    if finding.span.cell is not None:
+        result["properties"]["cell"] = finding.span.cell
+    fixes = _fixes(finding)
+    if fixes:
+        result["fixes"] = fixes
+    return result
+
+
+def _location(finding: Finding) -> Dict[str, Any]:
+    location: Dict[str, Any] = {"artifactLocation": {"uri": finding.path}}
+    span = finding.span
+    if span.line is not None and span.cell is None:
+        region: Dict[str, Any] = {"startLine": span.line}
+        if span.col is not None:
+            region["startColumn"] = span.col + 1
+        if span.end_line is not None:
+            region["endLine"] = span.end_line
+            if span.end_col is not None:
+                region["endColumn"] = span.end_col + 1
+        location["region"] = region
+    return location
+
+
+def _fixes(finding: Finding) -> List[Dict[str, Any]]:
+    """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
+    span = finding.span
+    if span.cell is not None or None in (span.line, span.col, span.end_line, span.end_col) or span.line != span.end_line:
+        return []
+    fixes = []
+    for target, verdict in finding.verdicts.items():
+        if verdict.fixable and verdict.suggestion and verdict.suggestion != finding.snippet \
+                and span.end_col - span.col == len(finding.snippet):
+            fixes.append({
+                "description": {"text": f"{target}: {verdict.suggestion}"},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": finding.path},
+                    "replacements": [{"deletedRegion": {"startLine": span.line, "startColumn": span.col + 1,
+                                                        "endLine": span.end_line, "endColumn": span.end_col + 1},
+                                      "insertedContent": {"text": verdict.suggestion}}],
+                }],
+            })
+    return fixes
