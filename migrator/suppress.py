@@ -28,13 +28,14 @@ class Suppression:
     line: int
     cell: Optional[int]
     rules: FrozenSet[str]  # empty: every rule
+    own_line: bool  # a comment alone on its line covers the statement below; a trailing one, its own line
 
     def covers(self, finding: Finding) -> bool:
         if finding.span.cell != self.cell or finding.span.line is None:
             return False
         start, end = finding.span.line, finding.span.end_line or finding.span.line
-        on_line = start <= self.line <= end or self.line == start - 1
-        return on_line and (not self.rules or finding.rule in self.rules)
+        hit = self.line == start - 1 if self.own_line else start <= self.line <= end
+        return hit and (not self.rules or finding.rule in self.rules)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def read_suppressions(text: str, cells: Optional[Sequence[Tuple[int, str]]] = No
                     whole = True
                     continue
                 rules = frozenset(r.strip() for r in (match.group(2) or "").split(",") if r.strip())
-                found.append(Suppression(number, cell, rules))
+                found.append(Suppression(number, cell, rules, own_line=not line[:match.start()].strip()))
     return FileSuppressions(whole, tuple(found))
 
 

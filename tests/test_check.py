@@ -1,0 +1,239 @@
+"""migrator check: configuration, baseline stability, suppressions, cache, pool determinism, pre-commit."""
+import io
+import json
+import shutil
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cache import AnalysisCache, cache_salt
+from migrator.cli import main
+from migrator.maps.load import resolve_targets
+from migrator.report.json import render as render_json
+from migrator.scan import scan
+
+from .conftest import REPO, write_tree
+
+TRAIN = ("import torch\n"
+         "import torch.distributed as dist\n\n\n"
+         "def setup():\n"
+         "    dist.init_process_group('nccl')\n\n\n"
+         "def step(batch, steps_done=0):\n"
+         "    return batch.cuda()\n")
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"pyproject.toml": '[tool.migrator]\ntargets = ["cann"]\n', "train.py": TRAIN})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["check", "--no-cache", *args], catch_exceptions=False)
+
+
+def test_findings_fail_with_linter_lines(repo):
+    result = run("train.py")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].startswith("train.py:6:5: collective-backend [cann:rewrite] collective backend 'nccl'")
+    assert lines[1].startswith("train.py:10:12: device-move [cann:rewrite]")
+    assert lines[-1] == "migrator: 2 new, 0 in baseline, 0 suppressed, 0 fixed"
+
+
+def test_clean_file_is_quiet(repo):
+    (repo / "ok.py").write_text("import torch\nx = torch.ones(2).to('cpu')\n")
+    result = run("ok.py")
+    assert result.exit_code == 0 and result.output == ""
+
+
+@pytest.mark.parametrize("config, words", [
+    pytest.param('[tool.migrator]\ntarget = ["cann"]\n', "unknown key 'target'", id="unknown-key"),
+    pytest.param('[tool.migrator]\nfail-on = ["broken"]\n', "unknown status 'broken'", id="bad-status"),
+    pytest.param('[tool.migrator]\ntargets = ["tpu"]\n', "unknown target 'tpu'", id="bad-target"),
+    pytest.param('[tool.migrator]\nexclude = 3\n', "must be a string or a list", id="bad-type"),
+    pytest.param('[tool.migrator\n', "not valid TOML", id="bad-toml"),
+])
+def test_config_errors_exit_2_and_name_the_problem(repo, config, words):
+    (repo / "pyproject.toml").write_text(config)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "train.py"])
+    assert result.exit_code == 2
+    assert words in result.output
+
+
+def test_config_found_by_walking_up_and_flags_override(repo):
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "mod.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    (repo / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\nfail-on = ["port"]\n')
+    assert run("pkg/mod.py").exit_code == 0  # rewrite is not a failing status here
+    assert run("--fail-on", "rewrite", "pkg/mod.py").exit_code == 1
+    (repo / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\nexclude = ["pkg"]\n')
+    assert run("pkg/mod.py").exit_code == 0
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda s: "import os\n# a new comment\n\n" + s, id="lines-inserted-above"),
+    pytest.param(lambda s: s.replace("def setup", "def other():\n    unused_name = 1\n\n\ndef setup"),
+                 id="function-added-above"),
+    pytest.param(lambda s: s.replace("steps_done", "completed"), id="unrelated-variable-renamed"),
+    pytest.param(lambda s: s.split("def step")[0].replace("def setup", "def step(batch, steps_done=0):\n"
+                                                          "    return batch.cuda()\n\n\ndef setup"),
+                 id="function-moved"),
+])
+def test_baseline_survives_edits(repo, edit):
+    assert run("--write-baseline").exit_code == 0
+    baseline = json.loads((repo / ".migrator-baseline.json").read_text())
+    assert [e["rule"] for e in baseline["findings"]] == ["collective-backend", "device-move"]
+    (repo / "train.py").write_text(edit(TRAIN))
+    result = run()
+    assert result.exit_code == 0, result.output
+
+
+def test_new_finding_fails_fixed_is_reported_and_pruned(repo):
+    run("--write-baseline")
+    (repo / "train.py").write_text(TRAIN.replace("dist.init_process_group('nccl')", "dist.init_process_group('gloo')")
+                                   + "\ndef sync():\n    import torch\n    torch.cuda.synchronize()\n")
+    result = run()
+    assert result.exit_code == 1
+    assert "device-call" in result.output and "collective-backend torch.distributed.init_process_group: fixed" \
+        in result.output
+    assert run("--write-baseline").exit_code == 0
+    baseline = json.loads((repo / ".migrator-baseline.json").read_text())
+    assert sorted(e["rule"] for e in baseline["findings"]) == ["device-call", "device-move"]
+
+
+def test_baseline_file_is_sorted_and_stable(repo):
+    run("--write-baseline")
+    first = (repo / ".migrator-baseline.json").read_text()
+    run("--write-baseline")
+    assert (repo / ".migrator-baseline.json").read_text() == first
+    entries = json.loads(first)["findings"]
+    assert entries == sorted(entries, key=lambda e: (e["path"], e["rule"], e["api"], e["id"]))
+
+
+@pytest.mark.parametrize("code, failing", [
+    pytest.param("import torch\nx = torch.ones(2).cuda()  # migrator: ignore\n", 0, id="line"),
+    pytest.param("import torch\nx = torch.ones(2).cuda()  # migrator: ignore[device-move]\n", 0, id="rule-listed"),
+    pytest.param("import torch\nx = torch.ones(2).cuda()  # migrator: ignore[device-call]\n", 1, id="other-rule"),
+    pytest.param("import torch\n# migrator: ignore[device-argument]\nx = torch.zeros(\n    3, device='cuda')\n", 0,
+                 id="line-above-multiline"),
+    pytest.param("# migrator: ignore-file\nimport torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\n", 0,
+                 id="whole-file"),
+])
+def test_suppressions(repo, code, failing):
+    (repo / "mod.py").write_text(code)
+    result = run("mod.py")
+    assert result.output.count("mod.py:") == failing, result.output
+
+
+def test_unused_suppression_is_reported_on_request(repo):
+    (repo / "mod.py").write_text("import torch\nx = 1  # migrator: ignore\ny = torch.ones(2).cuda()  # migrator: ignore\n")
+    assert "unused" not in run("mod.py").output
+    result = run("--report-unused-suppressions", "mod.py")
+    assert "mod.py:2: unused suppression" in result.output and "mod.py:3" not in result.output
+
+
+def test_check_json_and_sarif(repo):
+    data = json.loads(run("--format", "json", "train.py").output)
+    assert data["schema"] == "migrator.report/1" and len(data["findings"]) == 2
+    sarif = json.loads(run("--format", "sarif", "train.py").output)
+    assert sarif["version"] == "2.1.0"
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {"collective-backend", "device-move"}
+
+
+# -------------------------------------------------------------------------------------------- cache
+
+
+def test_cache_hits_misses_and_invalidation(tmp_path):
+    cache = AnalysisCache(tmp_path / "cache", salt="s1")
+    source = write_tree(tmp_path / "src", {"m.py": "import torch\ntorch.cuda.synchronize()\n"}) / "m.py"
+    from migrator.analyze import analyze_file
+    from migrator.model import FileKind, SourceFile
+
+    sf = SourceFile(str(source), "m.py", FileKind.PYTHON, source.stat().st_size)
+    first = analyze_file(sf, cache)
+    key = cache.key("m.py", "python", source.read_bytes())
+    assert cache.get(key) == first
+    source.write_text("import torch\ntorch.cuda.empty_cache()\n")  # file change: new key
+    assert cache.get(cache.key("m.py", "python", source.read_bytes())) is None
+    assert analyze_file(sf, cache).usages[0].api == "torch.cuda.empty_cache"
+    other = AnalysisCache(tmp_path / "cache", salt="s2")  # tool or map version change: new salt
+    assert other.get(other.key("m.py", "python", source.read_bytes())) is None
+
+
+def test_cache_salt_follows_tool_version_and_maps(monkeypatch, tmp_path):
+    import migrator.cache as cache_module
+
+    before = cache_salt()
+    monkeypatch.setattr(cache_module, "__version__", "9.9.9")
+    assert cache_salt() != before
+    monkeypatch.undo()
+    maps = tmp_path / "maps"
+    shutil.copytree(REPO / "operator_maps", maps)
+    monkeypatch.setattr(cache_module, "maps_dir", lambda: maps)
+    cache_module.maps_digest.cache_clear()
+    original = cache_module.maps_digest()
+    (maps / "tensor_methods.json").write_text((maps / "tensor_methods.json").read_text().replace("masked_fill", "x"))
+    cache_module.maps_digest.cache_clear()
+    assert cache_module.maps_digest() != original
+    cache_module.maps_digest.cache_clear()
+
+
+def test_corrupt_cache_entry_is_a_miss(tmp_path):
+    cache = AnalysisCache(tmp_path, salt="s")
+    key = cache.key("a.py", "python", b"x")
+    path = tmp_path / key[:2] / f"{key[2:]}.pkl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a pickle")
+    assert cache.get(key) is None
+
+
+def test_cache_is_pruned_to_its_bound(tmp_path):
+    cache = AnalysisCache(tmp_path, salt="s", max_bytes=2000)
+    from migrator.model import FileKind, FileResult, FileStatus, SourceFile
+
+    for i in range(40):
+        cache.put(cache.key(f"f{i}.py", "python", b"x"), FileResult(SourceFile("p", f"f{i}.py", FileKind.PYTHON, 1),
+                                                                     FileStatus.OK, reason="r" * 100))
+    assert cache.prune() > 0
+    assert sum(p.stat().st_size for p in tmp_path.rglob("*.pkl")) <= 2000
+
+
+def test_pool_and_single_process_reports_are_identical(tmp_path):
+    files = {f"pkg/m{i}.py": TRAIN.replace("batch", f"b{i}") for i in range(45)}
+    files["pkg/__init__.py"] = ""
+    write_tree(tmp_path, files)
+    targets = resolve_targets(None)
+    single, pooled = io.StringIO(), io.StringIO()
+    render_json(scan(tmp_path, targets, jobs=1), single)
+    render_json(scan(tmp_path, targets, jobs=2), pooled)
+    assert single.getvalue() == pooled.getvalue()
+
+
+# --------------------------------------------------------------------------------------- pre-commit
+
+
+def test_pre_commit_hook_through_the_real_client(tmp_path):
+    if shutil.which("pre-commit") is None or shutil.which("git") is None:
+        pytest.skip("pre-commit and git are needed")
+    if not (REPO / ".git").exists():
+        pytest.skip("the hook is tried from a git checkout of migrator")
+    project = write_tree(tmp_path / "project", {"pyproject.toml": '[tool.migrator]\ntargets = ["cann"]\n',
+                                                "train.py": TRAIN, "clean.py": "import torch\nx = torch.ones(1)\n"})
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PATH": __import__("os").environ["PATH"],
+           "HOME": str(tmp_path), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
+
+    def try_repo(*files):
+        return subprocess.run(["pre-commit", "try-repo", str(REPO), "migrator-check", "--files", *files],
+                              cwd=project, capture_output=True, text=True, env=env, timeout=600)
+
+    failed = try_repo("train.py")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "train.py:6:5: collective-backend [cann:rewrite]" in failed.stdout
+    passed = try_repo("clean.py")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
