@@ -28,13 +28,16 @@ def main() -> None:
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
-def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int]) -> None:
+@click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache ($XDG_CACHE_HOME/migrator).")
+def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target."""
+    from .cache import open_cache
+
     try:
         chosen = resolve_targets([t for t in targets.split(",") if t.strip()])
     except TargetSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--target")
-    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar())
+    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache())
     if output is not None:
         with output.open("w", encoding="utf-8") as out:
             FORMATTERS[fmt](report, out)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from .model import Argument, Confidence, PythonFacts, Span, Usage, Value
 from .positions import Positions
+from .walk import Walker
 
 #: Import roots whose names are recorded as usages (plus anything not in the standard library).
 _STDLIB: FrozenSet[str] = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -459,8 +460,26 @@ class _Resolver(cst.CSTVisitor):
     # -------------------------------------------------------------------------------- emitting
 
     def _span(self, node: cst.CSTNode) -> Span:
-        span = self.positions.span(node)
-        return self.position_map(span) if self.position_map else span
+        """A placeholder now; ``resolve_module`` measures every such node in one pass at the end."""
+        return self.positions.pending(node)
+
+    def finished_usages(self) -> Tuple[Usage, ...]:
+        self.positions.resolve()
+        return tuple(self._finish(u) for u in self.usages)
+
+    def _finish(self, usage: Usage) -> Usage:
+        args = tuple(Argument(a.keyword, self._finish_value(a.value)) for a in usage.args)
+        return replace(usage, span=self._real_span(usage.span), args=args)
+
+    def _finish_value(self, value: Value) -> Value:
+        if value.origin is None and not value.options:
+            return value
+        return replace(value, origin=self._real_span(value.origin) if value.origin is not None else None,
+                       options=tuple(self._finish_value(o) for o in value.options))
+
+    def _real_span(self, span: Span) -> Span:
+        span = self.positions.span_of(span)
+        return self.position_map(span) if self.position_map and span.line is not None else span
 
     def _code(self, node: cst.CSTNode) -> str:
         try:
@@ -781,10 +800,12 @@ class _Resolver(cst.CSTVisitor):
 def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
                    position_map=None) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
     resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map)
-    module.visit(resolver)
-    facts = PythonFacts(module=module_name, constants=resolver.constants, triton_kernels=tuple(resolver.triton_kernels),
+    Walker(resolver).walk(module)
+    usages = resolver.finished_usages()
+    constants = {name: resolver._finish_value(value) for name, value in resolver.constants.items()}
+    facts = PythonFacts(module=module_name, constants=constants, triton_kernels=tuple(resolver.triton_kernels),
                         imports_torch=resolver.imports_torch)
-    return facts, tuple(resolver.usages)
+    return facts, usages
 
 
 # -------------------------------------------------------------------------------------- helpers

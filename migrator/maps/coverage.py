@@ -54,8 +54,19 @@ def _called_overloads(overloads: Sequence[str]) -> Tuple[str, ...]:
     return tuple(op for op in overloads if not op.endswith(".out")) or tuple(overloads)
 
 
+_MEMO: Dict[Tuple[str, str, str, Optional[str]], Optional["ApiCoverage"]] = {}
+
+
 def api_coverage(target: TargetMap, api: str, path: Optional[str] = None) -> Optional[ApiCoverage]:
-    """None when neither the API table nor the vendor's API list knows ``api``."""
+    """None when neither the API table nor the vendor's API list knows ``api``. Memoised: a scan asks
+    about the same few hundred APIs thousands of times."""
+    key = (target.id, target.version, api, path)
+    if key not in _MEMO:
+        _MEMO[key] = _api_coverage(target, api, path)
+    return _MEMO[key]
+
+
+def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[ApiCoverage]:
     ops, row_source = api_ops(api, path)
     documented = target.documented(api)
     if not ops:

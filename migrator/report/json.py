@@ -27,7 +27,8 @@ def to_dict(report: Report) -> Dict[str, Any]:
 
 
 def render(report: Report, out: TextIO) -> None:
-    json.dump(to_dict(report), out, indent=2, ensure_ascii=False)
+    # no indentation: json's C encoder only runs without it, and reports of big repos are large
+    json.dump(to_dict(report), out, ensure_ascii=False)
     out.write("\n")
 
 

@@ -1,0 +1,66 @@
+"""A read-only walk over a libcst tree that calls a visitor's ``visit_<Node>`` / ``leave_<Node>`` methods.
+
+libcst's own ``Module.visit`` rebuilds every node as it goes (it serves transformers too), which costs more
+than parsing. Migrator only reads the tree, so this walks the dataclass fields directly, in source order,
+skips whitespace and punctuation fields, and looks methods up once per node type. The contract is libcst's:
+``visit_X`` returning False skips the node's children; ``leave_X`` is called after them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, Optional, Tuple
+
+import libcst as cst
+
+#: Fields that hold only whitespace, comments or punctuation: nothing a rule looks at.
+_TRIVIA = frozenset({
+    "lpar", "rpar", "comma", "dot", "semicolon", "leading_lines", "lines_after_decorators", "header", "footer",
+    "newline", "equal", "colon", "star", "asterisk", "whitespace", "lbracket", "rbracket", "lbrace", "rbrace",
+    "trailing_whitespace", "first_line", "empty_lines", "last_line", "whitespace_before", "whitespace_after",
+    "whitespace_after_at", "whitespace_after_def", "whitespace_after_class", "whitespace_before_colon",
+    "whitespace_after_import", "whitespace_before_import", "whitespace_after_from", "whitespace_after_arg",
+    "whitespace_before_params", "whitespace_after_star", "whitespace_after_param", "whitespace_after_name",
+    "whitespace_before_as", "whitespace_after_as", "whitespace_after_func", "whitespace_before_args",
+    "whitespace_after_await", "whitespace_after_with", "whitespace_after_except", "whitespace_before_in",
+    "whitespace_after_in", "whitespace_after_for", "whitespace_after_if", "whitespace_before_if",
+    "whitespace_before_else", "whitespace_after_else", "whitespace_after_return", "whitespace_after_lambda",
+    "whitespace_after_assert", "whitespace_after_del", "whitespace_after_raise", "whitespace_after_global",
+    "whitespace_after_nonlocal", "whitespace_after_while", "whitespace_after_indicator", "whitespace_after_yield",
+    "whitespace_after_case", "whitespace_after_match", "whitespace_before_from", "whitespace_after_value",
+    "whitespace_before_value", "whitespace_before_indicator", "whitespace_after_walrus", "whitespace_before_walrus",
+    "whitespace_before_expression", "whitespace_after_expression", "whitespace_before_colon_token",
+    "whitespace_before_keyword", "whitespace_after_keyword", "indent",
+})
+
+_Entry = Tuple[Optional[Callable], Optional[Callable], Tuple[str, ...]]
+
+
+class Walker:
+    def __init__(self, visitor: object) -> None:
+        self.visitor = visitor
+        self._entries: Dict[type, _Entry] = {}
+
+    def _entry(self, cls: type) -> _Entry:
+        entry = self._entries.get(cls)
+        if entry is None:
+            name = cls.__name__
+            fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _TRIVIA
+                           and not f.name.startswith("whitespace"))
+            entry = (getattr(self.visitor, f"visit_{name}", None), getattr(self.visitor, f"leave_{name}", None), fields)
+            self._entries[cls] = entry
+        return entry
+
+    def walk(self, node: cst.CSTNode) -> None:
+        visit, leave, fields = self._entry(type(node))
+        if visit is None or visit(node) is not False:
+            for name in fields:
+                value = getattr(node, name)
+                if isinstance(value, cst.CSTNode):
+                    self.walk(value)
+                elif isinstance(value, (list, tuple)):
+                    for item in value:
+                        if isinstance(item, cst.CSTNode):
+                            self.walk(item)
+        if leave is not None:
+            leave(node)
