@@ -33,6 +33,10 @@ _QUIET_ROOTS = frozenset({
 _TRITON_DECORATORS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 _ENV_WRITERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update", "os.environ.get",
                           "os.getenv", "os.environ.pop"})
+#: An argument migrator does not model (most of them): one shared object keeps results small to cache.
+_OPAQUE = Value("other")
+_OPAQUE_POSITIONAL = Argument(None, _OPAQUE)
+
 #: Root of pseudo-module names bound by loader calls (see ``_loaded_module``).
 LOADED = "<loaded>"
 _MODULE_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
@@ -499,9 +503,12 @@ class _Resolver(cst.CSTVisitor):
             guarded = self.guard_depth > 0
         else:
             guarded = any(api == g or api.startswith(g + ".") for s in self.scopes for g in s.binding.guarded)
+        # interned: a module repeats the same few names thousands of times, and pickling (cache, process
+        # pool) stores an interned string once
         self.usages.append(Usage(
-            api=api, kind=kind, span=self._span(node), snippet=_one_line(self._code(node_for_snippet or node)),
-            confidence=confidence, args=args, context=context, scope=self._scope_name(), guarded=guarded,
+            api=sys.intern(api), kind=kind, span=self._span(node),
+            snippet=_one_line(self._code(node_for_snippet or node)), confidence=confidence, args=args,
+            context=context, scope=sys.intern(self._scope_name()), guarded=guarded,
         ))
 
     def _decorator(self, decorator: cst.Decorator) -> Optional[str]:
@@ -529,7 +536,11 @@ class _Resolver(cst.CSTVisitor):
             if arg.star:
                 continue
             keyword = arg.keyword.value if arg.keyword is not None else None
-            out.append(Argument(keyword, self.value_of(arg.value)))
+            value = self.value_of(arg.value)
+            if value.kind == "other" and value.text is None:  # nothing a rule reads: share one object
+                out.append(_OPAQUE_POSITIONAL if keyword is None else Argument(keyword, _OPAQUE))
+            else:
+                out.append(Argument(keyword, value))
             if isinstance(arg.value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
                 self.consumed.add(id(arg.value))
         return tuple(out)
