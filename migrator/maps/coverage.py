@@ -72,7 +72,7 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[
     if not ops:
         if documented is None:
             return None
-        return ApiCoverage(api, (), _documented_only(target, api, documented), False)
+        return ApiCoverage(api, (), verdict_from_list(target, api, documented, " (no aten trace for it)"), False)
     op_map = target.op_map()
     reasons: Dict[str, str] = {op: op_map["ops"].get(op, "missing") for op in ops}
     statuses = {op: Status(op_map["reasons"].get(reason, "unknown")) for op, reason in reasons.items()}
@@ -142,15 +142,16 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _documented_only(target: TargetMap, api: str, documented) -> Verdict:
+def verdict_from_list(target: TargetMap, api: str, documented, note: str = "") -> Verdict:
+    """What the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml) says of ``api``."""
     entry, source = documented
-    limits = f": {entry['limitations']}" if entry.get("limitations") else ""
+    limits = f": {_clip(str(entry['limitations']))}" if entry.get("limitations") else ""
     if entry.get("documented") == "N":
         return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
     if entry.get("validated") is False:
         return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
     status = Status.PARTIAL if limits else Status.SUPPORTED
-    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits} (no aten trace for it)", source)
+    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits}{note}", source)
 
 
 def _opinfo_name(api: str) -> str:

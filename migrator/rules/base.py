@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
+from ..maps.coverage import verdict_from_list
 from ..maps.load import TargetMap, ThirdParty
 from ..model import Category, ExtensionBuild, Status, Usage, Value, Verdict
 from ..resolve import is_backend_string, is_device_string
@@ -212,14 +213,7 @@ def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Ver
                            target.sources[0])
         return Verdict(Status.UNKNOWN, f"{unknown_message}; `{api}` is not in the vendor's list (not verified)",
                        target.sources[0])
-    entry, source = found
-    limits = f": {entry['limitations']}" if entry.get("limitations") else ""
-    if entry.get("documented") == "N":
-        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
-    if entry.get("validated") is False:
-        return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
-    status = Status.PARTIAL if entry.get("limitations") else Status.SUPPORTED
-    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits}", source)
+    return verdict_from_list(target, api, found)
 
 
 def first_arg(usage: Usage, keywords: Sequence[str], position: Optional[int] = 0) -> Optional[Value]:

@@ -37,26 +37,13 @@ class NotebookCode:
 
 def read_notebook(text: str) -> Union[NotebookCode, str]:
     """The notebook's code, or a human reason why it cannot be read."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"not a valid notebook: JSON error at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    cells = data.get("cells") if isinstance(data, dict) else None
-    if cells is None and isinstance(data, dict) and isinstance(data.get("worksheets"), list):
-        cells = [c for sheet in data["worksheets"] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
-    if not isinstance(cells, list):
-        return "not a valid notebook: no 'cells' list"
+    cells = _code_cells(text)
+    if isinstance(cells, str):
+        return cells
     lines: List[str] = []
     origins: List[Tuple[int, int]] = []
     shell: List[Tuple[int, int, str]] = []
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", cell.get("input", ""))
-        if isinstance(source, list):
-            source = "".join(str(s) for s in source)
-        if not isinstance(source, str):
-            return f"not a valid notebook: cell {index} has a source of type {type(source).__name__}"
+    for index, source in cells:
         cell_lines = source.splitlines() or [""]
         first = cell_lines[0].strip()
         shell_cell = first.startswith(_SHELL_CELL_MAGICS)
@@ -85,17 +72,30 @@ def read_notebook(text: str) -> Union[NotebookCode, str]:
 
 
 def read_notebook_cells(text: str) -> Optional[List[Tuple[int, str]]]:
-    """(cell index, source) for every code cell, or None when the text is not a notebook."""
+    """(cell index, source) for every code cell, or None when the text is not a readable notebook."""
+    cells = _code_cells(text)
+    return None if isinstance(cells, str) else cells
+
+
+def _code_cells(text: str) -> Union[List[Tuple[int, str]], str]:
+    """(index among all cells, source) of each code cell (nbformat 4, and 3's worksheets), or a reason."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
+    except json.JSONDecodeError as exc:
+        return f"not a valid notebook: JSON error at line {exc.lineno}, column {exc.colno}: {exc.msg}"
     cells = data.get("cells") if isinstance(data, dict) else None
+    if cells is None and isinstance(data, dict) and isinstance(data.get("worksheets"), list):
+        cells = [c for sheet in data["worksheets"] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
     if not isinstance(cells, list):
-        return None
+        return "not a valid notebook: no 'cells' list"
     found = []
     for index, cell in enumerate(cells):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            found.append((index, "".join(source) if isinstance(source, list) else str(source)))
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", cell.get("input", ""))
+        if isinstance(source, list):
+            source = "".join(str(s) for s in source)
+        if not isinstance(source, str):
+            return f"not a valid notebook: cell {index} has a source of type {type(source).__name__}"
+        found.append((index, source))
     return found
