@@ -15,6 +15,7 @@ from .resolve import module_name_for, resolve_module
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
+from .sources.outline import outline_of
 from .sources.python import ParseFailure, decode_source, parse_python
 
 
@@ -55,23 +56,24 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
     text = decode_source(data)
     if isinstance(text, ParseFailure):
         return FileResult(source, FileStatus.ERROR, text.reason)
-    if not RELEVANT.search(text) and _compiles(text):  # no finding can come from here: skip libcst
-        return FileResult(source, FileStatus.OK, python=PythonFacts(module=module_name_for(source.rel)))
+    name, is_package = module_name_for(source.rel), source.rel.endswith("__init__.py")
+    tree = _ast_tree(text)
+    outline = outline_of(tree, name, is_package) if tree is not None else None
+    if not RELEVANT.search(text) and tree is not None:  # no finding can come from here: skip libcst
+        return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline)
     module = parse_python(text)
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
-    facts, usages = resolve_module(module, module_name_for(source.rel), source.rel.endswith("__init__.py"),
-                                   tensor_methods())
-    return FileResult(source, FileStatus.OK, usages=usages, python=facts)
+    facts, usages = resolve_module(module, name, is_package, tensor_methods())
+    return FileResult(source, FileStatus.OK, usages=usages, python=facts, outline=outline)
 
 
-def _compiles(text: str) -> bool:
-    """CPython's own parser (C, ~7x faster than libcst) still vets files we skip, so errors are reported."""
+def _ast_tree(text: str) -> Optional[ast.Module]:
+    """CPython's own parser (C, ~7x faster than libcst): vets files libcst skips and feeds the call-graph outline."""
     try:
-        ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+        return None
 
 
 def _notebook(source: SourceFile, data: bytes) -> FileResult:
@@ -85,8 +87,11 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     module = parse_python(code.python)
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
-    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(), code.map_span)
-    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts)
+    name = module_name_for(source.rel)
+    facts, usages = resolve_module(module, name, False, tensor_methods(), code.map_span)
+    tree = _ast_tree(code.python)
+    outline = outline_of(tree, name, False) if tree is not None else None
+    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)
 
 
 def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage, ...], reason: str) -> FileResult:

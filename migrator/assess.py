@@ -1,46 +1,223 @@
-"""Per-target readiness and effort from the findings.
+"""Per-target readiness, effort and ranked blockers, from the findings and how the training path reaches them.
 
-readiness = 100 x (findings that run as written: supported + partial + fallback)
-                / (findings whose verdict is known, i.e. all but ``unknown``)
-A repository with nothing to judge reads 100. Unknown verdicts are counted and shown, never guessed.
+Readiness (stated in every report)::
+
+    readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported))
+
+over the findings on the training path (``reachable`` true, or every finding when no entry point was found),
+where ``runs`` counts supported + partial + fallback findings, ``automatic`` the rewrites ``migrator fix``
+applies and ``manual`` the other rewrites; ``ports`` and ``unsupported`` count blockers, not findings (one
+custom operator is one port however many call sites it has). ``unknown`` is left out and shown beside. One
+port weighs as much as 25 automatic rewrites, so a training path that needs a kernel port never reads 100%,
+and a repository with nothing that blocks reads exactly 100%.
+
+Effort is a planner's estimate in buckets, each with its assumption written next to it (``EFFORT_ASSUMPTIONS``).
 """
 
 from __future__ import annotations
 
-from typing import Dict, Sequence, Tuple
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap
-from .model import CustomOp, Finding, Status, TargetSummary
+from .model import Blocker, Category, CustomOp, Finding, NodeReach, Status, TargetSummary, Verdict
 
-READINESS_FORMULA = ("readiness = 100 * (supported + partial + fallback) / (all findings - unknown); "
-                     "100 when nothing is known")
+WEIGHTS = {"automatic": 1, "manual": 3, "port": 25, "unsupported": 25}
+READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported)); "
+                     "runs = supported + partial + fallback findings, automatic/manual = rewrite findings, "
+                     "ports/unsupported = blockers (one custom op = one port); "
+                     "over findings on the training path (reachable), "
+                     "or all findings when no entry point was found; unknown left out; 100 when nothing is judged")
 _RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
+BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
+
+#: Hours per unit, by bucket. Kernel ports are scaled by the CUDA lines to rewrite.
+HOURS = {"automatic": 2 / 60, "manual": 0.5, "fallback": 1.0, "partial": 0.25, "unknown": 0.5,
+         "unsupported": 16.0, "library": 40.0, "triton": 16.0}
+PORT_BASE_DAYS, PORT_LINES_PER_DAY, HOURS_PER_DAY = 3.0, 100, 8.0
+EFFORT_ASSUMPTIONS = (
+    "automatic fix: 2 minutes per finding to review the diff `migrator fix` makes",
+    "manual rewrite: 30 minutes per finding (the suggestion states the change; someone writes and tests it)",
+    "op fallback to check: 1 hour per distinct API that falls back to the CPU (profile it, decide if it matters)",
+    "partial support to check: 15 minutes per distinct API with documented limits (check dtypes and arguments)",
+    "unknown: 30 minutes per distinct API the data cannot judge (try it on the device)",
+    f"kernel port: {PORT_BASE_DAYS:g} days per custom operator plus 1 day per {PORT_LINES_PER_DAY} lines of "
+    "CUDA kernel code (Ascend C / BANG C / XPU kernel, registration, tests)",
+    "triton kernel: 2 days each (rewrite in plain PyTorch or the vendor's Triton backend, then tune)",
+    "CUDA-only library without a vendor replacement: 5 days per library",
+    "unsupported API: 2 days per distinct API (find another way)",
+)
 
 
-def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Sequence[CustomOp]) -> Tuple[TargetSummary, ...]:
+@dataclass(frozen=True)
+class _Group:
+    key: str
+    title: str
+
+
+def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Sequence[CustomOp],
+           reach: Optional[Mapping[str, NodeReach]] = None,
+           finding_nodes: Optional[Mapping[str, str]] = None) -> Tuple[TargetSummary, ...]:
+    reach = reach or {}
+    finding_nodes = finding_nodes or {}
+    judged_by_reach = any(f.reachable is not None for f in findings)
+    on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
+    op_of = _op_membership(ops)
     summaries = []
     for target in targets:
-        counts: Dict[str, int] = {status.value: 0 for status in Status}
-        fixable = manual = 0
-        for finding in findings:
-            verdict = finding.verdicts.get(target.id)
-            if verdict is None:
-                continue
-            counts[verdict.status.value] += 1
-            if verdict.status == Status.REWRITE:
-                fixable += verdict.fixable
-                manual += not verdict.fixable
-        known = sum(counts.values()) - counts[Status.UNKNOWN.value]
-        runs = sum(counts[s.value] for s in _RUNS)
-        readiness = round(100.0 * runs / known, 1) if known else 100.0
-        effort = {
-            "automatic_rewrites": fixable,
-            "manual_rewrites": manual,
-            "ports": counts[Status.PORT.value],
-            "custom_ops": len(ops),
-            "kernel_lines_to_port": sum(op.kernel_lines for op in ops),
-            "formula": READINESS_FORMULA,
-        }
+        counts = _counts(findings, target.id)
+        path_counts = _counts(on_path, target.id)
+        automatic = sum(1 for f in on_path if _verdict(f, target.id, Status.REWRITE) and f.verdicts[target.id].fixable)
+        manual = path_counts[Status.REWRITE.value] - automatic
+        runs = sum(path_counts[s.value] for s in _RUNS)
+        blockers = _blockers(findings, target.id, ops, op_of, reach, finding_nodes)
+        ports = sum(1 for b in blockers if b.status == Status.PORT and (b.reachable is not False or not judged_by_reach))
+        unsupported = sum(1 for b in blockers
+                          if b.status == Status.UNSUPPORTED and (b.reachable is not False or not judged_by_reach))
+        blocked = (WEIGHTS["automatic"] * automatic + WEIGHTS["manual"] * manual
+                   + WEIGHTS["port"] * ports + WEIGHTS["unsupported"] * unsupported)
+        readiness = round(100.0 * runs / (runs + blocked), 1) if runs + blocked else 100.0
+        effort = _effort(on_path, target.id, ops, op_of, automatic, manual)
+        effort["readiness_inputs"] = {"runs": runs, "automatic": automatic, "manual": manual, "ports": ports,
+                                      "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
+                                      "on_training_path": len(on_path), "all": len(findings),
+                                      "weights": dict(WEIGHTS), "reachability_judged": judged_by_reach}
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
-                                       sources=target.sources, readiness=readiness, counts=counts, effort=effort))
+                                       sources=target.sources, readiness=readiness, counts=counts, effort=effort,
+                                       blockers=blockers))
     return tuple(summaries)
+
+
+def _counts(findings: Sequence[Finding], target: str) -> Dict[str, int]:
+    counts: Dict[str, int] = {status.value: 0 for status in Status}
+    for finding in findings:
+        verdict = finding.verdicts.get(target)
+        if verdict is not None:
+            counts[verdict.status.value] += 1
+    return counts
+
+
+def _verdict(finding: Finding, target: str, status: Status) -> bool:
+    verdict = finding.verdicts.get(target)
+    return verdict is not None and verdict.status == status
+
+
+def _op_membership(ops: Sequence[CustomOp]) -> Dict[Tuple[str, int], str]:
+    """(path, line) of every place that belongs to a custom op -> the op's name; (path, 0) for its files."""
+    member: Dict[Tuple[str, int], str] = {}
+    for op in ops:
+        for path in op.files:
+            member[(path, 0)] = op.name
+        for site in op.call_sites:
+            member[site] = op.name
+        if op.build is not None:
+            member[(op.build.path, op.build.span.line or 0)] = op.name
+    return member
+
+
+def _op_name(finding: Finding, op_of: Mapping[Tuple[str, int], str]) -> Optional[str]:
+    if finding.category != Category.CUSTOM_OP:
+        return None
+    return op_of.get((finding.path, finding.span.line or 0)) or op_of.get((finding.path, 0))
+
+
+def op_port_hours(op: CustomOp) -> float:
+    return HOURS_PER_DAY * (PORT_BASE_DAYS + op.kernel_lines / PORT_LINES_PER_DAY)
+
+
+def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
+            op_of: Mapping[Tuple[str, int], str], automatic: int, manual: int) -> Dict[str, object]:
+    distinct: Dict[str, set] = defaultdict(set)
+    ported_ops, libraries, triton = set(), set(), set()
+    for finding in findings:
+        verdict = finding.verdicts.get(target)
+        if verdict is None:
+            continue
+        status = verdict.status
+        if status in (Status.FALLBACK, Status.PARTIAL, Status.UNKNOWN, Status.UNSUPPORTED):
+            distinct[status.value].add(finding.api)
+        elif status == Status.PORT:
+            op = _op_name(finding, op_of)
+            if op:
+                ported_ops.add(op)
+            elif finding.rule.startswith("triton"):
+                triton.add(finding.api)
+            else:
+                libraries.add(finding.api.split(".")[0].split(":")[-1])
+    port_hours = sum(op_port_hours(op) for op in ops if op.name in ported_ops)
+    buckets = [
+        _bucket("automatic fix", automatic, HOURS["automatic"] * automatic, "minutes"),
+        _bucket("manual rewrite", manual, HOURS["manual"] * manual, "hours"),
+        _bucket("op fallback to check", len(distinct["fallback"]), HOURS["fallback"] * len(distinct["fallback"]), "hours"),
+        _bucket("partial support to check", len(distinct["partial"]), HOURS["partial"] * len(distinct["partial"]), "hours"),
+        _bucket("unknown to try", len(distinct["unknown"]), HOURS["unknown"] * len(distinct["unknown"]), "hours"),
+        _bucket("kernel port", len(ported_ops), port_hours, "days"),
+        _bucket("triton kernel port", len(triton), HOURS["triton"] * len(triton), "days"),
+        _bucket("library port", len(libraries), HOURS["library"] * len(libraries), "days"),
+        _bucket("unsupported API", len(distinct["unsupported"]), HOURS["unsupported"] * len(distinct["unsupported"]), "days"),
+    ]
+    total = sum(b["hours"] for b in buckets)
+    return {
+        "automatic_rewrites": automatic,
+        "manual_rewrites": manual,
+        "ports": sum(1 for f in findings if _verdict(f, target, Status.PORT)),
+        "custom_ops": len(ops),
+        "kernel_lines_to_port": sum(op.kernel_lines for op in ops if op.name in ported_ops),
+        "buckets": buckets,
+        "total_hours": round(total, 1),
+        "total_days": round(total / HOURS_PER_DAY, 1),
+        "assumptions": list(EFFORT_ASSUMPTIONS),
+        "formula": READINESS_FORMULA,
+    }
+
+
+def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]:
+    return {"name": name, "count": count, "hours": round(hours, 2), "unit": unit}
+
+
+def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
+              op_of: Mapping[Tuple[str, int], str], reach: Mapping[str, NodeReach],
+              finding_nodes: Mapping[str, str]) -> Tuple[Blocker, ...]:
+    """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then effort."""
+    groups: Dict[str, List[Finding]] = defaultdict(list)
+    titles: Dict[str, str] = {}
+    for finding in findings:
+        verdict = finding.verdicts.get(target)
+        if verdict is None or verdict.status not in BLOCKING:
+            continue
+        op = _op_name(finding, op_of)
+        key = f"custom-op:{op}" if op else f"{finding.rule}:{finding.api}"
+        groups[key].append(finding)
+        titles[key] = f"custom operator {op}" if op else finding.api
+    op_by_name = {op.name: op for op in ops}
+    blockers = []
+    for key, members in groups.items():
+        verdicts = [m.verdicts[target] for m in members]
+        status = min((v.status for v in verdicts), key=BLOCKING.index)
+        reaches = [reach[finding_nodes[m.id]] for m in members if m.id in finding_nodes and finding_nodes[m.id] in reach]
+        best = max(reaches, key=lambda r: (r.entries, r.paths), default=None)
+        paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), 10**6)
+        op = op_by_name.get(key.split(":", 1)[1]) if key.startswith("custom-op:") else None
+        hours = op_port_hours(op) if op else _finding_hours(verdicts, key.startswith("triton"))
+        reachable = any(m.reachable for m in members) if any(m.reachable is not None for m in members) else None
+        first = min(members, key=lambda m: (m.path, m.span.line or 0))
+        suggestion = next((v.suggestion for v in verdicts if v.suggestion), None)
+        blockers.append(Blocker(key=key, title=titles[key], status=status, findings=tuple(m.id for m in members),
+                                entries=best.entries if best else 0, paths=paths,
+                                path=best.path if best else (), hours=round(hours, 2), reachable=reachable,
+                                path_of_first=first.path, line_of_first=first.span.line,
+                                message=verdicts[members.index(first)].message, suggestion=suggestion,
+                                fixable=all(v.fixable for v in verdicts)))
+    blockers.sort(key=lambda b: (b.reachable is False, -b.entries, -b.paths, -b.hours, b.key))
+    return tuple(blockers)
+
+
+def _finding_hours(verdicts: Sequence[Verdict], triton: bool) -> float:
+    """Rewrites cost per finding; an unsupported API or a library / triton port costs once per group."""
+    hours = sum(HOURS["automatic"] if v.fixable else HOURS["manual"] for v in verdicts if v.status == Status.REWRITE)
+    if any(v.status == Status.UNSUPPORTED for v in verdicts):
+        hours += HOURS["unsupported"]
+    if any(v.status == Status.PORT for v in verdicts):
+        hours += HOURS["triton"] if triton else HOURS["library"]
+    return hours

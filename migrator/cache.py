@@ -22,7 +22,7 @@ from .maps.load import maps_dir
 from .model import FileResult
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
-_FORMAT = "1"
+_FORMAT = "2"
 
 
 def default_cache_dir() -> Path:

@@ -224,6 +224,43 @@ class PythonFacts:
 
 
 @dataclass(frozen=True)
+class Definition:
+    """A function, method or class of a module; ``name`` is qualified within the module (``Trainer.step``)."""
+
+    name: str
+    kind: str  # "function" | "class"
+    line: int
+    end_line: int
+    bases: Tuple[str, ...] = ()  # classes: absolute dotted names of the bases, where the imports say
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call (or a reference that will be called) made from ``scope`` of a module.
+
+    ``target`` is an absolute dotted name, or one of the forms ``graph.py`` resolves across files:
+    ``self:Cls.name``, ``attr:Cls.attr.name``, ``call:pkg.Cls`` (calling an instance), ``?.name``.
+    """
+
+    scope: str  # "<module>", "<main>" or a qualified definition name
+    target: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Outline:
+    """The call-graph facts of one Python module (``sources/outline.py``)."""
+
+    module: str
+    imports: Tuple[str, ...] = ()
+    bindings: Tuple[Tuple[str, str], ...] = ()  # module-level names bound by imports: ("TinyGPT", "model.transformer.TinyGPT")
+    definitions: Tuple[Definition, ...] = ()
+    calls: Tuple[Call, ...] = ()
+    attributes: Tuple[Tuple[str, str], ...] = ()  # ("Cls.attr", constructor) from ``self.attr = Ctor(...)``
+    main_lines: Optional[Tuple[int, int]] = None  # the ``if __name__ == "__main__":`` block
+
+
+@dataclass(frozen=True)
 class FileResult:
     """The per-file outcome: status, and the facts or findings of that file's own kind."""
 
@@ -233,6 +270,7 @@ class FileResult:
     usages: Tuple[Usage, ...] = ()
     python: Optional[PythonFacts] = None
     cuda: Optional[CudaFacts] = None
+    outline: Optional[Outline] = None
 
 
 @dataclass(frozen=True)
@@ -250,6 +288,57 @@ class CustomOp:
 
 
 @dataclass(frozen=True)
+class EntryPoint:
+    """Where a run starts: ``kind`` is main-block, script-name, notebook, setup, console-script or cli."""
+
+    node: str
+    kind: str
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class NodeReach:
+    """How a call-graph node is reached: by how many entry points, over how many call paths, and one path."""
+
+    node: str
+    entries: int
+    paths: int
+    path: Tuple[str, ...]  # entry point first
+
+
+@dataclass(frozen=True)
+class GraphSummary:
+    nodes: int
+    edges: int
+    entries: Tuple[EntryPoint, ...]
+    reached: int
+    reach: Mapping[str, NodeReach]  # for the nodes that hold findings
+    finding_nodes: Mapping[str, str]  # finding id -> node
+    picture: Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]] = ((), ())
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Findings that block one target, grouped (a custom op, or one API under one rule), with how they are reached."""
+
+    key: str
+    title: str
+    status: Status
+    findings: Tuple[str, ...]  # finding ids
+    entries: int  # entry points that reach it
+    paths: int  # call paths from the entry points (capped)
+    path: Tuple[str, ...]  # one shortest call path, entry point first
+    hours: float
+    reachable: Optional[bool]
+    path_of_first: str
+    line_of_first: Optional[int]
+    message: str
+    suggestion: Optional[str] = None
+    fixable: bool = False
+
+
+@dataclass(frozen=True)
 class TargetSummary:
     id: str
     runtime: str
@@ -258,6 +347,7 @@ class TargetSummary:
     readiness: float
     counts: Mapping[str, int]
     effort: Mapping[str, object]
+    blockers: Tuple[Blocker, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -268,3 +358,4 @@ class Report:
     files: Tuple[FileResult, ...]
     findings: Tuple[Finding, ...]
     custom_ops: Tuple[CustomOp, ...]
+    graph: Optional[GraphSummary] = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -25,16 +26,20 @@ Progress = Optional[Callable[[int, int], None]]
 
 
 def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
-         cache: Optional[AnalysisCache] = None) -> Report:
-    """Scan a folder (or one file) and judge everything found for each target."""
+         cache: Optional[AnalysisCache] = None, entries: Sequence[str] = ()) -> Report:
+    """Scan a folder (or one file) and judge everything found for each target.
+
+    ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository.
+    """
     root = Path(root)
     found = discover(root)
-    return scan_files(root, found.files, targets, jobs, progress, cache, skipped=found.skipped)
+    return scan_files(root, found.files, targets, jobs, progress, cache, skipped=found.skipped, entries=entries)
 
 
 def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,
                progress: Progress = None, cache: Optional[AnalysisCache] = None,
-               skipped: Sequence[FileResult] = ()) -> Report:
+               skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True) -> Report:
+    """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them)."""
     results = analyze_all(files, jobs, progress, cache)
     if cache is not None:
         cache.prune()
@@ -46,8 +51,20 @@ def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[Target
         findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
-    return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
-                  files=tuple(all_results), findings=tuple(findings), custom_ops=ops)
+    if not call_graph:
+        return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
+                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops)
+    from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
+
+    project = build_graph(root, results, entries)
+    reached = reach(project)
+    marked, nodes = mark_reachable(project, reached, findings, ops)
+    summary = summarise(project, reached, nodes)
+    summaries = assess(targets, marked, ops, summary.reach, summary.finding_nodes)
+    focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
+    summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
+    return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
+                  findings=marked, custom_ops=ops, graph=summary)
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,

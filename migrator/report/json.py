@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, TextIO
+from typing import Any, Dict, Mapping, Optional, TextIO
 
-from ..model import CustomOp, FileResult, Finding, Report
+from ..model import Blocker, CustomOp, FileResult, Finding, GraphSummary, Report
 
 SCHEMA = "migrator.report/1"
 
 
 def to_dict(report: Report) -> Dict[str, Any]:
+    nodes = report.graph.finding_nodes if report.graph is not None else {}
     return {
         "schema": SCHEMA,
         "tool": {"name": "migrator", "version": report.tool_version},
         "root": report.root,
         "targets": [
             {"id": t.id, "runtime": t.runtime, "version": t.version, "sources": list(t.sources),
-             "readiness": t.readiness, "counts": dict(t.counts), "effort": dict(t.effort)}
+             "readiness": t.readiness, "counts": dict(t.counts), "effort": dict(t.effort),
+             "blockers": [_blocker(b) for b in t.blockers]}
             for t in report.targets
         ],
         "files": [_file(f) for f in report.files],
-        "findings": [_finding(f) for f in report.findings],
+        "findings": [_finding(f, nodes) for f in report.findings],
         "custom_ops": [_custom_op(op) for op in report.custom_ops],
+        "graph": _graph(report.graph),
     }
 
 
@@ -37,13 +40,14 @@ def _file(result: FileResult) -> Dict[str, Any]:
             "reason": result.reason}
 
 
-def _finding(finding: Finding) -> Dict[str, Any]:
+def _finding(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:
     span = finding.span
     return {
         "id": finding.id, "rule": finding.rule, "category": finding.category.value, "path": finding.path,
         "line": span.line, "col": span.col, "end_line": span.end_line, "end_col": span.end_col, "cell": span.cell,
         "api": finding.api, "ops": list(finding.ops), "snippet": finding.snippet,
         "confidence": finding.confidence.value, "reachable": finding.reachable, "scope": finding.scope,
+        "node": nodes.get(finding.id),
         "verdicts": {
             target: {"status": v.status.value, "message": v.message, "suggestion": v.suggestion,
                      "fixable": v.fixable, "source": v.source}
@@ -64,4 +68,23 @@ def _custom_op(op: CustomOp) -> Dict[str, Any]:
         "wrappers": list(op.wrappers),
         "call_sites": [{"path": p, "line": line} for p, line in op.call_sites],
         "kernel_lines": op.kernel_lines,
+    }
+
+
+def _blocker(blocker: Blocker) -> Dict[str, Any]:
+    return {"key": blocker.key, "title": blocker.title, "status": blocker.status.value,
+            "findings": list(blocker.findings), "reachable": blocker.reachable, "entries": blocker.entries,
+            "paths": blocker.paths, "path": list(blocker.path), "hours": blocker.hours,
+            "first": {"path": blocker.path_of_first, "line": blocker.line_of_first},
+            "message": blocker.message, "suggestion": blocker.suggestion, "fixable": blocker.fixable}
+
+
+def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
+    if graph is None:
+        return None
+    return {
+        "nodes": graph.nodes, "edges": graph.edges, "reached": graph.reached,
+        "entries": [{"node": e.node, "kind": e.kind, "path": e.path, "line": e.line} for e in graph.entries],
+        "reach": {node: {"entries": r.entries, "paths": r.paths, "path": list(r.path)}
+                  for node, r in graph.reach.items()},
     }

@@ -1,0 +1,459 @@
+"""The repository's call graph (networkx): entry points, reachability, and how findings are reached.
+
+Nodes are modules (``pkg.mod``), their ``if __name__ == "__main__":`` blocks (``pkg.mod.<main>``), classes and
+functions (``pkg.mod.Cls.method``). Edges are calls and imports, resolved across files from the per-file
+outlines (``sources/outline.py``):
+
+* a name reached through imports and re-exports (``from .transformer import TinyGPT`` in ``model/__init__.py``);
+* ``self.m()`` through the class's repo bases, and the overrides in its repo subclasses;
+* ``self.block(x)`` where ``self.block = Block(...)``: ``Block.forward`` (an ``nn.Module``'s ``__call__``);
+* constructing a class reaches its ``__init__``, ``forward``, ``__call__`` and ``backward`` (a module that
+  is built is called; ``Fn.apply`` runs an ``autograd.Function``'s ``forward`` and ``backward``);
+* a method on a receiver of unknown type reaches the repo methods of that name (when few define it);
+* importing a module runs its body; a repo function passed as an argument (``mp.spawn(worker)``) or used
+  as a decorator root (``@cli.command()``) is called by that scope.
+
+The resolution over-approximates on purpose: code wrongly marked reachable costs a look, a training path
+wrongly marked dead hides a blocker. Entry points: ``__main__`` blocks, scripts named like ``train*.py`` /
+``main.py``, notebooks, ``setup.py`` (pip runs it), console scripts in ``pyproject.toml`` / ``setup.cfg`` /
+``setup.py``, and ``--entry MODULE[:FUNC]``. Test files are never entry points.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import sys
+from collections import defaultdict, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+import networkx as nx
+
+from .maps.load import tensor_methods
+from .model import (CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
+from .resolve import module_name_for
+from .sources.outline import MAIN, MODULE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    tomllib = None
+
+#: Constructing a class reaches these methods (found through the class's repo bases).
+_ON_CONSTRUCT = ("__init__", "__post_init__", "forward", "__call__", "backward", "setup")
+#: A method name defined in more repo classes than this is too common to join by name alone.
+_MAX_NAME_CANDIDATES = 6
+#: Path counts are capped: beyond this a number stops meaning anything to a reader.
+PATHS_CAP = 10**6
+_SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|run_\w+)$")
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
+_CONSOLE_SCRIPT = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)(?::([\w.]+))?\s*["']""")
+
+
+@dataclass(frozen=True)
+class ProjectGraph:
+    """The call graph with its entry points; ``node_of`` tells which node a finding sits in."""
+
+    graph: nx.DiGraph
+    entries: Tuple[EntryPoint, ...]
+    main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
+
+    def node_of(self, finding: Finding) -> Optional[str]:
+        if not finding.path.endswith((".py", ".ipynb")):
+            return None
+        module = module_name_for(finding.path)
+        if finding.scope != MODULE and finding.scope in self.graph:
+            return finding.scope
+        lines = self.main_lines.get(module)
+        if lines and finding.span.line and lines[0] <= finding.span.line <= lines[1] and finding.span.cell is None:
+            return f"{module}.{MAIN}"
+        return module if module in self.graph else None
+
+
+# ------------------------------------------------------------------------------------------ building
+
+
+def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequence[str] = ()) -> ProjectGraph:
+    outlines = {r.outline.module: (r, r.outline) for r in results if r.outline is not None}
+    builder = _Builder({name: outline for name, (_, outline) in outlines.items()})
+    builder.add_nodes({name: result.file.rel for name, (result, _) in outlines.items()})
+    builder.add_edges()
+    entries = _entry_points(root, outlines, builder, extra_entries)
+    main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
+    return ProjectGraph(graph=builder.graph, entries=entries, main_lines=main_lines)
+
+
+class _Builder:
+    def __init__(self, outlines: Mapping[str, Outline]):
+        self.outlines = outlines
+        self.graph = nx.DiGraph()
+        self.bindings: Dict[str, Dict[str, str]] = {m: dict(o.bindings) for m, o in outlines.items()}
+        self.bases: Dict[str, List[str]] = {}
+        self.subclasses: Dict[str, List[str]] = defaultdict(list)
+        self.attributes: Dict[str, str] = {}
+        self.methods_named: Dict[str, List[str]] = defaultdict(list)
+
+    def add_nodes(self, paths: Mapping[str, str]) -> None:
+        for module, outline in self.outlines.items():
+            self.graph.add_node(module, kind="module", path=paths[module], line=1)
+            if outline.main_lines:
+                self.graph.add_node(f"{module}.{MAIN}", kind="main", path=paths[module], line=outline.main_lines[0])
+                self.graph.add_edge(f"{module}.{MAIN}", module, kind="runs")
+            classes = {d.name for d in outline.definitions if d.kind == "class"}
+            for definition in outline.definitions:
+                node = f"{module}.{definition.name}"
+                owner = definition.name.rpartition(".")[0]
+                kind = definition.kind if definition.kind == "class" else ("method" if owner in classes else "function")
+                self.graph.add_node(node, kind=kind, path=paths[module], line=definition.line)
+                if kind == "method":
+                    self.methods_named[definition.name.rpartition(".")[2]].append(node)
+            for attribute, constructor in outline.attributes:
+                self.attributes[f"{module}.{attribute}"] = constructor
+        for module, outline in self.outlines.items():
+            for definition in outline.definitions:
+                if definition.kind == "class":
+                    node = f"{module}.{definition.name}"
+                    resolved = [b for b in (self.resolve(base) for base in definition.bases) if b]
+                    self.bases[node] = [b for b in resolved if self.graph.nodes[b].get("kind") == "class"]
+                    for base in self.bases[node]:
+                        self.subclasses[base].append(node)
+
+    def add_edges(self) -> None:
+        for module, outline in self.outlines.items():
+            for imported in outline.imports:
+                target = self._module_of(imported)
+                if target and target != module:
+                    self.graph.add_edge(module, target, kind="imports")
+            for call in outline.calls:
+                source = module if call.scope == MODULE else f"{module}.{call.scope}"
+                if source not in self.graph:
+                    continue
+                for target in self.targets(call.target):
+                    if target != source:
+                        self.graph.add_edge(source, target, kind="calls")
+        for node, data in list(self.graph.nodes(data=True)):
+            if data.get("kind") == "class":
+                for name in _ON_CONSTRUCT:
+                    for method in self.methods(node, name):
+                        self.graph.add_edge(node, method, kind="constructs")
+
+    # ------------------------------------------------------------------------------ resolution
+
+    def resolve(self, name: str, depth: int = 0) -> Optional[str]:
+        """The graph node an absolute dotted name stands for, following re-exports and class members."""
+        if name in self.graph:
+            return name
+        if depth > 8:
+            return None
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            head, rest = ".".join(parts[:cut]), parts[cut:]
+            if head not in self.graph:
+                continue
+            kind = self.graph.nodes[head].get("kind")
+            if kind == "module" and rest[0] in self.bindings.get(head, {}):
+                return self.resolve(".".join([self.bindings[head][rest[0]], *rest[1:]]), depth + 1)
+            if kind == "class" and len(rest) == 1:
+                found = self.methods(head, rest[0])
+                return found[0] if found else None
+            return None
+        return None
+
+    def methods(self, cls: str, name: str) -> List[str]:
+        """``cls.name`` through the repo bases (first definition wins)."""
+        seen: Set[str] = set()
+        queue = deque([cls])
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if f"{current}.{name}" in self.graph:
+                return [f"{current}.{name}"]
+            queue.extend(self.bases.get(current, ()))
+        return []
+
+    def targets(self, target: str) -> List[str]:
+        kind, colon, rest = target.partition(":")
+        if not colon:
+            kind, rest = "", target
+        if kind == "super":
+            cls, _, name = rest.rpartition(".")
+            return [m for base in self.bases.get(cls, ()) for m in self.methods(base, name)][:1]
+        if kind == "self":
+            cls, _, name = rest.rpartition(".")
+            return self._dispatch(cls, name) or self._call_attribute(f"{cls}.{name}")
+        if kind == "attr":
+            owner, _, name = rest.rpartition(".")
+            constructor = self.attributes.get(owner)
+            node = self.resolve(constructor) if constructor else None
+            return self.methods(node, name) if node and self.graph.nodes[node].get("kind") == "class" else []
+        if kind == "call":
+            node = self.resolve(rest)
+            return self._instance_call(node)
+        if target.startswith("?."):
+            name = target[2:]
+            if name.startswith("__") or name in tensor_methods():
+                return []  # a dunder, or most likely a Tensor method (``loss.backward()``), not repo code
+            candidates = self.methods_named.get(name, [])
+            return candidates if len(candidates) <= _MAX_NAME_CANDIDATES else []
+        node = self.resolve(target)
+        if node is None and target.endswith(".apply"):
+            node = self.resolve(target[:-len(".apply")])  # autograd.Function.apply -> forward/backward
+        return [node] if node else []
+
+    def _dispatch(self, cls_name: str, name: str) -> List[str]:
+        cls = cls_name if cls_name in self.graph else None
+        if cls is None:
+            return []
+        found = self.methods(cls, name)
+        overrides = [f"{sub}.{name}" for sub in self._all_subclasses(cls) if f"{sub}.{name}" in self.graph]
+        return found + overrides
+
+    def _call_attribute(self, owner: str) -> List[str]:
+        constructor = self.attributes.get(owner)
+        return self._instance_call(self.resolve(constructor)) if constructor else []
+
+    def _instance_call(self, node: Optional[str]) -> List[str]:
+        if node is None or self.graph.nodes[node].get("kind") != "class":
+            return []
+        return self.methods(node, "forward") or self.methods(node, "__call__")
+
+    def _all_subclasses(self, cls: str) -> List[str]:
+        found, queue = [], deque(self.subclasses.get(cls, ()))
+        while queue:
+            sub = queue.popleft()
+            if sub not in found:
+                found.append(sub)
+                queue.extend(self.subclasses.get(sub, ()))
+        return found
+
+    def _module_of(self, name: str) -> Optional[str]:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            head = ".".join(parts[:cut])
+            if head in self.graph and self.graph.nodes[head].get("kind") == "module":
+                return head
+        return None
+
+
+# ------------------------------------------------------------------------------------------ entry points
+
+
+def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]], builder: _Builder,
+                  extra: Sequence[str]) -> Tuple[EntryPoint, ...]:
+    found: Dict[str, EntryPoint] = {}
+
+    def add(node: Optional[str], kind: str, path: str, line: int) -> None:
+        if node and node in builder.graph and node not in found:
+            found[node] = EntryPoint(node=node, kind=kind, path=path, line=line)
+
+    for module, (result, outline) in sorted(outlines.items()):
+        rel = result.file.rel
+        if _TEST_PATH.search(rel):
+            continue
+        stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if result.file.kind == FileKind.NOTEBOOK:
+            add(module, "notebook", rel, 1)
+        elif stem == "setup" and "/" not in rel:
+            add(module, "setup", rel, 1)
+        elif outline.main_lines:
+            add(f"{module}.{MAIN}", "main-block", rel, outline.main_lines[0])
+        elif _SCRIPT_NAME.match(stem):
+            add(module, "script-name", rel, 1)
+    for spec, where in _console_scripts(root):
+        module, _, func = spec.partition(":")
+        node = builder.resolve(f"{module}.{func}" if func else module)
+        if node:
+            data = builder.graph.nodes[node]
+            add(node, "console-script", data.get("path", where), data.get("line", 1))
+    for spec in extra:
+        module, _, func = spec.partition(":")
+        node = builder.resolve(f"{module}.{func}" if func else module)
+        if node:
+            data = builder.graph.nodes[node]
+            add(node, "cli", data.get("path", ""), data.get("line", 1))
+    return tuple(sorted(found.values(), key=lambda e: e.node))
+
+
+def unresolved_entries(graph: ProjectGraph, extra: Sequence[str]) -> List[str]:
+    """The ``--entry`` specs that name nothing in the graph (the CLI reports them)."""
+    named = {e.node for e in graph.entries if e.kind == "cli"}
+    builder_nodes = graph.graph
+    missing = []
+    for spec in extra:
+        module, _, func = spec.partition(":")
+        name = f"{module}.{func}" if func else module
+        if name not in builder_nodes and not any(n == name or n.endswith("." + name) for n in named):
+            missing.append(spec)
+    return missing
+
+
+def _console_scripts(root: Path) -> List[Tuple[str, str]]:
+    base = root if root.is_dir() else root.parent
+    found: List[Tuple[str, str]] = []
+    pyproject = base / "pyproject.toml"
+    if pyproject.is_file() and tomllib is not None:
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
+        except (tomllib.TOMLDecodeError, OSError):
+            data = {}
+        project = data.get("project", {}) if isinstance(data, dict) else {}
+        for group in ("scripts", "gui-scripts"):
+            for value in (project.get(group) or {}).values():
+                if isinstance(value, str):
+                    found.append((value.split("[")[0].strip(), "pyproject.toml"))
+    setup_cfg = base / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.ConfigParser()
+        try:
+            parser.read(setup_cfg, encoding="utf-8")
+            text = parser.get("options.entry_points", "console_scripts", fallback="")
+        except (configparser.Error, OSError, UnicodeDecodeError):
+            text = ""
+        for line in text.splitlines():
+            if "=" in line:
+                found.append((line.split("=", 1)[1].split("[")[0].strip(), "setup.cfg"))
+    setup_py = base / "setup.py"
+    if setup_py.is_file():
+        try:
+            text = setup_py.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if "console_scripts" in text:
+            for match in _CONSOLE_SCRIPT.finditer(text):
+                found.append((match.group(1) + (f":{match.group(2)}" if match.group(2) else ""), "setup.py"))
+    return found
+
+
+# ------------------------------------------------------------------------------------------ reachability
+
+
+def reach(project: ProjectGraph) -> Dict[str, NodeReach]:
+    """For every node reached from an entry point: how many entry points and call paths reach it, and one path.
+
+    Paths are counted on the graph with its cycles collapsed (networkx condensation), so recursion counts once;
+    counts are capped at ``PATHS_CAP``.
+    """
+    graph = project.graph
+    if not project.entries:
+        return {}
+    entry_nodes = [e.node for e in project.entries]
+    dag = nx.condensation(graph)
+    member = dag.graph["mapping"]
+    entry_bits: Dict[int, int] = defaultdict(int)
+    entry_paths: Dict[int, int] = defaultdict(int)
+    for index, node in enumerate(entry_nodes):
+        entry_bits[member[node]] |= 1 << index
+        entry_paths[member[node]] += 1
+    bits: Dict[int, int] = {}
+    paths: Dict[int, int] = {}
+    for component in nx.topological_sort(dag):
+        b = entry_bits.get(component, 0)
+        p = entry_paths.get(component, 0)
+        for pred in dag.predecessors(component):
+            if bits.get(pred):
+                b |= bits[pred]
+                p = min(PATHS_CAP, p + paths[pred])
+        if b:
+            bits[component], paths[component] = b, p
+    parents = _shortest_path_tree(graph, entry_nodes)
+    result: Dict[str, NodeReach] = {}
+    for node in graph.nodes:
+        component = member[node]
+        if component in bits:
+            result[node] = NodeReach(node=node, entries=bin(bits[component]).count("1"),
+                                     paths=paths[component], path=_path_to(node, parents))
+    return result
+
+
+def _shortest_path_tree(graph: nx.DiGraph, sources: Sequence[str]) -> Dict[str, Optional[str]]:
+    parents: Dict[str, Optional[str]] = {s: None for s in sources}
+    queue = deque(sources)
+    while queue:
+        node = queue.popleft()
+        for nxt in graph.successors(node):
+            if nxt not in parents:
+                parents[nxt] = node
+                queue.append(nxt)
+    return parents
+
+
+def _path_to(node: str, parents: Mapping[str, Optional[str]]) -> Tuple[str, ...]:
+    path = [node]
+    while parents.get(path[-1]) is not None and len(path) < 64:
+        path.append(parents[path[-1]])  # type: ignore[arg-type]
+    return tuple(reversed(path))
+
+
+def mark_reachable(project: ProjectGraph, reached: Mapping[str, NodeReach], findings: Sequence[Finding],
+                   ops: Sequence[CustomOp]) -> Tuple[Tuple[Finding, ...], Dict[str, str]]:
+    """Findings with ``reachable`` set, and the node each Python finding sits in.
+
+    Without entry points nothing can be judged: ``reachable`` stays ``None``. Launch-environment files
+    (scripts, Dockerfiles, requirements) are on every path. A custom op's kernels, registrations and build
+    are reachable when one of its call sites (or its ``setup.py`` build) is.
+    """
+    if not project.entries:
+        return tuple(findings), {}
+    nodes: Dict[str, str] = {}
+    marked: List[Finding] = []
+    for finding in findings:
+        node = project.node_of(finding)
+        if node is not None:
+            nodes[finding.id] = node
+        marked.append(replace(finding, reachable=_reachable(finding, node, reached)))
+    op_reached = {}
+    for op in ops:
+        sites = set(op.call_sites) | ({(op.build.path, op.build.span.line or 0)} if op.build else set())
+        op_reached[op.name] = any(f.reachable for f in marked if (f.path, f.span.line or 0) in sites)
+    op_of_file = {path: op.name for op in ops for path in op.files}
+    final = []
+    for finding in marked:
+        if finding.path in op_of_file and not finding.path.endswith((".py", ".ipynb")):
+            finding = replace(finding, reachable=op_reached[op_of_file[finding.path]])
+        final.append(finding)
+    return tuple(final), nodes
+
+
+def _reachable(finding: Finding, node: Optional[str], reached: Mapping[str, NodeReach]) -> Optional[bool]:
+    if finding.path.endswith((".py", ".ipynb")):
+        return node in reached if node is not None else None
+    if finding.path.endswith((".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")):
+        return None  # decided by the custom op it belongs to (or unknown when it belongs to none)
+    return True  # launch scripts, Dockerfiles, requirements: the environment every run uses
+
+
+def summarise(project: ProjectGraph, reached: Mapping[str, NodeReach], nodes: Mapping[str, str]) -> GraphSummary:
+    held = set(nodes.values())
+    return GraphSummary(nodes=project.graph.number_of_nodes(), edges=project.graph.number_of_edges(),
+                        entries=project.entries, reached=len(reached),
+                        reach={n: reached[n] for n in sorted(held) if n in reached},
+                        finding_nodes=dict(sorted(nodes.items())))
+
+
+def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], focus: Iterable[str],
+                    limit: int = 250) -> Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]]:
+    """The nodes on the shortest paths to ``focus`` (plus their unreached callers), for a picture.
+
+    Returns ``(nodes, edges)``: each node as ``(id, kind, depth, reached)``; at most ``limit`` nodes.
+    """
+    graph = project.graph
+    keep: Dict[str, None] = {}
+    for node in focus:
+        if node not in graph:
+            continue
+        for step in (reached[node].path if node in reached else (node,)):
+            keep.setdefault(step)
+        for caller in list(graph.predecessors(node))[:5]:
+            keep.setdefault(caller)
+        if len(keep) >= limit:
+            break
+    chosen = list(keep)[:limit]
+    depth = {n: (len(reached[n].path) - 1 if n in reached else 0) for n in chosen}
+    nodes = tuple((n, graph.nodes[n].get("kind", "?"), depth[n], n in reached) for n in chosen)
+    members = set(chosen)
+    edges = tuple(sorted((a, b) for a, b in graph.subgraph(members).edges))
+    return nodes, edges

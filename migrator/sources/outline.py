@@ -1,0 +1,259 @@
+"""The call-graph outline of one Python module, read with CPython's ``ast`` (C speed, no libcst).
+
+Every Python file gets an outline, torch or not: a helper module with no CUDA in it can still be the
+link between ``train.py`` and the code that blocks a migration. The outline is per file and cacheable;
+``graph.py`` joins the outlines of a repository into one call graph.
+
+What is recorded, with names already resolved through this module's imports:
+
+* definitions: functions, classes (with their bases) and methods, by qualified name;
+* calls, by the scope they are made from: ``pkg.mod.f`` for a resolved name, ``self:Cls.attr`` for
+  ``self.attr(...)`` inside ``Cls``, ``new:pkg.mod.Cls`` for constructions, ``?.name`` for a method on a
+  receiver whose type is unknown (joined by name later);
+* references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``) or used as a decorator
+  root (``@cli.command()``) counts as called by that scope;
+* ``self.attr = Cls(...)`` and ``var = Cls(...)`` types, so ``self.attr(x)`` reaches ``Cls.forward``;
+* the ``if __name__ == "__main__":`` block, as the scope ``<main>``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+from ..model import Call, Definition, Outline
+
+MAIN = "<main>"
+MODULE = "<module>"
+
+
+def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
+    reader = _OutlineReader(module, is_package)
+    reader.read_body(tree.body, scope=MODULE, cls=None)
+    bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
+    return Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
+                   definitions=tuple(reader.definitions), calls=tuple(reader.calls),
+                   attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines)
+
+
+class _OutlineReader:
+    def __init__(self, module: str, is_package: bool):
+        self.module = module
+        self.package = module if is_package else module.rpartition(".")[0]
+        self.names: Dict[str, str] = {}  # module-level name -> absolute dotted name
+        self.imports: List[str] = []
+        self.definitions: List[Definition] = []
+        self.calls: List[Call] = []
+        self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
+        self.types: Dict[str, str] = {}  # module-level variable -> absolute constructor name
+        self.main_lines: Optional[Tuple[int, int]] = None
+
+    # ------------------------------------------------------------------------------ structure
+
+    def read_body(self, body: List[ast.stmt], scope: str, cls: Optional[str],
+                  local: Optional[Dict[str, str]] = None) -> None:
+        for stmt in body:
+            self.read_stmt(stmt, scope, cls, local)
+
+    def read_stmt(self, stmt: ast.stmt, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self._import(stmt, local)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._function(stmt, scope, cls, local)
+        elif isinstance(stmt, ast.ClassDef):
+            self._class(stmt, scope, local)
+        elif scope == MODULE and _is_main_guard(stmt):
+            self.main_lines = (stmt.lineno, stmt.end_lineno or stmt.lineno)
+            self._expressions(stmt.test, MAIN, cls, local)
+            self.read_body(stmt.body, MAIN, cls, local)
+            self.read_body(stmt.orelse, MODULE, cls, local)
+        else:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                self._typed_assignment(stmt, cls, local)
+            for field_name, value in ast.iter_fields(stmt):
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    self.read_body(value, scope, cls, local)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.excepthandler):
+                            self.read_body(item.body, scope, cls, local)
+                        elif isinstance(item, ast.match_case):
+                            self.read_body(item.body, scope, cls, local)
+                        elif isinstance(item, ast.AST):
+                            self._expressions(item, scope, cls, local)
+                elif isinstance(value, ast.AST):
+                    self._expressions(value, scope, cls, local)
+
+    def _function(self, node: ast.FunctionDef, scope: str, cls: Optional[str],
+                  local: Optional[Dict[str, str]]) -> None:
+        name = self._child(scope, node.name)
+        self.definitions.append(Definition(name=name, kind="function", line=node.lineno,
+                                           end_line=node.end_lineno or node.lineno))
+        if local is not None:
+            local[node.name] = f"{self.module}.{name}"
+        elif scope == MODULE:
+            self.names[node.name] = f"{self.module}.{name}"
+        for decorator in node.decorator_list:
+            self._decorator(decorator, name, scope, cls, local)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self._expressions(default, scope, cls, local)
+        inner: Dict[str, str] = dict(local or {})
+        self.read_body(node.body, name, cls, inner)
+
+    def _class(self, node: ast.ClassDef, scope: str, local: Optional[Dict[str, str]]) -> None:
+        name = self._child(scope, node.name)
+        bases = tuple(b for b in (self._resolve(base, local) for base in node.bases) if b)
+        self.definitions.append(Definition(name=name, kind="class", line=node.lineno,
+                                           end_line=node.end_lineno or node.lineno, bases=bases))
+        if local is not None:
+            local[node.name] = f"{self.module}.{name}"
+        elif scope == MODULE:
+            self.names[node.name] = f"{self.module}.{name}"
+        for decorator in node.decorator_list:
+            self._decorator(decorator, name, scope, name, local)
+        self.read_body(node.body, name, name, local)
+
+    def _child(self, scope: str, name: str) -> str:
+        return name if scope in (MODULE, MAIN) else f"{scope}.{name}"
+
+    def _decorator(self, decorator: ast.expr, name: str, scope: str, cls: Optional[str],
+                   local: Optional[Dict[str, str]]) -> None:
+        """``@group.command()`` makes ``name`` reachable from ``group``; the decorator's own call runs in ``scope``."""
+        self._expressions(decorator, scope, cls, local)
+        root = decorator.func if isinstance(decorator, ast.Call) else decorator
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
+        if resolved and resolved.startswith(self.module + "."):
+            owner = resolved[len(self.module) + 1:]
+            self.calls.append(Call(scope=owner, target=f"{self.module}.{name}", line=decorator.lineno))
+
+    # ------------------------------------------------------------------------------ imports
+
+    def _import(self, node: ast.stmt, local: Optional[Dict[str, str]]) -> None:
+        names = self.names if local is None else local
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                self.imports.append(alias.name)
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+            return
+        assert isinstance(node, ast.ImportFrom)
+        base = self._from_module(node)
+        if base is None:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.imports.append(base)
+                continue
+            full = f"{base}.{alias.name}" if base else alias.name
+            self.imports.append(full)
+            names[alias.asname or alias.name] = full
+
+    def _from_module(self, node: ast.ImportFrom) -> Optional[str]:
+        if not node.level:
+            return node.module
+        parts = self.package.split(".") if self.package else []
+        if node.level - 1 > len(parts):
+            return None
+        parts = parts[:len(parts) - (node.level - 1)]
+        if node.module:
+            parts.append(node.module)
+        return ".".join(parts)
+
+    # ------------------------------------------------------------------------------ expressions
+
+    def _typed_assignment(self, stmt, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        value = stmt.value
+        if not isinstance(value, ast.Call):
+            return
+        constructor = self._resolve(value.func, local)
+        if not constructor:
+            return
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self" and cls):
+                self.attributes[f"{cls}.{target.attr}"] = constructor
+            elif isinstance(target, ast.Name):
+                (self.types if local is None else local)[f"<type>{target.id}"] = constructor
+
+    def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                target = self._call_target(sub.func, cls, local)
+                if target:
+                    self.calls.append(Call(scope=scope, target=target, line=sub.lineno))
+                for arg in [*sub.args, *(k.value for k in sub.keywords)]:
+                    if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
+                        ref = self._resolve(arg, local)
+                        if ref and not _external(ref):
+                            self.calls.append(Call(scope=scope, target=ref, line=sub.lineno))
+
+    def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[str]:
+        if isinstance(func, ast.Name):
+            made = self._type_of(func.id, local)
+            if made:
+                return f"call:{made}"  # calling an instance: its __call__ / forward
+            return self._resolve(func, local)
+        if not isinstance(func, ast.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == "self" and cls:
+            return f"self:{self.module}.{cls}.{func.attr}"
+        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == "self" and cls):
+            return f"attr:{self.module}.{cls}.{receiver.attr}.{func.attr}"
+        made = self._type_of(receiver.id, local) if isinstance(receiver, ast.Name) else None
+        if made:
+            return f"{made}.{func.attr}"
+        resolved = self._resolve(func, local)
+        if resolved:
+            return resolved
+        if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+                and cls):
+            return f"super:{self.module}.{cls}.{func.attr}"
+        if isinstance(receiver, ast.Call):
+            made = self._resolve(receiver.func, local)
+            if made:
+                return f"{made}.{func.attr}"
+        return f"?.{func.attr}"
+
+    def _type_of(self, name: str, local: Optional[Dict[str, str]]) -> Optional[str]:
+        key = f"<type>{name}"
+        return (local or {}).get(key) or self.types.get(key)
+
+    def _resolve(self, node: ast.expr, local: Optional[Dict[str, str]]) -> Optional[str]:
+        """Absolute dotted name of a ``Name``/``Attribute`` chain rooted at an import or a definition."""
+        parts: List[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        root = (local or {}).get(node.id) or self.names.get(node.id)
+        if root is None:
+            return None
+        return ".".join([root, *reversed(parts)])
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    sides = [test.left, *test.comparators]
+    return (len(sides) == 2 and any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+
+#: Roots whose names are never repo code; a reference to them is not a call-graph edge.
+_EXTERNAL_ROOTS = frozenset({"torch", "numpy", "np", "os", "sys", "math", "functools", "itertools", "typing",
+                             "collections", "logging", "json", "re", "time", "random", "argparse"})
+
+
+def _external(name: str) -> bool:
+    return name.split(".")[0] in _EXTERNAL_ROOTS
