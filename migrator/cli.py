@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 import click
 
@@ -29,15 +29,18 @@ def main() -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache ($XDG_CACHE_HOME/migrator).")
-def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool) -> None:
+@click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]",
+              help="An entry point of the training path, in addition to those found (__main__ blocks, train*.py, ...).")
+def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
+         entries: Tuple[str, ...]) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target."""
     from .cache import open_cache
 
-    try:
-        chosen = resolve_targets([t for t in targets.split(",") if t.strip()])
-    except TargetSpecError as exc:
-        raise click.BadParameter(str(exc), param_hint="--target")
-    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache())
+    chosen = _targets(targets)
+    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
+                      entries=entries)
+    for spec in report.graph.unresolved_entries if report.graph else ():
+        click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     if output is not None:
         with output.open("w", encoding="utf-8") as out:
             FORMATTERS[fmt](report, out)
@@ -148,6 +151,41 @@ def maps_show(fmt: str) -> None:
 
 
 @main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["json", "dot"]), default="json", show_default=True)
+@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
+              help="Targets whose blocking findings are counted on the nodes.")
+@click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]", help="An extra entry point.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the graph here.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
+def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: Optional[Path], no_cache: bool) -> None:
+    """Export the call graph of PATH: modules, classes and functions, calls and imports, entry points, and
+    on each node the count of findings by status (worst status over the chosen targets)."""
+    from collections import Counter, defaultdict
+
+    from .cache import open_cache
+    from .graph import graph_document, reach, to_dot
+    from .model import STATUS_SEVERITY
+    from .scan import scan_with_graph
+
+    report, project = scan_with_graph(path, _targets(targets), progress=_progress_bar(),
+                                      cache=None if no_cache else open_cache(), entries=entries)
+    nodes = report.graph.finding_nodes if report.graph else {}
+    by_node: Dict[str, Counter] = defaultdict(Counter)
+    for finding in report.findings:
+        if finding.id in nodes and finding.verdicts:
+            worst = min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index)
+            by_node[nodes[finding.id]][worst.value] += 1
+    document = graph_document(project, reach(project), by_node)
+    text = to_dot(document) if fmt == "dot" else json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
 @click.argument("api")
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Comma-separated targets, each optionally with a version.")
@@ -160,10 +198,7 @@ def explain(api: str, targets: str, fmt: str) -> None:
     """
     from .explain import UnknownApi, explain_api, render_explanation
 
-    try:
-        chosen = resolve_targets([t for t in targets.split(",") if t.strip()])
-    except TargetSpecError as exc:
-        raise click.BadParameter(str(exc), param_hint="--target")
+    chosen = _targets(targets)
     try:
         result = explain_api(api, chosen)
     except UnknownApi as exc:
@@ -173,6 +208,13 @@ def explain(api: str, targets: str, fmt: str) -> None:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         click.echo(render_explanation(result), nl=False)
+
+
+def _targets(spec: str):
+    try:
+        return resolve_targets([t for t in spec.split(",") if t.strip()])
+    except TargetSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--target")
 
 
 class _Progress:

@@ -59,6 +59,7 @@ class ProjectGraph:
     graph: nx.DiGraph
     entries: Tuple[EntryPoint, ...]
     main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
+    unresolved_entries: Tuple[str, ...] = ()  # --entry specs that name nothing in the scanned code
 
     def node_of(self, finding: Finding) -> Optional[str]:
         if not finding.path.endswith((".py", ".ipynb")):
@@ -82,7 +83,8 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     builder.add_edges()
     entries = _entry_points(root, outlines, builder, extra_entries)
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
-    return ProjectGraph(graph=builder.graph, entries=entries, main_lines=main_lines)
+    unresolved = tuple(spec for spec in extra_entries if builder.resolve(spec.replace(":", ".")) is None)
+    return ProjectGraph(graph=builder.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved)
 
 
 class _Builder:
@@ -200,8 +202,10 @@ class _Builder:
             candidates = self.methods_named.get(name, [])
             return candidates if len(candidates) <= _MAX_NAME_CANDIDATES else []
         node = self.resolve(target)
-        if node is None and target.endswith(".apply"):
-            node = self.resolve(target[:-len(".apply")])  # autograd.Function.apply -> forward/backward
+        if node is None and target.endswith(".apply"):  # autograd.Function.apply runs forward, then backward
+            cls = self.resolve(target[:-len(".apply")])
+            if cls and self.graph.nodes[cls].get("kind") == "class":
+                return self.methods(cls, "forward") + self.methods(cls, "backward")
         return [node] if node else []
 
     def _dispatch(self, cls_name: str, name: str) -> List[str]:
@@ -276,19 +280,6 @@ def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]]
             data = builder.graph.nodes[node]
             add(node, "cli", data.get("path", ""), data.get("line", 1))
     return tuple(sorted(found.values(), key=lambda e: e.node))
-
-
-def unresolved_entries(graph: ProjectGraph, extra: Sequence[str]) -> List[str]:
-    """The ``--entry`` specs that name nothing in the graph (the CLI reports them)."""
-    named = {e.node for e in graph.entries if e.kind == "cli"}
-    builder_nodes = graph.graph
-    missing = []
-    for spec in extra:
-        module, _, func = spec.partition(":")
-        name = f"{module}.{func}" if func else module
-        if name not in builder_nodes and not any(n == name or n.endswith("." + name) for n in named):
-            missing.append(spec)
-    return missing
 
 
 def _console_scripts(root: Path) -> List[Tuple[str, str]]:
@@ -431,7 +422,7 @@ def summarise(project: ProjectGraph, reached: Mapping[str, NodeReach], nodes: Ma
     return GraphSummary(nodes=project.graph.number_of_nodes(), edges=project.graph.number_of_edges(),
                         entries=project.entries, reached=len(reached),
                         reach={n: reached[n] for n in sorted(held) if n in reached},
-                        finding_nodes=dict(sorted(nodes.items())))
+                        finding_nodes=dict(sorted(nodes.items())), unresolved_entries=project.unresolved_entries)
 
 
 def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], focus: Iterable[str],
@@ -457,3 +448,48 @@ def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], foc
     members = set(chosen)
     edges = tuple(sorted((a, b) for a, b in graph.subgraph(members).edges))
     return nodes, edges
+
+
+# ------------------------------------------------------------------------------------------ export
+
+
+def graph_document(project: ProjectGraph, reached: Mapping[str, NodeReach],
+                   findings_by_node: Mapping[str, Mapping[str, int]]) -> Dict[str, object]:
+    """The whole graph as data (``migrator graph --format json``): nodes, edges, entry points."""
+    entry_kinds = {e.node: e.kind for e in project.entries}
+    nodes = []
+    for node in sorted(project.graph.nodes):
+        data = project.graph.nodes[node]
+        item = {"id": node, "kind": data.get("kind"), "path": data.get("path"), "line": data.get("line"),
+                "entry": entry_kinds.get(node), "reachable": (node in reached) if project.entries else None,
+                "findings": dict(findings_by_node.get(node, {}))}
+        if node in reached:
+            item["entries_reaching"] = reached[node].entries
+            item["paths"] = reached[node].paths
+        nodes.append(item)
+    edges = [{"source": a, "target": b, "kind": d.get("kind")} for a, b, d in sorted(project.graph.edges(data=True))]
+    return {"schema": "migrator.graph/1", "entries": [e.node for e in project.entries], "nodes": nodes,
+            "edges": edges}
+
+
+def to_dot(document: Mapping[str, object]) -> str:
+    """Graphviz text: entry points as double octagons, nodes with blocking findings in red, unreached in grey."""
+    lines = ["digraph migrator {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];']
+    for node in document["nodes"]:  # type: ignore[union-attr]
+        attrs = [f'label="{_dot_escape(node["id"])}"']
+        if node["entry"]:
+            attrs.append("shape=doubleoctagon")
+        if node["reachable"] is False:
+            attrs += ['color="grey70"', 'fontcolor="grey50"']
+        elif any(status in node["findings"] for status in ("port", "unsupported", "rewrite")):
+            attrs += ['color="red3"', 'penwidth=2']
+        lines.append(f'  "{_dot_escape(node["id"])}" [{", ".join(attrs)}];')
+    for edge in document["edges"]:  # type: ignore[union-attr]
+        style = ', style="dashed"' if edge["kind"] == "imports" else ""
+        lines.append(f'  "{_dot_escape(edge["source"])}" -> "{_dot_escape(edge["target"])}" [label="{edge["kind"]}"{style}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')

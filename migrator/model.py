@@ -316,6 +316,7 @@ class GraphSummary:
     reach: Mapping[str, NodeReach]  # for the nodes that hold findings
     finding_nodes: Mapping[str, str]  # finding id -> node
     picture: Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]] = ((), ())
+    unresolved_entries: Tuple[str, ...] = ()  # --entry specs that named nothing
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from . import __version__
 from .analyze import analyze_file
@@ -18,6 +18,9 @@ from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import FileResult, Finding, Report, SourceFile
 from .rules import RuleContext, apply_rules
+
+if TYPE_CHECKING:
+    from .graph import ProjectGraph
 
 #: Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 40
@@ -31,15 +34,29 @@ def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, p
 
     ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository.
     """
+    return scan_with_graph(root, targets, jobs, progress, cache, entries)[0]
+
+
+def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
+                    cache: Optional[AnalysisCache] = None, entries: Sequence[str] = ()) -> Tuple[Report, "ProjectGraph"]:
+    """``scan``, and the call graph it judged reachability on (for ``migrator graph``)."""
     root = Path(root)
     found = discover(root)
-    return scan_files(root, found.files, targets, jobs, progress, cache, skipped=found.skipped, entries=entries)
+    report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True)
+    assert project is not None
+    return report, project
 
 
 def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,
                progress: Progress = None, cache: Optional[AnalysisCache] = None,
                skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True) -> Report:
     """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them)."""
+    return _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)[0]
+
+
+def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
+          progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
+          entries: Sequence[str], call_graph: bool) -> Tuple[Report, Optional["ProjectGraph"]]:
     results = analyze_all(files, jobs, progress, cache)
     if cache is not None:
         cache.prune()
@@ -53,7 +70,7 @@ def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[Target
     ops = custom_ops(results, index, findings)
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
-                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops)
+                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops), None
     from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
     project = build_graph(root, results, entries)
@@ -64,7 +81,7 @@ def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[Target
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
-                  findings=marked, custom_ops=ops, graph=summary)
+                  findings=marked, custom_ops=ops, graph=summary), project
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,

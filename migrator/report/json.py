@@ -84,6 +84,7 @@ def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
         return None
     return {
         "nodes": graph.nodes, "edges": graph.edges, "reached": graph.reached,
+        "unresolved_entries": list(graph.unresolved_entries),
         "entries": [{"node": e.node, "kind": e.kind, "path": e.path, "line": e.line} for e in graph.entries],
         "reach": {node: {"entries": r.entries, "paths": r.paths, "path": list(r.path)}
                   for node, r in graph.reach.items()},

@@ -29,6 +29,9 @@ MODULE = "<module>"
 
 def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     reader = _OutlineReader(module, is_package)
+    for stmt in tree.body:  # functions may call what is defined further down the module
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            reader.names[stmt.name] = f"{module}.{stmt.name}"
     reader.read_body(tree.body, scope=MODULE, cls=None)
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
     return Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,

@@ -1,0 +1,192 @@
+"""Call graph, reachability and the readiness built on it, on small repositories worked out by hand."""
+
+import ast
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+from migrator.graph import build_graph, reach
+from migrator.maps.load import resolve_targets
+from migrator.scan import analyze_all, scan
+from migrator.discover import discover
+from migrator.sources.outline import outline_of
+
+from .conftest import write_tree
+
+# Two entry points (a __main__ block and a console script), dead code, a legacy module that is imported but
+# whose function is never called, and a test file that calls the dead helper.
+TWO_ENTRIES = {
+    "pkg/__init__.py": "",
+    "pkg/models.py": (
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.head = Head()\n\n"
+        "    def forward(self, x):\n        return self.head(x)\n\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n        torch.cuda.synchronize()\n        return x\n\n\n"
+        "def unused_helper():\n    return torch.cuda.memory_allocated()\n"
+    ),
+    "pkg/legacy.py": "import torch\n\n\ndef old_train():\n    torch.cuda.set_device(0)\n",
+    "pkg/cli.py": (
+        "import torch\n\nfrom pkg.models import Net\n\n\n"
+        "def main():\n    model = Net().cuda()\n    helper()\n    return model\n\n\n"
+        "def helper():\n    torch.backends.cudnn.benchmark = True\n"
+    ),
+    "train.py": (
+        "import torch\n\nfrom pkg import legacy\nfrom pkg.models import Net\n\n\n"
+        "def main():\n    torch.cuda.set_device(0)\n    net = Net()\n    return net\n\n\n"
+        "if __name__ == \"__main__\":\n    main()\n"
+    ),
+    "tests/test_models.py": (
+        "import torch\n\nfrom pkg.models import unused_helper\n\n\n"
+        "def test_helper():\n    assert unused_helper() >= 0\n    torch.cuda.empty_cache()\n\n\n"
+        "if __name__ == \"__main__\":\n    test_helper()\n"
+    ),
+    "pyproject.toml": '[project]\nname = "pkg"\nversion = "0.1"\n\n[project.scripts]\npkg-cli = "pkg.cli:main"\n',
+}
+
+
+@pytest.fixture
+def two_entries(tmp_path):
+    write_tree(tmp_path, TWO_ENTRIES)
+    return scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+
+
+def _by_line(report):
+    return {(f.path, f.span.line): f for f in report.findings}
+
+
+def test_entry_points_are_main_blocks_and_console_scripts_never_tests(two_entries):
+    assert [(e.node, e.kind) for e in two_entries.graph.entries] == [
+        ("pkg.cli.main", "console-script"), ("train.<main>", "main-block")]
+
+
+@pytest.mark.parametrize("where, reachable", [
+    pytest.param(("pkg/models.py", 16), True, id="forward-of-a-submodule-through-self-attribute"),
+    pytest.param(("pkg/cli.py", 13), True, id="helper-defined-after-its-caller"),
+    pytest.param(("train.py", 8), True, id="called-from-main-block"),
+    pytest.param(("pkg/models.py", 21), False, id="dead-helper-only-tests-call"),
+    pytest.param(("pkg/legacy.py", 5), False, id="imported-module-uncalled-function"),
+    pytest.param(("tests/test_models.py", 8), False, id="test-file"),
+])
+def test_reachability(two_entries, where, reachable):
+    assert _by_line(two_entries)[where].reachable is reachable
+
+
+def test_reach_counts_entries_and_paths(two_entries):
+    # Head.forward: from train.<main> and from pkg.cli.main, each through Net -> Net.forward -> self.head
+    # and through Net -> Net.__init__ -> Head (constructed) -> Head.forward: 2 entries, 4 paths.
+    reach = two_entries.graph.reach["pkg.models.Head.forward"]
+    assert (reach.entries, reach.paths) == (2, 4)
+    assert reach.path[0] in ("pkg.cli.main", "train.<main>") and reach.path[-1] == "pkg.models.Head.forward"
+
+
+def test_blockers_rank_by_reach_and_dead_code_last(two_entries):
+    cann = two_entries.targets[0]
+    assert [b.title for b in cann.blockers] == [
+        "torch.cuda.synchronize",  # 2 entry points
+        "torch.cuda.set_device",  # 1 entry point, 1 path (the legacy copy is dead)
+        "torch.Tensor.cuda",  # 1 entry point, 1 path, same effort: ordered by key
+        "torch.cuda.empty_cache", "torch.cuda.memory_allocated",  # unreachable
+    ]
+    assert [b.reachable for b in cann.blockers] == [True, True, True, False, False]
+
+
+def test_readiness_counts_the_training_path_only(two_entries):
+    cann = two_entries.targets[0]
+    # On the path: cudnn.benchmark (partial: runs) and three automatic rewrites (synchronize, set_device,
+    # .cuda()); dead code and tests are left out: 100 * 1 / (1 + 3 * 1) = 25.0
+    inputs = cann.effort["readiness_inputs"]
+    assert (inputs["runs"], inputs["automatic"], inputs["on_training_path"], inputs["all"]) == (1, 3, 4, 7)
+    assert cann.readiness == 25.0
+
+
+def test_a_ready_repository_reads_100_and_a_kernel_on_the_path_cannot(tmp_path):
+    ready = write_tree(tmp_path / "ready", {"train.py": (
+        "import torch\n\n\ndef main():\n    return torch.ones(3).sum()\n\n\nif __name__ == '__main__':\n    main()\n")})
+    assert scan(ready, resolve_targets(["kunlun"]), jobs=1).targets[0].readiness == 100.0
+    kernel = write_tree(tmp_path / "kernel", {
+        "train.py": ("from torch.utils.cpp_extension import load\n\n"
+                     "ext = load(name='fused', sources=['fused.cu'])\n\n\n"
+                     "def main():\n    return ext.run()\n\n\nif __name__ == '__main__':\n    main()\n"),
+        "fused.cu": "__global__ void run_kernel(float* x) { x[0] = 1; }\n",
+    })
+    cann = scan(kernel, resolve_targets(["cann"]), jobs=1).targets[0]
+    assert cann.effort["readiness_inputs"]["ports"] == 1
+    assert cann.readiness < 100.0
+    assert cann.blockers[0].status.value == "port" and cann.blockers[0].reachable
+
+
+def test_without_entry_points_reachability_is_not_judged(tmp_path):
+    write_tree(tmp_path, {"lib/ops.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    assert [f.reachable for f in report.findings] == [None]
+    assert report.targets[0].effort["readiness_inputs"]["reachability_judged"] is False
+    with_entry = scan(tmp_path, resolve_targets(["cann"]), jobs=1, entries=["lib.ops:f"])
+    assert [f.reachable for f in with_entry.findings] == [True]
+
+
+def _edges(code_by_module, **kw):
+    """Resolved call edges between repo definitions, for small multi-module snippets."""
+    return {(a, b) for a, b, d in _graph(code_by_module).graph.edges(data=True) if d["kind"] != "imports"}
+
+
+def _graph(files):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_tree(Path(tmp), files)
+        return build_graph(root, analyze_all(discover(root).files, jobs=1))
+
+
+@pytest.mark.parametrize("files, edge", [
+    pytest.param({"a.py": "import b as bee\ndef f():\n    bee.g()\n", "b.py": "def g(): pass\n"},
+                 ("a.f", "b.g"), id="module-alias"),
+    pytest.param({"p/__init__.py": "from .impl import g\n", "p/impl.py": "def g(): pass\n",
+                  "a.py": "from p import g\ndef f():\n    g()\n"}, ("a.f", "p.impl.g"), id="re-export"),
+    pytest.param({"a.py": "class B:\n    def run(self):\n        self.step()\n    def step(self): pass\n"
+                          "class C(B):\n    def step(self): pass\n"}, ("a.B.run", "a.C.step"), id="override-in-subclass"),
+    pytest.param({"a.py": "class B:\n    def __init__(self): pass\nclass C(B):\n    def __init__(self):\n"
+                          "        super().__init__()\n"}, ("a.C.__init__", "a.B.__init__"), id="super"),
+    pytest.param({"a.py": "import torch.multiprocessing as mp\ndef worker(rank): pass\n"
+                          "def main():\n    mp.spawn(worker, nprocs=2)\n"}, ("a.main", "a.worker"), id="callback-argument"),
+    pytest.param({"a.py": "import click\n@click.group()\ndef cli(): pass\n@cli.command()\ndef train(): pass\n"},
+                 ("a.cli", "a.train"), id="decorator-root"),
+    pytest.param({"a.py": "import torch\nclass Fn(torch.autograd.Function):\n    @staticmethod\n"
+                          "    def forward(ctx, x): return x\n"
+                          "def f(x):\n    return Fn.apply(x)\n"}, ("a.f", "a.Fn.forward"), id="autograd-apply"),
+    pytest.param({"a.py": "class Trainer:\n    def fit(self): pass\n"
+                          "def main():\n    t = Trainer()\n    t.fit()\n"}, ("a.main", "a.Trainer.fit"), id="typed-local"),
+])
+def test_call_resolution(files, edge):
+    assert edge in _edges(files)
+
+
+def test_a_tensor_method_on_an_unknown_receiver_is_not_joined_to_repo_code():
+    edges = _edges({"a.py": "import torch\nclass Fn(torch.autograd.Function):\n"
+                            "    @staticmethod\n    def backward(ctx, g): return g\n"
+                            "def train(loss):\n    loss.backward()\n"})
+    assert ("a.train", "a.Fn.backward") not in edges
+
+
+def test_outline_records_the_main_block_lines():
+    tree = ast.parse("import sys\n\ndef main():\n    pass\n\nif __name__ == '__main__':\n    main()\n")
+    outline = outline_of(tree, "tool", False)
+    assert outline.main_lines == (6, 7)
+    assert [(c.scope, c.target) for c in outline.calls] == [("<main>", "tool.main")]
+
+
+def test_graph_command_exports_json_and_dot(tmp_path):
+    write_tree(tmp_path, TWO_ENTRIES)
+    result = CliRunner().invoke(main, ["graph", str(tmp_path), "--no-cache", "--target", "cann"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    nodes = {n["id"]: n for n in document["nodes"]}
+    assert nodes["pkg.models.unused_helper"]["reachable"] is False
+    assert nodes["pkg.models.Head.forward"]["findings"] == {"rewrite": 1}
+    assert {"source": "pkg.models.Net", "target": "pkg.models.Net.forward", "kind": "constructs"} in document["edges"]
+    dot = CliRunner().invoke(main, ["graph", str(tmp_path), "--no-cache", "--format", "dot"])
+    assert dot.output.startswith("digraph migrator {") and '"train.<main>" [label="train.<main>", shape=doubleoctagon' in dot.output
