@@ -205,7 +205,7 @@ class _Builder:
         if node is None and target.endswith(".apply"):  # autograd.Function.apply runs forward, then backward
             cls = self.resolve(target[:-len(".apply")])
             if cls and self.graph.nodes[cls].get("kind") == "class":
-                return self.methods(cls, "forward") + self.methods(cls, "backward")
+                return [cls] + self.methods(cls, "forward") + self.methods(cls, "backward")
         return [node] if node else []
 
     def _dispatch(self, cls_name: str, name: str) -> List[str]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+from ..data import data_dir
 
 TARGET_IDS = ("cann", "neuware", "kunlun")
 
@@ -18,10 +19,7 @@ class TargetSpecError(ValueError):
 
 def maps_dir() -> Path:
     """``operator_maps/``: inside the wheel (``migrator/_data``), or the source checkout's top level."""
-    packaged = resources.files("migrator") / "_data" / "operator_maps"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "operator_maps"
+    return data_dir("operator_maps")
 
 
 @lru_cache(maxsize=None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Dict, TextIO
 
 from ..model import Report
+from . import html as html_format
 from . import json as json_format
 from . import sarif as sarif_format
 from . import text as text_format
@@ -15,4 +16,5 @@ FORMATTERS: Dict[str, Formatter] = {
     "text": text_format.render,
     "json": json_format.render,
     "sarif": sarif_format.render,
+    "html": html_format.render,
 }

@@ -57,7 +57,7 @@ def _result(finding: Finding, index: Dict[str, int]) -> Dict[str, Any]:
         "partialFingerprints": {"migratorFingerprint/v1": finding.id},
         "properties": {
             "category": finding.category.value, "api": finding.api, "confidence": finding.confidence.value,
-            "ops": list(finding.ops),
+            "ops": list(finding.ops), "reachable": finding.reachable,
             "verdicts": {t: {"status": v.status.value, "message": v.message, "source": v.source,
                              "suggestion": v.suggestion, "fixable": v.fixable} for t, v in finding.verdicts.items()},
         },

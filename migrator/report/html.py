@@ -1,0 +1,253 @@
+"""One self-contained HTML page per scan: overview, target comparison, ranked blockers with call paths and
+diffs, a picture of the call graph around them, every finding (filterable), custom operators, unread files.
+
+The page needs no network: the CSS and script in ``reports/assets`` are inlined, the call graph is an
+inline SVG laid out here. Everything that comes from the scanned code goes through jinja2's autoescaping;
+the only markup marked safe is our own assets and the SVG, whose text is escaped as it is built.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
+
+from ..data import data_dir
+from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
+
+#: Worst first: the order statuses are listed and stacked in.
+STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
+_BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
+_BLOCKERS_SHOWN = 60
+_CONTEXT_LINES = 2
+
+
+def render(report: Report, out: TextIO) -> None:
+    env = Environment(loader=FileSystemLoader(str(data_dir("reports") / "templates")),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    assets = data_dir("reports") / "assets"
+    page = env.get_template("report.html.j2").render(
+        report=report, view=_view(report),
+        css=Markup((assets / "report.css").read_text(encoding="utf-8")),
+        script=Markup((assets / "report.js").read_text(encoding="utf-8")),
+    )
+    out.write(page)
+
+
+# ------------------------------------------------------------------------------------------ view model
+
+
+def _view(report: Report) -> Dict[str, Any]:
+    by_id = {f.id: f for f in report.findings}
+    sources = _SourceLines(Path(report.root))
+    targets = [_target(t, by_id, sources) for t in report.targets]
+    findings = [_finding(f, report) for f in report.findings]
+    blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
+                      for i in b.findings if report.graph and i in report.graph.finding_nodes}
+    return {
+        "targets": targets,
+        "comparison": _comparison(report.targets),
+        "findings": findings,
+        "filters": {
+            "categories": sorted({f.category.value for f in report.findings}),
+            "paths": sorted({f.path for f in report.findings}),
+            "statuses": STATUS_ORDER,
+        },
+        "graph_svg": _graph_svg(report, blocking_nodes),
+        "entries": list(report.graph.entries) if report.graph else [],
+        "graph": report.graph,
+        "custom_ops": [_custom_op(op, report) for op in report.custom_ops],
+        "unread": [f for f in report.files if f.status != FileStatus.OK or f.reason],
+        "files_ok": sum(1 for f in report.files if f.status == FileStatus.OK),
+    }
+
+
+def _target(target: TargetSummary, by_id: Mapping[str, Finding], sources: "_SourceLines") -> Dict[str, Any]:
+    total = sum(target.counts.values()) or 1
+    bar = [{"status": s, "count": target.counts.get(s, 0), "pct": round(100.0 * target.counts.get(s, 0) / total, 2)}
+           for s in STATUS_ORDER if target.counts.get(s, 0)]
+    blockers = [_blocker(b, target.id, by_id, sources) for b in target.blockers[:_BLOCKERS_SHOWN]]
+    return {"summary": target, "bar": bar, "blockers": blockers, "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
+            "effort": target.effort, "inputs": target.effort.get("readiness_inputs", {})}
+
+
+def _blocker(blocker: Blocker, target: str, by_id: Mapping[str, Finding], sources: "_SourceLines") -> Dict[str, Any]:
+    members = [by_id[i] for i in blocker.findings if i in by_id]
+    first = next((m for m in members if m.path == blocker.path_of_first and m.span.line == blocker.line_of_first),
+                 members[0] if members else None)
+    context = sources.around(first) if first is not None else []
+    return {"blocker": blocker, "where": [_where(m) for m in members[:12]], "more_where": max(0, len(members) - 12),
+            "context": context, "diff": _diff(first, target, sources) if first is not None else []}
+
+
+def _diff(finding: Finding, target: str, sources: "_SourceLines") -> List[Tuple[str, str]]:
+    """A unified diff of the line for an exact rewrite; (kind, text) pairs for the template to colour."""
+    verdict = finding.verdicts.get(target)
+    if verdict is None or not verdict.suggestion or not finding.snippet or finding.span.line is None:
+        return []
+    line = sources.line(finding)
+    if line is None or finding.snippet not in line or "\n" in verdict.suggestion:
+        return [("note", verdict.suggestion)] if verdict.suggestion else []
+    new = line.replace(finding.snippet, verdict.suggestion, 1)
+    if _looks_like_expression(verdict.suggestion, finding.snippet) and new != line:
+        diff = difflib.unified_diff([line], [new], f"a/{finding.path}", f"b/{finding.path}", lineterm="", n=0)
+        return [(_diff_kind(text), text) for text in diff]
+    return [("note", verdict.suggestion)]
+
+
+def _looks_like_expression(suggestion: str, snippet: str) -> bool:
+    """A suggestion that replaces the snippet in place (not prose like ``set BACKEND to 'hccl'``)."""
+    return not suggestion.startswith(("set ", "the ", "FROM <", "export ")) and (
+        "(" in suggestion) == ("(" in snippet)
+
+
+def _diff_kind(text: str) -> str:
+    if text.startswith(("---", "+++")):
+        return "file"
+    if text.startswith("@@"):
+        return "hunk"
+    return {"+": "add", "-": "del"}.get(text[:1], "ctx")
+
+
+def _where(finding: Finding) -> str:
+    if finding.span.cell is not None:
+        return f"{finding.path} cell {finding.span.cell} line {finding.span.line}"
+    return f"{finding.path}:{finding.span.line}" if finding.span.line else finding.path
+
+
+def _finding(finding: Finding, report: Report) -> Dict[str, Any]:
+    worst = min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
+    return {"f": finding, "where": _where(finding), "worst": worst.value,
+            "statuses": " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items()),
+            "verdicts": [(t, v) for t, v in finding.verdicts.items()]}
+
+
+def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
+    if not targets:
+        return {"closest": None, "rows": [], "differences": []}
+    closest = max(targets, key=lambda t: (t.readiness, -float(t.effort.get("total_hours", 0) or 0)))
+    rows = [
+        ("readiness", [f"{t.readiness}%" for t in targets]),
+        ("estimated effort", [f"{t.effort.get('total_days', '?')} days" for t in targets]),
+        ("blockers on the training path", [str(sum(1 for b in t.blockers if b.reachable is not False)) for t in targets]),
+        ("kernel / library ports", [str(sum(1 for b in t.blockers if b.status == Status.PORT)) for t in targets]),
+        ("automatic rewrites", [str(t.effort.get("automatic_rewrites", 0)) for t in targets]),
+        ("manual rewrites", [str(t.effort.get("manual_rewrites", 0)) for t in targets]),
+        ("fallback to CPU", [str(t.counts.get("fallback", 0)) for t in targets]),
+        ("unknown", [str(t.counts.get("unknown", 0)) for t in targets]),
+    ]
+    keys: Dict[str, Dict[str, str]] = {}
+    titles: Dict[str, str] = {}
+    for t in targets:
+        for b in t.blockers:
+            keys.setdefault(b.key, {})[t.id] = b.status.value
+            titles[b.key] = b.title
+    differences = [{"title": titles[k], "statuses": [by_target.get(t.id, "ok") for t in targets]}
+                   for k, by_target in sorted(keys.items()) if len(by_target) != len(targets)
+                   or len(set(by_target.values())) > 1]
+    return {"closest": closest, "rows": rows, "differences": differences}
+
+
+def _custom_op(op, report: Report) -> Dict[str, Any]:
+    messages = {}
+    for target in report.targets:
+        for blocker in target.blockers:
+            if blocker.key == f"custom-op:{op.name}":
+                messages[target.id] = blocker
+    return {"op": op, "by_target": messages}
+
+
+# ------------------------------------------------------------------------------------------ source context
+
+
+class _SourceLines:
+    """Lines of the scanned files, read on demand for context (missing files just give no context)."""
+
+    def __init__(self, root: Path):
+        self.root = root if root.is_dir() else root.parent
+        self.cache: Dict[str, Optional[List[str]]] = {}
+
+    def _lines(self, rel: str) -> Optional[List[str]]:
+        if rel not in self.cache:
+            try:
+                path = (self.root / rel).resolve()
+                text = path.read_text(encoding="utf-8", errors="replace") if path.suffix != ".ipynb" else None
+                self.cache[rel] = text.splitlines() if text is not None and len(text) < 2_000_000 else None
+            except OSError:
+                self.cache[rel] = None
+        return self.cache[rel]
+
+    def line(self, finding: Finding) -> Optional[str]:
+        lines = self._lines(finding.path)
+        if lines is None or finding.span.cell is not None or not finding.span.line or finding.span.line > len(lines):
+            return None
+        return lines[finding.span.line - 1]
+
+    def around(self, finding: Finding) -> List[Tuple[int, str, bool]]:
+        lines = self._lines(finding.path)
+        line = finding.span.line
+        if lines is None or finding.span.cell is not None or not line or line > len(lines):
+            return []
+        lo, hi = max(1, line - _CONTEXT_LINES), min(len(lines), line + _CONTEXT_LINES)
+        return [(n, lines[n - 1], n == line) for n in range(lo, hi + 1)]
+
+
+# ------------------------------------------------------------------------------------------ call-graph picture
+
+_BOX_W, _BOX_H, _COL_GAP, _ROW_GAP, _PAD = 230, 26, 60, 10, 12
+
+
+def _graph_svg(report: Report, blocking_nodes: set) -> Optional[Markup]:
+    """A layered drawing of the graph around the blockers: columns by call depth from the entry points."""
+    if report.graph is None or not report.graph.picture[0]:
+        return None
+    nodes, edges = report.graph.picture
+    entries = {e.node for e in report.graph.entries}
+    columns: Dict[int, List[str]] = {}
+    for node, _kind, depth, _reached in sorted(nodes, key=lambda n: (n[2], n[0])):
+        columns.setdefault(depth, []).append(node)
+    position: Dict[str, Tuple[float, float]] = {}
+    for depth, members in columns.items():
+        for row, node in enumerate(members):
+            position[node] = (_PAD + depth * (_BOX_W + _COL_GAP), _PAD + row * (_BOX_H + _ROW_GAP))
+    width = _PAD * 2 + (max(columns) + 1) * (_BOX_W + _COL_GAP)
+    height = _PAD * 2 + max(len(m) for m in columns.values()) * (_BOX_H + _ROW_GAP)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="callgraph" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="call graph around the blockers">',
+             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
+             'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#8a94a6"/></marker></defs>']
+    for source, target in edges:
+        (x1, y1), (x2, y2) = position[source], position[target]
+        back = x2 <= x1
+        sx, sy = x1 + _BOX_W, y1 + _BOX_H / 2
+        tx, ty = (x2 + _BOX_W if back else x2), y2 + _BOX_H / 2
+        bend = 40 if back else (tx - sx) / 2
+        parts.append(f'<path class="edge{" back" if back else ""}" d="M {sx} {sy} C {sx + bend} {sy}, '
+                     f'{tx + (bend if back else -bend)} {ty}, {tx} {ty}" marker-end="url(#arrow)"/>')
+    for node, kind, _depth, reached in nodes:
+        x, y = position[node]
+        classes = ["node", kind]
+        if not reached:
+            classes.append("unreached")
+        if node in blocking_nodes:
+            classes.append("blocker")
+        if node in entries:
+            classes.append("entry")
+        label = _short(node)
+        parts.append(f'<g class="{" ".join(classes)}" transform="translate({x},{y})"><title>{escape(node)} ({escape(kind)}'
+                     f'{"" if reached else ", not reached from an entry point"})</title>'
+                     f'<rect width="{_BOX_W}" height="{_BOX_H}" rx="5"/>'
+                     f'<text x="8" y="17">{escape(label)}</text></g>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _short(node: str, width: int = 32) -> str:
+    parts = node.split(".")
+    label = ".".join(parts[-2:]) if len(parts) > 1 else node
+    return label if len(label) <= width else "…" + label[-(width - 1):]
+

