@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Dict, List, TextIO
 
-from ..model import STATUS_SEVERITY, FileStatus, Finding, Report, Status
+from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status
 
-_BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
 _TOP = 8
 
 
@@ -17,15 +16,19 @@ def render(report: Report, out: TextIO) -> None:
               f"{len(report.findings)} findings\n\n")
     for target in report.targets:
         counts = ", ".join(f"{n} {s}" for s, n in target.counts.items() if n)
-        out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}%\n")
+        out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}%, "
+                  f"effort ~{target.effort.get('total_days', '?')} days\n")
         out.write(f"  {counts or 'nothing to judge'}\n")
-        blockers = _blockers(report.findings, target.id)
-        for finding in blockers[:_TOP]:
-            verdict = finding.verdicts[target.id]
-            out.write(f"  {verdict.status.value:<11} {_where(finding)}  {verdict.message}\n")
-        if len(blockers) > _TOP:
-            out.write(f"  ... {len(blockers) - _TOP} more blockers\n")
+        for blocker in target.blockers[:_TOP]:
+            where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
+            out.write(f"  {blocker.status.value:<11} {blocker.title}  ({_reach(blocker)}; {where})\n"
+                      f"              {blocker.message}\n")
+        if len(target.blockers) > _TOP:
+            out.write(f"  ... {len(target.blockers) - _TOP} more blockers\n")
         out.write("\n")
+    if report.graph is not None:
+        entries = ", ".join(e.node for e in report.graph.entries) or "none found (use --entry MODULE:FUNC)"
+        out.write(f"Entry points: {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")
         for op in report.custom_ops:
@@ -52,9 +55,12 @@ def render(report: Report, out: TextIO) -> None:
             out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
 
 
-def _blockers(findings, target: str) -> List[Finding]:
-    hits = [f for f in findings if target in f.verdicts and f.verdicts[target].status in _BLOCKING]
-    return sorted(hits, key=lambda f: (STATUS_SEVERITY.index(f.verdicts[target].status), f.path, f.span.line or 0))
+def _reach(blocker: Blocker) -> str:
+    if blocker.reachable is False:
+        return "not on the training path"
+    if blocker.entries:
+        return f"{blocker.entries} entry point{'s' if blocker.entries > 1 else ''}, {blocker.paths} path{'s' if blocker.paths > 1 else ''}"
+    return "every run" if blocker.reachable else "reach not judged"
 
 
 def _worst(finding: Finding) -> Status:
