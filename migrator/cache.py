@@ -41,8 +41,21 @@ def maps_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+@lru_cache(maxsize=None)
+def code_digest() -> str:
+    """A digest of migrator's own analysis code: a change to a reader or the resolver invalidates the cache
+    even when the version number did not move (an editable install, a patched release)."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def cache_salt() -> str:
-    return f"{_FORMAT}:{__version__}:{maps_digest()}:{sys.version_info[0]}.{sys.version_info[1]}"
+    return (f"{_FORMAT}:{__version__}:{maps_digest()}:{code_digest()}:"
+            f"{sys.version_info[0]}.{sys.version_info[1]}")
 
 
 @dataclass(frozen=True)

@@ -123,14 +123,22 @@ class _Builder:
                         self.subclasses[base].append(node)
 
     def add_edges(self) -> None:
+        self._add_registries()
+        for node, data in list(self.graph.nodes(data=True)):
+            if data.get("kind") in ("function", "method", "class", "main"):
+                self.graph.add_edge(node, self._module_of(node) or node, kind="defined-in")
+            elif data.get("kind") == "module" and "." in node:
+                parent = self._module_of(node.rpartition(".")[0])
+                if parent:  # importing a.b.c runs a/__init__.py and a/b/__init__.py first
+                    self.graph.add_edge(node, parent, kind="imports")
         for module, outline in self.outlines.items():
             for imported in outline.imports:
                 target = self._module_of(imported)
                 if target and target != module:
                     self.graph.add_edge(module, target, kind="imports")
             for call in outline.calls:
-                source = module if call.scope == MODULE else f"{module}.{call.scope}"
-                if source not in self.graph:
+                source = self._source(module, call.scope)
+                if source is None:
                     continue
                 for target in self.targets(call.target):
                     if target != source:
@@ -140,6 +148,24 @@ class _Builder:
                 for name in _ON_CONSTRUCT:
                     for method in self.methods(node, name):
                         self.graph.add_edge(node, method, kind="constructs")
+
+    def _add_registries(self) -> None:
+        """``@MODELS.register_module()`` roots at a module-level variable: it becomes a ``registry`` node that
+        any ``MODELS.build(...)``/``MODELS.get(...)`` call reaches, and that reaches what was registered."""
+        for module, outline in self.outlines.items():
+            for call in outline.calls:
+                if not call.scope.startswith("@") or self.resolve(call.scope[1:]) is not None:
+                    continue
+                owner, _, name = call.scope[1:].rpartition(".")
+                if owner in self.outlines and name and name not in self.bindings.get(owner, {}):
+                    self.graph.add_node(call.scope[1:], kind="registry", path=self.graph.nodes[owner]["path"], line=1)
+                    self.graph.add_edge(call.scope[1:], owner, kind="defined-in")
+
+    def _source(self, module: str, scope: str) -> Optional[str]:
+        if scope.startswith("@"):
+            return self.resolve(scope[1:])
+        source = module if scope == MODULE else f"{module}.{scope}"
+        return source if source in self.graph else None
 
     # ------------------------------------------------------------------------------ resolution
 
@@ -155,6 +181,8 @@ class _Builder:
             if head not in self.graph:
                 continue
             kind = self.graph.nodes[head].get("kind")
+            if kind == "registry":
+                return head  # MODELS.build(cfg), MODELS.get(name): whatever was registered may run
             if kind == "module" and rest[0] in self.bindings.get(head, {}):
                 return self.resolve(".".join([self.bindings[head][rest[0]], *rest[1:]]), depth + 1)
             if kind == "class" and len(rest) == 1:

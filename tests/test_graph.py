@@ -160,6 +160,20 @@ def _graph(files):
                           "def f(x):\n    return Fn.apply(x)\n"}, ("a.f", "a.Fn.forward"), id="autograd-apply"),
     pytest.param({"a.py": "class Trainer:\n    def fit(self): pass\n"
                           "def main():\n    t = Trainer()\n    t.fit()\n"}, ("a.main", "a.Trainer.fit"), id="typed-local"),
+    pytest.param({"reg.py": "_models = {}\ndef register_model(fn):\n    _models[fn.__name__] = fn\n    return fn\n",
+                  "nets.py": "from reg import register_model\n@register_model\ndef resnet(): pass\n"},
+                 ("reg.register_model", "nets.resnet"), id="registering-decorator"),
+    pytest.param({"registry.py": "from mmengine import Registry\nMODELS = Registry('model')\n",
+                  "heads.py": "from registry import MODELS\n@MODELS.register_module()\nclass Head:\n"
+                              "    def forward(self, x): pass\n",
+                  "build.py": "from registry import MODELS\ndef build(cfg):\n    return MODELS.build(cfg)\n"},
+                 ("registry.MODELS", "heads.Head"), id="registry-object-registers"),
+    pytest.param({"registry.py": "from mmengine import Registry\nMODELS = Registry('model')\n",
+                  "heads.py": "from registry import MODELS\n@MODELS.register_module()\nclass Head: pass\n",
+                  "build.py": "from registry import MODELS\ndef build(cfg):\n    return MODELS.build(cfg)\n"},
+                 ("build.build", "registry.MODELS"), id="registry-object-builds"),
+    pytest.param({"a.py": "def f():\n    pass\n", "p/__init__.py": "", "p/q.py": "X = 1\n"},
+                 ("a.f", "a"), id="a-function-runs-after-its-module"),
 ])
 def test_call_resolution(files, edge):
     assert edge in _edges(files)

@@ -73,6 +73,10 @@ class _OutlineReader:
         else:
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 self._typed_assignment(stmt, cls, local)
+                if scope == MODULE:  # a module-level variable (``MODELS = Registry('model')``) can root a registry
+                    for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                        if isinstance(target, ast.Name):
+                            self.names.setdefault(target.id, f"{self.module}.{target.id}")
             for field_name, value in ast.iter_fields(stmt):
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                     self.read_body(value, scope, cls, local)
@@ -122,15 +126,22 @@ class _OutlineReader:
 
     def _decorator(self, decorator: ast.expr, name: str, scope: str, cls: Optional[str],
                    local: Optional[Dict[str, str]]) -> None:
-        """``@group.command()`` makes ``name`` reachable from ``group``; the decorator's own call runs in ``scope``."""
+        """A decorator runs in ``scope``; a repo decorator also registers ``name`` with what it is rooted at.
+
+        ``@cli.command()``, ``@register_model`` and ``@MODELS.register_module()`` make ``name`` reachable from
+        ``cli``, ``register_model`` and the ``MODELS`` registry: recorded as a call from ``@<root>``.
+        """
         self._expressions(decorator, scope, cls, local)
         root = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if not isinstance(decorator, ast.Call):
+            target = self._resolve(decorator, local)
+            if target and not _external(target):  # ``@register_model`` calls register_model(fn)
+                self.calls.append(Call(scope=scope, target=target, line=decorator.lineno))
         while isinstance(root, ast.Attribute):
             root = root.value
         resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
-        if resolved and resolved.startswith(self.module + "."):
-            owner = resolved[len(self.module) + 1:]
-            self.calls.append(Call(scope=owner, target=f"{self.module}.{name}", line=decorator.lineno))
+        if resolved and not _external(resolved):
+            self.calls.append(Call(scope=f"@{resolved}", target=f"{self.module}.{name}", line=decorator.lineno))
 
     # ------------------------------------------------------------------------------ imports
 
