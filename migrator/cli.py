@@ -152,6 +152,56 @@ def maps_show(fmt: str) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--target", "target", required=True, help="The one target to rewrite for: cann or neuware (with @version).")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and change nothing.")
+@click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
+@click.option("--force", is_flag=True, help="Run even when git reports uncommitted changes under PATH.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
+def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool) -> None:
+    """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
+
+    Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
+    Refuses to write on a dirty git tree unless --force (a clean tree makes the change reviewable and revertible).
+    """
+    from .cache import open_cache
+    from .fix import dirty_files, fix_report, write_fixes
+    from .scan import scan_files
+    from .discover import discover
+
+    chosen = _targets(target)
+    if len(chosen) != 1:
+        raise click.BadParameter("give exactly one target", param_hint="--target")
+    if chosen[0].keeps_cuda_spelling:
+        click.echo(f"{chosen[0].id} keeps CUDA spellings (torch_xmlir): there is nothing to rewrite mechanically",
+                   err=True)
+        return
+    if not show_diff and not force:
+        dirty = dirty_files(path)
+        if dirty:
+            click.echo(f"refusing to write: {len(dirty)} uncommitted change(s) under {path} (first: {dirty[0]}); "
+                       "commit or stash them, or pass --force", err=True)
+            sys.exit(2)
+    found = discover(path)
+    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=False)
+    result = fix_report(path, report, chosen[0], unsafe=unsafe)
+    for item in result.files:
+        if item.error:
+            click.echo(f"{item.path}: {item.error}", err=True)
+        for skipped in item.skipped:
+            click.echo(f"{item.path}:{skipped.line or '-'}: {skipped.rule}: not applied: {skipped.reason}", err=True)
+    if show_diff:
+        click.echo("".join(item.diff() for item in result.changed), nl=False)
+    else:
+        write_fixes(path, result.changed)
+    applied = sum(len(item.applied) for item in result.files)
+    verb = "would apply" if show_diff else "applied"
+    click.echo(f"{verb} {applied} rewrite(s) in {len(result.changed)} file(s) for {chosen[0].id}; "
+               f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
+               + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["json", "dot"]), default="json", show_default=True)
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Targets whose blocking findings are counted on the nodes.")

@@ -143,12 +143,33 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """The exact source change behind a suggestion, for ``migrator fix`` to apply.
+
+    kind:
+      ``string``   a string literal whose value is ``old`` becomes ``new`` (quotes kept): ``'cuda:0'``
+      ``fstring``  the literal text of an f-string: ``old`` replaced by ``new`` once (``f"cuda:{rank}"``)
+      ``name``     a dotted name (the written form of API ``old``) becomes ``new``: ``torch.cuda.synchronize``
+      ``method``   a method name: ``x.cuda()`` -> ``x.npu()``
+      ``argument`` insert ``new`` as the first argument of the call: ``GradScaler()`` -> ``GradScaler('npu')``
+      ``text``     plain text on the line (scripts, Dockerfiles, requirements): ``old`` -> ``new`` once
+    ``at`` is where to apply it when that is not the finding itself (a constant the value came through).
+    """
+
+    kind: str
+    old: str
+    new: str
+    at: Optional[Span] = None
+
+
+@dataclass(frozen=True)
 class Verdict:
     status: Status
     message: str
     source: str
     suggestion: Optional[str] = None
-    fixable: bool = False
+    fixable: bool = False  # ``edit`` applies safely: it cannot change behaviour on the target
+    edit: Optional[Edit] = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Mapping, Optional, TextIO
 
-from ..model import Blocker, CustomOp, FileResult, Finding, GraphSummary, Report
+from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, Report
 
 SCHEMA = "migrator.report/1"
 
@@ -50,7 +50,7 @@ def _finding(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:
         "node": nodes.get(finding.id),
         "verdicts": {
             target: {"status": v.status.value, "message": v.message, "suggestion": v.suggestion,
-                     "fixable": v.fixable, "source": v.source}
+                     "fixable": v.fixable, "source": v.source, "edit": _edit(v.edit)}
             for target, v in finding.verdicts.items()
         },
     }
@@ -89,3 +89,10 @@ def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
         "reach": {node: {"entries": r.entries, "paths": r.paths, "path": list(r.path)}
                   for node, r in graph.reach.items()},
     }
+
+
+def _edit(edit: Optional[Edit]) -> Optional[Dict[str, Any]]:
+    if edit is None:
+        return None
+    at = None if edit.at is None else {"line": edit.at.line, "col": edit.at.col, "cell": edit.at.cell}
+    return {"kind": edit.kind, "old": edit.old, "new": edit.new, "at": at}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..model import Category, Usage, Value, Verdict
+from ..model import Category, Edit, Usage, Value, Verdict
 from .base import (Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                    per_target, rename_verdict)
 
@@ -76,4 +76,5 @@ def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
     suggestion = f"{head}('{target.device_to}'" + (", " + rest if rest.strip() != ")" else ")")
     message = (f"{head.strip()}() defaults to device 'cuda': pass '{target.device_to}' on {target.id}"
                f"{needs_import(target)}")
-    return Verdict(verdict.status, message, verdict.source, suggestion, fixable=True)
+    return Verdict(verdict.status, message, verdict.source, suggestion, fixable=True,
+                   edit=Edit("argument", "", repr(target.device_to)))

@@ -12,7 +12,7 @@ from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
 from ..maps.load import TargetMap, ThirdParty
-from ..model import Category, ExtensionBuild, Status, Usage, Value, Verdict
+from ..model import Category, Edit, ExtensionBuild, Status, Usage, Value, Verdict
 from ..resolve import is_backend_string, is_device_string
 
 Verdicts = Dict[str, Verdict]
@@ -171,11 +171,29 @@ def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -
     if rule.to:
         how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
         note = f" ({rule.note})" if rule.note else ""
+        exact = rule.exact and not rule.note
         return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
                        rule.source, suggestion=renamed_call(usage.snippet, rule.to, usage.kind),
-                       fixable=rule.exact and not rule.note)
+                       fixable=exact, edit=_rename_edit(api, rule.to, usage) if exact else None)
     return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                    + (f" ({rule.note})" if rule.note else ""), rule.source)
+
+
+def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
+    if usage.kind == "method":  # torch.Tensor.cuda -> torch.Tensor.npu: rename the method where it is called
+        old_name, new_name = api.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
+        return Edit("method", old_name, new_name) if api.rsplit(".", 1)[0] == new.rsplit(".", 1)[0] else None
+    if usage.kind in ("call", "attribute", "assign", "decorator"):
+        return Edit("name", api, new)
+    return None
+
+
+def string_edit(value: Value, old: str, new: str) -> Edit:
+    """Replace the literal where it is written: in the call itself, or where the constant it came through is set."""
+    kind = "fstring" if value.kind == "fstr" else "string"
+    if kind == "fstring":
+        old, new = "cuda", new.split(":")[0] if old.startswith("cuda") else new
+    return Edit(kind, old, new, at=value.origin if value.via else None)
 
 
 def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:
@@ -188,8 +206,10 @@ def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: s
     if value.kind == "fstr" and direct:
         suggestion = snippet.replace("cuda", target.device_to, 1)
     message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
+    edit = string_edit(value, text, new) if value.kind in ("str", "fstr") and (direct or value.origin) else None
     return Verdict(Status.REWRITE, message, target.device_source,
-                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=direct and suggestion != snippet)
+                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=direct and suggestion != snippet,
+                   edit=edit)
 
 
 def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
@@ -199,9 +219,12 @@ def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
     new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
     direct = value.via is None
     suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+    edit = Edit("string", text, new, at=value.origin if value.via else None) \
+        if value.kind == "str" and (direct or value.origin) else None
     return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                    f"{needs_import(target)}", target.backend_source,
-                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=bool(direct and suggestion != snippet))
+                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=bool(direct and suggestion != snippet),
+                   edit=edit)
 
 
 def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Verdict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
@@ -118,8 +119,7 @@ class DeviceString(Rule):
         value = usage.args[0].value
         verdicts = per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet))
         if usage.context:
-            verdicts = {k: Verdict(v.status, f"{v.message} ({usage.context})", v.source, v.suggestion, v.fixable)
-                        for k, v in verdicts.items()}
+            verdicts = {k: replace(v, message=f"{v.message} ({usage.context})") for k, v in verdicts.items()}
         return verdicts
 
 
@@ -161,8 +161,8 @@ def _is_available(target, usage: Usage) -> Verdict:
         return shim(target, "`torch.cuda.is_available()`")
     verdict = rename_verdict(target, usage)
     if verdict.status == Status.REWRITE:
-        return Verdict(verdict.status, verdict.message + f"; as written it returns False on {target.id}, so code "
-                       "guarded by it silently runs on the CPU", verdict.source, verdict.suggestion, verdict.fixable)
+        return replace(verdict, message=verdict.message + f"; as written it returns False on {target.id}, so code "
+                       "guarded by it silently runs on the CPU")
     return verdict
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..model import Category, Status, Usage, Verdict
+from ..model import Category, Edit, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, per_target
 from .third_party import library_verdict
 
@@ -32,7 +32,8 @@ class EnvironmentVariable(Rule):
                 entry, source = found
                 if entry.get("to"):
                     return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}", source,
-                                   suggestion=usage.snippet.replace(name, str(entry["to"])), fixable=True)
+                                   suggestion=usage.snippet.replace(name, str(entry["to"])), fixable=True,
+                                   edit=Edit("string", name, str(entry["to"])))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
             if target.keeps_cuda_spelling and name.startswith("CUDA_"):

@@ -44,31 +44,41 @@ def read_notebook(text: str) -> Union[NotebookCode, str]:
     origins: List[Tuple[int, int]] = []
     shell: List[Tuple[int, int, str]] = []
     for index, source in cells:
-        cell_lines = source.splitlines() or [""]
-        first = cell_lines[0].strip()
-        shell_cell = first.startswith(_SHELL_CELL_MAGICS)
-        other_cell_magic = first.startswith("%%") and not shell_cell
-        for number, line in enumerate(cell_lines, start=1):
-            stripped = line.lstrip()
-            if shell_cell:
-                if number > 1:
-                    shell.append((index, number, line))
-                line = ""
-            elif other_cell_magic and number == 1:
-                line = ""
-            elif stripped.startswith("!"):
-                shell.append((index, number, stripped[1:]))
-                line = ""
-            elif stripped.startswith("%") or stripped.startswith("?") or stripped.endswith("?") and \
-                    not stripped.startswith("#") and stripped.rstrip("?").isidentifier():
-                line = ""
-            elif "= !" in line or "=!" in line:
-                target, _, command = line.partition("!")
-                shell.append((index, number, command))
-                line = ""
-            lines.append(line)
-            origins.append((index, number))
+        cell_lines, cell_shell = python_lines(source)
+        lines.extend(cell_lines)
+        origins.extend((index, number) for number in range(1, len(cell_lines) + 1))
+        shell.extend((index, number, command) for number, command in cell_shell)
     return NotebookCode("\n".join(lines) + "\n", tuple(origins), tuple(shell))
+
+
+def python_lines(source: str) -> Tuple[List[str], List[Tuple[int, str]]]:
+    """A cell's lines with IPython syntax blanked (same count), and its shell commands as (line, command)."""
+    cell_lines = source.splitlines() or [""]
+    first = cell_lines[0].strip()
+    shell_cell = first.startswith(_SHELL_CELL_MAGICS)
+    other_cell_magic = first.startswith("%%") and not shell_cell
+    lines: List[str] = []
+    shell: List[Tuple[int, str]] = []
+    for number, line in enumerate(cell_lines, start=1):
+        stripped = line.lstrip()
+        if shell_cell:
+            if number > 1:
+                shell.append((number, line))
+            line = ""
+        elif other_cell_magic and number == 1:
+            line = ""
+        elif stripped.startswith("!"):
+            shell.append((number, stripped[1:]))
+            line = ""
+        elif stripped.startswith("%") or stripped.startswith("?") or stripped.endswith("?") and \
+                not stripped.startswith("#") and stripped.rstrip("?").isidentifier():
+            line = ""
+        elif "= !" in line or "=!" in line:
+            target, _, command = line.partition("!")
+            shell.append((number, command))
+            line = ""
+        lines.append(line)
+    return lines, shell
 
 
 def read_notebook_cells(text: str) -> Optional[List[Tuple[int, str]]]:

@@ -1,0 +1,463 @@
+"""``migrator fix``: apply the exact rewrites (``Verdict.edit``) for one target, with libcst.
+
+Each edit is located by position in a fresh parse (``PositionProvider``) and applied to the node that
+holds it, last position first, so earlier positions stay valid; comments and formatting are untouched
+because only the edited leaf changes. A file that gets an edit also gets the plugin import the target
+needs (``import torch_npu`` / ``import torch_mlu``) after its ``import torch``. Nothing is half-written:
+new text goes to a temporary file in the same folder, which then replaces the original. Notebooks are
+edited cell by cell (IPython lines are kept as they were) and stay valid notebooks.
+
+Safe edits (``fixable``) apply by default; ``unsafe=True`` adds the rest (a constant changed for every
+use, a device argument made explicit through a name). Running ``fix`` twice changes nothing the second
+time: the first run leaves nothing for the rules to find.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .maps.load import TargetMap
+from .model import Edit, Report, Span
+from .sources.notebook import python_lines
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    finding: str  # finding id
+    rule: str
+    edit: Edit
+    at: Span
+    safe: bool
+
+
+@dataclass(frozen=True)
+class Skipped:
+    finding: str
+    rule: str
+    line: Optional[int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """The outcome for one file: its new text (``None`` when unchanged), what applied and what did not."""
+
+    path: str
+    old: str
+    new: Optional[str]
+    applied: Tuple[str, ...] = ()
+    skipped: Tuple[Skipped, ...] = ()
+    error: Optional[str] = None
+
+    def diff(self) -> str:
+        if self.new is None:
+            return ""
+        return "".join(difflib.unified_diff(self.old.splitlines(keepends=True), self.new.splitlines(keepends=True),
+                                            f"a/{self.path}", f"b/{self.path}"))
+
+
+@dataclass(frozen=True)
+class FixReport:
+    target: str
+    files: Tuple[FileFix, ...] = field(default_factory=tuple)
+    not_offered: int = 0  # findings with a suggestion but no exact edit (manual rewrites, ports)
+
+    @property
+    def changed(self) -> Tuple[FileFix, ...]:
+        return tuple(f for f in self.files if f.new is not None)
+
+
+# ------------------------------------------------------------------------------------------ planning
+
+
+def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, List[PlannedEdit]], int]:
+    """Edits per file (relative path) for ``target``; and how many rewrites have no exact edit."""
+    by_file: Dict[str, List[PlannedEdit]] = {}
+    seen = set()
+    not_offered = 0
+    for finding in report.findings:
+        verdict = finding.verdicts.get(target)
+        if verdict is None or verdict.status.value != "rewrite":
+            continue
+        if verdict.edit is None or not (verdict.fixable or unsafe):
+            not_offered += 1
+            continue
+        at = verdict.edit.at or finding.span
+        key = (finding.path, at.cell, at.line, at.col, verdict.edit)
+        if key in seen:  # a constant reported at its definition and at a use: one edit
+            continue
+        seen.add(key)
+        by_file.setdefault(finding.path, []).append(
+            PlannedEdit(finding.id, finding.rule, verdict.edit, at, verdict.fixable))
+    return by_file, not_offered
+
+
+# ------------------------------------------------------------------------------------------ applying
+
+
+def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False) -> FixReport:
+    base = root if root.is_dir() else root.parent
+    planned, not_offered = plan(report, target.id, unsafe)
+    files = []
+    for rel, edits in sorted(planned.items()):
+        path = (base / rel)
+        if not _inside(path, root):
+            files.append(FileFix(rel, "", None, error="outside the path given to fix: left alone"))
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            files.append(FileFix(rel, "", None, error=f"cannot read: {exc}"))
+            continue
+        files.append(fix_text(rel, text, edits, target.import_first))
+    return FixReport(target.id, tuple(files), not_offered)
+
+
+def fix_text(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Optional[str]) -> FileFix:
+    """Apply ``edits`` to one file's text (Python, notebook, or a script / Dockerfile / requirements file)."""
+    if rel.endswith(NOTEBOOK_SUFFIX):
+        return _fix_notebook(rel, text, edits, import_first)
+    if rel.endswith(PYTHON_SUFFIXES):
+        new, applied, skipped = _fix_python(text, edits, import_first)
+    else:
+        new, applied, skipped = _fix_lines(text, edits)
+    return FileFix(rel, text, new if new != text else None, tuple(applied), tuple(skipped))
+
+
+def write_fixes(root: Path, fixes: Sequence[FileFix]) -> None:
+    """Replace each changed file atomically (temporary file in the same folder, then ``os.replace``)."""
+    base = root if root.is_dir() else root.parent
+    for fix in fixes:
+        if fix.new is None:
+            continue
+        path = base / fix.path
+        mode = path.stat().st_mode
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".migrator-tmp", dir=str(path.parent))
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+                out.write(fix.new)
+            os.chmod(temporary, mode & 0o7777)
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+
+
+def dirty_files(root: Path) -> Optional[List[str]]:
+    """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree."""
+    base = root if root.is_dir() else root.parent
+    try:
+        inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=base, capture_output=True,
+                                text=True, timeout=30)
+        if inside.returncode != 0 or inside.stdout.strip() != "true":
+            return None
+        status = subprocess.run(["git", "status", "--porcelain", "--", str(root.resolve())], cwd=base,
+                                capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return [line[3:] for line in status.stdout.splitlines() if line.strip()]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve() if root.is_dir() else root.resolve().parent)
+    except ValueError:
+        return False
+    return path.resolve() == root.resolve() or root.is_dir()
+
+
+# ------------------------------------------------------------------------------------------ Python
+
+
+def _fix_python(text: str, edits: Sequence[PlannedEdit], import_first: Optional[str], insert_import: bool = True,
+                bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[str], List[Skipped]]:
+    """Apply edits to Python source; a notebook cell passes the names its other cells import."""
+    applied: List[str] = []
+    skipped: List[Skipped] = []
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {exc.message}") for e in edits]
+    bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
+    plugin = import_first.split()[-1] if import_first else None
+    for planned in sorted(edits, key=lambda e: (e.at.line or 0, e.at.col or 0), reverse=True):
+        problem = _unbound_root(planned.edit, bound, plugin)
+        if problem:
+            skipped.append(Skipped(planned.finding, planned.rule, planned.at.line, problem))
+            continue
+        changed = _apply_one(module, planned)
+        if changed is None:
+            skipped.append(Skipped(planned.finding, planned.rule, planned.at.line,
+                                   "the code at this position no longer matches the finding"))
+            continue
+        module = changed
+        applied.append(planned.finding)
+    new = module.code
+    if applied and plugin and plugin not in bound and insert_import:
+        new = _insert_import(new, import_first or "")
+    return new, applied, skipped
+
+
+def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> Optional[str]:
+    """A renamed API must be reachable by its new name: its root module imported (or the plugin we add)."""
+    if edit.kind != "name":
+        return None
+    root = edit.new.split(".")[0]
+    if root == plugin or bound.get(root) == root:
+        return None
+    return f"`{edit.new}` needs `import {root}` in this file, which binds `{root}` to something else or not at all"
+
+
+def _top_level_names(module: cst.Module) -> Dict[str, str]:
+    """Names bound by top-level ``import`` statements -> the module they name (``import torch as T``: T -> torch)."""
+    bound: Dict[str, str] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    dotted = _dotted(alias.name)
+                    name = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
+                        else dotted.split(".")[0]
+                    bound[name] = dotted if alias.asname else dotted.split(".")[0]
+    return bound
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner else ""
+    return ""
+
+
+def _apply_one(module: cst.Module, planned: PlannedEdit) -> Optional[cst.Module]:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    finder = _Finder(planned)
+    wrapper.visit(finder)
+    if finder.found is None:
+        return None
+    old, new = finder.found
+    return module.deep_replace(old, new)  # type: ignore[return-value]
+
+
+class _Finder(cst.CSTVisitor):
+    """The first node at or inside the edit's span that the edit applies to, and its replacement."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, planned: PlannedEdit):
+        self.edit = planned.edit
+        span = planned.at
+        self.start = (span.line or 0, span.col or 0)
+        self.end = (span.end_line, span.end_col) if span.end_line is not None and span.end_col is not None else None
+        self.line = span.line
+        self.found: Optional[Tuple[cst.CSTNode, cst.CSTNode]] = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found is not None:
+            return False
+        position = self.get_metadata(PositionProvider, node, None)
+        if position is None:
+            return True
+        start = (position.start.line, position.start.column)
+        end = (position.end.line, position.end.column)
+        if end < self.start or (self.end is not None and start > self.end) or \
+                (self.end is None and position.start.line > (self.line or 0)):
+            return False  # the span cannot be inside this node
+        inside = start >= self.start and (self.end is None or end <= self.end)
+        if inside:
+            replacement = _edited(node, self.edit)
+            if replacement is not None:
+                self.found = (node, replacement)
+                return False
+        return True
+
+
+def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
+    if edit.kind == "string" and isinstance(node, cst.SimpleString):
+        if node.evaluated_value != edit.old or "\\" in edit.new or node.quote in edit.new:
+            return None
+        return node.with_changes(value=f"{node.prefix}{node.quote}{edit.new}{node.quote}")
+    if edit.kind == "fstring" and isinstance(node, cst.FormattedString):
+        parts = list(node.parts)
+        for index, part in enumerate(parts):
+            if isinstance(part, cst.FormattedStringText) and edit.old in part.value:
+                parts[index] = part.with_changes(value=part.value.replace(edit.old, edit.new, 1))
+                return node.with_changes(parts=parts)
+        return None
+    if edit.kind == "name" and isinstance(node, (cst.Attribute, cst.Name)):
+        written = _dotted(node).split(".")
+        old = edit.old.split(".")
+        if not written[0] or len(written) > len(old):
+            return None
+        # ``torch.cuda.x``, ``T.cuda.x``, ``cuda.x`` (from torch import cuda) or a bare alias (``ac`` for
+        # ``from torch.cuda.amp import autocast as ac``): all but the root must be the tail of the API's name
+        if len(written) > 1 and (written[-1] != old[-1] or written[1:] != old[len(old) - len(written) + 1:]):
+            return None
+        return cst.parse_expression(edit.new)
+    if edit.kind == "method" and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value == edit.old:
+        return node.with_changes(func=node.func.with_changes(attr=cst.Name(edit.new)))
+    if edit.kind == "argument" and isinstance(node, cst.Call) and not any(a.keyword is None and a.star == ""
+                                                                            for a in node.args):
+        first = cst.Arg(cst.parse_expression(edit.new),
+                        comma=cst.MaybeSentinel.DEFAULT if not node.args else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return node.with_changes(args=[first, *node.args])
+    return None
+
+
+def _insert_import(text: str, import_first: str) -> str:
+    lines = text.splitlines(keepends=True)
+    after = _import_position(text)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    if after and after <= len(lines) and not lines[after - 1].endswith(("\n", "\r")):
+        lines[after - 1] += newline
+    lines.insert(after, import_first + newline)
+    return "".join(lines)
+
+
+def _import_position(text: str) -> int:
+    """How many lines precede the plugin import: it goes right after the first top-level ``import torch``,
+    else after the module docstring and ``__future__`` imports."""
+    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    after = 0
+    for index, statement in enumerate(wrapper.module.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            break
+        small = statement.body[0]
+        is_doc = index == 0 and isinstance(small, cst.Expr) and \
+            isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+        is_future = isinstance(small, cst.ImportFrom) and small.module is not None \
+            and _dotted(small.module) == "__future__"
+        imports_torch = (isinstance(small, cst.Import) and any(_dotted(a.name).split(".")[0] == "torch"
+                                                                for a in small.names)) or \
+            (isinstance(small, cst.ImportFrom) and small.module is not None
+             and _dotted(small.module).split(".")[0] == "torch")
+        if imports_torch:
+            return positions[statement].end.line
+        if is_doc or is_future:
+            after = positions[statement].end.line
+        elif not isinstance(small, (cst.Import, cst.ImportFrom)):
+            break  # the import block ended without torch: after the docstring and __future__ imports
+    return after
+
+
+# ------------------------------------------------------------------------------------------ notebooks
+
+
+def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Optional[str]) -> FileFix:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return FileFix(rel, text, None, error=f"not a valid notebook: {exc.msg}")
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return FileFix(rel, text, None, error="not an nbformat 4 notebook: left alone")
+    by_cell: Dict[int, List[PlannedEdit]] = {}
+    for planned in edits:
+        if planned.at.cell is not None:
+            by_cell.setdefault(planned.at.cell, []).append(planned)
+    applied: List[str] = []
+    skipped: List[Skipped] = []
+    plugin = import_first.split()[-1] if import_first else None
+    has_plugin = plugin is not None and any(_imports(_source(c), plugin) for c in cells if isinstance(c, dict))
+    torch_cell = next((i for i, c in enumerate(cells) if isinstance(c, dict) and c.get("cell_type") == "code"
+                       and _imports(_source(c), "torch")), None)
+    notebook_names: Dict[str, str] = {}
+    for index, source in ((i, _source(c)) for i, c in enumerate(cells)
+                          if isinstance(c, dict) and c.get("cell_type") == "code"):
+        try:
+            notebook_names.update(_top_level_names(cst.parse_module("\n".join(python_lines(source)[0]) + "\n")))
+        except cst.ParserSyntaxError:
+            continue
+    changed = False
+    for index, cell_edits in sorted(by_cell.items()):
+        cell = cells[index] if 0 <= index < len(cells) else None
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            skipped.extend(Skipped(e.finding, e.rule, e.at.line, "no such code cell") for e in cell_edits)
+            continue
+        source = _source(cell)
+        blanked, _ = python_lines(source)
+        new, done, missed = _fix_python("\n".join(blanked) + "\n", cell_edits, import_first, insert_import=False,
+                                        bound_elsewhere=notebook_names)
+        applied.extend(done)
+        skipped.extend(missed)
+        if done:
+            cell["source"] = _cell_source(source, new.split("\n")[:len(blanked)], cell.get("source"))
+            changed = True
+    if applied and plugin and not has_plugin:
+        cell = cells[torch_cell if torch_cell is not None else min(by_cell)]
+        source = _source(cell)
+        blanked, _ = python_lines(source)
+        lines = _merge_ipython(source, blanked)
+        lines.insert(_import_position("\n".join(blanked) + "\n"), import_first or "")
+        cell["source"] = _cell_source(source, lines, cell.get("source"), merged=True)
+        changed = True
+    if not changed:
+        return FileFix(rel, text, None, tuple(applied), tuple(skipped))
+    indent = 1 if text.startswith("{\n \"") else 2 if text.startswith("{\n  \"") else 1
+    new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    return FileFix(rel, text, new_text, tuple(applied), tuple(skipped))
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _imports(source: str, name: str) -> bool:
+    return any(line.strip().startswith((f"import {name}", f"from {name} ", f"from {name}.")) and
+               (line.strip()[len("import "):].split()[0].split(".")[0] == name or line.strip().startswith("from "))
+               for line in source.splitlines())
+
+
+def _merge_ipython(original: str, python: List[str]) -> List[str]:
+    """Python lines of a cell with its IPython lines (magics, shell escapes) put back where they were."""
+    original_lines = original.splitlines() or [""]
+    blanked, _ = python_lines(original)
+    return [orig if blank == "" and orig.strip() else new
+            for orig, blank, new in zip(original_lines, blanked, python)]
+
+
+def _cell_source(original: str, python: List[str], raw: object, merged: bool = False) -> object:
+    """The new cell source, as a string or a list of lines like the notebook had it."""
+    lines = python if merged else _merge_ipython(original, python)
+    text = "\n".join(lines) + ("\n" if original.endswith("\n") else "")
+    return text.splitlines(keepends=True) if isinstance(raw, list) else text
+
+
+# ------------------------------------------------------------------------------------------ other files
+
+
+def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[str], List[Skipped]]:
+    lines = text.splitlines(keepends=True)
+    applied: List[str] = []
+    skipped: List[Skipped] = []
+    for planned in edits:
+        line = planned.at.line
+        if planned.edit.kind not in ("string", "text") or not line or line > len(lines) \
+                or planned.edit.old not in lines[line - 1]:
+            skipped.append(Skipped(planned.finding, planned.rule, line, "the line no longer holds the finding"))
+            continue
+        lines[line - 1] = lines[line - 1].replace(planned.edit.old, planned.edit.new, 1)
+        applied.append(planned.finding)
+    return "".join(lines), applied, skipped
+
