@@ -34,11 +34,13 @@ BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
 
 #: Hours per unit, by bucket. Kernel ports are scaled by the CUDA lines to rewrite.
 HOURS = {"automatic": 2 / 60, "manual": 0.5, "fallback": 1.0, "partial": 0.25, "unknown": 0.5,
-         "unsupported": 16.0, "library": 40.0, "triton": 16.0}
+         "unsupported": 16.0, "library": 40.0, "triton": 16.0, "op_replacement": 4.0}
 PORT_BASE_DAYS, PORT_LINES_PER_DAY, HOURS_PER_DAY = 3.0, 100, 8.0
 EFFORT_ASSUMPTIONS = (
     "automatic fix: 2 minutes per finding to review the diff `migrator fix` makes",
     "manual rewrite: 30 minutes per finding (the suggestion states the change; someone writes and tests it)",
+    "custom operator replaced by the vendor's call or the PyTorch fallback: 4 hours per operator (swap the calls, "
+    "compare outputs and gradients against the CUDA version)",
     "op fallback to check: 1 hour per distinct API that falls back to the CPU (profile it, decide if it matters)",
     "partial support to check: 15 minutes per distinct API with documented limits (check dtypes and arguments)",
     "unknown: 30 minutes per distinct API the data cannot judge (try it on the device)",
@@ -129,12 +131,16 @@ def op_port_hours(op: CustomOp) -> float:
 def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
             op_of: Mapping[Tuple[str, int], str], automatic: int, manual: int) -> Dict[str, object]:
     distinct: Dict[str, set] = defaultdict(set)
-    ported_ops, libraries, triton = set(), set(), set()
+    ported_ops, replaced_ops, libraries, triton = set(), set(), set(), set()
     for finding in findings:
         verdict = finding.verdicts.get(target)
         if verdict is None:
             continue
         status = verdict.status
+        if status == Status.REWRITE and _op_name(finding, op_of):
+            replaced_ops.add(_op_name(finding, op_of))
+            manual -= 1  # counted once per operator below
+            continue
         if status in (Status.FALLBACK, Status.PARTIAL, Status.UNKNOWN, Status.UNSUPPORTED):
             distinct[status.value].add(finding.api)
         elif status == Status.PORT:
@@ -149,6 +155,7 @@ def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
     buckets = [
         _bucket("automatic fix", automatic, HOURS["automatic"] * automatic, "minutes"),
         _bucket("manual rewrite", manual, HOURS["manual"] * manual, "hours"),
+        _bucket("custom operator replacement", len(replaced_ops), HOURS["op_replacement"] * len(replaced_ops), "hours"),
         _bucket("op fallback to check", len(distinct["fallback"]), HOURS["fallback"] * len(distinct["fallback"]), "hours"),
         _bucket("partial support to check", len(distinct["partial"]), HOURS["partial"] * len(distinct["partial"]), "hours"),
         _bucket("unknown to try", len(distinct["unknown"]), HOURS["unknown"] * len(distinct["unknown"]), "hours"),
@@ -199,7 +206,10 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         best = max(reaches, key=lambda r: (r.entries, r.paths), default=None)
         paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), 10**6)
         op = op_by_name.get(key.split(":", 1)[1]) if key.startswith("custom-op:") else None
-        hours = op_port_hours(op) if op else _finding_hours(verdicts, key.startswith("triton"))
+        if op is not None:
+            hours = op_port_hours(op) if status == Status.PORT else HOURS["op_replacement"]
+        else:
+            hours = _finding_hours(verdicts, key.startswith("triton"))
         reachable = any(m.reachable for m in members) if any(m.reachable is not None for m in members) else None
         first = min(members, key=lambda m: (m.path, m.span.line or 0))
         suggestion = next((v.suggestion for v in verdicts if v.suggestion), None)

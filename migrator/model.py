@@ -309,6 +309,48 @@ class CustomOp:
 
 
 @dataclass(frozen=True)
+class OpRoute:
+    """One way to replace part of a custom op on a target: the vendor's call, or a plain-PyTorch fallback."""
+
+    level: str  # "vendor" | "pytorch"
+    family: str
+    what: str
+    covers: Tuple[str, ...]  # the op's functions (registrations / kernels) it replaces
+    call: Optional[str]  # the vendor's call (level vendor)
+    mapping: Optional[str]
+    differs: Optional[str]
+    code: Optional[str]  # PyTorch code to paste
+    note: Optional[str]  # what the fallback costs
+    source: str
+
+
+@dataclass(frozen=True)
+class PortPlan:
+    """What porting the rest of a custom op to a target takes."""
+
+    language: str
+    kernels: Tuple[Kernel, ...]
+    kernel_lines: int
+    registration: str  # TORCH_LIBRARY / TORCH_LIBRARY_IMPL skeleton from the parsed C++ signatures
+    build: str
+    days: float
+    hints: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpPlan:
+    """A custom op on one target: ``rewrite`` when every function has a route, else ``port``."""
+
+    op: str
+    target: str
+    status: Status
+    summary: str
+    routes: Tuple[OpRoute, ...]
+    port: Optional[PortPlan]
+    uncovered: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class EntryPoint:
     """Where a run starts: ``kind`` is main-block, script-name, notebook, setup, console-script or cli."""
 
@@ -381,3 +423,4 @@ class Report:
     findings: Tuple[Finding, ...]
     custom_ops: Tuple[CustomOp, ...]
     graph: Optional[GraphSummary] = None
+    op_plans: Tuple[OpPlan, ...] = ()

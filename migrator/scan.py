@@ -18,6 +18,7 @@ from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import FileResult, Finding, Report, SourceFile
 from .rules import RuleContext, apply_rules
+from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
     from .graph import ProjectGraph
@@ -68,9 +69,11 @@ def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap],
         findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
+    plans = plan_custom_ops(ops, targets)
+    findings = apply_plans(findings, ops, plans)
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
-                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops), None
+                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans), None
     from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
     project = build_graph(root, results, entries)
@@ -81,7 +84,7 @@ def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap],
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
-                  findings=marked, custom_ops=ops, graph=summary), project
+                  findings=marked, custom_ops=ops, graph=summary, op_plans=plans), project
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,

@@ -13,9 +13,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 import yaml
 
@@ -95,6 +96,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
             "api_support": release.api_support, "npu_skips": release.npu_skips,
         })
     outputs["third_party.json"] = _third_party_table(upstream, curated)
+    outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -313,6 +315,16 @@ def _kunlun_device_table(curated: Path) -> dict:
 # --------------------------------------------------------------------------------------- third party
 
 
+def _checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[str], what: str) -> str:
+    """The upstream file a curated row cites, after checking that it contains the quoted text."""
+    rel, needle = evidence
+    needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    text = cache.setdefault(rel, _read(upstream, rel))
+    if needle not in text:
+        raise MapsBuildError(f"{what}: {rel} does not contain {needle!r}")
+    return rel
+
+
 def _third_party_table(upstream: Path, curated: Path) -> dict:
     data = _yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
     cache: Dict[str, str] = {}
@@ -320,11 +332,7 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     for api, per_target in sorted(data["apis"].items()):
         apis[api] = {}
         for target, row in sorted(per_target.items()):
-            rel, needle = row["evidence"]
-            needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
-            text = cache.setdefault(rel, _read(upstream, rel))
-            if needle not in text:
-                raise MapsBuildError(f"third_party.yaml: {api} for {target}: {rel} does not contain {needle!r}")
+            rel = _checked_evidence(upstream, cache, row["evidence"], f"third_party.yaml: {api} for {target}")
             apis[api][target] = {
                 "status": row["status"],
                 "to": row["to"],
@@ -333,6 +341,29 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
             }
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis,
             "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
+
+
+def _custom_op_families(upstream: Path, curated: Path) -> dict:
+    data = _yaml((curated / "custom_op_families.yaml").read_text(encoding="utf-8"))
+    cache: Dict[str, str] = {}
+    families = []
+    for name, family in data["families"].items():
+        for pattern in family["match"]:
+            re.compile(pattern)  # a bad pattern fails the build, not a scan
+        targets = {}
+        for target, row in sorted((family.get("targets") or {}).items()):
+            rel = _checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} for {target}")
+            targets[target] = {"to": row["to"], "mapping": row["mapping"], "differs": row["differs"],
+                               "source": Path(rel).name}
+        hints = {}
+        for target, row in sorted((family.get("kernel_hint") or {}).items()):
+            rel = _checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for {target}")
+            hints[target] = {"kernel": row["kernel"], "source": Path(rel).name}
+        families.append({"name": name, "what": family["what"], "match": list(family["match"]),
+                         "pytorch": family.get("pytorch"), "pytorch_note": family.get("pytorch_note"),
+                         "targets": targets, "kernel_hint": hints})
+    return {"schema": MAPS_SCHEMA, "families": families,
+            "source": "operator_maps/curated/custom_op_families.yaml (each vendor row checked against its upstream file)"}
 
 
 # ------------------------------------------------------------------------------------ tensor methods

@@ -213,3 +213,41 @@ def torch_api_table() -> Mapping[str, Mapping[str, object]]:
 
 def target_index(maps: Sequence[TargetMap]) -> Dict[str, TargetMap]:
     return {m.id: m for m in maps}
+
+
+@dataclass(frozen=True)
+class VendorCall:
+    to: str
+    mapping: str
+    differs: str
+    source: str
+
+
+@dataclass(frozen=True)
+class OpFamily:
+    """A family of custom operators (``curated/custom_op_families.yaml``) and what each target offers for it."""
+
+    name: str
+    what: str
+    patterns: Tuple["re.Pattern[str]", ...]
+    pytorch: Optional[str]
+    pytorch_note: Optional[str]
+    targets: Mapping[str, VendorCall]
+    kernel_hints: Mapping[str, Tuple[str, str]]  # target -> (kernel name, source file)
+
+    def matches(self, name: str) -> bool:
+        lowered = name.lower()
+        return any(p.search(lowered) for p in self.patterns)
+
+
+@lru_cache(maxsize=None)
+def op_families() -> Tuple[OpFamily, ...]:
+    import re
+
+    data = _load_json("custom_op_families.json")
+    return tuple(OpFamily(
+        name=f["name"], what=f["what"], patterns=tuple(re.compile(p) for p in f["match"]),
+        pytorch=f.get("pytorch"), pytorch_note=f.get("pytorch_note"),
+        targets={t: VendorCall(**row) for t, row in f["targets"].items()},
+        kernel_hints={t: (row["kernel"], row["source"]) for t, row in f["kernel_hint"].items()},
+    ) for f in data["families"])

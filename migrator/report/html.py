@@ -153,12 +153,8 @@ def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
 
 
 def _custom_op(op, report: Report) -> Dict[str, Any]:
-    messages = {}
-    for target in report.targets:
-        for blocker in target.blockers:
-            if blocker.key == f"custom-op:{op.name}":
-                messages[target.id] = blocker
-    return {"op": op, "by_target": messages}
+    plans = [p for p in report.op_plans if p.op == op.name]
+    return {"op": op, "plans": plans}
 
 
 # ------------------------------------------------------------------------------------------ source context

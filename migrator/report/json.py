@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Mapping, Optional, TextIO
+from typing import Any, Dict, Mapping, Optional, Sequence, TextIO
 
-from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, Report
+from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report
 
 SCHEMA = "migrator.report/1"
 
@@ -24,7 +24,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         ],
         "files": [_file(f) for f in report.files],
         "findings": [_finding(f, nodes) for f in report.findings],
-        "custom_ops": [_custom_op(op) for op in report.custom_ops],
+        "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
     }
 
@@ -56,7 +56,7 @@ def _finding(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:
     }
 
 
-def _custom_op(op: CustomOp) -> Dict[str, Any]:
+def _custom_op(op: CustomOp, plans: Sequence[OpPlan] = ()) -> Dict[str, Any]:
     return {
         "name": op.name,
         "build": None if op.build is None else {"api": op.build.api, "path": op.build.path,
@@ -68,6 +68,21 @@ def _custom_op(op: CustomOp) -> Dict[str, Any]:
         "wrappers": list(op.wrappers),
         "call_sites": [{"path": p, "line": line} for p, line in op.call_sites],
         "kernel_lines": op.kernel_lines,
+        "plans": {plan.target: _plan(plan) for plan in plans},
+    }
+
+
+def _plan(plan: OpPlan) -> Dict[str, Any]:
+    port = plan.port
+    return {
+        "status": plan.status.value, "summary": plan.summary, "uncovered": list(plan.uncovered),
+        "routes": [{"level": r.level, "family": r.family, "what": r.what, "covers": list(r.covers), "call": r.call,
+                    "mapping": r.mapping, "differs": r.differs, "code": r.code, "note": r.note, "source": r.source}
+                   for r in plan.routes],
+        "port": None if port is None else {
+            "language": port.language, "kernel_lines": port.kernel_lines, "days": port.days, "build": port.build,
+            "kernels": [{"name": k.name, "path": k.path, "line": k.line, "lines": k.lines} for k in port.kernels],
+            "registration": port.registration, "hints": list(port.hints)},
     }
 
 

@@ -1,0 +1,310 @@
+"""Per-target plans for the repository's own custom operators: a vendor equivalent, a plain-PyTorch fallback,
+or a port plan (kernels to rewrite, the registration skeleton, the build change, the effort).
+
+An op is split into the functions Python calls (its registrations; its kernels when nothing is registered).
+Each function is matched to a family (``curated/custom_op_families.yaml``) by its own name, its C++ name and,
+for a small op that is one family as a whole (``_fused_rmsnorm``), by the op's names. A function is covered
+on a target when the family has the vendor's call there (checked against the vendor's data) or a PyTorch
+fallback; an op whose functions are all covered needs a rewrite, not a port.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .assess import op_port_hours
+from .maps.load import OpFamily, TargetMap, op_families
+from .model import Category, CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
+
+KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
+BUILD_CHANGE = {
+    "cann": "build with torch_npu.utils.cpp_extension.NpuExtension(name, sources) in place of CUDAExtension "
+            "(Ascend C sources, compiled by the CANN toolkit)",
+    "neuware": "build with torch_mlu.utils.cpp_extension.MLUExtension(name, sources) in place of CUDAExtension "
+               "(.mlu BANG C sources, compiled by cncc)",
+    "kunlun": "build against the Kunlunxin XPU toolkit (XTDK); no public torch_xmlir extension API is in the data",
+}
+DEVICE_NAME = {"cann": "npu", "neuware": "mlu", "kunlun": "xpu"}
+_KEY_NOTE = {"kunlun": "// torch_xmlir presents Kunlunxin as CUDA; the dispatch key its extensions use is not in the public data"}
+SOURCE = "custom_op_families.yaml"
+_GENERIC = re.compile(r"^(forward|backward|fwd|bwd|run|apply|compute|launch|op|impl|main|cuda)$")
+
+
+def plan_custom_ops(ops: Sequence[CustomOp], targets: Sequence[TargetMap]) -> Tuple[OpPlan, ...]:
+    families = op_families()
+    return tuple(plan_op(op, target.id, families) for op in ops for target in targets)
+
+
+def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
+    default = _op_family(op, families)
+    units = _units(op)
+    by_family: Dict[str, List[str]] = {}
+    uncovered: List[str] = []
+    family_by_name = {f.name: f for f in families}
+    for unit, names in units:
+        family = _match(names, families) or default
+        if family is None or not (target in family.targets or family.pytorch):
+            uncovered.append(unit)
+        else:
+            by_family.setdefault(family.name, []).append(unit)
+    routes = tuple(_route(family_by_name[name], target, tuple(covered)) for name, covered in sorted(by_family.items()))
+    vendor_families = {r.family for r in routes if r.level == "vendor"}
+    port_kernels = tuple(k for k in op.kernels
+                         if (_match([k.name], families) or default) is None
+                         or (_match([k.name], families) or default).name not in vendor_families)
+    port = _port_plan(op, target, port_kernels, uncovered, families, default) if port_kernels or uncovered else None
+    status = Status.PORT if uncovered or not routes else Status.REWRITE
+    return OpPlan(op=op.name, target=target, status=status, summary=_summary(op, target, routes, uncovered, port),
+                  routes=routes, port=port, uncovered=tuple(uncovered))
+
+
+def _units(op: CustomOp) -> List[Tuple[str, List[str]]]:
+    """(function name, names to match) for what Python calls: registrations, else kernels, else the op."""
+    if op.registrations:
+        seen: Dict[str, List[str]] = {}
+        for registration in op.registrations:
+            names = [registration.name]
+            cpp = _cpp_name(registration.signature)
+            if cpp:
+                names.append(cpp)
+            seen.setdefault(registration.name, names)
+        return list(seen.items())
+    if op.kernels:
+        return [(k.name, [k.name]) for k in op.kernels]
+    return [(op.name, [op.name])]
+
+
+def _match(names: Iterable[str], families: Sequence[OpFamily]) -> Optional[OpFamily]:
+    for family in families:
+        if any(not _GENERIC.match(n.lower()) and family.matches(n) for n in names if n):
+            return family
+    return None
+
+
+def _op_family(op: CustomOp, families: Sequence[OpFamily]) -> Optional[OpFamily]:
+    """The family of the whole op when its names point at exactly one (a small, single-purpose extension)."""
+    names = [op.name, *op.wrappers, *(k.name for k in op.kernels), *(f.rsplit("/", 1)[-1] for f in op.files)]
+    found = {f.name: f for n in names for f in families if f.matches(n)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _route(family: OpFamily, target: str, covers: Tuple[str, ...]) -> OpRoute:
+    vendor = family.targets.get(target)
+    if vendor is not None:
+        return OpRoute(level="vendor", family=family.name, what=family.what, covers=covers, call=vendor.to,
+                       mapping=vendor.mapping, differs=vendor.differs, code=family.pytorch,
+                       note=family.pytorch_note, source=vendor.source)
+    return OpRoute(level="pytorch", family=family.name, what=family.what, covers=covers, call=None, mapping=None,
+                   differs=None, code=family.pytorch, note=family.pytorch_note, source=SOURCE)
+
+
+def _port_plan(op: CustomOp, target: str, kernels: Sequence[Kernel], uncovered: Sequence[str],
+               families: Sequence[OpFamily], default: Optional[OpFamily]) -> PortPlan:
+    lines = sum(k.lines for k in kernels)
+    hints = []
+    involved = {}
+    for kernel in kernels:
+        family = _match([kernel.name], families) or default
+        if family is not None:
+            involved[family.name] = family
+    for family in involved.values():
+        hint = family.kernel_hints.get(target)
+        if hint:
+            hints.append(f"{family.what}: the {target} kernel library has `{hint[0]}` ({hint[1]}, substitute "
+                         "evidence): call it from the port rather than writing the kernel")
+    registrations = [r for r in op.registrations if r.name in uncovered] or list(op.registrations)
+    return PortPlan(language=KERNEL_LANGUAGE.get(target, "the target's kernel language"), kernels=tuple(kernels),
+                    kernel_lines=lines, registration=registration_skeleton(op, target, registrations),
+                    build=BUILD_CHANGE.get(target, ""), days=round(op_port_hours(
+                        replace(op, kernel_lines=lines)) / 8.0, 1), hints=tuple(sorted(hints)))
+
+
+def _summary(op: CustomOp, target: str, routes: Sequence[OpRoute], uncovered: Sequence[str],
+             port: Optional[PortPlan]) -> str:
+    parts = []
+    for route in routes:
+        covers = ", ".join(route.covers)
+        if route.level == "vendor":
+            parts.append(f"{covers}: {route.what}, use `{route.call}` ({route.source})")
+        else:
+            parts.append(f"{covers}: {route.what}, no {target} equivalent in the data; the PyTorch fallback runs it")
+    if uncovered:
+        parts.append(f"{', '.join(uncovered)}: no known family; port")
+    if port is not None and port.kernels:
+        parts.append(f"kernels to write in {port.language}: {len(port.kernels)} ({port.kernel_lines} lines, "
+                     f"~{port.days} days)")
+    return "; ".join(parts) or f"{op.name}: nothing to judge"
+
+
+# ------------------------------------------------------------------------------------------ skeleton
+
+_CPP_SIGNATURE = re.compile(r"^\s*(?P<ret>.+?)\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<args>.*)\)\s*$", re.S)
+
+
+def _cpp_name(signature: Optional[str]) -> Optional[str]:
+    match = _CPP_SIGNATURE.match(signature or "")
+    return match.group("name") if match else None
+
+
+def registration_skeleton(op: CustomOp, target: str, registrations: Sequence[Registration]) -> str:
+    """``TORCH_LIBRARY`` / ``TORCH_LIBRARY_IMPL(..., PrivateUse1, ...)`` for the functions to port, with schemas
+    derived from the existing C++ signatures."""
+    namespace = next((r.namespace for r in registrations if r.kind.startswith("torch_library") and r.namespace),
+                     None) or _identifier(op.name.rsplit(".", 1)[-1].strip("/")) or "my_ops"
+    device = DEVICE_NAME.get(target, target)
+    suffix = device
+    defs, impls, decls = [], [], []
+    for registration in registrations:
+        name = registration.name
+        if registration.kind == "torch_library" and registration.signature:
+            schema = registration.signature if "(" in registration.signature else f"{name}(...) -> ..."
+        else:
+            schema = cpp_to_schema(name, registration.signature)
+        if registration.kind != "torch_library_impl":
+            defs.append(f'  m.def("{schema}");')
+        cpp = _cpp_name(registration.signature) or name
+        decl = _declaration(registration.signature, f"{cpp}_{suffix}")
+        decls.append(decl + ";  // " + KERNEL_LANGUAGE.get(target, "device") + " kernel launch inside")
+        impls.append(f'  m.impl("{name}", &{cpp}_{suffix});')
+    return "\n".join([
+        f"// {op.name}: the functions to port, registered for the PrivateUse1 key (the {device} device)",
+        *([_KEY_NOTE[target]] if target in _KEY_NOTE else []),
+        "#include <torch/library.h>",
+        "",
+        *decls,
+        "",
+        f"TORCH_LIBRARY({namespace}, m) {{",
+        *defs,
+        "}",
+        "",
+        f"TORCH_LIBRARY_IMPL({namespace}, PrivateUse1, m) {{",
+        *impls,
+        "}",
+        f"// Python: torch.ops.{namespace}.<name>(...) in place of the pybind11 module's functions",
+    ])
+
+
+def _identifier(text: str) -> str:
+    return re.sub(r"\W", "_", text).strip("_")
+
+
+def _declaration(signature: Optional[str], name: str) -> str:
+    match = _CPP_SIGNATURE.match(signature or "")
+    if not match:
+        return f"at::Tensor {name}(/* the arguments of the CUDA version */)"
+    return f"{match.group('ret').strip()} {name}({' '.join(match.group('args').split())})"
+
+
+def cpp_to_schema(name: str, signature: Optional[str]) -> str:
+    """``torch::Tensor f(torch::Tensor x, double eps)`` -> ``f(Tensor x, float eps) -> Tensor``."""
+    match = _CPP_SIGNATURE.match(signature or "")
+    if not match:
+        return f"{name}(...) -> ..."
+    args = []
+    for raw in _split_args(match.group("args")):
+        raw = raw.split("=")[0].strip()
+        if not raw:
+            continue
+        type_text, _, arg_name = raw.rpartition(" ")
+        args.append(f"{_schema_type(type_text or raw)} {arg_name or 'arg'}")
+    return f"{name}({', '.join(args)}) -> {_schema_return(match.group('ret'))}"
+
+
+def _split_args(text: str) -> List[str]:
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "<([":
+            depth += 1
+        elif char in ">)]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if current:
+        parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+def _schema_type(cpp: str) -> str:
+    t = cpp.replace("const", "").replace("&", "").replace("c10::", "").replace("at::", "").replace("torch::", "")
+    t = t.replace("std::", "").replace(" ", "")
+    optional = t.startswith("optional<")
+    inner = t[len("optional<"):-1] if optional else t
+    if inner in ("Tensor",):
+        base = "Tensor"
+    elif inner in ("vector<Tensor>", "TensorList", "ArrayRef<Tensor>"):
+        base = "Tensor[]"
+    elif inner in ("double", "float"):
+        base = "float"
+    elif inner in ("int64_t", "int", "long", "int32_t", "size_t", "uint32_t"):
+        base = "int"
+    elif inner in ("vector<int64_t>", "IntArrayRef", "vector<int>"):
+        base = "int[]"
+    elif inner == "bool":
+        base = "bool"
+    elif inner in ("string", "string_view"):
+        base = "str"
+    elif inner == "Scalar":
+        base = "Scalar"
+    else:
+        return f"/* map {cpp.strip()} */"
+    return base + ("?" if optional else "")
+
+
+def _schema_return(cpp: str) -> str:
+    t = cpp.replace("std::", "").replace("torch::", "").replace("at::", "").strip()
+    if t == "void":
+        return "()"
+    if t.startswith("tuple<") and t.endswith(">"):
+        return "(" + ", ".join(_schema_type(p) for p in _split_args(t[len("tuple<"):-1])) + ")"
+    return _schema_type(t)
+
+
+# ------------------------------------------------------------------------------------------ verdicts
+
+
+def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Sequence[OpPlan]) -> List[Finding]:
+    """Custom-op findings take their op's plan: a rewrite with the vendor's call (or the fallback) where every
+    function is covered on the target; a port, with what is covered named, otherwise."""
+    member = _membership(ops)
+    by_key = {(p.op, p.target): p for p in plans}
+    out = []
+    for finding in findings:
+        op = (member.get((finding.path, finding.span.line or 0)) or member.get((finding.path, 0))) \
+            if finding.category == Category.CUSTOM_OP else None
+        if op is None:
+            out.append(finding)
+            continue
+        verdicts = dict(finding.verdicts)
+        for target, verdict in finding.verdicts.items():
+            plan = by_key.get((op, target))
+            if plan is not None and verdict.status == Status.PORT:
+                verdicts[target] = _planned_verdict(plan, verdict)
+        out.append(replace(finding, verdicts=verdicts))
+    return out
+
+
+def _membership(ops: Sequence[CustomOp]) -> Mapping[Tuple[str, int], str]:
+    member: Dict[Tuple[str, int], str] = {}
+    for op in ops:
+        for path in op.files:
+            member[(path, 0)] = op.name
+        for site in op.call_sites:
+            member[site] = op.name
+        if op.build is not None:
+            member[(op.build.path, op.build.span.line or 0)] = op.name
+    return member
+
+
+def _planned_verdict(plan: OpPlan, verdict: Verdict) -> Verdict:
+    vendor = next((r for r in plan.routes if r.level == "vendor"), None)
+    if plan.status == Status.REWRITE:
+        suggestion = vendor.call if vendor is not None else "the PyTorch fallback in the custom-operator plan"
+        source = vendor.source if vendor is not None else SOURCE
+        return Verdict(Status.REWRITE, f"custom operator {plan.op} has a replacement on {plan.target}: {plan.summary}",
+                       source, suggestion=suggestion)
+    return replace(verdict, message=f"{verdict.message}. Plan: {plan.summary}")
