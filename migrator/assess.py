@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap
-from .model import Blocker, Category, CustomOp, Finding, NodeReach, Status, TargetSummary, Verdict
+from .inventory import OpMembership
+from .model import Blocker, CustomOp, Finding, NodeReach, Status, TargetSummary, Verdict
 
 WEIGHTS = {"automatic": 1, "manual": 3, "port": 25, "unsupported": 25}
 READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported)); "
@@ -65,7 +66,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
     finding_nodes = finding_nodes or {}
     judged_by_reach = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
-    op_of = _op_membership(ops)
+    op_of = OpMembership(ops)
     summaries = []
     for target in targets:
         counts = _counts(findings, target.id)
@@ -105,31 +106,12 @@ def _verdict(finding: Finding, target: str, status: Status) -> bool:
     return verdict is not None and verdict.status == status
 
 
-def _op_membership(ops: Sequence[CustomOp]) -> Dict[Tuple[str, int], str]:
-    """(path, line) of every place that belongs to a custom op -> the op's name; (path, 0) for its files."""
-    member: Dict[Tuple[str, int], str] = {}
-    for op in ops:
-        for path in op.files:
-            member[(path, 0)] = op.name
-        for site in op.call_sites:
-            member[site] = op.name
-        if op.build is not None:
-            member[(op.build.path, op.build.span.line or 0)] = op.name
-    return member
-
-
-def _op_name(finding: Finding, op_of: Mapping[Tuple[str, int], str]) -> Optional[str]:
-    if finding.category != Category.CUSTOM_OP:
-        return None
-    return op_of.get((finding.path, finding.span.line or 0)) or op_of.get((finding.path, 0))
-
-
 def op_port_hours(op: CustomOp) -> float:
     return HOURS_PER_DAY * (PORT_BASE_DAYS + op.kernel_lines / PORT_LINES_PER_DAY)
 
 
 def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
-            op_of: Mapping[Tuple[str, int], str], automatic: int, manual: int) -> Dict[str, object]:
+            op_of: OpMembership, automatic: int, manual: int) -> Dict[str, object]:
     distinct: Dict[str, set] = defaultdict(set)
     ported_ops, replaced_ops, libraries, triton = set(), set(), set(), set()
     for finding in findings:
@@ -137,14 +119,14 @@ def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         if verdict is None:
             continue
         status = verdict.status
-        if status == Status.REWRITE and _op_name(finding, op_of):
-            replaced_ops.add(_op_name(finding, op_of))
+        if status == Status.REWRITE and op_of.op_of(finding):
+            replaced_ops.add(op_of.op_of(finding))
             manual -= 1  # counted once per operator below
             continue
         if status in (Status.FALLBACK, Status.PARTIAL, Status.UNKNOWN, Status.UNSUPPORTED):
             distinct[status.value].add(finding.api)
         elif status == Status.PORT:
-            op = _op_name(finding, op_of)
+            op = op_of.op_of(finding)
             if op:
                 ported_ops.add(op)
             elif finding.rule.startswith("triton"):
@@ -184,7 +166,7 @@ def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]
 
 
 def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
-              op_of: Mapping[Tuple[str, int], str], reach: Mapping[str, NodeReach],
+              op_of: OpMembership, reach: Mapping[str, NodeReach],
               finding_nodes: Mapping[str, str]) -> Tuple[Blocker, ...]:
     """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then effort."""
     groups: Dict[str, List[Finding]] = defaultdict(list)
@@ -193,7 +175,7 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         verdict = finding.verdicts.get(target)
         if verdict is None or verdict.status not in BLOCKING:
             continue
-        op = _op_name(finding, op_of)
+        op = op_of.op_of(finding)
         key = f"custom-op:{op}" if op else f"{finding.rule}:{finding.api}"
         groups[key].append(finding)
         titles[key] = f"custom operator {op}" if op else finding.api

@@ -96,7 +96,8 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, L
             not_offered += 1
             continue
         at = verdict.edit.at or finding.span
-        key = (finding.path, at.cell, at.line, at.col, verdict.edit)
+        edit = verdict.edit
+        key = (finding.path, at.cell, at.line, at.col, edit.kind, edit.old, edit.new)
         if key in seen:  # a constant reported at its definition and at a use: one edit
             continue
         seen.add(key)

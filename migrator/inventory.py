@@ -150,3 +150,27 @@ def _matches(rel: str, pattern: str, base: str) -> bool:
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatch(rel, candidate) or fnmatch.fnmatch(rel, "*/" + pattern.lstrip("./"))
     return rel == candidate or rel.endswith("/" + pattern.lstrip("./"))
+
+
+class OpMembership:
+    """Which custom op a finding belongs to: by the extension module its API names, else by where it is
+    (a call site, the build line, or one of the op's C++/CUDA files)."""
+
+    def __init__(self, ops: Sequence[CustomOp]):
+        self.names = sorted((op.name for op in ops), key=len, reverse=True)
+        self.places: Dict[Tuple[str, int], str] = {}
+        for op in ops:
+            for path in op.files:
+                self.places[(path, 0)] = op.name
+            for site in op.call_sites:
+                self.places.setdefault(site, op.name)
+            if op.build is not None:
+                self.places[(op.build.path, op.build.span.line or 0)] = op.name
+
+    def op_of(self, finding: Finding) -> Optional[str]:
+        if finding.category.value != "custom-op":
+            return None
+        for name in self.names:
+            if finding.api == name or finding.api.startswith(name + "."):
+                return name
+        return self.places.get((finding.path, finding.span.line or 0)) or self.places.get((finding.path, 0))

@@ -16,7 +16,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import op_port_hours
 from .maps.load import OpFamily, TargetMap, op_families
-from .model import Category, CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
+from .inventory import OpMembership
+from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
 
 KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
 BUILD_CHANGE = {
@@ -207,8 +208,8 @@ def cpp_to_schema(name: str, signature: Optional[str]) -> str:
         raw = raw.split("=")[0].strip()
         if not raw:
             continue
-        type_text, _, arg_name = raw.rpartition(" ")
-        args.append(f"{_schema_type(type_text or raw)} {arg_name or 'arg'}")
+        type_text, _, arg_name = raw.replace("&", "& ").replace("*", "* ").rpartition(" ")
+        args.append(f"{_schema_type(type_text or raw)} {arg_name.strip() or 'arg'}")
     return f"{name}({', '.join(args)}) -> {_schema_return(match.group('ret'))}"
 
 
@@ -270,12 +271,11 @@ def _schema_return(cpp: str) -> str:
 def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Sequence[OpPlan]) -> List[Finding]:
     """Custom-op findings take their op's plan: a rewrite with the vendor's call (or the fallback) where every
     function is covered on the target; a port, with what is covered named, otherwise."""
-    member = _membership(ops)
+    member = OpMembership(ops)
     by_key = {(p.op, p.target): p for p in plans}
     out = []
     for finding in findings:
-        op = (member.get((finding.path, finding.span.line or 0)) or member.get((finding.path, 0))) \
-            if finding.category == Category.CUSTOM_OP else None
+        op = member.op_of(finding)
         if op is None:
             out.append(finding)
             continue
@@ -286,18 +286,6 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
                 verdicts[target] = _planned_verdict(plan, verdict)
         out.append(replace(finding, verdicts=verdicts))
     return out
-
-
-def _membership(ops: Sequence[CustomOp]) -> Mapping[Tuple[str, int], str]:
-    member: Dict[Tuple[str, int], str] = {}
-    for op in ops:
-        for path in op.files:
-            member[(path, 0)] = op.name
-        for site in op.call_sites:
-            member[site] = op.name
-        if op.build is not None:
-            member[(op.build.path, op.build.span.line or 0)] = op.name
-    return member
 
 
 def _planned_verdict(plan: OpPlan, verdict: Verdict) -> Verdict:

@@ -33,4 +33,7 @@ def test_environment_from_python_and_vendor_names(scan_code):
     assert neuware.status == Status.REWRITE and "MLU_VISIBLE_DEVICES" in neuware.message
     assert "torch_api.torch_mlu-r2.1_develop.yaml" in neuware.source
     assert env[1].verdicts["neuware"].suggestion.count("CNCL_BLOCKING_WAIT") == 1
-    assert env[0].verdicts["cann"].status == Status.UNKNOWN
+    cann = env[0].verdicts["cann"]  # documented by CANN, but ordering differs: a rewrite `fix` applies only --unsafe
+    assert cann.status == Status.REWRITE and "ASCEND_RT_VISIBLE_DEVICES" in cann.message and not cann.fixable
+    assert "environment.yaml" in cann.source and "hiascend.com" in cann.message
+    assert env[1].verdicts["cann"].status == Status.UNKNOWN

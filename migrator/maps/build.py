@@ -75,7 +75,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         outputs[devices[f"cann@{release.torch_line}"]] = _cann_device_table(upstream, release)
     outputs["device/neuware-r2.4.json"] = _neuware_device_table(upstream)
     outputs["device/kunlun-shim.json"] = _kunlun_device_table(curated)
-    outputs["api_support/cann-2.7-9.1.json"] = _cann_api_support(upstream, CANN_RELEASES[0])
+    outputs["api_support/cann-2.7-9.1.json"] = _cann_api_support(upstream, CANN_RELEASES[0], curated)
     outputs[f"api_support/neuware-{NEUWARE_VERSION}.json"] = _neuware_api_support(upstream)
     outputs.update(build_op_maps(upstream, curated))
     targets = []
@@ -195,8 +195,9 @@ def _ascend_docs_rows(text: str) -> Iterable[Dict[str, str]]:
     return csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
 
 
-def _cann_api_support(upstream: Path, release: CannRelease) -> dict:
-    """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text."""
+def _cann_api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
+    """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
+    environment variables from the curated, documentation-cited table."""
     apis = {}
     for row in _ascend_docs_rows(_read(upstream, release.docs_file)):
         entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
@@ -205,7 +206,14 @@ def _cann_api_support(upstream: Path, release: CannRelease) -> dict:
         apis[_full_api_name(row["api"])] = entry
     return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
             "source": _source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
-            "apis": apis}
+            "apis": apis, **_curated_environment(curated, "cann")}
+
+
+def _curated_environment(curated: Path, target: str) -> dict:
+    rows = (_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
+    env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
+                  "doc": row["doc"]} for name, row in sorted(rows.items())}
+    return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}
 
 
 # ------------------------------------------------------------------------------------------- Neuware

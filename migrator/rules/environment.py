@@ -31,9 +31,11 @@ class EnvironmentVariable(Rule):
             if found is not None:
                 entry, source = found
                 if entry.get("to"):
-                    return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}", source,
-                                   suggestion=usage.snippet.replace(name, str(entry["to"])), fixable=True,
-                                   edit=Edit("string", name, str(entry["to"])))
+                    note = f" ({entry['note']})" if entry.get("note") else ""
+                    doc = f"; documented at {entry['doc']}" if entry.get("doc") else ""
+                    return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}{note}{doc}",
+                                   source, suggestion=usage.snippet.replace(name, str(entry["to"])),
+                                   fixable=bool(entry.get("exact", True)), edit=Edit("string", name, str(entry["to"])))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
             if target.keeps_cuda_spelling and name.startswith("CUDA_"):

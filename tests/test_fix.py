@@ -1,0 +1,172 @@
+"""`migrator fix`: before/after per rewrite family and target, notebooks, idempotence, and the safety rails."""
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+from migrator.fix import fix_report, write_fixes
+from migrator.maps.load import resolve_targets
+from migrator.scan import scan
+
+from .conftest import write_tree
+
+
+def _fixed(tmp_path, code: str, target: str, unsafe: bool = False, name: str = "train.py") -> str:
+    write_tree(tmp_path, {name: code})
+    chosen = resolve_targets([target])
+    report = scan(tmp_path, chosen, jobs=1)
+    result = fix_report(tmp_path, report, chosen[0], unsafe=unsafe)
+    changed = {f.path: f.new for f in result.changed}
+    return changed.get(name, code)
+
+
+CASES = [
+    pytest.param(
+        "import torch\nx = torch.zeros(3, device='cuda')\n",
+        {"cann": "import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n",
+         "neuware": "import torch\nimport torch_mlu\nx = torch.zeros(3, device='mlu')\n"},
+        id="device-argument"),
+    pytest.param(
+        "import torch\n\nbatch = (torch.ones(2)  # inputs\n         .cuda(non_blocking=True))\n",
+        {"cann": "import torch\nimport torch_npu\n\nbatch = (torch.ones(2)  # inputs\n         .npu(non_blocking=True))\n",
+         "neuware": "import torch\nimport torch_mlu\n\nbatch = (torch.ones(2)  # inputs\n         .mlu(non_blocking=True))\n"},
+        id="method-across-lines-with-comment"),
+    pytest.param(
+        "import torch\n\n\ndef step():\n    torch.cuda.synchronize()\n",
+        {"cann": "import torch\nimport torch_npu\n\n\ndef step():\n    torch_npu.npu.synchronize()\n",
+         "neuware": "import torch\nimport torch_mlu\n\n\ndef step():\n    torch.mlu.synchronize()\n"},
+        id="torch-cuda-call"),
+    pytest.param(
+        "import torch\nfrom torch.cuda.amp import autocast as ac\n\nwith ac():\n    pass\n",
+        {"cann": "import torch\nimport torch_npu\nfrom torch.cuda.amp import autocast as ac\n\n"
+                 "with torch_npu.npu.amp.autocast():\n    pass\n",
+         "neuware": "import torch\nimport torch_mlu\nfrom torch.cuda.amp import autocast as ac\n\n"
+                    "with torch.mlu.amp.autocast():\n    pass\n"},
+        id="amp-alias"),
+    pytest.param(
+        "import torch\nscaler = torch.amp.GradScaler()\n",
+        {"cann": "import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu')\n",
+         "neuware": "import torch\nimport torch_mlu\nscaler = torch.amp.GradScaler('mlu')\n"},
+        id="grad-scaler-default-device"),
+    pytest.param(
+        '"""Doc."""\nimport os\n\nimport torch.distributed as dist\n\n'
+        'dist.init_process_group(backend="nccl", init_method="env://")\n',
+        {"cann": '"""Doc."""\nimport os\n\nimport torch.distributed as dist\nimport torch_npu\n\n'
+                 'dist.init_process_group(backend="hccl", init_method="env://")\n',
+         "neuware": '"""Doc."""\nimport os\n\nimport torch.distributed as dist\nimport torch_mlu\n\n'
+                    'dist.init_process_group(backend="cncl", init_method="env://")\n'},
+        id="collective-backend"),
+    pytest.param(
+        "import torch\n\n\ndef place(x, rank):\n    return x.to(f'cuda:{rank}')\n",
+        {"cann": "import torch\nimport torch_npu\n\n\ndef place(x, rank):\n    return x.to(f'npu:{rank}')\n",
+         "neuware": "import torch\nimport torch_mlu\n\n\ndef place(x, rank):\n    return x.to(f'mlu:{rank}')\n"},
+        id="f-string-device"),
+    pytest.param(
+        "import torch\nDEVICE = 'cuda'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n",
+        {"cann": "import torch\nimport torch_npu\nDEVICE = 'npu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n",
+         "neuware": "import torch\nimport torch_mlu\nDEVICE = 'mlu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n"},
+        id="constant-changed-once"),
+]
+
+
+@pytest.mark.parametrize("target", ["cann", "neuware"])
+@pytest.mark.parametrize("before, after", CASES)
+def test_rewrite(tmp_path, before, after, target):
+    assert _fixed(tmp_path, before, target) == after[target]
+
+
+def test_a_name_the_file_cannot_reach_is_left_alone(tmp_path):
+    # torch.mlu.synchronize needs `torch` bound to torch; here only the alias T is
+    code = "import torch as T\nT.cuda.synchronize()\n"
+    assert _fixed(tmp_path, code, "neuware") == code
+    assert _fixed(tmp_path / "cann", code, "cann") == "import torch as T\nimport torch_npu\ntorch_npu.npu.synchronize()\n"
+
+
+def test_a_rename_the_vendor_has_not_validated_is_not_applied(tmp_path):
+    # Cambricon lists torch.nn.Module.mlu as not validated: the rewrite is suggested, not applied
+    code = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+    assert _fixed(tmp_path, code, "neuware") == code
+    assert ".npu()" in _fixed(tmp_path / "cann", code, "cann")
+
+
+def test_kunlun_needs_no_mechanical_rewrite(tmp_path):
+    write_tree(tmp_path, {"t.py": "import torch\ntorch.cuda.synchronize()\n"})
+    result = CliRunner().invoke(main, ["fix", str(tmp_path), "--target", "kunlun", "--no-cache"])
+    assert result.exit_code == 0 and "keeps CUDA spellings" in result.output
+
+
+def test_unsafe_rewrites_wait_for_the_flag(tmp_path):
+    script = "#!/bin/sh\nexport CUDA_VISIBLE_DEVICES=0,1\ntorchrun train.py\n"
+    assert _fixed(tmp_path, script, "cann", name="run.sh") == script
+    assert _fixed(tmp_path, script, "cann", unsafe=True, name="run.sh") == \
+        "#!/bin/sh\nexport ASCEND_RT_VISIBLE_DEVICES=0,1\ntorchrun train.py\n"
+    assert _fixed(tmp_path / "n", script, "neuware", name="run.sh") == \
+        "#!/bin/sh\nexport MLU_VISIBLE_DEVICES=0,1\ntorchrun train.py\n"
+
+
+NOTEBOOK = {
+    "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Eval on cuda\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
+         "source": ["!nvidia-smi\n", "%matplotlib inline\n", "import torch\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 2, "outputs": [],
+         "source": ["x = torch.ones(2).cuda()\n", "%time y = x * 2\n", "print(torch.cuda.memory_allocated())"]},
+    ],
+}
+
+
+def test_notebooks_are_rewritten_cell_by_cell(tmp_path):
+    write_tree(tmp_path, {"eval.ipynb": json.dumps(NOTEBOOK, indent=1)})
+    chosen = resolve_targets(["cann"])
+    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    write_fixes(tmp_path, result.changed)
+    cells = json.loads((tmp_path / "eval.ipynb").read_text())["cells"]
+    assert cells[0] == NOTEBOOK["cells"][0]
+    assert cells[1]["source"] == ["!nvidia-smi\n", "%matplotlib inline\n", "import torch\n", "import torch_npu\n"]
+    assert cells[2]["source"] == ["x = torch.ones(2).npu()\n", "%time y = x * 2\n",
+                                  "print(torch_npu.npu.memory_allocated())"]
+    assert cells[2]["outputs"] == [] and cells[2]["execution_count"] == 2
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def test_cli_diff_write_idempotence_and_rails(tmp_path):
+    repo = write_tree(tmp_path / "repo", {
+        "src/train.py": "import torch\nx = torch.ones(2).cuda()\n",
+        "other/keep.py": "import torch\ny = torch.ones(2).cuda()\n",
+    })
+    os.chmod(repo / "src" / "train.py", 0o750)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "start")
+    runner = CliRunner()
+    diff = runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--diff", "--no-cache"])
+    assert diff.exit_code == 0
+    assert "-x = torch.ones(2).cuda()\n+import torch_npu\n+x = torch.ones(2).npu()\n" in diff.output
+    assert (repo / "src" / "train.py").read_text() == "import torch\nx = torch.ones(2).cuda()\n"  # --diff writes nothing
+
+    (repo / "other" / "keep.py").write_text("import torch\ny = torch.ones(3).cuda()\n")  # dirty, outside src/
+    assert runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--no-cache"]).exit_code == 0
+    (repo / "src" / "notes.txt").write_text("wip\n")
+    refused = runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--no-cache"])
+    assert refused.exit_code == 2 and "uncommitted" in refused.output
+    (repo / "src" / "notes.txt").unlink()
+
+    fixed = (repo / "src" / "train.py").read_text()
+    assert fixed == "import torch\nimport torch_npu\nx = torch.ones(2).npu()\n"
+    assert stat.S_IMODE((repo / "src" / "train.py").stat().st_mode) == 0o750
+    assert (repo / "other" / "keep.py").read_text() == "import torch\ny = torch.ones(3).cuda()\n"  # outside PATH
+    assert not list(repo.rglob("*.migrator-tmp"))
+    again = runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--no-cache", "--force"])
+    assert again.exit_code == 0 and "applied 0 rewrite(s) in 0 file(s)" in again.output
+    assert (repo / "src" / "train.py").read_text() == fixed

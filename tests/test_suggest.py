@@ -1,0 +1,157 @@
+"""Custom-operator plans: family recognition, vendor routes, fallbacks, port plans; and one extension repo
+end to end: scan, suggestions, `fix --diff`, fix, scan again."""
+
+import ast
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+from migrator.maps.load import op_families, resolve_targets
+from migrator.model import Status
+from migrator.scan import scan
+from migrator.suggest import _match, cpp_to_schema
+
+from .conftest import write_tree
+
+
+@pytest.mark.parametrize("name, family", [
+    ("roi_align_forward_cuda", "roi_align"),
+    ("RoIAlignRotatedForward", "roi_align"),
+    ("ms_deform_attn_forward", "ms_deform_attn"),  # not deformable convolution
+    ("modulated_deform_conv_forward", "deform_conv"),
+    ("nms_cuda", "nms"),
+    ("multi_tensor_adam", "fused_adam"),
+    ("fused_lamb_cuda", "fused_lamb"),
+    ("rms_norm_fwd_kernel", "rms_norm"),
+    ("layer_norm_backward", "layer_norm"),
+    ("apply_rotary_emb", "rotary_embedding"),
+    ("flash_attn_fwd", "attention"),
+    ("scaled_upper_triang_masked_softmax_forward", "masked_softmax"),
+    ("swiglu_fwd", "swiglu"),
+    ("fused_bias_act", "bias_act"),
+    ("sigmoid_focal_loss_forward", "focal_loss"),
+    ("prefix_sum_scan_kernel", None),
+    ("forward", None),  # a generic name says nothing by itself
+])
+def test_family_recognition(name, family):
+    found = _match([name], op_families())
+    assert (found.name if found else None) == family
+
+
+@pytest.mark.parametrize("family", [f.name for f in op_families() if f.pytorch])
+def test_fallback_code_is_valid_python_using_only_torch(family):
+    code = next(f.pytorch for f in op_families() if f.name == family)
+    tree = ast.parse(code)
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names} | {n.module.split(".")[0] for n in ast.walk(tree)
+                                     if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {"torch", "torchvision", "F"}
+
+
+@pytest.mark.parametrize("signature, schema", [
+    ("torch::Tensor rms_forward(torch::Tensor input, torch::Tensor weight, double eps)",
+     "f(Tensor input, Tensor weight, float eps) -> Tensor"),
+    ("std::vector<at::Tensor> bwd(const at::Tensor& grad, int64_t k, bool flag)",
+     "f(Tensor grad, int k, bool flag) -> Tensor[]"),
+    ("std::tuple<at::Tensor, at::Tensor> two(const at::Tensor &x, c10::optional<at::Tensor> mask)",
+     "f(Tensor x, Tensor? mask) -> (Tensor, Tensor)"),
+    ("void launch(at::Tensor out, at::IntArrayRef sizes, std::string mode)", "f(Tensor out, int[] sizes, str mode) -> ()"),
+    (None, "f(...) -> ..."),
+])
+def test_cpp_signature_to_schema(signature, schema):
+    assert cpp_to_schema("f", signature) == schema
+
+
+KERNEL = """#include <torch/extension.h>
+__global__ void prefix_scan_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { y[i] = x[i]; }
+}
+torch::Tensor prefix_scan(torch::Tensor x, int64_t dim) {
+  auto y = torch::empty_like(x);
+  prefix_scan_kernel<<<1, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("prefix_scan", &prefix_scan, "scan"); }
+"""
+
+RMS_KERNEL = """#include <torch/extension.h>
+__global__ void rms_norm_kernel(const float* x, float* y, int n) { }
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor w, double eps) { return x; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("rms_norm", &rms_norm, "rms"); }
+"""
+
+EXTENSION_REPO = {
+    "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+                 "setup(name='scanlib', ext_modules=[CUDAExtension('scanlib._scan', ['csrc/scan.cu']),\n"
+                 "      CUDAExtension('scanlib._rms', ['csrc/rms.cu'])],\n"
+                 "      cmdclass={'build_ext': BuildExtension})\n"),
+    "csrc/scan.cu": KERNEL,
+    "csrc/rms.cu": RMS_KERNEL,
+    "scanlib/__init__.py": "",
+    "scanlib/ops.py": ("import torch\n\nfrom scanlib import _rms, _scan\n\n\n"
+                       "def cumulative(x):\n    return _scan.prefix_scan(x, 0)\n\n\n"
+                       "def rms(x, w):\n    return _rms.rms_norm(x, w, 1e-6)\n"),
+    "train.py": ("import torch\nimport torch.distributed as dist\n\nfrom scanlib.ops import cumulative, rms\n\n\n"
+                 "def main():\n    dist.init_process_group(backend='nccl')\n    torch.cuda.set_device(0)\n"
+                 "    x = torch.randn(8, device='cuda')\n    with torch.autocast(device_type='cuda'):\n"
+                 "        y = cumulative(x) + rms(x, torch.ones(8).cuda())\n    torch.cuda.synchronize()\n"
+                 "    return y\n\n\nif __name__ == '__main__':\n    main()\n"),
+}
+
+
+def test_unknown_kernel_gets_a_port_plan_and_a_known_one_a_vendor_call(tmp_path):
+    write_tree(tmp_path, EXTENSION_REPO)
+    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    plans = {(p.op, p.target): p for p in report.op_plans}
+    scan_cann = plans[("scanlib._scan", "cann")]
+    assert scan_cann.status == Status.PORT and scan_cann.uncovered == ("prefix_scan",)
+    port = scan_cann.port
+    assert port.language == "Ascend C" and [k.name for k in port.kernels] == ["prefix_scan_kernel"]
+    assert "NpuExtension" in port.build and port.days >= 3
+    assert 'm.def("prefix_scan(Tensor x, int dim) -> Tensor");' in port.registration
+    assert "TORCH_LIBRARY_IMPL(scan, PrivateUse1, m)" in port.registration
+    assert 'm.impl("prefix_scan", &prefix_scan_npu);' in port.registration
+    assert plans[("scanlib._scan", "neuware")].port.language == "BANG C"
+
+    rms_cann, rms_mlu = plans[("scanlib._rms", "cann")], plans[("scanlib._rms", "neuware")]
+    assert rms_cann.status == Status.REWRITE and rms_cann.routes[0].level == "vendor"
+    assert rms_cann.routes[0].call.startswith("torch_npu.npu_rms_norm(")
+    assert rms_cann.routes[0].source == "op_plugin_functions.op-plugin-26.1.0.yaml"
+    assert rms_mlu.status == Status.REWRITE and rms_mlu.routes[0].level == "pytorch"  # no MLU op: the fallback
+    assert "torch.rsqrt" in rms_mlu.routes[0].code
+
+    calls = [f for f in report.findings if f.rule == "extension-call" and "_rms" in f.api]
+    assert calls and all(f.verdicts["cann"].status == Status.REWRITE for f in calls)
+    assert calls[0].verdicts["cann"].suggestion.startswith("torch_npu.npu_rms_norm(")
+
+
+def test_extension_repo_end_to_end(tmp_path):
+    repo = write_tree(tmp_path / "repo", EXTENSION_REPO)
+    runner = CliRunner()
+    before = json.loads(runner.invoke(main, ["scan", str(repo), "--target", "cann", "--format", "json",
+                                             "--no-cache"]).output)
+    cann = before["targets"][0]
+    statuses = {b["title"]: b["status"] for b in cann["blockers"]}
+    assert statuses["custom operator scanlib._scan"] == "port"
+    assert statuses["custom operator scanlib._rms"] == "rewrite"
+    assert statuses["torch.cuda.set_device"] == "rewrite"
+    op = next(o for o in before["custom_ops"] if o["name"] == "scanlib._scan")
+    assert op["plans"]["cann"]["port"]["kernels"][0]["name"] == "prefix_scan_kernel"
+
+    diff = runner.invoke(main, ["fix", str(repo), "--target", "cann", "--diff", "--no-cache"])
+    assert diff.exit_code == 0
+    for line in ("+    dist.init_process_group(backend='hccl')", "+    torch_npu.npu.set_device(0)",
+                 "+    x = torch.randn(8, device='npu')", "+    with torch.autocast(device_type='npu'):",
+                 "+    torch_npu.npu.synchronize()", "+import torch_npu"):
+        assert line in diff.output
+    assert runner.invoke(main, ["fix", str(repo), "--target", "cann", "--no-cache"]).exit_code == 0
+
+    after = json.loads(runner.invoke(main, ["scan", str(repo), "--target", "cann", "--format", "json",
+                                            "--no-cache"]).output)
+    left = {(b["title"], b["status"]) for b in after["targets"][0]["blockers"]}
+    # what remains needs a hand: the kernel port, and the rms extension swapped for torch_npu.npu_rms_norm
+    assert left == {("custom operator scanlib._scan", "port"), ("custom operator scanlib._rms", "rewrite")}
+    assert after["targets"][0]["readiness"] > cann["readiness"]
