@@ -8,7 +8,6 @@ the only markup marked safe is our own assets and the SVG, whose text is escaped
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
@@ -16,6 +15,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from ..data import data_dir
+from ..fix import PlannedEdit, fix_text
+from ..maps.load import TargetSpecError, resolve_targets
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 
 #: Worst first: the order statuses are listed and stacked in.
@@ -85,24 +86,30 @@ def _blocker(blocker: Blocker, target: str, by_id: Mapping[str, Finding], source
 
 
 def _diff(finding: Finding, target: str, sources: "_SourceLines") -> List[Tuple[str, str]]:
-    """A unified diff of the line for an exact rewrite; (kind, text) pairs for the template to colour."""
+    """The change ``migrator fix`` would make for this finding, as a unified diff (with the plugin import it
+    adds); a suggestion with no exact edit is shown as a note."""
     verdict = finding.verdicts.get(target)
-    if verdict is None or not verdict.suggestion or not finding.snippet or finding.span.line is None:
+    if verdict is None or not verdict.suggestion:
         return []
-    line = sources.line(finding)
-    if line is None or finding.snippet not in line or "\n" in verdict.suggestion:
-        return [("note", verdict.suggestion)] if verdict.suggestion else []
-    new = line.replace(finding.snippet, verdict.suggestion, 1)
-    if _looks_like_expression(verdict.suggestion, finding.snippet) and new != line:
-        diff = difflib.unified_diff([line], [new], f"a/{finding.path}", f"b/{finding.path}", lineterm="", n=0)
-        return [(_diff_kind(text), text) for text in diff]
-    return [("note", verdict.suggestion)]
+    text = sources.text(finding.path)
+    if verdict.edit is None or text is None:
+        return [("note", verdict.suggestion)]
+    planned = PlannedEdit(finding.id, finding.rule, verdict.edit, verdict.edit.at or finding.span, verdict.fixable)
+    result = fix_text(finding.path, text, [planned], _import_first(target))
+    diff = result.diff()
+    if not diff:
+        return [("note", verdict.suggestion)]
+    lines = [(_diff_kind(line), line) for line in diff.splitlines()]
+    if not verdict.fixable:
+        lines.append(("note", "not applied by default: `migrator fix --unsafe` applies it"))
+    return lines
 
 
-def _looks_like_expression(suggestion: str, snippet: str) -> bool:
-    """A suggestion that replaces the snippet in place (not prose like ``set BACKEND to 'hccl'``)."""
-    return not suggestion.startswith(("set ", "the ", "FROM <", "export ")) and (
-        "(" in suggestion) == ("(" in snippet)
+def _import_first(target: str) -> Optional[str]:
+    try:
+        return resolve_targets([target])[0].import_first
+    except TargetSpecError:
+        return None
 
 
 def _diff_kind(text: str) -> str:
@@ -166,6 +173,7 @@ class _SourceLines:
     def __init__(self, root: Path):
         self.root = root if root.is_dir() else root.parent
         self.cache: Dict[str, Optional[List[str]]] = {}
+        self._raw: Dict[str, str] = {}
 
     def _lines(self, rel: str) -> Optional[List[str]]:
         if rel not in self.cache:
@@ -173,9 +181,15 @@ class _SourceLines:
                 path = (self.root / rel).resolve()
                 text = path.read_text(encoding="utf-8", errors="replace") if path.suffix != ".ipynb" else None
                 self.cache[rel] = text.splitlines() if text is not None and len(text) < 2_000_000 else None
+                if self.cache[rel] is not None:
+                    self._raw[rel] = text  # type: ignore[assignment]
             except OSError:
                 self.cache[rel] = None
         return self.cache[rel]
+
+    def text(self, rel: str) -> Optional[str]:
+        lines = self._lines(rel)
+        return None if lines is None else self._raw[rel]
 
     def line(self, finding: Finding) -> Optional[str]:
         lines = self._lines(finding.path)
