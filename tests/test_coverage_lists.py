@@ -62,11 +62,15 @@ def test_vendor_replacements_for_libraries(scan_code):
     adam = next(f for f in findings if f.api == "apex.optimizers.FusedAdam" and f.span.line == 3).verdicts
     assert adam["neuware"].suggestion.startswith("torch_mlu.optimizers.FusedAdam")
     assert adam["cann"].status == Status.REWRITE and "fused=True" in adam["cann"].suggestion
-    assert adam["kunlun"].status == Status.PORT
+    # no Kunlunxin optimizer in the data: the plain-PyTorch path, not a port
+    assert adam["kunlun"].status == Status.REWRITE and adam["kunlun"].suggestion.startswith("torch.optim.AdamW(")
     flash = next(f for f in findings if f.span.line == 4).verdicts
     assert flash["cann"].suggestion.startswith("torch_npu.npu_fusion_attention")
     assert "op_plugin_functions" in flash["cann"].source
     assert {f.category for f in findings} == {Category.THIRD_PARTY}
+    bnb = scan_code("import bitsandbytes as bnb\nopt = bnb.optim.Adam8bit(params)\nimport triton\n")
+    assert next(f for f in bnb if f.span.line == 2).verdicts["cann"].suggestion.startswith("torch.optim.AdamW(")
+    assert next(f for f in bnb if f.span.line == 3).verdicts["cann"].status == Status.PORT  # no plain path
 
 
 def test_triton_launch_of_repo_kernel(scan_tree):

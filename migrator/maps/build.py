@@ -347,7 +347,8 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
                 "note": row["note"],
                 "source": Path(rel).name,
             }
-    return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis,
+    pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
+    return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,
             "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
@@ -172,6 +172,7 @@ def load_target(target: str, version: str) -> TargetMap:
 class ThirdParty:
     libraries: Mapping[str, Mapping[str, str]]
     apis: Mapping[str, Mapping[str, Mapping[str, str]]]
+    pytorch: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def library_of(self, qualname: str) -> Optional[str]:
         """The CUDA-bound library a qualified name belongs to (longest match: ``deepspeed.ops``)."""
@@ -190,11 +191,20 @@ class ThirdParty:
                 return ".".join(parts[:cut]), rows[target]
         return None
 
+    def pytorch_path(self, qualname: str) -> Optional[Mapping[str, str]]:
+        """The plain-PyTorch replacement for an API of a CUDA-only library, when there is one."""
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            row = self.pytorch.get(".".join(parts[:cut]))
+            if row:
+                return row
+        return None
+
 
 @lru_cache(maxsize=None)
 def third_party() -> ThirdParty:
     data = _load_json("third_party.json")
-    return ThirdParty(libraries=data["libraries"], apis=data["apis"])
+    return ThirdParty(libraries=data["libraries"], apis=data["apis"], pytorch=data.get("pytorch", {}))
 
 
 @lru_cache(maxsize=None)

@@ -27,6 +27,10 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         status = Status(row["status"])
         return Verdict(status, f"{info['what']}: use `{row['to']}` on {target.id}; {row['note']}",
                        f"{row['source']} via {_SOURCE}", suggestion=row["to"])
+    plain = ctx.third_party.pytorch_path(usage.api) if usage.kind != "import" else None
+    if plain is not None:
+        return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
+                       f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, suggestion=plain["to"])
     if info["kind"] == "monitoring":
         return Verdict(Status.PORT, f"{info['what']} needs NVIDIA's driver; replace with the {target.id} "
                        "runtime's own queries (no equivalent in the vendor data)", _SOURCE)
