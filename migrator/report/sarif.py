@@ -85,6 +85,9 @@ def _location(finding: Finding) -> Dict[str, Any]:
     return location
 
 
+_PLUGIN = {"cann": "import torch_npu", "neuware": "import torch_mlu"}
+
+
 def _fixes(finding: Finding) -> List[Dict[str, Any]]:
     """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
     span = finding.span
@@ -92,10 +95,12 @@ def _fixes(finding: Finding) -> List[Dict[str, Any]]:
         return []
     fixes = []
     for target, verdict in finding.verdicts.items():
-        if verdict.fixable and verdict.suggestion and verdict.suggestion != finding.snippet \
+        exact = verdict.edit is not None and verdict.edit.at is None and verdict.edit.kind != "text"
+        if verdict.fixable and exact and verdict.suggestion and verdict.suggestion != finding.snippet \
                 and span.end_col - span.col == len(finding.snippet):
+            plugin = f" (the file also needs `{_PLUGIN[target]}`)" if target in _PLUGIN else ""
             fixes.append({
-                "description": {"text": f"{target}: {verdict.suggestion}"},
+                "description": {"text": f"{target}: {verdict.suggestion}{plugin}"},
                 "artifactChanges": [{
                     "artifactLocation": {"uri": finding.path},
                     "replacements": [{"deletedRegion": {"startLine": span.line, "startColumn": span.col + 1,

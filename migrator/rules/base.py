@@ -172,8 +172,13 @@ def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -
         how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
         note = f" ({rule.note})" if rule.note else ""
         exact = rule.exact and not rule.note
+        suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
+        if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
+            old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
+            head, dot, tail = usage.snippet.rpartition(f".{old_method}")
+            suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
         return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
-                       rule.source, suggestion=renamed_call(usage.snippet, rule.to, usage.kind),
+                       rule.source, suggestion=suggestion,
                        fixable=exact, edit=_rename_edit(api, rule.to, usage) if exact else None)
     return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                    + (f" ({rule.note})" if rule.note else ""), rule.source)
