@@ -88,7 +88,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
                                       "weights": dict(WEIGHTS), "reachability_judged": judged_by_reach}
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
-                                       blockers=blockers))
+                                       blockers=blockers, import_first=target.import_first))
     return tuple(summaries)
 
 

@@ -412,6 +412,7 @@ class TargetSummary:
     counts: Mapping[str, int]
     effort: Mapping[str, object]
     blockers: Tuple[Blocker, ...] = ()
+    import_first: Optional[str] = None  # the plugin import the target needs (``import torch_npu``)
 
 
 @dataclass(frozen=True)

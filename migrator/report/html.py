@@ -15,8 +15,6 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from ..data import data_dir
-from ..fix import PlannedEdit, fix_text
-from ..maps.load import TargetSpecError, resolve_targets
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 
 #: Worst first: the order statuses are listed and stacked in.
@@ -71,45 +69,42 @@ def _target(target: TargetSummary, by_id: Mapping[str, Finding], sources: "_Sour
     total = sum(target.counts.values()) or 1
     bar = [{"status": s, "count": target.counts.get(s, 0), "pct": round(100.0 * target.counts.get(s, 0) / total, 2)}
            for s in STATUS_ORDER if target.counts.get(s, 0)]
-    blockers = [_blocker(b, target.id, by_id, sources) for b in target.blockers[:_BLOCKERS_SHOWN]]
+    blockers = [_blocker(b, target, by_id, sources) for b in target.blockers[:_BLOCKERS_SHOWN]]
     return {"summary": target, "bar": bar, "blockers": blockers, "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
             "effort": target.effort, "inputs": target.effort.get("readiness_inputs", {})}
 
 
-def _blocker(blocker: Blocker, target: str, by_id: Mapping[str, Finding], sources: "_SourceLines") -> Dict[str, Any]:
+def _blocker(blocker: Blocker, summary: TargetSummary, by_id: Mapping[str, Finding],
+             sources: "_SourceLines") -> Dict[str, Any]:
+    target, plugin = summary.id, summary.import_first
     members = [by_id[i] for i in blocker.findings if i in by_id]
     first = next((m for m in members if m.path == blocker.path_of_first and m.span.line == blocker.line_of_first),
                  members[0] if members else None)
     context = sources.around(first) if first is not None else []
     return {"blocker": blocker, "where": [_where(m) for m in members[:12]], "more_where": max(0, len(members) - 12),
-            "context": context, "diff": _diff(first, target, sources) if first is not None else []}
+            "context": context, "diff": _diff(first, target, sources, plugin) if first is not None else []}
 
 
-def _diff(finding: Finding, target: str, sources: "_SourceLines") -> List[Tuple[str, str]]:
-    """The change ``migrator fix`` would make for this finding, as a unified diff (with the plugin import it
-    adds); a suggestion with no exact edit is shown as a note."""
+def _diff(finding: Finding, target: str, sources: "_SourceLines", plugin: Optional[str]) -> List[Tuple[str, str]]:
+    """The line ``migrator fix`` changes for this finding, as a unified diff; a suggestion that is not an exact
+    replacement of the finding's text is shown as a note. (Textual, from the finding's own span: rendering
+    must stay fast on big repositories, so it does not re-parse files.)"""
     verdict = finding.verdicts.get(target)
     if verdict is None or not verdict.suggestion:
         return []
-    text = sources.text(finding.path)
-    if verdict.edit is None or text is None:
+    edit, span = verdict.edit, finding.span
+    line = sources.line(finding)
+    if edit is None or edit.at is not None or line is None or span.col is None or span.end_col is None \
+            or span.line != span.end_line or line[span.col:span.end_col] != finding.snippet:
         return [("note", verdict.suggestion)]
-    planned = PlannedEdit(finding.id, finding.rule, verdict.edit, verdict.edit.at or finding.span, verdict.fixable)
-    result = fix_text(finding.path, text, [planned], _import_first(target))
-    diff = result.diff()
-    if not diff:
-        return [("note", verdict.suggestion)]
-    lines = [(_diff_kind(line), line) for line in diff.splitlines()]
+    new = line[:span.col] + verdict.suggestion + line[span.end_col:]
+    lines = [("file", f"--- a/{finding.path}"), ("file", f"+++ b/{finding.path}"),
+             ("hunk", f"@@ -{span.line} +{span.line} @@"), ("del", f"-{line}"), ("add", f"+{new}")]
+    if plugin and plugin not in (sources.text(finding.path) or ""):
+        lines.append(("note", f"and once per file, after `import torch`: {plugin}"))
     if not verdict.fixable:
         lines.append(("note", "not applied by default: `migrator fix --unsafe` applies it"))
     return lines
-
-
-def _import_first(target: str) -> Optional[str]:
-    try:
-        return resolve_targets([target])[0].import_first
-    except TargetSpecError:
-        return None
 
 
 def _diff_kind(text: str) -> str:

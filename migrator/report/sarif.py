@@ -20,6 +20,7 @@ _ORDER = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE, Status.FALLBACK, Stat
 def to_dict(report: Report) -> Dict[str, Any]:
     rules = [_rule(rule) for rule in ALL_RULES]
     index = {rule.name: i for i, rule in enumerate(ALL_RULES)}
+    plugins = {t.id: t.import_first for t in report.targets if t.import_first}
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -27,7 +28,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "tool": {"driver": {"name": "migrator", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://pypi.org/project/migrator/", "rules": rules}},
             "columnKind": "unicodeCodePoints",
-            "results": [_result(f, index) for f in report.findings],
+            "results": [_result(f, index, plugins) for f in report.findings],
         }],
     }
 
@@ -44,7 +45,7 @@ def _rule(rule) -> Dict[str, Any]:
             "properties": {"category": rule.category.value}}
 
 
-def _result(finding: Finding, index: Dict[str, int]) -> Dict[str, Any]:
+def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) -> Dict[str, Any]:
     worst = min((v.status for v in finding.verdicts.values()), key=_ORDER.index, default=Status.UNKNOWN)
     verdict = next(v for v in finding.verdicts.values() if v.status == worst) if finding.verdicts else None
     summary = "; ".join(f"{t}: {v.status.value}" for t, v in finding.verdicts.items())
@@ -64,7 +65,7 @@ def _result(finding: Finding, index: Dict[str, int]) -> Dict[str, Any]:
     }
     if finding.span.cell is not None:
         result["properties"]["cell"] = finding.span.cell
-    fixes = _fixes(finding)
+    fixes = _fixes(finding, plugins)
     if fixes:
         result["fixes"] = fixes
     return result
@@ -85,10 +86,7 @@ def _location(finding: Finding) -> Dict[str, Any]:
     return location
 
 
-_PLUGIN = {"cann": "import torch_npu", "neuware": "import torch_mlu"}
-
-
-def _fixes(finding: Finding) -> List[Dict[str, Any]]:
+def _fixes(finding: Finding, plugins: Dict[str, str]) -> List[Dict[str, Any]]:
     """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
     span = finding.span
     if span.cell is not None or None in (span.line, span.col, span.end_line, span.end_col) or span.line != span.end_line:
@@ -98,7 +96,7 @@ def _fixes(finding: Finding) -> List[Dict[str, Any]]:
         exact = verdict.edit is not None and verdict.edit.at is None and verdict.edit.kind != "text"
         if verdict.fixable and exact and verdict.suggestion and verdict.suggestion != finding.snippet \
                 and span.end_col - span.col == len(finding.snippet):
-            plugin = f" (the file also needs `{_PLUGIN[target]}`)" if target in _PLUGIN else ""
+            plugin = f" (the file also needs `{plugins[target]}`)" if target in plugins else ""
             fixes.append({
                 "description": {"text": f"{target}: {verdict.suggestion}{plugin}"},
                 "artifactChanges": [{
