@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from migrator.cli import main
-from migrator.graph import build_graph, reach
+from migrator.graph import build_graph
 from migrator.maps.load import resolve_targets
 from migrator.scan import analyze_all, scan
 from migrator.discover import discover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -239,7 +240,7 @@ class OpFamily:
 
     name: str
     what: str
-    patterns: Tuple["re.Pattern[str]", ...]
+    patterns: Tuple[re.Pattern, ...]
     pytorch: Optional[str]
     pytorch_note: Optional[str]
     targets: Mapping[str, VendorCall]
@@ -252,8 +253,6 @@ class OpFamily:
 
 @lru_cache(maxsize=None)
 def op_families() -> Tuple[OpFamily, ...]:
-    import re
-
     data = _load_json("custom_op_families.json")
     return tuple(OpFamily(
         name=f["name"], what=f["what"], patterns=tuple(re.compile(p) for p in f["match"]),

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Set, Tuple
 
-import yaml
 
 from .build import MapsBuildError, _read, _source_label, _yaml
 

@@ -137,7 +137,7 @@ def write_table(native_functions: Path, out: Path, progress=None) -> Path:
 
 
 def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[Set[str]] = None) -> None:
-    import torch
+    import torch  # noqa: F401  (fails early, with a clear message, when torch is missing)
     from torch.testing._internal.common_methods_invocations import op_db
 
     for info in op_db:

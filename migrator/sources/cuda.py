@@ -9,7 +9,7 @@ a kernel named in a comment is not a kernel, and braces are matched to measure e
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from ..model import CudaFacts, Kernel, Registration
 

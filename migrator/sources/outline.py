@@ -91,15 +91,20 @@ class _OutlineReader:
                 elif isinstance(value, ast.AST):
                     self._expressions(value, scope, cls, local)
 
-    def _function(self, node: ast.FunctionDef, scope: str, cls: Optional[str],
-                  local: Optional[Dict[str, str]]) -> None:
+    def _define(self, node, kind: str, scope: str, local: Optional[Dict[str, str]], bases: Tuple[str, ...] = ()) -> str:
+        """Record a function or class and bind its name where it is visible; its qualified name in the module."""
         name = self._child(scope, node.name)
-        self.definitions.append(Definition(name=name, kind="function", line=node.lineno,
-                                           end_line=node.end_lineno or node.lineno))
+        self.definitions.append(Definition(name=name, kind=kind, line=node.lineno,
+                                           end_line=node.end_lineno or node.lineno, bases=bases))
         if local is not None:
             local[node.name] = f"{self.module}.{name}"
         elif scope == MODULE:
             self.names[node.name] = f"{self.module}.{name}"
+        return name
+
+    def _function(self, node: ast.FunctionDef, scope: str, cls: Optional[str],
+                  local: Optional[Dict[str, str]]) -> None:
+        name = self._define(node, "function", scope, local)
         for decorator in node.decorator_list:
             self._decorator(decorator, name, scope, cls, local)
         for default in [*node.args.defaults, *node.args.kw_defaults]:
@@ -109,14 +114,8 @@ class _OutlineReader:
         self.read_body(node.body, name, cls, inner)
 
     def _class(self, node: ast.ClassDef, scope: str, local: Optional[Dict[str, str]]) -> None:
-        name = self._child(scope, node.name)
         bases = tuple(b for b in (self._resolve(base, local) for base in node.bases) if b)
-        self.definitions.append(Definition(name=name, kind="class", line=node.lineno,
-                                           end_line=node.end_lineno or node.lineno, bases=bases))
-        if local is not None:
-            local[node.name] = f"{self.module}.{name}"
-        elif scope == MODULE:
-            self.names[node.name] = f"{self.module}.{name}"
+        name = self._define(node, "class", scope, local, bases)
         for decorator in node.decorator_list:
             self._decorator(decorator, name, scope, name, local)
         self.read_body(node.body, name, name, local)
