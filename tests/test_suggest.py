@@ -18,7 +18,15 @@ from .conftest import write_tree
 
 @pytest.mark.parametrize("name, family", [
     ("roi_align_forward_cuda", "roi_align"),
-    ("RoIAlignRotatedForward", "roi_align"),
+    ("RoIAlignForward", "roi_align"),
+    ("roi_align_rotated_forward", None),  # rotated boxes: not what npu_roi_align / torchvision compute
+    ("deform_roi_pool_forward", None),
+    ("softmax_focal_loss_forward", "focal_loss"),  # a loss, not an attention softmax
+    ("fused_bias_leakyrelu", "bias_act"),
+    ("nms_rotated", "nms_rotated"),
+    ("nms_match", None),
+    ("bbox_overlaps", "box_iou"),
+    ("sync_bn_forward_mean", "sync_bn"),
     ("ms_deform_attn_forward", "ms_deform_attn"),  # not deformable convolution
     ("modulated_deform_conv_forward", "deform_conv"),
     ("nms_cuda", "nms"),
