@@ -193,7 +193,8 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         else:
             hours = _finding_hours(verdicts, key.startswith("triton"))
         reachable = any(m.reachable for m in members) if any(m.reachable is not None for m in members) else None
-        first = min(members, key=lambda m: (m.path, m.span.line or 0))
+        on_best = [m for m in members if best is not None and finding_nodes.get(m.id) == best.node]
+        first = min(on_best or members, key=lambda m: (m.reachable is False, m.path, m.span.line or 0))
         suggestion = next((v.suggestion for v in verdicts if v.suggestion), None)
         blockers.append(Blocker(key=key, title=titles[key], status=status, findings=tuple(m.id for m in members),
                                 entries=best.entries if best else 0, paths=paths,

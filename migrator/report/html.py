@@ -70,7 +70,8 @@ def _target(target: TargetSummary, by_id: Mapping[str, Finding], sources: "_Sour
     bar = [{"status": s, "count": target.counts.get(s, 0), "pct": round(100.0 * target.counts.get(s, 0) / total, 2)}
            for s in STATUS_ORDER if target.counts.get(s, 0)]
     blockers = [_blocker(b, target, by_id, sources) for b in target.blockers[:_BLOCKERS_SHOWN]]
-    return {"summary": target, "bar": bar, "blockers": blockers, "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
+    judged = sum(target.counts.values()) - target.counts.get("unknown", 0)
+    return {"summary": target, "bar": bar, "blockers": blockers, "judged": judged, "total": sum(target.counts.values()), "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
             "effort": target.effort, "inputs": target.effort.get("readiness_inputs", {})}
 
 
