@@ -16,7 +16,7 @@ from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
-from .sources.python import ParseFailure, decode_source, parse_python
+from .sources.python import ParseFailure, decode_source, parse_python, python2_marker
 
 
 def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None) -> FileResult:
@@ -58,6 +58,10 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
         return FileResult(source, FileStatus.ERROR, text.reason)
     name, is_package = module_name_for(source.rel), source.rel.endswith("__init__.py")
     tree = _ast_tree(text)
+    if tree is None:  # newer libcst reads `except A, B:` (Python 3.14); this interpreter calls it Python 2
+        py2 = python2_marker(text)
+        if py2:
+            return FileResult(source, FileStatus.ERROR, f"Python 2 source ({py2}); migrator reads Python 3 only")
     outline = outline_of(tree, name, is_package) if tree is not None else None
     if not RELEVANT.search(text) and tree is not None:  # no finding can come from here: skip libcst
         return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline)
