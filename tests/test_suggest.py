@@ -11,7 +11,7 @@ from migrator.cli import main
 from migrator.maps.load import op_families, resolve_targets
 from migrator.model import Status
 from migrator.scan import scan
-from migrator.suggest import _match, cpp_to_schema
+from migrator.suggest import _match, cpp_to_schema, plan_op
 
 from .conftest import write_tree
 
@@ -163,3 +163,48 @@ def test_extension_repo_end_to_end(tmp_path):
     # what remains needs a hand: the kernel port, and the rms extension swapped for torch_npu.npu_rms_norm
     assert left == {("custom operator scanlib._scan", "port"), ("custom operator scanlib._rms", "rewrite")}
     assert after["targets"][0]["readiness"] > cann["readiness"]
+
+
+def _op(*names):
+    from migrator.model import CustomOp, Registration
+
+    regs = tuple(Registration(name=n, kind="pybind11", path="ext.cpp", line=i + 1) for i, n in enumerate(names))
+    return CustomOp(name="pkg._ext", build=None, files=("ext.cpp",), kernels=(), registrations=regs, wrappers=(),
+                    call_sites=(), kernel_lines=0)
+
+
+@pytest.mark.parametrize("function, target, level, call", [
+    ("roi_align_forward", "cann", "vendor", "torch_npu.npu_roi_align("),
+    ("roi_align_forward", "neuware", "vendor", "torchvision.ops.roi_align("),
+    ("roi_align_forward", "kunlun", "pytorch", None),
+    ("nms", "cann", "vendor", "torch_npu.npu_nms_v4("),
+    ("nms", "neuware", "vendor", "torchvision.ops.nms("),
+    ("deform_conv_forward", "cann", "vendor", "torch_npu.npu_deformable_conv2d("),
+    ("deform_conv_forward", "neuware", "vendor", "torchvision.ops.deform_conv2d("),
+    ("multi_tensor_adam", "cann", "vendor", "torch.optim.AdamW("),
+    ("multi_tensor_adam", "neuware", "vendor", "torch_mlu.optimizers.FusedAdam("),
+    ("fused_lamb", "neuware", "vendor", "torch_mlu.optimizers.FusedLAMB("),
+    ("rms_norm_forward", "cann", "vendor", "torch_npu.npu_rms_norm("),
+    ("rms_norm_forward", "neuware", "pytorch", None),
+    ("layer_norm_forward", "neuware", "vendor", "torch.nn.functional.layer_norm("),
+    ("rotary_embedding", "cann", "vendor", "torch_npu.npu_rotary_mul("),
+    ("flash_attn_forward", "cann", "vendor", "torch_npu.npu_fusion_attention("),
+    ("flash_attn_forward", "neuware", "vendor", "torch.nn.functional.scaled_dot_product_attention("),
+    ("scaled_masked_softmax_forward", "cann", "vendor", "torch_npu.npu_scaled_masked_softmax("),
+    ("swiglu_forward", "cann", "vendor", "torch_npu.npu_swiglu("),
+    ("fused_bias_leakyrelu", "cann", "pytorch", None),
+    ("sigmoid_focal_loss_forward", "neuware", "pytorch", None),
+    ("ms_deform_attn_forward", "cann", "pytorch", None),
+])
+def test_family_route_per_target(function, target, level, call):
+    plan = plan_op(_op(function), target, op_families())
+    assert plan.status == Status.REWRITE and plan.uncovered == ()
+    route = plan.routes[0]
+    assert route.level == level and route.covers == (function,)
+    assert (route.call or "").startswith(call or "") and (route.call is None) == (call is None)
+    assert route.code or route.level == "vendor"
+
+
+def test_a_family_with_neither_a_vendor_call_nor_a_fallback_is_a_port():
+    plan = plan_op(_op("fused_lamb"), "cann", op_families())  # LAMB: only Cambricon ships one
+    assert plan.status == Status.PORT and plan.uncovered == ("fused_lamb",) and plan.port is not None
