@@ -96,6 +96,7 @@ class _Builder:
         self.subclasses: Dict[str, List[str]] = defaultdict(list)
         self.attributes: Dict[str, str] = {}
         self.methods_named: Dict[str, List[str]] = defaultdict(list)
+        self._subclass_cache: Dict[str, List[str]] = {}
 
     def add_nodes(self, paths: Mapping[str, str]) -> None:
         for module, outline in self.outlines.items():
@@ -254,13 +255,18 @@ class _Builder:
         return self.methods(node, "forward") or self.methods(node, "__call__")
 
     def _all_subclasses(self, cls: str) -> List[str]:
-        found, queue = [], deque(self.subclasses.get(cls, ()))
+        cached = self._subclass_cache.get(cls)
+        if cached is not None:
+            return cached
+        found: Dict[str, None] = {}
+        queue = deque(self.subclasses.get(cls, ()))
         while queue:
             sub = queue.popleft()
             if sub not in found:
-                found.append(sub)
+                found[sub] = None
                 queue.extend(self.subclasses.get(sub, ()))
-        return found
+        self._subclass_cache[cls] = list(found)
+        return self._subclass_cache[cls]
 
     def _module_of(self, name: str) -> Optional[str]:
         parts = name.split(".")
