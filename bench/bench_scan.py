@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tarfile
@@ -62,16 +61,22 @@ def parse_floor(files, jobs: int) -> tuple:
     return time.perf_counter() - start, lines
 
 
+#: Runs a command as its own child and prints that child's peak RSS: a fresh process, so earlier commands
+#: (pip, the other project's scan) cannot leak into the number the way RUSAGE_CHILDREN of this process would.
+_PEAK = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+         "sys.stderr.write('peak-kib %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
+
+
 def timed(cmd, env) -> tuple:
-    """(seconds, peak RSS MiB of the child) for one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """(seconds, peak RSS MiB of the largest process of the command) for one command."""
     start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run([sys.executable, "-c", _PEAK, *cmd], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    peak = next((int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("peak-kib ")), 0)
+    return seconds, peak / 1024
 
 
 def bench(name: str, root: Path, jobs: int) -> None:
