@@ -185,7 +185,8 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         verdicts = [m.verdicts[target] for m in members]
         status = min((v.status for v in verdicts), key=BLOCKING.index)
         reaches = [reach[finding_nodes[m.id]] for m in members if m.id in finding_nodes and finding_nodes[m.id] in reach]
-        best = max(reaches, key=lambda r: (r.entries, r.paths), default=None)
+        # the best-reached place, preferring code that runs in a function over a module's import-time body
+        best = max(reaches, key=lambda r: (r.entries, r.kind not in ("module", "main"), r.paths), default=None)
         paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), 10**6)
         op = op_by_name.get(key.split(":", 1)[1]) if key.startswith("custom-op:") else None
         if op is not None:

@@ -390,7 +390,8 @@ def reach(project: ProjectGraph) -> Dict[str, NodeReach]:
         component = member[node]
         if component in bits:
             result[node] = NodeReach(node=node, entries=bin(bits[component]).count("1"),
-                                     paths=paths[component], path=_path_to(node, parents))
+                                     paths=paths[component], path=_path_to(node, parents),
+                                     kind=graph.nodes[node].get("kind", ""))
     return result
 
 
@@ -527,3 +528,33 @@ def to_dot(document: Mapping[str, object]) -> str:
 
 def _dot_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def call_paths(project: ProjectGraph, node: str, limit: int = 3, budget: int = 20000) -> Tuple[Tuple[str, ...], ...]:
+    """Up to ``limit`` shortest call paths to ``node``, each from a different entry point (entry point first).
+
+    A breadth-first search backwards from ``node``; it stops after ``budget`` visited nodes, so a path
+    sample never costs more than a bounded walk on a big graph.
+    """
+    graph = project.graph
+    if node not in graph or not project.entries:
+        return ()
+    entries = {e.node for e in project.entries}
+    toward: Dict[str, Optional[str]] = {node: None}  # node -> the next node on the way to ``node``
+    queue = deque([node])
+    found: List[str] = []
+    while queue and len(found) < limit and len(toward) < budget:
+        current = queue.popleft()
+        if current in entries:
+            found.append(current)
+        for caller in graph.predecessors(current):
+            if caller not in toward:
+                toward[caller] = current
+                queue.append(caller)
+    paths = []
+    for entry in found:
+        path = [entry]
+        while toward[path[-1]] is not None:
+            path.append(toward[path[-1]])  # type: ignore[arg-type]
+        paths.append(tuple(path))
+    return tuple(paths)

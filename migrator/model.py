@@ -368,6 +368,7 @@ class NodeReach:
     entries: int
     paths: int
     path: Tuple[str, ...]  # entry point first
+    kind: str = ""  # module, main, class, function, method, registry
 
 
 @dataclass(frozen=True)
@@ -400,6 +401,7 @@ class Blocker:
     message: str
     suggestion: Optional[str] = None
     fixable: bool = False
+    call_paths: Tuple[Tuple[str, ...], ...] = ()  # up to three shortest paths, from different entry points
 
 
 @dataclass(frozen=True)

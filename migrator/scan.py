@@ -23,6 +23,9 @@ from .suggest import apply_plans, plan_custom_ops
 if TYPE_CHECKING:
     from .graph import ProjectGraph
 
+#: Blockers (per target, in rank order) that get a sample of call paths from several entry points.
+_PATHS_FOR = 60
+
 #: Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 40
 
@@ -74,13 +77,15 @@ def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap],
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans), None
-    from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
+    from .graph import build_graph, call_paths, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
     project = build_graph(root, results, entries)
     reached = reach(project)
     marked, nodes = mark_reachable(project, reached, findings, ops)
     summary = summarise(project, reached, nodes)
-    summaries = assess(targets, marked, ops, summary.reach, summary.finding_nodes)
+    summaries = tuple(replace(t, blockers=tuple(
+        replace(b, call_paths=call_paths(project, b.path[-1])) if b.path and rank < _PATHS_FOR else b
+        for rank, b in enumerate(t.blockers))) for t in assess(targets, marked, ops, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),

@@ -92,6 +92,10 @@ def test_blockers_rank_by_reach_and_dead_code_last(two_entries):
         "torch.cuda.empty_cache", "torch.cuda.memory_allocated",  # unreachable
     ]
     assert [b.reachable for b in cann.blockers] == [True, True, True, False, False]
+    sync = cann.blockers[0]
+    assert sorted(p[0] for p in sync.call_paths) == ["pkg.cli.main", "train.<main>"]  # one path per entry point
+    assert all(p[-1] == "pkg.models.Head.forward" for p in sync.call_paths)
+    assert cann.blockers[-1].call_paths == ()  # dead code has no path
 
 
 def test_readiness_counts_the_training_path_only(two_entries):

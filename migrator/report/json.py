@@ -89,7 +89,8 @@ def _plan(plan: OpPlan) -> Dict[str, Any]:
 def _blocker(blocker: Blocker) -> Dict[str, Any]:
     return {"key": blocker.key, "title": blocker.title, "status": blocker.status.value,
             "findings": list(blocker.findings), "reachable": blocker.reachable, "entries": blocker.entries,
-            "paths": blocker.paths, "path": list(blocker.path), "hours": blocker.hours,
+            "paths": blocker.paths, "path": list(blocker.path), "call_paths": [list(p) for p in blocker.call_paths],
+            "hours": blocker.hours,
             "first": {"path": blocker.path_of_first, "line": blocker.line_of_first},
             "message": blocker.message, "suggestion": blocker.suggestion, "fixable": blocker.fixable}
 
