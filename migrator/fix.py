@@ -195,18 +195,17 @@ def _fix_python(text: str, edits: Sequence[PlannedEdit], import_first: Optional[
         return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {exc.message}") for e in edits]
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     plugin = import_first.split()[-1] if import_first else None
-    for planned in sorted(edits, key=lambda e: (e.at.line or 0, e.at.col or 0), reverse=True):
+    ready = []
+    for planned in edits:
         problem = _unbound_root(planned.edit, bound, plugin)
         if problem:
             skipped.append(Skipped(planned.finding, planned.rule, planned.at.line, problem))
-            continue
-        changed = _apply_one(module, planned)
-        if changed is None:
-            skipped.append(Skipped(planned.finding, planned.rule, planned.at.line,
-                                   "the code at this position no longer matches the finding"))
-            continue
-        module = changed
-        applied.append(planned.finding)
+        else:
+            ready.append(planned)
+    module, done, missing = _apply_all(module, ready)
+    applied.extend(p.finding for p in done)
+    skipped.extend(Skipped(p.finding, p.rule, p.at.line, "the code at this position no longer matches the finding")
+                   for p in missing)
     new = module.code
     if applied and plugin and plugin not in bound and insert_import:
         new = _insert_import(new, import_first or "")
@@ -248,47 +247,84 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def _apply_one(module: cst.Module, planned: PlannedEdit) -> Optional[cst.Module]:
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    finder = _Finder(planned)
-    wrapper.visit(finder)
-    if finder.found is None:
-        return None
-    old, new = finder.found
-    return module.deep_replace(old, new)  # type: ignore[return-value]
+def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit],
+               ) -> Tuple[cst.Module, List[PlannedEdit], List[PlannedEdit]]:
+    """Apply every edit: one position pass finds all their nodes; an edit inside another edit's node waits for
+    the next round (its position is still valid: edits never change line breaks before their own node)."""
+    applied: List[PlannedEdit] = []
+    pending = sorted(edits, key=lambda e: (e.at.cell or 0, e.at.line or 0, e.at.col or 0))
+    while pending:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        finder = _Finder(pending)
+        wrapper.visit(finder)
+        if not finder.found:
+            break
+        module = module.visit(_Replace({id(node): new for node, new in finder.found.values()}))  # type: ignore
+        applied.extend(pending[i] for i in finder.found)
+        pending = [pending[i] for i in finder.deferred]
+    missing = [e for e in edits if e not in applied and e not in pending] + pending
+    return module, applied, missing
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[int, cst.CSTNode]):
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
 
 
 class _Finder(cst.CSTVisitor):
-    """The first node at or inside the edit's span that the edit applies to, and its replacement."""
+    """For each edit, the first node at or inside its span that it applies to, and the replacement.
+
+    An edit whose node lies inside a node another edit replaces is ``deferred`` to the next round.
+    """
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, planned: PlannedEdit):
-        self.edit = planned.edit
-        span = planned.at
-        self.start = (span.line or 0, span.col or 0)
-        self.end = (span.end_line, span.end_col) if span.end_line is not None and span.end_col is not None else None
-        self.line = span.line
-        self.found: Optional[Tuple[cst.CSTNode, cst.CSTNode]] = None
+    def __init__(self, edits: Sequence[PlannedEdit]):
+        self.edits = list(edits)
+        self.spans = [_bounds(e.at) for e in self.edits]
+        self.found: Dict[int, Tuple[cst.CSTNode, cst.CSTNode]] = {}
+        self.deferred: List[int] = []
+        self.open: List[cst.CSTNode] = []  # replaced nodes we are inside
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.found is not None:
-            return False
         position = self.get_metadata(PositionProvider, node, None)
         if position is None:
             return True
         start = (position.start.line, position.start.column)
         end = (position.end.line, position.end.column)
-        if end < self.start or (self.end is not None and start > self.end) or \
-                (self.end is None and position.start.line > (self.line or 0)):
-            return False  # the span cannot be inside this node
-        inside = start >= self.start and (self.end is None or end <= self.end)
-        if inside:
-            replacement = _edited(node, self.edit)
-            if replacement is not None:
-                self.found = (node, replacement)
-                return False
-        return True
+        # only statements have ranges that cover all they hold (a Param's range leaves out its default, a
+        # decorated definition starts at `def`): prune on those alone
+        prunable = isinstance(node, (cst.BaseStatement, cst.BaseSuite)) and not (
+            isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators)
+        relevant = False
+        for index, (first, last, line) in enumerate(self.spans):
+            if index in self.found or index in self.deferred:
+                continue
+            if prunable and (end < first or (last is not None and start > last) or (last is None and start[0] > line)):
+                continue
+            relevant = True
+            if start >= first and (last is None or end <= last):
+                replacement = _edited(node, self.edits[index].edit)
+                if replacement is not None:
+                    if self.open:
+                        self.deferred.append(index)
+                    else:
+                        self.found[index] = (node, replacement)
+                        self.open.append(node)
+        return relevant
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.open and self.open[-1] is original_node:
+            self.open.pop()
+
+
+def _bounds(span: Span) -> Tuple[Tuple[int, int], Optional[Tuple[int, int]], int]:
+    first = (span.line or 0, span.col or 0)
+    last = (span.end_line, span.end_col) if span.end_line is not None and span.end_col is not None else None
+    return first, last, span.line or 0
 
 
 def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
