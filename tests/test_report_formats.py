@@ -75,10 +75,10 @@ def test_page_in_headless_chromium(tmp_path, example_report):
     page = tmp_path / "report.html"
     page.write_text(_html(example_report), encoding="utf-8")
     expected = sum(1 for f in example_report.findings
-                   if f.verdicts.get("cann") and f.verdicts["cann"].status == Status.PORT)
+                   if f.verdicts.get("cann") and f.verdicts["cann"].status == Status.REWRITE)
     assert expected > 0
     dom = _chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom",
-                    f"{page.as_uri()}#target=cann&status=port")
+                    f"{page.as_uri()}#target=cann&status=rewrite")
     assert 'data-ready="1"' in dom.stdout, dom.stderr[-2000:]  # the script ran to its end
     assert f'data-shown="{expected}"' in dom.stdout  # the filter from the URL applied
     visible = re.findall(r"<tr data-path=[^>]*>", dom.stdout)

@@ -192,6 +192,12 @@ class ThirdParty:
                 return ".".join(parts[:cut]), rows[target]
         return None
 
+    def has_replacement(self, library: str, target: str) -> bool:
+        """Whether some API of ``library`` has a vendor replacement on ``target`` or a plain-PyTorch path."""
+        inside = (lambda api: api == library or api.startswith(library + "."))
+        return any(inside(api) and target in rows for api, rows in self.apis.items()) or \
+            any(inside(api) for api in self.pytorch)
+
     def pytorch_path(self, qualname: str) -> Optional[Mapping[str, str]]:
         """The plain-PyTorch replacement for an API of a CUDA-only library, when there is one."""
         parts = qualname.split(".")

@@ -21,6 +21,10 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if usage.kind == "import" and usage.guarded:
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
+    if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
+        return Verdict(Status.REWRITE, f"{info['what']}: drop it from the requirements once the code uses the "
+                       f"replacement its findings name on {target.id}", _SOURCE,
+                       suggestion=f"remove the {library} requirement")
     found = ctx.third_party.replacement(usage.api, target.id)
     if found is not None:
         matched, row = found
