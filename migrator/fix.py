@@ -249,45 +249,45 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit],
                ) -> Tuple[cst.Module, List[PlannedEdit], List[PlannedEdit]]:
-    """Apply every edit: one position pass finds all their nodes; an edit inside another edit's node waits for
-    the next round (its position is still valid: edits never change line breaks before their own node)."""
-    applied: List[PlannedEdit] = []
-    pending = sorted(edits, key=lambda e: (e.at.cell or 0, e.at.line or 0, e.at.col or 0))
-    while pending:
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        finder = _Finder(pending)
-        wrapper.visit(finder)
-        if not finder.found:
-            break
-        module = module.visit(_Replace({id(node): new for node, new in finder.found.values()}))  # type: ignore
-        applied.extend(pending[i] for i in finder.found)
-        pending = [pending[i] for i in finder.deferred]
-    missing = [e for e in edits if e not in applied and e not in pending] + pending
-    return module, applied, missing
+    """Apply every edit in two passes: positions find each edit's node in the original tree, then one
+    transformer applies the edits bottom-up to the updated nodes, so nested edits compose (``x.cuda(device='cuda')``
+    gets both its method and its string changed)."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    finder = _Finder(edits)
+    wrapper.visit(finder)
+    applier = _Apply(finder.found, {i: e.edit for i, e in enumerate(edits)})
+    changed = wrapper.module.visit(applier)
+    applied = [e for i, e in enumerate(edits) if i in applier.applied]
+    missing = [e for i, e in enumerate(edits) if i not in applier.applied]
+    return changed, applied, missing  # type: ignore[return-value]
 
 
-class _Replace(cst.CSTTransformer):
-    def __init__(self, replacements: Dict[int, cst.CSTNode]):
-        self.replacements = replacements
+class _Apply(cst.CSTTransformer):
+    def __init__(self, found: Dict[int, List[int]], edits: Dict[int, Edit]) -> None:
+        self.found = found  # id(original node) -> indices of the edits that apply there
+        self.edit_of = edits
+        self.applied: set = set()
 
     def on_leave(self, original_node, updated_node):
-        return self.replacements.get(id(original_node), updated_node)
+        for index in self.found.get(id(original_node), ()):
+            edit = self.edit_of[index]
+            new = _edited(updated_node, edit)
+            if new is not None:
+                updated_node = new
+                self.applied.add(index)
+        return updated_node
 
 
 class _Finder(cst.CSTVisitor):
-    """For each edit, the first node at or inside its span that it applies to, and the replacement.
-
-    An edit whose node lies inside a node another edit replaces is ``deferred`` to the next round.
-    """
+    """For each edit, the first node (outermost first) at or inside its span that the edit applies to."""
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, edits: Sequence[PlannedEdit]):
         self.edits = list(edits)
         self.spans = [_bounds(e.at) for e in self.edits]
-        self.found: Dict[int, Tuple[cst.CSTNode, cst.CSTNode]] = {}
-        self.deferred: List[int] = []
-        self.open: List[cst.CSTNode] = []  # replaced nodes we are inside
+        self.found: Dict[int, List[int]] = {}
+        self.taken: set = set()
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         position = self.get_metadata(PositionProvider, node, None)
@@ -301,24 +301,15 @@ class _Finder(cst.CSTVisitor):
             isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators)
         relevant = False
         for index, (first, last, line) in enumerate(self.spans):
-            if index in self.found or index in self.deferred:
+            if index in self.taken:
                 continue
             if prunable and (end < first or (last is not None and start > last) or (last is None and start[0] > line)):
                 continue
             relevant = True
-            if start >= first and (last is None or end <= last):
-                replacement = _edited(node, self.edits[index].edit)
-                if replacement is not None:
-                    if self.open:
-                        self.deferred.append(index)
-                    else:
-                        self.found[index] = (node, replacement)
-                        self.open.append(node)
+            if start >= first and (last is None or end <= last) and _edited(node, self.edits[index].edit) is not None:
+                self.found.setdefault(id(node), []).append(index)
+                self.taken.add(index)
         return relevant
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.open and self.open[-1] is original_node:
-            self.open.pop()
 
 
 def _bounds(span: Span) -> Tuple[Tuple[int, int], Optional[Tuple[int, int]], int]:

@@ -71,6 +71,11 @@ CASES = [
         {"cann": "import torch\nimport torch_npu\nDEVICE = 'npu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n",
          "neuware": "import torch\nimport torch_mlu\nDEVICE = 'mlu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n"},
         id="constant-changed-once"),
+    pytest.param(
+        "import torch\ny = torch.ones(2).to('cuda').cuda(torch.device('cuda', 0))\n",
+        {"cann": "import torch\nimport torch_npu\ny = torch.ones(2).to('npu').npu(torch.device('npu', 0))\n",
+         "neuware": "import torch\nimport torch_mlu\ny = torch.ones(2).to('mlu').mlu(torch.device('mlu', 0))\n"},
+        id="nested-edits-compose"),
 ]
 
 
