@@ -36,6 +36,16 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None) -> F
     return result
 
 
+def cached_result(source: SourceFile, cache: AnalysisCache) -> Optional[FileResult]:
+    """The cached result for this file's current content, or ``None`` (unreadable files are analysed anew)."""
+    try:
+        data = Path(source.path).read_bytes()
+    except OSError:
+        return None
+    cached = cache.get(cache.key(source.rel, source.kind.value, data))
+    return replace(cached, file=source) if cached is not None else None
+
+
 def _analyze(source: SourceFile, data: bytes) -> FileResult:
     try:
         return _ANALYZERS[source.kind](source, data)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from contextlib import contextmanager
 from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -10,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .analyze import analyze_file
+from .analyze import analyze_file, cached_result
 from .assess import assess
 from .cache import AnalysisCache
 from .discover import discover
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
 
 #: Blockers (per target, in rank order) that get a sample of call paths from several entry points.
 _PATHS_FOR = 60
+
+#: The collector's first-generation threshold during a scan (the default is 700).
+_GC_THRESHOLD = 100_000
 
 #: Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 40
@@ -58,9 +63,36 @@ def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[Target
     return _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)[0]
 
 
+@contextmanager
+def fewer_collections():
+    """Raise the cyclic collector's first threshold while a scan runs.
+
+    A scan allocates millions of small objects that never form cycles (usages, findings, syntax trees); at the
+    default threshold (700) the collector walks them over and over: 2 s of the 2.9 s it takes to load
+    transformers' cached results. Collections still happen, only less often.
+    """
+    previous = gc.get_threshold()
+    gc.set_threshold(_GC_THRESHOLD, previous[1], previous[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _worker_init() -> None:
+    gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
           entries: Sequence[str], call_graph: bool) -> Tuple[Report, Optional["ProjectGraph"]]:
+    with fewer_collections():
+        return _judge(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)
+
+
+def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
+           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
+           entries: Sequence[str], call_graph: bool) -> Tuple[Report, Optional["ProjectGraph"]]:
     results = analyze_all(files, jobs, progress, cache)
     if cache is not None:
         cache.prune()
@@ -94,20 +126,37 @@ def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap],
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
                 cache: Optional[AnalysisCache] = None) -> List[FileResult]:
+    """Every file's result, in order. Cache hits load in this process (cheaper than sending results back
+    from workers); only misses go to the process pool."""
     jobs = jobs or os.cpu_count() or 1
+    results: List[Optional[FileResult]] = [None] * len(files)
+    todo = list(range(len(files)))
+    if cache is not None:
+        todo = []
+        for index, source in enumerate(files):
+            hit = cached_result(source, cache)
+            if hit is None:
+                todo.append(index)
+            else:
+                results[index] = hit
+    done = len(files) - len(todo)
+    if progress and done:
+        progress(done, len(files))
     work = partial(analyze_file, cache=cache)
-    if jobs <= 1 or len(files) < _POOL_THRESHOLD:
-        results = []
-        for done, source in enumerate(files, start=1):
-            results.append(work(source))
+    if jobs <= 1 or len(todo) < _POOL_THRESHOLD:
+        computed = map(work, (files[i] for i in todo))
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+        chunk = max(1, min(32, len(todo) // (jobs * 8)))
+        computed = pool.map(work, (files[i] for i in todo), chunksize=chunk)
+    try:
+        for index, result in zip(todo, computed):
+            results[index] = result
+            done += 1
             if progress:
                 progress(done, len(files))
-        return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = []
-        chunk = max(1, min(32, len(files) // (jobs * 8)))
-        for done, result in enumerate(pool.map(work, files, chunksize=chunk), start=1):
-            results.append(result)
-            if progress:
-                progress(done, len(files))
-        return results
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return results  # type: ignore[return-value]
