@@ -78,7 +78,7 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
     module = parse_python(text)
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
-    facts, usages = resolve_module(module, name, is_package, tensor_methods())
+    facts, usages = resolve_module(module, name, is_package, tensor_methods(), source=text)
     return FileResult(source, FileStatus.OK, usages=usages, python=facts, outline=outline)
 
 
@@ -102,7 +102,7 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)
-    facts, usages = resolve_module(module, name, False, tensor_methods(), code.map_span)
+    facts, usages = resolve_module(module, name, False, tensor_methods(), code.map_span, source=code.python)
     tree = _ast_tree(code.python)
     outline = outline_of(tree, name, False) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)

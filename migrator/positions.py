@@ -84,8 +84,9 @@ class Positions:
     code-generation pass that measures only those nodes, and ``span_of`` turns a placeholder into a Span.
     """
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, source: Optional[str] = None) -> None:
         self._module = module
+        self._source = source  # the text the module was parsed from (libcst round-trips it exactly)
         self._nodes: Dict[int, cst.CSTNode] = {}  # keeps the nodes alive while their ids are keys
         self._spans: Dict[int, Tuple[int, int]] = {}
         self._line_starts: List[int] = []
@@ -101,7 +102,8 @@ class Positions:
                              default_newline=self._module.default_newline, wanted=frozenset(self._nodes))
         self._module._codegen(state)
         self._spans = state.spans
-        code = self._module.code
+        code = self._source if self._source is not None else self._module.code
+        self._source = code
         self._line_starts = [0]
         index = code.find("\n")
         while index != -1:
@@ -117,6 +119,13 @@ class Positions:
         start_line, start_col = self._line_col(offsets[0])
         end_line, end_col = self._line_col(offsets[1])
         return Span(start_line, start_col, end_line, end_col)
+
+    def text_of(self, pending: Span) -> Optional[str]:
+        """The source text of a measured node (after ``resolve``), or ``None`` when it was not measured."""
+        offsets = self._spans.get(pending.key) if isinstance(pending, PendingSpan) else None
+        if offsets is None or self._source is None:
+            return None
+        return self._source[offsets[0]:offsets[1]]
 
     def span(self, node: cst.CSTNode) -> Span:
         """One node's span right away (tests, and callers outside a walk)."""

@@ -100,15 +100,16 @@ class _ClassInfo:
 
 class _Resolver(cst.CSTVisitor):
     def __init__(self, module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
-                 position_map=None) -> None:
+                 position_map=None, source: Optional[str] = None) -> None:
         super().__init__()
         self.module = module
-        self.positions = Positions(module)
+        self.positions = Positions(module, source)
         self.module_name = module_name
         self.is_package = is_package
         self.tensor_methods = tensor_methods
         self.position_map = position_map
         self.usages: List[Usage] = []
+        self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is, measured at the end
         self.constants: Dict[str, Value] = {}
         self.triton_kernels: List[str] = []
         self.classes: Dict[str, _ClassInfo] = {}
@@ -469,11 +470,16 @@ class _Resolver(cst.CSTVisitor):
 
     def finished_usages(self) -> Tuple[Usage, ...]:
         self.positions.resolve()
-        return tuple(self._finish(u) for u in self.usages)
+        return tuple(self._finish(u, snippet) for u, snippet in zip(self.usages, self.snippets))
 
-    def _finish(self, usage: Usage) -> Usage:
+    def _finish(self, usage: Usage, snippet: Tuple[Span, cst.CSTNode]) -> Usage:
         args = tuple(Argument(a.keyword, self._finish_value(a.value)) for a in usage.args)
-        return replace(usage, span=self._real_span(usage.span), args=args)
+        text = self.positions.text_of(snippet[0])
+        if text is None:
+            text = self._code(snippet[1])
+        elif len(text) > 200:
+            text = text[:197] + "..."
+        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text))
 
     def _finish_value(self, value: Value) -> Value:
         if value.origin is None and not value.options:
@@ -505,11 +511,12 @@ class _Resolver(cst.CSTVisitor):
             guarded = any(api == g or api.startswith(g + ".") for s in self.scopes for g in s.binding.guarded)
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
         # pool) stores an interned string once
+        snippet_node = node_for_snippet or node
         self.usages.append(Usage(
-            api=sys.intern(api), kind=kind, span=self._span(node),
-            snippet=_one_line(self._code(node_for_snippet or node)), confidence=confidence, args=args,
+            api=sys.intern(api), kind=kind, span=self._span(node), snippet="", confidence=confidence, args=args,
             context=context, scope=sys.intern(self._scope_name()), guarded=guarded,
         ))
+        self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 
     def _decorator(self, decorator: cst.Decorator) -> Optional[str]:
         expr = decorator.decorator
@@ -809,8 +816,9 @@ class _Resolver(cst.CSTVisitor):
 
 
 def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
-                   position_map=None) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
-    resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map)
+                   position_map=None, source: Optional[str] = None) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
+    """``source`` is the text ``module`` was parsed from, when the caller has it (saves generating it again)."""
+    resolver = _Resolver(module, module_name, is_package, tensor_methods, position_map, source)
     Walker(resolver).walk(module)
     usages = resolver.finished_usages()
     constants = {name: resolver._finish_value(value) for name, value in resolver.constants.items()}
