@@ -15,11 +15,11 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Optional
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult, Report
+from .model import FileResult
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _FORMAT = "2"
@@ -76,29 +76,14 @@ class AnalysisCache:
         return self.directory / key[:2] / f"{key[2:]}.pkl"
 
     def get(self, key: str) -> Optional[FileResult]:
-        value = self._load(key)
-        return value if isinstance(value, FileResult) else None
-
-    def get_report(self, key: str) -> Optional[Report]:
-        value = self._load(key)
-        return value if isinstance(value, Report) else None
-
-    def report_key(self, parts: Iterable[str]) -> str:
-        """A key for a whole report from the per-file keys and everything else it depends on."""
-        digest = hashlib.sha256(f"report\0{self.salt}".encode())
-        for part in parts:
-            digest.update(part.encode("utf-8", "surrogateescape"))
-            digest.update(b"\0")
-        return digest.hexdigest()
-
-    def _load(self, key: str) -> object:
         try:
             with self._path(key).open("rb") as handle:
-                return pickle.load(handle)
+                value = pickle.load(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
             return None
+        return value if isinstance(value, FileResult) else None
 
-    def put(self, key: str, result: Union[FileResult, Report]) -> None:
+    def put(self, key: str, result: FileResult) -> None:
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,45 +42,8 @@ def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, p
     """Scan a folder (or one file) and judge everything found for each target.
 
     ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository.
-    With a cache, a tree whose every file is unchanged since the last identical scan reuses that report.
     """
-    root = Path(root)
-    found = discover(root)
-    key = _report_key(root, found.files, found.skipped, targets, entries, cache) if cache is not None else None
-    if key is not None:
-        with fewer_collections():
-            hit = cache.get_report(key)  # type: ignore[union-attr]
-        if hit is not None:
-            return hit
-    report = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True)[0]
-    if key is not None:
-        cache.put(key, report)  # type: ignore[union-attr]
-    return report
-
-
-#: Files outside the scan that the report still depends on (console scripts name entry points).
-_PROJECT_FILES = ("pyproject.toml", "setup.cfg")
-
-
-def _report_key(root: Path, files: Sequence[SourceFile], skipped: Sequence[FileResult],
-                targets: Sequence[TargetMap], entries: Sequence[str], cache: AnalysisCache) -> Optional[str]:
-    """Everything a report depends on, hashed: each file's content key, what discovery skipped and why, the
-    targets and versions, the extra entry points and the project files; ``None`` when a file cannot be read."""
-    parts = [str(root), ";".join(f"{t.id}@{t.version}" for t in targets), ";".join(entries)]
-    base = root if root.is_dir() else root.parent
-    for name in _PROJECT_FILES:
-        try:
-            parts.append(f"{name}:{(base / name).read_bytes().hex() if (base / name).is_file() else '-'}")
-        except OSError:
-            return None
-    for source in files:
-        try:
-            data = Path(source.path).read_bytes()
-        except OSError:
-            return None
-        parts.append(cache.key(source.rel, source.kind.value, data))
-    parts.extend(f"skipped:{r.file.rel}:{r.reason}" for r in skipped)
-    return cache.report_key(parts)
+    return scan_with_graph(root, targets, jobs, progress, cache, entries)[0]
 
 
 def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,

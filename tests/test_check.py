@@ -163,26 +163,6 @@ def test_cache_hits_misses_and_invalidation(tmp_path):
     assert other.get(other.key("m.py", "python", source.read_bytes())) is None
 
 
-def test_an_unchanged_tree_reuses_its_report_and_any_change_rebuilds_it(tmp_path, monkeypatch):
-    import migrator.scan as scan_module
-    from migrator.maps.load import resolve_targets
-
-    repo = write_tree(tmp_path / "repo", {"train.py": "import torch\ntorch.cuda.synchronize()\n",
-                                         "pyproject.toml": "[project]\nname = 'x'\n"})
-    cache = AnalysisCache(tmp_path / "cache", salt="s")
-    targets = resolve_targets(["cann"])
-    first = scan_module.scan(repo, targets, jobs=1, cache=cache)
-    judged = []
-    monkeypatch.setattr(scan_module, "_judge", lambda *a, **k: judged.append(1) or (first, None))
-    assert scan_module.scan(repo, targets, jobs=1, cache=cache) == first and judged == []  # from the report cache
-    scan_module.scan(repo, resolve_targets(["neuware"]), jobs=1, cache=cache)  # other targets: judged again
-    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n[project.scripts]\nx = 'train:main'\n")
-    scan_module.scan(repo, targets, jobs=1, cache=cache)  # console scripts are entry points: judged again
-    (repo / "train.py").write_text("import torch\ntorch.cuda.empty_cache()\n")
-    scan_module.scan(repo, targets, jobs=1, cache=cache)
-    assert judged == [1, 1, 1]
-
-
 def test_cache_salt_follows_tool_version_and_maps(monkeypatch, tmp_path):
     import migrator.cache as cache_module
 
