@@ -78,6 +78,7 @@ class ProjectGraph:
 
 def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequence[str] = ()) -> ProjectGraph:
     outlines = {r.outline.module: (r, r.outline) for r in results if r.outline is not None}
+    outlines = _script_dir_imports(outlines)
     builder = _Builder({name: outline for name, (_, outline) in outlines.items()})
     builder.add_nodes({name: result.file.rel for name, (result, _) in outlines.items()})
     builder.add_edges()
@@ -85,6 +86,50 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
     unresolved = tuple(spec for spec in extra_entries if builder.resolve(spec.replace(":", ".")) is None)
     return ProjectGraph(graph=builder.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved)
+
+
+def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:
+    """Names imported the way a script sees them: ``python llm_trainer/train.py`` puts ``llm_trainer/`` on
+    ``sys.path``, so its ``from model import TinyGPT`` means ``llm_trainer.model.TinyGPT`` when the scan started
+    above that folder. A name whose head is no top-level module of the scan but is a module next to the
+    importer (or next to one of its packages, nearest first) is rewritten to that module."""
+    modules = set(outlines)
+    top = {m.split(".")[0] for m in modules}
+    children: Dict[str, Set[str]] = defaultdict(set)
+    for module in modules:
+        parts = module.split(".")
+        for cut in range(1, len(parts)):
+            children[".".join(parts[:cut])].add(parts[cut])
+    rebased: Dict[str, Tuple[FileResult, Outline]] = {}
+    for module, (result, outline) in outlines.items():
+        parts = module.split(".")
+        local: Dict[str, str] = {}
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            for head in children.get(prefix, ()):
+                if head not in top:
+                    local.setdefault(head, f"{prefix}.{head}")
+        if not local:
+            rebased[module] = (result, outline)
+            continue
+
+        def fix(name: str, local=local) -> str:
+            kind, colon, rest = name.partition(":")
+            if colon and kind in ("call",):
+                return f"{kind}:{fix(rest)}"
+            if colon:
+                return name
+            head, dot, tail = name.partition(".")
+            return local[head] + dot + tail if head in local else name
+
+        rebased[module] = (result, replace(
+            outline, imports=tuple(fix(i) for i in outline.imports),
+            bindings=tuple((k, fix(v)) for k, v in outline.bindings),
+            calls=tuple(replace(c, target=fix(c.target), scope=("@" + fix(c.scope[1:])) if c.scope.startswith("@")
+                                else c.scope) for c in outline.calls),
+            definitions=tuple(replace(d, bases=tuple(fix(b) for b in d.bases)) for d in outline.definitions),
+            attributes=tuple((k, fix(v)) for k, v in outline.attributes)))
+    return rebased
 
 
 class _Builder:
@@ -295,7 +340,7 @@ def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]]
         stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if result.file.kind == FileKind.NOTEBOOK:
             add(module, "notebook", rel, 1)
-        elif stem == "setup" and "/" not in rel:
+        elif stem == "setup":
             add(module, "setup", rel, 1)
         elif outline.main_lines:
             add(f"{module}.{MAIN}", "main-block", rel, outline.main_lines[0])

@@ -208,3 +208,17 @@ def test_graph_command_exports_json_and_dot(tmp_path):
     assert {"source": "pkg.models.Net", "target": "pkg.models.Net.forward", "kind": "constructs"} in document["edges"]
     dot = CliRunner().invoke(main, ["graph", str(tmp_path), "--no-cache", "--format", "dot"])
     assert dot.output.startswith("digraph migrator {") and '"train.<main>" [label="train.<main>", shape=doubleoctagon' in dot.output
+
+
+def test_imports_resolve_from_the_script_directory_when_scanning_above_it(tmp_path):
+    # `python proj/train.py` puts proj/ on sys.path: `from model import Net` is proj/model.py, even though the
+    # scan started one level up (where module names are proj.train, proj.model)
+    write_tree(tmp_path, {
+        "proj/train.py": "from model import Net\n\n\nif __name__ == '__main__':\n    Net()(1)\n",
+        "proj/model.py": "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+                         "        torch.cuda.synchronize()\n        return x\n",
+        "proj/unused.py": "import torch\n\n\ndef old():\n    torch.cuda.synchronize()\n",
+    })
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    by_path = {f.path: f.reachable for f in report.findings}
+    assert by_path == {"proj/model.py": True, "proj/unused.py": False}
