@@ -32,7 +32,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 import networkx as nx
 
 from .maps.load import tensor_methods
-from .model import (CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
+from .model import (Call, CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
 from .resolve import module_name_for
 from .sources.outline import MAIN, MODULE
 
@@ -114,20 +114,24 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
             continue
 
         def fix(name: str, local=local) -> str:
-            kind, colon, rest = name.partition(":")
-            if colon and kind in ("call",):
-                return f"{kind}:{fix(rest)}"
-            if colon:
-                return name
+            if name.startswith("call:"):
+                called = name[5:]
+                inner = fix(called)
+                return name if inner is called else "call:" + inner
             head, dot, tail = name.partition(".")
             return local[head] + dot + tail if head in local else name
 
+        calls = []
+        for call in outline.calls:
+            target = fix(call.target)
+            scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
+            calls.append(call if target is call.target and scope is call.scope else
+                         Call(scope=scope, target=target, line=call.line))
         rebased[module] = (result, replace(
             outline, imports=tuple(fix(i) for i in outline.imports),
-            bindings=tuple((k, fix(v)) for k, v in outline.bindings),
-            calls=tuple(replace(c, target=fix(c.target), scope=("@" + fix(c.scope[1:])) if c.scope.startswith("@")
-                                else c.scope) for c in outline.calls),
-            definitions=tuple(replace(d, bases=tuple(fix(b) for b in d.bases)) for d in outline.definitions),
+            bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),
+            definitions=tuple(replace(d, bases=tuple(fix(b) for b in d.bases)) if d.bases else d
+                              for d in outline.definitions),
             attributes=tuple((k, fix(v)) for k, v in outline.attributes)))
     return rebased
 

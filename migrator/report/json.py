@@ -30,8 +30,8 @@ def to_dict(report: Report) -> Dict[str, Any]:
 
 
 def render(report: Report, out: TextIO) -> None:
-    # no indentation: json's C encoder only runs without it, and reports of big repos are large
-    json.dump(to_dict(report), out, ensure_ascii=False)
+    # one-shot and unindented: the only way json uses its C encoder, and reports of big repos are large
+    out.write(json.dumps(to_dict(report), ensure_ascii=False))  # dumps: json.dump never uses the C encoder
     out.write("\n")
 
 
