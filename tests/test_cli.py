@@ -61,3 +61,17 @@ def test_installed_console_script_finds_its_data(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert report["findings"] and report["custom_ops"][0]["name"] == "model._fused_rmsnorm"
+
+
+def test_streamed_json_is_byte_for_byte_json_dumps(monkeypatch):
+    import io
+
+    from migrator.maps.load import resolve_targets
+    from migrator.report import json as json_report
+    from migrator.scan import scan
+
+    report = scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)
+    monkeypatch.setattr(json_report, "_CHUNK", 7)  # several chunks even for the example's 63 findings
+    out = io.StringIO()
+    json_report.render(report, out)
+    assert out.getvalue() == json.dumps(json_report.to_dict(report), ensure_ascii=False) + "\n"

@@ -29,10 +29,29 @@ def to_dict(report: Report) -> Dict[str, Any]:
     }
 
 
+#: Findings per ``json.dumps`` call when streaming a long list.
+_CHUNK = 2000
+
+
 def render(report: Report, out: TextIO) -> None:
-    # one-shot and unindented: the only way json uses its C encoder, and reports of big repos are large
-    out.write(json.dumps(to_dict(report), ensure_ascii=False))  # dumps: json.dump never uses the C encoder
-    out.write("\n")
+    """The document, byte for byte what ``json.dumps`` gives, written in pieces.
+
+    ``json.dump`` never uses json's C encoder (only a one-shot, unindented ``dumps`` does), and one ``dumps``
+    of a big repository's report holds the whole text in memory (hundreds of MiB for transformers); so each
+    long list goes out in chunks of ``_CHUNK`` items, each encoded in C.
+    """
+    document = to_dict(report)
+    out.write("{")
+    for index, (key, value) in enumerate(document.items()):
+        out.write((", " if index else "") + json.dumps(key) + ": ")
+        if isinstance(value, list) and len(value) > _CHUNK:
+            out.write("[")
+            for start in range(0, len(value), _CHUNK):
+                out.write((", " if start else "") + json.dumps(value[start:start + _CHUNK], ensure_ascii=False)[1:-1])
+            out.write("]")
+        else:
+            out.write(json.dumps(value, ensure_ascii=False))
+    out.write("}\n")
 
 
 def _file(result: FileResult) -> Dict[str, Any]:
