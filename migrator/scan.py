@@ -18,7 +18,7 @@ from .cache import AnalysisCache
 from .discover import discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import FileResult, Finding, Report, SourceFile
+from .model import FileResult, Finding, Report, SourceFile, TargetSummary
 from .rules import RuleContext, apply_rules
 from .suggest import apply_plans, plan_custom_ops
 
@@ -115,13 +115,19 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     reached = reach(project)
     marked, nodes = mark_reachable(project, reached, findings, ops)
     summary = summarise(project, reached, nodes)
-    summaries = tuple(replace(t, blockers=tuple(
-        replace(b, call_paths=call_paths(project, b.path[-1])) if b.path and rank < _PATHS_FOR else b
-        for rank, b in enumerate(t.blockers))) for t in assess(targets, marked, ops, summary.reach, summary.finding_nodes))
+    summaries = tuple(_with_call_paths(project, t, call_paths)
+                      for t in assess(targets, marked, ops, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=marked, custom_ops=ops, graph=summary, op_plans=plans), project
+
+
+def _with_call_paths(project: "ProjectGraph", summary: TargetSummary, call_paths) -> TargetSummary:
+    """The first ``_PATHS_FOR`` blockers get up to three call paths from different entry points."""
+    blockers = tuple(replace(b, call_paths=call_paths(project, b.path[-1])) if b.path and rank < _PATHS_FOR else b
+                     for rank, b in enumerate(summary.blockers))
+    return replace(summary, blockers=blockers)
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
