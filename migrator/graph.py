@@ -11,7 +11,9 @@ outlines (``sources/outline.py``):
   is built is called; ``Fn.apply`` runs an ``autograd.Function``'s ``forward`` and ``backward``);
 * a method on a receiver of unknown type reaches the repo methods of that name (when few define it);
 * importing a module runs its body; a repo function passed as an argument (``mp.spawn(worker)``) or used
-  as a decorator root (``@cli.command()``) is called by that scope.
+  as a decorator root (``@cli.command()``) is called by that scope;
+* imports are read the way a script sees them: ``from model import Net`` in ``proj/train.py`` is
+  ``proj.model.Net`` when the scan started above ``proj/``.
 
 The resolution over-approximates on purpose: code wrongly marked reachable costs a look, a training path
 wrongly marked dead hides a blocker. Entry points: ``__main__`` blocks, scripts named like ``train*.py`` /
