@@ -208,3 +208,37 @@ def test_family_route_per_target(function, target, level, call):
 def test_a_family_with_neither_a_vendor_call_nor_a_fallback_is_a_port():
     plan = plan_op(_op("fused_lamb"), "cann", op_families())  # LAMB: only Cambricon ships one
     assert plan.status == Status.PORT and plan.uncovered == ("fused_lamb",) and plan.port is not None
+
+
+def _fallback(name):
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+
+    namespace = {"torch": torch, "F": F}
+    exec(next(f.pytorch for f in op_families() if f.name == name), namespace)  # our own curated snippet
+    return torch, namespace
+
+
+def test_fallbacks_compute_what_they_replace():
+    torch, ns = _fallback("rms_norm")
+    x, w = torch.randn(2, 3, 8), torch.randn(8)
+    assert torch.allclose(ns["rms_norm"](x, w), x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w, atol=1e-5)
+    _, ns = _fallback("box_iou")
+    boxes = torch.tensor([[0.0, 0, 2, 2], [1, 1, 3, 3]])
+    assert torch.allclose(ns["bbox_overlaps"](boxes, boxes), torch.tensor([[1.0, 1 / 7], [1 / 7, 1.0]]))
+    _, ns = _fallback("swiglu")
+    assert torch.allclose(ns["swiglu"](torch.ones(2, 4)), torch.nn.functional.silu(torch.ones(2, 2)))
+    _, ns = _fallback("masked_softmax")
+    probs = ns["scaled_masked_softmax"](torch.randn(2, 3, 4, 4), torch.triu(torch.ones(4, 4, dtype=torch.bool), 1), 0.5)
+    assert torch.allclose(probs.sum(-1), torch.ones(2, 3, 4)) and probs[..., 0, 1:].abs().max() < 1e-3
+    _, ns = _fallback("rotary_embedding")
+    q = torch.randn(2, 4, 5, 8)
+    assert torch.allclose(ns["apply_rotary"](q, torch.ones(5, 8), torch.zeros(5, 8)), q)  # angle 0: identity
+
+
+def test_multi_scale_deformable_attention_fallback_shapes():
+    torch, ns = _fallback("ms_deform_attn")
+    shapes = [(4, 4), (2, 2)]
+    value = torch.randn(1, sum(h * w for h, w in shapes), 2, 4)  # (N, S, M, D)
+    out = ns["ms_deform_attn"](value, shapes, torch.rand(1, 5, 2, 2, 3, 2), torch.rand(1, 5, 2, 2, 3))
+    assert out.shape == (1, 5, 8)
