@@ -781,8 +781,13 @@ class _Resolver(cst.CSTVisitor):
 
     def _note_literal(self, node: cst.BaseExpression, context: Union[str, Callable[[], str]],
                       confidence: Confidence = Confidence.HEURISTIC) -> None:
-        """Remember where a string literal sits, for the message if it turns out to be a device or backend."""
-        if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) \
+        """Remember where a string literal sits, for the message if it turns out to be a device or backend.
+
+        Both branches of a conditional share its place: ``device = "cuda" if ok else "cpu"`` assigns either."""
+        if isinstance(node, cst.IfExp):
+            self._note_literal(node.body, context, confidence)
+            self._note_literal(node.orelse, context, confidence)
+        elif isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) \
                 and id(node) not in self.literal_context:
             self.literal_context[id(node)] = (context, confidence)
 

@@ -76,6 +76,11 @@ CASES = [
         {"cann": "import torch\nimport torch_npu\ny = torch.ones(2).to('npu').npu(torch.device('npu', 0))\n",
          "neuware": "import torch\nimport torch_mlu\ny = torch.ones(2).to('mlu').mlu(torch.device('mlu', 0))\n"},
         id="nested-edits-compose"),
+    pytest.param(
+        "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+        {"cann": "import torch\nimport torch_npu\ndevice = 'npu' if torch_npu.npu.is_available() else 'cpu'\n",
+         "neuware": "import torch\nimport torch_mlu\ndevice = 'mlu' if torch.mlu.is_available() else 'cpu'\n"},
+        id="conditional-device"),
 ]
 
 
@@ -103,6 +108,12 @@ def test_kunlun_needs_no_mechanical_rewrite(tmp_path):
     write_tree(tmp_path, {"t.py": "import torch\ntorch.cuda.synchronize()\n"})
     result = CliRunner().invoke(main, ["fix", str(tmp_path), "--target", "kunlun", "--no-cache"])
     assert result.exit_code == 0 and "keeps CUDA spellings" in result.output
+
+
+def test_a_cuda_string_with_no_known_role_waits_for_unsafe(tmp_path):
+    code = "import torch\nTIMINGS = {'cuda': 0.0, 'cpu': 0.0}\n"  # a label, maybe: not rewritten by default
+    assert _fixed(tmp_path, code, "cann") == code
+    assert "{'npu': 0.0" in _fixed(tmp_path / "u", code, "cann", unsafe=True)
 
 
 def test_unsafe_rewrites_wait_for_the_flag(tmp_path):

@@ -120,6 +120,10 @@ class DeviceString(Rule):
         verdicts = per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet))
         if usage.context:
             verdicts = {k: replace(v, message=f"{v.message} ({usage.context})") for k, v in verdicts.items()}
+        if usage.context in (None, "expression"):
+            # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
+            # elsewhere looks up, so `fix` applies it only with --unsafe
+            verdicts = {k: replace(v, fixable=False) for k, v in verdicts.items()}
         return verdicts
 
 
