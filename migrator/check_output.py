@@ -35,4 +35,14 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
         out.write(f"migrator: wrote {result.baseline_written} findings to the baseline\n")
     elif result.failing or result.fixed or result.errors or (report_unused and result.unused_suppressions):
         out.write(f"migrator: {len(result.failing)} new, {len(result.baselined)} in baseline, "
-                  f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed\n")
+                  f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed{_fix_hint(result)}\n")
+
+
+def _fix_hint(result: CheckResult) -> str:
+    """'; 3 can be fixed with `migrator fix --target cann`' for the targets where new findings have exact edits."""
+    counts = {}
+    for finding in result.failing:
+        for target, verdict in finding.verdicts.items():
+            if verdict.fixable and verdict.edit is not None:
+                counts[target] = counts.get(target, 0) + 1
+    return "".join(f"; {n} can be fixed with `migrator fix PATH --target {t}`" for t, n in sorted(counts.items()))

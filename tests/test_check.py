@@ -40,7 +40,8 @@ def test_findings_fail_with_linter_lines(repo):
     lines = result.output.splitlines()
     assert lines[0].startswith("train.py:6:5: collective-backend [cann:rewrite] collective backend 'nccl'")
     assert lines[1].startswith("train.py:10:12: device-move [cann:rewrite]")
-    assert lines[-1] == "migrator: 2 new, 0 in baseline, 0 suppressed, 0 fixed"
+    assert lines[-1] == ("migrator: 2 new, 0 in baseline, 0 suppressed, 0 fixed; "
+                         "2 can be fixed with `migrator fix PATH --target cann`")
 
 
 def test_clean_file_is_quiet(repo):
