@@ -58,6 +58,7 @@ def test_blockers_show_call_paths_and_diffs(example_report):
     assert "train.&lt;main&gt;</code> → <code>train.main</code>" in page
     assert '<span class="d-del">-            torch.cuda.synchronize()</span>' in page
     assert '<span class="d-add">+            torch_npu.npu.synchronize()</span>' in page
+    assert "@@ -2 +2 @@ cell 3" in page  # notebook blockers get their cell's code and diff too
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

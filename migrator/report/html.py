@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from ..data import data_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
+from ..sources.notebook import read_notebook_cells
 
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
@@ -100,7 +101,8 @@ def _diff(finding: Finding, target: str, sources: "_SourceLines", plugin: Option
         return [("note", verdict.suggestion)]
     new = line[:span.col] + verdict.suggestion + line[span.end_col:]
     lines = [("file", f"--- a/{finding.path}"), ("file", f"+++ b/{finding.path}"),
-             ("hunk", f"@@ -{span.line} +{span.line} @@"), ("del", f"-{line}"), ("add", f"+{new}")]
+             ("hunk", f"@@ -{span.line} +{span.line} @@" + (f" cell {span.cell}" if span.cell is not None else "")),
+             ("del", f"-{line}"), ("add", f"+{new}")]
     if plugin and plugin not in (sources.text(finding.path) or ""):
         lines.append(("note", f"and once per file, after `import torch`: {plugin}"))
     if not verdict.fixable:
@@ -164,39 +166,47 @@ def _custom_op(op, report: Report) -> Dict[str, Any]:
 
 
 class _SourceLines:
-    """Lines of the scanned files, read on demand for context (missing files just give no context)."""
+    """Lines of the scanned files (a notebook's per cell), read on demand for context; a file that cannot be
+    read just gives no context."""
 
     def __init__(self, root: Path):
         self.root = root if root.is_dir() else root.parent
-        self.cache: Dict[str, Optional[List[str]]] = {}
+        self.cache: Dict[Tuple[str, Optional[int]], Optional[List[str]]] = {}
         self._raw: Dict[str, str] = {}
 
-    def _lines(self, rel: str) -> Optional[List[str]]:
-        if rel not in self.cache:
-            try:
-                path = (self.root / rel).resolve()
-                text = path.read_text(encoding="utf-8", errors="replace") if path.suffix != ".ipynb" else None
-                self.cache[rel] = text.splitlines() if text is not None and len(text) < 2_000_000 else None
-                if self.cache[rel] is not None:
-                    self._raw[rel] = text  # type: ignore[assignment]
-            except OSError:
-                self.cache[rel] = None
-        return self.cache[rel]
+    def _lines(self, rel: str, cell: Optional[int] = None) -> Optional[List[str]]:
+        key = (rel, cell if rel.endswith(".ipynb") else None)
+        if key not in self.cache:
+            self.cache[key] = self._read(rel, key[1])
+        return self.cache[key]
+
+    def _read(self, rel: str, cell: Optional[int]) -> Optional[List[str]]:
+        try:
+            text = (self.root / rel).resolve().read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        if len(text) >= 2_000_000:
+            return None
+        if rel.endswith(".ipynb"):
+            cells = dict(read_notebook_cells(text) or [])
+            return cells[cell].splitlines() if cell in cells else None
+        self._raw[rel] = text
+        return text.splitlines()
 
     def text(self, rel: str) -> Optional[str]:
-        lines = self._lines(rel)
-        return None if lines is None else self._raw[rel]
+        """A whole file's text (plain source files only)."""
+        return self._raw.get(rel) if self._lines(rel) is not None else None
 
     def line(self, finding: Finding) -> Optional[str]:
-        lines = self._lines(finding.path)
-        if lines is None or finding.span.cell is not None or not finding.span.line or finding.span.line > len(lines):
+        lines = self._lines(finding.path, finding.span.cell)
+        if lines is None or not finding.span.line or finding.span.line > len(lines):
             return None
         return lines[finding.span.line - 1]
 
     def around(self, finding: Finding) -> List[Tuple[int, str, bool]]:
-        lines = self._lines(finding.path)
+        lines = self._lines(finding.path, finding.span.cell)
         line = finding.span.line
-        if lines is None or finding.span.cell is not None or not line or line > len(lines):
+        if lines is None or not line or line > len(lines):
             return []
         lo, hi = max(1, line - _CONTEXT_LINES), min(len(lines), line + _CONTEXT_LINES)
         return [(n, lines[n - 1], n == line) for n in range(lo, hi + 1)]
