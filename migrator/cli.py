@@ -215,7 +215,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 
     from .cache import open_cache
     from .graph import graph_document, reach, to_dot
-    from .model import STATUS_SEVERITY
+    from .report.wording import worst_status
     from .scan import scan_with_graph
 
     report, project = scan_with_graph(path, _targets(targets), progress=_progress_bar(),
@@ -224,8 +224,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
     by_node: Dict[str, Counter] = defaultdict(Counter)
     for finding in report.findings:
         if finding.id in nodes and finding.verdicts:
-            worst = min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index)
-            by_node[nodes[finding.id]][worst.value] += 1
+            by_node[nodes[finding.id]][worst_status(finding).value] += 1
     document = graph_document(project, reach(project), by_node)
     text = to_dot(document) if fmt == "dot" else json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     if output is not None:

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from ..data import data_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 from ..sources.notebook import read_notebook_cells
+from .wording import reach_text, worst_status
 
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
@@ -45,7 +46,7 @@ def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
     sources = _SourceLines(Path(report.root))
     targets = [_target(t, by_id, sources) for t in report.targets]
-    findings = [_finding(f, report) for f in report.findings]
+    findings = [_finding(f) for f in report.findings]
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
@@ -67,12 +68,13 @@ def _view(report: Report) -> Dict[str, Any]:
 
 
 def _target(target: TargetSummary, by_id: Mapping[str, Finding], sources: "_SourceLines") -> Dict[str, Any]:
-    total = sum(target.counts.values()) or 1
+    total = sum(target.counts.values())
     bar = [{"status": s, "count": target.counts.get(s, 0), "pct": round(100.0 * target.counts.get(s, 0) / total, 2)}
            for s in STATUS_ORDER if target.counts.get(s, 0)]
     blockers = [_blocker(b, target, by_id, sources) for b in target.blockers[:_BLOCKERS_SHOWN]]
-    judged = sum(target.counts.values()) - target.counts.get("unknown", 0)
-    return {"summary": target, "bar": bar, "blockers": blockers, "judged": judged, "total": sum(target.counts.values()), "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
+    return {"summary": target, "bar": bar, "blockers": blockers, "total": total,
+            "judged": total - target.counts.get("unknown", 0),
+            "more_blockers": max(0, len(target.blockers) - _BLOCKERS_SHOWN),
             "effort": target.effort, "inputs": target.effort.get("readiness_inputs", {})}
 
 
@@ -83,7 +85,8 @@ def _blocker(blocker: Blocker, summary: TargetSummary, by_id: Mapping[str, Findi
     first = next((m for m in members if m.path == blocker.path_of_first and m.span.line == blocker.line_of_first),
                  members[0] if members else None)
     context = sources.around(first) if first is not None else []
-    return {"blocker": blocker, "where": [_where(m) for m in members[:12]], "more_where": max(0, len(members) - 12),
+    return {"blocker": blocker, "reach": reach_text(blocker),
+            "where": [_where(m) for m in members[:12]], "more_where": max(0, len(members) - 12),
             "context": context, "diff": _diff(first, target, sources, plugin) if first is not None else []}
 
 
@@ -124,11 +127,10 @@ def _where(finding: Finding) -> str:
     return f"{finding.path}:{finding.span.line}" if finding.span.line else finding.path
 
 
-def _finding(finding: Finding, report: Report) -> Dict[str, Any]:
-    worst = min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
-    return {"f": finding, "where": _where(finding), "worst": worst.value,
+def _finding(finding: Finding) -> Dict[str, Any]:
+    return {"f": finding, "where": _where(finding), "worst": worst_status(finding).value,
             "statuses": " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items()),
-            "verdicts": [(t, v) for t, v in finding.verdicts.items()]}
+            "verdicts": list(finding.verdicts.items())}
 
 
 def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:

@@ -9,12 +9,11 @@ from typing import Any, Dict, List, TextIO
 from .. import __version__
 from ..model import Finding, Report, Status
 from ..rules import ALL_RULES
+from .wording import worst_status
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Status.UNSUPPORTED: "error", Status.PORT: "error", Status.REWRITE: "warning", Status.FALLBACK: "note",
           Status.UNKNOWN: "note", Status.PARTIAL: "note", Status.SUPPORTED: "none"}
-_ORDER = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE, Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL,
-          Status.SUPPORTED)
 
 
 def to_dict(report: Report) -> Dict[str, Any]:
@@ -46,7 +45,7 @@ def _rule(rule) -> Dict[str, Any]:
 
 
 def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) -> Dict[str, Any]:
-    worst = min((v.status for v in finding.verdicts.values()), key=_ORDER.index, default=Status.UNKNOWN)
+    worst = worst_status(finding)
     verdict = next(v for v in finding.verdicts.values() if v.status == worst) if finding.verdicts else None
     summary = "; ".join(f"{t}: {v.status.value}" for t, v in finding.verdicts.items())
     result: Dict[str, Any] = {

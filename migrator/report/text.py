@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Dict, List, TextIO
 
-from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status
+from ..model import STATUS_SEVERITY, FileStatus, Finding, Report, Status
+from .wording import reach_text, worst_status
 
 _TOP = 8
 
@@ -21,7 +22,7 @@ def render(report: Report, out: TextIO) -> None:
         out.write(f"  {counts or 'nothing to judge'}\n")
         for blocker in target.blockers[:_TOP]:
             where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
-            out.write(f"  {blocker.status.value:<11} {blocker.title}  ({_reach(blocker)}; {where})\n"
+            out.write(f"  {blocker.status.value:<11} {blocker.title}  ({reach_text(blocker)}; {where})\n"
                       f"              {blocker.message}\n")
         if len(target.blockers) > _TOP:
             out.write(f"  ... {len(target.blockers) - _TOP} more blockers\n")
@@ -39,10 +40,10 @@ def render(report: Report, out: TextIO) -> None:
     for finding in report.findings:
         by_file[finding.path].append(finding)
     for path in sorted(by_file):
-        shown = [f for f in by_file[path] if _worst(f) != Status.SUPPORTED]
+        shown = [f for f in by_file[path] if worst_status(f) != Status.SUPPORTED]
         hidden = len(by_file[path]) - len(shown)
         out.write(f"{path}\n")
-        for finding in sorted(shown, key=lambda f: (STATUS_SEVERITY.index(_worst(f)), f.span.cell or 0,
+        for finding in sorted(shown, key=lambda f: (STATUS_SEVERITY.index(worst_status(f)), f.span.cell or 0,
                                                      f.span.line or 0)):
             statuses = " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items())
             out.write(f"  {_position(finding)}  {finding.rule}  {finding.api}  [{statuses}]\n")
@@ -53,18 +54,6 @@ def render(report: Report, out: TextIO) -> None:
         out.write("\nFiles not (fully) scanned:\n")
         for result in errors:
             out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
-
-
-def _reach(blocker: Blocker) -> str:
-    if blocker.reachable is False:
-        return "not on the training path"
-    if blocker.entries:
-        return f"{blocker.entries} entry point{'s' if blocker.entries > 1 else ''}, {blocker.paths} path{'s' if blocker.paths > 1 else ''}"
-    return "every run" if blocker.reachable else "reach not judged"
-
-
-def _worst(finding: Finding) -> Status:
-    return min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
 
 
 def _position(finding: Finding) -> str:

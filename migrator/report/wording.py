@@ -1,0 +1,19 @@
+"""What every view says the same way: a finding's worst status, and how a blocker is reached."""
+
+from __future__ import annotations
+
+from ..model import STATUS_SEVERITY, Blocker, Finding, Status
+
+
+def worst_status(finding: Finding) -> Status:
+    """The most severe of a finding's per-target statuses (``unknown`` when it has no verdict)."""
+    return min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
+
+
+def reach_text(blocker: Blocker) -> str:
+    if blocker.reachable is False:
+        return "not on the training path"
+    if blocker.entries:
+        return (f"{blocker.entries} entry point{'s' if blocker.entries > 1 else ''}, "
+                f"{blocker.paths} path{'s' if blocker.paths > 1 else ''}")
+    return "every run (launch environment)" if blocker.reachable else "reach not judged"
