@@ -61,6 +61,11 @@ class Discovery:
     skipped: Tuple[FileResult, ...]
 
 
+def base_dir(root: Path) -> Path:
+    """The folder every ``SourceFile.rel`` of a scan of ``root`` is relative to (a file's own folder)."""
+    return root if root.is_dir() else root.parent
+
+
 def discover(root: Path) -> Discovery:
     """Walk ``root`` (a folder or one file) and classify what migrator can read."""
     root = Path(root)

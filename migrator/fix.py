@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .discover import base_dir
 from .maps.load import TargetMap
 from .model import Edit, Report, Span
 from .sources.notebook import python_lines
@@ -110,7 +111,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, L
 
 
 def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False) -> FixReport:
-    base = root if root.is_dir() else root.parent
+    base = base_dir(root)
     planned, not_offered = plan(report, target.id, unsafe)
     files = []
     for rel, edits in sorted(planned.items()):
@@ -140,7 +141,7 @@ def fix_text(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Op
 
 def write_fixes(root: Path, fixes: Sequence[FileFix]) -> None:
     """Replace each changed file atomically (temporary file in the same folder, then ``os.replace``)."""
-    base = root if root.is_dir() else root.parent
+    base = base_dir(root)
     for fix in fixes:
         if fix.new is None:
             continue
@@ -160,7 +161,7 @@ def write_fixes(root: Path, fixes: Sequence[FileFix]) -> None:
 
 def dirty_files(root: Path) -> Optional[List[str]]:
     """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree."""
-    base = root if root.is_dir() else root.parent
+    base = base_dir(root)
     try:
         inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=base, capture_output=True,
                                 text=True, timeout=30)
@@ -175,7 +176,7 @@ def dirty_files(root: Path) -> Optional[List[str]]:
 
 def _inside(path: Path, root: Path) -> bool:
     try:
-        path.resolve().relative_to(root.resolve() if root.is_dir() else root.resolve().parent)
+        path.resolve().relative_to(base_dir(root.resolve()))
     except ValueError:
         return False
     return path.resolve() == root.resolve() or root.is_dir()

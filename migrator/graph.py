@@ -33,6 +33,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
+from .discover import base_dir
 from .maps.load import tensor_methods
 from .model import (Call, CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
 from .resolve import module_name_for
@@ -368,7 +369,7 @@ def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]]
 
 
 def _console_scripts(root: Path) -> List[Tuple[str, str]]:
-    base = root if root.is_dir() else root.parent
+    base = base_dir(root)
     found: List[Tuple[str, str]] = []
     pyproject = base / "pyproject.toml"
     if pyproject.is_file() and tomllib is not None:

@@ -15,6 +15,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from ..data import data_dir
+from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 from ..sources.notebook import read_notebook_cells
 from .wording import reach_text, worst_status
@@ -172,7 +173,7 @@ class _SourceLines:
     read just gives no context."""
 
     def __init__(self, root: Path):
-        self.root = root if root.is_dir() else root.parent
+        self.root = base_dir(root)
         self.cache: Dict[Tuple[str, Optional[int]], Optional[List[str]]] = {}
         self._raw: Dict[str, str] = {}
 
