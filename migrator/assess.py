@@ -17,13 +17,14 @@ Effort is a planner's estimate in buckets, each with its assumption written next
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap
 from .inventory import OpMembership
-from .model import Blocker, CustomOp, Finding, NodeReach, Status, TargetSummary, Verdict
+from .model import Blocker, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
+#: Path counts are capped: beyond this a number stops meaning anything to a reader.
+PATHS_CAP = 10**6
 WEIGHTS = {"automatic": 1, "manual": 3, "port": 25, "unsupported": 25}
 READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported)); "
                      "runs = supported + partial + fallback findings, automatic/manual = rewrite findings, "
@@ -53,15 +54,10 @@ EFFORT_ASSUMPTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class _Group:
-    key: str
-    title: str
-
-
 def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Sequence[CustomOp],
-           reach: Optional[Mapping[str, NodeReach]] = None,
+           plans: Sequence[OpPlan] = (), reach: Optional[Mapping[str, NodeReach]] = None,
            finding_nodes: Optional[Mapping[str, str]] = None) -> Tuple[TargetSummary, ...]:
+    """``plans`` say how much of each custom op a target must port (the rest has a vendor call)."""
     reach = reach or {}
     finding_nodes = finding_nodes or {}
     judged_by_reach = any(f.reachable is not None for f in findings)
@@ -69,19 +65,21 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
     op_of = OpMembership(ops)
     summaries = []
     for target in targets:
+        # CUDA lines to port per op on this target: the plan's (kernels a vendor call replaces are not ported)
+        port_lines = {op.name: op.kernel_lines for op in ops}
+        port_lines.update({p.op: p.port.kernel_lines for p in plans if p.target == target.id and p.port})
         counts = _counts(findings, target.id)
         path_counts = _counts(on_path, target.id)
         automatic = sum(1 for f in on_path if _verdict(f, target.id, Status.REWRITE) and f.verdicts[target.id].fixable)
         manual = path_counts[Status.REWRITE.value] - automatic
         runs = sum(path_counts[s.value] for s in _RUNS)
-        blockers = _blockers(findings, target.id, ops, op_of, reach, finding_nodes)
-        ports = sum(1 for b in blockers if b.status == Status.PORT and (b.reachable is not False or not judged_by_reach))
-        unsupported = sum(1 for b in blockers
-                          if b.status == Status.UNSUPPORTED and (b.reachable is not False or not judged_by_reach))
+        blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
+        ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
+        unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
         blocked = (WEIGHTS["automatic"] * automatic + WEIGHTS["manual"] * manual
                    + WEIGHTS["port"] * ports + WEIGHTS["unsupported"] * unsupported)
         readiness = round(100.0 * runs / (runs + blocked), 1) if runs + blocked else 100.0
-        effort = _effort(on_path, target.id, ops, op_of, automatic, manual)
+        effort = _effort(on_path, target.id, len(ops), port_lines, op_of, automatic, manual)
         effort["readiness_inputs"] = {"runs": runs, "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
                                       "on_training_path": len(on_path), "all": len(findings),
@@ -106,11 +104,12 @@ def _verdict(finding: Finding, target: str, status: Status) -> bool:
     return verdict is not None and verdict.status == status
 
 
-def op_port_hours(op: CustomOp) -> float:
-    return HOURS_PER_DAY * (PORT_BASE_DAYS + op.kernel_lines / PORT_LINES_PER_DAY)
+def port_days(kernel_lines: int) -> float:
+    """Days to port a custom op whose CUDA kernels have ``kernel_lines`` lines (see EFFORT_ASSUMPTIONS)."""
+    return PORT_BASE_DAYS + kernel_lines / PORT_LINES_PER_DAY
 
 
-def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
+def _effort(findings: Sequence[Finding], target: str, op_count: int, port_lines: Mapping[str, int],
             op_of: OpMembership, automatic: int, manual: int) -> Dict[str, object]:
     distinct: Dict[str, set] = defaultdict(set)
     ported_ops, replaced_ops, libraries, triton = set(), set(), set(), set()
@@ -133,7 +132,7 @@ def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
                 triton.add(finding.api)
             else:
                 libraries.add(finding.api.split(".")[0].split(":")[-1])
-    port_hours = sum(op_port_hours(op) for op in ops if op.name in ported_ops)
+    port_hours = HOURS_PER_DAY * sum(port_days(port_lines[op]) for op in ported_ops)
     buckets = [
         _bucket("automatic fix", automatic, HOURS["automatic"] * automatic, "minutes"),
         _bucket("manual rewrite", manual, HOURS["manual"] * manual, "hours"),
@@ -151,8 +150,8 @@ def _effort(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         "automatic_rewrites": automatic,
         "manual_rewrites": manual,
         "ports": sum(1 for f in findings if _verdict(f, target, Status.PORT)),
-        "custom_ops": len(ops),
-        "kernel_lines_to_port": sum(op.kernel_lines for op in ops if op.name in ported_ops),
+        "custom_ops": op_count,
+        "kernel_lines_to_port": sum(port_lines[op] for op in ported_ops),
         "buckets": buckets,
         "total_hours": round(total, 1),
         "total_days": round(total / HOURS_PER_DAY, 1),
@@ -165,7 +164,7 @@ def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]
     return {"name": name, "count": count, "hours": round(hours, 2), "unit": unit}
 
 
-def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
+def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str, int],
               op_of: OpMembership, reach: Mapping[str, NodeReach],
               finding_nodes: Mapping[str, str]) -> Tuple[Blocker, ...]:
     """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then effort."""
@@ -179,7 +178,6 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         key = f"custom-op:{op}" if op else f"{finding.rule}:{finding.api}"
         groups[key].append(finding)
         titles[key] = f"custom operator {op}" if op else finding.api
-    op_by_name = {op.name: op for op in ops}
     blockers = []
     for key, members in groups.items():
         verdicts = [m.verdicts[target] for m in members]
@@ -187,10 +185,10 @@ def _blockers(findings: Sequence[Finding], target: str, ops: Sequence[CustomOp],
         reaches = [reach[finding_nodes[m.id]] for m in members if m.id in finding_nodes and finding_nodes[m.id] in reach]
         # the best-reached place, preferring code that runs in a function over a module's import-time body
         best = max(reaches, key=lambda r: (r.entries, r.kind not in ("module", "main"), r.paths), default=None)
-        paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), 10**6)
-        op = op_by_name.get(key.split(":", 1)[1]) if key.startswith("custom-op:") else None
+        paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), PATHS_CAP)
+        op = key.split(":", 1)[1] if key.startswith("custom-op:") else None
         if op is not None:
-            hours = op_port_hours(op) if status == Status.PORT else HOURS["op_replacement"]
+            hours = HOURS_PER_DAY * port_days(port_lines[op]) if status == Status.PORT else HOURS["op_replacement"]
         else:
             hours = _finding_hours(verdicts, key.startswith("triton"))
         reachable = any(m.reachable for m in members) if any(m.reachable is not None for m in members) else None

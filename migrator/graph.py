@@ -33,6 +33,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
+from .assess import PATHS_CAP
 from .discover import base_dir
 from .maps.load import tensor_methods
 from .model import (Call, CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
@@ -48,8 +49,6 @@ else:  # pragma: no cover
 _ON_CONSTRUCT = ("__init__", "__post_init__", "forward", "__call__", "backward", "setup")
 #: A method name defined in more repo classes than this is too common to join by name alone.
 _MAX_NAME_CANDIDATES = 6
-#: Path counts are capped: beyond this a number stops meaning anything to a reader.
-PATHS_CAP = 10**6
 _SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|run_\w+)$")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 _CONSOLE_SCRIPT = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)(?::([\w.]+))?\s*["']""")

@@ -107,7 +107,7 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     plans = plan_custom_ops(ops, targets)
     findings = apply_plans(findings, ops, plans)
     if not call_graph:
-        return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops),
+        return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans), None
     from .graph import build_graph, call_paths, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
@@ -116,7 +116,7 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     marked, nodes = mark_reachable(project, reached, findings, ops)
     summary = summarise(project, reached, nodes)
     summaries = tuple(_with_call_paths(project, t, call_paths)
-                      for t in assess(targets, marked, ops, summary.reach, summary.finding_nodes))
+                      for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),

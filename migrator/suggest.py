@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .assess import op_port_hours
+from .assess import port_days
 from .maps.load import OpFamily, TargetMap, op_families
 from .inventory import OpMembership
 from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
@@ -30,7 +30,13 @@ BUILD_CHANGE = {
 DEVICE_NAME = {"cann": "npu", "neuware": "mlu", "kunlun": "xpu"}
 _KEY_NOTE = {"kunlun": "// torch_xmlir presents Kunlunxin as CUDA; the dispatch key its extensions use is not in the public data"}
 SOURCE = "custom_op_families.yaml"
-_GENERIC = re.compile(r"^(forward|backward|fwd|bwd|run|apply|compute|launch|op|impl|main|cuda)$")
+#: Words that say nothing about what a function computes (``forward``, ``fwd_kernel``, ``backward_cuda``).
+_GENERIC_WORDS = frozenset({"forward", "backward", "fwd", "bwd", "run", "apply", "compute", "launch", "op", "impl",
+                            "main", "cuda", "kernel", "gpu", "cpu", "grad", "cu", "launcher", "func", "fn"})
+
+
+def _is_generic(name: str) -> bool:
+    return all(word in _GENERIC_WORDS for word in re.split(r"[_\W]+", name.lower()) if word)
 
 
 def plan_custom_ops(ops: Sequence[CustomOp], targets: Sequence[TargetMap]) -> Tuple[OpPlan, ...]:
@@ -40,25 +46,26 @@ def plan_custom_ops(ops: Sequence[CustomOp], targets: Sequence[TargetMap]) -> Tu
 
 def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
     default = _op_family(op, families)
-    units = _units(op)
     by_family: Dict[str, List[str]] = {}
-    uncovered: List[str] = []
+    uncovered: List[Tuple[str, Optional[OpFamily]]] = []  # functions with no route, and the family they are
     family_by_name = {f.name: f for f in families}
-    for unit, names in units:
-        family = _match(names, families) or default
+    for unit, names in _units(op):
+        family = _family_of(names, families, default)
         if family is None or not (target in family.targets or family.pytorch):
-            uncovered.append(unit)
+            uncovered.append((unit, family))
         else:
             by_family.setdefault(family.name, []).append(unit)
     routes = tuple(_route(family_by_name[name], target, tuple(covered)) for name, covered in sorted(by_family.items()))
     vendor_families = {r.family for r in routes if r.level == "vendor"}
+    kernel_family = {k.name: _family_of([k.name], families, default) for k in op.kernels}
     port_kernels = tuple(k for k in op.kernels
-                         if (_match([k.name], families) or default) is None
-                         or (_match([k.name], families) or default).name not in vendor_families)
-    port = _port_plan(op, target, port_kernels, uncovered, families, default) if port_kernels or uncovered else None
+                         if kernel_family[k.name] is None or kernel_family[k.name].name not in vendor_families)
+    names_uncovered = [unit for unit, _ in uncovered]
+    port = _port_plan(op, target, port_kernels, names_uncovered, kernel_family) if port_kernels or uncovered \
+        else None
     status = Status.PORT if uncovered or not routes else Status.REWRITE
     return OpPlan(op=op.name, target=target, status=status, summary=_summary(op, target, routes, uncovered, port),
-                  routes=routes, port=port, uncovered=tuple(uncovered))
+                  routes=routes, port=port, uncovered=tuple(names_uncovered))
 
 
 def _units(op: CustomOp) -> List[Tuple[str, List[str]]]:
@@ -79,9 +86,18 @@ def _units(op: CustomOp) -> List[Tuple[str, List[str]]]:
 
 def _match(names: Iterable[str], families: Sequence[OpFamily]) -> Optional[OpFamily]:
     for family in families:
-        if any(not _GENERIC.match(n.lower()) and family.matches(n) for n in names if n):
+        if any(not _is_generic(n) and family.matches(n) for n in names if n):
             return family
     return None
+
+
+def _family_of(names: Sequence[str], families: Sequence[OpFamily], default: Optional[OpFamily]) -> Optional[OpFamily]:
+    """A function's family by its own names; the op's family only when those names say nothing themselves
+    (``forward`` of ``_fused_rmsnorm``), never for a named function the families do not know (``prefix_scan``)."""
+    found = _match(names, families)
+    if found is None and all(_is_generic(n) for n in names if n):
+        return default
+    return found
 
 
 def _op_family(op: CustomOp, families: Sequence[OpFamily]) -> Optional[OpFamily]:
@@ -102,28 +118,20 @@ def _route(family: OpFamily, target: str, covers: Tuple[str, ...]) -> OpRoute:
 
 
 def _port_plan(op: CustomOp, target: str, kernels: Sequence[Kernel], uncovered: Sequence[str],
-               families: Sequence[OpFamily], default: Optional[OpFamily]) -> PortPlan:
+               kernel_family: Mapping[str, Optional[OpFamily]]) -> PortPlan:
     lines = sum(k.lines for k in kernels)
-    hints = []
-    involved = {}
-    for kernel in kernels:
-        family = _match([kernel.name], families) or default
-        if family is not None:
-            involved[family.name] = family
-    for family in involved.values():
-        hint = family.kernel_hints.get(target)
-        if hint:
-            hints.append(f"{family.what}: the {target} kernel library has `{hint[0]}` ({hint[1]}, substitute "
-                         "evidence): call it from the port rather than writing the kernel")
+    involved = {family.name: family for family in (kernel_family[k.name] for k in kernels) if family is not None}
+    hints = [f"{family.what}: the {target} kernel library has `{hint[0]}` ({hint[1]}, substitute evidence): call it "
+             "from the port rather than writing the kernel"
+             for family in involved.values() for hint in [family.kernel_hints.get(target)] if hint]
     registrations = [r for r in op.registrations if r.name in uncovered] or list(op.registrations)
     return PortPlan(language=KERNEL_LANGUAGE.get(target, "the target's kernel language"), kernels=tuple(kernels),
                     kernel_lines=lines, registration=registration_skeleton(op, target, registrations),
-                    build=BUILD_CHANGE.get(target, ""), days=round(op_port_hours(
-                        replace(op, kernel_lines=lines)) / 8.0, 1), hints=tuple(sorted(hints)))
+                    build=BUILD_CHANGE.get(target, ""), days=round(port_days(lines), 1), hints=tuple(sorted(hints)))
 
 
-def _summary(op: CustomOp, target: str, routes: Sequence[OpRoute], uncovered: Sequence[str],
-             port: Optional[PortPlan]) -> str:
+def _summary(op: CustomOp, target: str, routes: Sequence[OpRoute],
+             uncovered: Sequence[Tuple[str, Optional[OpFamily]]], port: Optional[PortPlan]) -> str:
     parts = []
     for route in routes:
         covers = ", ".join(route.covers)
@@ -131,8 +139,13 @@ def _summary(op: CustomOp, target: str, routes: Sequence[OpRoute], uncovered: Se
             parts.append(f"{covers}: {route.what}, use `{route.call}` ({route.source})")
         else:
             parts.append(f"{covers}: {route.what}, no {target} equivalent in the data; the PyTorch fallback runs it")
-    if uncovered:
-        parts.append(f"{', '.join(uncovered)}: no known family; port")
+    unknown = [unit for unit, family in uncovered if family is None]
+    if unknown:
+        parts.append(f"{', '.join(unknown)}: no known family; port")
+    for unit, family in uncovered:
+        if family is not None:
+            parts.append(f"{unit}: {family.what}, but neither a {target} equivalent in the data nor a PyTorch "
+                         "fallback; port")
     if port is not None and port.kernels:
         parts.append(f"kernels to write in {port.language}: {len(port.kernels)} ({port.kernel_lines} lines, "
                      f"~{port.days} days)")

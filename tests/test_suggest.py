@@ -208,6 +208,8 @@ def test_family_route_per_target(function, target, level, call):
 def test_a_family_with_neither_a_vendor_call_nor_a_fallback_is_a_port():
     plan = plan_op(_op("fused_lamb"), "cann", op_families())  # LAMB: only Cambricon ships one
     assert plan.status == Status.PORT and plan.uncovered == ("fused_lamb",) and plan.port is not None
+    assert "fused LAMB optimizer step, but neither a cann equivalent" in plan.summary  # a known family, said so
+    assert "no known family" not in plan.summary
 
 
 def _fallback(name):
@@ -242,3 +244,23 @@ def test_multi_scale_deformable_attention_fallback_shapes():
     value = torch.randn(1, sum(h * w for h, w in shapes), 2, 4)  # (N, S, M, D)
     out = ns["ms_deform_attn"](value, shapes, torch.rand(1, 5, 2, 2, 3, 2), torch.rand(1, 5, 2, 2, 3))
     assert out.shape == (1, 5, 8)
+
+
+def test_effort_counts_only_the_kernels_left_to_port(tmp_path):
+    # one extension: an RMSNorm kernel (Ascend has npu_rms_norm) and a scan kernel (no family): only the scan
+    # kernel's lines are ported on cann, all of them on neuware (no MLU RMSNorm call: its kernel stays a port too)
+    write_tree(tmp_path, {
+        "setup.py": ("from torch.utils.cpp_extension import CUDAExtension\n"
+                     "ext = CUDAExtension('pkg._ops', ['ops.cu'])\n"),
+        "ops.cu": (RMS_KERNEL.replace("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"rms_norm\", &rms_norm, \"rms\"); }",
+                                      "")
+                   + KERNEL.replace("m.def(\"prefix_scan\", &prefix_scan, \"scan\");",
+                                    "m.def(\"prefix_scan\", &prefix_scan, \"scan\"); m.def(\"rms_norm\", &rms_norm, \"rms\");")),
+        "train.py": "from pkg import _ops\n\nif __name__ == '__main__':\n    _ops.prefix_scan(1, 0)\n",
+    })
+    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    op = report.custom_ops[0]
+    kernels = {k.name: k.lines for k in op.kernels}
+    cann, neuware = (t.effort for t in report.targets)
+    assert cann["kernel_lines_to_port"] == kernels["prefix_scan_kernel"]
+    assert neuware["kernel_lines_to_port"] == sum(kernels.values())
