@@ -35,6 +35,7 @@ import networkx as nx
 
 from .assess import PATHS_CAP
 from .discover import base_dir
+from .inventory import OpMembership
 from .maps.load import tensor_methods
 from .model import (Call, CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
 from .resolve import module_name_for
@@ -482,15 +483,13 @@ def mark_reachable(project: ProjectGraph, reached: Mapping[str, NodeReach], find
         if node is not None:
             nodes[finding.id] = node
         marked.append(replace(finding, reachable=_reachable(finding, node, reached)))
-    op_reached = {}
-    for op in ops:
-        sites = set(op.call_sites) | ({(op.build.path, op.build.span.line or 0)} if op.build else set())
-        op_reached[op.name] = any(f.reachable for f in marked if (f.path, f.span.line or 0) in sites)
-    op_of_file = {path: op.name for op in ops for path in op.files}
+    member = OpMembership(ops)
+    op_reached = {member.op_of(f) for f in marked if f.reachable and f.path.endswith((".py", ".ipynb"))}
     final = []
     for finding in marked:
-        if finding.path in op_of_file and not finding.path.endswith((".py", ".ipynb")):
-            finding = replace(finding, reachable=op_reached[op_of_file[finding.path]])
+        op = member.op_of(finding) if not finding.path.endswith((".py", ".ipynb")) else None
+        if op is not None:  # a kernel or registration: reached when its op's Python side is
+            finding = replace(finding, reachable=op in op_reached)
         final.append(finding)
     return tuple(final), nodes
 
