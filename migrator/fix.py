@@ -224,12 +224,19 @@ def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> O
 
 
 def _top_level_names(module: cst.Module) -> Dict[str, str]:
-    """Names bound by top-level ``import`` statements -> the module they name (``import torch as T``: T -> torch)."""
+    """Names bound by top-level imports -> what they name (``import torch as T``: T -> torch;
+    ``from torch import cuda``: cuda -> torch.cuda)."""
     bound: Dict[str, str] = {}
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative \
+                    and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    name = alias.asname.name if alias.asname else alias.name
+                    if isinstance(name, cst.Name):
+                        bound[name.value] = f"{_dotted(small.module)}.{_dotted(alias.name)}"
             if isinstance(small, cst.Import):
                 for alias in small.names:
                     dotted = _dotted(alias.name)
@@ -407,16 +414,17 @@ def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_firs
     applied: List[str] = []
     skipped: List[Skipped] = []
     plugin = import_first.split()[-1] if import_first else None
-    has_plugin = plugin is not None and any(_imports(_source(c), plugin) for c in cells if isinstance(c, dict))
-    torch_cell = next((i for i, c in enumerate(cells) if isinstance(c, dict) and c.get("cell_type") == "code"
-                       and _imports(_source(c), "torch")), None)
-    notebook_names: Dict[str, str] = {}
-    for index, source in ((i, _source(c)) for i, c in enumerate(cells)
-                          if isinstance(c, dict) and c.get("cell_type") == "code"):
-        try:
-            notebook_names.update(_top_level_names(cst.parse_module("\n".join(python_lines(source)[0]) + "\n")))
-        except cst.ParserSyntaxError:
-            continue
+    cell_names: Dict[int, Dict[str, str]] = {}  # per code cell: the names its top-level imports bind
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            try:
+                cell_names[index] = _top_level_names(cst.parse_module(
+                    "\n".join(python_lines(_source(cell))[0]) + "\n"))
+            except cst.ParserSyntaxError:
+                continue
+    notebook_names = {name: module for names in cell_names.values() for name, module in names.items()}
+    torch_cell = next((i for i, names in sorted(cell_names.items())
+                       if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
     changed = False
     for index, cell_edits in sorted(by_cell.items()):
         cell = cells[index] if 0 <= index < len(cells) else None
@@ -430,15 +438,15 @@ def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_firs
         applied.extend(done)
         skipped.extend(missed)
         if done:
-            cell["source"] = _cell_source(source, new.split("\n")[:len(blanked)], cell.get("source"))
+            cell["source"] = _cell_source(source, _merge_ipython(source, blanked, new.split("\n")), cell.get("source"))
             changed = True
-    if applied and plugin and not has_plugin:
+    if applied and plugin and plugin not in notebook_names:
         cell = cells[torch_cell if torch_cell is not None else min(by_cell)]
         source = _source(cell)
         blanked, _ = python_lines(source)
-        lines = _merge_ipython(source, blanked)
+        lines = _merge_ipython(source, blanked, blanked)
         lines.insert(_import_position("\n".join(blanked) + "\n"), import_first or "")
-        cell["source"] = _cell_source(source, lines, cell.get("source"), merged=True)
+        cell["source"] = _cell_source(source, lines, cell.get("source"))
         changed = True
     if not changed:
         return FileFix(rel, text, None, tuple(applied), tuple(skipped))
@@ -452,23 +460,14 @@ def _source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _imports(source: str, name: str) -> bool:
-    return any(line.strip().startswith((f"import {name}", f"from {name} ", f"from {name}.")) and
-               (line.strip()[len("import "):].split()[0].split(".")[0] == name or line.strip().startswith("from "))
-               for line in source.splitlines())
-
-
-def _merge_ipython(original: str, python: List[str]) -> List[str]:
-    """Python lines of a cell with its IPython lines (magics, shell escapes) put back where they were."""
-    original_lines = original.splitlines() or [""]
-    blanked, _ = python_lines(original)
+def _merge_ipython(original: str, blanked: List[str], python: List[str]) -> List[str]:
+    """Python lines of a cell with its IPython lines (magics, shell escapes, blanked in ``blanked``) put back."""
     return [orig if blank == "" and orig.strip() else new
-            for orig, blank, new in zip(original_lines, blanked, python)]
+            for orig, blank, new in zip(original.splitlines() or [""], blanked, python)]
 
 
-def _cell_source(original: str, python: List[str], raw: object, merged: bool = False) -> object:
+def _cell_source(original: str, lines: List[str], raw: object) -> object:
     """The new cell source, as a string or a list of lines like the notebook had it."""
-    lines = python if merged else _merge_ipython(original, python)
     text = "\n".join(lines) + ("\n" if original.endswith("\n") else "")
     return text.splitlines(keepends=True) if isinstance(raw, list) else text
 
