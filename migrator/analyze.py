@@ -19,8 +19,11 @@ from .sources.outline import outline_of
 from .sources.python import ParseFailure, decode_source, parse_python, python2_marker
 
 
-def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None) -> FileResult:
-    """Read, parse and resolve one file; with a cache, reuse the result for identical content."""
+def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True) -> FileResult:
+    """Read, parse and resolve one file; with a cache, reuse the result for identical content and store new ones.
+
+    ``look_up=False`` skips the cache read for a file the caller already found missing (``scan.analyze_all``).
+    """
     try:
         data = Path(source.path).read_bytes()
     except OSError as exc:
@@ -28,9 +31,10 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None) -> F
     if cache is None:
         return _analyze(source, data)
     key = cache.key(source.rel, source.kind.value, data)
-    cached = cache.get(key)
-    if cached is not None:
-        return replace(cached, file=source)
+    if look_up:
+        cached = _hit(cache, key, source)
+        if cached is not None:
+            return cached
     result = _analyze(source, data)
     cache.put(key, result)
     return result
@@ -42,7 +46,11 @@ def cached_result(source: SourceFile, cache: AnalysisCache) -> Optional[FileResu
         data = Path(source.path).read_bytes()
     except OSError:
         return None
-    cached = cache.get(cache.key(source.rel, source.kind.value, data))
+    return _hit(cache, cache.key(source.rel, source.kind.value, data), source)
+
+
+def _hit(cache: AnalysisCache, key: str, source: SourceFile) -> Optional[FileResult]:
+    cached = cache.get(key)
     return replace(cached, file=source) if cached is not None else None
 
 

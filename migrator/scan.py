@@ -148,7 +148,7 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     done = len(files) - len(todo)
     if progress and done:
         progress(done, len(files))
-    work = partial(analyze_file, cache=cache)
+    work = partial(analyze_file, cache=cache, look_up=False)  # the hits were taken above
     if jobs <= 1 or len(todo) < _POOL_THRESHOLD:
         computed = map(work, (files[i] for i in todo))
         pool = None
