@@ -85,9 +85,8 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     builder = _Builder({name: outline for name, (_, outline) in outlines.items()})
     builder.add_nodes({name: result.file.rel for name, (result, _) in outlines.items()})
     builder.add_edges()
-    entries = _entry_points(root, outlines, builder, extra_entries)
+    entries, unresolved = _entry_points(root, outlines, builder, extra_entries)
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
-    unresolved = tuple(spec for spec in extra_entries if builder.resolve(spec.replace(":", ".")) is None)
     return ProjectGraph(graph=builder.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved)
 
 
@@ -289,9 +288,8 @@ class _Builder:
                 return [cls] + self.methods(cls, "forward") + self.methods(cls, "backward")
         return [node] if node else []
 
-    def _dispatch(self, cls_name: str, name: str) -> List[str]:
-        cls = cls_name if cls_name in self.graph else None
-        if cls is None:
+    def _dispatch(self, cls: str, name: str) -> List[str]:
+        if cls not in self.graph:
             return []
         found = self.methods(cls, name)
         overrides = [f"{sub}.{name}" for sub in self._all_subclasses(cls) if f"{sub}.{name}" in self.graph]
@@ -333,7 +331,8 @@ class _Builder:
 
 
 def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]], builder: _Builder,
-                  extra: Sequence[str]) -> Tuple[EntryPoint, ...]:
+                  extra: Sequence[str]) -> Tuple[Tuple[EntryPoint, ...], Tuple[str, ...]]:
+    """The entry points, and the ``--entry`` specs that name nothing in the scanned code."""
     found: Dict[str, EntryPoint] = {}
 
     def add(node: Optional[str], kind: str, path: str, line: int) -> None:
@@ -353,24 +352,24 @@ def _entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]]
             add(f"{module}.{MAIN}", "main-block", rel, outline.main_lines[0])
         elif _SCRIPT_NAME.match(stem):
             add(module, "script-name", rel, 1)
-    for spec, where in _console_scripts(root):
-        module, _, func = spec.partition(":")
-        node = builder.resolve(f"{module}.{func}" if func else module)
+    def add_spec(spec: str, kind: str) -> bool:
+        """``pkg.mod:func`` (a console script, ``--entry``): added when it names a node."""
+        node = builder.resolve(spec.replace(":", "."))
         if node:
             data = builder.graph.nodes[node]
-            add(node, "console-script", data.get("path", where), data.get("line", 1))
-    for spec in extra:
-        module, _, func = spec.partition(":")
-        node = builder.resolve(f"{module}.{func}" if func else module)
-        if node:
-            data = builder.graph.nodes[node]
-            add(node, "cli", data.get("path", ""), data.get("line", 1))
-    return tuple(sorted(found.values(), key=lambda e: e.node))
+            add(node, kind, data.get("path", ""), data.get("line", 1))
+        return node is not None
+
+    for spec in _console_scripts(root):
+        add_spec(spec, "console-script")
+    unresolved = tuple(spec for spec in extra if not add_spec(spec, "cli"))
+    return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
 
 
-def _console_scripts(root: Path) -> List[Tuple[str, str]]:
+def _console_scripts(root: Path) -> List[str]:
+    """``module:function`` of every console script in pyproject.toml, setup.cfg and setup.py."""
     base = base_dir(root)
-    found: List[Tuple[str, str]] = []
+    found: List[str] = []
     pyproject = base / "pyproject.toml"
     if pyproject.is_file() and tomllib is not None:
         try:
@@ -381,7 +380,7 @@ def _console_scripts(root: Path) -> List[Tuple[str, str]]:
         for group in ("scripts", "gui-scripts"):
             for value in (project.get(group) or {}).values():
                 if isinstance(value, str):
-                    found.append((value.split("[")[0].strip(), "pyproject.toml"))
+                    found.append(value.split("[")[0].strip())
     setup_cfg = base / "setup.cfg"
     if setup_cfg.is_file():
         parser = configparser.ConfigParser()
@@ -392,7 +391,7 @@ def _console_scripts(root: Path) -> List[Tuple[str, str]]:
             text = ""
         for line in text.splitlines():
             if "=" in line:
-                found.append((line.split("=", 1)[1].split("[")[0].strip(), "setup.cfg"))
+                found.append(line.split("=", 1)[1].split("[")[0].strip())
     setup_py = base / "setup.py"
     if setup_py.is_file():
         try:
@@ -401,7 +400,7 @@ def _console_scripts(root: Path) -> List[Tuple[str, str]]:
             text = ""
         if "console_scripts" in text:
             for match in _CONSOLE_SCRIPT.finditer(text):
-                found.append((match.group(1) + (f":{match.group(2)}" if match.group(2) else ""), "setup.py"))
+                found.append(match.group(1) + (f":{match.group(2)}" if match.group(2) else ""))
     return found
 
 

@@ -77,14 +77,12 @@ class _OutlineReader:
                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                         if isinstance(target, ast.Name):
                             self.names.setdefault(target.id, f"{self.module}.{target.id}")
-            for field_name, value in ast.iter_fields(stmt):
+            for _, value in ast.iter_fields(stmt):
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                     self.read_body(value, scope, cls, local)
                 elif isinstance(value, list):
                     for item in value:
-                        if isinstance(item, ast.excepthandler):
-                            self.read_body(item.body, scope, cls, local)
-                        elif isinstance(item, ast.match_case):
+                        if isinstance(item, (ast.excepthandler, ast.match_case)):
                             self.read_body(item.body, scope, cls, local)
                         elif isinstance(item, ast.AST):
                             self._expressions(item, scope, cls, local)
