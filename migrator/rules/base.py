@@ -193,12 +193,15 @@ def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
     return None
 
 
-def string_edit(value: Value, old: str, new: str) -> Edit:
-    """Replace the literal where it is written: in the call itself, or where the constant it came through is set."""
-    kind = "fstring" if value.kind == "fstr" else "string"
-    if kind == "fstring":
-        old, new = "cuda", new.split(":")[0] if old.startswith("cuda") else new
-    return Edit(kind, old, new, at=value.origin if value.via else None)
+def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
+    """Replace a literal where it is written: in the call itself, or where the constant it came through is set.
+
+    An f-string's ``old``/``new`` are the words inside its text (``cuda`` -> ``npu`` in ``f"cuda:{rank}"``).
+    ``None`` when the value is not a literal, or came through a name with no known place.
+    """
+    if value.kind not in ("str", "fstr") or (value.via is not None and value.origin is None):
+        return None
+    return Edit("fstring" if value.kind == "fstr" else "string", old, new, at=value.origin if value.via else None)
 
 
 def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:
@@ -211,7 +214,7 @@ def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: s
     if value.kind == "fstr" and direct:
         suggestion = snippet.replace("cuda", target.device_to, 1)
     message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
-    edit = string_edit(value, text, new) if value.kind in ("str", "fstr") and (direct or value.origin) else None
+    edit = literal_edit(value, "cuda", target.device_to) if value.kind == "fstr" else literal_edit(value, text, new)
     return Verdict(Status.REWRITE, message, target.device_source,
                    suggestion=suggestion or f"set {value.via} to '{new}'", fixable=direct and suggestion != snippet,
                    edit=edit)
@@ -224,8 +227,7 @@ def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
     new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
     direct = value.via is None
     suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
-    edit = Edit("string", text, new, at=value.origin if value.via else None) \
-        if value.kind == "str" and (direct or value.origin) else None
+    edit = literal_edit(value, text, new) if value.kind == "str" else None
     return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                    f"{needs_import(target)}", target.backend_source,
                    suggestion=suggestion or f"set {value.via} to '{new}'", fixable=bool(direct and suggestion != snippet),
