@@ -22,9 +22,10 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
     if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
-        return Verdict(Status.REWRITE, f"{info['what']}: drop it from the requirements once the code uses the "
-                       f"replacement its findings name on {target.id}", _SOURCE,
-                       suggestion=f"remove the {library} requirement")
+        return Verdict(Status.REWRITE, f"{info['what']}: the data names a {target.id} or plain-PyTorch replacement "
+                       f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
+                       f"the code findings still mark `port` keeps it needed)", _SOURCE,
+                       suggestion=f"remove the {library} requirement once its uses are replaced")
     found = ctx.third_party.replacement(usage.api, target.id)
     if found is not None:
         matched, row = found
