@@ -282,8 +282,9 @@ def _schema_return(cpp: str) -> str:
 
 
 def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Sequence[OpPlan]) -> List[Finding]:
-    """Custom-op findings take their op's plan: a rewrite with the vendor's call (or the fallback) where every
-    function is covered on the target; a port, with what is covered named, otherwise."""
+    """Custom-op findings take their op's plan. A call to one function of the op (``ext.nms(...)``) takes the
+    route that covers that function, if any; the op's other findings (kernels, build, imports) are a rewrite
+    where every function is covered on the target, and a port, with what is covered named, otherwise."""
     member = OpMembership(ops)
     by_key = {(p.op, p.target): p for p in plans}
     out = []
@@ -292,20 +293,34 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
         if op is None:
             out.append(finding)
             continue
+        function = _function_called(finding.api, op)
         verdicts = dict(finding.verdicts)
         for target, verdict in finding.verdicts.items():
             plan = by_key.get((op, target))
             if plan is not None and verdict.status == Status.PORT:
-                verdicts[target] = _planned_verdict(plan, verdict)
+                verdicts[target] = _planned_verdict(plan, verdict, function)
         out.append(replace(finding, verdicts=verdicts))
     return out
 
 
-def _planned_verdict(plan: OpPlan, verdict: Verdict) -> Verdict:
-    vendor = next((r for r in plan.routes if r.level == "vendor"), None)
-    if plan.status == Status.REWRITE:
-        suggestion = vendor.call if vendor is not None else "the PyTorch fallback in the custom-operator plan"
-        source = vendor.source if vendor is not None else SOURCE
-        return Verdict(Status.REWRITE, f"custom operator {plan.op} has a replacement on {plan.target}: {plan.summary}",
-                       source, suggestion=suggestion)
+def _function_called(api: str, op: str) -> Optional[str]:
+    """``scanlib._rms.rms_norm`` or ``<loaded>._ext.nms`` (a loader's module) -> the op's function it names."""
+    parts, module = api.split("."), op.rsplit(".", 1)[-1]
+    if module in parts[:-1]:
+        return parts[parts.index(module) + 1]
+    return None
+
+
+def _planned_verdict(plan: OpPlan, verdict: Verdict, function: Optional[str]) -> Verdict:
+    route = next((r for r in plan.routes if function in r.covers), None) if function else None
+    if route is not None or plan.status == Status.REWRITE:
+        route = route or next((r for r in plan.routes if r.level == "vendor"), plan.routes[0])
+        if route.level == "vendor":
+            suggestion, how = route.call, f"use `{route.call}` ({route.mapping}; {route.differs})"
+        else:
+            suggestion, how = "the PyTorch fallback in the custom-operator plan", "no vendor call in the data; " \
+                "paste the PyTorch fallback from the custom-operator plan"
+        scope = f"`{function}` of {plan.op}" if function else f"custom operator {plan.op}"
+        return Verdict(Status.REWRITE, f"{scope} is {route.what} on {plan.target}: {how}. Plan: {plan.summary}",
+                       route.source, suggestion=suggestion)
     return replace(verdict, message=f"{verdict.message}. Plan: {plan.summary}")

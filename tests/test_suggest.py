@@ -264,3 +264,18 @@ def test_effort_counts_only_the_kernels_left_to_port(tmp_path):
     cann, neuware = (t.effort for t in report.targets)
     assert cann["kernel_lines_to_port"] == kernels["prefix_scan_kernel"]
     assert neuware["kernel_lines_to_port"] == sum(kernels.values())
+
+
+def test_a_call_to_a_covered_function_gets_that_functions_route(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pkg._ops', ['ops.cu'])\n",
+        "ops.cu": KERNEL.replace("m.def(\"prefix_scan\", &prefix_scan, \"scan\");",
+                                "m.def(\"prefix_scan\", &prefix_scan, \"scan\"); m.def(\"nms\", &nms, \"nms\");"),
+        "train.py": ("import torch\n\nfrom pkg import _ops\n\n\ndef main(boxes, scores):\n"
+                     "    keep = _ops.nms(boxes, scores, 0.5)\n    return _ops.prefix_scan(keep, 0)\n"),
+    })
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    calls = {f.api.rsplit(".", 1)[-1]: f.verdicts["cann"] for f in report.findings if f.rule == "extension-call"}
+    assert calls["nms"].status == Status.REWRITE and calls["nms"].suggestion.startswith("torch_npu.npu_nms_v4(")
+    assert calls["prefix_scan"].status == Status.PORT  # no family: the kernel port stays
+    assert report.targets[0].blockers[0].status == Status.PORT  # the op as a whole still needs its port
