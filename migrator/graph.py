@@ -128,7 +128,7 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
             target = fix(call.target)
             scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
             calls.append(call if target is call.target and scope is call.scope else
-                         Call(scope=scope, target=target, line=call.line))
+                         Call(scope=scope, target=target))
         rebased[module] = (result, replace(
             outline, imports=tuple(fix(i) for i in outline.imports),
             bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),

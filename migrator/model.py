@@ -251,7 +251,6 @@ class Definition:
     name: str
     kind: str  # "function" | "class"
     line: int
-    end_line: int
     bases: Tuple[str, ...] = ()  # classes: absolute dotted names of the bases, where the imports say
 
 
@@ -265,7 +264,6 @@ class Call:
 
     scope: str  # "<module>", "<main>" or a qualified definition name
     target: str
-    line: int
 
 
 @dataclass(frozen=True)

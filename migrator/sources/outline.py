@@ -35,7 +35,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     reader.read_body(tree.body, scope=MODULE, cls=None)
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
     return Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
-                   definitions=tuple(reader.definitions), calls=tuple(reader.calls),
+                   definitions=tuple(reader.definitions), calls=tuple(dict.fromkeys(reader.calls)),  # an edge once
                    attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines)
 
 
@@ -92,8 +92,7 @@ class _OutlineReader:
     def _define(self, node, kind: str, scope: str, local: Optional[Dict[str, str]], bases: Tuple[str, ...] = ()) -> str:
         """Record a function or class and bind its name where it is visible; its qualified name in the module."""
         name = self._child(scope, node.name)
-        self.definitions.append(Definition(name=name, kind=kind, line=node.lineno,
-                                           end_line=node.end_lineno or node.lineno, bases=bases))
+        self.definitions.append(Definition(name=name, kind=kind, line=node.lineno, bases=bases))
         if local is not None:
             local[node.name] = f"{self.module}.{name}"
         elif scope == MODULE:
@@ -133,12 +132,12 @@ class _OutlineReader:
         if not isinstance(decorator, ast.Call):
             target = self._resolve(decorator, local)
             if target and not _external(target):  # ``@register_model`` calls register_model(fn)
-                self.calls.append(Call(scope=scope, target=target, line=decorator.lineno))
+                self.calls.append(Call(scope=scope, target=target))
         while isinstance(root, ast.Attribute):
             root = root.value
         resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
         if resolved and not _external(resolved):
-            self.calls.append(Call(scope=f"@{resolved}", target=f"{self.module}.{name}", line=decorator.lineno))
+            self.calls.append(Call(scope=f"@{resolved}", target=f"{self.module}.{name}"))
 
     # ------------------------------------------------------------------------------ imports
 
@@ -198,12 +197,12 @@ class _OutlineReader:
             if isinstance(sub, ast.Call):
                 target = self._call_target(sub.func, cls, local)
                 if target:
-                    self.calls.append(Call(scope=scope, target=target, line=sub.lineno))
+                    self.calls.append(Call(scope=scope, target=target))
                 for arg in [*sub.args, *(k.value for k in sub.keywords)]:
                     if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
                         ref = self._resolve(arg, local)
                         if ref and not _external(ref):
-                            self.calls.append(Call(scope=scope, target=ref, line=sub.lineno))
+                            self.calls.append(Call(scope=scope, target=ref))
 
     def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[str]:
         if isinstance(func, ast.Name):
