@@ -109,13 +109,13 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans), None
-    from .graph import build_graph, call_paths, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
+    from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
     project = build_graph(root, results, entries)
     reached = reach(project)
     marked, nodes = mark_reachable(project, reached, findings, ops)
     summary = summarise(project, reached, nodes)
-    summaries = tuple(_with_call_paths(project, t, call_paths)
+    summaries = tuple(_with_call_paths(project, t)
                       for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
@@ -123,8 +123,10 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
                   findings=marked, custom_ops=ops, graph=summary, op_plans=plans), project
 
 
-def _with_call_paths(project: "ProjectGraph", summary: TargetSummary, call_paths) -> TargetSummary:
+def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetSummary:
     """The first ``_PATHS_FOR`` blockers get up to three call paths from different entry points."""
+    from .graph import call_paths
+
     blockers = tuple(replace(b, call_paths=call_paths(project, b.path[-1])) if b.path and rank < _PATHS_FOR else b
                      for rank, b in enumerate(summary.blockers))
     return replace(summary, blockers=blockers)
