@@ -112,3 +112,14 @@ def test_sarif_validates_against_the_oasis_schema(example_report):
     fixed = [r for r in results if "fixes" in r]
     assert fixed and all(any(v["fixable"] for v in r["properties"]["verdicts"].values()) for r in fixed)
     assert {r["properties"]["reachable"] for r in results} <= {True, False, None}
+
+
+def test_the_closest_target_says_when_the_data_judges_little_of_it(example_report):
+    from dataclasses import replace
+
+    targets = list(example_report.targets)
+    mostly_unknown = {status: 0 for status in targets[-1].counts} | {"supported": 2, "unknown": 8}
+    targets[-1] = replace(targets[-1], readiness=100.0, counts=mostly_unknown)
+    page = _html(replace(example_report, targets=tuple(targets)))
+    assert f"<strong>{targets[-1].id}</strong>" in page and "but the data judges only\n     20% of its findings" in page
+    assert "but the data judges only" not in _html(example_report)

@@ -136,7 +136,7 @@ def _finding(finding: Finding) -> Dict[str, Any]:
 
 def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
     if not targets:
-        return {"closest": None, "rows": [], "differences": []}
+        return {"closest": None, "closest_judged": 1.0, "rows": [], "differences": []}
     closest = max(targets, key=lambda t: (t.readiness, -float(t.effort.get("total_hours", 0) or 0)))
     rows = [
         ("readiness", [f"{t.readiness}%" for t in targets]),
@@ -157,7 +157,9 @@ def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
     differences = [{"title": titles[k], "statuses": [by_target.get(t.id, "ok") for t in targets]}
                    for k, by_target in sorted(keys.items()) if len(by_target) != len(targets)
                    or len(set(by_target.values())) > 1]
-    return {"closest": closest, "rows": rows, "differences": differences}
+    total = sum(closest.counts.values())
+    judged = (total - closest.counts.get("unknown", 0)) / total if total else 1.0
+    return {"closest": closest, "closest_judged": judged, "rows": rows, "differences": differences}
 
 
 def _custom_op(op, report: Report) -> Dict[str, Any]:
