@@ -234,6 +234,8 @@ class _OutlineReader:
         return f"?.{func.attr}"
 
     def _type_of(self, name: str, local: Optional[Dict[str, str]]) -> Optional[str]:
+        """What ``name = Ctor(...)`` made, if known. A function's local names and local types share one dict
+        (copied per function); a type is keyed ``<type>name``, which no Python name can collide with."""
         key = f"<type>{name}"
         return (local or {}).get(key) or self.types.get(key)
 
