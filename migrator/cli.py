@@ -235,6 +235,74 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 
 
 @main.command()
+@click.argument("repos", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--list", "listing", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A file of repository paths, one per line (# comments and blank lines ignored).")
+@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
+              help="Comma-separated targets, each optionally with a version.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="A Dask scheduler (tcp://host:8786); its workers need migrator and the repositories at the "
+                   "same paths. Default: a LocalCluster on this machine.")
+@click.option("--workers", type=click.IntRange(min=1), help="LocalCluster worker processes (default: one per core).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=1800, show_default=True,
+              help="Seconds one repository may take; past it the repository is a timeout row.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the portfolio here.")
+@click.option("--reports-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each repository's own HTML report here (default with --format html and --output: "
+                   "a folder next to it, OUTPUT_STEM-repos/).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
+def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, scheduler: Optional[str],
+          workers: Optional[int], timeout: float, fmt: str, output: Optional[Path], reports_dir: Optional[Path],
+          no_cache: bool) -> None:
+    """Scan many repositories on Dask distributed and rank what blocks the most of them, per target.
+
+    Each repository is one task (scanned in its own process, with its own time limit); one that fails or
+    times out is a row with its reason. Needs the [fleet] extra: pip install 'migrator[fleet]'.
+    """
+    from .fleet.render import RENDERERS
+    from .fleet.run import DaskMissing, repo_tasks, run_fleet
+
+    _targets(targets)  # a bad spec is a usage error here, not once per repository
+    paths = [str(p) for p in repos] + (_listed(listing) if listing else [])
+    if not paths:
+        raise click.UsageError("give repositories as arguments or with --list")
+    if reports_dir is None and fmt == "html" and output is not None:
+        reports_dir = output.parent / f"{output.stem}-repos"
+    tasks = repo_tasks(paths, targets, timeout, html=reports_dir is not None, cache=not no_cache)
+    try:
+        portfolio = run_fleet(tasks, scheduler=scheduler, workers=workers, reports_dir=reports_dir,
+                              link_base=output.parent if output is not None else None, progress=_fleet_progress())
+    except DaskMissing as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    if output is not None:
+        with output.open("w", encoding="utf-8") as out:
+            RENDERERS[fmt](portfolio, out)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        RENDERERS[fmt](portfolio, click.get_text_stream("stdout"))
+
+
+def _listed(listing: Path) -> list:
+    lines = (line.split("#", 1)[0].strip() for line in listing.read_text(encoding="utf-8").splitlines())
+    base = listing.parent
+    return [str(base / line) if not Path(line).is_absolute() else line for line in lines if line]
+
+
+def _fleet_progress():
+    """One line per repository as it finishes, on a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, row) -> None:
+        what = f"{row.status}: {row.reason}" if row.status != "ok" else \
+            ", ".join(f"{t.id} {t.readiness}%" for t in row.targets)
+        click.echo(f"[{done}/{total}] {row.name} ({row.seconds:g} s): {what}", err=True)
+    return show
+
+
+@main.command()
 @click.argument("api")
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Comma-separated targets, each optionally with a version.")

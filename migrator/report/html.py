@@ -28,16 +28,18 @@ _CONTEXT_LINES = 2
 
 
 def render(report: Report, out: TextIO) -> None:
+    out.write(render_page("report.html.j2", "report.js", report=report, view=_view(report)))
+
+
+def render_page(template: str, script: str, **context: Any) -> str:
+    """A template of ``reports/templates`` with autoescaping on, the shared CSS and ``script`` inlined."""
     env = Environment(loader=FileSystemLoader(str(data_dir("reports") / "templates")),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
     assets = data_dir("reports") / "assets"
-    page = env.get_template("report.html.j2").render(
-        report=report, view=_view(report),
+    return env.get_template(template).render(
         css=Markup((assets / "report.css").read_text(encoding="utf-8")),
-        script=Markup((assets / "report.js").read_text(encoding="utf-8")),
-    )
-    out.write(page)
+        script=Markup((assets / script).read_text(encoding="utf-8")), **context)
 
 
 # ------------------------------------------------------------------------------------------ view model

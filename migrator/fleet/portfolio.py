@@ -1,0 +1,84 @@
+"""The cross-repository arithmetic: shared blockers ranked, and what porting them frees, per target."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from statistics import mean
+from typing import Dict, List, Sequence, Set, Tuple
+
+from .. import __version__
+from .model import Portfolio, RepoBlocker, RepoRow, RepoTarget, SharedBlocker, TargetPortfolio, UnlockStep
+from .summary import worse
+
+
+def build_portfolio(rows: Sequence[RepoRow], scheduler: str = "", workers: int = 0,
+                    seconds: float = 0.0) -> Portfolio:
+    """Rows in the given order; targets in the order the first scanned repository lists them."""
+    scanned = [r for r in rows if r.status == "ok"]
+    target_ids: List[str] = []
+    for row in scanned:
+        target_ids.extend(t.id for t in row.targets if t.id not in target_ids)
+    targets = tuple(_target(target_id, scanned) for target_id in target_ids)
+    return Portfolio(tool_version=__version__, targets=targets, repos=tuple(rows), scheduler=scheduler,
+                     workers=workers, seconds=round(seconds, 2))
+
+
+def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
+    on_target = [(row, row.target(target_id)) for row in rows if row.target(target_id) is not None]
+    needs: Dict[str, Set[str]] = {row.name: {b.key for b in t.shared_blockers} for row, t in on_target}
+    first = on_target[0][1]
+    return TargetPortfolio(
+        id=target_id, runtime=first.runtime, version=first.version, scanned=len(on_target),
+        free_now=tuple(name for name, keys in needs.items() if not keys),
+        mean_readiness=round(mean(t.readiness for _, t in on_target), 1) if on_target else None,
+        hours=round(sum(t.hours for _, t in on_target), 1),
+        blockers=shared_blockers(on_target, needs), unlock=unlock_steps(needs))
+
+
+def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]], needs: Dict[str, Set[str]]) -> Tuple[SharedBlocker, ...]:
+    """Ranked by how many repositories they block, then on how many training paths, then entry points."""
+    members: Dict[str, List[Tuple[str, RepoBlocker]]] = defaultdict(list)
+    for row, target in on_target:
+        for blocker in target.shared_blockers:
+            members[blocker.key].append((row.name, blocker))
+    ranked = []
+    for key, found in members.items():
+        status = found[0][1].status
+        for _, blocker in found[1:]:
+            status = worse(status, blocker.status)
+        ranked.append(SharedBlocker(
+            key=key, kind=found[0][1].kind, title=found[0][1].title, status=status,
+            repos=tuple(name for name, _ in found),
+            on_training_path=tuple(name for name, b in found if b.reachable),
+            entries=sum(b.entries for _, b in found), findings=sum(b.findings for _, b in found),
+            hours=round(sum(b.hours for _, b in found), 2),
+            frees_alone=tuple(name for name, _ in found if needs[name] == {key})))
+    ranked.sort(key=lambda b: (-len(b.repos), -len(b.on_training_path), -b.entries, -b.hours, b.key))
+    return tuple(ranked)
+
+
+def unlock_steps(needs: Dict[str, Set[str]]) -> Tuple[UnlockStep, ...]:
+    """A greedy order of ports: each step ports what the closest still-blocked repository lacks.
+
+    Closest is fewest shared blockers not yet ported (ties: the one whose blockers block the most other
+    repositories, then the name). Every repository whose blockers are all ported by then becomes free at
+    that step, so step k reads "port these (k steps' worth of) things and this many repositories are free".
+    """
+    ported: Set[str] = set()
+    blocked = {name: keys for name, keys in needs.items() if keys}
+    spread: Dict[str, int] = defaultdict(int)
+    for keys in blocked.values():
+        for key in keys:
+            spread[key] += 1
+    free_total = len(needs) - len(blocked)
+    steps: List[UnlockStep] = []
+    while blocked:
+        name = min(blocked, key=lambda n: (len(blocked[n] - ported), -sum(spread[k] for k in blocked[n]), n))
+        port = tuple(sorted(blocked[name] - ported, key=lambda k: (-spread[k], k)))
+        ported.update(port)
+        freed = tuple(sorted(n for n, keys in blocked.items() if keys <= ported))
+        for n in freed:
+            del blocked[n]
+        free_total += len(freed)
+        steps.append(UnlockStep(port=port, freed=freed, ported_total=len(ported), free_total=free_total))
+    return tuple(steps)

@@ -1,0 +1,110 @@
+"""The fleet on Dask distributed: one task per repository, a ``LocalCluster`` unless a scheduler is given."""
+
+from __future__ import annotations
+
+import re
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+from .model import Portfolio, RepoRow
+from .portfolio import build_portfolio
+from .task import RepoTask, TaskResult, run_repo_task
+
+INSTALL_HINT = "migrator fleet needs Dask distributed: pip install 'migrator[fleet]'"
+
+#: Called with (rows done, rows in all, the row just done).
+Progress = Optional[Callable[[int, int, RepoRow], None]]
+
+
+class DaskMissing(RuntimeError):
+    """``dask.distributed`` is not installed."""
+
+
+def repo_tasks(paths: Sequence[str], targets: str, timeout: float, html: bool, cache: bool,
+               jobs: int = 1) -> List[RepoTask]:
+    """One task per path; a repository is named by its folder, made unique with ``-2``, ``-3``..."""
+    tasks, seen = [], set()
+    for path in paths:
+        base = Path(path).resolve().name or "repo"
+        name, n = base, 1
+        while name in seen:
+            n += 1
+            name = f"{base}-{n}"
+        seen.add(name)
+        tasks.append(RepoTask(name=name, path=str(Path(path).resolve()), targets=targets, timeout=timeout,
+                              html=html, cache=cache, jobs=jobs))
+    return tasks
+
+
+def run_fleet(tasks: Sequence[RepoTask], scheduler: Optional[str] = None, workers: Optional[int] = None,
+              reports_dir: Optional[Path] = None, link_base: Optional[Path] = None,
+              progress: Progress = None) -> Portfolio:
+    """Scan every task's repository on the cluster and join the rows, in the order the tasks were given.
+
+    With ``reports_dir`` each repository's own page is written there and its row links to it (relative to
+    ``link_base``, the folder of the portfolio page).
+    """
+    started = time.perf_counter()
+    with _client(scheduler, workers) as (client, label, count):
+        futures = client.map(run_repo_task, tasks, key=[f"migrator-repo-{i}-{t.name}" for i, t in enumerate(tasks)],
+                             pure=False)
+        position = {future.key: index for index, future in enumerate(futures)}
+        rows: List[Optional[RepoRow]] = [None] * len(tasks)
+        from distributed import as_completed
+
+        for done, future in enumerate(as_completed(futures), start=1):
+            index = position[future.key]
+            rows[index] = _row(tasks[index], future, reports_dir, link_base)
+            if progress:
+                progress(done, len(tasks), rows[index])
+    return build_portfolio([r for r in rows if r is not None], scheduler=label, workers=count,
+                           seconds=time.perf_counter() - started)
+
+
+def _row(task: RepoTask, future, reports_dir: Optional[Path], link_base: Optional[Path]) -> RepoRow:
+    try:
+        result: TaskResult = future.result()
+    except Exception as exc:  # a worker lost, a result that cannot travel: the row says so, the fleet goes on
+        return RepoRow(name=task.name, path=task.path, status="failed", reason=f"{type(exc).__name__}: {exc}")
+    if reports_dir is None or result.html is None:
+        return result.row
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    page = reports_dir / f"{_slug(task.name)}.html"
+    page.write_text(result.html, encoding="utf-8")
+    return replace(result.row, report=_link(page, link_base))
+
+
+@contextmanager
+def _client(scheduler: Optional[str], workers: Optional[int]) -> Iterator[Tuple[object, str, int]]:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise DaskMissing(INSTALL_HINT) from exc
+    if scheduler:
+        with Client(scheduler) as client:
+            count = len(client.scheduler_info().get("workers", {}))
+            yield client, scheduler, count
+        return
+    # Each task's work runs in its own child process, so one thread per worker process is enough;
+    # no dashboard: nothing listens on a port the user did not ask for.
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        count = len(cluster.workers)
+        yield client, f"LocalCluster ({count} worker{'s' if count != 1 else ''})", count
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "repo"
+
+
+def _link(page: Path, base: Optional[Path]) -> str:
+    """Relative to the portfolio page's folder when the page lies under it, else a file URI."""
+    if base is not None:
+        try:
+            return page.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            pass
+    return page.resolve().as_uri()

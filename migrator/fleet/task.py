@@ -1,0 +1,106 @@
+"""One repository, one fleet task: scan it in a child process and reduce its report to a ``RepoRow``.
+
+The child process gives each repository its own time limit (it is killed when it runs over) and its own
+failure (a crash, a ``MemoryError``, a repository that is not there): the task turns all of them into a row
+with its reason instead of losing the worker. The child writes the full ``migrator.report/1`` document,
+and the HTML page when asked; the task reads them back, so rows and pages reach the client through Dask
+and the workers need no filesystem in common with it beyond the repositories themselves.
+
+Run as ``python -m migrator.fleet.task REPO OUT_DIR --target SPEC [--html] [--no-cache] [--jobs N]``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .model import RepoRow
+from .summary import summarise_report
+
+#: Lines of a failed child's stderr kept as the row's reason.
+_REASON_LINES = 3
+
+
+@dataclass(frozen=True)
+class RepoTask:
+    """What a worker needs to scan one repository (plain data: it travels to the worker)."""
+
+    name: str
+    path: str
+    targets: str = "cann,neuware,kunlun"
+    timeout: float = 1800.0
+    html: bool = False
+    cache: bool = True
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    row: RepoRow
+    html: Optional[str] = None  # the repository's own report page, when the task was asked for it
+
+
+def run_repo_task(task: RepoTask) -> TaskResult:
+    """Never raises: a repository that cannot be scanned is a ``failed`` or ``timeout`` row."""
+    started = time.perf_counter()
+    if not Path(task.path).exists():
+        return TaskResult(RepoRow(name=task.name, path=task.path, status="failed", reason="no such path"))
+    with tempfile.TemporaryDirectory(prefix="migrator-fleet-") as out:
+        command = [sys.executable, "-m", "migrator.fleet.task", task.path, out, "--target", task.targets,
+                   "--jobs", str(task.jobs), *(["--html"] if task.html else []),
+                   *([] if task.cache else ["--no-cache"])]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=task.timeout)
+        except subprocess.TimeoutExpired:
+            return TaskResult(RepoRow(name=task.name, path=task.path, status="timeout",
+                                      reason=f"no report after {task.timeout:g} s",
+                                      seconds=round(time.perf_counter() - started, 2)))
+        seconds = time.perf_counter() - started
+        report = Path(out) / "report.json"
+        if done.returncode != 0 or not report.is_file():
+            tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-_REASON_LINES:]
+            reason = " | ".join(tail) or f"the scan exited with status {done.returncode}"
+            return TaskResult(RepoRow(name=task.name, path=task.path, status="failed", reason=reason,
+                                      seconds=round(seconds, 2)))
+        with report.open(encoding="utf-8") as handle:
+            row = summarise_report(json.load(handle), task.name, task.path, seconds)
+        page = Path(out) / "report.html"
+        html = page.read_text(encoding="utf-8") if task.html and page.is_file() else None
+    return TaskResult(row, html)
+
+
+def _main(argv: Sequence[str]) -> int:
+    """The child: scan, write report.json (and report.html)."""
+    import argparse
+
+    from ..cache import open_cache
+    from ..maps.load import resolve_targets
+    from ..report import FORMATTERS
+    from ..scan import scan
+
+    parser = argparse.ArgumentParser(prog="python -m migrator.fleet.task")
+    parser.add_argument("repo")
+    parser.add_argument("out")
+    parser.add_argument("--target", default="cann,neuware,kunlun")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--html", action="store_true")
+    parser.add_argument("--no-cache", action="store_true")
+    args = parser.parse_args(argv)
+    targets = resolve_targets([t for t in args.target.split(",") if t.strip()])
+    report = scan(Path(args.repo), targets, jobs=args.jobs, cache=None if args.no_cache else open_cache())
+    out = Path(args.out)
+    formats = ("json", "html") if args.html else ("json",)
+    for fmt in formats:
+        with (out / f"report.{fmt}").open("w", encoding="utf-8") as handle:
+            FORMATTERS[fmt](report, handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
