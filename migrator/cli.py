@@ -234,6 +234,47 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
         click.echo(text, nl=False)
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=Path("trace.json"),
+              show_default=True, help="Where to write the migrator.trace/1 document.")
+@click.option("--steps", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Stop after this many optimizer steps.")
+@click.option("--device", type=click.Choice(["cpu", "meta", "cuda"]), default="cpu", show_default=True,
+              help="cpu: run CUDA code on the CPU (device arguments, .cuda(), torch.cuda.*, AMP, NCCL redirected); "
+                   "meta: the same on the meta device (shapes and dtypes, no arithmetic); cuda: a real GPU.")
+@click.option("--limit", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="Wall-clock seconds before the run is stopped (the ops seen so far are written).")
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="The project: call sites are recorded in files under it.")
+def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit: float, root: Path) -> None:
+    """RUNS YOUR CODE: execute COMMAND (e.g. -- python train.py ARGS) and record the aten ops it dispatches.
+
+    Unlike every other migrator command, this one executes the command you give it, with your arguments and
+    your files: trace only code you trust. Each op is recorded with its dtypes, a sample shape, its call count,
+    forward/backward/optimizer phase and the line of your code that caused it. Compiled CUDA extensions run
+    their PyTorch fallback from the custom-op plans where one exists (and the trace says so). Needs torch.
+    Merge the trace into a report with `migrator scan PATH --trace trace.json`.
+    """
+    from .trace.run import TorchMissing, python_command, trace_command
+
+    try:
+        run = trace_command(python_command(command), root, device=device, steps=steps, limit=limit)
+    except TorchMissing as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    except FileNotFoundError as exc:
+        click.echo(f"migrator trace: cannot run {command[0]!r}: {exc.strerror}", err=True)
+        sys.exit(2)
+    document = run.document
+    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    calls = sum(op["calls"] for op in document["ops"])
+    click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "
+               f"optimizer step(s); {document['stopped']['detail']}", err=True)
+    if not document["processes"]:
+        sys.exit(1)
+
+
 @main.command()
 @click.argument("repos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--list", "listing", type=click.Path(exists=True, dir_okay=False, path_type=Path),

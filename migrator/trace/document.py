@@ -1,0 +1,102 @@
+"""The ``migrator.trace/1`` document: one per traced command, merged from its processes' documents.
+
+Schema: ``reports/schema/trace.schema.json``. Ops are spelled as the operator maps spell them
+(``aten::addmm``, ``aten::sum.dim_IntList``); paths are relative to ``root``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence
+
+from .. import __version__
+
+SCHEMA = "migrator.trace/1"
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be read or is not ``migrator.trace/1``."""
+
+
+def process_document(session, seconds: float) -> Dict[str, Any]:
+    """One process's record (a ``session.Session``), in the merged document's shapes."""
+    import torch
+
+    ops = [{"op": name, "calls": s.calls, "dtypes": sorted(s.dtypes), "shape": s.shape, "phases": dict(s.phases),
+            "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
+           for name, s in session.recorder.ops.items()]
+    redirects = [{"api": api, "became": became, **_site(site), "calls": n}
+                 for (api, became, site), n in session.redirects.calls.items()]
+    specs = {s["module"]: s for s in session.config.get("stubs", ())}
+    extensions = [{"module": module, "function": function or None, "kind": kind, **_site(site), "calls": n,
+                   "fallback": specs.get(module, {}).get("family") if specs.get(module, {}).get("code") else None,
+                   "source": specs.get(module, {}).get("source")}
+                  for (module, function, kind, site), n in session.extensions.items()]
+    return {"pid": os.getpid(), "torch": torch.__version__, "stopped": session.stopped,
+            "steps": session.steps, "seconds": round(seconds, 3), "ops": ops, "redirects": redirects,
+            "extensions": extensions, "dtype_substitutions": dict(session.redirects.dtypes)}
+
+
+def _site(site) -> Dict[str, Any]:
+    return {"path": site[0], "line": site[1]} if site else {"path": None, "line": None}
+
+
+def merge(processes: Sequence[Mapping[str, Any]], command: Sequence[str], root: str, device: str,
+          returncode: int) -> Dict[str, Any]:
+    """The command's document: ops summed over its processes; ``stopped`` is the busiest process's."""
+    main = max(processes, key=lambda p: sum(o["calls"] for o in p["ops"]), default=None)
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "migrator", "version": __version__},
+        "command": list(command), "root": root, "device": device, "returncode": returncode,
+        "torch": main["torch"] if main else None,
+        "stopped": main["stopped"] if main else {"reason": "no-trace",
+                                                 "detail": "no Python process of the command imported the tracer"},
+        "steps": main["steps"] if main else 0,
+        "processes": [{"pid": p["pid"], "stopped": p["stopped"], "steps": p["steps"], "seconds": p["seconds"]}
+                      for p in processes],
+        "ops": _merge_ops(p["ops"] for p in processes),
+        "dtype_substitutions": {ran: asked for p in processes for ran, asked in p["dtype_substitutions"].items()},
+        "redirects": _merge_rows((p["redirects"] for p in processes), ("api", "became", "path", "line")),
+        "extensions": _merge_rows((p["extensions"] for p in processes),
+                                  ("module", "function", "kind", "path", "line", "fallback", "source")),
+    }
+
+
+def _merge_ops(groups) -> List[Dict[str, Any]]:
+    merged: Dict[str, Dict[str, Any]] = {}
+    sites: Dict[str, Counter] = defaultdict(Counter)
+    for ops in groups:
+        for op in ops:
+            into = merged.setdefault(op["op"], {"op": op["op"], "calls": 0, "dtypes": [], "shape": op["shape"],
+                                                "phases": {}, "sites": []})
+            into["calls"] += op["calls"]
+            into["dtypes"] = sorted(set(into["dtypes"]) | set(op["dtypes"]))
+            for phase, n in op["phases"].items():
+                into["phases"][phase] = into["phases"].get(phase, 0) + n
+            for site in op["sites"]:
+                sites[op["op"]][(site["path"], site["line"])] += site["calls"]
+    for name, op in merged.items():
+        op["sites"] = [{"path": p, "line": line, "calls": n} for (p, line), n in sites[name].most_common()]
+    return sorted(merged.values(), key=lambda o: (-o["calls"], o["op"]))
+
+
+def _merge_rows(groups, keys: Sequence[str]) -> List[Dict[str, Any]]:
+    counts: Counter = Counter()
+    for rows in groups:
+        for row in rows:
+            counts[tuple(row[k] for k in keys)] += row["calls"]
+    return [{**dict(zip(keys, key)), "calls": n} for key, n in counts.most_common()]
+
+
+def load_trace(path: Path) -> Dict[str, Any]:
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TraceError(f"{path}: cannot read the trace: {exc}") from exc
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise TraceError(f"{path}: not a {SCHEMA} document (migrator trace writes one)")
+    return document

@@ -1,0 +1,105 @@
+"""A ``TorchDispatchMode`` that counts every aten overload a run dispatches: dtypes, a sample shape, the
+phase (forward, backward, optimizer) and the frame in the user's code that caused it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+#: Call sites kept per op (the most frequent are kept once the cap is reached).
+SITES_PER_OP = 24
+#: Tensors whose shape is kept as the op's sample.
+_SAMPLE_TENSORS = 4
+
+
+@dataclass
+class OpStats:
+    """Mutable while the run goes on; the document is made from it at the end."""
+
+    calls: int = 0
+    dtypes: Set[str] = field(default_factory=set)
+    shape: Optional[List[List[int]]] = None
+    phases: Dict[str, int] = field(default_factory=dict)
+    sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
+
+
+class UserFrames:
+    """Finds the innermost frame of the running stack that lies in the user's code (under ``root``, outside
+    site-packages and migrator itself), memoising the verdict per code object."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.join(os.path.realpath(root), "")
+        self._mine = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")
+        self._verdicts: Dict[object, Optional[str]] = {}
+
+    def site(self, skip: int = 2) -> Optional[Tuple[str, int]]:
+        frame = sys._getframe(skip)
+        verdicts = self._verdicts
+        while frame is not None:
+            code = frame.f_code
+            rel = verdicts.get(code, False)
+            if rel is False:
+                rel = verdicts[code] = self.relative(code.co_filename)
+            if rel is not None:
+                return rel, frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def relative(self, filename: str) -> Optional[str]:
+        if not filename or filename.startswith("<"):
+            return None
+        path = os.path.realpath(filename)
+        if not path.startswith(self.root) or path.startswith(self._mine) or "site-packages" in path:
+            return None
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+
+class OpRecorder:
+    """Holds the stats; ``mode()`` gives the dispatch mode that feeds them."""
+
+    def __init__(self, frames: UserFrames) -> None:
+        self.frames = frames
+        self.ops: Dict[str, OpStats] = {}
+        self.phase = "forward"  # set to "optimizer" around optimizer steps by the session
+
+    def mode(self):
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_leaves
+
+        recorder = self
+        current_node = torch._C._current_autograd_node
+        tensor = torch.Tensor
+
+        class RecordingMode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                tensors = [t for t in tree_leaves((args, kwargs, out)) if isinstance(t, tensor)]
+                phase = "backward" if current_node() is not None else recorder.phase
+                recorder.record(op_name(func), phase, tensors)
+                return out
+
+        return RecordingMode()
+
+    def record(self, name: str, phase: str, tensors) -> None:
+        stats = self.ops.get(name)
+        if stats is None:
+            stats = self.ops[name] = OpStats()
+            stats.shape = [list(t.shape) for t in tensors[:_SAMPLE_TENSORS]]
+        stats.calls += 1
+        for t in tensors:
+            stats.dtypes.add(str(t.dtype).replace("torch.", ""))
+        stats.phases[phase] = stats.phases.get(phase, 0) + 1
+        site = self.frames.site(3)
+        if site is not None:
+            sites = stats.sites
+            if site in sites or len(sites) < SITES_PER_OP:
+                sites[site] = sites.get(site, 0) + 1
+
+
+def op_name(func) -> str:
+    """``aten::addmm`` / ``aten::sum.dim_IntList``: the schema's name and overload, as the operator maps spell it."""
+    schema = func._schema
+    return f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name

@@ -1,0 +1,135 @@
+"""The traced process's side: installed by the bootstrap ``sitecustomize`` before the user's code runs.
+
+Reads its configuration from the file named by ``MIGRATOR_TRACE_CONFIG``, records until the process ends
+(normally, by an exception, after ``steps`` optimizer steps or at the wall-clock ``limit``), and writes
+``trace-<pid>.json`` into the configured folder.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from collections import Counter
+from typing import Any, Dict, Optional
+
+from .document import process_document
+from .recorder import OpRecorder, UserFrames
+from .redirect import Redirections
+from .stubs import StubSpec
+
+CONFIG_ENV = "MIGRATOR_TRACE_CONFIG"
+
+
+class TraceStop(BaseException):
+    """Ends the traced run early (steps reached, time up); a BaseException so ``except Exception`` lets it by."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+class Session:
+    def __init__(self, config: Dict[str, Any]) -> None:
+        self.config = config
+        self.frames = UserFrames(config["root"])
+        self.recorder = OpRecorder(self.frames)
+        self.redirects = Redirections(self.frames)
+        self.extensions: Counter = Counter()  # (module, function, kind, site) -> calls
+        self.steps = 0
+        self.started = time.perf_counter()
+        self.stopped: Dict[str, Any] = {"reason": "exit", "detail": "the command ended"}
+        self.written = False
+
+    def start(self) -> None:
+        import torch
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        from . import redirect, stubs
+
+        device = self.config["device"]
+        if device != "cuda":
+            specs = [StubSpec(**{**s, "functions": tuple(s["functions"])}) for s in self.config.get("stubs", ())]
+            stubs.install(specs, self._extension_called, self._extension_imported)
+            redirect.install(device, self.redirects)
+        register_optimizer_step_pre_hook(self._before_step)
+        register_optimizer_step_post_hook(self._after_step)
+        self.recorder.mode().__enter__()
+        limit = self.config.get("limit")
+        if limit:
+            signal.signal(signal.SIGALRM, self._time_up)
+            signal.setitimer(signal.ITIMER_REAL, float(limit))
+        previous_hook = sys.excepthook
+
+        def excepthook(kind, value, tb):
+            if isinstance(value, TraceStop):
+                self.stopped = {"reason": value.reason, "detail": value.detail}
+                self.write()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(0)
+            self.stopped = {"reason": "error", "detail": f"{kind.__name__}: {value}", "site": _user_site(self, tb)}
+            previous_hook(kind, value, tb)
+        sys.excepthook = excepthook
+        atexit.register(self.write)
+        del torch
+
+    # ---------------------------------------------------------------------------- events
+
+    def _before_step(self, optimizer, args, kwargs) -> None:
+        self.recorder.phase = "optimizer"
+
+    def _after_step(self, optimizer, args, kwargs) -> None:
+        self.recorder.phase = "forward"
+        self.steps += 1
+        wanted = self.config.get("steps")
+        if wanted and self.steps >= wanted:
+            raise TraceStop("steps", f"stopped after {self.steps} optimizer step{'s' if self.steps > 1 else ''}")
+
+    def _time_up(self, signum, frame) -> None:
+        raise TraceStop("limit", f"stopped at the {self.config['limit']:g} s wall-clock limit "
+                                 f"after {self.steps} optimizer steps")
+
+    def _extension_imported(self, stub: StubSpec, name: str) -> None:
+        self.extensions[(stub.module, "", "import", self.frames.site(2))] += 1
+
+    def _extension_called(self, stub: StubSpec, function: str) -> None:
+        self.extensions[(stub.module, function, "call", self.frames.site(3))] += 1
+
+    # ---------------------------------------------------------------------------- output
+
+    def write(self) -> None:
+        if self.written:
+            return
+        self.written = True
+        if self.config.get("limit"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        document = process_document(self, time.perf_counter() - self.started)
+        out = os.path.join(self.config["out_dir"], f"trace-{os.getpid()}.json")
+        with open(out + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(document, handle)
+        os.replace(out + ".tmp", out)
+
+
+def _user_site(session: Session, tb) -> Optional[Dict[str, Any]]:
+    """The innermost frame of a traceback in the user's code."""
+    found = None
+    for frame, line in traceback.walk_tb(tb):
+        rel = session.frames.relative(frame.f_code.co_filename)
+        if rel is not None:
+            found = {"path": rel, "line": line}
+    return found
+
+
+def start_from_environment() -> Optional[Session]:
+    path = os.environ.get(CONFIG_ENV)
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        session = Session(json.load(handle))
+    session.start()
+    return session
