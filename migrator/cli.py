@@ -31,14 +31,27 @@ def main() -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache ($XDG_CACHE_HOME/migrator).")
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]",
               help="An entry point of the training path, in addition to those found (__main__ blocks, train*.py, ...).")
+@click.option("--trace", "trace_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
-         entries: Tuple[str, ...]) -> None:
-    """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target."""
+         entries: Tuple[str, ...], trace_file: Optional[Path]) -> None:
+    """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
+
+    Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
+    """
     from .cache import open_cache
 
     chosen = _targets(targets)
+    trace = None
+    if trace_file is not None:
+        from .trace.document import TraceError, load_trace
+
+        try:
+            trace = (load_trace(trace_file), str(trace_file))
+        except TraceError as exc:
+            raise click.BadParameter(str(exc), param_hint="--trace")
     report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
-                      entries=entries)
+                      entries=entries, trace=trace)
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     if output is not None:
@@ -266,7 +279,7 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
     except FileNotFoundError as exc:
         click.echo(f"migrator trace: cannot run {command[0]!r}: {exc.strerror}", err=True)
         sys.exit(2)
-    document = run.document
+    document = dict(run.document, command=list(command))  # as the user typed it
     output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     calls = sum(op["calls"] for op in document["ops"])
     click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "

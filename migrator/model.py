@@ -50,6 +50,7 @@ class Category(str, Enum):
 class Confidence(str, Enum):
     RESOLVED = "resolved"
     HEURISTIC = "heuristic"
+    TRACED = "traced"  # a traced run (``migrator trace``) dispatched the finding's ops at its line
 
 
 class FileKind(str, Enum):
@@ -416,6 +417,23 @@ class TargetSummary:
 
 
 @dataclass(frozen=True)
+class TraceSummary:
+    """What ``scan --trace`` merged: the traced command and what it confirmed or added."""
+
+    path: str
+    command: Tuple[str, ...]
+    device: str
+    stopped: str
+    steps: int
+    ops: int  # distinct aten ops the run dispatched
+    calls: int
+    confirmed: int  # static findings whose line dispatched ops in the run
+    runtime_only: int  # findings added for ops seen only at run time
+    dtype_findings: int
+    not_redirected: Tuple[str, ...] = ()  # compiled extensions and what stood in for them
+
+
+@dataclass(frozen=True)
 class Report:
     root: str
     tool_version: str
@@ -425,3 +443,4 @@ class Report:
     custom_ops: Tuple[CustomOp, ...]
     graph: Optional[GraphSummary] = None
     op_plans: Tuple[OpPlan, ...] = ()
+    trace: Optional[TraceSummary] = None

@@ -9,7 +9,7 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
 from .analyze import analyze_file, cached_result
@@ -18,7 +18,7 @@ from .cache import AnalysisCache
 from .discover import discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import FileResult, Finding, Report, SourceFile, TargetSummary
+from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
 from .rules import RuleContext, apply_rules
 from .suggest import apply_plans, plan_custom_ops
 
@@ -35,23 +35,27 @@ _GC_THRESHOLD = 100_000
 _POOL_THRESHOLD = 40
 
 Progress = Optional[Callable[[int, int], None]]
+#: A ``migrator.trace/1`` document and the path it was read from.
+Trace = Tuple[Mapping[str, Any], str]
 
 
 def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
-         cache: Optional[AnalysisCache] = None, entries: Sequence[str] = ()) -> Report:
+         cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (), trace: Optional[Trace] = None) -> Report:
     """Scan a folder (or one file) and judge everything found for each target.
 
-    ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository.
+    ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository;
+    ``trace`` is a ``migrator.trace/1`` document (with its file name) to join to the findings.
     """
-    return scan_with_graph(root, targets, jobs, progress, cache, entries)[0]
+    return scan_with_graph(root, targets, jobs, progress, cache, entries, trace)[0]
 
 
 def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
-                    cache: Optional[AnalysisCache] = None, entries: Sequence[str] = ()) -> Tuple[Report, "ProjectGraph"]:
+                    cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (),
+                    trace: Optional[Trace] = None) -> Tuple[Report, "ProjectGraph"]:
     """``scan``, and the call graph it judged reachability on (for ``migrator graph``)."""
     root = Path(root)
     found = discover(root)
-    report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True)
+    report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True, trace)
     assert project is not None
     return report, project
 
@@ -85,14 +89,16 @@ def _worker_init() -> None:
 
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
-          entries: Sequence[str], call_graph: bool) -> Tuple[Report, Optional["ProjectGraph"]]:
+          entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None
+          ) -> Tuple[Report, Optional["ProjectGraph"]]:
     with fewer_collections():
-        return _judge(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)
+        return _judge(root, files, targets, jobs, progress, cache, skipped, entries, call_graph, trace)
 
 
 def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
            progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
-           entries: Sequence[str], call_graph: bool) -> Tuple[Report, Optional["ProjectGraph"]]:
+           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None
+           ) -> Tuple[Report, Optional["ProjectGraph"]]:
     results = analyze_all(files, jobs, progress, cache)
     if cache is not None:
         cache.prune()
@@ -102,25 +108,33 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     findings: List[Finding] = []
     for result in results:
         findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
+    traced = None
+    if trace is not None:
+        from .trace.join import join_trace
+
+        findings, traced = join_trace(findings, trace[0], str(root), targets, trace[1])
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = apply_plans(findings, ops, plans)
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
-                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans), None
+                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
+                      trace=traced), None
     from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
 
     project = build_graph(root, results, entries)
     reached = reach(project)
     marked, nodes = mark_reachable(project, reached, findings, ops)
+    if traced is not None:  # the run went through them, whatever the call graph could resolve
+        marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
     summary = summarise(project, reached, nodes)
     summaries = tuple(_with_call_paths(project, t)
                       for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
-                  findings=marked, custom_ops=ops, graph=summary, op_plans=plans), project
+                  findings=marked, custom_ops=ops, graph=summary, op_plans=plans, trace=traced), project
 
 
 def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetSummary:

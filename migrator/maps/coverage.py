@@ -168,3 +168,19 @@ def close_matches(api: str, limit: int = 5) -> Sequence[str]:
     same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
     return (same_tail + [n for n in difflib.get_close_matches(api, names, n=limit, cutoff=0.6)
                          if n not in same_tail])[:limit]
+
+
+def op_verdict(target: TargetMap, op: str) -> Verdict:
+    """One aten overload on one target, as its operator map judges it (``migrator scan --trace``)."""
+    op_map = target.op_map()
+    reason = op_map["ops"].get(op, "missing")
+    status = Status(op_map["reasons"].get(reason, "unknown"))
+    prefix = "substitute data (Paddle's Kunlun op list): " if target.substitute else ""
+    if status == Status.SUPPORTED:
+        message = f"{prefix}{op} has a {target.id} kernel or a backend-agnostic implementation"
+    elif status == Status.FALLBACK:
+        message = (f"{prefix}{op} ({_reason(target, reason)}) runs on the host CPU through the vendor's fallback "
+                   "(correct but slow; each call copies tensors between device and host)")
+    else:
+        message = f"{prefix}{op}: {_reason(target, reason)}"
+    return Verdict(status, message, "; ".join(str(s) for s in op_map.get("sources", ())))

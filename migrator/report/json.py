@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Mapping, Optional, Sequence, TextIO
 
-from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report
+from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 
 SCHEMA = "migrator.report/1"
 
@@ -26,6 +26,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "findings": [_finding(f, nodes) for f in report.findings],
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
+        "trace": None if report.trace is None else _trace(report.trace),
     }
 
 
@@ -124,6 +125,13 @@ def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
         "reach": {node: {"entries": r.entries, "paths": r.paths, "path": list(r.path)}
                   for node, r in graph.reach.items()},
     }
+
+
+def _trace(trace: TraceSummary) -> Dict[str, Any]:
+    return {"path": trace.path, "command": list(trace.command), "device": trace.device, "stopped": trace.stopped,
+            "steps": trace.steps, "ops": trace.ops, "calls": trace.calls, "confirmed": trace.confirmed,
+            "runtime_only": trace.runtime_only, "dtype_findings": trace.dtype_findings,
+            "not_redirected": list(trace.not_redirected)}
 
 
 def _edit(edit: Optional[Edit]) -> Optional[Dict[str, Any]]:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Dict, List, TextIO
 
 from ..model import STATUS_SEVERITY, FileStatus, Finding, Report, Status
-from .wording import reach_text, worst_status
+from .wording import reach_text, trace_text, worst_status
 
 _TOP = 8
 
@@ -15,6 +15,8 @@ def render(report: Report, out: TextIO) -> None:
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
               f"{len(report.findings)} findings\n\n")
+    if report.trace is not None:
+        out.write(trace_text(report.trace) + "\n\n")
     for target in report.targets:
         counts = ", ".join(f"{n} {s}" for s, n in target.counts.items() if n)
         out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}%, "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model import STATUS_SEVERITY, Blocker, Finding, Status
+from ..model import STATUS_SEVERITY, Blocker, Finding, Status, TraceSummary
 
 
 def worst_status(finding: Finding) -> Status:
@@ -17,3 +17,13 @@ def reach_text(blocker: Blocker) -> str:
         return (f"{blocker.entries} entry point{'s' if blocker.entries > 1 else ''}, "
                 f"{blocker.paths} path{'s' if blocker.paths > 1 else ''}")
     return "every run (launch environment)" if blocker.reachable else "reach not judged"
+
+
+def trace_text(trace: TraceSummary) -> str:
+    """What a joined trace contributed, in one paragraph: traced findings are facts, the rest inferred."""
+    lines = [f"Traced: `{' '.join(trace.command)}` on {trace.device} ({trace.stopped}): {trace.ops} aten ops, "
+             f"{trace.calls} calls. {trace.confirmed} findings confirmed by the run (confidence traced), "
+             f"{trace.runtime_only} ops seen only at run time, {trace.dtype_findings} dtype findings from the "
+             "dtypes that ran; every other finding is inferred from the code."]
+    lines += [f"  not run: {item}" for item in trace.not_redirected]
+    return "\n".join(lines)

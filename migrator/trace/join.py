@@ -1,0 +1,145 @@
+"""``migrator scan --trace``: a traced run joined to the static findings.
+
+- A static finding whose line dispatched ops in the run becomes ``confidence: traced`` (and reachable:
+  the run went through it).
+- An aten op that ran at a line where no static finding names it (dispatch through ``getattr``,
+  registries, ``torch.compile``, or a fused kernel the API's traced table did not show, like the flash
+  attention ``F.scaled_dot_product_attention`` picks) becomes a ``traced-op`` finding when a target's data
+  judges it less than supported (ops only ``unknown`` on a target are left out: the data cannot say).
+- float64, complex and fp8 tensors that really ran become ``traced-dtype`` findings.
+
+Ops the CPU dispatches in place of a device kernel (``*_for_cpu``) are judged as the device op they stand
+for. Collectives (``c10d::``) and profiler records are left to the static rules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import replace
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from ..maps.coverage import op_verdict
+from ..maps.load import TargetMap
+from ..model import Category, Confidence, Finding, Span, Status, TraceSummary, Verdict
+from ..rules import fingerprint
+from ..rules.base import documented_verdict
+
+Line = Tuple[str, int]
+
+#: dtype that ran -> (the API the vendor lists judge it by, why it matters).
+_RISKY_DTYPES = {
+    "float64": ("torch.float64", "float64 tensors ran in the traced step; few device kernels take them"),
+    "complex64": ("torch.complex64", "complex tensors ran in the traced step; device kernels for them are few"),
+    "complex128": ("torch.complex128", "complex128 tensors ran in the traced step; device kernels for them are few"),
+    "float8_e4m3fn": ("torch.float8_e4m3fn", "fp8 tensors ran in the traced step; they need fp8 hardware"),
+    "float8_e5m2": ("torch.float8_e5m2", "fp8 tensors ran in the traced step; they need fp8 hardware"),
+}
+
+
+def device_op(op: str) -> str:
+    """The op a device dispatches where the CPU ran ``op`` (``_scaled_dot_product_flash_attention_for_cpu``)."""
+    return op.replace("_for_cpu", "")
+
+
+def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root: str,
+               targets: Sequence[TargetMap], trace_path: str = "") -> Tuple[List[Finding], TraceSummary]:
+    """The findings with the trace folded in, and what it changed."""
+    by_line = _ops_by_line(trace, scan_root)
+    substituted = trace.get("dtype_substitutions", {})
+    joined, confirmed = [], 0
+    named_at: Dict[Line, Set[str]] = defaultdict(set)
+    for finding in findings:
+        line = (finding.path, finding.span.line or 0)
+        if line in by_line and finding.path.endswith((".py", ".ipynb")):
+            finding = replace(finding, confidence=Confidence.TRACED, reachable=True)
+            confirmed += 1
+            named_at[line].update(finding.ops)
+        joined.append(finding)
+    runtime_only = _runtime_only(by_line, named_at, targets)
+    dtypes = _dtype_findings(trace, scan_root, targets, substituted)
+    summary = TraceSummary(
+        path=trace_path, command=tuple(trace.get("command", ())), device=str(trace.get("device")),
+        stopped=str(trace.get("stopped", {}).get("detail", "")), steps=int(trace.get("steps", 0)),
+        ops=len(trace.get("ops", ())), calls=sum(o["calls"] for o in trace.get("ops", ())), confirmed=confirmed,
+        runtime_only=len(runtime_only), dtype_findings=len(dtypes),
+        not_redirected=tuple(sorted({_extension_text(e) for e in trace.get("extensions", ())})))
+    return joined + runtime_only + dtypes, summary
+
+
+def _ops_by_line(trace: Mapping[str, Any], scan_root: str) -> Dict[Line, Dict[str, int]]:
+    """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root."""
+    trace_root = str(trace.get("root", ""))
+    base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
+    lines: Dict[Line, Dict[str, int]] = defaultdict(dict)
+    for op in trace.get("ops", ()):
+        if not op["op"].startswith("aten::"):
+            continue
+        for site in op["sites"]:
+            rel = _relative(os.path.join(trace_root, site["path"]), base)
+            if rel is not None:
+                lines[(rel, site["line"])][op["op"]] = site["calls"]
+    return lines
+
+
+def _relative(path: str, base: str) -> Optional[str]:
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(base))
+    return None if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[Line, Set[str]],
+                  targets: Sequence[TargetMap]) -> List[Finding]:
+    """One finding per op no static finding names, at its busiest line, when some target does not fully run it."""
+    unnamed: Dict[str, List[Tuple[int, Line]]] = defaultdict(list)
+    for line, ops in by_line.items():
+        for op, calls in ops.items():
+            if device_op(op) not in named_at.get(line, ()) and op not in named_at.get(line, ()):
+                unnamed[op].append((calls, line))
+    found = []
+    for op, sites in sorted(unnamed.items()):
+        judged = device_op(op)
+        verdicts = {t.id: op_verdict(t, judged) for t in targets}
+        if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
+            continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
+        calls, (path, line) = max(sites, key=lambda s: (s[0], s[1]))
+        note = f" (the CPU ran it as {op})" if judged != op else ""
+        verdicts = {t: replace(v, message=f"dispatched at run time ({sum(c for c, _ in sites)} calls at "
+                                          f"{len(sites)} line(s){note}) where the static scan did not expect it: "
+                                          f"{v.message}") for t, v in verdicts.items()}
+        found.append(_finding("traced-op", Category.OP, path, line, judged, f"{judged} (traced)", verdicts, (judged,)))
+    return found
+
+
+def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
+                    substituted: Mapping[str, str]) -> List[Finding]:
+    base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
+    sites: Dict[str, Dict[Line, int]] = defaultdict(lambda: defaultdict(int))
+    for op in trace.get("ops", ()):
+        for dtype in op["dtypes"]:
+            dtype = substituted.get(dtype, dtype) if dtype not in _RISKY_DTYPES else dtype
+            if dtype not in _RISKY_DTYPES:
+                continue
+            for site in op["sites"]:
+                rel = _relative(os.path.join(str(trace.get("root", "")), site["path"]), base)
+                if rel is not None:
+                    sites[dtype][(rel, site["line"])] += site["calls"]
+    found = []
+    for dtype, lines in sorted(sites.items()):
+        api, why = _RISKY_DTYPES[dtype]
+        (path, line), _ = max(lines.items(), key=lambda item: item[1])
+        verdicts = {t.id: documented_verdict(t, api, why) for t in targets}
+        found.append(_finding("traced-dtype", Category.DTYPE, path, line, api, f"{dtype} tensors (traced)",
+                              verdicts, ()))
+    return found
+
+
+def _finding(rule: str, category: Category, path: str, line: int, api: str, snippet: str,
+             verdicts: Mapping[str, Verdict], ops: Tuple[str, ...]) -> Finding:
+    return Finding(id=fingerprint(rule, path, api, snippet, 0), rule=rule, category=category, path=path,
+                   span=Span(line), api=api, snippet=snippet, confidence=Confidence.TRACED, verdicts=dict(verdicts),
+                   ops=ops, reachable=True)
+
+
+def _extension_text(row: Mapping[str, Any]) -> str:
+    stood_in = f"the {row['fallback']} PyTorch fallback ({row['source']})" if row.get("fallback") else "nothing"
+    return f"{row['module']}: compiled CUDA extension, not run; {stood_in} ran in its place"
