@@ -259,7 +259,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 @click.option("--limit", type=click.FloatRange(min=1), default=600, show_default=True,
               help="Wall-clock seconds before the run is stopped (the ops seen so far are written).")
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="The project: call sites are recorded in files under it.")
+              show_default=True, help="The project: the command runs there, and call sites are recorded in files under it.")
 def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit: float, root: Path) -> None:
     """RUNS YOUR CODE: execute COMMAND (e.g. -- python train.py ARGS) and record the aten ops it dispatches.
 

@@ -26,7 +26,7 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
     import torch
 
     ops = [{"op": name, "calls": s.calls, "dtypes": sorted(s.dtypes), "shape": s.shape, "phases": dict(s.phases),
-            "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
+            "apis": sorted(s.apis), "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
            for name, s in session.recorder.ops.items()]
     redirects = [{"api": api, "became": became, **_site(site), "calls": n}
                  for (api, became, site), n in session.redirects.calls.items()]
@@ -72,8 +72,9 @@ def _merge_ops(groups) -> List[Dict[str, Any]]:
     for ops in groups:
         for op in ops:
             into = merged.setdefault(op["op"], {"op": op["op"], "calls": 0, "dtypes": [], "shape": op["shape"],
-                                                "phases": {}, "sites": []})
+                                                "phases": {}, "apis": [], "sites": []})
             into["calls"] += op["calls"]
+            into["apis"] = sorted(set(into["apis"]) | set(op.get("apis", ())))
             into["dtypes"] = sorted(set(into["dtypes"]) | set(op["dtypes"]))
             for phase, n in op["phases"].items():
                 into["phases"][phase] = into["phases"].get(phase, 0) + n

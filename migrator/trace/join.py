@@ -27,6 +27,9 @@ from ..rules.base import documented_verdict
 
 Line = Tuple[str, int]
 
+#: Torch functions that run the autograd engine: not the composite an op came from.
+_AUTOGRAD_ENTRIES = frozenset({"backward", "grad", "step"})
+
 #: dtype that ran -> (the API the vendor lists judge it by, why it matters).
 _RISKY_DTYPES = {
     "float64": ("torch.float64", "float64 tensors ran in the traced step; few device kernels take them"),
@@ -56,7 +59,12 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
             confirmed += 1
             named_at[line].update(finding.ops)
         joined.append(finding)
-    runtime_only = _runtime_only(by_line, named_at, targets)
+    apis = {op["op"]: tuple(a for a in op.get("apis", ()) if a not in _AUTOGRAD_ENTRIES) for op in trace.get("ops", ())}
+    for op in list(apis):  # a backward op is reached the way its forward op is
+        forward = op[:-len("_backward")] if op.endswith("_backward") else None
+        if forward in apis and not apis[op]:
+            apis[op] = apis[forward]
+    runtime_only = _runtime_only(by_line, named_at, targets, apis)
     dtypes = _dtype_findings(trace, scan_root, targets, substituted)
     summary = TraceSummary(
         path=trace_path, command=tuple(trace.get("command", ())), device=str(trace.get("device")),
@@ -88,7 +96,7 @@ def _relative(path: str, base: str) -> Optional[str]:
 
 
 def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[Line, Set[str]],
-                  targets: Sequence[TargetMap]) -> List[Finding]:
+                  targets: Sequence[TargetMap], apis: Mapping[str, Tuple[str, ...]]) -> List[Finding]:
     """One finding per op no static finding names, at its busiest line, when some target does not fully run it."""
     unnamed: Dict[str, List[Tuple[int, Line]]] = defaultdict(list)
     for line, ops in by_line.items():
@@ -98,7 +106,7 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
     found = []
     for op, sites in sorted(unnamed.items()):
         judged = device_op(op)
-        verdicts = {t.id: op_verdict(t, judged) for t in targets}
+        verdicts = {t.id: _verdict(t, judged, apis.get(op, ())) for t in targets}
         if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
             continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
         calls, (path, line) = max(sites, key=lambda s: (s[0], s[1]))
@@ -108,6 +116,16 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
                                           f"{v.message}") for t, v in verdicts.items()}
         found.append(_finding("traced-op", Category.OP, path, line, judged, f"{judged} (traced)", verdicts, (judged,)))
     return found
+
+
+def _verdict(target: TargetMap, op: str, apis: Sequence[str]) -> Verdict:
+    """The op's verdict, unless the target registers the composite every call of it came from: then the
+    vendor's kernel for that composite runs and the op beneath it is never reached there."""
+    parents = [f"aten::{api}" for api in apis if f"aten::{api}" != op]
+    if parents and all(target.op_map()["ops"].get(p) == "registered" for p in parents):
+        return Verdict(Status.SUPPORTED, f"{target.id} registers {', '.join(parents)} itself: the call runs the "
+                       f"vendor's kernel and never reaches {op}", op_verdict(target, parents[0]).source)
+    return op_verdict(target, op)
 
 
 def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],

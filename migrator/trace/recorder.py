@@ -23,6 +23,7 @@ class OpStats:
     shape: Optional[List[List[int]]] = None
     phases: Dict[str, int] = field(default_factory=dict)
     sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
+    apis: Set[str] = field(default_factory=set)  # the outermost torch functions that dispatched it
 
 
 class UserFrames:
@@ -63,6 +64,26 @@ class OpRecorder:
         self.frames = frames
         self.ops: Dict[str, OpStats] = {}
         self.phase = "forward"  # set to "optimizer" around optimizer steps by the session
+        self.api: Optional[str] = None  # the torch function running now (outermost), set by ``api_mode``
+
+    def api_mode(self):
+        """A ``TorchFunctionMode`` noting which torch function (``scaled_dot_product_attention``) is running, so
+        an op can be judged by the composite a vendor registers above it."""
+        from torch.overrides import TorchFunctionMode
+
+        recorder = self
+
+        class ApiMode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                if recorder.api is not None:
+                    return func(*args, **(kwargs or {}))
+                recorder.api = getattr(func, "__name__", None)
+                try:
+                    return func(*args, **(kwargs or {}))
+                finally:
+                    recorder.api = None
+
+        return ApiMode()
 
     def mode(self):
         import torch
@@ -92,6 +113,8 @@ class OpRecorder:
         for t in tensors:
             stats.dtypes.add(str(t.dtype).replace("torch.", ""))
         stats.phases[phase] = stats.phases.get(phase, 0) + 1
+        if self.api is not None and len(stats.apis) < SITES_PER_OP:
+            stats.apis.add(self.api)
         site = self.frames.site(3)
         if site is not None:
             sites = stats.sites

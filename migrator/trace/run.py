@@ -42,7 +42,7 @@ def require_torch() -> None:
 def trace_command(command: Sequence[str], root: Path, device: str = "cpu", steps: Optional[int] = None,
                   limit: Optional[float] = 600.0, stubs: Optional[Sequence[Any]] = None,
                   env: Optional[Dict[str, str]] = None) -> TraceRun:
-    """Run ``command`` (the user's own, in ``root``'s terms) under the tracer; the document of the run.
+    """Run ``command`` (the user's own) in ``root`` under the tracer; the document of the run.
 
     ``stubs`` defaults to the compiled extensions a static scan of ``root`` finds, with their fallbacks.
     """
@@ -62,7 +62,7 @@ def trace_command(command: Sequence[str], root: Path, device: str = "cpu", steps
         child_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(bootstrap), child_env.get("PYTHONPATH")) if p)
         killed = False
         try:
-            returncode = subprocess.run(list(command), env=child_env,
+            returncode = subprocess.run(list(command), env=child_env, cwd=str(root),
                                         timeout=None if not limit else limit + _GRACE).returncode
         except subprocess.TimeoutExpired:
             killed, returncode = True, -9

@@ -58,6 +58,7 @@ class Session:
             redirect.install(device, self.redirects)
         register_optimizer_step_pre_hook(self._before_step)
         register_optimizer_step_post_hook(self._after_step)
+        self.recorder.api_mode().__enter__()
         self.recorder.mode().__enter__()
         limit = self.config.get("limit")
         if limit:

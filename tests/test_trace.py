@@ -1,0 +1,284 @@
+"""`migrator trace`: real runs of realistic scripts under the tracer, checked against what PyTorch dispatches."""
+import json
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+
+from .conftest import REPO, write_tree
+
+torch = pytest.importorskip("torch", reason="torch==2.13.0 is not installed (.ci/run installs it)")
+
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+from migrator.maps.coverage import op_verdict  # noqa: E402
+from migrator.maps.load import resolve_targets  # noqa: E402
+from migrator.scan import scan  # noqa: E402
+from migrator.trace.recorder import op_name  # noqa: E402
+from migrator.trace.run import trace_command  # noqa: E402
+
+PYTHON = sys.executable
+
+
+class Dispatched(TorchDispatchMode):
+    """The reference: every aten overload PyTorch dispatches inside the block, with the line of ``watch``
+    (a file) that was running when it did, found by walking the stack (independently of the recorder)."""
+
+    def __init__(self, watch=None):
+        super().__init__()
+        self.watch = str(watch) if watch else None
+        self.ops = set()
+        self.at = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add(op_name(func))
+        frame = sys._getframe(1)
+        while frame is not None and self.watch:
+            if frame.f_code.co_filename == self.watch:
+                self.at.add((op_name(func), frame.f_lineno))
+                break
+            frame = frame.f_back
+        return func(*args, **(kwargs or {}))
+
+
+MODEL = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ScaledSiLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return F.silu(x) * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        s = torch.sigmoid(x)
+        return grad * ctx.scale * (s * (1 + x * (1 - s))), None
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(32, 64)
+        self.norm = nn.LayerNorm(64)
+        self.fc2 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        h = ScaledSiLU.apply(self.norm(self.fc1(x)), 0.5)
+        return self.fc2(h)
+
+
+def one_step(model, optimizer, device, amp_dtype):
+    x = torch.randn(16, 32, device=device)
+    y = torch.randint(0, 10, (16,), device=device)
+    with torch.autocast(device_type=device if isinstance(device, str) else device.type, dtype=amp_dtype):
+        loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss
+'''
+
+DDP_TRAIN = '''
+import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from net import Net, one_step
+
+
+def main():
+    dist.init_process_group(backend="nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    model = DDP(Net().cuda(), device_ids=[local_rank])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(100):
+        loss = one_step(model, optimizer, "cuda", torch.bfloat16)
+        torch.cuda.synchronize()
+        print(f"step {step} loss {loss.item():.3f} on {torch.cuda.get_device_name()}")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _trace(root, *argv, **options):
+    return trace_command([PYTHON, *argv], root, **options).document
+
+
+@pytest.fixture(scope="module")
+def ddp_project(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("ddp"), {"net.py": MODEL, "train.py": DDP_TRAIN})
+    return root, _trace(root, "train.py", steps=2, limit=120)
+
+
+def test_a_cuda_ddp_amp_script_runs_two_steps_on_the_cpu(ddp_project):
+    root, document = ddp_project
+    assert document["stopped"]["reason"] == "steps" and document["steps"] == 2
+    redirected = {r["api"] for r in document["redirects"]}
+    assert {"torch.Tensor.cuda", "torch.cuda.set_device", "torch.cuda.synchronize",
+            "torch.distributed.init_process_group(backend='nccl')", "DistributedDataParallel(device_ids=...)",
+            "torch.autocast(device_type='cuda')"} <= redirected
+    sync = next(r for r in document["redirects"] if r["api"] == "torch.cuda.synchronize")
+    assert (sync["path"], sync["line"]) == ("train.py", DDP_TRAIN.splitlines().index(
+        "        torch.cuda.synchronize()") + 1)
+
+
+def test_traced_ops_are_what_pytorch_dispatches_for_the_same_step(ddp_project, monkeypatch):
+    root, document = ddp_project
+    monkeypatch.syspath_prepend(str(root))
+    import net
+
+    model = net.Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Dispatched(watch=root / "net.py") as reference:
+        net.one_step(model, optimizer, "cpu", torch.bfloat16)
+    lines = MODEL.splitlines()
+    construction = range(lines.index("    def __init__(self):") + 1, lines.index("    def forward(self, x):") + 1)
+    model_lines = set(range(lines.index("class ScaledSiLU(torch.autograd.Function):") + 1,
+                            lines.index("def one_step(model, optimizer, device, amp_dtype):") + 1)) - set(construction)
+    traced = {(op["op"], site["line"]) for op in document["ops"] for site in op["sites"]
+              if site["path"] == "net.py" and site["line"] in model_lines}
+    expected = {(op, line) for op, line in reference.at if line in model_lines}
+    assert expected and traced == expected  # the model's own lines, under DDP and the redirection alike
+    assert reference.ops - {"aten::_foreach_add_.List"} <= {op["op"] for op in document["ops"]}
+
+
+def test_backward_and_autograd_function_ops_carry_their_phase_and_line(ddp_project):
+    _, document = ddp_project
+    sigmoid = next(op for op in document["ops"] if op["op"] == "aten::sigmoid")
+    assert set(sigmoid["phases"]) == {"backward"}  # only the custom Function's backward calls it
+    line = MODEL.splitlines().index("        s = torch.sigmoid(x)") + 1
+    assert {"path": "net.py", "line": line, "calls": 2} in sigmoid["sites"]
+    silu = next(op for op in document["ops"] if op["op"] == "aten::silu")
+    assert silu["phases"] == {"forward": 2}
+    assert "bfloat16" in next(op for op in document["ops"] if op["op"] == "aten::addmm")["dtypes"]
+
+
+def test_the_trace_document_validates_against_its_schema(ddp_project):
+    import jsonschema
+
+    schema = json.loads((REPO / "reports" / "schema" / "trace.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(ddp_project[1], schema)
+
+
+GETATTR = '''
+import torch
+
+ACTIVATION = "special." + "i0e"
+
+
+def lookup(name):
+    fn = torch
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+def main():
+    model = torch.nn.Linear(8, 8).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    act = lookup(ACTIVATION)
+    for _ in range(5):
+        out = act(model(torch.rand(4, 8, device="cuda")))
+        out.sum().backward()
+        opt.step()
+
+
+main()
+'''
+
+
+def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(tmp_path):
+    write_tree(tmp_path, {"train.py": GETATTR})
+    with Dispatched() as reference:
+        torch.special.i0e(torch.rand(4))
+    (op,) = reference.ops - {"aten::rand"}
+    static = scan(tmp_path, resolve_targets(None), jobs=1)
+    line = GETATTR.splitlines().index('        out = act(model(torch.rand(4, 8, device="cuda")))') + 1
+    assert not any(op in f.ops for f in static.findings)  # the static scan cannot see through getattr
+    document = _trace(tmp_path, "train.py", steps=1, limit=60)
+    report = scan(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json"))
+    (found,) = [f for f in report.findings if f.rule == "traced-op" and f.api == op]
+    assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
+    for target in resolve_targets(None):
+        assert found.verdicts[target.id].status == op_verdict(target, op).status
+    confirmed = [f for f in report.findings if f.confidence.value == "traced" and f.rule != "traced-op"]
+    assert confirmed and report.trace.confirmed == len(confirmed)
+
+
+CRASH = '''
+import torch
+x = torch.ones(3, device="cuda")
+y = (x * 2).exp()
+raise RuntimeError("dataset shard missing")
+'''
+
+NEVER_STEPS = '''
+import torch
+x = torch.ones(64, 64)
+while True:
+    x = torch.tanh(x @ x)
+'''
+
+
+@pytest.mark.parametrize("script, options, reason, op", [
+    pytest.param(CRASH, {}, "error", "aten::exp", id="crash-midway-keeps-what-ran"),
+    pytest.param(NEVER_STEPS, {"limit": 3}, "limit", "aten::tanh", id="never-steps-ends-at-the-limit"),
+])
+def test_runs_that_end_early_keep_the_ops_seen(tmp_path, script, options, reason, op):
+    write_tree(tmp_path, {"job.py": script})
+    document = _trace(tmp_path, "job.py", **options)
+    assert document["stopped"]["reason"] == reason, document["stopped"]
+    assert op in {o["op"] for o in document["ops"]}
+    if reason == "error":
+        assert document["stopped"]["site"] == {"path": "job.py", "line": 5}
+        assert "dataset shard missing" in document["stopped"]["detail"]
+
+
+def test_the_example_project_traces_end_to_end_with_the_extension_fallback(tmp_path):
+    root = REPO / "examples" / "llm_trainer"
+    out = tmp_path / "trace.json"
+    result = CliRunner().invoke(main, ["trace", "--root", str(root), "-o", str(out), "--steps", "1", "--",
+                                       "python", str(root / "train.py"), "--steps", "3"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["stopped"]["reason"] == "steps" and document["command"][0] == "python"
+    calls = [e for e in document["extensions"] if e["kind"] == "call"]
+    assert {e["function"] for e in calls} >= {"forward", "backward"}
+    assert {e["fallback"] for e in calls} == {"rms_norm"}
+    report = scan(root, resolve_targets(["cann"]), jobs=1, trace=(document, str(out)))
+    assert report.trace.not_redirected and "rms_norm PyTorch fallback" in report.trace.not_redirected[0]
+    # the CPU ran F.scaled_dot_product_attention as a fused flash kernel the static table does not list;
+    # a target that registers the composite itself runs its own kernel and never reaches the fused one
+    flash = next(op for op in document["ops"] if "flash_attention" in op["op"] and "backward" not in op["op"])
+    assert "scaled_dot_product_attention" in flash["apis"]
+    registers = resolve_targets(["cann"])[0].op_map()["ops"].get("aten::scaled_dot_product_attention") == "registered"
+    added = [f for f in report.findings if f.rule == "traced-op" and "flash_attention" in f.api]
+    assert bool(added) != registers
+
+
+def test_trace_without_torch_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    result = CliRunner().invoke(main, ["trace", "--root", str(tmp_path), "--", "python", "-c", "pass"])
+    assert result.exit_code == 2 and "pip install torch==2.13.0" in result.output
+
+
+def test_scan_refuses_a_file_that_is_not_a_trace(tmp_path):
+    bogus = tmp_path / "trace.json"
+    bogus.write_text(json.dumps({"schema": "migrator.report/1"}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--trace", str(bogus)])
+    assert result.exit_code == 2 and "not a migrator.trace/1 document" in result.output
