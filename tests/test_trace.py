@@ -282,3 +282,31 @@ def test_scan_refuses_a_file_that_is_not_a_trace(tmp_path):
     bogus.write_text(json.dumps({"schema": "migrator.report/1"}), encoding="utf-8")
     result = CliRunner().invoke(main, ["scan", str(tmp_path), "--trace", str(bogus)])
     assert result.exit_code == 2 and "not a migrator.trace/1 document" in result.output
+
+
+PLAIN = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 10)).cuda()
+opt = torch.optim.AdamW(model.parameters())
+for step in range(10):
+    x = torch.randn(16, 32, device="cuda")
+    logits = model(x)
+    loss = F.cross_entropy(logits, torch.randint(0, 10, (16,)).cuda())
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+'''
+
+
+def test_the_meta_device_records_the_model_ops_the_cpu_runs(tmp_path):
+    write_tree(tmp_path, {"train.py": PLAIN})
+    documents = {device: _trace(tmp_path, "train.py", device=device, steps=1, limit=60) for device in ("cpu", "meta")}
+    line = PLAIN.splitlines().index("    logits = model(x)") + 1
+
+    def at_line(document):
+        return {op["op"] for op in document["ops"] if any(s["line"] == line for s in op["sites"])}
+    assert documents["meta"]["stopped"]["reason"] == "steps"
+    assert at_line(documents["meta"]) == at_line(documents["cpu"]) >= {"aten::addmm", "aten::gelu"}
