@@ -85,13 +85,10 @@ def overhead(steps: int) -> None:
         script.write_text(NANOGPT, encoding="utf-8")
         plain = step_times(subprocess.run([sys.executable, str(script), str(steps)], capture_output=True,
                                           text=True, check=True).stdout)
-        log = Path(folder) / "out.txt"
-        with log.open("w") as handle:
-            sys.stdout.flush()
-            run = trace_command(["sh", "-c", f"{sys.executable} {script} {steps} > {log}"], Path(folder),
-                                device="cuda", steps=None, limit=1200, stubs=())
+        log = Path(folder) / "out.txt"  # the traced script's own step times
+        run = trace_command(["sh", "-c", f"{sys.executable} {script} {steps} > {log}"], Path(folder),
+                            device="cuda", steps=None, limit=1200, stubs=())  # it runs on the CPU already
         traced = step_times(log.read_text())
-        del handle
     base, with_trace = statistics.median(plain[1:]), statistics.median(traced[1:])
     calls = sum(op["calls"] for op in run.document["ops"])
     print(f"nanoGPT-style step (median of {steps - 1} after the first): {base * 1000:.0f} ms untraced, "

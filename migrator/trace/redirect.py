@@ -35,7 +35,7 @@ def install(device: str, log: Redirections) -> None:
     """Redirect CUDA use to ``device`` (``cpu`` or ``meta``) for the rest of the process."""
     import torch
 
-    _DeviceMode(device, log).__enter__()
+    _device_mode(device, log).__enter__()
     _patch_cuda_module(torch, device, log)
     _patch_amp(torch, device, log)
     _patch_memory_pinning(torch, log)
@@ -50,7 +50,7 @@ def _is_cuda(value: Any) -> bool:
     return isinstance(value, str) and (value == "cuda" or value.startswith("cuda:"))
 
 
-def _DeviceMode(device: str, log: Redirections):
+def _device_mode(device: str, log: Redirections):
     """A ``TorchFunctionMode`` rewriting CUDA devices in every torch call (factories, ``.to``, ``.cuda``)."""
     import torch
     from torch.overrides import TorchFunctionMode
