@@ -5,9 +5,9 @@
 1. Overhead: a nanoGPT-style trainer (6 layers, d=256, batch 8x128, AdamW, bf16 autocast) written for the CPU
    is run as is and under `migrator trace` (CUDA redirection off: it already runs on the CPU); the script
    times its own steps, and the median step after the first is compared.
-2. On the bundled example (a CUDA DDP+AMP trainer with a custom RMSNorm extension, traced on the CPU):
-   the aten ops and dtypes the trace saw that no static finding names, and the findings the trace added
-   or confirmed, with their per-target verdicts.
+2. On the bundled example (a CUDA DDP+AMP trainer with a custom RMSNorm extension, traced on the CPU) and
+   on the nanoGPT-style trainer: the aten ops and dtypes the trace saw that no static finding names, and
+   the findings the trace added or confirmed, with their per-target verdicts and the readiness change.
 """
 
 from __future__ import annotations
@@ -96,23 +96,23 @@ def overhead(steps: int) -> None:
           f"({calls / steps:.0f} aten calls per step, {len(run.document['ops'])} distinct ops)")
 
 
-def example() -> None:
+def compare(name: str, root: Path, command, steps: int = 2) -> None:
+    """What the trace of ``command`` adds to the static scan of ``root``."""
     from migrator.maps.load import resolve_targets
     from migrator.scan import scan
     from migrator.trace.run import trace_command
 
-    root = REPO / "examples" / "llm_trainer"
-    document = trace_command([sys.executable, "train.py", "--steps", "3"], root, steps=2, limit=600).document
+    document = trace_command(command, root, steps=steps, limit=600).document
     targets = resolve_targets(None)
     static = scan(root, targets, jobs=1)
     traced = scan(root, targets, jobs=1, trace=(document, "trace.json"))
     named = {op for f in static.findings for op in f.ops}
     ran = {op["op"] for op in document["ops"] if op["op"].startswith("aten::")}
-    print(f"example: the trace saw {len(ran)} aten ops; {len(ran - named)} of them no static finding names: "
+    print(f"{name}: the trace saw {len(ran)} aten ops; {len(ran - named)} of them no static finding names: "
           f"{', '.join(sorted(ran - named)[:12])}{' ...' if len(ran - named) > 12 else ''}")
     dtypes = sorted({d for op in document["ops"] for d in op["dtypes"]})
-    print(f"example: dtypes that ran: {', '.join(dtypes)} (substituted: {document['dtype_substitutions']})")
-    print(f"example: {traced.trace.confirmed} static findings confirmed, {traced.trace.runtime_only} added "
+    print(f"{name}: dtypes that ran: {', '.join(dtypes)} (substituted: {document['dtype_substitutions']})")
+    print(f"{name}: {traced.trace.confirmed} static findings confirmed, {traced.trace.runtime_only} added "
           f"(ops at run time), {traced.trace.dtype_findings} dtype findings")
     for finding in traced.findings:
         if finding.rule.startswith("traced-"):
@@ -120,7 +120,7 @@ def example() -> None:
             print(f"  {finding.path}:{finding.span.line} {finding.api}: {verdicts}")
     before = {t.id: t.readiness for t in static.targets}
     after = {t.id: t.readiness for t in traced.targets}
-    print("example readiness static -> with trace: " + ", ".join(f"{t} {before[t]} -> {after[t]}" for t in before))
+    print(f"{name} readiness static -> with trace: " + ", ".join(f"{t} {before[t]} -> {after[t]}" for t in before))
 
 
 def main() -> None:
@@ -128,7 +128,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     args = parser.parse_args()
     overhead(args.steps)
-    example()
+    compare("example", REPO / "examples" / "llm_trainer", [sys.executable, "train.py", "--steps", "3"])
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "nanogpt.py").write_text(NANOGPT, encoding="utf-8")
+        compare("nanoGPT-style trainer", Path(folder), [sys.executable, "nanogpt.py", "4"])
 
 
 if __name__ == "__main__":

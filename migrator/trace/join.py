@@ -106,7 +106,7 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
     found = []
     for op, sites in sorted(unnamed.items()):
         judged = device_op(op)
-        verdicts = {t.id: _verdict(t, judged, apis.get(op, ())) for t in targets}
+        verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=judged != op) for t in targets}
         if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
             continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
         calls, (path, line) = max(sites, key=lambda s: (s[0], s[1]))
@@ -118,14 +118,23 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
     return found
 
 
-def _verdict(target: TargetMap, op: str, apis: Sequence[str]) -> Verdict:
+def _verdict(target: TargetMap, op: str, apis: Sequence[str], stand_in: bool = False) -> Verdict:
     """The op's verdict, unless the target registers the composite every call of it came from: then the
-    vendor's kernel for that composite runs and the op beneath it is never reached there."""
+    vendor's kernel for that composite runs and the op beneath it is never reached there.
+
+    ``stand_in``: the CPU ran its own variant of ``op`` (``*_for_cpu``), a choice a composite above it made
+    for the CPU; without a kernel for ``op`` the target's composite may choose another path, which the
+    trace cannot show, so a would-be ``fallback`` reads ``unknown``.
+    """
     parents = [f"aten::{api}" for api in apis if f"aten::{api}" != op]
     if parents and all(target.op_map()["ops"].get(p) == "registered" for p in parents):
         return Verdict(Status.SUPPORTED, f"{target.id} registers {', '.join(parents)} itself: the call runs the "
                        f"vendor's kernel and never reaches {op}", op_verdict(target, parents[0]).source)
-    return op_verdict(target, op)
+    verdict = op_verdict(target, op)
+    if stand_in and verdict.status == Status.FALLBACK:
+        return Verdict(Status.UNKNOWN, f"{verdict.message}; but the CPU ran its own variant of it, and which op "
+                       f"{target.id} dispatches in its place is not in the trace", verdict.source)
+    return verdict
 
 
 def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
