@@ -54,12 +54,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
                       entries=entries, trace=trace)
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
-    if output is not None:
-        with output.open("w", encoding="utf-8") as out:
-            FORMATTERS[fmt](report, out)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        FORMATTERS[fmt](report, click.get_text_stream("stdout"))
+    _write(lambda out: FORMATTERS[fmt](report, out), output)
 
 
 @main.command()
@@ -330,12 +325,7 @@ def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, schedu
     except DaskMissing as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
-    if output is not None:
-        with output.open("w", encoding="utf-8") as out:
-            RENDERERS[fmt](portfolio, out)
-        click.echo(f"wrote {output}", err=True)
-    else:
-        RENDERERS[fmt](portfolio, click.get_text_stream("stdout"))
+    _write(lambda out: RENDERERS[fmt](portfolio, out), output)
 
 
 def _listed(listing: Path) -> list:
@@ -379,6 +369,16 @@ def explain(api: str, targets: str, fmt: str) -> None:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         click.echo(render_explanation(result), nl=False)
+
+
+def _write(render, output: Optional[Path]) -> None:
+    """``render(stream)`` into ``output`` (and say so on stderr), else onto stdout."""
+    if output is None:
+        render(click.get_text_stream("stdout"))
+        return
+    with output.open("w", encoding="utf-8") as out:
+        render(out)
+    click.echo(f"wrote {output}", err=True)
 
 
 def _targets(spec: str):

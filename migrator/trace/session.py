@@ -46,7 +46,6 @@ class Session:
         self.written = False
 
     def start(self) -> None:
-        import torch
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         from . import redirect, stubs
@@ -77,7 +76,6 @@ class Session:
             previous_hook(kind, value, tb)
         sys.excepthook = excepthook
         atexit.register(self.write)
-        del torch
 
     # ---------------------------------------------------------------------------- events
 
