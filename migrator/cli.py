@@ -284,6 +284,64 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 
 
 @main.command()
+@click.option("--model", "model_spec", required=True, metavar="MODULE:FACTORY",
+              help="A function (or class) under --root that builds the model: model.gpt:build.")
+@click.option("--input", "input_spec", metavar="MODULE:FUNC",
+              help="Builds the forward's arguments from (batch, seq); default: from the model's first layer.")
+@click.option("--batch", type=click.IntRange(min=1), default=8, show_default=True, help="Micro-batch per card.")
+@click.option("--seq", type=click.IntRange(min=1), default=2048, show_default=True,
+              help="Sequence length (image side for a convolutional first layer).")
+@click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32"]), default="bf16", show_default=True,
+              help="Training precision: bf16/fp16 mean mixed precision with fp32 master weights.")
+@click.option("--optimizer", type=click.Choice(["adamw", "adam", "sgd-momentum", "sgd"]), default="adamw",
+              show_default=True)
+@click.option("--cards", type=click.IntRange(min=1), default=8, show_default=True, help="Data-parallel cards.")
+@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
+              help="Targets whose cards to judge (the H100 baseline is always shown).")
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Where MODULE is imported from.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dtype: str, optimizer: str, cards: int,
+           targets: str, root: Path, fmt: str) -> None:
+    """RUNS YOUR CODE: build the model with MODULE:FACTORY and estimate per-card memory on each target's card.
+
+    The factory (your code) runs on the meta device and on fake tensors: no weights are allocated and no GPU
+    is needed. Parameters, gradients and optimizer states follow the ZeRO accounting for DDP, ZeRO-1/2/3 and
+    FSDP; activations are measured by one forward and backward with PyTorch's memory tracker. For each card:
+    whether it fits with 20% headroom, the smallest configuration that does, and the cards needed. Cards come
+    from operator_maps/cards.json, with [tool.migrator.cards] overrides. Needs torch.
+    """
+    from .config import ConfigError, load_config
+    from .memory.cards import CardError, load_cards
+    from .memory.fit import estimate_assumptions, fit_all
+    from .memory.fit import MemoryEstimate
+    from .memory.measure import (FactoryError, TorchMissing, load_factory, measure_activations, model_facts,
+                                 require_torch)
+    from .memory.render import RENDERERS
+
+    chosen = {t.id for t in _targets(targets)}
+    try:
+        require_torch()
+        known = load_cards(load_config([root]).cards)
+        factory = load_factory(model_spec, root)
+        make_input = load_factory(input_spec, root) if input_spec else None
+        facts = model_facts(factory, batch, seq, make_input)
+        activations = measure_activations(factory, batch, seq, dtype, make_input)
+    except (TorchMissing, ConfigError, CardError) as exc:
+        click.echo(f"migrator memory: {exc}", err=True)
+        sys.exit(2)
+    except FactoryError as exc:
+        click.echo(f"migrator memory: {exc}", err=True)
+        sys.exit(1)
+    picked = [c for c in known if c.baseline or c.target in chosen or c.target is None]
+    estimate = MemoryEstimate(model=model_spec, facts=facts, batch=batch, seq=seq, dtype=dtype, optimizer=optimizer,
+                              cards=cards, activations=activations,
+                              fits=fit_all(picked, facts, activations, dtype, optimizer, cards),
+                              assumptions=estimate_assumptions(dtype, optimizer))
+    RENDERERS[fmt](estimate, click.get_text_stream("stdout"))
+
+
+@main.command()
 @click.argument("repos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--list", "listing", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A file of repository paths, one per line (# comments and blank lines ignored).")

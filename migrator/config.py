@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Tuple
+from typing import Any, Iterable, Mapping, Optional, Tuple
 
 from .model import Status
 
@@ -16,7 +16,7 @@ else:  # pragma: no cover - Python < 3.11
 
 DEFAULT_FAIL_ON = (Status.REWRITE, Status.PORT, Status.UNSUPPORTED)
 DEFAULT_BASELINE = ".migrator-baseline.json"
-_KEYS = {"targets", "fail-on", "exclude", "baseline"}
+_KEYS = {"targets", "fail-on", "exclude", "baseline", "cards"}
 
 
 class ConfigError(ValueError):
@@ -31,6 +31,7 @@ class Config:
     fail_on: Tuple[Status, ...] = DEFAULT_FAIL_ON
     exclude: Tuple[str, ...] = ()
     baseline: str = DEFAULT_BASELINE
+    cards: Tuple[Tuple[str, Mapping[str, Any]], ...] = ()  # [tool.migrator.cards.<id>]: added or overridden cards
 
     @property
     def baseline_path(self) -> Path:
@@ -69,6 +70,7 @@ def load_config(starts: Iterable[Path]) -> Config:
         fail_on=parse_statuses(_strings(section, "fail-on", pyproject), f"{pyproject}: fail-on") or DEFAULT_FAIL_ON,
         exclude=_strings(section, "exclude", pyproject),
         baseline=str(section.get("baseline", DEFAULT_BASELINE)),
+        cards=_cards(section, pyproject),
     )
 
 
@@ -80,6 +82,14 @@ def parse_statuses(values: Iterable[str], where: str) -> Tuple[Status, ...]:
         except ValueError:
             raise ConfigError(f"{where}: unknown status {value!r} (known: {', '.join(s.value for s in Status)})")
     return tuple(statuses)
+
+
+def _cards(section: dict, pyproject: Path) -> Tuple[Tuple[str, Mapping[str, Any]], ...]:
+    cards = section.get("cards", {})
+    if not isinstance(cards, dict) or not all(isinstance(v, dict) for v in cards.values()):
+        raise ConfigError(f"{pyproject}: [tool.migrator.cards] must hold one table per card "
+                          "([tool.migrator.cards.my-card] memory_gb = 64)")
+    return tuple((card_id, dict(row)) for card_id, row in cards.items())
 
 
 def _strings(section: dict, key: str, pyproject: Path) -> Tuple[str, ...]:

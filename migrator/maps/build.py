@@ -97,6 +97,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         })
     outputs["third_party.json"] = _third_party_table(upstream, curated)
     outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
+    outputs["cards.json"] = _cards_table(curated)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -350,6 +351,21 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,
             "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
+
+
+_CARD_FIELDS = {"name", "target", "memory_gb", "bandwidth_gbs", "dtypes", "source", "note", "baseline"}
+
+
+def _cards_table(curated: Path) -> dict:
+    """Accelerator cards for ``migrator memory``: every row must cite its source; unknowns stay null."""
+    cards = (_yaml((curated / "cards.yaml").read_text(encoding="utf-8")) or {}).get("cards") or {}
+    for card_id, row in cards.items():
+        unknown = set(row) - _CARD_FIELDS
+        if unknown or not row.get("source") or not isinstance(row.get("memory_gb"), (int, float)):
+            raise MapsBuildError(f"cards.yaml: {card_id} needs name, memory_gb and a source "
+                                 f"(unknown fields: {sorted(unknown)})")
+    return {"schema": "migrator.cards/1", "cards": cards,
+            "source": "operator_maps/curated/cards.yaml (each row cites where its numbers come from)"}
 
 
 def _custom_op_families(upstream: Path, curated: Path) -> dict:
