@@ -76,9 +76,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
-        blocked = (WEIGHTS["automatic"] * automatic + WEIGHTS["manual"] * manual
-                   + WEIGHTS["port"] * ports + WEIGHTS["unsupported"] * unsupported)
-        readiness = round(100.0 * runs / (runs + blocked), 1) if runs + blocked else 100.0
+        readiness = readiness_score(runs, automatic, manual, ports, unsupported)
         effort = _effort(on_path, target.id, len(ops), port_lines, op_of, automatic, manual)
         effort["readiness_inputs"] = {"runs": runs, "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
@@ -88,6 +86,13 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
                                        blockers=blockers, import_first=target.import_first))
     return tuple(summaries)
+
+
+def readiness_score(runs: int, automatic: int, manual: int, ports: int, unsupported: int) -> float:
+    """``READINESS_FORMULA``."""
+    blocked = (WEIGHTS["automatic"] * automatic + WEIGHTS["manual"] * manual
+               + WEIGHTS["port"] * ports + WEIGHTS["unsupported"] * unsupported)
+    return round(100.0 * runs / (runs + blocked), 1) if runs + blocked else 100.0
 
 
 def _counts(findings: Sequence[Finding], target: str) -> Dict[str, int]:

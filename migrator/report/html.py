@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from ..data import data_dir
 from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
+from ..plan import migration_plans
 from ..sources.notebook import read_notebook_cells
 from .wording import reach_text, worst_status
 
@@ -67,6 +68,7 @@ def _view(report: Report) -> Dict[str, Any]:
         "custom_ops": [_custom_op(op, report) for op in report.custom_ops],
         "unread": [f for f in report.files if f.status != FileStatus.OK or f.reason],
         "files_ok": sum(1 for f in report.files if f.status == FileStatus.OK),
+        "plans": migration_plans(report),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Mapping, Optional, Sequence, TextIO
 
+from ..plan import MigrationPlan, migration_plans
 from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 
 SCHEMA = "migrator.report/1"
@@ -27,6 +28,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
+        "plan": [_plan(p) for p in migration_plans(report)],
     }
 
 
@@ -125,6 +127,16 @@ def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
         "reach": {node: {"entries": r.entries, "paths": r.paths, "path": list(r.path)}
                   for node, r in graph.reach.items()},
     }
+
+
+def _plan(plan: MigrationPlan) -> Dict[str, Any]:
+    return {"target": plan.target, "readiness_now": plan.readiness_now, "readiness_after_fix": plan.readiness_after_fix,
+            "phases": [{"phase": ph.number, "title": ph.title, "what": ph.what, "hours": ph.hours,
+                        "readiness_after": ph.readiness_after, "findings": list(ph.findings),
+                        "items": [{"key": i.key, "title": i.title, "status": i.status.value, "findings": i.findings,
+                                   "entries": i.entries, "hours": i.hours, "where": i.where, "message": i.message}
+                                  for i in ph.items]}
+                       for ph in plan.phases]}
 
 
 def _trace(trace: TraceSummary) -> Dict[str, Any]:

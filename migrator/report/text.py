@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Dict, List, TextIO
 
+from ..plan import migration_plans
 from ..model import STATUS_SEVERITY, FileStatus, Finding, Report, Status
 from .wording import reach_text, trace_text, worst_status
 
@@ -17,10 +18,12 @@ def render(report: Report, out: TextIO) -> None:
               f"{len(report.findings)} findings\n\n")
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
+    plans = {p.target: p for p in migration_plans(report)}
     for target in report.targets:
         counts = ", ".join(f"{n} {s}" for s, n in target.counts.items() if n)
-        out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}%, "
-                  f"effort ~{target.effort.get('total_days', '?')} days\n")
+        after_fix = plans[target.id].readiness_after_fix
+        out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}% "
+                  f"({after_fix}% after `migrator fix`), effort ~{target.effort.get('total_days', '?')} days\n")
         out.write(f"  {counts or 'nothing to judge'}\n")
         for blocker in target.blockers[:_TOP]:
             where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"

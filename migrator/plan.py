@@ -1,0 +1,150 @@
+"""The migration plan: per target, the phases a migration team works in, each with its findings, its effort
+and the readiness the project reaches after it.
+
+1. what ``migrator fix`` applies (safe, mechanical rewrites);
+2. manual rewrites on the training path, the most-reached first (core model and training loop before
+   tools and tests: blockers are ranked by how many entry points reach them);
+3. fallbacks, partial support and unknowns to validate numerically on the device;
+4. custom operators, CUDA-only libraries, triton kernels and unsupported APIs to port.
+
+Derived from a ``Report`` alone (the JSON and HTML formatters call it), so it never disagrees with the
+readiness and blockers beside it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+from .assess import HOURS, readiness_score
+from .inventory import OpMembership
+from .model import Blocker, Finding, Report, Status, TargetSummary
+
+#: Rules whose findings are a port, whatever their status: the operator or library itself must change.
+_PORT_RULES = frozenset({"extension-build", "extension-call", "torch-ops-call", "torch-library-cuda", "cuda-kernel",
+                         "cuda-library", "triton-launch"})
+_RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
+PHASES = (
+    (1, "Apply `migrator fix`", "safe, mechanical rewrites: review the diff and commit"),
+    (2, "Manual rewrites on the training path", "device, AMP and distributed code a person changes, "
+                                                  "the most-reached first"),
+    (3, "Validate fallbacks and partial ops", "ops that run on the host CPU, have documented limits or that the "
+                                              "data cannot judge: compare outputs and speed on the device"),
+    (4, "Port custom operators and libraries", "custom CUDA operators, CUDA-only libraries, triton kernels and "
+                                               "unsupported APIs"),
+)
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    key: str
+    title: str
+    status: Status
+    findings: int
+    entries: int
+    hours: float
+    where: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Phase:
+    number: int
+    title: str
+    what: str
+    items: Tuple[PlanItem, ...]
+    findings: Tuple[str, ...]
+    hours: float
+    readiness_after: float
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    target: str
+    readiness_now: float
+    readiness_after_fix: float
+    phases: Tuple[Phase, ...]
+
+
+def migration_plans(report: Report) -> Tuple[MigrationPlan, ...]:
+    membership = OpMembership(report.custom_ops)
+    return tuple(_plan(report, target, membership) for target in report.targets)
+
+
+def phase_of(finding: Finding, target: str, membership: OpMembership) -> int:
+    """0 when nothing is to do on ``target``."""
+    verdict = finding.verdicts.get(target)
+    if verdict is None or verdict.status == Status.SUPPORTED:
+        return 0
+    if membership.op_of(finding) or finding.rule in _PORT_RULES or verdict.status in (Status.PORT, Status.UNSUPPORTED):
+        return 4
+    if verdict.status == Status.REWRITE:
+        return 1 if verdict.fixable else 2
+    return 3
+
+
+def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> MigrationPlan:
+    judged = any(f.reachable is not None for f in report.findings)
+    on_path = [f for f in report.findings if f.reachable is not False] if judged else list(report.findings)
+    phase = {f.id: phase_of(f, target.id, membership) for f in report.findings}
+    resolved: set = set()
+    phases = []
+    for number, title, what in PHASES:
+        members = [f for f in on_path if phase[f.id] == number]
+        resolved.update(f.id for f in members)
+        items = _items(number, members, target)
+        phases.append(Phase(number=number, title=title, what=what, items=items, findings=tuple(f.id for f in members),
+                            hours=round(sum(i.hours for i in items), 2),
+                            readiness_after=_readiness(on_path, target, resolved)))
+    return MigrationPlan(target=target.id, readiness_now=_readiness(on_path, target, set()),
+                         readiness_after_fix=phases[0].readiness_after, phases=tuple(phases))
+
+
+def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tuple[PlanItem, ...]:
+    ids = {f.id for f in members}
+    if number == 3:  # one item per API: what to validate
+        by_api: Dict[str, List[Finding]] = OrderedDict()
+        for finding in sorted(members, key=lambda f: (f.api, f.path, f.span.line or 0)):
+            by_api.setdefault(finding.api, []).append(finding)
+        items = []
+        for api, found in by_api.items():
+            verdict = found[0].verdicts[target.id]
+            hours = {Status.FALLBACK: HOURS["fallback"], Status.PARTIAL: HOURS["partial"]}.get(verdict.status,
+                                                                                                 HOURS["unknown"])
+            items.append(PlanItem(key=api, title=api, status=verdict.status, findings=len(found), entries=0,
+                                  hours=hours, where=f"{found[0].path}:{found[0].span.line or '-'}",
+                                  message=verdict.message))
+        return tuple(sorted(items, key=lambda i: (-i.findings, i.key)))
+    per_finding = HOURS["automatic"] if number == 1 else HOURS["manual"]
+    items = []
+    for blocker in target.blockers:  # ranked by reach: the most entry points first
+        inside = [i for i in blocker.findings if i in ids]
+        if inside:
+            hours = blocker.hours if number == 4 else per_finding * len(inside)
+            items.append(_item(blocker, len(inside), hours))
+    return tuple(items)
+
+
+def _item(blocker: Blocker, findings: int, hours: float) -> PlanItem:
+    return PlanItem(key=blocker.key, title=blocker.title, status=blocker.status, findings=findings,
+                    entries=blocker.entries, hours=round(hours, 2),
+                    where=f"{blocker.path_of_first}:{blocker.line_of_first or '-'}", message=blocker.message)
+
+
+def _readiness(on_path: Sequence[Finding], target: TargetSummary, resolved: set) -> float:
+    """The readiness formula with the ``resolved`` findings counted as running."""
+    runs = automatic = manual = 0
+    for finding in on_path:
+        verdict = finding.verdicts.get(target.id)
+        if verdict is None or verdict.status == Status.UNKNOWN:
+            continue
+        if finding.id in resolved or verdict.status in _RUNS:
+            runs += 1
+        elif verdict.status == Status.REWRITE:
+            automatic += verdict.fixable
+            manual += not verdict.fixable
+    open_blockers = [b for b in target.blockers if b.reachable is not False and not set(b.findings) <= resolved]
+    ports = sum(1 for b in open_blockers if b.status == Status.PORT)
+    unsupported = sum(1 for b in open_blockers if b.status == Status.UNSUPPORTED)
+    return readiness_score(runs, automatic, manual, ports, unsupported)
