@@ -20,6 +20,7 @@ from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
 from .rules import RuleContext, apply_rules
+from .rules.practice import practice_findings
 from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     findings: List[Finding] = []
     for result in results:
         findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
+    findings.extend(practice_findings(results, ctx))
     traced = None
     if trace is not None:
         from .trace.join import join_trace

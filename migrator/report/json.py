@@ -28,7 +28,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
-        "plan": [_plan(p) for p in migration_plans(report)],
+        "plan": [_migration_plan(p) for p in migration_plans(report)],
     }
 
 
@@ -129,7 +129,7 @@ def _graph(graph: Optional[GraphSummary]) -> Optional[Dict[str, Any]]:
     }
 
 
-def _plan(plan: MigrationPlan) -> Dict[str, Any]:
+def _migration_plan(plan: MigrationPlan) -> Dict[str, Any]:
     return {"target": plan.target, "readiness_now": plan.readiness_now, "readiness_after_fix": plan.readiness_after_fix,
             "phases": [{"phase": ph.number, "title": ph.title, "what": ph.what, "hours": ph.hours,
                         "readiness_after": ph.readiness_after, "findings": list(ph.findings),

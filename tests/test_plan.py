@@ -1,0 +1,79 @@
+"""The migration plan (phases, effort, readiness after each) and the practice findings."""
+import re
+
+import pytest
+
+from migrator.plan import migration_plans, phase_of
+from migrator.inventory import OpMembership
+
+from .test_report_formats import CHROMIUM, _chromium, _html, example_report  # noqa: F401 - a fixture
+
+TRAIN_FP32 = '''
+import torch
+from model import Net
+
+model = Net().cuda()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for batch in loader:
+    loss = model(batch.cuda()).mean()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("extra, flagged", [
+    pytest.param("", True, id="fp32-training-is-flagged"),
+    pytest.param("with torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n", False, id="autocast"),
+    pytest.param("scaler = torch.cuda.amp.GradScaler()\n", False, id="grad-scaler"),
+    pytest.param("model = model.half()\n", False, id="half-weights"),
+    pytest.param("import lightning as L\n", False, id="framework-sets-precision"),
+])
+def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged):
+    report = scan_tree({"train.py": TRAIN_FP32 + extra, "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n"})
+    found = [f for f in report.findings if f.rule == "no-mixed-precision"]
+    assert bool(found) == flagged
+    if flagged:
+        (finding,) = found
+        assert (finding.path, finding.span.line, finding.api) == ("train.py", 6, "torch.optim.AdamW")
+        assert {v.status.value for v in finding.verdicts.values()} == {"partial"}
+        assert "device_type='npu'" in finding.verdicts["cann"].suggestion
+
+
+def test_no_training_step_means_no_precision_advice(scan_tree):
+    report = scan_tree({"infer.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nprint(model(torch.ones(2)))\n"})
+    assert not [f for f in report.findings if f.rule == "no-mixed-precision"]
+
+
+def test_phases_partition_the_training_path_and_end_at_full_readiness(example_report):
+    membership = OpMembership(example_report.custom_ops)
+    for plan, target in zip(migration_plans(example_report), example_report.targets):
+        assert plan.readiness_now == target.readiness  # the same formula as the summary beside it
+        assert [p.number for p in plan.phases] == [1, 2, 3, 4]
+        expected = {f.id: phase_of(f, target.id, membership) for f in example_report.findings if f.reachable is not False}
+        for phase in plan.phases:
+            assert set(phase.findings) == {i for i, n in expected.items() if n == phase.number}
+        after = [p.readiness_after for p in plan.phases]
+        assert after == sorted(after) and after[-1] == 100.0
+        assert plan.readiness_after_fix == after[0] >= plan.readiness_now
+        fixable = [f for f in example_report.findings if f.id in plan.phases[0].findings]
+        assert all(f.verdicts[target.id].fixable for f in fixable)
+
+
+def test_manual_rewrites_come_most_reached_first(example_report):
+    plan = migration_plans(example_report)[0]
+    entries = [item.entries for item in plan.phases[1].items]
+    assert entries == sorted(entries, reverse=True)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_the_plan_renders_in_phase_order_in_chromium(tmp_path, example_report):
+    page = tmp_path / "report.html"
+    page.write_text(_html(example_report), encoding="utf-8")
+    dom = _chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
+    assert 'data-ready="1"' in dom.stdout, dom.stderr[-2000:]
+    plans = re.findall(r'<article class="plan" data-target="([^"]+)">(.*?)</article>', dom.stdout, re.S)
+    assert [t for t, _ in plans] == [t.id for t in example_report.targets]
+    for target, body in plans:
+        phases = re.findall(r'data-phase="(\d)" data-readiness="([\d.]+)"', body)
+        assert [int(n) for n, _ in phases] == [1, 2, 3, 4]
+        assert float(phases[-1][1]) == 100.0
