@@ -34,7 +34,7 @@ def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged
     assert bool(found) == flagged
     if flagged:
         (finding,) = found
-        assert (finding.path, finding.span.line, finding.api) == ("train.py", 6, "torch.optim.AdamW")
+        assert (finding.path, finding.span.line, finding.api) == ("train.py", 6, "torch.autocast")
         assert {v.status.value for v in finding.verdicts.values()} == {"partial"}
         assert "device_type='npu'" in finding.verdicts["cann"].suggestion
 

@@ -11,7 +11,8 @@ matrix units idle; the targets' cards have less memory than the H100 (``migrator
 Example: ``opt = torch.optim.AdamW(model.parameters())`` with no autocast anywhere.
 Fix: ``with torch.autocast(device_type=<the target's device>, dtype=torch.bfloat16):`` around the forward
 (a manual change: loss scaling and numerics need a look, so ``fix`` never applies it).
-Verdict: ``partial`` on every target (it runs, at a cost), at the first optimizer construction.
+Verdict: ``partial`` on every target (it runs, at a cost); the finding names ``torch.autocast`` (what is
+missing) at the first optimizer construction.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def practice_findings(results: Sequence[FileResult], ctx: RuleContext) -> List[F
         "migrator practice rules",
         suggestion=f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)")
         for t in ctx.targets}
-    return [Finding(id=fingerprint(RULE, path, usage.api, usage.snippet, 0), rule=RULE, category=Category.AMP,
-                    path=path, span=usage.span, api=usage.api, snippet=usage.snippet,
+    # the finding names what is missing (autocast), at the line that starts training (the optimizer)
+    return [Finding(id=fingerprint(RULE, path, "torch.autocast", usage.snippet, 0), rule=RULE, category=Category.AMP,
+                    path=path, span=usage.span, api="torch.autocast", snippet=usage.snippet,
                     confidence=Confidence.HEURISTIC, verdicts=verdict, scope=usage.scope)]
 
 
