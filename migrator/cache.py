@@ -78,8 +78,9 @@ class AnalysisCache:
     def get(self, key: str) -> Optional[FileResult]:
         try:
             with self._path(key).open("rb") as handle:
-                value = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+                value = _ResultUnpickler(handle).load()
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
+                KeyError, IndexError):
             return None
         return value if isinstance(value, FileResult) else None
 
@@ -119,6 +120,36 @@ class AnalysisCache:
             except OSError:
                 pass
         return removed
+
+
+class _ResultUnpickler(pickle.Unpickler):
+    """Loads only migrator's own result types: a cache entry can name no other global, so a tampered or
+    crafted file cannot call ``os.system`` (or anything else) while it loads; it fails as a cache miss.
+
+    The approach the ``pickle`` documentation gives for untrusted data ("Restricting Globals"): every class
+    or function a pickle refers to goes through ``find_class``. The allowed classes are frozen dataclasses
+    and enums of ``migrator.model``, which unpickling builds with ``__new__`` and a ``__dict__`` update (or,
+    for an enum, a lookup by value): no code of the file's choosing runs.
+    """
+
+    def find_class(self, module: str, name: str):
+        if module == "migrator.model" and name in _ALLOWED:
+            return _ALLOWED[name]
+        raise pickle.UnpicklingError(f"cache entry refers to {module}.{name}, which a result never holds")
+
+
+def _allowed_classes() -> dict:
+    import dataclasses
+    import enum
+
+    from . import model
+
+    return {name: value for name, value in vars(model).items()
+            if isinstance(value, type) and value.__module__ == model.__name__
+            and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum))}
+
+
+_ALLOWED = _allowed_classes()
 
 
 def open_cache(directory: Optional[Path] = None) -> AnalysisCache:

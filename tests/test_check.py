@@ -191,6 +191,33 @@ def test_corrupt_cache_entry_is_a_miss(tmp_path):
     assert cache.get(key) is None
 
 
+class _Exploit:
+    """A crafted cache entry: unpickling it would run a shell command."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_crafted_cache_entry_runs_nothing_and_is_a_miss(tmp_path):
+    import pickle
+
+    cache = AnalysisCache(tmp_path / "cache", salt="s")
+    key = cache.key("a.py", "python", b"x")
+    path = tmp_path / "cache" / key[:2] / f"{key[2:]}.pkl"
+    path.parent.mkdir(parents=True)
+    marker = tmp_path / "pwned"
+    path.write_bytes(pickle.dumps(_Exploit(marker)))
+    assert cache.get(key) is None
+    assert not marker.exists()
+    pickle.loads(path.read_bytes())  # the same bytes through the plain loader do run it: the test can fail
+    assert marker.exists()
+
+
 def test_cache_is_pruned_to_its_bound(tmp_path):
     cache = AnalysisCache(tmp_path, salt="s", max_bytes=2000)
     from migrator.model import FileKind, FileResult, FileStatus, SourceFile
