@@ -16,7 +16,8 @@ from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
-from .sources.python import ParseFailure, decode_source, parse_python, python2_marker
+from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_python, python2_marker,
+                             without_deep_statements)
 
 
 def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True) -> FileResult:
@@ -84,10 +85,18 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
     if not RELEVANT.search(text) and tree is not None:  # no finding can come from here: skip libcst
         return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline)
     module = parse_python(text)
+    note = None
+    if isinstance(module, ParseFailure) and is_too_deep(module):  # leave the one statement out, read the rest
+        partial = without_deep_statements(text)
+        if partial is not None:
+            text, note = partial.text, partial.note
+            module = parse_python(text)
+            tree = _ast_tree(text)
+            outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
     facts, usages = resolve_module(module, name, is_package, tensor_methods(), source=text)
-    return FileResult(source, FileStatus.OK, usages=usages, python=facts, outline=outline)
+    return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline)
 
 
 def _ast_tree(text: str) -> Optional[ast.Module]:

@@ -33,6 +33,16 @@ def test_bad_file_is_reported_and_scan_continues(scan_tree, name, content, statu
     assert any(f.path == "good.py" and f.api == "torch.cuda.synchronize" for f in report.findings)
 
 
+def test_one_over_deep_statement_leaves_the_rest_of_the_file_scanned(scan_tree):
+    deep = "TABLE = " + "(" * 5000 + "1" + ")" * 5000
+    code = f"import torch\n\n\ndef step():\n    torch.cuda.synchronize()\n\n\n{deep}\nx = torch.ones(2).cuda()\n"
+    report = scan_tree({"mixed.py": code})
+    status, reason = _status(report, "mixed.py")
+    assert status == FileStatus.OK and "line 8 nested too deeply" in reason and "rest of the file was scanned" in reason
+    assert {(f.span.line, f.api) for f in report.findings if f.path == "mixed.py"} >= {
+        (5, "torch.cuda.synchronize"), (9, "torch.Tensor.cuda")}
+
+
 def test_latin1_declared_encoding_is_scanned(scan_tree):
     code = "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\ntorch.cuda.synchronize()\n"
     report = scan_tree({"legacy.py": code.encode("latin-1")})

@@ -37,3 +37,28 @@ def test_environment_from_python_and_vendor_names(scan_code):
     assert cann.status == Status.REWRITE and "ASCEND_RT_VISIBLE_DEVICES" in cann.message and not cann.fixable
     assert "environment.yaml" in cann.source and "hiascend.com" in cann.message
     assert env[1].verdicts["cann"].status == Status.UNKNOWN
+
+
+def test_environment_findings_are_named_by_what_the_line_is(scan_tree):
+    report = scan_tree({
+        "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.08-py3\nENV NCCL_P2P_DISABLE=1\nARG CUDA_HOME=/usr/local/cuda\n",
+        "launch.sh": "export NCCL_DEBUG=INFO\nCUDA_VISIBLE_DEVICES=0 python train.py\n",
+    })
+    names = {(f.path, f.api) for f in by_rule(report.findings, "environment-variable")}
+    assert names == {("Dockerfile", "ENV NCCL_P2P_DISABLE"), ("Dockerfile", "ARG CUDA_HOME"),
+                     ("launch.sh", "export NCCL_DEBUG"), ("launch.sh", "CUDA_VISIBLE_DEVICES=")}
+
+
+def test_messages_name_the_vendor_tool_and_stack_not_a_runtime_label(scan_tree):
+    from migrator.maps.load import device_tools, resolve_targets
+
+    report = scan_tree({"run.sh": "nvidia-smi -L\n", "Dockerfile": "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n"})
+    (tool,) = by_rule(report.findings, "nvidia-tool")
+    (image,) = by_rule(report.findings, "nvidia-base-image")
+    for target in resolve_targets(None):
+        expected = device_tools()[target.id]["tools"]["nvidia-smi"]["to"]
+        assert tool.verdicts[target.id].suggestion == expected and f"`{expected}`" in tool.verdicts[target.id].message
+        assert device_tools()[target.id]["tools"]["nvidia-smi"]["doc"] in tool.verdicts[target.id].source
+        for verdict in (tool.verdicts[target.id], image.verdicts[target.id]):
+            assert target.runtime not in verdict.message and "substitute data" not in verdict.message
+    assert {tool.verdicts[t].suggestion for t in ("cann", "neuware", "kunlun")} == {"npu-smi info", "cnmon", "xpu-smi"}

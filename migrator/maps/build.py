@@ -98,6 +98,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs["third_party.json"] = _third_party_table(upstream, curated)
     outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
     outputs["cards.json"] = _cards_table(curated)
+    outputs["device_tools.json"] = _device_tools_table(curated)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -351,6 +352,17 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,
             "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
+
+
+def _device_tools_table(curated: Path) -> dict:
+    """Per target: its software stack's name and the tools standing in for NVIDIA's, each row quoting its page."""
+    data = _yaml((curated / "device_tools.yaml").read_text(encoding="utf-8")) or {}
+    for target, row in data.items():
+        for tool, entry in (row.get("tools") or {}).items():
+            if not entry.get("to") or not entry.get("doc") or not entry.get("quote"):
+                raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
+    return {"schema": "migrator.device-tools/1", "targets": data,
+            "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
 
 
 _CARD_FIELDS = {"name", "target", "memory_gb", "bandwidth_gbs", "dtypes", "source", "note", "baseline"}

@@ -258,6 +258,12 @@ class OpFamily:
 
 
 @lru_cache(maxsize=None)
+def device_tools() -> Mapping[str, Mapping[str, object]]:
+    """Per target: ``stack`` (its software stack, by name) and ``tools`` (NVIDIA tool -> the vendor's, quoted)."""
+    return _load_json("device_tools.json")["targets"]
+
+
+@lru_cache(maxsize=None)
 def op_families() -> Tuple[OpFamily, ...]:
     data = _load_json("custom_op_families.json")
     return tuple(OpFamily(

@@ -7,6 +7,7 @@ from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, per_target
+from ..maps.load import device_tools
 from .third_party import library_verdict
 
 
@@ -21,7 +22,8 @@ class EnvironmentVariable(Rule):
                "import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n")
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.api != "os.environ" or usage.kind not in ("env", "env-read") or not usage.context:
+        # os.environ from Python; ``ENV X`` / ``export X`` / ``X=`` from Dockerfiles and scripts
+        if usage.kind not in ("env", "env-read") or not usage.context:
             return None
         name = usage.context
         action = "reads" if usage.kind == "env-read" else "sets"
@@ -57,10 +59,24 @@ class NvidiaTool(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "command":
             return None
-        return per_target(ctx, lambda t: Verdict(
-            Status.REWRITE, f"`{usage.api}` needs an NVIDIA driver and is absent on {t.id} machines; use the "
-            f"{t.runtime} device tools instead", "migrator environment rules",
-            suggestion=f"the {t.runtime} equivalent of {usage.api}"))
+        return per_target(ctx, lambda t: _tool_verdict(t, usage.api))
+
+
+def _tool_verdict(target, tool: str) -> Verdict:
+    known = device_tools().get(target.id, {})
+    entry = (known.get("tools") or {}).get(tool)
+    if entry is not None:
+        return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; "
+                       f"use `{entry['to']}`", f"operator_maps/curated/device_tools.yaml ({entry['doc']})",
+                       suggestion=str(entry["to"]))
+    return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; the "
+                   f"bundled data names no {_stack(target)} equivalent, so find it in the vendor's tool documentation",
+                   "migrator environment rules")
+
+
+def _stack(target) -> str:
+    """The target's software stack by name (``torch_npu and the CANN toolkit``), not its runtime label."""
+    return str(device_tools().get(target.id, {}).get("stack") or target.id)
 
 
 class BaseImage(Rule):
@@ -75,9 +91,9 @@ class BaseImage(Rule):
             return None
         image = usage.args[0].value.text if usage.args else usage.snippet
         return per_target(ctx, lambda t: Verdict(
-            Status.REWRITE, f"base image {image} carries CUDA, not {t.runtime}: start from an image with the "
-            f"{t.runtime} runtime and driver libraries", "migrator environment rules",
-            suggestion=f"FROM <an image with {t.runtime}>"))
+            Status.REWRITE, f"base image {image} carries CUDA, not {_stack(t)}: start from an image with "
+            f"{_stack(t)} installed (the bundled data names no image)", "migrator environment rules",
+            suggestion=f"FROM <an image with {_stack(t)}>"))
 
 
 class CudaRequirement(Rule):
@@ -93,8 +109,8 @@ class CudaRequirement(Rule):
         if usage.api == "pip.index-url" or usage.api.startswith("requirement:torch"):
             return per_target(ctx, lambda t: Verdict(
                 Status.REWRITE, f"{usage.context}: install the plain torch {t.id} supports, then "
-                f"{t.import_first.split()[-1] if t.import_first else 'the ' + t.runtime + ' wheel'}",
-                "migrator environment rules", suggestion=f"torch (version matching {t.runtime})"))
+                f"{t.import_first.split()[-1] if t.import_first else _stack(t)}",
+                "migrator environment rules", suggestion=f"torch {t.torch_line or ''} (the line {_stack(t)} supports)".replace("  ", " ")))
         library = usage.api.split(":", 1)[1]
         if library in ctx.third_party.libraries:
             return per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))

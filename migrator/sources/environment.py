@@ -34,6 +34,16 @@ CUDA_PACKAGES = {
 _CUDA_PACKAGE_PREFIXES = ("nvidia-", "cupy-cuda", "spconv-cu", "cuda-python", "tensorrt")
 
 
+def _env_name(line: str, start: int, name: str, kind: FileKind) -> str:
+    """What the line is: ``ENV NCCL_P2P_DISABLE`` in a Dockerfile, ``export NCCL_DEBUG`` or ``NCCL_DEBUG=`` in a script."""
+    before = line[:start].split()
+    if kind == FileKind.DOCKERFILE and before[:1] and before[0].upper() in ("ENV", "ARG"):
+        return f"{before[0].upper()} {name}"
+    if "export" in before:
+        return f"export {name}"
+    return f"{name}="
+
+
 def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
     usages: List[Usage] = []
     for line_no, line in _logical_lines(text):
@@ -59,7 +69,8 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
         if match and _NVIDIA_IMAGE.match(match.group(1)):
             add("docker.base-image", "base-image", match.start(1), match.end(1), value=match.group(1))
     for match in _ENV_ASSIGN.finditer(line):
-        add("os.environ", "env", match.start(1), match.end(2), context=match.group(1), value=match.group(2))
+        add(_env_name(line, match.start(1), match.group(1), kind), "env", match.start(1), match.end(2),
+            context=match.group(1), value=match.group(2))
     for match in _COMMAND.finditer(line):
         add(match.group(1), "command", match.start(1), match.end(1))
     if _DOCKER_GPUS.search(line):

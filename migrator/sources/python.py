@@ -11,7 +11,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -61,6 +61,10 @@ def _decode_detail(exc: Exception) -> str:
     return str(exc)
 
 
+def is_too_deep(failure: ParseFailure) -> bool:
+    return failure.reason.startswith(_TOO_DEEP)
+
+
 def parse_python(text: str) -> Union[cst.Module, ParseFailure]:
     if _bracket_depth(text) > _DEEP_NESTING:
         import ast
@@ -68,7 +72,7 @@ def parse_python(text: str) -> Union[cst.Module, ParseFailure]:
         try:
             ast.parse(text)
         except (RecursionError, MemoryError, SyntaxError) as exc:
-            return ParseFailure(f"expression nested too deeply to analyse ({type(exc).__name__})")
+            return ParseFailure(f"{_TOO_DEEP} ({type(exc).__name__})")
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -77,9 +81,82 @@ def parse_python(text: str) -> Union[cst.Module, ParseFailure]:
             return ParseFailure(f"Python 2 source ({py2}); migrator reads Python 3 only")
         return ParseFailure(_syntax_error(text, exc))
     except RecursionError:
-        return ParseFailure("expression nested too deeply to analyse (RecursionError)")
+        return ParseFailure(f"{_TOO_DEEP} (RecursionError)")
     except Exception as exc:  # the native parser can raise its own error types
         return ParseFailure(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+_TOO_DEEP = "expression nested too deeply to analyse"
+
+
+@dataclass(frozen=True)
+class PartialSource:
+    """The text with its over-deep top-level statements blanked (lines kept), and which lines they were."""
+
+    text: str
+    skipped: Tuple[Tuple[int, int], ...]  # (first line, last line) of each blanked statement
+
+    @property
+    def note(self) -> str:
+        where = ", ".join(f"line {a}" if a == b else f"lines {a}-{b}" for a, b in self.skipped)
+        return f"statement at {where} nested too deeply to analyse (left out); the rest of the file was scanned"
+
+
+def without_deep_statements(text: str) -> Optional[PartialSource]:
+    """Blank the top-level statements nested past what the parsers take, keeping every line number.
+
+    None when the text cannot be split into statements (tokenize fails) or when nothing would be left.
+    """
+    chunks = _top_level_statements(text)
+    if not chunks:
+        return None
+    lines = text.split("\n")
+    skipped = []
+    for first, last in chunks:
+        chunk = "\n".join(lines[first - 1:last])
+        if _bracket_depth(chunk) > _DEEP_NESTING and _too_deep(chunk):
+            skipped.append((first, last))
+            lines[first - 1:last] = ["pass"] + [""] * (last - first)
+    if not skipped or len(skipped) == len(chunks):
+        return None
+    return PartialSource("\n".join(lines), tuple(skipped))
+
+
+def _too_deep(chunk: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(chunk)
+    except (RecursionError, MemoryError):
+        return True
+    except SyntaxError as exc:
+        return "too many nested" in str(exc) or "too complex" in str(exc)
+    return False
+
+
+def _top_level_statements(text: str) -> List[Tuple[int, int]]:
+    """(first line, last line) of each top-level statement, from the tokenizer (which does not recurse)."""
+    chunks: List[Tuple[int, int]] = []
+    start: Optional[int] = None
+    level = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.INDENT:
+                level += 1
+            elif token.type == tokenize.DEDENT:
+                level -= 1
+                if level == 0 and start is not None:
+                    chunks.append((start, token.start[0] - 1))
+                    start = None
+            elif token.type == tokenize.NEWLINE and level == 0 and start is not None:
+                chunks.append((start, token.end[0]))
+                start = None
+            elif start is None and token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER,
+                                                      tokenize.NEWLINE, tokenize.DEDENT, tokenize.INDENT):
+                start = token.start[0]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    return chunks
 
 
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> str:
