@@ -80,6 +80,9 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
     sources = [str(s) for s in op_map.get("sources", ())]
     verdict = Verdict(status, message, "; ".join(sources))
+    conflict = _overload_conflict(api, statuses, op_map, documented)
+    if conflict is not None:
+        return ApiCoverage(api, ops, conflict, row_source != "native_functions")
     verdict = _refine(target, api, verdict, documented)
     return ApiCoverage(api, ops, verdict, row_source != "native_functions")
 
@@ -101,6 +104,36 @@ def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[s
     if status == Status.PARTIAL:
         return f"{prefix}{details}{more}; {len(reasons)} ops in all ({how})"
     return f"{prefix}the data cannot say for {details}{more}; {len(reasons)} ops in all ({how})"
+
+
+def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping[str, object],
+                       documented) -> Optional[Verdict]:
+    """The vendor's API list calls ``api`` supported, but its op registrations cover only some overloads of
+    the ops it runs: ``partial``, naming both sources and the overloads, instead of picking one side.
+
+    (torch_npu's docs list ``F.ctc_loss``; op-plugin registers ``_ctc_loss`` for int-list lengths, not the
+    ``.Tensor`` overload a call with tensor lengths takes.)
+    """
+    if documented is None or documented[0].get("documented") == "N":
+        return None
+    missing = [op for op, st in statuses.items() if st == Status.FALLBACK]
+    if not missing:
+        return None
+    registered = {op for op, reason in op_map["ops"].items() if op_map["reasons"].get(reason) == "supported"}
+    siblings = {op: sorted(r for r in registered if r.split(".", 1)[0] == op.split(".", 1)[0] and r != op)
+                for op in missing}
+    if not all(siblings.values()):
+        return None  # some op has no kernel at all: a plain fallback, not a disagreement
+    entry, doc_source = documented
+    limits = f" (with limits: {_clip(str(entry['limitations']), 200)})" if entry.get("limitations") else ""
+    parts = [f"{op} has no kernel but {', '.join(siblings[op])} does" for op in missing]
+    sources = "; ".join(str(x) for x in op_map.get("sources", ()))
+    return Verdict(Status.PARTIAL,
+                   f"sources disagree: {doc_source} lists `{api}` as supported{limits}; the op registrations "
+                   f"({sources}) cover only some overloads: {'; '.join(parts)}. Which overload a call takes depends "
+                   "on its argument types (a `.Tensor` overload: tensor arguments where the other takes int lists); "
+                   "the uncovered one runs on the host CPU",
+                   f"{doc_source}; {sources}")
 
 
 def _reason(target: TargetMap, reason: str) -> str:
