@@ -282,11 +282,24 @@ class _Builder:
             candidates = self.methods_named.get(name, [])
             return candidates if len(candidates) <= _MAX_NAME_CANDIDATES else []
         node = self.resolve(target)
+        if node is None:  # an alias imported from where it is bound: ``from ops import roi_align``
+            target = self._dealias(target)
+            node = self.resolve(target)
         if node is None and target.endswith(".apply"):  # autograd.Function.apply runs forward, then backward
             cls = self.resolve(target[:-len(".apply")])
             if cls and self.graph.nodes[cls].get("kind") == "class":
                 return [cls] + self.methods(cls, "forward") + self.methods(cls, "backward")
         return [node] if node else []
+
+    def _dealias(self, name: str) -> str:
+        """``pkg.mod.alias.rest`` with ``alias`` replaced by what ``pkg.mod`` binds it to (one step)."""
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            head = ".".join(parts[:cut])
+            bound = self.bindings.get(head, {}).get(parts[cut])
+            if bound:
+                return ".".join([bound, *parts[cut + 1:]])
+        return name
 
     def _dispatch(self, cls: str, name: str) -> List[str]:
         if cls not in self.graph:

@@ -222,3 +222,112 @@ def test_imports_resolve_from_the_script_directory_when_scanning_above_it(tmp_pa
     report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
     by_path = {f.path: f.reachable for f in report.findings}
     assert by_path == {"proj/model.py": True, "proj/unused.py": False}
+
+
+# ----------------------------------------------------------------------------- aliases (mmcv / detectron2 style)
+
+OPS_EXT = '''
+import torch
+from torch.autograd import Function
+from . import _ext
+
+
+class _RoIAlign(Function):
+    @staticmethod
+    def forward(ctx, features, rois, out_size):
+        return _ext.roi_align_forward(features, rois, out_size)
+
+
+class _DeformConv(Function):
+    @staticmethod
+    def forward(ctx, x, offset, weight):
+        return _ext.deform_conv_forward(x, offset, weight)
+
+
+def _nms_impl(boxes, scores, iou, _ext_fn=None):
+    return _ext.nms(boxes, scores, iou)
+
+
+roi_align = _RoIAlign.apply
+try:
+    import apex  # noqa: F401
+    deform_conv = apex.contrib.deform_conv
+except ImportError:
+    deform_conv = _DeformConv.apply
+'''
+
+OPS_USE = '''
+import functools
+
+import torch
+from .ext import _nms_impl, roi_align
+from . import ext
+
+nms = functools.partial(_nms_impl, iou=0.5)
+
+
+class RoIHead(torch.nn.Module):
+    def forward(self, feats, rois):
+        pooled = roi_align(feats, rois, (7, 7))
+        keep = nms(rois[:, 1:], rois[:, 0])
+        return ext.deform_conv(pooled, pooled, pooled), keep
+'''
+
+OPS_CU = r"""
+#include <torch/extension.h>
+__global__ void roi_align_kernel(float* out) { out[threadIdx.x] = 0.f; }
+torch::Tensor roi_align_forward(torch::Tensor f, torch::Tensor r, int s) { roi_align_kernel<<<1, 32>>>(f.data_ptr<float>()); return f; }
+torch::Tensor deform_conv_forward(torch::Tensor x, torch::Tensor o, torch::Tensor w) { return x; }
+torch::Tensor nms(torch::Tensor b, torch::Tensor s, double iou) { return b; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("roi_align_forward", &roi_align_forward);
+  m.def("deform_conv_forward", &deform_conv_forward);
+  m.def("nms", &nms);
+}
+"""
+
+OPS_SETUP = '''
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+setup(name="det", ext_modules=[CUDAExtension("det.ops._ext", ["csrc/ops.cu"])], cmdclass={"build_ext": BuildExtension})
+'''
+
+TRAIN_HEAD = '''
+import torch
+from det.ops.head import RoIHead
+
+
+def main():
+    head = RoIHead()
+    out = head(torch.randn(2, 8, 16, 16), torch.rand(4, 5))
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_custom_op_calls_behind_aliases_are_on_the_training_path(tmp_path):
+    write_tree(tmp_path, {"det/__init__.py": "", "det/ops/__init__.py": "", "det/ops/ext.py": OPS_EXT,
+                          "det/ops/head.py": OPS_USE, "tools/train.py": TRAIN_HEAD, "csrc/ops.cu": OPS_CU,
+                          "setup.py": OPS_SETUP})
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    calls = {f.api.rsplit(".", 1)[-1]: f.reachable for f in report.findings
+             if f.rule == "extension-call" and f.path == "det/ops/ext.py" and f.scope != "<module>"}
+    # Fn.apply bound to a name, a conditional alias (except-branch) and functools.partial of a function
+    assert calls == {"roi_align_forward": True, "deform_conv_forward": True, "nms": True}
+
+
+@pytest.mark.parametrize("code, alias, target", [
+    pytest.param("class F:\n    pass\nf = F.apply\n", "f", "m.F.apply", id="fn-apply"),
+    pytest.param("import functools\ndef g(x, y):\n    pass\nh = functools.partial(g, 1)\n", "h", "m.g", id="partial"),
+    pytest.param("def gelu(x):\n    pass\nact = gelu\n", "act", "m.gelu", id="plain-function"),
+    pytest.param("import apex\nclass N:\n    pass\nNorm = apex.FusedNorm if apex else N\n", "Norm", "m.N",
+                 id="conditional-first-repo-branch"),
+    pytest.param("import torch.nn.functional as F\nact = F.gelu\n", "act", None, id="library-name-not-bound"),
+])
+def test_alias_bindings_in_the_outline(code, alias, target):
+    outline = outline_of(ast.parse(code), "m", False)
+    assert dict(outline.bindings).get(alias) == target

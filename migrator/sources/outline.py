@@ -32,6 +32,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     for stmt in tree.body:  # functions may call what is defined further down the module
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             reader.names[stmt.name] = f"{module}.{stmt.name}"
+    reader.bind_aliases(tree.body)  # ``roi_align = _RoIAlign.apply``, wherever the callers are in the file
     reader.read_body(tree.body, scope=MODULE, cls=None)
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
     return Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
@@ -50,6 +51,26 @@ class _OutlineReader:
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
         self.types: Dict[str, str] = {}  # module-level variable -> absolute constructor name
         self.main_lines: Optional[Tuple[int, int]] = None
+
+    # ------------------------------------------------------------------------------ aliases
+
+    def bind_aliases(self, body: List[ast.stmt], local: Optional[Dict[str, str]] = None) -> None:
+        """Names bound to a repo function, class or ``Fn.apply`` are followed like the thing itself:
+        ``roi_align = _RoIAlign.apply``, ``act = my_gelu``, ``run = functools.partial(train, cfg)``,
+        ``Norm = FusedNorm if HAS_APEX else LayerNorm`` (also inside module-level ``if``/``try`` blocks).
+        A conditional alias binds its first repo branch; the others are referenced from the module."""
+        for stmt in body:
+            if isinstance(stmt, (ast.If, ast.Try)):
+                for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", []),
+                              *(h.body for h in getattr(stmt, "handlers", []))):
+                    self.bind_aliases(block, local)
+                continue
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            found = [t for t in (self._resolve(v, local) for v in _alias_values(stmt.value)) if t and not _external(t)]
+            if found:
+                (self.names if local is None else local)[stmt.targets[0].id] = found[0]
+                self.calls.extend(Call(scope=MODULE, target=other) for other in found[1:] if local is None)
 
     # ------------------------------------------------------------------------------ structure
 
@@ -71,6 +92,8 @@ class _OutlineReader:
             self.read_body(stmt.body, MAIN, cls, local)
             self.read_body(stmt.orelse, MODULE, cls, local)
         else:
+            if local is not None and isinstance(stmt, ast.Assign):
+                self.bind_aliases([stmt], local)
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 self._typed_assignment(stmt, cls, local)
                 if scope == MODULE:  # a module-level variable (``MODELS = Registry('model')``) can root a registry
@@ -251,6 +274,20 @@ class _OutlineReader:
         if root is None:
             return None
         return ".".join([root, *reversed(parts)])
+
+
+def _alias_values(value: ast.expr) -> List[ast.expr]:
+    """The names an alias may stand for: the value itself, ``partial``'s function, both sides of ``a if c else b``."""
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return [value]
+    if isinstance(value, ast.IfExp):
+        return _alias_values(value.body) + _alias_values(value.orelse)
+    if isinstance(value, ast.Call) and value.args:
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name == "partial":
+            return _alias_values(value.args[0])
+    return []
 
 
 def _is_main_guard(stmt: ast.stmt) -> bool:
