@@ -128,3 +128,27 @@ def test_tracer_records_forward_and_backward_aten_ops():
     linear = apis["torch.nn.functional.linear"]
     assert "aten::linear" not in linear["forward"]  # composite: recorded as the ops it decomposes into
     assert {"aten::addmm", "aten::mm", "aten::matmul"} & set(linear["forward"]) and linear["source"] == "opinfo"
+
+
+@pytest.mark.parametrize("api, forward", [
+    pytest.param("torch.Tensor.contiguous", ["aten::clone"], id="contiguous-copies-a-transposed-input"),
+    pytest.param("torch.Tensor.stride", [], id="metadata-dispatches-nothing"),
+    pytest.param("torch.Tensor.expand_as", ["aten::expand"], id="binary-method-takes-the-second-tensor"),
+])
+def test_generic_samples_trace_what_no_pytorch_sample_covers(api, forward):
+    torch = pytest.importorskip("torch")
+    from migrator.maps.trace_api import GENERIC_SOURCE, _Recorder, _Table, _trace_generic
+
+    table = _Table()
+    _trace_generic(table, _Recorder(), [api])
+    row = table.to_json(torch.__version__)["apis"][api]
+    assert row["forward"] == forward and row["source"] == GENERIC_SOURCE
+
+
+def test_a_composite_is_judged_by_what_it_runs_and_metadata_needs_no_kernel():
+    neuware = load_target("neuware", "1.25-2.4")
+    contiguous = api_coverage(neuware, "torch.Tensor.contiguous")  # was: unknown, composite not traced further
+    assert contiguous.ops == ("aten::clone",) and contiguous.verdict.status != Status.UNKNOWN
+    assert "aten::clone" in contiguous.verdict.message or "documented" in contiguous.verdict.message
+    stride = api_coverage(load_target("cann", "2.7-9.1"), "torch.Tensor.stride")
+    assert stride.verdict.status == Status.SUPPORTED and "dispatches no aten op" in stride.verdict.message

@@ -69,6 +69,10 @@ def api_coverage(target: TargetMap, api: str, path: Optional[str] = None) -> Opt
 def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[ApiCoverage]:
     ops, row_source = api_ops(api, path)
     documented = target.documented(api)
+    if not ops and row_source not in (None, "native_functions") and documented is None:
+        return ApiCoverage(api, (), Verdict(Status.SUPPORTED, f"`{api}` dispatches no aten op when traced "
+                                            "(metadata, or a no-op on its input): no device kernel is involved",
+                                            "operator_maps/torch_api.json (traced)"), True)
     if not ops:
         if documented is None:
             return None

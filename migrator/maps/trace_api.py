@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import yaml
 
@@ -99,7 +99,9 @@ class _Table:
             apis[api] = row
         return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
                 "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
-                          "TorchDispatchMode; 'native_functions' rows list overloads by name only",
+                          "TorchDispatchMode; 'generic-sample' rows call the API on a non-contiguous float "
+                          "matrix (no ops recorded: it dispatches none); 'native_functions' rows list "
+                          "overloads by name only",
                 "apis": apis}
 
 
@@ -123,6 +125,7 @@ def generate(native_functions: Path, progress: Optional[Callable[[str], None]] =
     _trace_opinfos(table, recorder, progress)
     _trace_modules(table, recorder, progress)
     _trace_optimizers(table, recorder, progress)
+    _trace_generic(table, recorder, _generic_candidates(native_functions, table))
     _native_function_names(table, native_functions)
     return table.to_json(torch.__version__.split("+")[0])
 
@@ -324,6 +327,98 @@ def _needs_closure(cls) -> bool:
 
 
 # ------------------------------------------------------------------------------- native_functions
+
+
+# ------------------------------------------------------------------------------------------ generic samples
+
+#: Tensor methods and functions never sampled: they need a device, write files or exit the process.
+_NOT_SAMPLED = frozenset({"cuda", "pin_memory", "share_memory_", "record_stream", "backward", "register_hook",
+                          "retain_grad", "to_mkldnn", "ipu", "xpu", "mps", "npu", "mlu", "hpu", "xla", "mtia",
+                          "resize_", "set_", "storage", "untyped_storage", "data_ptr", "__dlpack__", "numpy",
+                          "tolist", "item", "save", "load", "set_default_dtype", "set_default_device",
+                          "manual_seed", "seed", "use_deterministic_algorithms", "compile", "from_file"})
+GENERIC_SOURCE = "generic-sample"
+
+
+def _generic_candidates(native_functions: Optional[Path], table: _Table) -> List[str]:
+    """Public Tensor methods and ``torch`` functions that no PyTorch sample covered."""
+    import torch
+
+    names = [f"torch.Tensor.{n}" for n in dir(torch.Tensor) if not n.startswith("_") and n not in _NOT_SAMPLED
+             and callable(getattr(torch.Tensor, n, None))]
+    if native_functions is not None:
+        entries = yaml.load(native_functions.read_text(encoding="utf-8"),
+                            Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        for entry in entries:
+            base = entry["func"].split("(", 1)[0].split(".", 1)[0]
+            if not base.startswith("_") and base not in _NOT_SAMPLED and "function" in str(entry.get("variants", "function")):
+                names.append(f"torch.{base}")
+    return [n for n in dict.fromkeys(names) if n not in table.apis]
+
+
+def _generic_inputs():
+    """A non-contiguous float matrix (so ``contiguous``, ``reshape`` and friends take their copying path)
+    and a second one of the same shape for binary methods (``type_as``, ``expand_as``)."""
+    import torch
+
+    return torch.randn(6, 4).t(), torch.randn(4, 6)
+
+
+def _trace_generic(table: _Table, recorder: _Recorder, apis: Sequence[str]) -> None:
+    """Call each API on generic inputs: with no argument, else with a second tensor. A call that dispatches
+    no aten op at all (``stride``, ``is_complex``, ``requires_grad_``) is recorded with none: it needs no
+    device kernel. A call that fails both ways is left to the native_functions names."""
+    import torch
+
+    for api in apis:
+        owner, name = api.rsplit(".", 1)
+        for arguments in ((), "other"):
+            x, other = _generic_inputs()
+            x.requires_grad_(name.endswith("_") is False and x.dtype.is_floating_point)
+            if owner == "torch.Tensor":
+                call = (lambda: getattr(x, name)()) if arguments == () else (lambda: getattr(x, name)(other))
+            else:
+                fn = getattr(torch, name, None)
+                if fn is None:
+                    break
+                call = (lambda: fn(x)) if arguments == () else (lambda: fn(x, other))
+            forward, backward, dtypes = _trace_call(recorder, call, grad=x.requires_grad)
+            if forward or _runs(call):
+                table.add(api, GENERIC_SOURCE, forward, backward, dtypes)
+                break
+
+
+def _runs(call: Callable[[], object]) -> bool:
+    """Whether ``call`` succeeds (a metadata call dispatches no op and records nothing)."""
+    try:
+        call()
+        return True
+    except Exception:
+        return False
+
+
+def add_generic_rows(table_path: Path, native_functions: Optional[Path] = None) -> int:
+    """Trace the generic samples into an existing table, replacing native_functions name rows; rows added."""
+    import torch
+
+    warnings.filterwarnings("ignore")
+    data = json.loads(table_path.read_text(encoding="utf-8"))
+    table = _Table()
+    for api, row in data["apis"].items():
+        if row["source"] != "native_functions":
+            table.add(api, row["source"], set(row["forward"]), set(row["backward"]), set(row["dtypes"]))
+            if row.get("paths"):
+                table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
+    before = len(table.apis)
+    _trace_generic(table, _Recorder(), _generic_candidates(native_functions, table))
+    added = len(table.apis) - before
+    for api, row in data["apis"].items():
+        if row["source"] == "native_functions" and api not in table.apis:
+            table.add(api, "native_functions", set(row["forward"]), set(), set())
+    fresh = table.to_json(data["torch_version"])
+    table_path.write_text(json.dumps(fresh, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    del torch
+    return added
 
 
 def _native_function_names(table: _Table, native_functions: Path) -> None:
