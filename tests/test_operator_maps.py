@@ -148,7 +148,6 @@ def test_generic_samples_trace_what_no_pytorch_sample_covers(api, forward):
 def test_a_composite_is_judged_by_what_it_runs_and_metadata_needs_no_kernel():
     neuware = load_target("neuware", "1.25-2.4")
     contiguous = api_coverage(neuware, "torch.Tensor.contiguous")  # was: unknown, composite not traced further
-    assert contiguous.ops == ("aten::clone",) and contiguous.verdict.status != Status.UNKNOWN
-    assert "aten::clone" in contiguous.verdict.message or "documented" in contiguous.verdict.message
+    assert contiguous.ops == ("aten::clone",) and contiguous.verdict.status in (Status.SUPPORTED, Status.PARTIAL)
     stride = api_coverage(load_target("cann", "2.7-9.1"), "torch.Tensor.stride")
-    assert stride.verdict.status == Status.SUPPORTED and "dispatches no aten op" in stride.verdict.message
+    assert stride.ops == () and stride.verdict.status != Status.UNKNOWN  # the vendor's list may add its limits
