@@ -30,6 +30,7 @@ class CollectiveBackend(Rule):
         "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
         "import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    dist.init_process_group(BACKEND)\n",
         "import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
+        "from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -38,9 +39,13 @@ class CollectiveBackend(Rule):
             return per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet))
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
             value = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
-            found = backend_in(value, ctx.project) if value is not None else None
-            if found is not None:
-                return per_target(ctx, lambda t: backend_verdict(t, found, usage.snippet))
+        elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
+            value = first_arg(usage, ("backend", "dist_backend"), None)
+        else:
+            return None
+        found = backend_in(value, ctx.project) if value is not None else None
+        if found is not None:
+            return per_target(ctx, lambda t: backend_verdict(t, found, usage.snippet))
         return None
 
 
