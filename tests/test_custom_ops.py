@@ -148,3 +148,20 @@ def test_mmcv_style_build_loader_and_headers(scan_tree):
     assert [k.name for k in op.kernels] == ["nms_kernel"]
     assert ("mmlib/ops/nms.py", 5) in op.call_sites
     assert not by_rule(report.findings, "cuda-library")  # the repo's own mmlib.ops is not a third-party library
+
+
+def test_torchvision_detection_ops_get_the_vendor_op_with_its_source(scan_code):
+    from migrator.maps.load import op_families
+
+    findings = scan_code("import torchvision\nfrom torchvision.ops import RoIAlign\n"
+                         "keep = torchvision.ops.nms(boxes, scores, 0.5)\nhead = RoIAlign((7, 7), 0.25, 2)\n"
+                         "m = torchvision.models.resnet18()\n")
+    ops = {f.api: f for f in by_rule(findings, "vision-op")}
+    assert set(ops) == {"torchvision.ops.nms", "torchvision.ops.RoIAlign"}  # a model constructor is not an op
+    families = {f.name: f for f in op_families()}
+    for api, family in (("torchvision.ops.nms", "nms"), ("torchvision.ops.RoIAlign", "roi_align")):
+        cann = ops[api].verdicts["cann"]
+        assert cann.status == Status.REWRITE and cann.suggestion == families[family].targets["cann"].to
+        assert cann.source == families[family].targets["cann"].source  # the upstream file the row was checked in
+        assert ops[api].verdicts["neuware"].status == Status.SUPPORTED  # torch_mlu's torchvision list
+        assert ops[api].verdicts["kunlun"].status == Status.UNKNOWN

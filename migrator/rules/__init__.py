@@ -16,11 +16,11 @@ from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, Nc
 from .dtype import RiskyDtype
 from .environment import BaseImage, CudaRequirement, EnvironmentVariable, NvidiaTool
 from .ops import TorchOp
-from .third_party import CudaLibrary, TorchCompile, TritonLaunch
+from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
 
 ALL_RULES: Tuple[Rule, ...] = (
     ExtensionBuild(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
-    CudaLibrary(), TritonLaunch(), TorchCompile(),
+    CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(),
     CudaAmp(), AmpDevice(),
     CollectiveBackend(), NcclApi(), DataParallel(), DistributedWrapper(),
     DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(),

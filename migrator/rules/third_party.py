@@ -8,8 +8,10 @@ row checked against the vendor file it cites); otherwise the library needs a por
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
+from ..maps.load import op_families
 from ..model import Category, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
 
@@ -105,3 +107,49 @@ class TorchCompile(Rule):
             return None
         return per_target(ctx, lambda t: documented_verdict(
             t, "torch.compile", "torch.compile depends on the target's compiler backend"))
+
+
+class VisionOp(Rule):
+    """``torchvision.ops`` detection operators (``roi_align``, ``nms``, ``RoIAlign``, ``deform_conv2d``).
+
+    What it does: judges each call by the custom-op family it belongs to
+    (``curated/custom_op_families.yaml``, every vendor row checked against its upstream file): the vendor's
+    own op where one exists (``torch_npu.npu_roi_align``), torchvision itself where the vendor registers its
+    kernel (torch_mlu's torchvision list), else ``unknown``.
+    Why: torchvision registers these kernels for CUDA and the CPU only; without the vendor's kernel they
+    run on the host (vendors' own ports of detection models swap them for the fused op).
+    Fix safety: a manual rewrite (argument conventions differ, see each suggestion's mapping).
+    """
+
+    name = "vision-op"
+    category = Category.OP
+    summary = "torchvision detection operators"
+    VALID = ("import torchvision\nm = torchvision.models.resnet18()\n",)
+    INVALID = ("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
+               "import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n")
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind != "call" or not usage.api.startswith("torchvision.ops."):
+            return None
+        name = _snake(usage.api.rsplit(".", 1)[-1])
+        family = next((f for f in op_families() if f.matches(name)), None)
+        if family is None:
+            return None
+        return per_target(ctx, lambda t: _vision_verdict(t, usage.api, family))
+
+
+def _vision_verdict(target, api: str, family) -> Verdict:
+    call = family.targets.get(target.id)
+    if call is None:
+        return Verdict(Status.UNKNOWN, f"the bundled data names no {target.id} kernel for `{api}` ({family.what}); "
+                       "torchvision's own kernels are CUDA and CPU only", "operator_maps/custom_op_families.json")
+    if call.to.startswith("torchvision."):
+        return Verdict(Status.SUPPORTED, f"`{api}` runs on {target.id}: {call.mapping}", call.source)
+    return Verdict(Status.REWRITE, f"`{api}` ({family.what}): torchvision registers its kernel for CUDA and the CPU; "
+                   f"{target.id}'s own op for it is `{call.to}` ({call.mapping}; {call.differs})", call.source,
+                   suggestion=call.to)
+
+
+def _snake(name: str) -> str:
+    """``RoIAlign`` -> ``roi_align``, ``nms`` -> ``nms``, ``DeformConv2d`` -> ``deform_conv2d``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower().replace("ro_i", "roi")
