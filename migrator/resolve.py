@@ -51,6 +51,12 @@ _TEXT_ARGUMENTS = frozenset({
 })
 _DEVICE_STRING = re.compile(r"^cuda(:(\d+|\{\}))?$")
 _BACKEND_STRING = re.compile(r"^(nccl|NCCL)$")
+#: Tensor methods that make an integer (or bool) tensor, and the dtype they make.
+_INTEGER_CASTS = {"long": "int64", "int": "int32", "short": "int16", "byte": "uint8", "char": "int8", "bool": "bool"}
+_INTEGER_DTYPES = {f"torch.{name}": dtype for name, dtype in (
+    ("int64", "int64"), ("long", "int64"), ("int32", "int32"), ("int", "int32"), ("int16", "int16"),
+    ("short", "int16"), ("int8", "int8"), ("uint8", "uint8"), ("bool", "bool"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("ByteTensor", "uint8"), ("BoolTensor", "bool"))}
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
 
 
@@ -390,7 +396,8 @@ class _Resolver(cst.CSTVisitor):
             callee = self.qualify(node.func)
             if callee == "torch.device":
                 return self._device_value(node)
-            return self._other(node)
+            cast = self._integer_cast(node)
+            return Value("tensor", cast) if cast else self._other(node)
         if isinstance(node, cst.Name):
             return self._name_value(node.value)
         if isinstance(node, cst.Attribute):
@@ -400,6 +407,19 @@ class _Resolver(cst.CSTVisitor):
         if isinstance(node, cst.BooleanOperation):
             return Value("choice", None, options=(self.value_of(node.left), self.value_of(node.right)))
         return self._other(node)
+
+    def _integer_cast(self, call: cst.Call) -> Optional[str]:
+        """``x.long()``, ``x.int()``, ``x.to(torch.int64)``, ``x.to(dtype=torch.uint8)``: the integer dtype made."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if func.attr.value in _INTEGER_CASTS and not call.args:
+            return _INTEGER_CASTS[func.attr.value]
+        if func.attr.value in ("to", "type") and call.args:
+            arg = next((a for a in call.args if a.keyword is None or a.keyword.value == "dtype"), None)
+            dtype = self.qualify(arg.value) if arg is not None else None
+            return _INTEGER_DTYPES.get(dtype or "")
+        return None
 
     def _other(self, node: cst.BaseExpression) -> Value:
         """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""

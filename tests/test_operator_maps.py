@@ -151,3 +151,24 @@ def test_a_composite_is_judged_by_what_it_runs_and_metadata_needs_no_kernel():
     assert contiguous.ops == ("aten::clone",) and contiguous.verdict.status in (Status.SUPPORTED, Status.PARTIAL)
     stride = api_coverage(load_target("cann", "2.7-9.1"), "torch.Tensor.stride")
     assert stride.ops == () and stride.verdict.status != Status.UNKNOWN  # the vendor's list may add its limits
+
+
+@pytest.mark.parametrize("argument, dtype", [
+    pytest.param("masks.long()", "int64", id="long-method"),
+    pytest.param("masks.to(torch.uint8)", "uint8", id="to-dtype"),
+    pytest.param("masks.to(dtype=torch.int32)", "int32", id="to-dtype-keyword"),
+])
+def test_an_integer_input_where_the_vendor_documents_floats_only(scan_code, argument, dtype):
+    code = f"import torch\nimport torch.nn.functional as F\ny = F.interpolate({argument}, size=(8, 8))\n"
+    (found,) = [f for f in scan_code(code, targets=["cann", "neuware"]) if f.api == "torch.nn.functional.interpolate"]
+    cann = found.verdicts["cann"]
+    limits = load_target("cann", "2.7-9.1").documented("torch.nn.functional.interpolate")[0]["limitations"]
+    assert "仅支持bf16，fp16，fp32，fp64" in limits  # the data the verdict rests on
+    assert cann.status == Status.REWRITE and f"dtype {dtype}" in cann.message and "x.float()" in cann.suggestion
+    assert found.verdicts["neuware"].status != Status.REWRITE  # Cambricon documents no such limit
+
+
+def test_a_float_input_keeps_the_op_verdict(scan_code):
+    code = "import torch.nn.functional as F\ny = F.interpolate(feats.float(), size=(8, 8))\n"
+    (found,) = [f for f in scan_code(code, targets=["cann"]) if f.api == "torch.nn.functional.interpolate"]
+    assert found.verdicts["cann"].status == Status.PARTIAL

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional, Tuple
 
 from ..maps.coverage import api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
-from .base import Rule, RuleContext, Verdicts, per_target
+from .base import Rule, RuleContext, Verdicts, first_arg, per_target
 
 _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", "torch.multiprocessing",
             "torch.testing", "torch.hub", "torch.onnx", "torch.jit", "torch.backends", "torch.no_grad",
@@ -45,11 +46,16 @@ class TorchOp(Rule):
             return None
         path = _optimizer_path(usage)
 
+        cast = first_arg(usage, ("input",), 0)
+        integer = cast.text if cast is not None and cast.kind == "tensor" else None
+
         def verdict(target) -> Verdict:
             coverage = api_coverage(target, usage.api, path)
             if coverage is None:
                 return Verdict(Status.UNKNOWN, f"no aten trace and no vendor list entry for `{usage.api}` on "
                                f"{target.id}", "operator maps")
+            if integer is not None:
+                return _integer_input(target, usage.api, integer) or coverage.verdict
             return coverage.verdict
         return per_target(ctx, verdict)
 
@@ -67,3 +73,27 @@ def _optimizer_path(usage: Usage) -> Optional[str]:
     if flags.get("foreach") == "False":
         return "for-loop"
     return None
+
+
+#: "`input`仅支持bf16，fp16，fp32，fp64": the dtypes a vendor's API list allows for an API's input.
+_INPUT_DTYPES = re.compile(r"`?input`?\s*仅支持\s*([a-z0-9，,、 ]+)", re.IGNORECASE)
+_SHORT = {"int64": ("int64", "long"), "int32": ("int32", "int"), "int16": ("int16",), "int8": ("int8",),
+          "uint8": ("uint8",), "bool": ("bool",)}
+
+
+def _integer_input(target, api: str, dtype: str) -> Optional[Verdict]:
+    """An integer tensor passed where the vendor documents float inputs only (``F.interpolate(mask.long())``
+    on Ascend): a rewrite, quoting the vendor's list, and the cast that keeps the call on the device."""
+    found = target.documented(api)
+    if found is None:
+        return None
+    entry, source = found
+    match = _INPUT_DTYPES.search(str(entry.get("limitations") or ""))
+    if match is None:
+        return None
+    allowed = [d.strip() for d in re.split(r"[，,、 ]+", match.group(1)) if d.strip()]
+    if any(name in allowed for name in _SHORT.get(dtype, (dtype,))):
+        return None
+    return Verdict(Status.REWRITE, f"`{api}` is documented on {target.id} for `input` in {', '.join(allowed)} only, "
+                   f"and this call passes a tensor of dtype {dtype}: cast it to float for the call and back after",
+                   source, suggestion=f"{api.rsplit('.', 1)[-1]}(x.float(), ...).to(x.dtype)")
