@@ -331,3 +331,53 @@ def test_custom_op_calls_behind_aliases_are_on_the_training_path(tmp_path):
 def test_alias_bindings_in_the_outline(code, alias, target):
     outline = outline_of(ast.parse(code), "m", False)
     assert dict(outline.bindings).get(alias) == target
+
+
+LAUNCH = '''
+import torch
+import torch.multiprocessing as mp
+
+from proj.utils import init_dist
+
+
+def worker(rank, world_size):
+    init_dist("pytorch", backend="nccl")
+
+
+def main():
+    world_size = torch.cuda.device_count()
+    if world_size > 1:
+        mp.spawn(worker, args=(world_size,), nprocs=world_size)
+    else:
+        worker(0, 1)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+DIST_UTILS = '''
+import os
+import torch
+import torch.distributed as dist
+
+
+def init_dist(launcher, backend="nccl", **kwargs):
+    rank = int(os.environ["RANK"])
+    torch.cuda.set_device(rank % torch.cuda.device_count())
+    dist.init_process_group(backend=backend, **kwargs)
+'''
+
+
+def test_a_launch_helper_and_a_dist_utils_behind_a_package_init(tmp_path):
+    write_tree(tmp_path, {"tools/launch.py": LAUNCH, "proj/__init__.py": "",
+                          "proj/utils/__init__.py": "from .dist_utils import init_dist\n",
+                          "proj/utils/dist_utils.py": DIST_UTILS})
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    found = {(f.path, f.span.line, f.rule): f for f in report.findings}
+    launch_count = found[("tools/launch.py", 13, "device-call")]
+    init_call = found[("tools/launch.py", 9, "collective-backend")]  # backend='nccl' handed to the repo's helper
+    set_device = found[("proj/utils/dist_utils.py", 9, "device-call")]
+    for finding in (launch_count, init_call, set_device):
+        assert finding.reachable is True and finding.verdicts["cann"].status.value == "rewrite"
+    assert "hccl" in init_call.verdicts["cann"].message
