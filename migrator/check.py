@@ -4,7 +4,7 @@ after suppressions and the baseline."""
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -19,7 +19,7 @@ from .sources.notebook import read_notebook_cells
 from .suppress import FileSuppressions, Suppression, apply_suppressions, read_suppressions
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckResult:
     report: Report  # every finding, before filtering
     failing: List[Finding]  # new findings at a failing status: these make the exit code 1
@@ -54,8 +54,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
         keep = outcome.kept
         if paths:  # only some files were checked: keep the other files' entries as they are
             keep = keep + [_stub(e) for e in baseline.values() if e.path not in (checked or set())]
-        result.baseline_written = write_baseline(config.baseline_path, keep)
-        result.failing, result.fixed = [], fixed
+        result = replace(result, baseline_written=write_baseline(config.baseline_path, keep), failing=[], fixed=fixed)
     return result
 
 

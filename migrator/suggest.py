@@ -17,9 +17,9 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .assess import port_days
 from .maps.load import OpFamily, TargetMap, op_families
 from .inventory import OpMembership
+from .rules.custom_op import KERNEL_LANGUAGE
 from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
 
-KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
 BUILD_CHANGE = {
     "cann": "build with torch_npu.utils.cpp_extension.NpuExtension(name, sources) in place of CUDAExtension "
             "(Ascend C sources, compiled by the CANN toolkit)",

@@ -23,7 +23,6 @@ from .wording import reach_text, worst_status
 
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
-_BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
 _BLOCKERS_SHOWN = 60
 _CONTEXT_LINES = 2
 

@@ -8,17 +8,19 @@ from typing import Optional
 from ..model import Category, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, per_target
 
+#: The language a custom kernel is rewritten in, per target (``suggest`` plans ports with it too).
+KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
+
 EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
                       "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline")
 _SOURCE = "migrator custom-op inventory"
-_KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
 _BUILD_HINT = {"cann": "build with torch_npu's extension support (torch_npu.utils.cpp_extension.NpuExtension)",
                "neuware": "build with torch_mlu.utils.cpp_extension (MLUExtension / load)",
                "kunlun": "build against the Kunlunxin XPU toolkit"}
 
 
 def _port(target, what: str) -> Verdict:
-    language = _KERNEL_LANGUAGE.get(target.id, "the target's kernel language")
+    language = KERNEL_LANGUAGE.get(target.id, "the target's kernel language")
     return Verdict(Status.PORT, f"{what}: rewrite its CUDA kernels in {language} and register them for the "
                    f"PrivateUse1 key; {_BUILD_HINT.get(target.id, '')}", _SOURCE)
 
