@@ -81,8 +81,10 @@ def static_stubs(root: Path):
     from ..scan import scan_files
     from .stubs import stub_specs
 
+    from ..cache import open_cache
+
     found = discover(root)
-    report = scan_files(root, found.files, resolve_targets(None), call_graph=False)
+    report = scan_files(root, found.files, resolve_targets(None), cache=open_cache(), call_graph=False)
     return stub_specs(report.custom_ops, report.op_plans)
 
 
