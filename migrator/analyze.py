@@ -43,11 +43,17 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
 
 def cached_result(source: SourceFile, cache: AnalysisCache) -> Optional[FileResult]:
     """The cached result for this file's current content, or ``None`` (unreadable files are analysed anew)."""
+    key = content_key(source, cache)
+    return _hit(cache, key, source) if key is not None else None
+
+
+def content_key(source: SourceFile, cache: AnalysisCache) -> Optional[str]:
+    """The cache key of this file's current content (``None`` when it cannot be read)."""
     try:
         data = Path(source.path).read_bytes()
     except OSError:
         return None
-    return _hit(cache, cache.key(source.rel, source.kind.value, data), source)
+    return cache.key(source.rel, source.kind.value, data)
 
 
 def _hit(cache: AnalysisCache, key: str, source: SourceFile) -> Optional[FileResult]:

@@ -19,7 +19,7 @@ from typing import Optional
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult
+from .model import FileResult, Finding
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _FORMAT = "2"
@@ -76,15 +76,23 @@ class AnalysisCache:
         return self.directory / key[:2] / f"{key[2:]}.pkl"
 
     def get(self, key: str) -> Optional[FileResult]:
+        value = self._load(key)
+        return value if isinstance(value, FileResult) else None
+
+    def _load(self, key: str):
         try:
             with self._path(key).open("rb") as handle:
-                value = _ResultUnpickler(handle).load()
+                return _ResultUnpickler(handle).load()
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
                 KeyError, IndexError):
             return None
-        return value if isinstance(value, FileResult) else None
 
-    def put(self, key: str, result: FileResult) -> None:
+    def get_findings(self, key: str) -> Optional[tuple]:
+        """One file's rule results (a tuple of ``Finding``) stored by ``put``, or ``None``."""
+        value = self._load(key)
+        return value if isinstance(value, tuple) and all(isinstance(f, Finding) for f in value) else None
+
+    def put(self, key: str, result) -> None:
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

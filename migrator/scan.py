@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 from contextlib import contextmanager
 from dataclasses import replace
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
-from .analyze import analyze_file, cached_result
+from .analyze import analyze_file, cached_result, content_key
 from .assess import assess
 from .cache import AnalysisCache
 from .discover import discover
@@ -107,8 +108,9 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
+    rules_salt = rules_digest(targets, index) if cache is not None else ""
     for result in results:
-        findings.extend(apply_rules(result.usages + kernel_usages(result), result.file.rel, ctx))
+        findings.extend(_file_findings(result, ctx, cache, rules_salt))
     findings.extend(practice_findings(results, ctx))
     traced = None
     if trace is not None:
@@ -137,6 +139,34 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=marked, custom_ops=ops, graph=summary, op_plans=plans, trace=traced), project
+
+
+def rules_digest(targets: Sequence[TargetMap], index) -> str:
+    """What one file's rule results depend on besides its own content: the targets and the cross-file facts
+    (constants, extensions, repo modules, ...). Sets are sorted: their order changes between processes."""
+    digest = hashlib.sha256()
+    digest.update(repr([(t.id, t.version) for t in targets]).encode())
+    digest.update(repr(sorted(index.constants.items())).encode())
+    digest.update(repr(sorted(index.extensions.items())).encode())
+    for names in (index.extension_aliases.items(), index.library_namespaces, index.triton_kernels, index.modules):
+        digest.update(repr(sorted(names)).encode())
+    return digest.hexdigest()
+
+
+def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], salt: str) -> List[Finding]:
+    """The rules' findings for one file, from the cache when neither the file nor the rule context changed."""
+    usages = result.usages + kernel_usages(result)
+    if cache is None or not usages:
+        return apply_rules(usages, result.file.rel, ctx)
+    content = content_key(result.file, cache)
+    if content is None:
+        return apply_rules(usages, result.file.rel, ctx)
+    key = cache.key(result.file.rel, "rules", f"{content}:{salt}".encode())
+    found = cache.get_findings(key)
+    if found is None:
+        found = tuple(apply_rules(usages, result.file.rel, ctx))
+        cache.put(key, found)
+    return list(found)
 
 
 def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetSummary:

@@ -265,3 +265,26 @@ def test_pre_commit_hook_through_the_real_client(tmp_path):
     assert "train.py:6:5: collective-backend [cann:rewrite]" in failed.stdout
     passed = try_repo("clean.py")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
+    """A file's findings come from the cache only while the constants, extensions and modules of the
+    whole project that its rules read are unchanged: a backend constant edited in another file re-judges it."""
+    from migrator.cache import open_cache
+    from migrator.maps.load import resolve_targets
+    from migrator.scan import scan
+
+    write_tree(tmp_path / "src", {"settings.py": "BACKEND = 'nccl'\n",
+                                  "train.py": "import torch.distributed as dist\nfrom settings import BACKEND\n"
+                                              "dist.init_process_group(backend=BACKEND)\n"})
+    cache = open_cache(tmp_path / "cache")
+    targets = resolve_targets(["cann"])
+
+    def backend_findings():
+        report = scan(tmp_path / "src", targets, jobs=1, cache=cache)
+        return [f for f in report.findings if f.path == "train.py" and f.rule == "collective-backend"]
+
+    first = backend_findings()
+    assert first and first == backend_findings()  # the second scan reads the cached rule results
+    (tmp_path / "src" / "settings.py").write_text("BACKEND = 'gloo'\n")
+    assert backend_findings() == []  # train.py did not change; its verdict did
