@@ -111,7 +111,8 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     rules_salt = rules_digest(targets, index) if cache is not None else ""
     for result in results:
         findings.extend(_file_findings(result, ctx, cache, rules_salt))
-    findings.extend(practice_findings(results, ctx))
+    if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
+        findings.extend(practice_findings(results, ctx))
     traced = None
     if trace is not None:
         from .trace.join import join_trace
