@@ -37,6 +37,7 @@ from .assess import PATHS_CAP
 from .discover import base_dir
 from .inventory import OpMembership
 from .maps.load import tensor_methods
+from .names import longest
 from .model import (Call, CustomOp, EntryPoint, FileKind, FileResult, Finding, GraphSummary, NodeReach, Outline)
 from .resolve import module_name_for
 from .sources.outline import MAIN, MODULE
@@ -293,13 +294,12 @@ class _Builder:
 
     def _dealias(self, name: str) -> str:
         """``pkg.mod.alias.rest`` with ``alias`` replaced by what ``pkg.mod`` binds it to (one step)."""
-        parts = name.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            head = ".".join(parts[:cut])
-            bound = self.bindings.get(head, {}).get(parts[cut])
-            if bound:
-                return ".".join([bound, *parts[cut + 1:]])
-        return name
+        hit = longest(name, lambda head: self.bindings.get(head, {}).get(name[len(head) + 1:].split(".")[0]),
+                      proper=True)
+        if hit is None:
+            return name
+        _, rest, bound = hit
+        return ".".join([bound, *rest.split(".")[1:]])
 
     def _dispatch(self, cls: str, name: str) -> List[str]:
         if cls not in self.graph:
@@ -332,12 +332,8 @@ class _Builder:
         return self._subclass_cache[cls]
 
     def _module_of(self, name: str) -> Optional[str]:
-        parts = name.split(".")
-        for cut in range(len(parts), 0, -1):
-            head = ".".join(parts[:cut])
-            if head in self.graph and self.graph.nodes[head].get("kind") == "module":
-                return head
-        return None
+        hit = longest(name, lambda head: head in self.graph and self.graph.nodes[head].get("kind") == "module")
+        return hit[0] if hit else None
 
 
 # ------------------------------------------------------------------------------------------ entry points

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..data import data_dir
+from ..names import longest
 
 TARGET_IDS = ("cann", "neuware", "kunlun")
 
@@ -108,14 +109,11 @@ class TargetMap:
         return self._renamed_by_prefix(api)
 
     def _renamed_by_prefix(self, api: str) -> Optional[ApiRule]:
-        parts = api.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            prefix = ".".join(parts[:cut])
-            entry = self.apis.get(prefix)
-            if entry and entry.get("to"):
-                to = str(entry["to"]) + "." + ".".join(parts[cut:])
-                return ApiRule(api, to, None, None, str(entry["source"]), False)
-        return None
+        hit = longest(api, lambda prefix: (self.apis.get(prefix) or {}).get("to") and self.apis[prefix], proper=True)
+        if hit is None:
+            return None
+        _, rest, entry = hit
+        return ApiRule(api, f"{entry['to']}.{rest}", None, None, str(entry["source"]), False)
 
 
 @lru_cache(maxsize=None)
@@ -177,20 +175,12 @@ class ThirdParty:
 
     def library_of(self, qualname: str) -> Optional[str]:
         """The CUDA-bound library a qualified name belongs to (longest match: ``deepspeed.ops``)."""
-        parts = qualname.split(".")
-        for cut in range(len(parts), 0, -1):
-            name = ".".join(parts[:cut])
-            if name in self.libraries:
-                return name
-        return None
+        hit = longest(qualname, lambda name: name in self.libraries)
+        return hit[0] if hit else None
 
     def replacement(self, qualname: str, target: str) -> Optional[Tuple[str, Mapping[str, str]]]:
-        parts = qualname.split(".")
-        for cut in range(len(parts), 0, -1):
-            rows = self.apis.get(".".join(parts[:cut]))
-            if rows and target in rows:
-                return ".".join(parts[:cut]), rows[target]
-        return None
+        hit = longest(qualname, lambda name: target in self.apis.get(name, {}) and self.apis[name])
+        return (hit[0], hit[2][target]) if hit else None
 
     def has_replacement(self, library: str, target: str) -> bool:
         """Whether some API of ``library`` has a vendor replacement on ``target`` or a plain-PyTorch path."""
@@ -200,12 +190,8 @@ class ThirdParty:
 
     def pytorch_path(self, qualname: str) -> Optional[Mapping[str, str]]:
         """The plain-PyTorch replacement for an API of a CUDA-only library, when there is one."""
-        parts = qualname.split(".")
-        for cut in range(len(parts), 0, -1):
-            row = self.pytorch.get(".".join(parts[:cut]))
-            if row:
-                return row
-        return None
+        hit = longest(qualname, self.pytorch.get)
+        return hit[2] if hit else None
 
 
 @lru_cache(maxsize=None)

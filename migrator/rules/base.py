@@ -12,6 +12,7 @@ from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
 from ..maps.load import TargetMap, ThirdParty
+from ..names import longest
 from ..model import Category, Edit, ExtensionBuild, Status, Usage, Value, Verdict
 from ..resolve import is_backend_string, is_device_string
 
@@ -31,19 +32,14 @@ class ProjectIndex:
 
     def is_repo_module(self, qualname: str) -> bool:
         """True when ``qualname`` is (inside) a module of the scanned repo, e.g. mmcv's own ``mmcv.ops``."""
-        parts = qualname.split(".")
-        return any(".".join(parts[:cut]) in self.modules for cut in range(len(parts), 0, -1))
+        return longest(qualname, lambda prefix: prefix in self.modules) is not None
 
     def extension_of(self, api: str) -> Optional[str]:
-        parts = api.split(".")
-        for cut in range(len(parts), 0, -1):
-            name = ".".join(parts[:cut])
-            if name in self.extensions:
-                return name
-        for cut in range(len(parts), 0, -1):
-            if parts[cut - 1] in self.extension_aliases and cut >= 1:
-                return self.extension_aliases[parts[cut - 1]]
-        return None
+        hit = longest(api, lambda name: name in self.extensions)
+        if hit:
+            return hit[0]
+        alias = longest(api, lambda name: self.extension_aliases.get(name.rpartition(".")[2]))
+        return alias[2] if alias else None
 
 
 @dataclass(frozen=True)
