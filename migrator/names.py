@@ -10,9 +10,14 @@ T = TypeVar("T")
 def prefixes(name: str, proper: bool = False) -> Iterator[Tuple[str, str]]:
     """(prefix, rest) pairs, longest prefix first: ``a.b.c`` -> (``a.b.c``, ``""``), (``a.b``, ``c``), (``a``,
     ``b.c``). ``proper`` leaves out the whole name itself."""
-    parts = name.split(".")
-    for cut in range(len(parts) - (1 if proper else 0), 0, -1):
-        yield ".".join(parts[:cut]), ".".join(parts[cut:])
+    if not proper:
+        yield name, ""
+    end = len(name)
+    while True:
+        end = name.rfind(".", 0, end)
+        if end <= 0:
+            return
+        yield name[:end], name[end + 1:]
 
 
 def longest(name: str, found: Callable[[str], Optional[T]], proper: bool = False) -> Optional[Tuple[str, str, T]]:
