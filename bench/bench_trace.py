@@ -22,41 +22,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from gpt_source import GPT_SOURCE  # noqa: E402
 
-NANOGPT = '''
-import json, sys, time
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+NANOGPT = "import json, sys, time\nimport torch.nn.functional as F\n" + GPT_SOURCE + '''
 
-
-class Block(nn.Module):
-    def __init__(self, d, heads):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-
-    def forward(self, x):
-        h = self.ln1(x)
-        mask = torch.triu(torch.ones(x.size(1), x.size(1), dtype=torch.bool), 1)
-        x = x + self.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
-        return x + self.mlp(self.ln2(x))
-
-
-class GPT(nn.Module):
-    def __init__(self, vocab=8192, d=256, heads=8, layers=6, ctx=128):
-        super().__init__()
-        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
-        self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
-        self.head = nn.Linear(d, vocab, bias=False)
-
-    def forward(self, idx):
-        x = self.tok(idx) + self.pos(torch.arange(idx.size(1)))
-        return self.head(self.blocks(x))
-
-
-model = GPT()
+model = GPT(256, 6, 8, vocab=8192, ctx=128)
 opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
 times = []
 for step in range(int(sys.argv[1])):
