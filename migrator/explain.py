@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence
 from .maps.coverage import api_coverage, api_ops, close_matches
 from .maps.load import TargetMap, third_party
 from .model import Span, Status, Usage
-from .rules import ALL_RULES, RuleContext
+from .rules import RuleContext, apply_rules
 
 
 class UnknownApi(Exception):
@@ -15,27 +15,23 @@ class UnknownApi(Exception):
 
 
 def explain_api(api: str, targets: Sequence[TargetMap]) -> Dict[str, object]:
+    """The verdicts ``scan`` would give a call of ``api``: the same rules, dispatched the same way."""
     ops, source = api_ops(api)
     verdicts: Dict[str, Dict[str, object]] = {}
     usage = Usage(api=api, kind="call", span=Span(None), snippet=f"{api}()")
     ctx = RuleContext(targets=tuple(targets), third_party=third_party())
-    rule_verdicts = None
-    for rule in ALL_RULES:
-        if rule.name == "torch-op":
-            continue
-        rule_verdicts = rule.check(usage, ctx)
-        if rule_verdicts is not None:
-            break
+    findings = apply_rules([usage], "<explain>", ctx)
+    finding = findings[0] if findings else None
     for target in targets:
-        if rule_verdicts is not None:
-            verdict = rule_verdicts[target.id]
-        else:
+        if finding is not None:
+            verdict, rule = finding.verdicts.get(target.id), finding.rule
+        else:  # no rule reports it (torch.save, torch.no_grad): what the vendor's own list says, if anything
             coverage = api_coverage(target, api)
-            verdict = coverage.verdict if coverage is not None else None
-        if verdict is None or (verdict.status == Status.UNKNOWN and not ops and rule_verdicts is None):
-            continue
+            verdict, rule = (coverage.verdict if coverage else None), None
+        if verdict is None or (verdict.status == Status.UNKNOWN and not ops and rule in ("torch-op", None)):
+            continue  # the data knows nothing of it: not a verdict worth printing
         verdicts[target.id] = {"status": verdict.status.value, "message": verdict.message, "source": verdict.source,
-                               "version": target.version}
+                               "version": target.version, "rule": rule}
         if verdict.suggestion:
             verdicts[target.id]["suggestion"] = verdict.suggestion
     if not ops and not verdicts:
@@ -52,7 +48,8 @@ def render_explanation(result: Dict[str, object]) -> str:
     if ops:
         lines.append(f"  aten ops ({result['ops_source']}): {', '.join(ops)}")
     for target, verdict in result["verdicts"].items():
-        lines.append(f"  {target}@{verdict['version']}: {verdict['status']}: {verdict['message']}")
+        judged = f" [{verdict['rule']}]" if verdict.get("rule") else " [no scan rule reports it; the vendor's list]"
+        lines.append(f"  {target}@{verdict['version']}: {verdict['status']}{judged}: {verdict['message']}")
         if verdict.get("suggestion"):
             lines.append(f"    suggestion: {verdict['suggestion']}")
         lines.append(f"    source: {verdict['source']}")

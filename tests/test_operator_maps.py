@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from migrator.cli import main
 from migrator.maps.coverage import api_coverage
-from migrator.maps.load import load_target, maps_dir
+from migrator.maps.load import load_target, maps_dir, resolve_targets
 from migrator.model import Status
 
 
@@ -172,3 +172,18 @@ def test_a_float_input_keeps_the_op_verdict(scan_code):
     code = "import torch.nn.functional as F\ny = F.interpolate(feats.float(), size=(8, 8))\n"
     (found,) = [f for f in scan_code(code, targets=["cann"]) if f.api == "torch.nn.functional.interpolate"]
     assert found.verdicts["cann"].status == Status.PARTIAL
+
+
+@pytest.mark.parametrize("api, code", [
+    pytest.param("torch.cuda.synchronize", "import torch\ntorch.cuda.synchronize()\n", id="device-call"),
+    pytest.param("torchvision.ops.nms", "import torchvision\ntorchvision.ops.nms()\n", id="vision-op"),
+    pytest.param("torch.nn.functional.ctc_loss", "import torch.nn.functional as F\nF.ctc_loss()\n", id="torch-op"),
+])
+def test_explain_gives_the_verdict_scan_gives(scan_code, api, code):
+    from migrator.explain import explain_api
+
+    targets = resolve_targets(None)
+    explained = explain_api(api, targets)["verdicts"]
+    (finding,) = [f for f in scan_code(code) if f.api == api]
+    assert {t: (v["status"], v["rule"]) for t, v in explained.items()} == {
+        t: (v.status.value, finding.rule) for t, v in finding.verdicts.items()}
