@@ -41,9 +41,11 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
     return result
 
 
-def cached_result(source: SourceFile, cache: AnalysisCache) -> Optional[FileResult]:
-    """The cached result for this file's current content, or ``None`` (unreadable files are analysed anew)."""
-    key = content_key(source, cache)
+def cached_result(source: SourceFile, cache: AnalysisCache,
+                  key: Optional[str] = None) -> Optional[FileResult]:
+    """The cached result for this file's current content, or ``None`` (unreadable files are analysed anew).
+    ``key``: the file's ``content_key`` when the caller has it already."""
+    key = key or content_key(source, cache)
     return _hit(cache, key, source) if key is not None else None
 
 

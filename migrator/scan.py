@@ -10,7 +10,7 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
 from .analyze import analyze_file, cached_result, content_key
@@ -101,7 +101,8 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
            progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
            entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None
            ) -> Tuple[Report, Optional["ProjectGraph"]]:
-    results = analyze_all(files, jobs, progress, cache)
+    keys: Dict[str, Optional[str]] = {}
+    results = analyze_all(files, jobs, progress, cache, keys)
     if cache is not None:
         cache.prune()
     all_results = sorted([*results, *skipped], key=lambda r: r.file.rel)
@@ -110,7 +111,7 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     findings: List[Finding] = []
     rules_salt = rules_digest(targets, index) if cache is not None else ""
     for result in results:
-        findings.extend(_file_findings(result, ctx, cache, rules_salt))
+        findings.extend(_file_findings(result, ctx, cache, rules_salt, keys.get(result.file.rel)))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         findings.extend(practice_findings(results, ctx))
     traced = None
@@ -154,13 +155,12 @@ def rules_digest(targets: Sequence[TargetMap], index) -> str:
     return digest.hexdigest()
 
 
-def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], salt: str) -> List[Finding]:
-    """The rules' findings for one file, from the cache when neither the file nor the rule context changed."""
+def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], salt: str,
+                   content: Optional[str]) -> List[Finding]:
+    """The rules' findings for one file, from the cache when neither the file (its ``content`` key, as
+    ``analyze_all`` read it) nor the rule context changed."""
     usages = result.usages + kernel_usages(result)
-    if cache is None or not usages:
-        return apply_rules(usages, result.file.rel, ctx)
-    content = content_key(result.file, cache)
-    if content is None:
+    if cache is None or not usages or content is None:
         return apply_rules(usages, result.file.rel, ctx)
     key = cache.key(result.file.rel, "rules", f"{content}:{salt}".encode())
     found = cache.get_findings(key)
@@ -180,16 +180,21 @@ def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetS
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
-                cache: Optional[AnalysisCache] = None) -> List[FileResult]:
+                cache: Optional[AnalysisCache] = None,
+                keys: Optional[Dict[str, Optional[str]]] = None) -> List[FileResult]:
     """Every file's result, in order. Cache hits load in this process (cheaper than sending results back
-    from workers); only misses go to the process pool."""
+    from workers); only misses go to the process pool. ``keys`` receives each file's content key (read
+    once here, reused for the rule cache)."""
     jobs = jobs or os.cpu_count() or 1
     results: List[Optional[FileResult]] = [None] * len(files)
     todo = list(range(len(files)))
     if cache is not None:
         todo = []
         for index, source in enumerate(files):
-            hit = cached_result(source, cache)
+            key = content_key(source, cache)
+            if keys is not None:
+                keys[source.rel] = key
+            hit = cached_result(source, cache, key) if key is not None else None
             if hit is None:
                 todo.append(index)
             else:
