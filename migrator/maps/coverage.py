@@ -4,10 +4,11 @@ then refined by what the vendor says of the API itself (documented limits, not s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Status, Verdict
-from .load import TargetMap, torch_api_table
+from .load import TargetMap, load_json, torch_api_table
 
 #: How aten-level reasons read in a message.
 _REASON_TEXT = {
@@ -23,6 +24,8 @@ _ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
 #: OpInfo tests whose dtype skips mean the op misbehaves for that dtype on NPU.
 _SKIP_TESTS = ("test_compare_cpu", "test_backward", "test_dtypes", "test_variant_consistency_eager")
 _TRAINING_DTYPES = ("float32", "float16", "bfloat16")
+_FALLBACK = ("runs on the host CPU through the vendor's fallback (correct but slow; each call copies tensors "
+             "between device and host)")
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
     sources = [str(s) for s in op_map.get("sources", ())]
     verdict = Verdict(status, message, "; ".join(sources))
-    conflict = _overload_conflict(api, statuses, op_map, documented)
+    conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented)
     if conflict is not None:
         return ApiCoverage(api, ops, conflict, row_source != "native_functions")
     verdict = _refine(target, api, verdict, documented)
@@ -93,7 +96,7 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[
 
 def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[str, str],
                  statuses: Mapping[str, Status], row_source: Optional[str], path: Optional[str]) -> str:
-    prefix = "substitute data (Paddle's Kunlun op list): " if target.substitute else ""
+    prefix = _substitute(target)
     how = "listed by name in native_functions.yaml, not traced" if row_source == "native_functions" else \
         f"traced{' (' + path + ' path)' if path else ''}"
     if status == Status.SUPPORTED:
@@ -103,15 +106,27 @@ def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[s
     details = ", ".join(f"{op} ({_reason(target, reasons[op])})" for op in worst[:6])
     more = f" and {len(worst) - 6} more" if len(worst) > 6 else ""
     if status == Status.FALLBACK:
-        return (f"{prefix}{details}{more}: runs on the host CPU through the vendor's fallback (correct but slow; "
-                f"each call copies tensors between device and host); {len(reasons)} ops in all ({how})")
+        return f"{prefix}{details}{more}: {_FALLBACK}; {len(reasons)} ops in all ({how})"
     if status == Status.PARTIAL:
         return f"{prefix}{details}{more}; {len(reasons)} ops in all ({how})"
     return f"{prefix}the data cannot say for {details}{more}; {len(reasons)} ops in all ({how})"
 
 
+@lru_cache(maxsize=None)
+def _registered_by_name(op_map_file: Optional[str]) -> Dict[str, Tuple[str, ...]]:
+    """Overloads with a kernel, by op name (``aten::_ctc_loss`` -> its overloads); once per map file."""
+    if not op_map_file:
+        return {}
+    op_map = load_json(op_map_file)
+    found: Dict[str, List[str]] = {}
+    for op, reason in op_map["ops"].items():
+        if op_map["reasons"].get(reason) == "supported":
+            found.setdefault(op.split(".", 1)[0], []).append(op)
+    return {name: tuple(ops) for name, ops in found.items()}
+
+
 def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping[str, object],
-                       documented) -> Optional[Verdict]:
+                       op_map_file: Optional[str], documented) -> Optional[Verdict]:
     """The vendor's API list calls ``api`` supported, but its op registrations cover only some overloads of
     the ops it runs: ``partial``, naming both sources and the overloads, instead of picking one side.
 
@@ -123,9 +138,8 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
     missing = [op for op, st in statuses.items() if st == Status.FALLBACK]
     if not missing:
         return None
-    registered = {op for op, reason in op_map["ops"].items() if op_map["reasons"].get(reason) == "supported"}
-    siblings = {op: sorted(r for r in registered if r.split(".", 1)[0] == op.split(".", 1)[0] and r != op)
-                for op in missing}
+    registered = _registered_by_name(op_map_file)
+    siblings = {op: sorted(r for r in registered.get(op.split(".", 1)[0], ()) if r != op) for op in missing}
     if not all(siblings.values()):
         return None  # some op has no kernel at all: a plain fallback, not a disagreement
     entry, doc_source = documented
@@ -138,6 +152,10 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
                    "on its argument types (a `.Tensor` overload: tensor arguments where the other takes int lists); "
                    "the uncovered one runs on the host CPU",
                    f"{doc_source}; {sources}")
+
+
+def _substitute(target: TargetMap) -> str:
+    return "substitute data (Paddle's Kunlun op list): " if target.substitute else ""
 
 
 def _reason(target: TargetMap, reason: str) -> str:
@@ -212,12 +230,11 @@ def op_verdict(target: TargetMap, op: str) -> Verdict:
     op_map = target.op_map()
     reason = op_map["ops"].get(op, "missing")
     status = Status(op_map["reasons"].get(reason, "unknown"))
-    prefix = "substitute data (Paddle's Kunlun op list): " if target.substitute else ""
+    prefix = _substitute(target)
     if status == Status.SUPPORTED:
         message = f"{prefix}{op} has a {target.id} kernel or a backend-agnostic implementation"
     elif status == Status.FALLBACK:
-        message = (f"{prefix}{op} ({_reason(target, reason)}) runs on the host CPU through the vendor's fallback "
-                   "(correct but slow; each call copies tensors between device and host)")
+        message = f"{prefix}{op} ({_reason(target, reason)}) {_FALLBACK}"
     else:
         message = f"{prefix}{op}: {_reason(target, reason)}"
     return Verdict(status, message, "; ".join(str(s) for s in op_map.get("sources", ())))

@@ -25,7 +25,8 @@ def maps_dir() -> Path:
 
 
 @lru_cache(maxsize=None)
-def _load_json(rel: str) -> dict:
+def load_json(rel: str) -> dict:
+    """A shipped map file, parsed once."""
     return json.loads((maps_dir() / rel).read_text(encoding="utf-8"))
 
 
@@ -66,24 +67,24 @@ class TargetMap:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
         if not self.api_support_file:
             return None
-        data = _load_json(self.api_support_file)
+        data = load_json(self.api_support_file)
         entry = data["apis"].get(api)
         return (entry, data["source"]) if entry is not None else None
 
     def environment(self, name: str) -> Optional[Tuple[Mapping[str, object], str]]:
         if not self.api_support_file:
             return None
-        data = _load_json(self.api_support_file)
+        data = load_json(self.api_support_file)
         entry = data.get("env", {}).get(name)
         return (entry, data["env_source"]) if entry is not None else None
 
     def op_map(self) -> Mapping[str, object]:
-        return _load_json(self.op_map_file) if self.op_map_file else {"ops": {}, "sources": [], "reasons": {}}
+        return load_json(self.op_map_file) if self.op_map_file else {"ops": {}, "sources": [], "reasons": {}}
 
     def npu_skips(self, opinfo_name: str) -> Optional[Tuple[Mapping[str, object], str]]:
         if not self.npu_skips_file:
             return None
-        data = _load_json(self.npu_skips_file)
+        data = load_json(self.npu_skips_file)
         entry = data["skips"].get(opinfo_name)
         return (entry, data["source"]) if entry is not None else None
 
@@ -118,7 +119,7 @@ class TargetMap:
 
 @lru_cache(maxsize=None)
 def available_targets() -> Tuple[Mapping[str, object], ...]:
-    return tuple(_load_json("targets.json")["targets"])
+    return tuple(load_json("targets.json")["targets"])
 
 
 def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
@@ -147,7 +148,7 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
 @lru_cache(maxsize=None)
 def load_target(target: str, version: str) -> TargetMap:
     entry = next(t for t in available_targets() if t["id"] == target and t["version"] == version)
-    data = _load_json(str(entry["device_map"]))
+    data = load_json(str(entry["device_map"]))
     return TargetMap(
         id=target,
         version=version,
@@ -196,13 +197,13 @@ class ThirdParty:
 
 @lru_cache(maxsize=None)
 def third_party() -> ThirdParty:
-    data = _load_json("third_party.json")
+    data = load_json("third_party.json")
     return ThirdParty(libraries=data["libraries"], apis=data["apis"], pytorch=data.get("pytorch", {}))
 
 
 @lru_cache(maxsize=None)
 def tensor_methods() -> FrozenSet[str]:
-    return frozenset(_load_json("tensor_methods.json")["methods"])
+    return frozenset(load_json("tensor_methods.json")["methods"])
 
 
 @lru_cache(maxsize=None)
@@ -246,12 +247,12 @@ class OpFamily:
 @lru_cache(maxsize=None)
 def device_tools() -> Mapping[str, Mapping[str, object]]:
     """Per target: ``stack`` (its software stack, by name) and ``tools`` (NVIDIA tool -> the vendor's, quoted)."""
-    return _load_json("device_tools.json")["targets"]
+    return load_json("device_tools.json")["targets"]
 
 
 @lru_cache(maxsize=None)
 def op_families() -> Tuple[OpFamily, ...]:
-    data = _load_json("custom_op_families.json")
+    data = load_json("custom_op_families.json")
     return tuple(OpFamily(
         name=f["name"], what=f["what"], patterns=tuple(re.compile(p) for p in f["match"]),
         pytorch=f.get("pytorch"), pytorch_note=f.get("pytorch_note"),
