@@ -374,7 +374,7 @@ def _trace_generic(table: _Table, recorder: _Recorder, apis: Sequence[str]) -> N
         owner, name = api.rsplit(".", 1)
         for arguments in ((), "other"):
             x, other = _generic_inputs()
-            x.requires_grad_(name.endswith("_") is False and x.dtype.is_floating_point)
+            x.requires_grad_(not name.endswith("_"))  # an in-place method cannot take a leaf that needs grad
             if owner == "torch.Tensor":
                 call = (lambda: getattr(x, name)()) if arguments == () else (lambda: getattr(x, name)(other))
             else:
@@ -399,8 +399,6 @@ def _runs(call: Callable[[], object]) -> bool:
 
 def add_generic_rows(table_path: Path, native_functions: Optional[Path] = None) -> int:
     """Trace the generic samples into an existing table, replacing native_functions name rows; rows added."""
-    import torch
-
     warnings.filterwarnings("ignore")
     data = json.loads(table_path.read_text(encoding="utf-8"))
     table = _Table()
@@ -417,7 +415,6 @@ def add_generic_rows(table_path: Path, native_functions: Optional[Path] = None) 
             table.add(api, "native_functions", set(row["forward"]), set(), set())
     fresh = table.to_json(data["torch_version"])
     table_path.write_text(json.dumps(fresh, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    del torch
     return added
 
 

@@ -110,7 +110,7 @@ class CudaRequirement(Rule):
             return per_target(ctx, lambda t: Verdict(
                 Status.REWRITE, f"{usage.context}: install the plain torch {t.id} supports, then "
                 f"{t.import_first.split()[-1] if t.import_first else _stack(t)}",
-                "migrator environment rules", suggestion=f"torch {t.torch_line or ''} (the line {_stack(t)} supports)".replace("  ", " ")))
+                "migrator environment rules", suggestion=" ".join(filter(None, ("torch", t.torch_line, f"(the line {_stack(t)} supports)")))))
         library = usage.api.split(":", 1)[1]
         if library in ctx.third_party.libraries:
             return per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))

@@ -8,7 +8,6 @@ row checked against the vendor file it cites); otherwise the library needs a por
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from ..maps.load import op_families
@@ -131,7 +130,7 @@ class VisionOp(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "call" or not usage.api.startswith("torchvision.ops."):
             return None
-        name = _snake(usage.api.rsplit(".", 1)[-1])
+        name = usage.api.rsplit(".", 1)[-1].lower()  # RoIAlign, roi_align: the family patterns take both
         family = next((f for f in op_families() if f.matches(name)), None)
         if family is None:
             return None
@@ -149,7 +148,3 @@ def _vision_verdict(target, api: str, family) -> Verdict:
                    f"{target.id}'s own op for it is `{call.to}` ({call.mapping}; {call.differs})", call.source,
                    suggestion=call.to)
 
-
-def _snake(name: str) -> str:
-    """``RoIAlign`` -> ``roi_align``, ``nms`` -> ``nms``, ``DeformConv2d`` -> ``deform_conv2d``."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower().replace("ro_i", "roi")

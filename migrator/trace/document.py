@@ -10,7 +10,7 @@ import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .. import __version__
 
@@ -32,12 +32,16 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
                  for (api, became, site), n in session.redirects.calls.items()]
     specs = {s["module"]: s for s in session.config.get("stubs", ())}
     extensions = [{"module": module, "function": function or None, "kind": kind, **_site(site), "calls": n,
-                   "fallback": specs.get(module, {}).get("family") if specs.get(module, {}).get("code") else None,
-                   "source": specs.get(module, {}).get("source")}
+                   "fallback": _fallback_of(specs.get(module, {})), "source": specs.get(module, {}).get("source")}
                   for (module, function, kind, site), n in session.extensions.items()]
     return {"pid": os.getpid(), "torch": torch.__version__, "stopped": session.stopped,
             "steps": session.steps, "seconds": round(seconds, 3), "ops": ops, "redirects": redirects,
             "extensions": extensions, "dtype_substitutions": dict(session.redirects.dtypes)}
+
+
+def _fallback_of(spec: Mapping[str, Any]) -> Optional[str]:
+    """The op family whose PyTorch code stood in for an extension, when the stub had code to run."""
+    return spec.get("family") if spec.get("code") else None
 
 
 def _site(site) -> Dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import time
 from collections import Counter
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -98,13 +99,10 @@ class _FakeProperties:
 
 class _Event:
     def __init__(self, *args, **kwargs) -> None:
-        import time
-
-        self._time = time
         self.at = None
 
     def record(self, *args, **kwargs) -> None:
-        self.at = self._time.perf_counter()
+        self.at = time.perf_counter()
 
     def synchronize(self) -> None:
         pass

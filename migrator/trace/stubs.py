@@ -10,6 +10,7 @@ raises ``ExtensionUnavailable`` at its call, so the run stops there with the cal
 from __future__ import annotations
 
 import importlib.abc
+from functools import lru_cache
 import importlib.machinery
 import inspect
 import sys
@@ -96,7 +97,7 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                                            "fallback in the custom-op plans")
             if any(word in name.lower() for word in _BACKWARD_WORDS):
                 return _backward(fallback, args)
-            return _forward(fallback, args, kwargs)
+            return _forward(fallback, args)
         call.__name__ = name
         return call
 
@@ -119,6 +120,7 @@ def _compile_fallback(stub: StubSpec) -> Optional[Callable]:
     return functions[-1] if functions else None
 
 
+@lru_cache(maxsize=None)
 def _parameters(fallback: Callable) -> Tuple[int, int]:
     """(parameters in all, parameters without a default): the latter are the tensor inputs."""
     params = [p for p in inspect.signature(fallback).parameters.values()
@@ -126,7 +128,7 @@ def _parameters(fallback: Callable) -> Tuple[int, int]:
     return len(params), sum(1 for p in params if p.default is p.empty)
 
 
-def _forward(fallback: Callable, args, kwargs):
+def _forward(fallback: Callable, args):
     count, _ = _parameters(fallback)
     return fallback(*args[:count])
 
