@@ -31,7 +31,8 @@ READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 
                      "ports/unsupported = blockers (one custom op = one port); "
                      "over findings on the training path (reachable), "
                      "or all findings when no entry point was found; unknown left out; 100 when nothing is judged")
-_RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
+#: Statuses whose findings run on the target (the readiness formula's ``runs``).
+RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
 BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
 
 #: Hours per unit, by bucket. Kernel ports are scaled by the CUDA lines to rewrite.
@@ -72,7 +73,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         path_counts = _counts(on_path, target.id)
         automatic = sum(1 for f in on_path if _verdict(f, target.id, Status.REWRITE) and f.verdicts[target.id].fixable)
         manual = path_counts[Status.REWRITE.value] - automatic
-        runs = sum(path_counts[s.value] for s in _RUNS)
+        runs = sum(path_counts[s.value] for s in RUNS)
         blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)

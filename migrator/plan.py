@@ -17,14 +17,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
-from .assess import HOURS, readiness_score
+from .assess import HOURS, RUNS, readiness_score
 from .inventory import OpMembership
 from .model import Blocker, Finding, Report, Status, TargetSummary
 
 #: Rules whose findings are a port, whatever their status: the operator or library itself must change.
 _PORT_RULES = frozenset({"extension-build", "extension-call", "torch-ops-call", "torch-library-cuda", "cuda-kernel",
                          "cuda-library", "triton-launch"})
-_RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
 PHASES = (
     (1, "Apply `migrator fix`", "safe, mechanical rewrites: review the diff and commit"),
     (2, "Manual rewrites on the training path", "device, AMP and distributed code a person changes, "
@@ -139,7 +138,7 @@ def _readiness(on_path: Sequence[Finding], target: TargetSummary, resolved: set)
         verdict = finding.verdicts.get(target.id)
         if verdict is None or verdict.status == Status.UNKNOWN:
             continue
-        if finding.id in resolved or verdict.status in _RUNS:
+        if finding.id in resolved or verdict.status in RUNS:
             runs += 1
         elif verdict.status == Status.REWRITE:
             automatic += verdict.fixable

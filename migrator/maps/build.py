@@ -365,14 +365,15 @@ def _device_tools_table(curated: Path) -> dict:
             "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
 
 
-_CARD_FIELDS = {"name", "target", "memory_gb", "bandwidth_gbs", "dtypes", "source", "note", "baseline"}
 
 
 def _cards_table(curated: Path) -> dict:
     """Accelerator cards for ``migrator memory``: every row must cite its source; unknowns stay null."""
+    from ..memory.cards import CARD_FIELDS
+
     cards = (_yaml((curated / "cards.yaml").read_text(encoding="utf-8")) or {}).get("cards") or {}
     for card_id, row in cards.items():
-        unknown = set(row) - _CARD_FIELDS
+        unknown = set(row) - CARD_FIELDS
         if unknown or not row.get("source") or not isinstance(row.get("memory_gb"), (int, float)):
             raise MapsBuildError(f"cards.yaml: {card_id} needs name, memory_gb and a source "
                                  f"(unknown fields: {sorted(unknown)})")

@@ -9,6 +9,8 @@ from typing import Any, Mapping, Optional, Sequence, Tuple
 from ..maps.load import maps_dir
 
 _DTYPES = ("bf16", "fp16", "fp8", "fp64")
+#: The fields a card row may have (``curated/cards.yaml``, ``[tool.migrator.cards]``); the maps build checks them too.
+CARD_FIELDS = frozenset({"name", "target", "memory_gb", "bandwidth_gbs", "dtypes", "source", "note", "baseline"})
 
 
 class CardError(ValueError):
@@ -46,9 +48,9 @@ def load_cards(overrides: Sequence[Tuple[str, Mapping[str, Any]]] = ()) -> Tuple
 
 
 def _card(card_id: str, row: Mapping[str, Any]) -> Card:
-    known = {"name", "target", "memory_gb", "bandwidth_gbs", "dtypes", "source", "note", "baseline"}
-    if set(row) - known:
-        raise CardError(f"card {card_id}: unknown field {sorted(set(row) - known)[0]!r} (known: {', '.join(sorted(known))})")
+    if set(row) - CARD_FIELDS:
+        raise CardError(f"card {card_id}: unknown field {sorted(set(row) - CARD_FIELDS)[0]!r} "
+                        f"(known: {', '.join(sorted(CARD_FIELDS))})")
     if not isinstance(row.get("memory_gb"), (int, float)) or row["memory_gb"] <= 0:
         raise CardError(f"card {card_id}: memory_gb must be a positive number")
     dtypes = {d: (row.get("dtypes") or {}).get(d) for d in _DTYPES}

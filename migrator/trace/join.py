@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..maps.coverage import op_verdict
 from ..maps.load import TargetMap
@@ -75,18 +75,26 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
     return joined + runtime_only + dtypes, summary
 
 
-def _ops_by_line(trace: Mapping[str, Any], scan_root: str) -> Dict[Line, Dict[str, int]]:
-    """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root."""
+def _sites(trace: Mapping[str, Any], scan_root: str) -> Iterator[Tuple[Mapping[str, Any], Line, int]]:
+    """(op, (scan-relative path, line), calls) for every recorded site under the scanned root."""
     trace_root = str(trace.get("root", ""))
     base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
-    lines: Dict[Line, Dict[str, int]] = defaultdict(dict)
+    relative: Dict[str, Optional[str]] = {}  # one realpath per recorded file, not per site
     for op in trace.get("ops", ()):
-        if not op["op"].startswith("aten::"):
-            continue
         for site in op["sites"]:
-            rel = _relative(os.path.join(trace_root, site["path"]), base)
-            if rel is not None:
-                lines[(rel, site["line"])][op["op"]] = site["calls"]
+            path = site["path"]
+            if path not in relative:
+                relative[path] = _relative(os.path.join(trace_root, path), base)
+            if relative[path] is not None:
+                yield op, (relative[path], site["line"]), site["calls"]
+
+
+def _ops_by_line(trace: Mapping[str, Any], scan_root: str) -> Dict[Line, Dict[str, int]]:
+    """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root."""
+    lines: Dict[Line, Dict[str, int]] = defaultdict(dict)
+    for op, line, calls in _sites(trace, scan_root):
+        if op["op"].startswith("aten::"):
+            lines[line][op["op"]] = calls
     return lines
 
 
@@ -139,17 +147,12 @@ def _verdict(target: TargetMap, op: str, apis: Sequence[str], stand_in: bool = F
 
 def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
                     substituted: Mapping[str, str]) -> List[Finding]:
-    base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
     sites: Dict[str, Dict[Line, int]] = defaultdict(lambda: defaultdict(int))
-    for op in trace.get("ops", ()):
+    for op, line, calls in _sites(trace, scan_root):
         for dtype in op["dtypes"]:
-            dtype = substituted.get(dtype, dtype) if dtype not in _RISKY_DTYPES else dtype
-            if dtype not in _RISKY_DTYPES:
-                continue
-            for site in op["sites"]:
-                rel = _relative(os.path.join(str(trace.get("root", "")), site["path"]), base)
-                if rel is not None:
-                    sites[dtype][(rel, site["line"])] += site["calls"]
+            dtype = substituted.get(dtype, dtype)  # what the script asked for (float16 ran as bfloat16)
+            if dtype in _RISKY_DTYPES:
+                sites[dtype][line] += calls
     found = []
     for dtype, lines in sorted(sites.items()):
         api, why = _RISKY_DTYPES[dtype]
