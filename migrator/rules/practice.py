@@ -6,8 +6,8 @@ What it does: finds a training step (an optimizer built and used) in a project t
 mixed precision (no ``autocast``, no ``GradScaler``, no ``.half()`` / ``.bfloat16()``, no float16/bfloat16
 dtype), and that does not hand precision to a framework that sets it from configuration (Lightning,
 accelerate, DeepSpeed, transformers' Trainer).
-Why: fp32 training holds activations at twice the bytes of bf16/fp16 and leaves the accelerators' 16-bit
-matrix units idle; the targets' cards have less memory than the H100 (``migrator memory`` says by how much).
+Why: fp32 training holds activations at twice the bytes of bf16/fp16, and the targets' cards have less
+memory than the H100 (``migrator memory`` says by how much, from the card data and a measured step).
 Example: ``opt = torch.optim.AdamW(model.parameters())`` with no autocast anywhere.
 Fix: ``with torch.autocast(device_type=<the target's device>, dtype=torch.bfloat16):`` around the forward
 (a manual change: loss scaling and numerics need a look, so ``fix`` never applies it).
@@ -44,8 +44,9 @@ def practice_findings(results: Sequence[FileResult], ctx: RuleContext) -> List[F
     path, usage = step
     verdict = {t.id: Verdict(
         Status.PARTIAL,
-        f"the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; bf16/fp16 mixed precision "
-        f"halves activation memory and uses {t.id}'s 16-bit matrix units (see `migrator memory` for the fit)",
+        "the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; bf16/fp16 mixed precision "
+        "holds activations in half the bytes, and the targets' cards have less memory than an H100 "
+        "(`migrator memory` measures the fit)",
         "migrator practice rules",
         suggestion=f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)")
         for t in ctx.targets}
