@@ -79,9 +79,9 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
     from dataclasses import replace as _replace
 
     from .cache import open_cache
-    from .check import run_check
-    from .check_output import render_check
-    from .config import ConfigError, load_config, parse_statuses
+    from .gate.check import run_check
+    from .gate.output import render_check
+    from .gate.config import ConfigError, load_config, parse_statuses
 
     try:
         config = load_config(list(files) or [Path.cwd()])
@@ -99,7 +99,7 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
         click.echo(f"migrator: {exc}", err=True)
         sys.exit(2)
     except Exception as exc:  # a broken baseline file, say
-        from .baseline import BaselineError
+        from .gate.baseline import BaselineError
 
         if isinstance(exc, BaselineError):
             click.echo(f"migrator: {exc}", err=True)
@@ -311,7 +311,7 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
     whether it fits with 20% headroom, the smallest configuration that does, and the cards needed. Cards come
     from operator_maps/cards.json, with [tool.migrator.cards] overrides. Needs torch.
     """
-    from .config import ConfigError, load_config
+    from .gate.config import ConfigError, load_config
     from .memory.cards import CardError, load_cards
     from .memory.fit import estimate_assumptions, fit_all
     from .memory.fit import MemoryEstimate

@@ -89,7 +89,7 @@ def test_every_shipped_card_cites_a_source_and_the_baseline_is_the_h100():
 
 
 def test_config_overrides_and_adds_cards(tmp_path):
-    from migrator.config import load_config
+    from migrator.gate.config import load_config
 
     write_tree(tmp_path, {"pyproject.toml": '[tool.migrator.cards.ascend-910b]\nmemory_gb = 32\n\n'
                                             '[tool.migrator.cards.lab-card]\nmemory_gb = 24\ntarget = "cann"\n'})

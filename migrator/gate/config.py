@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Tuple
 
-from .model import Status
+from ..model import Status
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from .model import Finding
+from ..model import Finding
 
 _DIRECTIVE = re.compile(r"#\s*migrator:\s*(ignore-file|ignore)(?:\[([^\]]*)\])?")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Sequence
 
-from .model import Finding
+from ..model import Finding
 
 SCHEMA = "migrator.baseline/1"
 

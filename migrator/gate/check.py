@@ -8,14 +8,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..cache import AnalysisCache
+from ..discover import discover, kind_of
+from ..maps.load import TargetMap
+from ..model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
+from ..scan import scan_files
+from ..sources.notebook import read_notebook_cells
 from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
-from .cache import AnalysisCache
 from .config import Config
-from .discover import discover, kind_of
-from .maps.load import TargetMap
-from .model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
-from .scan import scan_files
-from .sources.notebook import read_notebook_cells
 from .suppress import FileSuppressions, Suppression, apply_suppressions, read_suppressions
 
 
@@ -98,7 +98,7 @@ def _suppressions(root: Path, rels) -> Dict[str, FileSuppressions]:
 
 def _stub(entry: BaselineEntry) -> Finding:
     """A baseline entry kept as it was (its file was not checked this time)."""
-    from .model import Category, Confidence, Span
+    from ..model import Category, Confidence, Span
 
     return Finding(id=entry.id, rule=entry.rule, category=Category.OP, path=entry.path, span=Span(None),
                    api=entry.api, snippet="", confidence=Confidence.RESOLVED, verdicts={})

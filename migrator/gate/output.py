@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TextIO
 
+from ..report import FORMATTERS
 from .check import CheckResult
-from .report import FORMATTERS
 
 
 def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False) -> None:
