@@ -12,6 +12,7 @@ from .cache import AnalysisCache
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
 from .resolve import module_name_for, resolve_module
+from .rules import VOCABULARY
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
@@ -103,7 +104,7 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
             outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
-    facts, usages = resolve_module(module, name, is_package, tensor_methods(), source=text)
+    facts, usages = resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, source=text)
     return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline)
 
 
@@ -127,7 +128,8 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)
-    facts, usages = resolve_module(module, name, False, tensor_methods(), code.map_span, source=code.python)
+    facts, usages = resolve_module(module, name, False, tensor_methods(), VOCABULARY, code.map_span,
+                                   source=code.python)
     tree = _ast_tree(code.python)
     outline = outline_of(tree, name, False) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)
@@ -146,7 +148,7 @@ def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage
     module = parse_python(kept)
     if isinstance(module, ParseFailure) or not bad_cells:
         return FileResult(source, FileStatus.ERROR, f"notebook code does not parse: {reason}")
-    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(),
+    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(), VOCABULARY,
                                    replace(code, python=kept).map_span)
     cells = ", ".join(str(c) for c in sorted(bad_cells))
     return FileResult(source, FileStatus.OK, f"cells {cells} skipped: {reason}", usages=usages + shell, python=facts)

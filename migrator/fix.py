@@ -29,6 +29,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .discover import base_dir
 from .maps.load import TargetMap
 from .model import Edit, Report, Span
+from .resolve.names import dotted
 from .sources.notebook import python_lines
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -236,23 +237,14 @@ def _top_level_names(module: cst.Module) -> Dict[str, str]:
                 for alias in small.names:
                     name = alias.asname.name if alias.asname else alias.name
                     if isinstance(name, cst.Name):
-                        bound[name.value] = f"{_dotted(small.module)}.{_dotted(alias.name)}"
+                        bound[name.value] = f"{dotted(small.module)}.{dotted(alias.name)}"
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    dotted = _dotted(alias.name)
+                    name_text = dotted(alias.name)
                     name = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
-                        else dotted.split(".")[0]
-                    bound[name] = dotted if alias.asname else dotted.split(".")[0]
+                        else name_text.split(".")[0]
+                    bound[name] = name_text if alias.asname else name_text.split(".")[0]
     return bound
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr.value}" if inner else ""
-    return ""
 
 
 def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit],
@@ -339,7 +331,7 @@ def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
                 return node.with_changes(parts=parts)
         return None
     if edit.kind == "name" and isinstance(node, (cst.Attribute, cst.Name)):
-        written = _dotted(node).split(".")
+        written = dotted(node).split(".")
         old = edit.old.split(".")
         if not written[0] or len(written) > len(old):
             return None
@@ -382,11 +374,11 @@ def _import_position(text: str) -> int:
         is_doc = index == 0 and isinstance(small, cst.Expr) and \
             isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
         is_future = isinstance(small, cst.ImportFrom) and small.module is not None \
-            and _dotted(small.module) == "__future__"
-        imports_torch = (isinstance(small, cst.Import) and any(_dotted(a.name).split(".")[0] == "torch"
+            and dotted(small.module) == "__future__"
+        imports_torch = (isinstance(small, cst.Import) and any(dotted(a.name).split(".")[0] == "torch"
                                                                 for a in small.names)) or \
             (isinstance(small, cst.ImportFrom) and small.module is not None
-             and _dotted(small.module).split(".")[0] == "torch")
+             and dotted(small.module).split(".")[0] == "torch")
         if imports_torch:
             return positions[statement].end.line
         if is_doc or is_future:

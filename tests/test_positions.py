@@ -2,7 +2,7 @@
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator.positions import Positions
+from migrator.resolve.positions import Positions
 
 SOURCE = '''\
 # -*- coding: utf-8 -*-

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import Counter
 from typing import Iterable, List, Tuple
 
 from ..model import Finding, Usage
+from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
-from .base import ProjectIndex, Rule, RuleContext
+from .base import ProjectIndex, Rule, RuleContext, fingerprint, normalised_snippet
 from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
 from .dtype import RiskyDtype
 from .environment import BaseImage, CudaRequirement, EnvironmentVariable, NvidiaTool
 from .ops import TorchOp
+from .practice import VOCABULARY as PRACTICE_VOCABULARY
 from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
 
 ALL_RULES: Tuple[Rule, ...] = (
@@ -29,7 +29,10 @@ ALL_RULES: Tuple[Rule, ...] = (
     TorchOp(),
 )
 
-__all__ = ["ALL_RULES", "ProjectIndex", "Rule", "RuleContext", "apply_rules"]
+#: Everything the rules need the resolver to record, from their own declarations.
+VOCABULARY: Vocabulary = Vocabulary.union([*(rule.vocabulary for rule in ALL_RULES), PRACTICE_VOCABULARY])
+
+__all__ = ["ALL_RULES", "ProjectIndex", "Rule", "RuleContext", "VOCABULARY", "apply_rules", "fingerprint"]
 
 
 def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
@@ -42,7 +45,7 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             verdicts = rule.check(usage, ctx)
             if verdicts is None:
                 continue
-            key = (rule.name, usage.api, _normalise(usage.snippet))
+            key = (rule.name, usage.api, normalised_snippet(usage.snippet))
             occurrences[key] += 1
             findings.append(Finding(
                 id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
@@ -52,13 +55,3 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             ))
             break
     return findings
-
-
-def fingerprint(rule: str, path: str, api: str, snippet: str, occurrence: int) -> str:
-    """Stable id: no line numbers, so moving code or adding lines above a finding keeps it."""
-    digest = hashlib.sha256("\x1f".join((rule, path, api, _normalise(snippet), str(occurrence))).encode())
-    return digest.hexdigest()[:16]
-
-
-def _normalise(snippet: str) -> str:
-    return re.sub(r"\s+", "", snippet)

@@ -7,16 +7,30 @@ a finding; the test suite runs them all, so the examples are the rule's executab
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+from typing import Callable, ClassVar, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
 from ..maps.load import TargetMap, ThirdParty
 from ..names import longest
 from ..model import Category, Edit, ExtensionBuild, Status, Usage, Value, Verdict
-from ..resolve import is_backend_string, is_device_string
+from ..resolve.vocabulary import Vocabulary
 
 Verdicts = Dict[str, Verdict]
+#: ``cuda``, ``cuda:0``, ``cuda:{}`` (an f-string's template): a CUDA device string.
+DEVICE_STRING = re.compile(r"^cuda(:(\d+|\{\}))?$")
+#: The NCCL backend name, as ``init_process_group`` takes it.
+BACKEND_STRING = re.compile(r"^(nccl|NCCL)$")
+
+
+def is_device_string(text: Optional[str]) -> bool:
+    return text is not None and bool(DEVICE_STRING.match(text))
+
+
+def is_backend_string(text: Optional[str]) -> bool:
+    return text is not None and bool(BACKEND_STRING.match(text))
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,8 @@ class Rule:
     summary: str = ""
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
+    #: What this rule needs the resolver to record (see ``resolve/vocabulary.py``).
+    vocabulary: ClassVar[Vocabulary] = Vocabulary()
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError
@@ -250,3 +266,13 @@ def first_arg(usage: Usage, keywords: Sequence[str], position: Optional[int] = 0
     if position is not None and len(positional) > position:
         return positional[position].value
     return None
+
+
+def fingerprint(rule: str, path: str, api: str, snippet: str, occurrence: int) -> str:
+    """Stable id: no line numbers, so moving code or adding lines above a finding keeps it."""
+    digest = hashlib.sha256("\x1f".join((rule, path, api, normalised_snippet(snippet), str(occurrence))).encode())
+    return digest.hexdigest()[:16]
+
+
+def normalised_snippet(snippet: str) -> str:
+    return re.sub(r"\s+", "", snippet)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
+from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, per_target
 
 #: The language a custom kernel is rewritten in, per target (``suggest`` plans ports with it too).
@@ -31,6 +32,8 @@ class ExtensionBuild(Rule):
     name = "extension-build"
     category = Category.CUSTOM_OP
     summary = "C++/CUDA extension builds"
+    vocabulary = Vocabulary(text_arguments=frozenset(EXTENSION_BUILDERS), module_loaders=frozenset(
+        {"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"}))
     INVALID = (
         "from torch.utils.cpp_extension import CUDAExtension\n"
         "ext = CUDAExtension('fused_ops', ['csrc/fused.cu'])\n",

@@ -6,7 +6,8 @@ from dataclasses import replace
 from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
-from .base import (Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
+from ..resolve.vocabulary import LiteralRole, Vocabulary
+from .base import (DEVICE_STRING, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
                    rename_verdict, shim, where)
 
 DEVICE_KEYWORDS = ("device", "device_type", "map_location", "device_id", "pin_memory_device", "device_types")
@@ -28,6 +29,7 @@ class DeviceMove(Rule):
     name = "device-move"
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
+    vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
     VALID = (
         "import torch\nx = torch.ones(2)\nx = x.to('cpu')\n",
         "import torch\ndef f(x, device):\n    return x.to(device)\n",
@@ -102,6 +104,7 @@ class DeviceString(Rule):
     name = "device-string"
     category = Category.DEVICE
     summary = "a CUDA device string in code"
+    vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
     VALID = (
         "import torch\n'''Runs on cuda when available.'''\nx = 1\n",
         "import logging\nlogging.info('moving the model to cuda')\n",
@@ -139,6 +142,7 @@ class DeviceCall(Rule):
     name = "device-call"
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
+    vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
     VALID = ("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n",)
     INVALID = (
         "import torch\ntorch.cuda.synchronize()\n",

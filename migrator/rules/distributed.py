@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
-from .base import (Rule, RuleContext, Verdicts, backend_in, backend_verdict, documented_verdict, first_arg,
+from ..resolve.vocabulary import LiteralRole, Vocabulary
+from .base import (BACKEND_STRING, Rule, RuleContext, Verdicts, backend_in, backend_verdict, documented_verdict, first_arg,
                    per_target, rename_verdict, shim)
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
@@ -22,6 +23,9 @@ class CollectiveBackend(Rule):
     name = "collective-backend"
     category = Category.DISTRIBUTED
     summary = "the NCCL collective backend"
+    vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
+                            text_arguments=frozenset({"torch.distributed.init_process_group",
+                                                      "torch.distributed.new_group"}))
     VALID = ("import torch.distributed as dist\ndist.init_process_group('gloo')\n",)
     INVALID = (
         "import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",

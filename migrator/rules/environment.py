@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Verdict
+from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, per_target
 from ..maps.load import device_tools
 from .third_party import library_verdict
@@ -17,6 +18,10 @@ class EnvironmentVariable(Rule):
     name = "environment-variable"
     category = Category.ENVIRONMENT
     summary = "CUDA and NCCL environment variables"
+    vocabulary = Vocabulary(
+        environment_readers=frozenset({"os.environ.get", "os.getenv", "os.environ.pop"}),
+        environment_writers=frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"}),
+        environment_prefixes=("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "CUBLAS_"))
     VALID = ("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n",)
     INVALID = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
                "import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n")

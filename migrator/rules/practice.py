@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from ..model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
-from . import fingerprint
-from .base import RuleContext
+from ..resolve.vocabulary import Vocabulary
+from .base import RuleContext, fingerprint
 
 RULE = "no-mixed-precision"
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
@@ -29,6 +29,8 @@ _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "to
           "torch.nn.Module.half", "torch.nn.Module.bfloat16", "torch.float16", "torch.half", "torch.bfloat16")
 _FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "transformers.Trainer",
                "transformers.trainer", "colossalai", "mmengine", "mmcv.runner")
+#: ``.half()`` is a 16-bit cast whatever the receiver is
+VOCABULARY = Vocabulary(methods=frozenset({"half"}))
 _NOT_OPTIMIZERS = ("torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.optim.Optimizer")
 
 

@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..maps.load import op_families
 from ..model import Category, Status, Usage, Verdict
+from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
@@ -54,6 +55,9 @@ class CudaLibrary(Rule):
     name = "cuda-library"
     category = Category.THIRD_PARTY
     summary = "CUDA-only third-party libraries"
+    #: libraries whose own calls are never the repo's module loaders (``load_ext('_ext')``)
+    vocabulary = Vocabulary(library_roots=frozenset(
+        {"apex", "flash_attn", "xformers", "triton", "deepspeed", "transformers", "timm", "mmengine"}))
     VALID = (
         "import numpy as np\nx = np.zeros(3)\n",
         "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
@@ -82,6 +86,7 @@ class TritonLaunch(Rule):
     name = "triton-launch"
     category = Category.THIRD_PARTY
     summary = "launches of Triton kernels"
+    vocabulary = Vocabulary(kernel_decorators=frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}))
     INVALID = ("import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
                "def add(x):\n    add_kernel[(1,)](x, 4)\n",)
 

@@ -22,6 +22,7 @@ import ast
 from typing import Dict, List, Optional, Tuple
 
 from ..model import Call, Definition, Outline
+from ..resolve.names import absolute_import
 
 MAIN = "<main>"
 MODULE = "<module>"
@@ -43,7 +44,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
 class _OutlineReader:
     def __init__(self, module: str, is_package: bool):
         self.module = module
-        self.package = module if is_package else module.rpartition(".")[0]
+        self.is_package = is_package
         self.names: Dict[str, str] = {}  # module-level name -> absolute dotted name
         self.imports: List[str] = []
         self.definitions: List[Definition] = []
@@ -188,15 +189,7 @@ class _OutlineReader:
             names[alias.asname or alias.name] = full
 
     def _from_module(self, node: ast.ImportFrom) -> Optional[str]:
-        if not node.level:
-            return node.module
-        parts = self.package.split(".") if self.package else []
-        if node.level - 1 > len(parts):
-            return None
-        parts = parts[:len(parts) - (node.level - 1)]
-        if node.module:
-            parts.append(node.module)
-        return ".".join(parts)
+        return absolute_import(self.module, self.is_package, node.level, node.module)
 
     # ------------------------------------------------------------------------------ expressions
 

@@ -9,7 +9,7 @@ skips whitespace and punctuation fields, and looks methods up once per node type
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -37,8 +37,11 @@ _Entry = Tuple[Optional[Callable], Optional[Callable], Tuple[str, ...]]
 
 
 class Walker:
-    def __init__(self, visitor: object) -> None:
-        self.visitor = visitor
+    """Walks with one or more visitors; with several, each node's ``visit_X`` runs on them in order, and a
+    node's children are skipped when the first visitor that has a ``visit_X`` returns False."""
+
+    def __init__(self, *visitors: object) -> None:
+        self.visitors = visitors
         self._entries: Dict[type, _Entry] = {}
 
     def _entry(self, cls: type) -> _Entry:
@@ -47,7 +50,8 @@ class Walker:
             name = cls.__name__
             fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _TRIVIA
                            and not f.name.startswith("whitespace"))
-            entry = (getattr(self.visitor, f"visit_{name}", None), getattr(self.visitor, f"leave_{name}", None), fields)
+            entry = (_chain([getattr(v, f"visit_{name}", None) for v in self.visitors]),
+                     _chain([getattr(v, f"leave_{name}", None) for v in self.visitors]), fields)
             self._entries[cls] = entry
         return entry
 
@@ -64,3 +68,18 @@ class Walker:
                             self.walk(item)
         if leave is not None:
             leave(node)
+
+
+def _chain(methods: List[Optional[Callable]]) -> Optional[Callable]:
+    """One callable for the visitors' methods of a node type (the method itself when only one has it)."""
+    present = [m for m in methods if m is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    first, rest = present[0], present[1:]
+
+    def chained(node):
+        result = first(node)
+        for method in rest:
+            method(node)
+        return result
+    return chained

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from .model import Span
+from ..model import Span
 
 
 @dataclass

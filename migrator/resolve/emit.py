@@ -1,0 +1,81 @@
+"""Emitted usages: each ``Usage`` is recorded with placeholder positions during the visit, and every
+position and snippet is measured in one pass at the end (``Positions``)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from typing import Callable, List, Optional, Tuple
+
+import libcst as cst
+
+from ..model import Argument, Confidence, Span, Usage, Value
+from .positions import Positions
+from .scope import Scopes
+
+PositionMap = Callable[[Span], Span]
+
+
+class Emitter:
+    def __init__(self, module: cst.Module, source: Optional[str], scopes: Scopes,
+                 position_map: Optional[PositionMap] = None) -> None:
+        self.module = module
+        self.positions = Positions(module, source)
+        self.scopes = scopes
+        self.position_map = position_map
+        self.usages: List[Usage] = []
+        self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
+
+    def span(self, node: cst.CSTNode) -> Span:
+        """A placeholder now; ``finished`` measures every such node in one pass."""
+        return self.positions.pending(node)
+
+    def code(self, node: cst.CSTNode) -> str:
+        """The source text of ``node`` (a code generation: only where a rule or a message reads it)."""
+        try:
+            text = self.module.code_for_node(node)
+        except Exception:
+            return "<expr>"
+        return _clip(text)
+
+    def emit(self, api: str, kind: str, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
+             confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
+             node_for_snippet: Optional[cst.CSTNode] = None) -> None:
+        guarded = self.scopes.guard_depth > 0 if kind == "import" else self.scopes.is_guarded(api)
+        snippet_node = node_for_snippet or node
+        # interned: a module repeats the same few names thousands of times, and pickling (cache, process
+        # pool) stores an interned string once
+        self.usages.append(Usage(
+            api=sys.intern(api), kind=kind, span=self.span(node), snippet="", confidence=confidence, args=args,
+            context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
+        ))
+        self.snippets.append((self.positions.pending(snippet_node), snippet_node))
+
+    def finished(self) -> Tuple[Usage, ...]:
+        self.positions.resolve()
+        return tuple(self._finish(u, snippet) for u, snippet in zip(self.usages, self.snippets))
+
+    def finish_value(self, value: Value) -> Value:
+        if value.origin is None and not value.options:
+            return value
+        return replace(value, origin=self._real_span(value.origin) if value.origin is not None else None,
+                       options=tuple(self.finish_value(o) for o in value.options))
+
+    def _finish(self, usage: Usage, snippet: Tuple[Span, cst.CSTNode]) -> Usage:
+        args = tuple(Argument(a.keyword, self.finish_value(a.value)) for a in usage.args)
+        text = self.positions.text_of(snippet[0])
+        text = self.code(snippet[1]) if text is None else _clip(text)
+        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text))
+
+    def _real_span(self, span: Span) -> Span:
+        span = self.positions.span_of(span)
+        return self.position_map(span) if self.position_map and span.line is not None else span
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _one_line(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= 160 else first[:157] + "..."

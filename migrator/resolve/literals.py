@@ -1,0 +1,85 @@
+"""Literal roles: where a string literal sits (``default of parameter device``, ``argument 2 of
+torch.device``), remembered as the walk passes, so that a literal which turns out to be a device or a
+backend is reported with its role and a confidence.
+
+``LiteralRoles`` is a second visitor on the same walk as ``ModuleResolver``: it sees each node just after
+the resolver does, and before the node's strings are visited.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Set, Tuple, Union
+
+import libcst as cst
+
+from ..model import Confidence
+from .emit import Emitter
+from .scope import LOADED, Scopes
+from .values import LITERAL_NODES
+
+Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
+#: Keywords whose string argument is a device or backend whatever the call is.
+DEVICE_KEYWORDS = frozenset({"device", "device_type", "map_location", "backend"})
+
+
+class LiteralRoles:
+    def __init__(self, scopes: Scopes, emitter: Emitter, consumed: Set[int]) -> None:
+        self.scopes = scopes
+        self.emitter = emitter
+        self.consumed = consumed
+        self._roles: Dict[int, Tuple[Context, Confidence]] = {}
+
+    def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
+        """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either."""
+        if isinstance(node, cst.IfExp):
+            self.note(node.body, context, confidence)
+            self.note(node.orelse, context, confidence)
+        elif isinstance(node, LITERAL_NODES) and id(node) not in self._roles:
+            self._roles[id(node)] = (context, confidence)
+
+    def role_of(self, node: cst.BaseExpression) -> Tuple[str, Confidence]:
+        context, confidence = self._roles.get(id(node), ("expression", Confidence.HEURISTIC))
+        return (context() if callable(context) else context), confidence
+
+    # ------------------------------------------------------------------------------ where literals sit
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is not None:
+                self.note(param.default, f"default of parameter {param.name.value}")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.consumed:
+            return
+        func = node.func
+        for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+            self.note(arg.value, lambda i=index: f"argument {i + 1} of {self._callee(func)}")
+
+    def _callee(self, func: cst.BaseExpression) -> str:
+        qual = self.scopes.qualify(func)
+        return qual if qual and not qual.startswith(LOADED + ".") else self.emitter.code(func)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            keyword = node.keyword.value
+            self.note(node.value, f"argument {keyword}=",
+                      Confidence.RESOLVED if keyword in DEVICE_KEYWORDS else Confidence.HEURISTIC)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.note(node.value, lambda: "assigned to " + ", ".join(self.emitter.code(t.target) for t in node.targets))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.note(node.value, lambda: "assigned to " + self.emitter.code(node.target))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        for target in node.comparisons:
+            self.note(target.comparator, lambda: f"compared with {self.emitter.code(node.left)}", Confidence.RESOLVED)
+        if node.comparisons:
+            self.note(node.left, lambda: f"compared with {self.emitter.code(node.comparisons[0].comparator)}",
+                      Confidence.RESOLVED)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.note(node.value, "returned")

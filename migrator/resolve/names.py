@@ -1,0 +1,71 @@
+"""Module names, dotted names and which roots are worth recording: shared by the resolver, the outline
+reader and the fixer."""
+
+from __future__ import annotations
+
+import sys
+from typing import FrozenSet, Optional
+
+import libcst as cst
+
+#: The standard library: its names are never recorded as usages.
+STDLIB: FrozenSet[str] = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+#: Common libraries with no CUDA coupling of their own: not recorded, to keep usages small.
+QUIET_ROOTS = frozenset({
+    "numpy", "pandas", "scipy", "matplotlib", "sklearn", "PIL", "cv2", "tqdm", "yaml", "requests",
+    "pytest", "setuptools", "distutils", "six", "typing_extensions", "attr", "attrs", "click", "rich",
+    "omegaconf", "hydra", "wandb", "tensorboard", "tensorboardX", "einops", "safetensors", "huggingface_hub",
+    "tokenizers", "regex", "packaging", "absl", "termcolor", "seaborn", "h5py", "jsonargparse", "fire",
+})
+
+
+def module_name_for(rel: str) -> str:
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``; notebooks keep their stem."""
+    parts = rel.rsplit(".", 1)[0].split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    if parts and parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    return ".".join(p.replace("-", "_") for p in parts) or "__main__"
+
+
+def absolute_import(module_name: str, is_package: bool, level: int, imported: Optional[str]) -> Optional[str]:
+    """The absolute module a ``from`` import names, or ``None`` when a relative one climbs above the root.
+
+    ``from ..ops import nms`` in ``pkg.sub.mod`` -> ``pkg.ops``; ``from . import x`` in ``pkg/__init__.py``
+    -> ``pkg``; ``from ... import x`` in ``pkg.mod`` -> ``None`` (the scanned tree does not say what it is).
+    """
+    if not level:
+        return imported or ""
+    package = module_name.split(".") if module_name else []
+    if not is_package:
+        package = package[:-1]
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, imported] if imported else base)
+
+
+def dotted(node: cst.BaseExpression) -> str:
+    """``a.b.c`` for a chain of names, ``""`` for anything else (``f().x``, ``a[0].b``)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner else ""
+    return ""
+
+
+def is_torch(qual: str) -> bool:
+    return qual == "torch" or qual.startswith("torch.")
+
+
+def interesting(qual: str) -> bool:
+    """Whether a qualified name is recorded: anything outside the standard library and the quiet roots."""
+    root = qual.split(".", 1)[0]
+    return bool(root) and root not in STDLIB and root not in QUIET_ROOTS
+
+
+def interesting_base(qual: str) -> bool:
+    """A base class worth a ``subclass`` usage: ``torch.autograd.Function`` and third-party classes."""
+    return qual.startswith("torch.autograd.Function") or (not is_torch(qual) and interesting(qual))

@@ -1,0 +1,272 @@
+"""Name binding: what each name of a module, class body or function is bound to, and how a dotted
+expression resolves to a qualified name through imports, aliases and loader calls."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from .names import absolute_import, dotted, interesting, is_torch
+from .vocabulary import Vocabulary
+
+#: Root of pseudo-module names bound by loader calls (see ``Scopes._loaded_module``).
+LOADED = "<loaded>"
+_MODULE_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+
+
+@dataclass
+class Binding:
+    """What a name is bound to in one scope."""
+
+    imports: Dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    guarded: Set[str] = field(default_factory=set)  # names imported under try/except ImportError
+    values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    params: Dict[str, Optional[cst.BaseExpression]] = field(default_factory=dict)
+    defs: Dict[str, str] = field(default_factory=dict)  # functions and classes defined here -> qualname
+
+
+@dataclass
+class Scope:
+    kind: str  # module | class | function
+    name: str
+    binding: Binding
+    class_name: Optional[str] = None  # for methods: the enclosing class
+
+
+@dataclass
+class ClassInfo:
+    qualname: str
+    bases: Tuple[str, ...]
+    attrs: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)  # ``self.x = ...`` values
+
+
+class Scopes:
+    """The stack of scopes open at the visitor's position, and the module's classes."""
+
+    def __init__(self, module_name: str, is_package: bool, vocabulary: Vocabulary) -> None:
+        self.module_name = module_name
+        self.is_package = is_package
+        self.vocabulary = vocabulary
+        self.stack: List[Scope] = []
+        self.classes: Dict[str, ClassInfo] = {}
+        self.guard_depth = 0  # inside how many ``try: ... except ImportError`` blocks
+
+    # ------------------------------------------------------------------------------ entering
+
+    def enter(self, kind: str, name: str, body: Sequence[cst.CSTNode], binding: Optional[Binding] = None,
+              class_info: Optional[ClassInfo] = None) -> Scope:
+        """Open a scope. A module's names resolve against its own bindings as they are made; a class or
+        function body's against the enclosing scopes."""
+        binding = binding or Binding()
+        enclosing = self.stack[-1] if self.stack else None
+        class_name = name if kind == "class" else (
+            enclosing.class_name if enclosing is not None and enclosing.kind == "class" else None)
+        scope = Scope(kind, name, binding, class_name)
+        if kind == "module":
+            self.stack.append(scope)
+        self.collect(body, binding, guarded=False, class_info=class_info)
+        if kind != "module":
+            self.stack.append(scope)
+        return scope
+
+    def leave(self) -> None:
+        self.stack.pop()
+
+    @property
+    def current(self) -> Scope:
+        return self.stack[-1]
+
+    def current_class(self) -> Optional[ClassInfo]:
+        name = self.stack[-1].class_name if self.stack else None
+        return self.classes.get(name) if name else None
+
+    def qualname(self, name: str) -> str:
+        return ".".join([self.module_name, *(s.name for s in self.stack[1:]), name])
+
+    def scope_name(self) -> str:
+        names = [s.name for s in self.stack[1:]]
+        return ".".join([self.module_name, *names]) if names else "<module>"
+
+    def is_guarded(self, api: str) -> bool:
+        """Whether ``api`` comes from an import under ``try: ... except ImportError``."""
+        return any(api == g or api.startswith(g + ".") for s in self.stack for g in s.binding.guarded)
+
+    def from_module(self, node: cst.ImportFrom) -> Optional[str]:
+        return absolute_import(self.module_name, self.is_package, len(node.relative),
+                               dotted(node.module) if node.module is not None else None)
+
+    # ------------------------------------------------------------------------------ resolution
+
+    def lookup(self, name: str) -> Tuple[Optional[str], Optional[Binding]]:
+        """(qualified import or definition, binding that holds a value) for a bare name."""
+        for index in range(len(self.stack) - 1, -1, -1):
+            scope = self.stack[index]
+            if scope.kind == "class" and index != len(self.stack) - 1:
+                continue  # class bodies do not enclose their methods
+            binding = scope.binding
+            if name in binding.imports:
+                return binding.imports[name], None
+            if name in binding.values or name in binding.params:
+                return None, binding
+            if name in binding.defs:
+                return (f"{self.module_name}.{name}" if scope.kind == "module" else None), None
+        return None, None
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value)[0]
+        if isinstance(node, cst.Attribute):
+            base = self.qualify(node.value)
+            return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    # ------------------------------------------------------------------------------ binding
+
+    def collect(self, body: Sequence[cst.CSTNode], binding: Binding, guarded: bool,
+                class_info: Optional[ClassInfo]) -> None:
+        """Bind names from a statement list (not descending into nested functions or classes)."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._bind_small(small, binding, guarded, class_info)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                binding.defs[stmt.name.value] = stmt.name.value
+                binding.values.pop(stmt.name.value, None)
+            elif isinstance(stmt, cst.Try):
+                self.collect(stmt.body.body, binding, guarded or catches_import_error(stmt), class_info)
+                for handler in stmt.handlers:
+                    self.collect(handler.body.body, binding, guarded, class_info)
+                for extra in (stmt.orelse, stmt.finalbody):
+                    if extra is not None:
+                        self.collect(extra.body.body, binding, guarded, class_info)
+            elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
+                self.collect(_block(stmt), binding, guarded, class_info)
+                orelse = getattr(stmt, "orelse", None)
+                while orelse is not None:
+                    self.collect(_block(orelse), binding, guarded, class_info)
+                    orelse = getattr(orelse, "orelse", None)
+                if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name):
+                    binding.values.setdefault(stmt.target.value, [])
+                if isinstance(stmt, cst.With):
+                    for item in stmt.items:
+                        if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                            binding.values.setdefault(item.asname.name.value, []).append(item.item)
+
+    def _bind_small(self, small: cst.CSTNode, binding: Binding, guarded: bool,
+                    class_info: Optional[ClassInfo]) -> None:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                full = dotted(alias.name)
+                local = alias.asname.name.value if alias.asname is not None and isinstance(
+                    alias.asname.name, cst.Name) else full.split(".")[0]
+                self._bind_import(binding, local, full if alias.asname is not None else local, guarded, full)
+        elif isinstance(small, cst.ImportFrom):
+            base = self.from_module(small)
+            if base is None or isinstance(small.names, cst.ImportStar):
+                return
+            for alias in small.names:
+                name = dotted(alias.name)
+                local = alias.asname.name.value if alias.asname is not None and isinstance(
+                    alias.asname.name, cst.Name) else name
+                target = f"{base}.{name}" if base else name
+                self._bind_import(binding, local, target, guarded, target)
+        elif isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+            self._bind_assignment(small, binding, class_info)
+
+    @staticmethod
+    def _bind_import(binding: Binding, local: str, target: str, guarded: bool, guarded_name: str) -> None:
+        binding.imports[local] = target
+        if guarded:
+            binding.guarded.add(guarded_name)
+        binding.values.pop(local, None)
+
+    def _bind_assignment(self, small, binding: Binding, class_info: Optional[ClassInfo]) -> None:
+        value = small.value
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        module = self._loaded_extension(value) or self._loaded_module(value)
+        alias = self._alias_of(value, binding)
+        augmented = isinstance(small, cst.AugAssign)
+        for target in targets:
+            if isinstance(target, cst.Name) and module:
+                binding.imports[target.value] = module  # a module object returned by a loader call
+                binding.values.pop(target.value, None)
+            elif isinstance(target, cst.Name) and alias and not augmented:
+                binding.imports[target.value] = _preferred_alias(binding.imports.get(target.value), alias)
+                binding.values.pop(target.value, None)
+            elif isinstance(target, cst.Name) and not augmented:
+                binding.values.setdefault(target.value, []).append(value)
+                binding.imports.pop(target.value, None)
+            elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                  and target.value.value == "self" and class_info is not None):
+                class_info.attrs.setdefault(target.attr.value, []).append(value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    if isinstance(element.value, cst.Name):
+                        binding.values.setdefault(element.value.value, [])
+
+    def _loaded_extension(self, value: cst.BaseExpression) -> Optional[str]:
+        """``load(name='fused', ...)`` returns the compiled module ``fused``: bind it like an import."""
+        if not isinstance(value, cst.Call) or not self.stack:
+            return None
+        if self.qualify(value.func) not in self.vocabulary.module_loaders:
+            return None
+        for index, arg in enumerate(value.args):
+            if (arg.keyword is not None and arg.keyword.value == "name") or (arg.keyword is None and index == 0):
+                if isinstance(arg.value, cst.SimpleString) and isinstance(arg.value.evaluated_value, str):
+                    return arg.value.evaluated_value
+        return None
+
+    def _alias_of(self, value: cst.BaseExpression, binding: Binding) -> Optional[str]:
+        """``extension = CUDAExtension``: a name bound to an imported class or function is an alias of it."""
+        if not isinstance(value, (cst.Name, cst.Attribute)) or not self.stack:
+            return None
+        if isinstance(value, cst.Name) and value.value in binding.imports:
+            return binding.imports[value.value]
+        qual = self.qualify(value)
+        return qual if qual is not None and interesting(qual) else None
+
+    def _loaded_module(self, value: cst.BaseExpression) -> Optional[str]:
+        """``ext = ext_loader.load_ext('_ext', [...])``: a repo helper that returns a compiled module by name.
+
+        Bound as the pseudo-module ``<loaded>._ext``; the cross-file stage joins it to an extension whose
+        name ends in ``_ext``, and anything else it never matches.
+        """
+        if not isinstance(value, cst.Call) or not value.args or len(self.stack) != 1:
+            return None
+        callee = self.qualify(value.func)
+        if callee is None or is_torch(callee) or not interesting(callee) \
+                or callee.split(".")[0] in self.vocabulary.library_roots:
+            return None
+        first = value.args[0].value
+        if value.args[0].keyword is None and isinstance(first, cst.SimpleString):
+            name = first.evaluated_value
+            if isinstance(name, str) and _MODULE_NAME.match(name):
+                return f"{LOADED}.{name}"
+        return None
+
+
+def catches_import_error(node: cst.Try) -> bool:
+    for handler in node.handlers:
+        if handler.type is None:
+            return True
+        types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        for element in types:
+            expr = element.value if isinstance(element, cst.Element) else element
+            if isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr).split(".")[-1] in _IMPORT_ERRORS:
+                return True
+    return False
+
+
+def _block(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+
+
+def _preferred_alias(previous: Optional[str], new: str) -> str:
+    """Of alternatives bound to one name in different branches, keep the CUDA one: that is the path to migrate."""
+    if previous is None or "CUDA" in new or "cuda" in new.split("."):
+        return new
+    return previous

@@ -1,0 +1,182 @@
+"""Value evaluation: what an argument or a name holds, as far as rules care (a string, a device, a
+choice between branches, a reference to another module's constant, an integer tensor), and where it
+was set."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ..model import Argument, Value
+from .emit import Emitter
+from .scope import Scopes
+
+#: An argument migrator does not model (most of them): one shared object keeps results small to cache.
+_OPAQUE = Value("other")
+_OPAQUE_POSITIONAL = Argument(None, _OPAQUE)
+_MAX_DEPTH = 8
+#: Tensor methods that make an integer (or bool) tensor, and the dtype they make.
+_INTEGER_CASTS = {"long": "int64", "int": "int32", "short": "int16", "byte": "uint8", "char": "int8", "bool": "bool"}
+_INTEGER_DTYPES = {f"torch.{name}": dtype for name, dtype in (
+    ("int64", "int64"), ("long", "int64"), ("int32", "int32"), ("int", "int32"), ("int16", "int16"),
+    ("short", "int16"), ("int8", "int8"), ("uint8", "uint8"), ("bool", "bool"), ("LongTensor", "int64"),
+    ("IntTensor", "int32"), ("ByteTensor", "uint8"), ("BoolTensor", "bool"))}
+STRING_NODES = (cst.SimpleString, cst.ConcatenatedString)
+LITERAL_NODES = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+class Evaluator:
+    def __init__(self, scopes: Scopes, emitter: Emitter, consumed: Set[int]) -> None:
+        self.scopes = scopes
+        self.emitter = emitter
+        self.consumed = consumed  # ids of nodes already part of a usage: the visitor does not report them again
+        self.argparse_defaults: Dict[str, cst.BaseExpression] = {}  # ``--device`` -> its default expression
+        self._depth = 0
+        self._want_text = False
+
+    def arguments(self, args: Sequence[cst.Arg], keep_text: bool = False) -> Tuple[Argument, ...]:
+        """The call's arguments as values; ``keep_text`` keeps the source of unmodelled ones for the rules."""
+        self._want_text = keep_text
+        try:
+            out = []
+            for arg in args:
+                if arg.star:
+                    continue
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                value = self.value_of(arg.value)
+                if value.kind == "other" and value.text is None:  # nothing a rule reads: share one object
+                    out.append(_OPAQUE_POSITIONAL if keyword is None else Argument(keyword, _OPAQUE))
+                else:
+                    out.append(Argument(keyword, value))
+                if isinstance(arg.value, LITERAL_NODES):
+                    self.consumed.add(id(arg.value))
+            return tuple(out)
+        finally:
+            self._want_text = False
+
+    def value_of(self, node: cst.BaseExpression) -> Value:
+        if self._depth > _MAX_DEPTH:
+            return self._other(node)
+        self._depth += 1
+        try:
+            return self._value_of(node)
+        finally:
+            self._depth -= 1
+
+    def with_origin(self, value: Value, node: cst.CSTNode, via: str) -> Value:
+        if value.origin is not None:
+            return value
+        return Value(value.kind, value.text, value.options, value.ref, self.emitter.span(node), via)
+
+    # ------------------------------------------------------------------------------ by node type
+
+    def _value_of(self, node: cst.BaseExpression) -> Value:
+        if isinstance(node, STRING_NODES):
+            try:
+                text = node.evaluated_value
+            except Exception:
+                text = None
+            return Value("str", text) if isinstance(text, str) else self._other(node)
+        if isinstance(node, cst.FormattedString):
+            return Value("fstr", "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}"
+                                         for part in node.parts))
+        if isinstance(node, cst.Call):
+            if self.scopes.qualify(node.func) == "torch.device":
+                return self._device_value(node)
+            cast = _integer_cast(node, self.scopes)
+            return Value("tensor", cast) if cast else self._other(node)
+        if isinstance(node, cst.Name):
+            return self._name_value(node.value)
+        if isinstance(node, cst.Attribute):
+            return self._attribute_value(node)
+        if isinstance(node, cst.IfExp):
+            return Value("choice", None, options=(self.value_of(node.body), self.value_of(node.orelse)))
+        if isinstance(node, cst.BooleanOperation):
+            return Value("choice", None, options=(self.value_of(node.left), self.value_of(node.right)))
+        return self._other(node)
+
+    def _other(self, node: cst.BaseExpression) -> Value:
+        """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""
+        return Value("other", self.emitter.code(node) if self._want_text else None)
+
+    def _device_value(self, call: cst.Call) -> Value:
+        args = [a for a in call.args if a.keyword is None]
+        kind = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "type"), None)
+        first = kind if kind is not None else (args[0].value if args else None)
+        if first is None:
+            return Value("device", None)
+        inner = self.value_of(first)
+        has_index = len(args) > 1 or any(a.keyword is not None and a.keyword.value == "index" for a in call.args)
+        if inner.kind in ("str", "fstr") and inner.text is not None:
+            text = inner.text + (":{}" if has_index and ":" not in inner.text else "")
+            return Value("device", text, origin=inner.origin, via=inner.via)
+        return Value("device", None, options=(inner,), origin=inner.origin, via=inner.via)
+
+    def _name_value(self, name: str) -> Value:
+        qual, binding = self.scopes.lookup(name)
+        if qual is not None:
+            return Value("ref", name, ref=qual)
+        if binding is None:
+            return Value("other", name)
+        exprs = binding.values.get(name)
+        if exprs is None:  # a parameter
+            default = binding.params.get(name)
+            if default is None:
+                return Value("other", name)
+            value = self.with_origin(self.value_of(default), default, name)
+            return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via, True)
+        if not exprs:
+            return Value("other", name)
+        values = tuple(self.with_origin(self.value_of(e), e, name) for e in exprs)
+        if len(values) == 1 or all((v.kind, v.text) == (values[0].kind, values[0].text) and v.kind == "str"
+                                   for v in values):
+            return values[0]
+        return Value("choice", name, options=values, via=name)
+
+    def _attribute_value(self, node: cst.Attribute) -> Value:
+        receiver = node.value
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            info = self.scopes.current_class()
+            exprs = info.attrs.get(node.attr.value) if info else None
+            if exprs:
+                values = tuple(self.with_origin(self.value_of(e), e, f"self.{node.attr.value}") for e in exprs)
+                return values[0] if len(values) == 1 else Value("choice", self.emitter.code(node), options=values)
+        qual = self.scopes.qualify(node)
+        if qual is not None:
+            return Value("ref", self.emitter.code(node), ref=qual)
+        default = self.argparse_defaults.get(node.attr.value)
+        if default is not None and isinstance(receiver, cst.Name):
+            value = self.with_origin(self.value_of(default), default, f"--{node.attr.value} default")
+            return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via)
+        return Value("other", self.emitter.code(node))
+
+
+def _integer_cast(call: cst.Call, scopes: Scopes) -> Optional[str]:
+    """``x.long()``, ``x.int()``, ``x.to(torch.int64)``, ``x.to(dtype=torch.uint8)``: the integer dtype made."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if func.attr.value in _INTEGER_CASTS and not call.args:
+        return _INTEGER_CASTS[func.attr.value]
+    if func.attr.value in ("to", "type") and call.args:
+        arg = next((a for a in call.args if a.keyword is None or a.keyword.value == "dtype"), None)
+        dtype = scopes.qualify(arg.value) if arg is not None else None
+        return _INTEGER_DTYPES.get(dtype or "")
+    return None
+
+
+def argparse_option(call: cst.Call) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """``add_argument('--device', default='cuda')`` -> (``device``, its default), so ``args.device`` has a value."""
+    keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    default, dest = keyword.get("default"), keyword.get("dest")
+    if default is None:
+        return None
+    key = dest.evaluated_value if isinstance(dest, cst.SimpleString) else None
+    if key is None:
+        for name in (a.value for a in call.args if a.keyword is None):
+            if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
+                key = name.evaluated_value.lstrip("-").replace("-", "_")
+                if name.evaluated_value.startswith("--"):
+                    break
+    return (key, default) if isinstance(key, str) else None

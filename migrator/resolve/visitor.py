@@ -1,0 +1,294 @@
+"""The visitor: walks one module once and turns imports, calls, attributes, assignments, literals and
+environment accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``values``,
+receiver typing in ``receivers``, literal roles in ``literals`` and recording in ``emit``; what counts
+as interesting comes from the rules' ``Vocabulary``."""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ..model import Argument, Confidence, Usage, Value
+from .emit import Emitter
+from .literals import LiteralRoles
+from .names import dotted, interesting, interesting_base, is_torch
+from .receivers import OTHER, method_owner, receiver_kind
+from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
+from .values import STRING_NODES, Evaluator, argparse_option
+from .vocabulary import Vocabulary
+
+
+class ModuleResolver(cst.CSTVisitor):
+    def __init__(self, scopes: Scopes, emitter: Emitter, tensor_methods: FrozenSet[str]) -> None:
+        super().__init__()
+        self.scopes = scopes
+        self.vocabulary: Vocabulary = scopes.vocabulary
+        self.emitter = emitter
+        self.consumed: Set[int] = set()
+        self.values = Evaluator(scopes, emitter, self.consumed)
+        self.literals = LiteralRoles(scopes, emitter, self.consumed)
+        self.methods = tensor_methods | self.vocabulary.methods
+        self.kernels: List[str] = []  # functions decorated as device kernels (``@triton.jit``), qualified
+        self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
+        self.imports_torch = False
+
+    # ------------------------------------------------------------------------------ scopes
+
+    def visit_Module(self, node: cst.Module) -> None:
+        binding = self.scopes.enter("module", self.scopes.module_name, node.body).binding
+        self.imports_torch = any(is_torch(q) for q in binding.imports.values())
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
+        qual = self.scopes.qualname(node.name.value)
+        bases = []
+        for arg in node.bases:
+            base = self.scopes.qualify(arg.value)
+            if base:
+                bases.append(base)
+                if interesting_base(base):
+                    self.emitter.emit(base, "subclass", arg.value, context=qual)
+            self.consumed.add(id(arg.value))
+        info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
+        self.scopes.enter("class", node.name.value, _body(node), class_info=info)
+        for decorator in node.decorators:
+            self._decorator(decorator)
+        return True
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.leave()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
+        for decorator in node.decorators:
+            if self._decorator(decorator) in self.vocabulary.kernel_decorators:
+                self.kernels.append(self.scopes.qualname(node.name.value))
+        scope_params = {}
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            scope_params[param.name.value] = param.default
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope_params[star.name.value] = None
+        self.scopes.enter("function", node.name.value, _body(node), Binding(params=scope_params),
+                          class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.leave()
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if catches_import_error(node):
+            self.scopes.guard_depth += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        if catches_import_error(original_node):
+            self.scopes.guard_depth -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        for param in node.params.params:
+            if param.default is not None:
+                self.consumed.add(id(param.default))
+
+    # ------------------------------------------------------------------------------ imports
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self._import(dotted(alias.name), alias, node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        base = self.scopes.from_module(node)
+        if base is None or isinstance(node.names, cst.ImportStar):
+            if base:
+                self._import(base, node, node)
+            return False
+        for alias in node.names:
+            self._import(f"{base}.{dotted(alias.name)}" if base else dotted(alias.name), alias, node)
+        return False
+
+    def _import(self, name: str, node: cst.CSTNode, statement: cst.CSTNode) -> None:
+        if interesting(name) and not is_torch(name):
+            self.emitter.emit(name, "import", node, node_for_snippet=statement)
+
+    # ------------------------------------------------------------------------------ calls
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        if id(node) in self.consumed:
+            return True
+        func = node.func
+        qual = self.scopes.qualify(func)
+        if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
+            self.emitter.emit(qual, "call", node, self.values.arguments(node.args))
+            qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method
+        if qual is not None and not qual.endswith("add_argument"):
+            if qual in self.vocabulary.environment_readers or qual in self.vocabulary.environment_writers:
+                self._environment_call(node, qual)
+            elif interesting(qual):
+                self.consumed.add(id(func))
+                keep_text = qual in self.vocabulary.text_arguments
+                self.emitter.emit(qual, "call", node, self.values.arguments(node.args, keep_text=keep_text))
+            return True
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "add_argument":
+                self._argparse(node)
+            elif qual is None and self._method_call(node, func):
+                self.consumed.add(id(func.attr))
+        elif isinstance(func, cst.Subscript) and isinstance(func.value, (cst.Name, cst.Attribute)):
+            kernel = self.scopes.qualify(func.value) or (
+                self.scopes.qualname(func.value.value) if isinstance(func.value, cst.Name) else None)
+            if kernel:  # ``kernel[grid](...)``: a launch
+                self.emitter.emit(kernel, "launch", node, self.values.arguments(node.args))
+        return True
+
+    def _method_call(self, node: cst.Call, func: cst.Attribute) -> bool:
+        if not self.imports_torch or func.attr.value not in self.methods:
+            return False
+        owner = method_owner(self.scopes, func.value)
+        if owner is None:
+            for arg in node.args:  # 'cuda' passed to a method of a non-tensor object is not a device
+                if isinstance(arg.value, STRING_NODES):
+                    self.consumed.add(id(arg.value))
+            return False
+        api_owner, confidence = owner
+        self.emitter.emit(f"{api_owner}.{func.attr.value}", "method", node, self.values.arguments(node.args),
+                          confidence=confidence)
+        return True
+
+    def _environment_call(self, node: cst.Call, qual: str) -> None:
+        args = self.values.arguments(node.args)
+        key = args[0].value.text if args and args[0].value.kind == "str" else None
+        if key and self.vocabulary.watches_variable(key):
+            kind = "env-read" if qual in self.vocabulary.environment_readers else "env"
+            self.emitter.emit("os.environ", kind, node, args, context=key)
+
+    def _argparse(self, node: cst.Call) -> None:
+        option = argparse_option(node)
+        if option is not None:
+            key, default = option
+            self.values.argparse_defaults[key] = default
+            self.literals.note(default, f"default of command-line option --{key}", Confidence.RESOLVED)
+
+    def _decorator(self, decorator: cst.Decorator) -> Optional[str]:
+        expr = decorator.decorator
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        qual = self.scopes.qualify(target)
+        if qual and interesting(qual):
+            args = self.values.arguments(expr.args) if isinstance(expr, cst.Call) else ()
+            self.emitter.emit(qual, "decorator", expr, args)
+            self.consumed.add(id(target))
+            if isinstance(expr, cst.Call):
+                self.consumed.add(id(expr))
+        return qual
+
+    # ------------------------------------------------------------------------------ names and attributes
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        if id(node) in self.consumed:
+            return False
+        qual = self.scopes.qualify(node)
+        if qual is not None and interesting(qual):
+            self.emitter.emit(qual, "attribute", node)
+            return False
+        if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
+                and receiver_kind(self.scopes, node.value) != OTHER:
+            self.emitter.emit(f"torch.Tensor.{node.attr.value}", "attribute", node, confidence=Confidence.HEURISTIC)
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self.consumed:
+            return
+        qual, _ = self.scopes.lookup(node.value)
+        if qual is not None and interesting(qual) and "." in qual:
+            self.emitter.emit(qual, "attribute", node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
+        key = _environment_key(self.scopes, self.values, node)
+        if key is not None and id(node) not in self.consumed:
+            self.emitter.emit("os.environ", "env-read", node, context=key)
+        return True
+
+    # ------------------------------------------------------------------------------ assignments
+
+    def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
+        for target in node.targets:
+            self._assignment(target.target, node.value)
+        return True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
+        if node.value is not None:
+            self._assignment(node.target, node.value)
+        return True
+
+    def _assignment(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.consumed.add(id(target))
+            return
+        qual = self.scopes.qualify(target) if isinstance(target, cst.Attribute) else None
+        if qual is not None and interesting(qual):
+            api, kind, context = qual, "assign", None
+        else:
+            context = _environment_key(self.scopes, self.values, target)
+            if context is None:
+                return
+            api, kind = "os.environ", "env"
+        self.consumed.add(id(target))
+        self.emitter.emit(api, kind, target, (Argument(None, self.values.value_of(value)),), context=context)
+        if isinstance(value, STRING_NODES):
+            self.consumed.add(id(value))
+
+    # ------------------------------------------------------------------------------ literals
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, STRING_NODES):
+            self.consumed.add(id(node.value))  # docstrings and bare strings are not code
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self._literal(node)
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> Optional[bool]:
+        self._literal(node)
+        return True
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> Optional[bool]:
+        self._literal(node)
+        return False
+
+    def _literal(self, node: cst.BaseExpression) -> None:
+        if id(node) in self.consumed:
+            return
+        value = self.values.value_of(node)
+        if value.kind not in ("str", "fstr"):
+            return
+        api = self.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
+        if api:
+            context, confidence = self.literals.role_of(node)
+            self.emitter.emit(api, "literal", node, (Argument(None, value),), confidence=confidence, context=context)
+
+    # ------------------------------------------------------------------------------ module constants
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """Module-level constants other modules may import (positions are only available during the visit)."""
+        del self.scopes.stack[1:]
+        for name, exprs in self.scopes.stack[0].binding.values.items():
+            if len(exprs) == 1:
+                value = self.values.with_origin(self.values.value_of(exprs[0]), exprs[0], name)
+                if value.kind in ("str", "fstr", "device", "choice", "ref"):
+                    self.constants[name] = value
+
+    def finished_usages(self) -> Tuple[Usage, ...]:
+        return self.emitter.finished()
+
+
+def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression) -> Optional[str]:
+    """``CUDA_VISIBLE_DEVICES`` for ``os.environ["CUDA_VISIBLE_DEVICES"]``, when the rules watch it."""
+    if not isinstance(node, cst.Subscript) or not node.slice or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    if scopes.qualify(node.value) != "os.environ":
+        return None
+    key = values.value_of(node.slice[0].slice.value)
+    return key.text if key.kind == "str" and scopes.vocabulary.watches_variable(key.text or "") else None
+
+
+def _body(node: cst.CSTNode):
+    return node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+

@@ -1,0 +1,62 @@
+"""What the rules need the resolver to notice, declared by the rules themselves.
+
+The resolver knows Python (scopes, values, receivers); it does not know CUDA. Each rule that reads
+something the resolver would otherwise drop says so in its ``vocabulary`` (``rules/base.Rule``): the device
+rule declares that ``"cuda:0"`` literals are usages, the collective rule that ``init_process_group`` keeps
+its arguments' text, the environment rule which variables count. ``rules.VOCABULARY`` is their union and
+is what ``analyze`` hands to ``resolve_module``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet, Iterable, Pattern, Tuple
+
+
+@dataclass(frozen=True)
+class LiteralRole:
+    """String literals matching ``pattern`` are recorded as ``literal`` usages of ``api``."""
+
+    api: str
+    pattern: Pattern[str]
+    fstrings: bool = True  # whether an f-string's text (``f"cuda:{rank}"``) may match too
+
+    def matches(self, text: str, is_fstring: bool) -> bool:
+        return (self.fstrings or not is_fstring) and bool(self.pattern.match(text))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    text_arguments: FrozenSet[str] = frozenset()  # calls whose unmodelled arguments keep their source text
+    module_loaders: FrozenSet[str] = frozenset()  # calls returning a compiled module named by ``name=``
+    library_roots: FrozenSet[str] = frozenset()  # third-party roots whose calls are never module loaders
+    methods: FrozenSet[str] = frozenset()  # methods recorded on any receiver, besides the maps' tensor methods
+    tensor_attributes: FrozenSet[str] = frozenset()  # attributes recorded on a receiver that may be a tensor
+    kernel_decorators: FrozenSet[str] = frozenset()  # decorators that make a function a device kernel
+    environment_readers: FrozenSet[str] = frozenset()  # ``os.getenv`` ...: an ``env-read`` usage
+    environment_writers: FrozenSet[str] = frozenset()  # ``os.putenv`` ...: an ``env`` usage
+    environment_prefixes: Tuple[str, ...] = ()  # variables worth a usage: ``CUDA_``, ``NCCL_`` ...
+    literals: Tuple[LiteralRole, ...] = ()
+
+    def literal_api(self, text: str, is_fstring: bool) -> str:
+        """The API a literal's text stands for (``torch.device`` for ``"cuda:0"``), or ``""``."""
+        return next((role.api for role in self.literals if role.matches(text, is_fstring)), "")
+
+    def watches_variable(self, name: str) -> bool:
+        return name.startswith(self.environment_prefixes)
+
+    @staticmethod
+    def union(parts: Iterable["Vocabulary"]) -> "Vocabulary":
+        parts = tuple(parts)
+        return Vocabulary(
+            text_arguments=frozenset().union(*(p.text_arguments for p in parts)),
+            module_loaders=frozenset().union(*(p.module_loaders for p in parts)),
+            library_roots=frozenset().union(*(p.library_roots for p in parts)),
+            methods=frozenset().union(*(p.methods for p in parts)),
+            tensor_attributes=frozenset().union(*(p.tensor_attributes for p in parts)),
+            kernel_decorators=frozenset().union(*(p.kernel_decorators for p in parts)),
+            environment_readers=frozenset().union(*(p.environment_readers for p in parts)),
+            environment_writers=frozenset().union(*(p.environment_writers for p in parts)),
+            environment_prefixes=tuple(dict.fromkeys(x for p in parts for x in p.environment_prefixes)),
+            literals=tuple(dict.fromkeys(r for p in parts for r in p.literals)),
+        )

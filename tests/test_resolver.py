@@ -1,0 +1,103 @@
+"""The resolver at its own seam: source text in, usages out, with no rules, maps or scan around it."""
+import ast
+import re
+
+import libcst
+import pytest
+
+from migrator.resolve import LiteralRole, Vocabulary, resolve_module
+from migrator.resolve.names import absolute_import
+from migrator.rules import VOCABULARY
+from migrator.sources.outline import outline_of
+
+TENSOR_METHODS = frozenset({"cuda", "to", "float"})
+
+
+def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
+    facts, found = resolve_module(libcst.parse_module(code), module, is_package, TENSOR_METHODS, vocabulary,
+                                  source=code)
+    return facts, [(u.api, u.kind) for u in found], found
+
+
+@pytest.mark.parametrize("code, expected", [
+    pytest.param("import torch\ntorch.cuda.synchronize()\n", ("torch.cuda.synchronize", "call"), id="call"),
+    pytest.param("import torch as T\nx = T.cuda.is_available\n", ("torch.cuda.is_available", "attribute"),
+                 id="attribute-through-alias"),
+    pytest.param("from .ops import nms\nnms(1)\n", ("pkg.ops.nms", "call"), id="relative-import"),
+    pytest.param("from apex import amp\n", ("apex.amp", "import"), id="third-party-import"),
+    pytest.param("import torch\nclass F(torch.autograd.Function):\n    pass\n",
+                 ("torch.autograd.Function", "subclass"), id="autograd-subclass"),
+    pytest.param("import torch\ndef f(x):\n    return x.cuda()\n", ("torch.Tensor.cuda", "method"),
+                 id="tensor-method"),
+    pytest.param("import torch\nclass M(torch.nn.Module):\n    def f(self):\n        self.cuda()\n",
+                 ("torch.nn.Module.cuda", "method"), id="module-method-on-self"),
+    pytest.param("import os\nos.environ['NCCL_DEBUG'] = 'INFO'\n", ("os.environ", "env"), id="environment-write"),
+    pytest.param("import os\nv = os.getenv('CUDA_HOME')\n", ("os.environ", "env-read"), id="environment-read"),
+    pytest.param("import torch\nDEVICE = 'cuda:0'\n", ("torch.device", "literal"), id="device-literal"),
+    pytest.param("import triton\n@triton.jit\ndef k(p):\n    pass\n", ("triton.jit", "decorator"), id="decorator"),
+])
+def test_usage_recorded(code, expected):
+    assert expected in usages(code)[1]
+
+
+@pytest.mark.parametrize("code, api", [
+    pytest.param("import torch\nclass Cfg:\n    def to(self, d):\n        pass\nc = Cfg()\nc.to('cpu')\n",
+                 "torch.Tensor.to", id="method-on-a-repo-class-is-not-a-tensor"),
+    pytest.param("import torch\n'''Runs on cuda.'''\n", "torch.device", id="docstring-is-not-a-device"),
+    pytest.param("import torch\nx = 'cuda'.upper()\n", "torch.Tensor.upper", id="method-on-a-literal"),
+    pytest.param("import os\nv = os.getenv('HOME')\n", "os.environ", id="unwatched-variable"),
+    pytest.param("import numpy as np\nnp.zeros(3)\n", "numpy.zeros", id="quiet-library"),
+    pytest.param("from ... import far\nfar()\n", "far", id="relative-import-above-the-root"),
+])
+def test_usage_not_recorded(code, api):
+    assert api not in [a for a, _ in usages(code)[1]]
+
+
+def test_values_keep_where_they_were_set():
+    code = "import torch\nDEV = 'cuda'\ndef f(x, d=DEV):\n    return x.to(d)\n"
+    facts, _, found = usages(code)
+    to = next(u for u in found if u.api == "torch.Tensor.to")
+    value = to.args[0].value
+    assert (value.kind, value.text, value.via, value.origin.line) == ("str", "cuda", "DEV", 2)  # where it is written
+    assert facts.constants["DEV"].text == "cuda" and facts.constants["DEV"].origin.line == 2
+
+
+def test_literal_role_and_confidence_come_from_where_it_sits():
+    code = "import torch\ndef f(x, device='cuda'):\n    return x\nok = x.device.type == 'cuda'\n"
+    found = [u for u in usages(code)[2] if u.kind == "literal"]
+    assert [(u.span.line, u.context, u.confidence.value) for u in found] == [
+        (2, "default of parameter device", "heuristic"), (4, "compared with x.device.type", "resolved")]
+
+
+def test_guarded_import_is_marked():
+    code = "try:\n    from flash_attn import flash_attn_func\nexcept ImportError:\n    flash_attn_func = None\n"
+    found = [u for u in usages(code)[2] if u.kind == "import"]
+    assert [(u.api, u.guarded) for u in found] == [("flash_attn.flash_attn_func", True)]
+
+
+def test_the_vocabulary_decides_what_a_literal_is():
+    code = "X = 'ascend:0'\nY = 'cuda:0'\n"
+    only_ascend = Vocabulary(literals=(LiteralRole("my.ascend", re.compile(r"^ascend:\d$")),))
+    assert [a for a, kind in usages(code, vocabulary=only_ascend)[1] if kind == "literal"] == ["my.ascend"]
+    assert [a for a, kind in usages(code)[1] if kind == "literal"] == ["torch.device"]
+
+
+@pytest.mark.parametrize("module, is_package, level, name, expected", [
+    pytest.param("pkg.sub.mod", False, 1, "ops", "pkg.sub.ops", id="sibling"),
+    pytest.param("pkg.sub.mod", False, 2, "ops", "pkg.ops", id="parent"),
+    pytest.param("pkg.sub", True, 1, None, "pkg.sub", id="package-itself"),
+    pytest.param("pkg.mod", False, 3, "x", None, id="above-the-root"),
+    pytest.param("pkg.mod", False, 0, "torch", "torch", id="absolute"),
+])
+def test_relative_imports(module, is_package, level, name, expected):
+    assert absolute_import(module, is_package, level, name) == expected
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("from ..ops import nms\nnms(1)\n", id="two-levels"),
+    pytest.param("from .... import far\nfar()\n", id="above-the-root"),
+])
+def test_resolver_and_outline_agree_on_relative_imports(code):
+    resolved = {a for a, kind in usages(code, module="pkg.sub.mod")[1] if kind == "call"}
+    outline = outline_of(ast.parse(code), "pkg.sub.mod", False)
+    assert resolved == {c.target for c in outline.calls}
