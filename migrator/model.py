@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping, Optional, Tuple
+from typing import Callable, Mapping, Optional, Tuple, Union
 
 
 class Status(str, Enum):
@@ -256,15 +256,81 @@ class Definition:
 
 
 @dataclass(frozen=True)
+class NamedTarget:
+    """A call of an absolute dotted name: ``pkg.mod.f``, ``pkg.mod.Cls`` (a construction), ``Fn.apply``."""
+
+    name: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        name = fix(self.name)
+        return self if name is self.name else NamedTarget(name)
+
+
+@dataclass(frozen=True)
+class InstanceCall:
+    """Calling an instance made by ``constructor`` (``net = Net(); net(x)``): its ``forward`` / ``__call__``."""
+
+    constructor: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        constructor = fix(self.constructor)
+        return self if constructor is self.constructor else InstanceCall(constructor)
+
+
+@dataclass(frozen=True)
+class SelfMethod:
+    """``self.name(...)`` inside class ``cls`` (qualified): the method through bases, and its overrides."""
+
+    cls: str
+    name: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        return self
+
+
+@dataclass(frozen=True)
+class SuperMethod:
+    """``super().name(...)`` inside class ``cls``: the first base that defines ``name``."""
+
+    cls: str
+    name: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        return self
+
+
+@dataclass(frozen=True)
+class AttributeMethod:
+    """``self.attr.name(...)`` inside class ``cls``: ``name`` on the class ``self.attr`` was built from."""
+
+    cls: str
+    attr: str
+    name: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        return self
+
+
+@dataclass(frozen=True)
+class UnknownReceiver:
+    """``x.name(...)`` on a receiver of unknown type: joined by method name to the repo's methods."""
+
+    name: str
+
+    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
+        return self
+
+
+#: What a call in an outline names; ``graph/`` turns each kind into graph nodes in its own way.
+CallTarget = Union[NamedTarget, InstanceCall, SelfMethod, SuperMethod, AttributeMethod, UnknownReceiver]
+
+
+@dataclass(frozen=True)
 class Call:
-    """A call (or a reference that will be called) made from ``scope`` of a module.
+    """A call (or a reference that will be called) made from ``scope`` of a module."""
 
-    ``target`` is an absolute dotted name, or one of the forms ``graph.py`` resolves across files:
-    ``self:Cls.name``, ``attr:Cls.attr.name``, ``call:pkg.Cls`` (calling an instance), ``?.name``.
-    """
-
-    scope: str  # "<module>", "<main>" or a qualified definition name
-    target: str
+    scope: str  # "<module>", "<main>", a qualified definition name, or "@name" for a decorator root
+    target: CallTarget
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ from click.testing import CliRunner
 
 from migrator.cli import main
 from migrator.graph import build_graph
+from migrator.model import (AttributeMethod, InstanceCall, NamedTarget, SelfMethod, SuperMethod,
+                            UnknownReceiver)
 from migrator.maps.load import resolve_targets
 from migrator.scan import analyze_all, scan
 from migrator.discover import discover
@@ -194,7 +196,33 @@ def test_outline_records_the_main_block_lines():
     tree = ast.parse("import sys\n\ndef main():\n    pass\n\nif __name__ == '__main__':\n    main()\n")
     outline = outline_of(tree, "tool", False)
     assert outline.main_lines == (6, 7)
-    assert [(c.scope, c.target) for c in outline.calls] == [("<main>", "tool.main")]
+    assert [(c.scope, c.target) for c in outline.calls] == [("<main>", NamedTarget("tool.main"))]
+
+
+OUTLINE_CLASS = """
+import torch.nn as nn
+from .blocks import Block
+
+class Net(Base):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        x = self.block.run(x)
+        y = self.norm(x)
+        head = Block()
+        return head(y).mean()
+"""
+
+
+def test_outline_call_targets_are_tagged_by_what_the_graph_must_resolve():
+    outline = outline_of(ast.parse(OUTLINE_CLASS), "pkg.net", False)
+    targets = {c.target for c in outline.calls if c.scope == "Net.forward"}
+    assert targets == {AttributeMethod("pkg.net.Net", "block", "run"), SelfMethod("pkg.net.Net", "norm"),
+                       NamedTarget("pkg.blocks.Block"), InstanceCall("pkg.blocks.Block"), UnknownReceiver("mean")}
+    assert {c.target for c in outline.calls if c.scope == "Net.__init__"} == {
+        SuperMethod("pkg.net.Net", "__init__"), NamedTarget("pkg.blocks.Block")}
 
 
 def test_graph_command_exports_json_and_dot(tmp_path):

@@ -100,4 +100,4 @@ def test_relative_imports(module, is_package, level, name, expected):
 def test_resolver_and_outline_agree_on_relative_imports(code):
     resolved = {a for a, kind in usages(code, module="pkg.sub.mod")[1] if kind == "call"}
     outline = outline_of(ast.parse(code), "pkg.sub.mod", False)
-    assert resolved == {c.target for c in outline.calls}
+    assert resolved == {c.target.name for c in outline.calls}

@@ -7,8 +7,8 @@ link between ``train.py`` and the code that blocks a migration. The outline is p
 What is recorded, with names already resolved through this module's imports:
 
 * definitions: functions, classes (with their bases) and methods, by qualified name;
-* calls, by the scope they are made from: ``pkg.mod.f`` for a resolved name, ``self:Cls.attr`` for
-  ``self.attr(...)`` inside ``Cls``, ``new:pkg.mod.Cls`` for constructions, ``?.name`` for a method on a
+* calls, by the scope they are made from, as tagged targets (``model.CallTarget``): a resolved name,
+  ``self.m()`` / ``super().m()`` / ``self.attr.m()`` inside a class, calling an instance, a method on a
   receiver whose type is unknown (joined by name later);
 * references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``) or used as a decorator
   root (``@cli.command()``) counts as called by that scope;
@@ -21,7 +21,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
-from ..model import Call, Definition, Outline
+from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
+                     SuperMethod, UnknownReceiver)
 from ..resolve.names import absolute_import
 
 MAIN = "<main>"
@@ -71,7 +72,7 @@ class _OutlineReader:
             found = [t for t in (self._resolve(v, local) for v in _alias_values(stmt.value)) if t and not _external(t)]
             if found:
                 (self.names if local is None else local)[stmt.targets[0].id] = found[0]
-                self.calls.extend(Call(scope=MODULE, target=other) for other in found[1:] if local is None)
+                self.calls.extend(Call(scope=MODULE, target=NamedTarget(other)) for other in found[1:] if local is None)
 
     # ------------------------------------------------------------------------------ structure
 
@@ -156,12 +157,12 @@ class _OutlineReader:
         if not isinstance(decorator, ast.Call):
             target = self._resolve(decorator, local)
             if target and not _external(target):  # ``@register_model`` calls register_model(fn)
-                self.calls.append(Call(scope=scope, target=target))
+                self.calls.append(Call(scope=scope, target=NamedTarget(target)))
         while isinstance(root, ast.Attribute):
             root = root.value
         resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
         if resolved and not _external(resolved):
-            self.calls.append(Call(scope=f"@{resolved}", target=f"{self.module}.{name}"))
+            self.calls.append(Call(scope=f"@{resolved}", target=NamedTarget(f"{self.module}.{name}")))
 
     # ------------------------------------------------------------------------------ imports
 
@@ -218,36 +219,36 @@ class _OutlineReader:
                     if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
                         ref = self._resolve(arg, local)
                         if ref and not _external(ref):
-                            self.calls.append(Call(scope=scope, target=ref))
+                            self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
 
-    def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[str]:
+    def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[CallTarget]:
         if isinstance(func, ast.Name):
             made = self._type_of(func.id, local)
             if made:
-                return f"call:{made}"  # calling an instance: its __call__ / forward
-            return self._resolve(func, local)
+                return InstanceCall(made)  # calling an instance: its __call__ / forward
+            return _named(self._resolve(func, local))
         if not isinstance(func, ast.Attribute):
             return None
         receiver = func.value
         if isinstance(receiver, ast.Name) and receiver.id == "self" and cls:
-            return f"self:{self.module}.{cls}.{func.attr}"
+            return SelfMethod(f"{self.module}.{cls}", func.attr)
         if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
                 and receiver.value.id == "self" and cls):
-            return f"attr:{self.module}.{cls}.{receiver.attr}.{func.attr}"
+            return AttributeMethod(f"{self.module}.{cls}", receiver.attr, func.attr)
         made = self._type_of(receiver.id, local) if isinstance(receiver, ast.Name) else None
         if made:
-            return f"{made}.{func.attr}"
+            return NamedTarget(f"{made}.{func.attr}")
         resolved = self._resolve(func, local)
         if resolved:
-            return resolved
+            return NamedTarget(resolved)
         if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
                 and cls):
-            return f"super:{self.module}.{cls}.{func.attr}"
+            return SuperMethod(f"{self.module}.{cls}", func.attr)
         if isinstance(receiver, ast.Call):
             made = self._resolve(receiver.func, local)
             if made:
-                return f"{made}.{func.attr}"
-        return f"?.{func.attr}"
+                return NamedTarget(f"{made}.{func.attr}")
+        return UnknownReceiver(func.attr)
 
     def _type_of(self, name: str, local: Optional[Dict[str, str]]) -> Optional[str]:
         """What ``name = Ctor(...)`` made, if known. A function's local names and local types share one dict
@@ -267,6 +268,10 @@ class _OutlineReader:
         if root is None:
             return None
         return ".".join([root, *reversed(parts)])
+
+
+def _named(name: Optional[str]) -> Optional[NamedTarget]:
+    return NamedTarget(name) if name else None
 
 
 def _alias_values(value: ast.expr) -> List[ast.expr]:

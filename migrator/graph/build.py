@@ -1,0 +1,173 @@
+"""Building the call graph from the per-file outlines: nodes for modules, ``__main__`` blocks, classes
+and functions; edges for imports, calls, definitions and constructions (see ``graph/__init__.py``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Sequence, Set, Tuple
+
+import networkx as nx
+
+from ..model import Call, EntryPoint, FileResult, Finding, Outline
+from ..resolve import module_name_for
+from ..sources.outline import MAIN, MODULE
+from .entries import entry_points
+from .names import GraphIndex
+
+#: Constructing a class reaches these methods (found through the class's repo bases).
+_ON_CONSTRUCT = ("__init__", "__post_init__", "forward", "__call__", "backward", "setup")
+
+
+@dataclass(frozen=True)
+class ProjectGraph:
+    """The call graph with its entry points; ``node_of`` tells which node a finding sits in."""
+
+    graph: nx.DiGraph
+    entries: Tuple[EntryPoint, ...]
+    main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
+    unresolved_entries: Tuple[str, ...] = ()  # --entry specs that name nothing in the scanned code
+
+    def node_of(self, finding: Finding) -> Optional[str]:
+        if not finding.path.endswith((".py", ".ipynb")):
+            return None
+        module = module_name_for(finding.path)
+        if finding.scope != MODULE and finding.scope in self.graph:
+            return finding.scope
+        lines = self.main_lines.get(module)
+        if lines and finding.span.line and lines[0] <= finding.span.line <= lines[1] and finding.span.cell is None:
+            return f"{module}.{MAIN}"
+        return module if module in self.graph else None
+
+
+def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequence[str] = ()) -> ProjectGraph:
+    outlines = {r.outline.module: (r, r.outline) for r in results if r.outline is not None}
+    outlines = _script_dir_imports(outlines)
+    index = GraphIndex({name: outline for name, (_, outline) in outlines.items()})
+    plain = {name: outline for name, (_, outline) in outlines.items()}
+    _add_nodes(index, plain, {name: result.file.rel for name, (result, _) in outlines.items()})
+    _add_edges(index, plain)
+    entries, unresolved = entry_points(root, outlines, index, extra_entries)
+    main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
+    return ProjectGraph(graph=index.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved)
+
+
+def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:
+    """Names imported the way a script sees them: ``python llm_trainer/train.py`` puts ``llm_trainer/`` on
+    ``sys.path``, so its ``from model import TinyGPT`` means ``llm_trainer.model.TinyGPT`` when the scan started
+    above that folder. A name whose head is no top-level module of the scan but is a module next to the
+    importer (or next to one of its packages, nearest first) is rewritten to that module."""
+    modules = set(outlines)
+    top = {m.split(".")[0] for m in modules}
+    children: Dict[str, Set[str]] = defaultdict(set)
+    for module in modules:
+        parts = module.split(".")
+        for cut in range(1, len(parts)):
+            children[".".join(parts[:cut])].add(parts[cut])
+    rebased: Dict[str, Tuple[FileResult, Outline]] = {}
+    for module, (result, outline) in outlines.items():
+        parts = module.split(".")
+        local: Dict[str, str] = {}
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            for head in children.get(prefix, ()):
+                if head not in top:
+                    local.setdefault(head, f"{prefix}.{head}")
+        if not local:
+            rebased[module] = (result, outline)
+            continue
+
+        def fix(name: str, local=local) -> str:
+            head, dot, tail = name.partition(".")
+            return local[head] + dot + tail if head in local else name
+
+        calls = []
+        for call in outline.calls:
+            target = call.target.rebased(fix)
+            scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
+            calls.append(call if target is call.target and scope is call.scope else
+                         Call(scope=scope, target=target))
+        rebased[module] = (result, replace(
+            outline, imports=tuple(fix(i) for i in outline.imports),
+            bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),
+            definitions=tuple(replace(d, bases=tuple(fix(b) for b in d.bases)) if d.bases else d
+                              for d in outline.definitions),
+            attributes=tuple((k, fix(v)) for k, v in outline.attributes)))
+    return rebased
+
+
+def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mapping[str, str]) -> None:
+    graph = index.graph
+    for module, outline in outlines.items():
+        graph.add_node(module, kind="module", path=paths[module], line=1)
+        if outline.main_lines:
+            graph.add_node(f"{module}.{MAIN}", kind="main", path=paths[module], line=outline.main_lines[0])
+            graph.add_edge(f"{module}.{MAIN}", module, kind="runs")
+        classes = {d.name for d in outline.definitions if d.kind == "class"}
+        for definition in outline.definitions:
+            node = f"{module}.{definition.name}"
+            owner = definition.name.rpartition(".")[0]
+            kind = definition.kind if definition.kind == "class" else ("method" if owner in classes else "function")
+            graph.add_node(node, kind=kind, path=paths[module], line=definition.line)
+            if kind == "method":
+                index.methods_named[definition.name.rpartition(".")[2]].append(node)
+        for attribute, constructor in outline.attributes:
+            index.attributes[f"{module}.{attribute}"] = constructor
+    for module, outline in outlines.items():
+        for definition in outline.definitions:
+            if definition.kind == "class":
+                node = f"{module}.{definition.name}"
+                resolved = [b for b in (index.resolve(base) for base in definition.bases) if b]
+                index.bases[node] = [b for b in resolved if index.kind(b) == "class"]
+                for base in index.bases[node]:
+                    index.subclasses[base].append(node)
+
+
+def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
+    graph = index.graph
+    _add_registries(index, outlines)
+    for node, data in list(graph.nodes(data=True)):
+        if data.get("kind") in ("function", "method", "class", "main"):
+            graph.add_edge(node, index.module_of(node) or node, kind="defined-in")
+        elif data.get("kind") == "module" and "." in node:
+            parent = index.module_of(node.rpartition(".")[0])
+            if parent:  # importing a.b.c runs a/__init__.py and a/b/__init__.py first
+                graph.add_edge(node, parent, kind="imports")
+    for module, outline in outlines.items():
+        for imported in outline.imports:
+            target = index.module_of(imported)
+            if target and target != module:
+                graph.add_edge(module, target, kind="imports")
+        for call in outline.calls:
+            source = _source(index, module, call.scope)
+            if source is None:
+                continue
+            for target in index.targets(call.target):
+                if target != source:
+                    graph.add_edge(source, target, kind="calls")
+    for node, data in list(graph.nodes(data=True)):
+        if data.get("kind") == "class":
+            for name in _ON_CONSTRUCT:
+                for method in index.methods(node, name):
+                    graph.add_edge(node, method, kind="constructs")
+
+
+def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
+    """``@MODELS.register_module()`` roots at a module-level variable: it becomes a ``registry`` node that
+    any ``MODELS.build(...)``/``MODELS.get(...)`` call reaches, and that reaches what was registered."""
+    for module, outline in outlines.items():
+        for call in outline.calls:
+            if not call.scope.startswith("@") or index.resolve(call.scope[1:]) is not None:
+                continue
+            owner, _, name = call.scope[1:].rpartition(".")
+            if owner in outlines and name and name not in index.bindings.get(owner, {}):
+                index.graph.add_node(call.scope[1:], kind="registry", path=index.graph.nodes[owner]["path"], line=1)
+                index.graph.add_edge(call.scope[1:], owner, kind="defined-in")
+
+
+def _source(index: GraphIndex, module: str, scope: str) -> Optional[str]:
+    if scope.startswith("@"):
+        return index.resolve(scope[1:])
+    source = module if scope == MODULE else f"{module}.{scope}"
+    return source if source in index.graph else None

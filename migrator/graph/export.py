@@ -1,0 +1,76 @@
+"""The graph as data and pictures: the subgraph around findings (HTML), the whole graph as JSON
+(``migrator graph --format json``) and Graphviz text."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, Mapping, Tuple
+
+from ..model import NodeReach
+from .build import ProjectGraph
+
+
+def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], focus: Iterable[str],
+                    limit: int = 250) -> Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]]:
+    """The nodes on the shortest paths to ``focus`` (plus their unreached callers), for a picture.
+
+    Returns ``(nodes, edges)``: each node as ``(id, kind, depth, reached)``; at most ``limit`` nodes.
+    """
+    graph = project.graph
+    keep: Dict[str, None] = {}
+    for node in focus:
+        if node not in graph:
+            continue
+        for step in (reached[node].path if node in reached else (node,)):
+            keep.setdefault(step)
+        for caller in list(graph.predecessors(node))[:5]:
+            keep.setdefault(caller)
+        if len(keep) >= limit:
+            break
+    chosen = list(keep)[:limit]
+    depth = {n: (len(reached[n].path) - 1 if n in reached else 0) for n in chosen}
+    nodes = tuple((n, graph.nodes[n].get("kind", "?"), depth[n], n in reached) for n in chosen)
+    members = set(chosen)
+    edges = tuple(sorted((a, b) for a, b in graph.subgraph(members).edges))
+    return nodes, edges
+
+
+def graph_document(project: ProjectGraph, reached: Mapping[str, NodeReach],
+                   findings_by_node: Mapping[str, Mapping[str, int]]) -> Dict[str, object]:
+    """The whole graph as data (``migrator graph --format json``): nodes, edges, entry points."""
+    entry_kinds = {e.node: e.kind for e in project.entries}
+    nodes = []
+    for node in sorted(project.graph.nodes):
+        data = project.graph.nodes[node]
+        item = {"id": node, "kind": data.get("kind"), "path": data.get("path"), "line": data.get("line"),
+                "entry": entry_kinds.get(node), "reachable": (node in reached) if project.entries else None,
+                "findings": dict(findings_by_node.get(node, {}))}
+        if node in reached:
+            item["entries_reaching"] = reached[node].entries
+            item["paths"] = reached[node].paths
+        nodes.append(item)
+    edges = [{"source": a, "target": b, "kind": d.get("kind")} for a, b, d in sorted(project.graph.edges(data=True))]
+    return {"schema": "migrator.graph/1", "entries": [e.node for e in project.entries], "nodes": nodes,
+            "edges": edges}
+
+
+def to_dot(document: Mapping[str, object]) -> str:
+    """Graphviz text: entry points as double octagons, nodes with blocking findings in red, unreached in grey."""
+    lines = ["digraph migrator {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];']
+    for node in document["nodes"]:  # type: ignore[union-attr]
+        attrs = [f'label="{_dot_escape(node["id"])}"']
+        if node["entry"]:
+            attrs.append("shape=doubleoctagon")
+        if node["reachable"] is False:
+            attrs += ['color="grey70"', 'fontcolor="grey50"']
+        elif any(status in node["findings"] for status in ("port", "unsupported", "rewrite")):
+            attrs += ['color="red3"', 'penwidth=2']
+        lines.append(f'  "{_dot_escape(node["id"])}" [{", ".join(attrs)}];')
+    for edge in document["edges"]:  # type: ignore[union-attr]
+        style = ', style="dashed"' if edge["kind"] == "imports" else ""
+        lines.append(f'  "{_dot_escape(edge["source"])}" -> "{_dot_escape(edge["target"])}" [label="{edge["kind"]}"{style}];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
