@@ -15,20 +15,10 @@ from dataclasses import replace
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import port_days
-from .maps.load import OpFamily, TargetMap, op_families
+from .maps.load import OpFamily, TargetMap, op_families, runtime
 from .inventory import OpMembership
-from .rules.custom_op import KERNEL_LANGUAGE
 from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
 
-BUILD_CHANGE = {
-    "cann": "build with torch_npu.utils.cpp_extension.NpuExtension(name, sources) in place of CUDAExtension "
-            "(Ascend C sources, compiled by the CANN toolkit)",
-    "neuware": "build with torch_mlu.utils.cpp_extension.MLUExtension(name, sources) in place of CUDAExtension "
-               "(.mlu BANG C sources, compiled by cncc)",
-    "kunlun": "build against the Kunlunxin XPU toolkit (XTDK); no public torch_xmlir extension API is in the data",
-}
-DEVICE_NAME = {"cann": "npu", "neuware": "mlu", "kunlun": "xpu"}
-_KEY_NOTE = {"kunlun": "// torch_xmlir presents Kunlunxin as CUDA; the dispatch key its extensions use is not in the public data"}
 SOURCE = "custom_op_families.yaml"
 #: Words that say nothing about what a function computes (``forward``, ``fwd_kernel``, ``backward_cuda``).
 _GENERIC_WORDS = frozenset({"forward", "backward", "fwd", "bwd", "run", "apply", "compute", "launch", "op", "impl",
@@ -125,9 +115,9 @@ def _port_plan(op: CustomOp, target: str, kernels: Sequence[Kernel], uncovered: 
              "from the port rather than writing the kernel"
              for family in involved.values() for hint in [family.kernel_hints.get(target)] if hint]
     registrations = [r for r in op.registrations if r.name in uncovered] or list(op.registrations)
-    return PortPlan(language=KERNEL_LANGUAGE.get(target, "the target's kernel language"), kernels=tuple(kernels),
+    return PortPlan(language=runtime(target).kernel_language, kernels=tuple(kernels),
                     kernel_lines=lines, registration=registration_skeleton(op, target, registrations),
-                    build=BUILD_CHANGE.get(target, ""), days=round(port_days(lines), 1), hints=tuple(sorted(hints)))
+                    build=runtime(target).build_change, days=round(port_days(lines), 1), hints=tuple(sorted(hints)))
 
 
 def _summary(op: CustomOp, target: str, routes: Sequence[OpRoute],
@@ -167,7 +157,7 @@ def registration_skeleton(op: CustomOp, target: str, registrations: Sequence[Reg
     derived from the existing C++ signatures."""
     namespace = next((r.namespace for r in registrations if r.kind.startswith("torch_library") and r.namespace),
                      None) or _identifier(op.name.rsplit(".", 1)[-1].strip("/")) or "my_ops"
-    device = DEVICE_NAME.get(target, target)
+    device = runtime(target).kernel_device
     suffix = device
     defs, impls, decls = [], [], []
     for registration in registrations:
@@ -180,11 +170,11 @@ def registration_skeleton(op: CustomOp, target: str, registrations: Sequence[Reg
             defs.append(f'  m.def("{schema}");')
         cpp = _cpp_name(registration.signature) or name
         decl = _declaration(registration.signature, f"{cpp}_{suffix}")
-        decls.append(decl + ";  // " + KERNEL_LANGUAGE.get(target, "device") + " kernel launch inside")
+        decls.append(decl + ";  // " + runtime(target).kernel_language + " kernel launch inside")
         impls.append(f'  m.impl("{name}", &{cpp}_{suffix});')
     return "\n".join([
         f"// {op.name}: the functions to port, registered for the PrivateUse1 key (the {device} device)",
-        *([_KEY_NOTE[target]] if target in _KEY_NOTE else []),
+        *([f"// {runtime(target).dispatch_note}"] if runtime(target).dispatch_note else []),
         "#include <torch/library.h>",
         "",
         *decls,

@@ -79,7 +79,8 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs[f"api_support/neuware-{NEUWARE_VERSION}.json"] = _neuware_api_support(upstream)
     outputs.update(build_op_maps(upstream, curated))
     targets = []
-    defaults = {"cann": "2.7-9.1", "neuware": "1.25-2.4", "kunlun": "kl3"}
+    runtimes = _runtimes(curated)
+    defaults = {row["id"]: row["default_version"] for row in runtimes}
     for release in OP_RELEASES:
         if release.target == "cann":
             device = devices[f"cann@{release.torch_line}"]
@@ -100,9 +101,28 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs["cards.json"] = _cards_table(curated)
     outputs["device_tools.json"] = _device_tools_table(curated)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
-    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets}
+    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
             for path, data in sorted(outputs.items())}
+
+
+_RUNTIME_FIELDS = ("id", "name", "default_version", "cuda_names", "kernel_language", "kernel_device", "build_hint",
+                   "build_change", "dispatch_key", "dispatch_note")
+
+
+def _runtimes(curated: Path) -> List[dict]:
+    """``curated/targets.yaml``: one row per runtime, checked field by field."""
+    path = curated / "targets.yaml"
+    if not path.is_file():
+        raise MapsBuildError(f"missing curated file: {path}")
+    rows = (_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
+    for row in rows:
+        missing = [f for f in _RUNTIME_FIELDS if f not in row]
+        extra = sorted(set(row) - set(_RUNTIME_FIELDS))
+        if missing or extra or row["cuda_names"] not in ("renamed", "kept"):
+            raise MapsBuildError(f"curated/targets.yaml row {row.get('id')!r}: missing {missing}, unknown {extra}, "
+                                 "cuda_names must be renamed or kept")
+    return [{f: row[f] for f in _RUNTIME_FIELDS} for row in rows]
 
 
 def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> List[Path]:

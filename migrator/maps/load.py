@@ -12,7 +12,6 @@ from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 from ..data import data_dir
 from ..names import longest
 
-TARGET_IDS = ("cann", "neuware", "kunlun")
 
 
 class TargetSpecError(ValueError):
@@ -41,6 +40,35 @@ class ApiRule:
     source: str
     exact: bool
     note: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """One target runtime as data (``curated/targets.yaml``): names, kernel language, build and dispatch facts."""
+
+    id: str
+    name: str
+    default_version: str
+    cuda_names: str  # "renamed" (npu/hccl, mlu/cncl) or "kept" (the runtime presents itself as CUDA)
+    kernel_language: str
+    kernel_device: str
+    build_hint: str
+    build_change: str
+    dispatch_key: Optional[str]
+    dispatch_note: Optional[str]
+
+
+@lru_cache(maxsize=None)
+def runtimes() -> Mapping[str, Runtime]:
+    return {row["id"]: Runtime(**row) for row in load_json("targets.json")["runtimes"]}
+
+
+def target_ids() -> Tuple[str, ...]:
+    return tuple(runtimes())
+
+
+def runtime(target_id: str) -> Runtime:
+    return runtimes()[target_id]
 
 
 @dataclass(frozen=True)
@@ -93,8 +121,13 @@ class TargetMap:
         return f"{self.id}@{self.version}"
 
     @property
+    def runtime_facts(self) -> Runtime:
+        return runtime(self.id)
+
+    @property
     def keeps_cuda_spelling(self) -> bool:
-        return self.device_to == "cuda"
+        """The runtime presents itself as CUDA: CUDA device, collective and API names run as written."""
+        return self.runtime_facts.cuda_names == "kept"
 
     def lookup(self, api: str) -> Optional[ApiRule]:
         """The entry for ``api``, or the longest dotted prefix with a rename (``torch.cuda`` -> ``torch.npu``)."""
@@ -124,13 +157,13 @@ def available_targets() -> Tuple[Mapping[str, object], ...]:
 
 def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
     """``["cann", "neuware@1.22-2.4"]`` -> maps, in the order given; ``None`` means every target's default."""
-    items = list(spec) if spec else list(TARGET_IDS)
+    items = list(spec) if spec else list(target_ids())
     chosen = []
     for item in items:
         name, _, version = item.strip().partition("@")
         candidates = [t for t in available_targets() if t["id"] == name]
         if not candidates:
-            raise TargetSpecError(f"unknown target {name!r}; choose from {', '.join(TARGET_IDS)}")
+            raise TargetSpecError(f"unknown target {name!r}; choose from {', '.join(target_ids())}")
         if version:
             match = [t for t in candidates if t["version"] == version]
             if not match:

@@ -9,21 +9,16 @@ from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, per_target
 
-#: The language a custom kernel is rewritten in, per target (``suggest`` plans ports with it too).
-KERNEL_LANGUAGE = {"cann": "Ascend C", "neuware": "BANG C", "kunlun": "XPU kernels (XTDK)"}
-
 EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
                       "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline")
 _SOURCE = "migrator custom-op inventory"
-_BUILD_HINT = {"cann": "build with torch_npu's extension support (torch_npu.utils.cpp_extension.NpuExtension)",
-               "neuware": "build with torch_mlu.utils.cpp_extension (MLUExtension / load)",
-               "kunlun": "build against the Kunlunxin XPU toolkit"}
 
 
 def _port(target, what: str) -> Verdict:
-    language = KERNEL_LANGUAGE.get(target.id, "the target's kernel language")
-    return Verdict(Status.PORT, f"{what}: rewrite its CUDA kernels in {language} and register them for the "
-                   f"PrivateUse1 key; {_BUILD_HINT.get(target.id, '')}", _SOURCE)
+    facts = target.runtime_facts
+    key = f"the {facts.dispatch_key} key" if facts.dispatch_key else "the runtime's dispatch key"
+    return Verdict(Status.PORT, f"{what}: rewrite its CUDA kernels in {facts.kernel_language} and register them for "
+                   f"{key}; {facts.build_hint}", _SOURCE)
 
 
 class ExtensionBuild(Rule):
@@ -108,11 +103,12 @@ class TorchLibraryCuda(Rule):
             return None
 
         def verdict(target) -> Verdict:
-            if target.keeps_cuda_spelling:
-                return Verdict(Status.UNKNOWN, "a CUDA-key registration; whether torch_xmlir dispatches it is not in "
-                               "the data", target.device_source)
-            new = "PrivateUse1" if key == "CUDA" else target.device_to
-            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the PrivateUse1 "
+            dispatch_key = target.runtime_facts.dispatch_key
+            if dispatch_key is None:
+                return Verdict(Status.UNKNOWN, f"a CUDA-key registration; {target.runtime_facts.dispatch_note}",
+                               target.device_source)
+            new = dispatch_key if key == "CUDA" else target.device_to
+            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the {dispatch_key} "
                            f"backend '{target.device_to}'); the Python implementation itself runs unchanged",
                            target.device_source, suggestion=usage.snippet.replace(f"'{key}'", f"'{new}'")
                            .replace(f'"{key}"', f'"{new}"'))
