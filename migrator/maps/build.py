@@ -16,15 +16,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence
 
-import yaml
+from .ops_build import OP_RELEASES, build_op_maps
+from .upstream import MapsBuildError, parse_yaml, read_json, read_text, source_label
+
+__all__ = ["MapsBuildError", "build_maps", "write_maps"]
 
 MAPS_SCHEMA = "migrator.maps/1"
-
-
-class MapsBuildError(Exception):
-    """The upstream folder is missing a file, or a curated row cites evidence the file lacks."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,6 @@ _NEUWARE_TOKEN_RENAMES = ("cuda", "nccl", "nvtx", "CUDAGraph")
 
 def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     """Return {relative output path: file text} for every generated map."""
-    from .ops_build import OP_RELEASES, build_op_maps
-
     upstream = Path(upstream)
     outputs: Dict[str, object] = {}
     devices: Dict[str, str] = {}
@@ -115,7 +112,7 @@ def _runtimes(curated: Path) -> List[dict]:
     path = curated / "targets.yaml"
     if not path.is_file():
         raise MapsBuildError(f"missing curated file: {path}")
-    rows = (_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
+    rows = (parse_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
     for row in rows:
         missing = [f for f in _RUNTIME_FIELDS if f not in row]
         extra = sorted(set(row) - set(_RUNTIME_FIELDS))
@@ -139,34 +136,12 @@ def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> Lis
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def _read(upstream: Path, rel: str) -> str:
-    path = upstream / rel
-    if not path.is_file():
-        raise MapsBuildError(f"missing upstream file: {rel}")
-    return path.read_text(encoding="utf-8")
-
-
-def _json(upstream: Path, rel: str) -> dict:
-    return json.loads(_read(upstream, rel))
-
-
-def _yaml(path_text: str) -> object:
-    return yaml.load(path_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def _source_label(rel: str, meta: Optional[Mapping] = None) -> str:
-    """``file (repo@commit)``: enough to find the exact upstream revision again."""
-    if meta and meta.get("commit"):
-        return f"{Path(rel).name} ({meta.get('repo', '?')}@{str(meta['commit'])[:12]})"
-    return Path(rel).name
-
-
 # ---------------------------------------------------------------------------------------------- CANN
 
 
 def _cann_device_table(upstream: Path, release: CannRelease) -> dict:
-    transfer = _json(upstream, release.transfer_file)
-    tsource = _source_label(release.transfer_file, transfer.get("_source"))
+    transfer = read_json(upstream, release.transfer_file)
+    tsource = source_label(release.transfer_file, transfer.get("_source"))
     sources = [tsource]
     string_map = dict(transfer["string_replacements_in_device_args"])
     apis: Dict[str, dict] = {}
@@ -178,9 +153,9 @@ def _cann_device_table(upstream: Path, release: CannRelease) -> dict:
         if row["value_kind"] == "attribute" and _is_cuda_name(row["target"]) and "." in row["value"]:
             apis[row["target"]] = {"to": row["value"], "source": tsource}
     if release.docs_file:
-        dsource = _source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
+        dsource = source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
         sources.append(dsource)
-        for row in _ascend_docs_rows(_read(upstream, release.docs_file)):
+        for row in _ascend_docs_rows(read_text(upstream, release.docs_file)):
             api = _full_api_name(row["api"])
             if not _is_cuda_name(api):
                 continue
@@ -221,18 +196,18 @@ def _cann_api_support(upstream: Path, release: CannRelease, curated: Path) -> di
     """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
     environment variables from the curated, documentation-cited table."""
     apis = {}
-    for row in _ascend_docs_rows(_read(upstream, release.docs_file)):
+    for row in _ascend_docs_rows(read_text(upstream, release.docs_file)):
         entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
         if row.get("limitations"):
             entry["limitations"] = row["limitations"]
         apis[_full_api_name(row["api"])] = entry
     return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
-            "source": _source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
+            "source": source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
             "apis": apis, **_curated_environment(curated, "cann")}
 
 
 def _curated_environment(curated: Path, target: str) -> dict:
-    rows = (_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
+    rows = (parse_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
     env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
                   "doc": row["doc"]} for name, row in sorted(rows.items())}
     return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}
@@ -244,27 +219,27 @@ def _curated_environment(curated: Path, target: str) -> dict:
 def _neuware_api_support(upstream: Path) -> dict:
     """Cambricon's Python-API list (validated or not, limitations) and its environment-variable table."""
     apis, env = {}, {}
-    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
         entry = {"validated": bool(item.get("supported"))}
         if item.get("limitations"):
             entry["limitations"] = _flatten(item["limitations"])
         apis[api] = entry
-    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_ENV_LIST)):
+    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_ENV_LIST)):
         if api.isupper() and "." not in api:
             corresponding = str(item.get("corresponding MLU api") or "").strip()
             env[api] = {"to": corresponding if corresponding not in ("", "N/A", "None") else None,
                         "validated": bool(item.get("supported"))}
     return {"schema": MAPS_SCHEMA, "target": "neuware", "version": NEUWARE_VERSION,
-            "source": _source_label(NEUWARE_API_LIST) + " (Cambricon API list; false = not validated on MLU)",
-            "env_source": _source_label(NEUWARE_ENV_LIST) + " (environment variables section)",
+            "source": source_label(NEUWARE_API_LIST) + " (Cambricon API list; false = not validated on MLU)",
+            "env_source": source_label(NEUWARE_ENV_LIST) + " (environment variables section)",
             "apis": apis, "env": env}
 
 
 
 def _neuware_device_table(upstream: Path) -> dict:
-    migration = _json(upstream, NEUWARE_MIGRATION)
-    msource = _source_label(NEUWARE_MIGRATION, migration.get("_source"))
-    lsource = _source_label(NEUWARE_API_LIST) + " (Cambricon/torch_mlu API support list)"
+    migration = read_json(upstream, NEUWARE_MIGRATION)
+    msource = source_label(NEUWARE_MIGRATION, migration.get("_source"))
+    lsource = source_label(NEUWARE_API_LIST) + " (Cambricon/torch_mlu API support list)"
     regex = migration["torch_gpu2mlu_regex_tables"]["regex_dict"]
     strings = dict(migration["gpu_migration_string_replacements_in_args"])
     apis: Dict[str, dict] = {"torch.cuda": {"to": "torch." + regex["cuda"], "source": msource}}
@@ -278,7 +253,7 @@ def _neuware_device_table(upstream: Path) -> dict:
         if target.startswith("c10d.") or target.startswith("torch._C."):
             continue
         apis[target] = {"to": value, "source": msource}
-    for api, item in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
         if not _is_cuda_name(api):
             continue
         entry = dict(apis.get(api, {}))
@@ -308,7 +283,7 @@ def _neuware_device_table(upstream: Path) -> dict:
 
 
 def _cambricon_api_items(text: str) -> Iterable[tuple]:
-    for section in _yaml(text) or []:
+    for section in parse_yaml(text) or []:
         for _, items in (section or {}).items():
             for item in items or []:
                 if isinstance(item, dict) and item.get("api"):
@@ -325,7 +300,7 @@ def _flatten(value: object) -> str:
 
 
 def _kunlun_device_table(curated: Path) -> dict:
-    data = _yaml((curated / "kunlun.yaml").read_text(encoding="utf-8"))
+    data = parse_yaml((curated / "kunlun.yaml").read_text(encoding="utf-8"))
     return {
         "schema": MAPS_SCHEMA,
         "target": "kunlun",
@@ -349,14 +324,14 @@ def _checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[
     """The upstream file a curated row cites, after checking that it contains the quoted text."""
     rel, needle = evidence
     needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
-    text = cache.setdefault(rel, _read(upstream, rel))
+    text = cache.setdefault(rel, read_text(upstream, rel))
     if needle not in text:
         raise MapsBuildError(f"{what}: {rel} does not contain {needle!r}")
     return rel
 
 
 def _third_party_table(upstream: Path, curated: Path) -> dict:
-    data = _yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
+    data = parse_yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
     cache: Dict[str, str] = {}
     apis: Dict[str, dict] = {}
     for api, per_target in sorted(data["apis"].items()):
@@ -376,7 +351,7 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
 
 def _device_tools_table(curated: Path) -> dict:
     """Per target: its software stack's name and the tools standing in for NVIDIA's, each row quoting its page."""
-    data = _yaml((curated / "device_tools.yaml").read_text(encoding="utf-8")) or {}
+    data = parse_yaml((curated / "device_tools.yaml").read_text(encoding="utf-8")) or {}
     for target, row in data.items():
         for tool, entry in (row.get("tools") or {}).items():
             if not entry.get("to") or not entry.get("doc") or not entry.get("quote"):
@@ -391,7 +366,7 @@ def _cards_table(curated: Path) -> dict:
     """Accelerator cards for ``migrator memory``: every row must cite its source; unknowns stay null."""
     from ..memory.cards import CARD_FIELDS
 
-    cards = (_yaml((curated / "cards.yaml").read_text(encoding="utf-8")) or {}).get("cards") or {}
+    cards = (parse_yaml((curated / "cards.yaml").read_text(encoding="utf-8")) or {}).get("cards") or {}
     for card_id, row in cards.items():
         unknown = set(row) - CARD_FIELDS
         if unknown or not row.get("source") or not isinstance(row.get("memory_gb"), (int, float)):
@@ -402,7 +377,7 @@ def _cards_table(curated: Path) -> dict:
 
 
 def _custom_op_families(upstream: Path, curated: Path) -> dict:
-    data = _yaml((curated / "custom_op_families.yaml").read_text(encoding="utf-8"))
+    data = parse_yaml((curated / "custom_op_families.yaml").read_text(encoding="utf-8"))
     cache: Dict[str, str] = {}
     families = []
     for name, family in data["families"].items():
@@ -430,7 +405,7 @@ def _custom_op_families(upstream: Path, curated: Path) -> dict:
 def _tensor_methods(upstream: Path) -> dict:
     """Names that are Tensor methods: native_functions.yaml method variants plus the vendors' API lists."""
     names = set()
-    for entry in _yaml(_read(upstream, NATIVE_FUNCTIONS)):
+    for entry in parse_yaml(read_text(upstream, NATIVE_FUNCTIONS)):
         variants = str(entry.get("variants", "function"))
         if "method" in variants:
             names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
@@ -440,7 +415,7 @@ def _tensor_methods(upstream: Path) -> dict:
             api = _full_api_name(row["api"])
             if api.startswith("torch.Tensor."):
                 names.add(api.split(".")[2])
-    for api, _ in _cambricon_api_items(_read(upstream, NEUWARE_API_LIST)):
+    for api, _ in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
         if api.startswith("torch.Tensor."):
             names.add(api.split(".")[2])
     names = {n for n in names if n.isidentifier() and not n.startswith("__")}

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Set, Tuple
 
 
-from .build import MapsBuildError, _read, _source_label, _yaml
+from .upstream import MapsBuildError, parse_yaml, read_text, source_label
 
 REASONS = {
     "registered": "supported",
@@ -89,7 +89,7 @@ class AtenOp:
 
 def aten_universe(text: str) -> Dict[str, AtenOp]:
     ops: Dict[str, AtenOp] = {}
-    for entry in _yaml(text):
+    for entry in parse_yaml(text):
         name = entry["func"].split("(", 1)[0]
         dispatch = entry.get("dispatch") or {}
         keys = {k.strip() for key in dispatch for k in str(key).split(",")}
@@ -108,7 +108,7 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
     outputs: Dict[str, object] = {}
     universes: Dict[str, Dict[str, AtenOp]] = {}
     for release in OP_RELEASES:
-        universe = universes.setdefault(release.native, aten_universe(_read(upstream, release.native)))
+        universe = universes.setdefault(release.native, aten_universe(read_text(upstream, release.native)))
         if release.target == "cann":
             registered, sources = _cann_registered(upstream, release)
             ops = {op: _classify(info, registered) for op, info in universe.items()}
@@ -119,7 +119,7 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
             dtypes = {}
         else:
             ops, dtypes, sources = _kunlun_ops(upstream, curated, release, universe)
-        native_meta = _source_label(release.native)
+        native_meta = source_label(release.native)
         outputs[f"ops/{release.target}-{release.version}.json"] = {
             "schema": "migrator.maps/1", "target": release.target, "version": release.version,
             "runtime": release.runtime, "torch_line": release.torch_line, "aten_source": native_meta,
@@ -148,7 +148,7 @@ def _classify(info: AtenOp, registered: Set[str]) -> str:
 
 def _cann_registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]:
     plugin_file, native_file = release.registrations
-    plugin = _yaml(_read(upstream, plugin_file))
+    plugin = parse_yaml(read_text(upstream, plugin_file))
     line = f"v{release.torch_line}"
     all_versions = [str(v) for v in plugin["all_version"]]
     registered: Set[str] = set()
@@ -158,12 +158,12 @@ def _cann_registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List
         for entry in plugin.get(section) or []:
             if any(_in_spec(entry.get(key), line, all_versions) for key in ("acl_op", "op_api", "sparse")):
                 registered.add("aten::" + str(entry["func"]).split("(", 1)[0])
-    native = _yaml(_read(upstream, native_file))
+    native = parse_yaml(read_text(upstream, native_file))
     for entry in native.get("supported") or []:
         name = entry["func"] if isinstance(entry, dict) else entry
         registered.add("aten::" + str(name).split("(", 1)[0])
-    sources = [_source_label(plugin_file) + f" (official/symint/quant/autograd entries for {line})",
-               _source_label(native_file) + " (supported)"]
+    sources = [source_label(plugin_file) + f" (official/symint/quant/autograd entries for {line})",
+               source_label(native_file) + " (supported)"]
     return registered, sources
 
 
@@ -185,12 +185,12 @@ def _in_spec(spec, line: str, all_versions: List[str]) -> bool:
 
 def _npu_skips(upstream: Path) -> dict:
     rel = "cann/unsupported_ops_info_base.op-plugin-26.1.0.yaml"
-    data = _yaml(_read(upstream, rel)) or {}
+    data = parse_yaml(read_text(upstream, rel)) or {}
     skips: Dict[str, Dict[str, List[str]]] = {}
     for name, tests in sorted(data.items(), key=lambda item: str(item[0])):
         if isinstance(tests, dict):
             skips[str(name)] = {str(test): sorted(str(d) for d in (dtypes or [])) for test, dtypes in sorted(tests.items())}
-    return {"schema": "migrator.maps/1", "source": _source_label(rel) + " (OpInfo tests torch_npu skips on NPU)",
+    return {"schema": "migrator.maps/1", "source": source_label(rel) + " (OpInfo tests torch_npu skips on NPU)",
             "skips": skips}
 
 
@@ -199,11 +199,11 @@ def _npu_skips(upstream: Path) -> dict:
 
 def _neuware_registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]:
     [rel] = release.registrations
-    data = _yaml(_read(upstream, rel))
+    data = parse_yaml(read_text(upstream, rel))
     registered: Set[str] = set()
     for entry in data.get("aten") or []:
         registered.add("aten::" + str(entry["func"]).split("(", 1)[0])
-    return registered, [_source_label(rel) + " (aten section)"]
+    return registered, [source_label(rel) + " (aten section)"]
 
 
 # -------------------------------------------------------------------------------------------- Kunlun
@@ -212,12 +212,12 @@ def _neuware_registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], L
 def _kunlun_ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str, AtenOp]):
     [rel] = release.registrations
     listed: Dict[str, List[str]] = {}
-    for line in _read(upstream, rel).splitlines():
+    for line in read_text(upstream, rel).splitlines():
         if line.startswith("#") or line.startswith("paddle_op\t") or not line.strip():
             continue
         name, _, dtypes = line.partition("\t")
         listed[name] = sorted(set(listed.get(name, [])) | {d for d in dtypes.split(",") if d})
-    table = _yaml((curated / "kunlun_aten_to_paddle.yaml").read_text(encoding="utf-8"))
+    table = parse_yaml((curated / "kunlun_aten_to_paddle.yaml").read_text(encoding="utf-8"))
     ops: Dict[str, str] = {}
     dtypes: Dict[str, List[str]] = {}
     for overload, info in universe.items():
@@ -237,7 +237,7 @@ def _kunlun_ops(upstream: Path, curated: Path, release: OpRelease, universe: Map
             ops[overload] = "composite-implicit"
         else:
             ops[overload] = "kunlun-unmapped"
-    sources = [_source_label(rel) + " (substitute: Paddle's Kunlun kernel list)",
+    sources = [source_label(rel) + " (substitute: Paddle's Kunlun kernel list)",
                "operator_maps/curated/kunlun_aten_to_paddle.yaml (reviewed aten-to-Paddle names)"]
     return ops, dtypes, sources
 

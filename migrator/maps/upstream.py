@@ -1,0 +1,37 @@
+"""What every maps reader shares: reading an upstream file (or failing with a clear ``MapsBuildError``),
+parsing YAML safely, and naming a file as a verdict's source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Optional
+
+import yaml
+
+
+class MapsBuildError(Exception):
+    """The upstream folder is missing a file, or a curated row cites evidence the file lacks."""
+
+
+
+def read_text(upstream: Path, rel: str) -> str:
+    path = upstream / rel
+    if not path.is_file():
+        raise MapsBuildError(f"missing upstream file: {rel}")
+    return path.read_text(encoding="utf-8")
+
+
+def read_json(upstream: Path, rel: str) -> dict:
+    return json.loads(read_text(upstream, rel))
+
+
+def parse_yaml(path_text: str) -> object:
+    return yaml.load(path_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def source_label(rel: str, meta: Optional[Mapping] = None) -> str:
+    """``file (repo@commit)``: enough to find the exact upstream revision again."""
+    if meta and meta.get("commit"):
+        return f"{Path(rel).name} ({meta.get('repo', '?')}@{str(meta['commit'])[:12]})"
+    return Path(rel).name
