@@ -23,3 +23,11 @@ def test_every_rule_has_a_failing_example_or_a_dedicated_test():
     for rule in ALL_RULES:
         assert rule.INVALID or rule.name in dedicated, rule.name
         assert rule.__doc__, rule.name
+
+
+def test_rule_priorities_are_explicit_and_distinct():
+    priorities = [rule.priority for rule in ALL_RULES]
+    assert len(set(priorities)) == len(priorities), "two rules share a priority: which one claims a usage is unclear"
+    assert priorities == sorted(priorities)
+    # the generic operator rule claims only what no specific rule did
+    assert ALL_RULES[-1].name == "torch-op"

@@ -1,4 +1,4 @@
-"""The rule set, in priority order: the first rule that claims a usage makes its finding."""
+"""The rule set, ordered by each rule's ``priority``: the first rule that claims a usage makes its finding."""
 
 from __future__ import annotations
 
@@ -18,16 +18,13 @@ from .ops import TorchOp
 from .practice import VOCABULARY as PRACTICE_VOCABULARY
 from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
 
-ALL_RULES: Tuple[Rule, ...] = (
+ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
     ExtensionBuild(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
-    CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(),
-    CudaAmp(), AmpDevice(),
+    CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(), CudaAmp(), AmpDevice(),
     CollectiveBackend(), NcclApi(), DataParallel(), DistributedWrapper(),
-    DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(),
-    RiskyDtype(),
-    EnvironmentVariable(), NvidiaTool(), BaseImage(), CudaRequirement(),
-    TorchOp(),
-)
+    DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(), RiskyDtype(),
+    EnvironmentVariable(), NvidiaTool(), BaseImage(), CudaRequirement(), TorchOp(),
+), key=lambda rule: rule.priority))
 
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([*(rule.vocabulary for rule in ALL_RULES), PRACTICE_VOCABULARY])

@@ -25,6 +25,7 @@ class CudaAmp(Rule):
     """
 
     name = "cuda-amp"
+    priority = 100
     category = Category.AMP
     summary = "torch.cuda.amp APIs"
     VALID = ("import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",)
@@ -44,6 +45,7 @@ class AmpDevice(Rule):
     """``torch.autocast('cuda')``, ``torch.autocast(device_type='cuda')``, ``torch.amp.GradScaler('cuda')``."""
 
     name = "amp-device"
+    priority = 110
     category = Category.AMP
     summary = "autocast / GradScaler on the CUDA device"
     VALID = ("import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n",)

@@ -71,6 +71,9 @@ class Rule:
     summary: str = ""
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
+    #: Lower runs first; the first rule that claims a usage makes its finding (a custom-op rule, say, before
+    #: the generic operator rule that would also claim the call).
+    priority: ClassVar[int] = 1000
     #: What this rule needs the resolver to record (see ``resolve/vocabulary.py``).
     vocabulary: ClassVar[Vocabulary] = Vocabulary()
 

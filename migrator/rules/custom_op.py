@@ -25,6 +25,7 @@ class ExtensionBuild(Rule):
     """``CUDAExtension(...)`` / ``load(...)`` / ``load_inline(...)``: a compiled extension of the repo."""
 
     name = "extension-build"
+    priority = 10
     category = Category.CUSTOM_OP
     summary = "C++/CUDA extension builds"
     vocabulary = Vocabulary(text_arguments=frozenset(EXTENSION_BUILDERS), module_loaders=frozenset(
@@ -52,6 +53,7 @@ class ExtensionCall(Rule):
     """A call into a compiled extension of the repo (joined by the extension's module name)."""
 
     name = "extension-call"
+    priority = 20
     category = Category.CUSTOM_OP
     summary = "calls into compiled CUDA extensions"
 
@@ -73,6 +75,7 @@ class TorchOpsCall(Rule):
     """``torch.ops.<ns>.<op>(...)`` for a namespace the repo registers in C++ (``TORCH_LIBRARY``)."""
 
     name = "torch-ops-call"
+    priority = 30
     category = Category.CUSTOM_OP
     summary = "calls of custom ops registered with TORCH_LIBRARY"
 
@@ -89,6 +92,7 @@ class TorchLibraryCuda(Rule):
     """``torch.library`` registrations for the CUDA key: ``impl(..., 'CUDA')``, ``device_types='cuda'``."""
 
     name = "torch-library-cuda"
+    priority = 40
     category = Category.CUSTOM_OP
     summary = "torch.library registrations for CUDA"
     INVALID = ("import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
@@ -119,6 +123,7 @@ class CudaKernel(Rule):
     """A ``__global__`` kernel in a ``.cu`` file: needs a port on every target."""
 
     name = "cuda-kernel"
+    priority = 50
     category = Category.CUSTOM_OP
     summary = "CUDA kernels"
 

@@ -27,6 +27,7 @@ class DeviceMove(Rule):
     """
 
     name = "device-move"
+    priority = 160
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
@@ -67,6 +68,7 @@ class DeviceArgument(Rule):
     """
 
     name = "device-argument"
+    priority = 170
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
     VALID = (
@@ -102,6 +104,7 @@ class DeviceString(Rule):
     """
 
     name = "device-string"
+    priority = 180
     category = Category.DEVICE
     summary = "a CUDA device string in code"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
@@ -140,6 +143,7 @@ class DeviceCall(Rule):
     """
 
     name = "device-call"
+    priority = 190
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))

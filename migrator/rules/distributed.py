@@ -21,6 +21,7 @@ class CollectiveBackend(Rule):
     """
 
     name = "collective-backend"
+    priority = 120
     category = Category.DISTRIBUTED
     summary = "the NCCL collective backend"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
@@ -57,6 +58,7 @@ class NcclApi(Rule):
     """NCCL-named APIs: ``is_nccl_available``, ``ProcessGroupNCCL``, ``Backend.NCCL``, ``torch.cuda.nccl``."""
 
     name = "nccl-api"
+    priority = 130
     category = Category.DISTRIBUTED
     summary = "NCCL-specific torch APIs"
     VALID = ("import torch.distributed as dist\nok = dist.is_available()\n",)
@@ -73,6 +75,7 @@ class DataParallel(Rule):
     """``nn.DataParallel``: single-process multi-device; the vendors support DDP only."""
 
     name = "data-parallel"
+    priority = 140
     category = Category.DISTRIBUTED
     summary = "torch.nn.DataParallel"
     VALID = ("import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n",)
@@ -96,6 +99,7 @@ class DistributedWrapper(Rule):
     """DDP and FSDP: supported; the vendors' patchers rewrite their device arguments."""
 
     name = "distributed-wrapper"
+    priority = 150
     category = Category.DISTRIBUTED
     summary = "DistributedDataParallel / FullyShardedDataParallel"
     VALID = ("import torch\n",)

@@ -34,6 +34,7 @@ class RiskyDtype(Rule):
     """float64 / complex / fp8 use, judged by the vendor's Python-API list for that API where it has one."""
 
     name = "risky-dtype"
+    priority = 200
     category = Category.DTYPE
     summary = "float64, complex, FFT and fp8 use"
     VALID = ("import torch\nx = torch.zeros(3, dtype=torch.float32)\n",)

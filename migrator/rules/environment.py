@@ -16,6 +16,7 @@ class EnvironmentVariable(Rule):
     """``CUDA_VISIBLE_DEVICES`` / ``NCCL_*`` and friends, set or read in scripts or from Python."""
 
     name = "environment-variable"
+    priority = 210
     category = Category.ENVIRONMENT
     summary = "CUDA and NCCL environment variables"
     vocabulary = Vocabulary(
@@ -58,6 +59,7 @@ class NvidiaTool(Rule):
     """``nvidia-smi``, ``nvcc``, ``nsys`` and ``docker --gpus`` in scripts and notebooks."""
 
     name = "nvidia-tool"
+    priority = 220
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
 
@@ -88,6 +90,7 @@ class BaseImage(Rule):
     """A Dockerfile ``FROM`` an NVIDIA / CUDA image."""
 
     name = "nvidia-base-image"
+    priority = 230
     category = Category.ENVIRONMENT
     summary = "NVIDIA container base images"
 
@@ -105,6 +108,7 @@ class CudaRequirement(Rule):
     """Requirements and ``pip install`` lines that pin CUDA builds or CUDA-only packages."""
 
     name = "cuda-requirement"
+    priority = 240
     category = Category.ENVIRONMENT
     summary = "CUDA builds and CUDA-only packages in requirements"
 

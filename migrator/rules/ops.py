@@ -34,6 +34,7 @@ class TorchOp(Rule):
     """
 
     name = "torch-op"
+    priority = 250
     category = Category.OP
     summary = "torch operators, modules and optimizers"
     VALID = ("import torch\nwith torch.no_grad():\n    pass\n",)

@@ -53,6 +53,7 @@ class CudaLibrary(Rule):
     """Imports and uses of CUDA-only libraries."""
 
     name = "cuda-library"
+    priority = 60
     category = Category.THIRD_PARTY
     summary = "CUDA-only third-party libraries"
     #: libraries whose own calls are never the repo's module loaders (``load_ext('_ext')``)
@@ -84,6 +85,7 @@ class TritonLaunch(Rule):
     """``kernel[grid](...)`` launches of ``@triton.jit`` kernels defined in the repo."""
 
     name = "triton-launch"
+    priority = 70
     category = Category.THIRD_PARTY
     summary = "launches of Triton kernels"
     vocabulary = Vocabulary(kernel_decorators=frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}))
@@ -102,6 +104,7 @@ class TorchCompile(Rule):
     """``torch.compile``: works only partly on these runtimes; the vendor lists say how far."""
 
     name = "torch-compile"
+    priority = 80
     category = Category.THIRD_PARTY
     summary = "torch.compile"
     INVALID = ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\n",)
@@ -126,6 +129,7 @@ class VisionOp(Rule):
     """
 
     name = "vision-op"
+    priority = 90
     category = Category.OP
     summary = "torchvision detection operators"
     VALID = ("import torchvision\nm = torchvision.models.resnet18()\n",)
