@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..model import Category, Edit, Usage, Value, Verdict
+from ..model import Category, Edit, Status, Usage, Value, Verdict
 from .base import (Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                    per_target, rename_verdict)
 
@@ -72,7 +72,7 @@ class AmpDevice(Rule):
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
     """``GradScaler()`` means ``GradScaler('cuda')``: pass the target's device explicitly."""
     verdict = device_string_verdict(target, device, snippet)
-    if target.keeps_cuda_spelling or "(" not in snippet:
+    if verdict.status != Status.REWRITE or "(" not in snippet:  # a runtime that keeps CUDA names needs nothing
         return verdict
     head, _, rest = snippet.partition("(")
     suggestion = f"{head}('{target.device_to}'" + (", " + rest if rest.strip() != ")" else ")")

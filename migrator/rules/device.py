@@ -8,7 +8,7 @@ from typing import Optional
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import LiteralRole, Vocabulary
 from .base import (DEVICE_STRING, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
-                   rename_verdict, shim, where)
+                   rename_verdict, where)
 
 DEVICE_KEYWORDS = ("device", "device_type", "map_location", "device_id", "pin_memory_device", "device_types")
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
@@ -169,9 +169,7 @@ class DeviceCall(Rule):
 
 
 def _is_available(target, usage: Usage) -> Verdict:
-    if target.keeps_cuda_spelling:
-        return shim(target, "`torch.cuda.is_available()`")
-    verdict = rename_verdict(target, usage)
+    verdict = rename_verdict(target, usage)  # a runtime that keeps CUDA names answers True as written
     if verdict.status == Status.REWRITE:
         return replace(verdict, message=verdict.message + f"; as written it returns False on {target.id}, so code "
                        "guarded by it silently runs on the CPU")

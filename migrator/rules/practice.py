@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ..model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
+from ..model import Category, Confidence, FileResult, Finding, Status, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import RuleContext, fingerprint
 
