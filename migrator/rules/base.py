@@ -145,9 +145,9 @@ def where(value: Value) -> str:
 
 
 def shim(target: TargetMap, what: str) -> Verdict:
-    """Kunlunxin's torch_xmlir keeps CUDA spellings: the line runs as written there."""
-    return Verdict(Status.SUPPORTED, f"{what} works as written: torch_xmlir presents Kunlunxin as torch.cuda "
-                   "(substitute evidence, not validated per API)", target.device_source)
+    """A runtime that keeps CUDA names (``cuda_names: kept``, Kunlunxin's torch_xmlir): the line runs as written."""
+    return Verdict(Status.SUPPORTED, f"{what} works as written: {target.runtime_facts.name} presents itself as "
+                   "torch.cuda (substitute evidence, not validated per API)", target.device_source)
 
 
 def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdicts:
@@ -254,8 +254,8 @@ def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Ver
     found = target.documented(api)
     if found is None:
         if target.keeps_cuda_spelling:
-            return Verdict(Status.UNKNOWN, f"{unknown_message}; no public Kunlunxin data covers `{api}`",
-                           target.sources[0])
+            return Verdict(Status.UNKNOWN, f"{unknown_message}; no public data for {target.runtime_facts.name} "
+                           f"covers `{api}`", target.sources[0])
         return Verdict(Status.UNKNOWN, f"{unknown_message}; `{api}` is not in the vendor's list (not verified)",
                        target.sources[0])
     return verdict_from_list(target, api, found)
