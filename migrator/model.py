@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Mapping, Optional, Tuple, Union
+from typing import Mapping, Optional, Tuple, Union
 
 
 class Status(str, Enum):
@@ -261,20 +261,12 @@ class NamedTarget:
 
     name: str
 
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        name = fix(self.name)
-        return self if name is self.name else NamedTarget(name)
-
 
 @dataclass(frozen=True)
 class InstanceCall:
     """Calling an instance made by ``constructor`` (``net = Net(); net(x)``): its ``forward`` / ``__call__``."""
 
     constructor: str
-
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        constructor = fix(self.constructor)
-        return self if constructor is self.constructor else InstanceCall(constructor)
 
 
 @dataclass(frozen=True)
@@ -284,9 +276,6 @@ class SelfMethod:
     cls: str
     name: str
 
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        return self
-
 
 @dataclass(frozen=True)
 class SuperMethod:
@@ -294,9 +283,6 @@ class SuperMethod:
 
     cls: str
     name: str
-
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        return self
 
 
 @dataclass(frozen=True)
@@ -307,18 +293,12 @@ class AttributeMethod:
     attr: str
     name: str
 
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        return self
-
 
 @dataclass(frozen=True)
 class UnknownReceiver:
     """``x.name(...)`` on a receiver of unknown type: joined by method name to the repo's methods."""
 
     name: str
-
-    def rebased(self, fix: Callable[[str], str]) -> "CallTarget":
-        return self
 
 
 #: What a call in an outline names; ``graph/`` turns each kind into graph nodes in its own way.

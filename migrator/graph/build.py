@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
-from ..model import Call, EntryPoint, FileResult, Finding, Outline
+from ..model import Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline
 from ..resolve import module_name_for
 from ..sources.outline import MAIN, MODULE
 from .entries import entry_points
@@ -44,8 +44,8 @@ class ProjectGraph:
 def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequence[str] = ()) -> ProjectGraph:
     outlines = {r.outline.module: (r, r.outline) for r in results if r.outline is not None}
     outlines = _script_dir_imports(outlines)
-    index = GraphIndex({name: outline for name, (_, outline) in outlines.items()})
     plain = {name: outline for name, (_, outline) in outlines.items()}
+    index = GraphIndex(plain)
     _add_nodes(index, plain, {name: result.file.rel for name, (result, _) in outlines.items()})
     _add_edges(index, plain)
     entries, unresolved = entry_points(root, outlines, index, extra_entries)
@@ -84,7 +84,7 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
 
         calls = []
         for call in outline.calls:
-            target = call.target.rebased(fix)
+            target = _rebased(call.target, fix)
             scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
             calls.append(call if target is call.target and scope is call.scope else
                          Call(scope=scope, target=target))
@@ -95,6 +95,18 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
                               for d in outline.definitions),
             attributes=tuple((k, fix(v)) for k, v in outline.attributes)))
     return rebased
+
+
+def _rebased(target: CallTarget, fix: Callable[[str], str]) -> CallTarget:
+    """The target with its absolute names seen from the script's folder; the class-relative kinds carry the
+    module's own (already absolute) class name and stay as they are."""
+    if isinstance(target, NamedTarget):
+        name = fix(target.name)
+        return target if name is target.name else NamedTarget(name)
+    if isinstance(target, InstanceCall):
+        constructor = fix(target.constructor)
+        return target if constructor is target.constructor else InstanceCall(constructor)
+    return target
 
 
 def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mapping[str, str]) -> None:
