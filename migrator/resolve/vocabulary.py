@@ -9,7 +9,7 @@ is what ``analyze`` hands to ``resolve_module``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import FrozenSet, Iterable, Pattern, Tuple
 
 
@@ -47,16 +47,11 @@ class Vocabulary:
 
     @staticmethod
     def union(parts: Iterable["Vocabulary"]) -> "Vocabulary":
+        """Every part's entries: sets are joined, sequences concatenated in order without repeats."""
         parts = tuple(parts)
-        return Vocabulary(
-            text_arguments=frozenset().union(*(p.text_arguments for p in parts)),
-            module_loaders=frozenset().union(*(p.module_loaders for p in parts)),
-            library_roots=frozenset().union(*(p.library_roots for p in parts)),
-            methods=frozenset().union(*(p.methods for p in parts)),
-            tensor_attributes=frozenset().union(*(p.tensor_attributes for p in parts)),
-            kernel_decorators=frozenset().union(*(p.kernel_decorators for p in parts)),
-            environment_readers=frozenset().union(*(p.environment_readers for p in parts)),
-            environment_writers=frozenset().union(*(p.environment_writers for p in parts)),
-            environment_prefixes=tuple(dict.fromkeys(x for p in parts for x in p.environment_prefixes)),
-            literals=tuple(dict.fromkeys(r for p in parts for r in p.literals)),
-        )
+        joined = {}
+        for f in fields(Vocabulary):
+            values = [getattr(p, f.name) for p in parts]
+            joined[f.name] = frozenset().union(*values) if isinstance(f.default, frozenset) \
+                else tuple(dict.fromkeys(x for value in values for x in value))
+        return Vocabulary(**joined)
