@@ -87,6 +87,7 @@ class TargetMap:
     import_first: Optional[str]
     substitute: bool
     apis: Mapping[str, Mapping[str, object]]
+    runtime_facts: Runtime  # the runtime's row (``curated/targets.yaml``)
     op_map_file: Optional[str] = None
     api_support_file: Optional[str] = None
     npu_skips_file: Optional[str] = None
@@ -119,10 +120,6 @@ class TargetMap:
     @property
     def label(self) -> str:
         return f"{self.id}@{self.version}"
-
-    @property
-    def runtime_facts(self) -> Runtime:
-        return runtime(self.id)
 
     @property
     def keeps_cuda_spelling(self) -> bool:
@@ -198,6 +195,7 @@ def load_target(target: str, version: str) -> TargetMap:
         op_map_file=entry.get("op_map"),
         api_support_file=entry.get("api_support"),
         npu_skips_file=entry.get("npu_skips"),
+        runtime_facts=runtime(target),
     )
 
 
