@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from .cache import AnalysisCache
 from .maps.load import tensor_methods
@@ -64,8 +64,10 @@ def _hit(cache: AnalysisCache, key: str, source: SourceFile) -> Optional[FileRes
     return replace(cached, file=source) if cached is not None else None
 
 
-def _analyze(source: SourceFile, data: bytes) -> FileResult:
+def _analyze(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResult:
     try:
+        if source.kind == FileKind.PYTHON:
+            return _python(source, data, prefilter)
         return _ANALYZERS[source.kind](source, data)
     except RecursionError:
         return FileResult(source, FileStatus.ERROR, "nested too deeply to analyse (RecursionError)")
@@ -80,7 +82,28 @@ RELEVANT = re.compile(r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|x
                       r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b")
 
 
-def _python(source: SourceFile, data: bytes) -> FileResult:
+def resolve_mentioning(results: List[FileResult], names: Iterable[str]) -> List[FileResult]:
+    """``results``, with each prefiltered file that mentions one of ``names`` (the repo's own extension
+    modules, ``fused_ops`` or ``amp_C``, which ``RELEVANT`` cannot know) resolved after all; the same list
+    when there is none. Not cached: the outcome depends on other files."""
+    words = sorted({name for name in names if name and not RELEVANT.search(name)})
+    if not words or not any(result.prefiltered for result in results):
+        return results
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b")
+    out, changed = [], False
+    for result in results:
+        if result.prefiltered:
+            try:
+                data = Path(result.file.path).read_bytes()
+            except OSError:
+                data = b""
+            if pattern.search(data.decode("utf-8", "replace")):
+                result, changed = _analyze(result.file, data, prefilter=False), True
+        out.append(result)
+    return out if changed else results
+
+
+def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResult:
     text = decode_source(data)
     if isinstance(text, ParseFailure):
         return FileResult(source, FileStatus.ERROR, text.reason)
@@ -91,8 +114,8 @@ def _python(source: SourceFile, data: bytes) -> FileResult:
         if py2:
             return FileResult(source, FileStatus.ERROR, f"Python 2 source ({py2}); migrator reads Python 3 only")
     outline = outline_of(tree, name, is_package) if tree is not None else None
-    if not RELEVANT.search(text) and tree is not None:  # no finding can come from here: skip libcst
-        return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline)
+    if prefilter and tree is not None and not RELEVANT.search(text):  # no finding can come from here: skip libcst
+        return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline, prefiltered=True)
     module = parse_python(text)
     note = None
     if isinstance(module, ParseFailure) and is_too_deep(module):  # leave the one statement out, read the rest

@@ -429,6 +429,28 @@ def explain(api: str, targets: str, fmt: str) -> None:
         click.echo(render_explanation(result), nl=False)
 
 
+@main.command("rules")
+@click.argument("name", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
+def rules_command(name: Optional[str], fmt: str) -> None:
+    """List the rules, or print one rule's documentation: what it does, why, an example with each target's
+    verdict and what `fix` writes, and how safe its fix is. The examples are checked by the test suite."""
+    from .rules import DOCUMENTED_RULES
+    from .rules.docs import rule_doc
+
+    if name is None:
+        width = max(len(rule.name) for rule in DOCUMENTED_RULES)
+        for rule in DOCUMENTED_RULES:
+            click.echo(f"{rule.name:<{width}}  {rule.category.value:<12} {rule.summary}")
+        return
+    found = next((rule for rule in DOCUMENTED_RULES if rule.name == name), None)
+    if found is None:
+        click.echo(f"unknown rule {name!r}; `migrator rules` lists them", err=True)
+        sys.exit(2)
+    doc = rule_doc(found)
+    click.echo(doc.markdown() if fmt == "markdown" else doc.text(), nl=False)
+
+
 def _write(render, output: Optional[Path]) -> None:
     """``render(stream)`` into ``output`` (and say so on stderr), else onto stdout."""
     if output is None:

@@ -337,6 +337,9 @@ class FileResult:
     python: Optional[PythonFacts] = None
     cuda: Optional[CudaFacts] = None
     outline: Optional[Outline] = None
+    #: a Python file whose text names nothing a rule looks for, so it was not resolved (``analyze.RELEVANT``);
+    #: ``analyze.resolve_mentioning`` resolves it after all when the project's own extensions are named in it
+    prefiltered: bool = False
 
 
 @dataclass(frozen=True)

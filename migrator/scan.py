@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
-from .analyze import analyze_file, cached_result, content_key
+from .analyze import analyze_file, cached_result, content_key, resolve_mentioning
 from .assess import assess
 from .cache import AnalysisCache
 from .discover import discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
-from .rules import RuleContext, apply_rules
-from .rules.practice import practice_findings
+from .rules import PROJECT_RULES, RuleContext, apply_rules
 from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
@@ -107,13 +106,18 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
         cache.prune()
     all_results = sorted([*results, *skipped], key=lambda r: r.file.rel)
     index = build_index(results)
+    mentioned = resolve_mentioning(results, {part for name in index.extensions for part in name.split(".")})
+    if mentioned is not results:  # a file reaches one of the repo's extensions by a name RELEVANT cannot know
+        results, all_results = mentioned, sorted([*mentioned, *skipped], key=lambda r: r.file.rel)
+        index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
     rules_salt = rules_digest(targets, index) if cache is not None else ""
     for result in results:
         findings.extend(_file_findings(result, ctx, cache, rules_salt, keys.get(result.file.rel)))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
-        findings.extend(practice_findings(results, ctx))
+        for rule in PROJECT_RULES:
+            findings.extend(rule.findings(results, ctx))
     traced = None
     if trace is not None:
         from .trace.join import join_trace

@@ -75,3 +75,18 @@ def test_streamed_json_is_byte_for_byte_json_dumps(monkeypatch):
     out = io.StringIO()
     json_report.render(report, out)
     assert out.getvalue() == json.dumps(json_report.to_dict(report), ensure_ascii=False) + "\n"
+
+
+def test_rules_lists_every_rule_and_prints_one_rules_docs():
+    from migrator.rules import DOCUMENTED_RULES
+    from migrator.rules.docs import rule_doc
+
+    listing = CliRunner().invoke(main, ["rules"])
+    assert listing.exit_code == 0
+    assert [line.split()[0] for line in listing.output.splitlines()] == [r.name for r in DOCUMENTED_RULES]
+    shown = CliRunner().invoke(main, ["rules", "collective-backend", "--format", "markdown"])
+    rule = next(r for r in DOCUMENTED_RULES if r.name == "collective-backend")
+    assert shown.exit_code == 0 and shown.output == rule_doc(rule).markdown()
+    assert "dist.init_process_group(backend='hccl')" in shown.output  # the checked `fix` output for cann
+    unknown = CliRunner().invoke(main, ["rules", "device-mvoe"])
+    assert unknown.exit_code == 2 and "migrator rules" in unknown.output

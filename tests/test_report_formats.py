@@ -112,6 +112,13 @@ def test_sarif_validates_against_the_oasis_schema(example_report):
     fixed = [r for r in results if "fixes" in r]
     assert fixed and all(any(v["fixable"] for v in r["properties"]["verdicts"].values()) for r in fixed)
     assert {r["properties"]["reachable"] for r in results} <= {True, False, None}
+    rules = document["runs"][0]["tool"]["driver"]["rules"]
+    assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)  # the project rules too
+    help_of = {rule["id"]: rule["help"] for rule in rules}
+    assert "no-mixed-precision" in help_of and "torch-op" in help_of
+    move = help_of["device-move"]
+    assert "## Why is this bad?" in move["markdown"] and "```python\nimport torch\nx = torch.ones(2).cuda()" in move["markdown"]
+    assert "Fix safety" in move["text"] and "```" not in move["text"]
 
 
 def test_the_closest_target_says_when_the_data_judges_little_of_it(example_report):

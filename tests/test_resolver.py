@@ -35,6 +35,11 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
     pytest.param("import os\nv = os.getenv('CUDA_HOME')\n", ("os.environ", "env-read"), id="environment-read"),
     pytest.param("import torch\nDEVICE = 'cuda:0'\n", ("torch.device", "literal"), id="device-literal"),
     pytest.param("import triton\n@triton.jit\ndef k(p):\n    pass\n", ("triton.jit", "decorator"), id="decorator"),
+    pytest.param("import torch\nlib = torch.library.Library('ns', 'IMPL')\ndef setup():\n    lib.impl('f', g, 'CUDA')\n",
+                 ("torch.library.Library.impl", "call"), id="method-of-an-instance-built-here"),
+    pytest.param("import torch\nclass Ops:\n    def __init__(self):\n        self.lib = torch.library.Library('ns', 'DEF')\n"
+                 "    def add(self):\n        self.lib.impl('f', g, 'CUDA')\n",
+                 ("torch.library.Library.impl", "call"), id="method-of-an-instance-on-self"),
 ])
 def test_usage_recorded(code, expected):
     assert expected in usages(code)[1]
@@ -48,6 +53,8 @@ def test_usage_recorded(code, expected):
     pytest.param("import os\nv = os.getenv('HOME')\n", "os.environ", id="unwatched-variable"),
     pytest.param("import numpy as np\nnp.zeros(3)\n", "numpy.zeros", id="quiet-library"),
     pytest.param("from ...far import thing\nthing()\n", "far.thing", id="relative-import-above-the-root"),
+    pytest.param("import torch\nlib = make_library()\nlib.impl('f', g, 'CUDA')\n", "torch.library.Library.impl",
+                 id="method-of-an-object-of-unknown-class"),
 ])
 def test_usage_not_recorded(code, api):
     assert api not in [a for a, _ in usages(code)[1]]

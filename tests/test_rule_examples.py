@@ -1,28 +1,73 @@
-"""Every rule's own VALID / INVALID examples, run through the whole scan."""
+"""Every rule's own examples, run through the whole scan and `fix`: what it reports, each target's verdict,
+and the file `fix` writes. The examples are the rule's documentation, so this is where the docs are tested."""
+from pathlib import Path
+
 import pytest
 
-from migrator.rules import ALL_RULES
+from migrator.fix import fix_report
+from migrator.maps.load import resolve_targets, target_ids
+from migrator.model import Status
+from migrator.rules import ALL_RULES, DOCUMENTED_RULES
+from migrator.rules.docs import SECTIONS, rule_doc
+from migrator.rules.examples import Invalid, Valid
+from migrator.scan import scan
 
-from .conftest import by_rule
+from .conftest import write_tree
 
-CASES = [pytest.param(rule, code, False, id=f"{rule.name}-valid-{i}")
-         for rule in ALL_RULES for i, code in enumerate(rule.VALID)]
-CASES += [pytest.param(rule, code, True, id=f"{rule.name}-invalid-{i}")
-          for rule in ALL_RULES for i, code in enumerate(rule.INVALID)]
-
-
-@pytest.mark.parametrize("rule, code, expected", CASES)
-def test_rule_example(scan_code, rule, code, expected):
-    hits = by_rule(scan_code(code), rule.name)
-    assert bool(hits) is expected, [(f.rule, f.api, f.snippet) for f in scan_code(code)]
+TARGETS = resolve_targets(None)
 
 
-def test_every_rule_has_a_failing_example_or_a_dedicated_test():
-    dedicated = {"extension-call", "torch-ops-call", "cuda-kernel", "nvidia-tool", "nvidia-base-image",
-                 "cuda-requirement", "torch-op"}
-    for rule in ALL_RULES:
-        assert rule.INVALID or rule.name in dedicated, rule.name
-        assert rule.__doc__, rule.name
+def _cases(kind):
+    return [pytest.param(rule, example, id=f"{rule.name}-{kind.__name__.lower()}-{i}")
+            for rule in DOCUMENTED_RULES
+            for i, example in enumerate(e for e in rule.examples if isinstance(e, kind))]
+
+
+def _scan(tmp_path: Path, example):
+    write_tree(tmp_path, {**example.files, example.path: example.code})
+    report = scan(tmp_path, TARGETS, jobs=1)
+    return report, [f for f in report.findings if f.path == example.path]
+
+
+@pytest.mark.parametrize("rule, example", _cases(Valid))
+def test_valid_example_is_not_reported(tmp_path, rule, example):
+    _, findings = _scan(tmp_path, example)
+    assert [f.snippet for f in findings if f.rule == rule.name] == []
+
+
+@pytest.mark.parametrize("rule, example", _cases(Invalid))
+def test_invalid_example_gets_its_verdicts_and_its_fix(tmp_path, rule, example):
+    report, findings = _scan(tmp_path, example)
+    hits = [f for f in findings if f.rule == rule.name]
+    assert hits, [(f.rule, f.api, f.snippet) for f in findings]
+    for target in TARGETS:
+        statuses = {f.verdicts[target.id].status for f in hits}
+        assert statuses == {example.expected(target.id)}, (target.id, [f.verdicts[target.id].message for f in hits])
+        fixed = {f.path: f.new for f in fix_report(tmp_path, report, target).changed}
+        assert fixed.get(example.path, example.code) == example.fixed.get(target.id, example.code), target.id
+
+
+@pytest.mark.parametrize("rule", DOCUMENTED_RULES, ids=lambda rule: rule.name)
+def test_rule_documents_itself(rule):
+    doc = rule_doc(rule)
+    assert doc.missing == (), f"{rule.name}: the docstring lacks {doc.missing} (sections: {SECTIONS})"
+    invalid = [e for e in rule.examples if isinstance(e, Invalid)]
+    assert invalid and any(isinstance(e, Valid) for e in rule.examples), rule.name
+    for example in invalid:  # a verdict per target, for every target the maps know
+        if not isinstance(example.expect, Status):
+            assert set(example.expect) == set(target_ids()), (rule.name, example.code)
+        assert set(example.fixed) <= set(target_ids()), (rule.name, example.code)
+
+
+def test_rule_docs_render_the_checked_example():
+    doc = rule_doc(next(rule for rule in ALL_RULES if rule.name == "device-move"))
+    markdown = doc.markdown()
+    first = next(e for e in doc.examples if isinstance(e, Invalid))
+    assert f"```python\n{first.code}```" in markdown
+    assert f"`migrator fix --target cann` writes:\n\n```python\n{first.fixed['cann']}```" in markdown
+    assert "cann: rewrite · neuware: rewrite · kunlun: supported" in markdown
+    assert markdown.index("## What it does") < markdown.index("## Example") < markdown.index("## Fix safety")
+    assert "```" not in doc.text() and "    x = torch.ones(2).cuda()" in doc.text()
 
 
 def test_rule_priorities_are_explicit_and_distinct():

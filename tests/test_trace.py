@@ -1,7 +1,6 @@
 """`migrator trace`: real runs of realistic scripts under the tracer, checked against what PyTorch dispatches."""
 import json
 import sys
-import textwrap
 
 import pytest
 from click.testing import CliRunner

@@ -8,7 +8,8 @@ from typing import Any, Dict, List, TextIO
 
 from .. import __version__
 from ..model import Finding, Report, Status
-from ..rules import ALL_RULES
+from ..rules import DOCUMENTED_RULES
+from ..rules.docs import WHAT, rule_doc
 from .wording import worst_status
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -17,8 +18,8 @@ _LEVEL = {Status.UNSUPPORTED: "error", Status.PORT: "error", Status.REWRITE: "wa
 
 
 def to_dict(report: Report) -> Dict[str, Any]:
-    rules = [_rule(rule) for rule in ALL_RULES]
-    index = {rule.name: i for i, rule in enumerate(ALL_RULES)}
+    rules = [_rule(rule) for rule in DOCUMENTED_RULES]
+    index = {rule.name: i for i, rule in enumerate(DOCUMENTED_RULES)}
     plugins = {t.id: t.import_first for t in report.targets if t.import_first}
     return {
         "$schema": SARIF_SCHEMA,
@@ -38,9 +39,11 @@ def render(report: Report, out: TextIO) -> None:
 
 
 def _rule(rule) -> Dict[str, Any]:
-    doc = " ".join((rule.__doc__ or rule.summary).split())
-    return {"id": rule.name, "name": rule.name, "shortDescription": {"text": rule.summary or rule.name},
-            "fullDescription": {"text": doc}, "help": {"text": doc},
+    """A reportingDescriptor: the rule's own docs (what / why / example / fix safety), as text and Markdown."""
+    doc = rule_doc(rule)
+    return {"id": rule.name, "name": rule.name, "shortDescription": {"text": rule.summary or doc.title},
+            "fullDescription": {"text": " ".join(doc.section(WHAT).split())},
+            "help": {"text": doc.text(), "markdown": doc.markdown()},
             "properties": {"category": rule.category.value}}
 
 
@@ -50,7 +53,6 @@ def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) ->
     summary = "; ".join(f"{t}: {v.status.value}" for t, v in finding.verdicts.items())
     result: Dict[str, Any] = {
         "ruleId": finding.rule,
-        "ruleIndex": index.get(finding.rule, 0),
         "level": _LEVEL[worst],
         "message": {"text": f"{finding.api}: {summary}. {verdict.message if verdict else ''}".strip()},
         "locations": [{"physicalLocation": _location(finding)}],
@@ -62,6 +64,8 @@ def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) ->
                              "suggestion": v.suggestion, "fixable": v.fixable} for t, v in finding.verdicts.items()},
         },
     }
+    if finding.rule in index:  # a baseline entry may name a rule this version no longer has
+        result["ruleIndex"] = index[finding.rule]
     if finding.span.cell is not None:
         result["properties"]["cell"] = finding.span.cell
     fixes = _fixes(finding, plugins)

@@ -28,6 +28,25 @@ def method_owner(scopes: Scopes, receiver: cst.BaseExpression) -> Optional[Tuple
     return ("torch.nn.Module", Confidence.RESOLVED) if kind == MODULE else ("torch.Tensor", Confidence.HEURISTIC)
 
 
+def instance_class(scopes: Scopes, receiver: cst.BaseExpression) -> Optional[str]:
+    """The qualified class of ``receiver`` when it is a name bound once to ``Class(...)`` (``lib`` after
+    ``lib = torch.library.Library('ns', 'IMPL')``), else ``None``."""
+    exprs = _bound_values(scopes, receiver)
+    if exprs and len(exprs) == 1 and isinstance(exprs[0], cst.Call):
+        return scopes.qualify(exprs[0].func)
+    return None
+
+
+def _bound_values(scopes: Scopes, receiver: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+    if isinstance(receiver, cst.Name):
+        qual, binding = scopes.lookup(receiver.value)
+        return binding.values.get(receiver.value) if qual is None and binding is not None else None
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+        info = scopes.current_class()
+        return info.attrs.get(receiver.attr.value) if info else None
+    return None
+
+
 def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
     """``MODULE`` for an nn.Module, ``OTHER`` for an instance of a repo class that is not one, else ``UNKNOWN``."""
     if isinstance(receiver, cst.Name) and receiver.value == "self":
@@ -35,19 +54,11 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
         if info is not None:
             return MODULE if _is_module_class(scopes, info) else OTHER
         return UNKNOWN
-    exprs: Optional[List[cst.BaseExpression]] = None
     if isinstance(receiver, cst.Name):
-        qual, binding = scopes.lookup(receiver.value)
+        qual, _ = scopes.lookup(receiver.value)
         if qual is not None:
             return OTHER if not is_torch(qual) else UNKNOWN
-        if binding is not None:
-            exprs = binding.values.get(receiver.value)
-    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
-            and receiver.value.value == "self":
-        info = scopes.current_class()
-        exprs = info.attrs.get(receiver.attr.value) if info else None
-    elif isinstance(receiver, cst.Call):
-        exprs = [receiver]
+    exprs = [receiver] if isinstance(receiver, cst.Call) else _bound_values(scopes, receiver)
     if exprs and len(exprs) == 1 and isinstance(exprs[0], cst.Call):
         callee = exprs[0].func
         if isinstance(callee, cst.Name) and callee.value in scopes.classes:

@@ -13,7 +13,7 @@ from ..model import Argument, Confidence, Usage, Value
 from .emit import Emitter
 from .literals import LiteralRoles
 from .names import dotted, interesting, interesting_base, is_torch
-from .receivers import OTHER, method_owner, receiver_kind
+from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
@@ -131,6 +131,8 @@ class ModuleResolver(cst.CSTVisitor):
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
                 self._argparse(node)
+            elif self._instance_call(node, func):
+                self.consumed.add(id(func.attr))
             elif qual is None and self._method_call(node, func):
                 self.consumed.add(id(func.attr))
         elif isinstance(func, cst.Subscript) and isinstance(func.value, (cst.Name, cst.Attribute)):
@@ -138,6 +140,17 @@ class ModuleResolver(cst.CSTVisitor):
                 self.scopes.qualname(func.value.value) if isinstance(func.value, cst.Name) else None)
             if kernel:  # ``kernel[grid](...)``: a launch
                 self.emitter.emit(kernel, "launch", node, self.values.arguments(node.args))
+        return True
+
+    def _instance_call(self, node: cst.Call, func: cst.Attribute) -> bool:
+        """``lib.impl(...)`` on ``lib = torch.library.Library(...)``, for the methods a rule asked for."""
+        if not self.vocabulary.instance_methods:
+            return False
+        owner = instance_class(self.scopes, func.value)
+        api = f"{owner}.{func.attr.value}" if owner else ""
+        if api not in self.vocabulary.instance_methods:
+            return False
+        self.emitter.emit(api, "call", node, self.values.arguments(node.args))
         return True
 
     def _method_call(self, node: cst.Call, func: cst.Attribute) -> bool:

@@ -31,6 +31,9 @@ class Vocabulary:
     module_loaders: FrozenSet[str] = frozenset()  # calls returning a compiled module named by ``name=``
     library_roots: FrozenSet[str] = frozenset()  # third-party roots whose calls are never module loaders
     methods: FrozenSet[str] = frozenset()  # methods recorded on any receiver, besides the maps' tensor methods
+    #: ``Class.method`` calls recorded on an object built by ``Class(...)``: ``lib.impl(...)`` after
+    #: ``lib = torch.library.Library(...)`` is a call of ``torch.library.Library.impl``
+    instance_methods: FrozenSet[str] = frozenset()
     tensor_attributes: FrozenSet[str] = frozenset()  # attributes recorded on a receiver that may be a tensor
     kernel_decorators: FrozenSet[str] = frozenset()  # decorators that make a function a device kernel
     environment_readers: FrozenSet[str] = frozenset()  # ``os.getenv`` ...: an ``env-read`` usage

@@ -15,7 +15,7 @@ from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, Nc
 from .dtype import RiskyDtype
 from .environment import BaseImage, CudaRequirement, EnvironmentVariable, NvidiaTool
 from .ops import TorchOp
-from .practice import VOCABULARY as PRACTICE_VOCABULARY
+from .practice import NoMixedPrecision
 from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
 
 ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
@@ -26,10 +26,16 @@ ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
     EnvironmentVariable(), NvidiaTool(), BaseImage(), CudaRequirement(), TorchOp(),
 ), key=lambda rule: rule.priority))
 
-#: Everything the rules need the resolver to record, from their own declarations.
-VOCABULARY: Vocabulary = Vocabulary.union([*(rule.vocabulary for rule in ALL_RULES), PRACTICE_VOCABULARY])
+#: Rules that judge the whole project at once, after every file's own findings.
+PROJECT_RULES = (NoMixedPrecision(),)
+#: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list.
+DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES)
 
-__all__ = ["ALL_RULES", "ProjectIndex", "Rule", "RuleContext", "VOCABULARY", "apply_rules", "fingerprint"]
+#: Everything the rules need the resolver to record, from their own declarations.
+VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])
+
+__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "Rule", "RuleContext", "VOCABULARY",
+           "apply_rules", "fingerprint"]
 
 
 def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,

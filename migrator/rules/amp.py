@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Value, Verdict
+from .examples import Invalid, Valid
 from .base import (Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                    per_target, rename_verdict)
 
@@ -18,21 +19,46 @@ _CUDA_BY_DEFAULT = ("torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler")
 
 
 class CudaAmp(Rule):
-    """``torch.cuda.amp.autocast`` / ``GradScaler`` / ``custom_fwd``: the CUDA-only AMP namespace.
+    """The CUDA-only mixed-precision namespace, `torch.cuda.amp`.
 
-    Fix: the target's namespace (``torch_npu.npu.amp.*``, ``torch.mlu.amp.*``), or the device-generic
-    ``torch.autocast(device_type=...)`` / ``torch.amp.GradScaler(device)``.
+    ## What it does
+    Finds `torch.cuda.amp.autocast`, `GradScaler`, `custom_fwd` and `custom_bwd` in every import form:
+    `from torch.cuda.amp import autocast as ac`, `from torch.cuda import amp`, the full dotted name, and as
+    decorators. The verdict per target comes from the vendor's rename tables.
+
+    ## Why is this bad?
+    `torch.cuda.amp` casts and scales for the CUDA device only: on Ascend or Cambricon, autocast does not
+    cast the ops that run on the `npu` / `mlu` device and the scaler does not scale their gradients, so
+    the code trains in fp32 or fails. Kunlunxin keeps the CUDA names.
+
+    ## Fix safety
+    Exact when the vendor names a one-to-one equivalent whose module the file binds (`torch_npu.npu.amp.*`
+    on Ascend, with `import torch_npu` added). The call's arguments are kept. Where the rename is a
+    migration-table entry with a note, or the new module is not bound, the suggestion is printed and
+    `fix` leaves the line; the device-generic spelling, `torch.autocast(device_type=...)` and
+    `torch.amp.GradScaler(device)`, is the portable rewrite.
     """
 
     name = "cuda-amp"
     priority = 100
     category = Category.AMP
     summary = "torch.cuda.amp APIs"
-    VALID = ("import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",)
-    INVALID = (
-        "from torch.cuda.amp import autocast as ac\nwith ac():\n    pass\n",
-        "import torch\nscaler = torch.cuda.amp.GradScaler()\n",
-        "from torch.cuda import amp\nscaler = amp.GradScaler(enabled=True)\n",
+    examples = (
+        Invalid("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch_npu.npu.amp.GradScaler()\n",
+                           neuware="import torch\nimport torch_mlu\nscaler = torch.mlu.amp.GradScaler()\n")),
+        # `torch` itself is not bound, so only the name the plugin import binds can be written in
+        Invalid("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="from torch.cuda.amp import autocast as ac\nimport torch_npu\n"
+                                "with torch_npu.npu.amp.autocast():\n    pass\n")),
+        Invalid("from torch.cuda import amp\nscaler = amp.GradScaler(enabled=True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="from torch.cuda import amp\nimport torch_npu\n"
+                                "scaler = torch_npu.npu.amp.GradScaler(enabled=True)\n")),
+        Valid("import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n"),
+        Valid("import torch\nfrom torch.cpu.amp import autocast\nwith autocast():\n    pass\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -42,17 +68,45 @@ class CudaAmp(Rule):
 
 
 class AmpDevice(Rule):
-    """``torch.autocast('cuda')``, ``torch.autocast(device_type='cuda')``, ``torch.amp.GradScaler('cuda')``."""
+    """Autocast and GradScaler on the CUDA device.
+
+    ## What it does
+    Finds the device-generic AMP APIs given a CUDA device: `torch.autocast('cuda')`,
+    `torch.autocast(device_type='cuda')`, `torch.amp.GradScaler('cuda')`, `torch.amp.custom_fwd(device_type=
+    'cuda')`, and `torch.amp.GradScaler()` with no device, whose default is `'cuda'`.
+
+    ## Why is this bad?
+    Autocast for `cuda` casts nothing on an `npu` or `mlu` device, so the model silently trains in fp32,
+    with twice the activation memory; a scaler built for `cuda` fails on the target's tensors. Kunlunxin
+    presents itself as `cuda`, so the string works there.
+
+    ## Fix safety
+    Exact: the device string becomes the target's (`'npu'`, `'mlu'`), and a `GradScaler()` with no device
+    gets the target's device as its first argument. Nothing else in the call changes.
+    """
 
     name = "amp-device"
     priority = 110
     category = Category.AMP
     summary = "autocast / GradScaler on the CUDA device"
-    VALID = ("import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n",)
-    INVALID = (
-        "import torch\nwith torch.autocast(device_type='cuda', dtype=torch.float16):\n    pass\n",
-        "import torch\nscaler = torch.amp.GradScaler('cuda')\n",
-        "import torch\nscaler = torch.amp.GradScaler()\n",
+    examples = (
+        Invalid("import torch\nwith torch.autocast(device_type='cuda', dtype=torch.float16):\n    pass\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\n"
+                                "with torch.autocast(device_type='npu', dtype=torch.float16):\n    pass\n",
+                           neuware="import torch\nimport torch_mlu\n"
+                                   "with torch.autocast(device_type='mlu', dtype=torch.float16):\n    pass\n")),
+        Invalid("import torch\nscaler = torch.amp.GradScaler('cuda')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu')\n",
+                           neuware="import torch\nimport torch_mlu\nscaler = torch.amp.GradScaler('mlu')\n")),
+        Invalid("import torch\nscaler = torch.amp.GradScaler(enabled=True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu', enabled=True)\n",
+                           neuware="import torch\nimport torch_mlu\n"
+                                   "scaler = torch.amp.GradScaler('mlu', enabled=True)\n")),
+        Valid("import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n"),
+        Valid("import torch\ndef step(device_type):\n    with torch.autocast(device_type):\n        pass\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:

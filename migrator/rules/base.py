@@ -1,8 +1,9 @@
 """What every rule shares: the rule shape, the context it reads, and the verdict builders.
 
 A rule looks at one ``Usage`` and either claims it, returning a verdict per target, or passes
-(``None``). Each rule carries code examples that must (``INVALID``) and must not (``VALID``) give
-a finding; the test suite runs them all, so the examples are the rule's executable documentation.
+(``None``). Each rule documents itself in its docstring (``rules/docs.py``: what it does, why, fix
+safety) and carries examples (``rules/examples.py``): code it must leave alone and code it must report,
+with each target's verdict and the output of ``fix``. The test suite runs them all.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..maps.load import TargetMap, ThirdParty
 from ..names import longest
 from ..model import Category, Edit, ExtensionBuild, Status, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
+from .examples import Example
 
 Verdicts = Dict[str, Verdict]
 #: ``cuda``, ``cuda:0``, ``cuda:{}`` (an f-string's template): a CUDA device string.
@@ -69,8 +71,8 @@ class Rule:
     name: str = ""
     category: Category = Category.OP
     summary: str = ""
-    VALID: Tuple[str, ...] = ()
-    INVALID: Tuple[str, ...] = ()
+    #: code the rule must leave alone (``Valid``) and must report (``Invalid``), checked by the tests
+    examples: ClassVar[Tuple[Example, ...]] = ()
     #: Lower runs first; the first rule that claims a usage makes its finding (a custom-op rule, say, before
     #: the generic operator rule that would also claim the call).
     priority: ClassVar[int] = 1000

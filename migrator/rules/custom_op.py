@@ -8,10 +8,17 @@ from typing import Optional
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, per_target
+from .examples import Invalid, Valid
 
 EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
                       "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline")
 _SOURCE = "migrator custom-op inventory"
+_SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+          "setup(name='fused', ext_modules=[CUDAExtension('fused_ops', ['csrc/fused.cu'])],\n"
+          "      cmdclass={'build_ext': BuildExtension})\n")
+_KERNEL = ("#include <torch/extension.h>\n\n__global__ void scale_kernel(float* x, float s, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= s;\n}\n")
+_LIBRARY = ('#include <torch/library.h>\nTORCH_LIBRARY(myops, m) {\n  m.def("fused_gelu(Tensor x) -> Tensor");\n}\n')
 
 
 def _port(target, what: str) -> Verdict:
@@ -22,7 +29,23 @@ def _port(target, what: str) -> Verdict:
 
 
 class ExtensionBuild(Rule):
-    """``CUDAExtension(...)`` / ``load(...)`` / ``load_inline(...)``: a compiled extension of the repo."""
+    """A C++/CUDA extension the repo compiles.
+
+    ## What it does
+    Finds `CUDAExtension(...)`, `CppExtension(...)`, `cpp_extension.load(...)` and `load_inline(...)`, in
+    `setup.py` or at run time, and records the extension's module name and sources for the custom-op
+    inventory: its kernels, registrations, Python wrappers and call sites are joined to it across files.
+
+    ## Why is this bad?
+    CUDA sources compile only with nvcc for NVIDIA GPUs: every target needs the kernels rewritten in its
+    own kernel language (Ascend C, BANG C, XPU kernels) and registered for its dispatch key, with the
+    vendor's build helper. A C++-only extension builds, but its ops run on the host CPU, so device tensors
+    are copied there and back (`fallback`).
+
+    ## Fix safety
+    No automatic fix: a port. The report's custom-op section gives a port plan per target (kernel lines,
+    effort, the build change, a registration skeleton) and names a vendor op where the family is known.
+    """
 
     name = "extension-build"
     priority = 10
@@ -30,10 +53,14 @@ class ExtensionBuild(Rule):
     summary = "C++/CUDA extension builds"
     vocabulary = Vocabulary(text_arguments=frozenset(EXTENSION_BUILDERS), module_loaders=frozenset(
         {"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"}))
-    INVALID = (
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        "ext = CUDAExtension('fused_ops', ['csrc/fused.cu'])\n",
-        "from torch.utils import cpp_extension\nmod = cpp_extension.load(name='rms', sources=['rms.cu'])\n",
+    examples = (
+        Invalid(_SETUP, path="setup.py", files={"csrc/fused.cu": _KERNEL}, expect=Status.PORT),
+        Invalid("from torch.utils import cpp_extension\nmod = cpp_extension.load(name='rms', sources=['rms.cu'])\n",
+                expect=Status.PORT),
+        Invalid("from torch.utils.cpp_extension import CppExtension\next = CppExtension('cpu_ops', ['csrc/ops.cpp'])\n",
+                expect=Status.FALLBACK),
+        Valid("from setuptools import Extension, setup\nsetup(ext_modules=[Extension('speedups', ['speedups.c'])])\n",
+              path="setup.py"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -50,12 +77,34 @@ class ExtensionBuild(Rule):
 
 
 class ExtensionCall(Rule):
-    """A call into a compiled extension of the repo (joined by the extension's module name)."""
+    """A call into one of the repo's compiled CUDA extensions.
+
+    ## What it does
+    Finds imports, attributes and calls of a module the repo builds as an extension, joined by its module
+    name across files: `import fused_ops` then `fused_ops.forward(x)`, `from fastops import _C`, a module
+    returned by `cpp_extension.load(name=...)`, and the repo's own loader helpers (`load_ext('_ext', ...)`).
+
+    ## Why is this bad?
+    The call lands in CUDA kernels that do not exist on the target until the extension is ported; each call
+    site is a place the port must keep working, and a reason to look for a vendor op that does the same.
+
+    ## Fix safety
+    No automatic fix: the call stays as it is once the extension is ported under the same name, or moves to
+    the vendor op the custom-op plan names (`torch_npu.npu_rms_norm`), whose arguments may differ.
+    """
 
     name = "extension-call"
     priority = 20
     category = Category.CUSTOM_OP
     summary = "calls into compiled CUDA extensions"
+    examples = (
+        # nothing in this file names torch or CUDA: only the build in setup.py says `fused_ops` is an extension
+        Invalid("import fused_ops\n\ndef scale(x):\n    return fused_ops.scale(x, 2.0)\n",
+                files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL}, expect=Status.PORT),
+        Invalid("from torch.utils.cpp_extension import load\nwarp = load(name='warp', sources=['warp.cu'])\n"
+                "y = warp.forward(1)\n", expect=Status.PORT),
+        Valid("import other_ops\ny = other_ops.scale(1)\n", files={"setup.py": _SETUP}),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in ("call", "import", "attribute"):
@@ -72,12 +121,31 @@ class ExtensionCall(Rule):
 
 
 class TorchOpsCall(Rule):
-    """``torch.ops.<ns>.<op>(...)`` for a namespace the repo registers in C++ (``TORCH_LIBRARY``)."""
+    """A call of a custom op the repo registers in C++.
+
+    ## What it does
+    Finds `torch.ops.<ns>.<op>(...)` where `<ns>` is a namespace a C++ or CUDA file of the repo defines with
+    `TORCH_LIBRARY(<ns>, m)`. Namespaces the repo does not define (`torch.ops.aten`, a library's ops) are
+    left to the other rules.
+
+    ## Why is this bad?
+    The op's kernels are registered for CUDA: on the target the dispatcher finds no kernel for the device
+    and the call raises, until the op is registered for the target's dispatch key.
+
+    ## Fix safety
+    No automatic fix: the call itself needs no change once the op is registered for the target; the port is
+    in the C++ (see `cuda-kernel` and the custom-op plan).
+    """
 
     name = "torch-ops-call"
     priority = 30
     category = Category.CUSTOM_OP
     summary = "calls of custom ops registered with TORCH_LIBRARY"
+    examples = (
+        Invalid("import torch\ny = torch.ops.myops.fused_gelu(torch.ones(3))\n", files={"csrc/ops.cpp": _LIBRARY},
+                expect=Status.PORT),
+        Valid("import torch\ny = torch.ops.aten.relu(torch.ones(3))\n", files={"csrc/ops.cpp": _LIBRARY}),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         parts = usage.api.split(".")
@@ -89,14 +157,38 @@ class TorchOpsCall(Rule):
 
 
 class TorchLibraryCuda(Rule):
-    """``torch.library`` registrations for the CUDA key: ``impl(..., 'CUDA')``, ``device_types='cuda'``."""
+    """A Python `torch.library` registration for the CUDA dispatch key.
+
+    ## What it does
+    Finds `torch.library.impl('ns::op', 'CUDA')`, `Library(...).impl(name, fn, 'CUDA')`,
+    `torch.library.custom_op(..., device_types='cuda')` and `register_kernel(..., 'cuda')`.
+
+    ## Why is this bad?
+    The implementation is registered for CUDA only, so on the target the op has no kernel for its device
+    and raises. The Python implementation itself usually runs unchanged: only the key is wrong. Where the
+    public data does not say which key the runtime uses (Kunlunxin), the verdict is `unknown`.
+
+    ## Fix safety
+    A suggestion, not applied by `fix`: registering for the target's key (`PrivateUse1`, or the device
+    name for `device_types`) is exact for the registration, but the implementation may call CUDA-only code
+    that the other rules report.
+    """
 
     name = "torch-library-cuda"
     priority = 40
     category = Category.CUSTOM_OP
     summary = "torch.library registrations for CUDA"
-    INVALID = ("import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
-               "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",)
+    vocabulary = Vocabulary(instance_methods=frozenset({"torch.library.Library.impl"}))
+    examples = (
+        Invalid("import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
+                "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Invalid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\n\ndef f_cuda(x):\n    return x\n\n"
+                "lib.impl('f', f_cuda, 'CUDA')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Valid("import torch\n@torch.library.impl('mylib::f', 'CPU')\ndef f(x):\n    return x\n"),
+        Valid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\nlib.impl('f', lambda x: x, 'CPU')\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if not usage.api.startswith("torch.library.") or usage.kind not in ("call", "decorator"):
@@ -120,12 +212,30 @@ class TorchLibraryCuda(Rule):
 
 
 class CudaKernel(Rule):
-    """A ``__global__`` kernel in a ``.cu`` file: needs a port on every target."""
+    """A CUDA kernel in the repo's sources.
+
+    ## What it does
+    Finds each `__global__` function defined in the repo's `.cu`, `.cuh` and C++ sources, with its length
+    in lines, for the custom-op inventory and its effort estimate; the extension that compiles the file is
+    found through the builds' sources and local includes. `__device__` helpers are not reported alone.
+
+    ## Why is this bad?
+    A CUDA kernel runs only on NVIDIA GPUs: every target needs it rewritten in its own kernel language
+    (Ascend C, BANG C, XPU kernels), or replaced by a vendor op or plain torch ops.
+
+    ## Fix safety
+    No automatic fix: a port. The custom-op plan gives a per-target skeleton and the vendor op where the
+    kernel belongs to a known family (RMSNorm, RoIAlign, ...).
+    """
 
     name = "cuda-kernel"
     priority = 50
     category = Category.CUSTOM_OP
     summary = "CUDA kernels"
+    examples = (
+        Invalid(_KERNEL, path="csrc/fused.cu", expect=Status.PORT),
+        Valid("__device__ float twice(float x) { return 2 * x; }\n", path="csrc/helpers.cuh"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "kernel":

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
+from .examples import Invalid, Valid
 from ..resolve.vocabulary import LiteralRole, Vocabulary
 from .base import (DEVICE_STRING, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
                    rename_verdict, where)
@@ -20,10 +21,23 @@ def _is_cuda_api(api: str) -> bool:
 
 
 class DeviceMove(Rule):
-    """``x.cuda()`` / ``model.cuda()`` move to the CUDA device; ``.to(...)`` with a CUDA device does too.
+    """Moving tensors or modules to the CUDA device.
 
-    Why: the target's device is ``npu`` / ``mlu``; ``.cuda()`` fails there unless a runtime patcher is
-    imported. Fix: ``.npu()`` / ``.mlu()`` (same arguments, ``non_blocking`` kept), exact and safe.
+    ## What it does
+    Finds `x.cuda()` and `model.cuda()`, and `.to(...)`, `.to_empty(device=...)`, `.pin_memory(...)` and
+    `.new_*(device=...)` given a CUDA device: a string, an f-string, a `torch.device`, or a name set to one
+    in this file or another module of the repo. A device that only arrives as a parameter (`x.to(device)`)
+    is not reported here; its default is, where it is written.
+
+    ## Why is this bad?
+    The targets call their device `npu` (Ascend) or `mlu` (Cambricon): `.cuda()` raises there unless a
+    runtime patcher (`transfer_to_npu`) is imported first. Kunlunxin's torch_xmlir presents itself as
+    `torch.cuda`, so the line runs as written there.
+
+    ## Fix safety
+    Exact and safe: `.cuda(...)` becomes the method the vendor's table names (`.npu(...)`, `.mlu(...)`) with
+    the arguments kept, and a device string is rewritten where it is written, in the call or at the
+    constant it came through. `fix` adds the plugin import (`import torch_npu`) when the file lacks it.
     """
 
     name = "device-move"
@@ -31,16 +45,26 @@ class DeviceMove(Rule):
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
-    VALID = (
-        "import torch\nx = torch.ones(2)\nx = x.to('cpu')\n",
-        "import torch\ndef f(x, device):\n    return x.to(device)\n",
-        "import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n",
-        "import torch\nclass Cfg:\n    def to(self, d): pass\nc = Cfg()\nc.to('cuda')\n",
-    )
-    INVALID = (
-        "import torch\nx = torch.ones(2).cuda()\n",
-        "import torch\nDEVICE = torch.device('cuda', 0)\ndef f(x):\n    return x.to(DEVICE)\n",
-        "import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
+    examples = (
+        Invalid("import torch\nx = torch.ones(2).cuda()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2).npu()\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.ones(2).mlu()\n")),
+        Invalid("import torch\nDEVICE = torch.device('cuda', 0)\ndef f(x):\n    return x.to(DEVICE)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = torch.device('npu', 0)\n"
+                                "def f(x):\n    return x.to(DEVICE)\n",
+                           neuware="import torch\nimport torch_mlu\nDEVICE = torch.device('mlu', 0)\n"
+                                   "def f(x):\n    return x.to(DEVICE)\n")),
+        Invalid("import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', non_blocking=True)\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.ones(2)\n"
+                                   "x = x.to('mlu:1', non_blocking=True)\n")),
+        Valid("import torch\nx = torch.ones(2)\nx = x.to('cpu')\n"),
+        Valid("import torch\ndef f(x, device):\n    return x.to(device)\n"),
+        Valid("import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n"),
+        Valid("import torch\nclass Cfg:\n    def to(self, d): pass\nc = Cfg()\nc.to('cuda')\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -61,25 +85,56 @@ class DeviceMove(Rule):
 
 
 class DeviceArgument(Rule):
-    """A CUDA device passed to any call: ``torch.zeros(3, device='cuda')``, ``torch.load(map_location='cuda:0')``,
-    ``torch.device('cuda', rank)``, a repo function's ``device=`` parameter.
+    """A CUDA device passed as an argument to any call.
 
-    Fix: the target's device string (``npu`` / ``mlu``), exact where the string is written in the call.
+    ## What it does
+    Finds a CUDA device given to a call's `device=`, `device_type=`, `map_location=`, `device_id=` or
+    `pin_memory_device=` argument, or as the first argument of `torch.device`, `torch.set_default_device`
+    and `torch.cuda.device`: `torch.zeros(3, device='cuda')`, `torch.load(path, map_location='cuda:0')`,
+    `torch.device('cuda', rank)`, `torch.device(f'cuda:{rank}')`, and the repo's own functions called
+    with `device='cuda'`. Autocast and GradScaler devices belong to `amp-device`.
+
+    ## Why is this bad?
+    There is no `cuda` device on Ascend or Cambricon: the call raises (`torch.load` fails while mapping
+    the storages). Kunlunxin's torch_xmlir presents itself as `torch.cuda`, so the string works there.
+
+    ## Fix safety
+    Exact where the string is written in the call or at the constant it came through: `cuda` becomes the
+    target's device (`npu`, `mlu`) and any index or f-string field is kept. A device imported from another
+    module is reported at the call and rewritten in that module, where the string is written.
     """
 
     name = "device-argument"
     priority = 170
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
-    VALID = (
-        "import torch\nx = torch.zeros(3, device='cpu')\n",
-        "import torch\nprint('running on cuda')\n",
-    )
-    INVALID = (
-        "import torch\nx = torch.zeros(3, device='cuda')\n",
-        "import torch as T\nstate = T.load('m.pt', map_location='cuda:0')\n",
-        "import torch\nrank = 0\ndev = torch.device('cuda', rank)\n",
-        "import torch\ndev = torch.device(f'cuda:{3}')\n",
+    examples = (
+        Invalid("import torch\nx = torch.zeros(3, device='cuda')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device='mlu')\n")),
+        Invalid("import torch as T\nstate = T.load('m.pt', map_location='cuda:0')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch as T\nimport torch_npu\nstate = T.load('m.pt', map_location='npu:0')\n",
+                           neuware="import torch as T\nimport torch_mlu\n"
+                                   "state = T.load('m.pt', map_location='mlu:0')\n")),
+        Invalid("import torch\nrank = 0\ndev = torch.device('cuda', rank)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nrank = 0\ndev = torch.device('npu', rank)\n",
+                           neuware="import torch\nimport torch_mlu\nrank = 0\ndev = torch.device('mlu', rank)\n")),
+        Invalid("import torch\ndef place(rank):\n    return torch.device(f'cuda:{rank}')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ndef place(rank):\n"
+                                "    return torch.device(f'npu:{rank}')\n",
+                           neuware="import torch\nimport torch_mlu\ndef place(rank):\n"
+                                   "    return torch.device(f'mlu:{rank}')\n")),
+        # the device comes from another module: reported here, rewritten there (where device-string reports it)
+        Invalid("import torch\nfrom config import DEVICE\nx = torch.zeros(3, device=DEVICE)\n",
+                files={"config.py": "DEVICE = 'cuda:0'\n"},
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Valid("import torch\nx = torch.zeros(3, device='cpu')\n"),
+        Valid("import torch\nprint('running on cuda')\n"),
+        Valid("import torch\ncuda = torch.zeros(3, device='meta')\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -96,11 +151,23 @@ class DeviceArgument(Rule):
 
 
 class DeviceString(Rule):
-    """A ``"cuda"`` / ``"cuda:N"`` string outside a call: a constant, a default, a comparison with ``.type``.
+    """A CUDA device string in code, outside a call's device argument.
 
-    Only exact device strings count: ``"cuda"`` inside a log message, a docstring, or a name like
-    ``NCCL_TIMEOUT`` is not a device. In a comparison (``x.device.type == "cuda"``) the branch silently
-    changes meaning on the target, which is why it is reported even though nothing fails.
+    ## What it does
+    Finds `"cuda"` and `"cuda:N"` written as a constant (`DEVICE = "cuda"`), a default (an argparse
+    `default=`, a parameter default), or compared with a device (`x.device.type == "cuda"`). Only exact
+    device strings count: `"cuda"` inside a log message, a docstring or a name like `NCCL_TIMEOUT` is not
+    a device.
+
+    ## Why is this bad?
+    The constant becomes a device later, and fails there on Ascend and Cambricon. A comparison fails
+    silently: `x.device.type == "cuda"` is False on an `npu` tensor, so the CUDA branch is skipped and
+    the code takes its CPU path without an error.
+
+    ## Fix safety
+    Safe where the string has a known role (an assignment, a default, a comparison): `cuda` becomes the
+    target's device. A bare `"cuda"` with no known role (a dict key, a list item) may be looked up
+    elsewhere by that spelling, so `fix` rewrites it only with `--unsafe`.
     """
 
     name = "device-string"
@@ -108,15 +175,28 @@ class DeviceString(Rule):
     category = Category.DEVICE
     summary = "a CUDA device string in code"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
-    VALID = (
-        "import torch\n'''Runs on cuda when available.'''\nx = 1\n",
-        "import logging\nlogging.info('moving the model to cuda')\n",
-        "NCCL_TIMEOUT = 30\n",
-    )
-    INVALID = (
-        "import torch\nDEVICE = 'cuda'\n",
-        "import torch\ndef f(x):\n    if x.device.type == 'cuda':\n        return 1\n",
-        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--device', default='cuda:0')\n",
+    examples = (
+        Invalid("import torch\nDEVICE = 'cuda'\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = 'npu'\n",
+                           neuware="import torch\nimport torch_mlu\nDEVICE = 'mlu'\n")),
+        Invalid("import torch\ndef f(x):\n    if x.device.type == 'cuda':\n        return 1\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ndef f(x):\n    if x.device.type == 'npu':\n"
+                                "        return 1\n",
+                           neuware="import torch\nimport torch_mlu\ndef f(x):\n    if x.device.type == 'mlu':\n"
+                                   "        return 1\n")),
+        Invalid("import argparse\np = argparse.ArgumentParser()\np.add_argument('--device', default='cuda:0')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch_npu\nimport argparse\np = argparse.ArgumentParser()\n"
+                                "p.add_argument('--device', default='npu:0')\n",
+                           neuware="import torch_mlu\nimport argparse\np = argparse.ArgumentParser()\n"
+                                   "p.add_argument('--device', default='mlu:0')\n")),
+        Invalid("import torch\nDEVICES = ['cpu', 'cuda']\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Valid("import torch\n'''Runs on cuda when available.'''\nx = 1\n"),
+        Valid("import logging\nlogging.info('moving the model to cuda')\n"),
+        Valid("NCCL_TIMEOUT = 30\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -134,12 +214,27 @@ class DeviceString(Rule):
 
 
 class DeviceCall(Rule):
-    """``torch.cuda.*`` calls and attributes, ``torch.backends.cuda/cudnn`` flags, CUDA classes.
+    """`torch.cuda` and `torch.backends.cuda` / `cudnn` APIs.
 
-    Verdicts come from the vendors' own lists: Ascend's API docs name the ``torch_npu.npu.*`` equivalent
-    (or say it is unsupported), transfer_to_npu's patch tables give module renames, Cambricon's list
-    and migration tables give the ``torch.mlu.*`` name. A flag documented as working (``cudnn.benchmark``
-    on Ascend) is ``supported``.
+    ## What it does
+    Finds calls and attributes of `torch.cuda.*` in every import form (`from torch import cuda`,
+    `import torch.cuda as tc`), `torch.backends.cudnn.*` flags, CUDA classes (`torch.cuda.CUDAGraph`,
+    `torch.cuda.Stream`) and `x.is_cuda`. Each target's verdict comes from the vendor's own lists:
+    Ascend's API docs name the `torch_npu.npu.*` equivalent or say it is unsupported, transfer_to_npu's
+    patch tables give module renames, Cambricon's API list and migration tables give the `torch.mlu.*`
+    name. An API that is in no list is `unknown`, never guessed.
+
+    ## Why is this bad?
+    `torch.cuda` talks to the CUDA driver, which the targets do not have: calls raise, and
+    `torch.cuda.is_available()` returns False, so code guarded by it silently runs on the CPU. A flag
+    documented as working (`cudnn.benchmark` on Ascend) is reported as `supported` or `partial`, so the
+    report shows it was checked.
+
+    ## Fix safety
+    Exact when the vendor documents a one-to-one equivalent and the new name's module is bound in the
+    file (`torch.cuda.synchronize()` becomes `torch_npu.npu.synchronize()`, with `import torch_npu` added).
+    A rename from a migration table that carries a note, or one whose module the file does not import,
+    is a suggestion only.
     """
 
     name = "device-call"
@@ -147,13 +242,25 @@ class DeviceCall(Rule):
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
-    VALID = ("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n",)
-    INVALID = (
-        "import torch\ntorch.cuda.synchronize()\n",
-        "from torch import cuda\nn = cuda.device_count()\n",
-        "import torch\ntorch.backends.cudnn.benchmark = True\n",
-        "import torch\ng = torch.cuda.CUDAGraph()\n",
-        "import torch\ndef f(x):\n    return x.is_cuda\n",
+    examples = (
+        Invalid("import torch\ntorch.cuda.synchronize()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ntorch_npu.npu.synchronize()\n",
+                           neuware="import torch\nimport torch_mlu\ntorch.mlu.synchronize()\n")),
+        # `torch` is not bound in this file, so `torch.mlu.device_count` would be a NameError: no fix on neuware
+        Invalid("from torch import cuda\nn = cuda.device_count()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="from torch import cuda\nimport torch_npu\nn = torch_npu.npu.device_count()\n")),
+        Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+        Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ng = torch.npu.NPUGraph()\n",
+                           neuware="import torch\nimport torch_mlu\ng = torch.mlu.MLUGraph()\n")),
+        Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
+                expect=dict(cann=Status.UNKNOWN, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+        Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
+        Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    pass\n"}),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:

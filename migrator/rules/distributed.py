@@ -6,6 +6,7 @@ from typing import Optional
 
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import LiteralRole, Vocabulary
+from .examples import Invalid, Valid
 from .base import (BACKEND_STRING, Rule, RuleContext, Verdicts, backend_in, backend_verdict, documented_verdict, first_arg,
                    per_target, rename_verdict, shim)
 
@@ -15,9 +16,22 @@ _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distribut
 
 
 class CollectiveBackend(Rule):
-    """``init_process_group('nccl')``, ``backend=BACKEND``, ``backend == 'nccl'`` and other ``'nccl'`` strings.
+    """The NCCL collective backend, in every spelling.
 
-    The backend is ``hccl`` on Ascend and ``cncl`` on Cambricon; Kunlunxin's shim keeps ``nccl``.
+    ## What it does
+    Finds `'nccl'` given to `init_process_group`, `new_group` and `init_device_mesh`, to a framework's or
+    the repo's own setup (`init_dist('pytorch', backend='nccl')`), through a constant
+    (`BACKEND = 'nccl'`), an environment default (`os.environ.get('BACKEND', 'nccl')`), and in comparisons
+    (`args.backend == 'nccl'`).
+
+    ## Why is this bad?
+    NCCL exists only on NVIDIA GPUs: the process group fails to start. The collective backend is `hccl`
+    on Ascend and `cncl` on Cambricon; Kunlunxin's shim keeps the name `nccl`.
+
+    ## Fix safety
+    Exact where the string is written: in the call, or at the constant it came through. A backend that is
+    a default of an environment read is reported without a fix, because the variable may set it at run
+    time; change the default and the launch scripts together.
     """
 
     name = "collective-backend"
@@ -27,15 +41,36 @@ class CollectiveBackend(Rule):
     vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
                             text_arguments=frozenset({"torch.distributed.init_process_group",
                                                       "torch.distributed.new_group"}))
-    VALID = ("import torch.distributed as dist\ndist.init_process_group('gloo')\n",)
-    INVALID = (
-        "import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
-        "import torch.distributed as dist\ndist.init_process_group('nccl', init_method='env://')\n",
-        "import os\nimport torch.distributed as dist\n"
-        "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
-        "import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    dist.init_process_group(BACKEND)\n",
-        "import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
-        "from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
+    examples = (
+        Invalid("import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
+                                "dist.init_process_group(backend='hccl')\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\n"
+                                   "dist.init_process_group(backend='cncl')\n")),
+        Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    dist.init_process_group(BACKEND)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\nBACKEND = 'hccl'\n"
+                                "def setup():\n    dist.init_process_group(BACKEND)\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\nBACKEND = 'cncl'\n"
+                                   "def setup():\n    dist.init_process_group(BACKEND)\n")),
+        Invalid("import os\nimport torch.distributed as dist\n"
+                "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\ndef f(args):\n"
+                                "    if args.backend == 'hccl':\n        pass\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
+                                   "    if args.backend == 'cncl':\n        pass\n")),
+        Invalid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch_npu\nfrom mmengine.dist import init_dist\n"
+                                "init_dist('pytorch', backend='hccl')\n",
+                           neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
+                                   "init_dist('pytorch', backend='cncl')\n")),
+        Valid("import torch.distributed as dist\ndist.init_process_group('gloo')\n"),
+        Valid("import logging\nlogging.info('nccl is slow here')\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -55,14 +90,31 @@ class CollectiveBackend(Rule):
 
 
 class NcclApi(Rule):
-    """NCCL-named APIs: ``is_nccl_available``, ``ProcessGroupNCCL``, ``Backend.NCCL``, ``torch.cuda.nccl``."""
+    """torch APIs named after NCCL.
+
+    ## What it does
+    Finds `torch.distributed.is_nccl_available`, `ProcessGroupNCCL`, `Backend.NCCL`, `torch.cuda.nccl.*`
+    and any other `torch.` API with `nccl` in its name; the verdict per target is the vendor's table
+    entry for it.
+
+    ## Why is this bad?
+    These APIs ask about or drive NCCL itself: `is_nccl_available()` is False on Ascend and Cambricon, so
+    code that picks its backend with it falls back to `gloo` on the CPU, and NCCL's classes do not exist.
+
+    ## Fix safety
+    Exact only where the vendor documents a one-to-one equivalent (`is_hccl_available`); otherwise a
+    suggestion, because the code around the call usually chooses a backend and needs the new name too.
+    """
 
     name = "nccl-api"
     priority = 130
     category = Category.DISTRIBUTED
     summary = "NCCL-specific torch APIs"
-    VALID = ("import torch.distributed as dist\nok = dist.is_available()\n",)
-    INVALID = ("import torch.distributed as dist\nok = dist.is_nccl_available()\n",)
+    examples = (
+        Invalid("import torch.distributed as dist\nok = dist.is_nccl_available()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Valid("import torch.distributed as dist\nok = dist.is_available()\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind in ("call", "attribute", "assign") and usage.api.startswith("torch.") and \
@@ -72,14 +124,30 @@ class NcclApi(Rule):
 
 
 class DataParallel(Rule):
-    """``nn.DataParallel``: single-process multi-device; the vendors support DDP only."""
+    """`torch.nn.DataParallel`: one process driving several devices.
+
+    ## What it does
+    Finds `nn.DataParallel(...)` and `nn.parallel.DataParallel(...)`; each target's verdict is the vendor's
+    API list entry for it.
+
+    ## Why is this bad?
+    The vendors support one process per device (DistributedDataParallel under torchrun); where their list
+    marks DataParallel unsupported, or does not list it, the model does not spread over the devices.
+
+    ## Fix safety
+    Manual: moving to DDP means a launcher, a process group and a sampler per rank, so `fix` only prints
+    the suggested `DistributedDataParallel(model, device_ids=[local_rank])`.
+    """
 
     name = "data-parallel"
     priority = 140
     category = Category.DISTRIBUTED
     summary = "torch.nn.DataParallel"
-    VALID = ("import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n",)
-    INVALID = ("import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n",)
+    examples = (
+        Invalid("import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Valid("import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "call" or usage.api not in ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel"):
@@ -96,15 +164,31 @@ class DataParallel(Rule):
 
 
 class DistributedWrapper(Rule):
-    """DDP and FSDP: supported; the vendors' patchers rewrite their device arguments."""
+    """DistributedDataParallel and FullyShardedDataParallel.
+
+    ## What it does
+    Finds `DistributedDataParallel(...)` and `FullyShardedDataParallel(...)` under every import path and
+    reports each target's API-list entry for them, limits included.
+
+    ## Why is this bad?
+    Nothing is wrong with DDP or FSDP themselves: this finding shows that the wrapper was checked, and
+    carries the vendor's documented limits (FSDP options, `device_ids`). The device arguments are
+    reported by the device rules.
+
+    ## Fix safety
+    There is nothing to fix; a `partial` verdict names the limits to read.
+    """
 
     name = "distributed-wrapper"
     priority = 150
     category = Category.DISTRIBUTED
     summary = "DistributedDataParallel / FullyShardedDataParallel"
-    VALID = ("import torch\n",)
-    INVALID = ("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
-               "m = DDP(torch.nn.Linear(2, 2), device_ids=[0])\n",)
+    examples = (
+        Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+                "m = DDP(torch.nn.Linear(2, 2), device_ids=[0])\n",
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.PARTIAL, kunlun=Status.SUPPORTED)),
+        Valid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
+    )
     _APIS = {
         "torch.nn.parallel.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
         "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..model import Category, Usage
+from ..model import Category, Status, Usage
 from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
+from .examples import Invalid, Valid
 
 _FLOAT64 = {"torch.float64", "torch.double", "torch.Tensor.double", "torch.DoubleTensor", "torch.cuda.DoubleTensor"}
 _COMPLEX = {"torch.complex64", "torch.complex128", "torch.cfloat", "torch.cdouble", "torch.view_as_complex",
@@ -31,17 +32,34 @@ _WHY = {
 
 
 class RiskyDtype(Rule):
-    """float64 / complex / fp8 use, judged by the vendor's Python-API list for that API where it has one."""
+    """Dtypes with few device kernels on the targets: float64, complex and FFTs, fp8.
+
+    ## What it does
+    Finds `torch.float64` / `torch.double`, `.double()`, complex dtypes and views (`torch.complex64`,
+    `view_as_complex`), `torch.fft.*` and the `torch.float8_*` dtypes. Each target's verdict is the vendor's
+    API-list entry for that API where it has one, and `unknown` (not verified) where it has none.
+
+    ## Why is this bad?
+    The targets' cards are built for 16- and 32-bit floats: float64 and complex ops often have no device
+    kernel and fall back to the CPU, FFTs are partly covered, and fp8 needs hardware support. A model that
+    computes a loss or a positional table in float64 can be silently slow.
+
+    ## Fix safety
+    Manual: float32 (or bfloat16) is usually enough, but the numerics need a look, so nothing is applied.
+    """
 
     name = "risky-dtype"
     priority = 200
     category = Category.DTYPE
     summary = "float64, complex, FFT and fp8 use"
-    VALID = ("import torch\nx = torch.zeros(3, dtype=torch.float32)\n",)
-    INVALID = (
-        "import torch\nx = torch.zeros(3, dtype=torch.float64)\n",
-        "import torch\ny = torch.ones(3).double()\n",
-        "import torch\nspec = torch.fft.rfft(torch.ones(8))\n",
+    examples = (
+        Invalid("import torch\ny = torch.ones(3).double()\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        Invalid("import torch\nspec = torch.fft.rfft(torch.ones(8))\n",
+                expect=dict(cann=Status.UNKNOWN, neuware=Status.PARTIAL, kunlun=Status.UNKNOWN)),
+        Invalid("import torch\nx = torch.zeros(3, dtype=torch.float64)\n", expect=Status.UNKNOWN),
+        Valid("import torch\nx = torch.zeros(3, dtype=torch.float32)\n"),
+        Valid("import numpy as np\nx = np.zeros(3, dtype=np.float64)\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:

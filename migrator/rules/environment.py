@@ -9,11 +9,29 @@ from ..model import Category, Edit, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, per_target
 from ..maps.load import device_tools
+from .examples import Invalid, Valid
 from .third_party import library_verdict
 
 
 class EnvironmentVariable(Rule):
-    """``CUDA_VISIBLE_DEVICES`` / ``NCCL_*`` and friends, set or read in scripts or from Python."""
+    """CUDA and NCCL environment variables, set or read.
+
+    ## What it does
+    Finds `CUDA_*`, `NCCL_*`, `CUDNN_*`, `NVIDIA_*`, `PYTORCH_CUDA_*`, `TORCH_CUDA_*` and `CUBLAS_*`
+    variables set or read from Python (`os.environ[...]`, `os.environ.get`, `os.getenv`, `setdefault`,
+    `putenv`), and set in shell scripts (`export X=`, `X=... cmd`) and Dockerfiles (`ENV`, `ARG`). Each
+    target's verdict is the equivalent variable the vendor documents, if the bundled data has one.
+
+    ## Why is this bad?
+    The targets ignore CUDA's variables: `CUDA_VISIBLE_DEVICES` selects nothing on Ascend, so every process
+    sees every card, and an NCCL tuning variable has no effect on HCCL. Where the data names no
+    equivalent the verdict is `unknown`: the variable is inert, and its purpose needs the runtime's docs.
+
+    ## Fix safety
+    Exact where the vendor documents a one-to-one variable (`MLU_VISIBLE_DEVICES` on Cambricon): the name
+    is replaced where it is written. An equivalent with different semantics (Ascend's
+    `ASCEND_RT_VISIBLE_DEVICES` takes ascending device ids only) is a suggestion, not applied by `fix`.
+    """
 
     name = "environment-variable"
     priority = 210
@@ -23,9 +41,17 @@ class EnvironmentVariable(Rule):
         environment_readers=frozenset({"os.environ.get", "os.getenv", "os.environ.pop"}),
         environment_writers=frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"}),
         environment_prefixes=("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "CUBLAS_"))
-    VALID = ("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n",)
-    INVALID = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
-               "import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n")
+    examples = (
+        Invalid("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
+                fixed=dict(neuware="import torch_mlu\nimport os\nos.environ['MLU_VISIBLE_DEVICES'] = '0,1'\n")),
+        Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
+                fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
+        Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
+        Valid("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n"),
+        Valid("export OMP_NUM_THREADS=4\npython train.py\n", path="run.sh"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         # os.environ from Python; ``ENV X`` / ``export X`` / ``X=`` from Dockerfiles and scripts
@@ -56,12 +82,31 @@ class EnvironmentVariable(Rule):
 
 
 class NvidiaTool(Rule):
-    """``nvidia-smi``, ``nvcc``, ``nsys`` and ``docker --gpus`` in scripts and notebooks."""
+    """NVIDIA command-line tools in scripts and notebooks.
+
+    ## What it does
+    Finds `nvidia-smi`, `nvcc`, `nsys`, `ncu`, `nvprof`, `nvidia-docker` and `docker --gpus` run from shell
+    scripts, Dockerfiles and notebook `!` lines, including inside `$(...)`. A tool name that is only
+    printed (`echo "run nvidia-smi"`) is not a command.
+
+    ## Why is this bad?
+    The tools need NVIDIA's driver, which target machines do not have: the script fails at that line, or
+    a check built on its output (counting GPUs with `nvidia-smi -L`) gives zero.
+
+    ## Fix safety
+    A suggestion, never applied: the vendor's tool (`npu-smi info`, `cnmon`) where the bundled data names
+    one, but its options and output differ, so scripts that parse the output need a look.
+    """
 
     name = "nvidia-tool"
     priority = 220
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
+    examples = (
+        Invalid("#!/bin/bash\nnvidia-smi\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh", expect=Status.REWRITE),
+        Invalid("#!/bin/bash\nGPUS=$(nvidia-smi -L | wc -l)\n", path="run.sh", expect=Status.REWRITE),
+        Valid("#!/bin/bash\necho 'check the nvidia-smi output first'\n", path="run.sh"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "command":
@@ -87,12 +132,30 @@ def _stack(target) -> str:
 
 
 class BaseImage(Rule):
-    """A Dockerfile ``FROM`` an NVIDIA / CUDA image."""
+    """A Dockerfile built on an NVIDIA or CUDA image.
+
+    ## What it does
+    Finds `FROM` lines whose image carries CUDA: `nvidia/...`, `nvcr.io/nvidia/...`, and any image whose
+    name mentions CUDA or cuDNN (`pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`).
+
+    ## Why is this bad?
+    The image ships CUDA and a CUDA build of torch, not the target's driver stack and plugin: the
+    container cannot see the target's cards.
+
+    ## Fix safety
+    A suggestion, never applied: the bundled data names no base image per target, so the report asks for
+    one with the target's stack installed.
+    """
 
     name = "nvidia-base-image"
     priority = 230
     category = Category.ENVIRONMENT
     summary = "NVIDIA container base images"
+    examples = (
+        Invalid("FROM nvidia/cuda:12.1.0-cudnn8-devel-ubuntu22.04\nRUN pip install torch\n", path="Dockerfile",
+                expect=Status.REWRITE),
+        Valid("FROM python:3.11-slim\nRUN pip install torch\n", path="Dockerfile"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "base-image":
@@ -105,12 +168,33 @@ class BaseImage(Rule):
 
 
 class CudaRequirement(Rule):
-    """Requirements and ``pip install`` lines that pin CUDA builds or CUDA-only packages."""
+    """CUDA builds and CUDA-only packages in requirements.
+
+    ## What it does
+    Finds, in requirements files and `pip install` lines, CUDA builds of torch (`torch==2.1.0+cu121`), the
+    CUDA wheel indexes (`download.pytorch.org/whl/cu121`), and packages that are CUDA-only (flash-attn,
+    apex, xformers, bitsandbytes, cupy-cuda*, nvidia-* wheels).
+
+    ## Why is this bad?
+    A CUDA build of torch does not load the target's plugin, and a CUDA-only package either fails to build
+    or installs kernels that cannot run. A package for which the data names a replacement is a `rewrite`
+    (drop it once its uses are replaced), else a `port`.
+
+    ## Fix safety
+    A suggestion, never applied: the torch line must match the version the target's plugin is built for.
+    """
 
     name = "cuda-requirement"
     priority = 240
     category = Category.ENVIRONMENT
     summary = "CUDA builds and CUDA-only packages in requirements"
+    examples = (
+        Invalid("torch==2.1.0+cu121\n", path="requirements.txt", expect=Status.REWRITE),
+        Invalid("cupy-cuda12x\n", path="requirements.txt", expect=Status.PORT),
+        Invalid("nvidia-ml-py\n", path="requirements.txt",
+                expect=dict(cann=Status.REWRITE, neuware=Status.PORT, kunlun=Status.PORT)),
+        Valid("numpy>=1.24\ntorch==2.1.0\n", path="requirements.txt"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "requirement":

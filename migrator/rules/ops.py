@@ -8,6 +8,7 @@ from typing import Optional, Tuple
 from ..maps.coverage import api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, first_arg, per_target
+from .examples import Invalid, Valid
 
 _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", "torch.multiprocessing",
             "torch.testing", "torch.hub", "torch.onnx", "torch.jit", "torch.backends", "torch.no_grad",
@@ -23,22 +24,41 @@ _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", 
 
 
 class TorchOp(Rule):
-    """A torch op, module or optimizer use (``torch.matmul``, ``F.gelu``, ``nn.Conv2d``, ``x.masked_fill``,
-    ``torch.optim.AdamW``).
+    """torch operators, modules and optimizers, judged by the aten ops they run.
 
-    What it does: looks up the aten ops the API runs (traced from PyTorch's own samples, forward and
-    backward) in the target's operator map, and refines that with the vendor's API list.
-    Why: an op with no device kernel silently runs on the host CPU; a composite op needs no kernel.
-    Verdicts: ``supported``, ``partial`` (documented limits), ``fallback`` (names the ops that run on the
-    CPU), ``unsupported`` (documented as such), ``unknown`` (no data: never guessed).
+    ## What it does
+    Finds every other torch API use: functions (`torch.matmul`, `F.gelu`), modules (`nn.Conv2d`), tensor
+    methods (`x.masked_fill`) and optimizers (`torch.optim.AdamW`, with its `fused=` / `foreach=` path).
+    It looks up the aten ops the API runs, traced from PyTorch's own samples forward and backward, in
+    each target's operator map, and refines that with the vendor's API list (documented limits, dtypes).
+    Verdicts: `supported`, `partial` (documented limits), `fallback` (names the ops that run on the CPU),
+    `unsupported` (documented as such), `rewrite` (an integer input where the vendor documents floats
+    only) and `unknown` (no data: never guessed).
+
+    ## Why is this bad?
+    An op with no device kernel silently runs on the host CPU, copying its tensors there and back: slow,
+    not broken. A composite op needs no kernel of its own. This rule is what tells the two apart, op by
+    op, with the vendor file each verdict comes from.
+
+    ## Fix safety
+    Nothing is applied: a fallback is removed by a vendor kernel or a different op, which is a design
+    choice; a documented dtype limit comes with the cast that keeps the call on the device.
     """
 
     name = "torch-op"
     priority = 250
     category = Category.OP
     summary = "torch operators, modules and optimizers"
-    VALID = ("import torch\nwith torch.no_grad():\n    pass\n",)
-    INVALID = ("import torch.nn.functional as F\ny = F.gelu(x)\n", "import torch\nz = torch.matmul(a, b)\n")
+    examples = (
+        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+        Invalid("import torch\nz = torch.matmul(a, b)\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        Invalid("import torch\ny = torch.nn.functional.scaled_dot_product_attention(q, k, v)\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+        Valid("import torch\nwith torch.no_grad():\n    pass\n"),
+        Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in ("call", "method") or not usage.api.startswith("torch."):

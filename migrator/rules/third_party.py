@@ -14,6 +14,7 @@ from ..maps.load import op_families
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
+from .examples import Invalid, Valid
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
 
@@ -50,7 +51,25 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
 
 
 class CudaLibrary(Rule):
-    """Imports and uses of CUDA-only libraries."""
+    """Imports and uses of CUDA-only libraries.
+
+    ## What it does
+    Finds imports, calls, decorators, subclasses and attributes of the libraries in
+    `operator_maps/third_party.json`: apex, flash-attn, xformers, bitsandbytes, TransformerEngine,
+    triton, NVML bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names
+    for the target (every row checked against the vendor file it cites), or the plain-PyTorch path, or a
+    `port`. An import guarded by `try/except ImportError` is optional and is not reported.
+
+    ## Why is this bad?
+    These libraries ship CUDA kernels (or drive NVIDIA's driver): they do not install, or do not run, on
+    the targets. The scanned repo's own copy of a library (scanning mmcv itself) is not reported here:
+    its kernels are found as custom operators.
+
+    ## Fix safety
+    Never applied: a replacement's arguments and layout differ (`flash_attn_func` takes BSND tensors,
+    `torch_npu.npu_fusion_attention` needs `head_num` and `input_layout`), so each suggestion is a manual
+    rewrite to check against the mapping in its message.
+    """
 
     name = "cuda-library"
     priority = 60
@@ -59,14 +78,15 @@ class CudaLibrary(Rule):
     #: libraries whose own calls are never the repo's module loaders (``load_ext('_ext')``)
     vocabulary = Vocabulary(library_roots=frozenset(
         {"apex", "flash_attn", "xformers", "triton", "deepspeed", "transformers", "timm", "mmengine"}))
-    VALID = (
-        "import numpy as np\nx = np.zeros(3)\n",
-        "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
-    )
-    INVALID = (
-        "from apex.optimizers import FusedAdam\nopt = FusedAdam([], lr=1e-3)\n",
-        "from flash_attn import flash_attn_func\n",
-        "import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n",
+    examples = (
+        Invalid("from flash_attn import flash_attn_func\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
+        Invalid("import pynvml\npynvml.nvmlInit()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.PORT, kunlun=Status.PORT)),
+        Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
+        Valid("import numpy as np\nx = np.zeros(3)\n"),
+        Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
+        Valid("from mypkg.apex_utils import helper\n", files={"mypkg/__init__.py": "", "mypkg/apex_utils.py": ""}),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -82,15 +102,31 @@ class CudaLibrary(Rule):
 
 
 class TritonLaunch(Rule):
-    """``kernel[grid](...)`` launches of ``@triton.jit`` kernels defined in the repo."""
+    """Launches of the repo's own Triton kernels.
+
+    ## What it does
+    Finds `kernel[grid](...)` where `kernel` is a function of the repo decorated with `@triton.jit`,
+    `@triton.autotune` or `@triton.heuristics`, in the same module or imported from another.
+
+    ## Why is this bad?
+    The vendor data lists no Triton backend for these targets, so the kernel does not compile there; every
+    launch site needs the kernel ported or replaced with plain torch ops.
+
+    ## Fix safety
+    No automatic fix: a port. The plain-torch version of a Triton kernel is usually a few lines, but only
+    its author knows which of the kernel's fusions matter.
+    """
 
     name = "triton-launch"
     priority = 70
     category = Category.THIRD_PARTY
     summary = "launches of Triton kernels"
     vocabulary = Vocabulary(kernel_decorators=frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}))
-    INVALID = ("import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
-               "def add(x):\n    add_kernel[(1,)](x, 4)\n",)
+    examples = (
+        Invalid("import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
+                "def add(x):\n    add_kernel[(1,)](x, 4)\n", expect=Status.PORT),
+        Valid("import torch\nLAYERS = {'a': torch.nn.Linear}\nlayer = LAYERS['a'](2, 2)\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "launch" or usage.api not in ctx.project.triton_kernels:
@@ -101,13 +137,29 @@ class TritonLaunch(Rule):
 
 
 class TorchCompile(Rule):
-    """``torch.compile``: works only partly on these runtimes; the vendor lists say how far."""
+    """`torch.compile` on the targets.
+
+    ## What it does
+    Finds `torch.compile(...)` as a call, a decorator or a reference, and reports the vendor list's entry
+    for it (which backends are supported, with their notes).
+
+    ## Why is this bad?
+    The default inductor backend generates Triton for CUDA; on the targets it needs the vendor's backend
+    (`npugraphs` on Ascend) or falls back to eager, and the documented support is partial.
+
+    ## Fix safety
+    Nothing is applied: the backend choice is per model, and eager mode always works.
+    """
 
     name = "torch-compile"
     priority = 80
     category = Category.THIRD_PARTY
     summary = "torch.compile"
-    INVALID = ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\n",)
+    examples = (
+        Invalid("import torch\n@torch.compile\ndef f(x):\n    return x * 2\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
+        Valid("import torch\nm = torch.jit.script(torch.nn.Linear(2, 2))\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.api != "torch.compile" or usage.kind not in ("call", "decorator", "attribute"):
@@ -117,24 +169,37 @@ class TorchCompile(Rule):
 
 
 class VisionOp(Rule):
-    """``torchvision.ops`` detection operators (``roi_align``, ``nms``, ``RoIAlign``, ``deform_conv2d``).
+    """torchvision's detection operators.
 
-    What it does: judges each call by the custom-op family it belongs to
-    (``curated/custom_op_families.yaml``, every vendor row checked against its upstream file): the vendor's
-    own op where one exists (``torch_npu.npu_roi_align``), torchvision itself where the vendor registers its
-    kernel (torch_mlu's torchvision list), else ``unknown``.
-    Why: torchvision registers these kernels for CUDA and the CPU only; without the vendor's kernel they
-    run on the host (vendors' own ports of detection models swap them for the fused op).
-    Fix safety: a manual rewrite (argument conventions differ, see each suggestion's mapping).
+    ## What it does
+    Finds calls of `torchvision.ops` operators (`roi_align`, `RoIAlign`, `nms`, `deform_conv2d`, ...) and
+    judges each by the custom-op family it belongs to (`curated/custom_op_families.yaml`, every vendor row
+    checked against its upstream file): the vendor's own op where one exists (`torch_npu.npu_roi_align`),
+    torchvision itself where the vendor registers its kernel (torch_mlu's torchvision list), else
+    `unknown`.
+
+    ## Why is this bad?
+    torchvision registers these kernels for CUDA and the CPU only: without the vendor's kernel they run on
+    the host, which is slow inside a detection head. The vendors' own ports of detection models swap them
+    for the fused op.
+
+    ## Fix safety
+    A manual rewrite, never applied: argument conventions differ (box format, sampling ratio, aligned
+    flag), as each suggestion's mapping says.
     """
 
     name = "vision-op"
     priority = 90
     category = Category.OP
     summary = "torchvision detection operators"
-    VALID = ("import torchvision\nm = torchvision.models.resnet18()\n",)
-    INVALID = ("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
-               "import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n")
+    examples = (
+        Invalid("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
+        Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
+    )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind != "call" or not usage.api.startswith("torchvision.ops."):

@@ -72,7 +72,8 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
         add(_env_name(line, match.start(1), match.group(1), kind), "env", match.start(1), match.end(2),
             context=match.group(1), value=match.group(2))
     for match in _COMMAND.finditer(line):
-        add(match.group(1), "command", match.start(1), match.end(1))
+        if not _echoed(line, match.start(1)):
+            add(match.group(1), "command", match.start(1), match.end(1))
     if _DOCKER_GPUS.search(line):
         match = _DOCKER_GPUS.search(line)
         add("docker --gpus", "command", match.start(), match.end())
@@ -89,6 +90,16 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
             add("pip.index-url", "requirement", match.start(1), match.end(1), context="CUDA wheel index",
                 value=match.group(1))
     return found
+
+
+_ECHO = re.compile(r"^\s*(?:echo|printf)\s")
+#: what starts a new command on a line: a pipe, a separator, a substitution
+_NEW_COMMAND = re.compile(r"[|;&`]|\$\(")
+
+
+def _echoed(line: str, start: int) -> bool:
+    """Whether the text at ``start`` is only printed (``echo "run nvidia-smi first"``), not run."""
+    return bool(_ECHO.match(line)) and not _NEW_COMMAND.search(line, 0, start)
 
 
 def _requirement(spec: str, offset: int, add) -> None:
