@@ -10,81 +10,36 @@ maps with a fresh build byte for byte.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from .ops_build import OP_RELEASES, build_op_maps
-from .upstream import MapsBuildError, parse_yaml, read_json, read_text, source_label
+from .upstream import MAPS_SCHEMA, MapsBuildError, parse_yaml, read_text
+from .vendors import READERS
+from .vendors.cann import docs_rows, full_api_name
+from .vendors.neuware import NEUWARE_API_LIST, api_items
 
 __all__ = ["MapsBuildError", "build_maps", "write_maps"]
 
-MAPS_SCHEMA = "migrator.maps/1"
 
-
-@dataclass(frozen=True)
-class CannRelease:
-    version: str  # the id users pick: cann@2.7-9.1
-    torch_line: str
-    runtime: str
-    transfer_file: str
-    docs_file: Optional[str]  # Ascend's API docs are for torch 2.7.1 only
-
-
-CANN_RELEASES = (
-    CannRelease(
-        version="2.7-9.1",
-        torch_line="2.7",
-        runtime="torch_npu 2.7.1.post8, CANN 9.1.0",
-        transfer_file="cann/transfer_to_npu.torch_npu-v2.7.1-26.1.0.json",
-        docs_file="cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv",
-    ),
-    CannRelease(
-        version="2.1-8.0",
-        torch_line="2.1",
-        runtime="torch_npu 2.1.0.post10, CANN 8.0.0",
-        transfer_file="cann/transfer_to_npu.torch_npu-v2.1.0-6.0.0.json",
-        docs_file=None,
-    ),
-)
-NEUWARE_VERSION = "1.25-2.4"
-NEUWARE_RUNTIME = "torch_mlu 1.25.0 (r2.4_develop), torch 2.4.1"
-NEUWARE_MIGRATION = "neuware/gpu_migration.torch_mlu-r2.4_develop.json"
-NEUWARE_API_LIST = "neuware/torch_api.torch_mlu-r2.4_develop.yaml"
-NEUWARE_ENV_LIST = "neuware/torch_api.torch_mlu-r2.1_develop.yaml"  # only this branch lists env variables
 NATIVE_FUNCTIONS = "pytorch/native_functions.torch-2.7.1.yaml"
-
-#: Cambricon's regex table entries that are whole-token renames, not exact API names.
-_NEUWARE_TOKEN_RENAMES = ("cuda", "nccl", "nvtx", "CUDAGraph")
 
 
 def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     """Return {relative output path: file text} for every generated map."""
     upstream = Path(upstream)
     outputs: Dict[str, object] = {}
-    devices: Dict[str, str] = {}
-    for release in CANN_RELEASES:
-        devices[f"cann@{release.torch_line}"] = f"device/cann-torch{release.torch_line}.json"
-        outputs[devices[f"cann@{release.torch_line}"]] = _cann_device_table(upstream, release)
-    outputs["device/neuware-r2.4.json"] = _neuware_device_table(upstream)
-    outputs["device/kunlun-shim.json"] = _kunlun_device_table(curated)
-    outputs["api_support/cann-2.7-9.1.json"] = _cann_api_support(upstream, CANN_RELEASES[0], curated)
-    outputs[f"api_support/neuware-{NEUWARE_VERSION}.json"] = _neuware_api_support(upstream)
+    for reader in READERS.values():
+        outputs.update(reader.device_maps(upstream, curated))
+        outputs.update(reader.api_support_maps(upstream, curated))
     outputs.update(build_op_maps(upstream, curated))
     targets = []
     runtimes = _runtimes(curated)
     defaults = {row["id"]: row["default_version"] for row in runtimes}
     for release in OP_RELEASES:
-        if release.target == "cann":
-            device = devices[f"cann@{release.torch_line}"]
-        elif release.target == "neuware":
-            device = "device/neuware-r2.4.json"  # the only gpu_migration table published
-        else:
-            device = "device/kunlun-shim.json"
+        device = READERS[release.target].device_map(release)
         op_map = f"ops/{release.target}-{release.version}.json"
         sources = sorted(set(outputs[device]["sources"]) | set(outputs[op_map]["sources"]))
         targets.append({
@@ -133,190 +88,6 @@ def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> Lis
     return written
 
 
-# --------------------------------------------------------------------------------------------- helpers
-
-
-# ---------------------------------------------------------------------------------------------- CANN
-
-
-def _cann_device_table(upstream: Path, release: CannRelease) -> dict:
-    transfer = read_json(upstream, release.transfer_file)
-    tsource = source_label(release.transfer_file, transfer.get("_source"))
-    sources = [tsource]
-    string_map = dict(transfer["string_replacements_in_device_args"])
-    apis: Dict[str, dict] = {}
-    for table in transfer["monkey_patch_tables"].values():
-        for row in table:
-            if _is_cuda_name(row["torch_attr"]):
-                apis[row["torch_attr"]] = {"to": row["replaced_by"], "source": tsource}
-    for row in transfer["attribute_assignments_in_init"]:
-        if row["value_kind"] == "attribute" and _is_cuda_name(row["target"]) and "." in row["value"]:
-            apis[row["target"]] = {"to": row["value"], "source": tsource}
-    if release.docs_file:
-        dsource = source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
-        sources.append(dsource)
-        for row in _ascend_docs_rows(read_text(upstream, release.docs_file)):
-            api = _full_api_name(row["api"])
-            if not _is_cuda_name(api):
-                continue
-            a2 = row.get("Atlas_A2_训练系列产品", "")
-            entry = {"source": dsource, "documented": a2}
-            if row.get("npu_name"):
-                entry["to"] = row["npu_name"]
-            if row.get("limitations"):
-                entry["limitations"] = row["limitations"]
-            if a2 == "N":
-                entry["status"] = "unsupported"
-            elif api in apis and "to" not in entry:
-                entry["to"] = apis[api]["to"]
-            elif a2 == "Y" and "to" not in entry and not api.startswith("torch.cuda."):
-                entry["status"] = "supported"  # documented as working as written (a cudnn flag, say)
-            apis[api] = entry
-    return {
-        "schema": MAPS_SCHEMA,
-        "target": "cann",
-        "version": release.version,
-        "torch_line": release.torch_line,
-        "runtime": release.runtime,
-        "sources": sources,
-        "import_first": "import torch_npu",
-        "device_string": {"from": "cuda", "to": string_map["cuda"], "source": tsource},
-        "backend_string": {"from": "nccl", "to": string_map["nccl"], "source": tsource},
-        "device_kwargs": sorted(transfer["module_level_lists"]["device_kwargs_list"]),
-        "apis": apis,
-    }
-
-
-def _ascend_docs_rows(text: str) -> Iterable[Dict[str, str]]:
-    lines = [line for line in text.splitlines() if not line.startswith("#")]
-    return csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
-
-
-def _cann_api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
-    """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
-    environment variables from the curated, documentation-cited table."""
-    apis = {}
-    for row in _ascend_docs_rows(read_text(upstream, release.docs_file)):
-        entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
-        if row.get("limitations"):
-            entry["limitations"] = row["limitations"]
-        apis[_full_api_name(row["api"])] = entry
-    return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
-            "source": source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
-            "apis": apis, **_curated_environment(curated, "cann")}
-
-
-def _curated_environment(curated: Path, target: str) -> dict:
-    rows = (parse_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
-    env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
-                  "doc": row["doc"]} for name, row in sorted(rows.items())}
-    return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}
-
-
-# ------------------------------------------------------------------------------------------- Neuware
-
-
-def _neuware_api_support(upstream: Path) -> dict:
-    """Cambricon's Python-API list (validated or not, limitations) and its environment-variable table."""
-    apis, env = {}, {}
-    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
-        entry = {"validated": bool(item.get("supported"))}
-        if item.get("limitations"):
-            entry["limitations"] = _flatten(item["limitations"])
-        apis[api] = entry
-    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_ENV_LIST)):
-        if api.isupper() and "." not in api:
-            corresponding = str(item.get("corresponding MLU api") or "").strip()
-            env[api] = {"to": corresponding if corresponding not in ("", "N/A", "None") else None,
-                        "validated": bool(item.get("supported"))}
-    return {"schema": MAPS_SCHEMA, "target": "neuware", "version": NEUWARE_VERSION,
-            "source": source_label(NEUWARE_API_LIST) + " (Cambricon API list; false = not validated on MLU)",
-            "env_source": source_label(NEUWARE_ENV_LIST) + " (environment variables section)",
-            "apis": apis, "env": env}
-
-
-
-def _neuware_device_table(upstream: Path) -> dict:
-    migration = read_json(upstream, NEUWARE_MIGRATION)
-    msource = source_label(NEUWARE_MIGRATION, migration.get("_source"))
-    lsource = source_label(NEUWARE_API_LIST) + " (Cambricon/torch_mlu API support list)"
-    regex = migration["torch_gpu2mlu_regex_tables"]["regex_dict"]
-    strings = dict(migration["gpu_migration_string_replacements_in_args"])
-    apis: Dict[str, dict] = {"torch.cuda": {"to": "torch." + regex["cuda"], "source": msource}}
-    for src, dst in regex.items():
-        if src not in _NEUWARE_TOKEN_RENAMES and "." in src:
-            apis[src] = {"to": dst, "source": msource}
-    for row in migration["gpu_migration_attribute_assignments"]:
-        target, value = row["target"], row["value"]
-        if row["value_kind"] != "attribute" or not _is_cuda_name(target) or "." not in value:
-            continue
-        if target.startswith("c10d.") or target.startswith("torch._C."):
-            continue
-        apis[target] = {"to": value, "source": msource}
-    for api, item in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
-        if not _is_cuda_name(api):
-            continue
-        entry = dict(apis.get(api, {}))
-        entry["source"] = lsource
-        entry["validated"] = bool(item.get("supported"))
-        corresponding = item.get("corresponding MLU api")
-        if corresponding and str(corresponding).strip() not in ("", "None"):
-            entry["to"] = str(corresponding).strip()
-        if item.get("limitations"):
-            entry["limitations"] = _flatten(item["limitations"])
-        if item.get("supported") and "to" not in entry and not api.startswith("torch.cuda."):
-            entry["status"] = "supported"
-        apis[api] = entry
-    return {
-        "schema": MAPS_SCHEMA,
-        "target": "neuware",
-        "version": NEUWARE_VERSION,
-        "torch_line": "2.4",
-        "runtime": NEUWARE_RUNTIME,
-        "sources": [msource, lsource],
-        "import_first": "import torch_mlu",
-        "device_string": {"from": "cuda", "to": strings["cuda"], "source": msource},
-        "backend_string": {"from": "nccl", "to": strings["nccl"], "source": msource},
-        "device_kwargs": ["device", "device_type", "map_location", "device_id"],
-        "apis": apis,
-    }
-
-
-def _cambricon_api_items(text: str) -> Iterable[tuple]:
-    for section in parse_yaml(text) or []:
-        for _, items in (section or {}).items():
-            for item in items or []:
-                if isinstance(item, dict) and item.get("api"):
-                    yield str(item["api"]), item
-
-
-def _flatten(value: object) -> str:
-    if isinstance(value, list):
-        return " / ".join(str(v) for v in value)
-    return str(value)
-
-
-# -------------------------------------------------------------------------------------------- Kunlun
-
-
-def _kunlun_device_table(curated: Path) -> dict:
-    data = parse_yaml((curated / "kunlun.yaml").read_text(encoding="utf-8"))
-    return {
-        "schema": MAPS_SCHEMA,
-        "target": "kunlun",
-        "version": data["version"],
-        "torch_line": None,
-        "runtime": data["runtime"],
-        "sources": [data["source"]],
-        "import_first": None,
-        "substitute": True,
-        "device_string": {"from": "cuda", "to": data["device_string"], "source": data["source"]},
-        "backend_string": {"from": "nccl", "to": data["backend"], "source": data["source"]},
-        "device_kwargs": ["device", "device_type", "map_location", "device_id"],
-        "apis": {},
-    }
-
-
 # --------------------------------------------------------------------------------------- third party
 
 
@@ -358,8 +129,6 @@ def _device_tools_table(curated: Path) -> dict:
                 raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
     return {"schema": "migrator.device-tools/1", "targets": data,
             "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
-
-
 
 
 def _cards_table(curated: Path) -> dict:
@@ -411,11 +180,11 @@ def _tensor_methods(upstream: Path) -> dict:
             names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
     docs = upstream / "cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv"
     if docs.is_file():
-        for row in _ascend_docs_rows(docs.read_text(encoding="utf-8")):
-            api = _full_api_name(row["api"])
+        for row in docs_rows(docs.read_text(encoding="utf-8")):
+            api = full_api_name(row["api"])
             if api.startswith("torch.Tensor."):
                 names.add(api.split(".")[2])
-    for api, _ in _cambricon_api_items(read_text(upstream, NEUWARE_API_LIST)):
+    for api, _ in api_items(read_text(upstream, NEUWARE_API_LIST)):
         if api.startswith("torch.Tensor."):
             names.add(api.split(".")[2])
     names = {n for n in names if n.isidentifier() and not n.startswith("__")}
@@ -423,14 +192,4 @@ def _tensor_methods(upstream: Path) -> dict:
                                                "torch_api_support.ascend-docs-pytorch-2.7.1.tsv"],
             "methods": sorted(names)}
 
-
-def _full_api_name(api: str) -> str:
-    """Ascend's docs write some methods as ``Tensor.cuda``; everything else is fully qualified."""
-    return "torch." + api if api.startswith(("Tensor.", "nn.")) else api
-
-
-def _is_cuda_name(name: str) -> bool:
-    parts = name.split(".")
-    return any(p in ("cuda", "cudnn") or "CUDA" in p or "NCCL" in p or "nccl" in p or "nvtx" in p
-               for p in parts)
 

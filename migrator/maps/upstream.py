@@ -10,6 +10,9 @@ from typing import Mapping, Optional
 import yaml
 
 
+MAPS_SCHEMA = "migrator.maps/1"
+
+
 class MapsBuildError(Exception):
     """The upstream folder is missing a file, or a curated row cites evidence the file lacks."""
 
@@ -35,3 +38,9 @@ def source_label(rel: str, meta: Optional[Mapping] = None) -> str:
     if meta and meta.get("commit"):
         return f"{Path(rel).name} ({meta.get('repo', '?')}@{str(meta['commit'])[:12]})"
     return Path(rel).name
+
+
+def is_cuda_name(name: str) -> bool:
+    parts = name.split(".")
+    return any(p in ("cuda", "cudnn") or "CUDA" in p or "NCCL" in p or "nccl" in p or "nvtx" in p
+               for p in parts)

@@ -1,0 +1,202 @@
+"""Huawei Ascend (CANN, torch_npu): the readers of its published files.
+
+- ``transfer_to_npu``'s patch tables and Ascend's API docs: the device map (``device/cann-torch*.json``)
+- Ascend's API docs and the curated environment table: the API-support list
+- op-plugin's and torch_npu's registrations: the aten ops with a kernel on each torch line
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+
+from ..aten import AtenOp, classify
+from ..upstream import MAPS_SCHEMA, is_cuda_name, parse_yaml, read_json, read_text, source_label
+
+if TYPE_CHECKING:
+    from ..ops_build import OpRelease
+
+
+@dataclass(frozen=True)
+class CannRelease:
+    version: str  # the id users pick: cann@2.7-9.1
+    torch_line: str
+    runtime: str
+    transfer_file: str
+    docs_file: Optional[str]  # Ascend's API docs are for torch 2.7.1 only
+
+
+CANN_RELEASES = (
+    CannRelease(
+        version="2.7-9.1",
+        torch_line="2.7",
+        runtime="torch_npu 2.7.1.post8, CANN 9.1.0",
+        transfer_file="cann/transfer_to_npu.torch_npu-v2.7.1-26.1.0.json",
+        docs_file="cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv",
+    ),
+    CannRelease(
+        version="2.1-8.0",
+        torch_line="2.1",
+        runtime="torch_npu 2.1.0.post10, CANN 8.0.0",
+        transfer_file="cann/transfer_to_npu.torch_npu-v2.1.0-6.0.0.json",
+        docs_file=None,
+    ),
+)
+
+
+def device_table(upstream: Path, release: CannRelease) -> dict:
+    transfer = read_json(upstream, release.transfer_file)
+    tsource = source_label(release.transfer_file, transfer.get("_source"))
+    sources = [tsource]
+    string_map = dict(transfer["string_replacements_in_device_args"])
+    apis: Dict[str, dict] = {}
+    for table in transfer["monkey_patch_tables"].values():
+        for row in table:
+            if is_cuda_name(row["torch_attr"]):
+                apis[row["torch_attr"]] = {"to": row["replaced_by"], "source": tsource}
+    for row in transfer["attribute_assignments_in_init"]:
+        if row["value_kind"] == "attribute" and is_cuda_name(row["target"]) and "." in row["value"]:
+            apis[row["target"]] = {"to": row["value"], "source": tsource}
+    if release.docs_file:
+        dsource = source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
+        sources.append(dsource)
+        for row in docs_rows(read_text(upstream, release.docs_file)):
+            api = full_api_name(row["api"])
+            if not is_cuda_name(api):
+                continue
+            a2 = row.get("Atlas_A2_训练系列产品", "")
+            entry = {"source": dsource, "documented": a2}
+            if row.get("npu_name"):
+                entry["to"] = row["npu_name"]
+            if row.get("limitations"):
+                entry["limitations"] = row["limitations"]
+            if a2 == "N":
+                entry["status"] = "unsupported"
+            elif api in apis and "to" not in entry:
+                entry["to"] = apis[api]["to"]
+            elif a2 == "Y" and "to" not in entry and not api.startswith("torch.cuda."):
+                entry["status"] = "supported"  # documented as working as written (a cudnn flag, say)
+            apis[api] = entry
+    return {
+        "schema": MAPS_SCHEMA,
+        "target": "cann",
+        "version": release.version,
+        "torch_line": release.torch_line,
+        "runtime": release.runtime,
+        "sources": sources,
+        "import_first": "import torch_npu",
+        "device_string": {"from": "cuda", "to": string_map["cuda"], "source": tsource},
+        "backend_string": {"from": "nccl", "to": string_map["nccl"], "source": tsource},
+        "device_kwargs": sorted(transfer["module_level_lists"]["device_kwargs_list"]),
+        "apis": apis,
+    }
+
+
+def docs_rows(text: str) -> Iterable[Dict[str, str]]:
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
+
+
+def api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
+    """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
+    environment variables from the curated, documentation-cited table."""
+    apis = {}
+    for row in docs_rows(read_text(upstream, release.docs_file)):
+        entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
+        if row.get("limitations"):
+            entry["limitations"] = row["limitations"]
+        apis[full_api_name(row["api"])] = entry
+    return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
+            "source": source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
+            "apis": apis, **curated_environment(curated, "cann")}
+
+
+def curated_environment(curated: Path, target: str) -> dict:
+    rows = (parse_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
+    env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
+                  "doc": row["doc"]} for name, row in sorted(rows.items())}
+    return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}
+
+
+def full_api_name(api: str) -> str:
+    """Ascend's docs write some methods as ``Tensor.cuda``; everything else is fully qualified."""
+    return "torch." + api if api.startswith(("Tensor.", "nn.")) else api
+
+
+def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]:
+    plugin_file, native_file = release.registrations
+    plugin = parse_yaml(read_text(upstream, plugin_file))
+    line = f"v{release.torch_line}"
+    all_versions = [str(v) for v in plugin["all_version"]]
+    registered: Set[str] = set()
+    for section in ("official", "symint", "quant", "autograd"):
+        if section == "quant" and line in ("v1.11", "v2.0", "v2.1"):
+            continue
+        for entry in plugin.get(section) or []:
+            if any(_in_spec(entry.get(key), line, all_versions) for key in ("acl_op", "op_api", "sparse")):
+                registered.add("aten::" + str(entry["func"]).split("(", 1)[0])
+    native = parse_yaml(read_text(upstream, native_file))
+    for entry in native.get("supported") or []:
+        name = entry["func"] if isinstance(entry, dict) else entry
+        registered.add("aten::" + str(name).split("(", 1)[0])
+    sources = [source_label(plugin_file) + f" (official/symint/quant/autograd entries for {line})",
+               source_label(native_file) + " (supported)"]
+    return registered, sources
+
+
+def _in_spec(spec, line: str, all_versions: List[str]) -> bool:
+    """op-plugin version specs: ``all_version``, ``"v2.1, v2.2"``, or a closed range ``[v2.1, newest]``."""
+    if spec is None:
+        return False
+    if spec == "all_version":
+        return line in all_versions
+    if isinstance(spec, list) and len(spec) == 2:
+        order = {v: i for i, v in enumerate(all_versions)}
+        low = order.get(str(spec[0]))
+        high = len(all_versions) - 1 if str(spec[1]) == "newest" else order.get(str(spec[1]))
+        return low is not None and high is not None and line in order and low <= order[line] <= high
+    if isinstance(spec, list):
+        return line in [str(v) for v in spec]
+    return line in [part.strip() for part in str(spec).split(",")]
+
+
+def npu_skips(upstream: Path) -> dict:
+    rel = "cann/unsupported_ops_info_base.op-plugin-26.1.0.yaml"
+    data = parse_yaml(read_text(upstream, rel)) or {}
+    skips: Dict[str, Dict[str, List[str]]] = {}
+    for name, tests in sorted(data.items(), key=lambda item: str(item[0])):
+        if isinstance(tests, dict):
+            skips[str(name)] = {str(test): sorted(str(d) for d in (dtypes or [])) for test, dtypes in sorted(tests.items())}
+    return {"schema": "migrator.maps/1", "source": source_label(rel) + " (OpInfo tests torch_npu skips on NPU)",
+            "skips": skips}
+
+
+# ------------------------------------------------------------------------------- the reader interface
+
+#: whether the maps are substitute evidence (another stack's data), as the op maps say
+SUBSTITUTE = False
+
+
+def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
+    return {device_map_path(release.torch_line): device_table(upstream, release) for release in CANN_RELEASES}
+
+
+def device_map(release: "OpRelease") -> str:
+    return device_map_path(release.torch_line)
+
+
+def device_map_path(torch_line: str) -> str:
+    return f"device/cann-torch{torch_line}.json"
+
+
+def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
+    return {"api_support/cann-2.7-9.1.json": api_support(upstream, CANN_RELEASES[0], curated),
+            "api_support/cann-npu-skips-26.1.0.json": npu_skips(upstream)}
+
+
+def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):
+    found, sources = registered(upstream, release)
+    return {op: classify(info, found) for op, info in universe.items()}, {}, sources
