@@ -29,6 +29,8 @@ class ModuleResolver(cst.CSTVisitor):
         self.values = Evaluator(scopes, emitter, self.consumed)
         self.literals = LiteralRoles(scopes, emitter, self.consumed)
         self.methods = tensor_methods | self.vocabulary.methods
+        #: method names worth an instance lookup (``impl`` for ``torch.library.Library.impl``)
+        self.instance_method_names = frozenset(api.rsplit(".", 1)[-1] for api in self.vocabulary.instance_methods)
         self.kernels: List[str] = []  # functions decorated as device kernels (``@triton.jit``), qualified
         self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
         self.imports_torch = False
@@ -144,7 +146,7 @@ class ModuleResolver(cst.CSTVisitor):
 
     def _instance_call(self, node: cst.Call, func: cst.Attribute) -> bool:
         """``lib.impl(...)`` on ``lib = torch.library.Library(...)``, for the methods a rule asked for."""
-        if not self.vocabulary.instance_methods:
+        if func.attr.value not in self.instance_method_names:
             return False
         owner = instance_class(self.scopes, func.value)
         api = f"{owner}.{func.attr.value}" if owner else ""
