@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence
 from .ops_build import OP_RELEASES, build_op_maps
 from .upstream import MAPS_SCHEMA, MapsBuildError, parse_yaml, read_text
 from .vendors import READERS
-from .vendors.cann import docs_rows, full_api_name
+from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
 from .vendors.neuware import NEUWARE_API_LIST, api_items
 
 __all__ = ["MapsBuildError", "build_maps", "write_maps"]
@@ -178,7 +178,7 @@ def _tensor_methods(upstream: Path) -> dict:
         variants = str(entry.get("variants", "function"))
         if "method" in variants:
             names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
-    docs = upstream / "cann/torch_api_support.ascend-docs-pytorch-2.7.1.tsv"
+    docs = upstream / CANN_RELEASES[0].docs_file
     if docs.is_file():
         for row in docs_rows(docs.read_text(encoding="utf-8")):
             api = full_api_name(row["api"])
