@@ -127,7 +127,7 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
             outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
-    facts, usages = resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, source=text)
+    facts, usages = resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, source=text, tree=tree)
     return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline)
 
 
@@ -151,9 +151,9 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)
-    facts, usages = resolve_module(module, name, False, tensor_methods(), VOCABULARY, code.map_span,
-                                   source=code.python)
     tree = _ast_tree(code.python)
+    facts, usages = resolve_module(module, name, False, tensor_methods(), VOCABULARY, code.map_span,
+                                   source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)
 

@@ -3,6 +3,7 @@ position and snippet is measured in one pass at the end (``Positions``)."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from dataclasses import replace
 from typing import Callable, List, Optional, Tuple
@@ -18,9 +19,9 @@ PositionMap = Callable[[Span], Span]
 
 class Emitter:
     def __init__(self, module: cst.Module, source: Optional[str], scopes: Scopes,
-                 position_map: Optional[PositionMap] = None) -> None:
+                 position_map: Optional[PositionMap] = None, tree: Optional[ast.Module] = None) -> None:
         self.module = module
-        self.positions = Positions(module, source)
+        self.positions = Positions(module, source, tree)
         self.scopes = scopes
         self.position_map = position_map
         self.usages: List[Usage] = []

@@ -1,20 +1,34 @@
-"""Source positions for libcst nodes, computed once per module and only when a file has something to report.
+"""Source positions for libcst nodes, measured only for the nodes a file reports.
 
 libcst's ``PositionProvider`` builds line/column objects for every node of every file, which costs more
-than parsing. This does the same code-generation walk but records plain character offsets, and turns
-offsets into (line, column) only for the nodes asked about. Files with no usage never pay for it.
+than parsing, and even counting the characters libcst's code generation produces over a whole module costs
+half a parse. Positions are found in three ways instead, cheapest first, each exact:
+
+1. from CPython's ``ast`` of the same text (parsed anyway, in C), which records where every expression and
+   statement starts and ends: ``TreeSpans`` finds a libcst node's ``ast`` counterpart through its chain
+   of parents and checks the source text there;
+2. for the few nodes ``ast`` cannot place (inside f-strings, say), by generating code for the one
+   statement that holds them, starting at the offset ``ast`` gives for that statement, and trusting the
+   count only when the generated text is the source text there;
+3. when even that does not line up, by generating the whole module.
+
+Offsets become (line, column) only for the nodes asked about.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
+import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from ..model import Span
+from .tree_spans import field_names as _field_names
+from .tree_spans import TreeSpans, statement_counterparts
 
 
 @dataclass
@@ -40,6 +54,20 @@ class _OffsetState(CodegenState):
         # Statements hoist their end from their body; migrator never asks for a statement's span, so the
         # bound measured around the node is what it records.
         return _Record(self, id(node)) if id(node) in self.wanted else _SKIP
+
+
+@dataclass
+class _CheckedOffsetState(_OffsetState):
+    """Counts like ``_OffsetState`` and keeps the text, so a statement can be checked against the source."""
+
+    def add_token(self, value: str) -> None:
+        self.offset += len(value)
+        self.tokens.append(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.offset += len(token)
+        self.tokens.extend(self.indent_tokens)
 
 
 class _Record:
@@ -69,6 +97,23 @@ class _Skip:
 
 _SKIP = _Skip()
 
+#: Statements whose indented body is measured statement by statement when they hold nothing else wanted.
+_DESCENDED = (cst.ClassDef, cst.FunctionDef)
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+class NodeIndex:
+    """The parent of every walked node, and the node being walked: filled by the ``Walker`` as it goes, so
+    ``Positions`` can find a wanted node's chain of parents without a second walk. A node a visitor asks
+    about without walking into it (the names of an import, say) is looked for under ``current``."""
+
+    __slots__ = ("parents", "current")
+
+    def __init__(self) -> None:
+        self.parents: Dict[int, Optional[cst.CSTNode]] = {}
+        self.current: Optional[cst.CSTNode] = None
+
 
 @dataclass(frozen=True)
 class PendingSpan(Span):
@@ -80,35 +125,37 @@ class PendingSpan(Span):
 class Positions:
     """Spans (1-based lines, 0-based columns, like libcst's PositionProvider) for the nodes asked about.
 
-    ``pending(node)`` hands out a placeholder while the tree is walked; ``resolve()`` then runs one
-    code-generation pass that measures only those nodes, and ``span_of`` turns a placeholder into a Span.
+    ``pending(node)`` hands out a placeholder while the tree is walked; ``resolve()`` then measures only
+    those nodes, and ``span_of`` turns a placeholder into a Span. With the ``ast`` tree of the same text and
+    a filled ``index``, a node's offsets come from ``ast`` (``TreeSpans``), code is generated only for the
+    statements holding the nodes ``ast`` cannot place, and the whole module only when that fails too.
     """
 
-    def __init__(self, module: cst.Module, source: Optional[str] = None) -> None:
+    def __init__(self, module: cst.Module, source: Optional[str] = None,
+                 tree: Optional[ast.Module] = None) -> None:
         self._module = module
         self._source = source  # the text the module was parsed from (libcst round-trips it exactly)
+        self._tree = tree if source is not None else None  # line numbers are only good for that text
+        self.index = NodeIndex()
         self._nodes: Dict[int, cst.CSTNode] = {}  # keeps the nodes alive while their ids are keys
+        self._asked_in: Dict[int, Optional[cst.CSTNode]] = {}  # the node being walked when a node was asked for
         self._spans: Dict[int, Tuple[int, int]] = {}
         self._line_starts: List[int] = []
 
     def pending(self, node: cst.CSTNode) -> PendingSpan:
         self._nodes[id(node)] = node
+        self._asked_in[id(node)] = self.index.current
         return PendingSpan(None, key=id(node))
 
     def resolve(self) -> None:
         if not self._nodes:
             return
-        state = _OffsetState(default_indent=self._module.default_indent,
-                             default_newline=self._module.default_newline, wanted=frozenset(self._nodes))
-        self._module._codegen(state)
-        self._spans = state.spans
-        code = self._source if self._source is not None else self._module.code
-        self._source = code
-        self._line_starts = [0]
-        index = code.find("\n")
-        while index != -1:
-            self._line_starts.append(index + 1)
-            index = code.find("\n", index + 1)
+        if self._source is None:
+            self._source = self._module.code
+        self._line_starts = _line_starts(self._source)
+        if self._tree is None or not self._measure_from_tree():
+            self._spans = {}
+            self._generate(self._module, 0, (), checked=False)
 
     def span_of(self, pending: Span) -> Span:
         if not isinstance(pending, PendingSpan):
@@ -133,6 +180,131 @@ class Positions:
         self.resolve()
         return self.span_of(placeholder)
 
+    # ------------------------------------------------------------------------------ from ast, then by statement
+
+    def _measure_from_tree(self) -> bool:
+        """Offsets from ``ast``, then code generation for the statements holding what it could not place;
+        False when even that cannot be trusted."""
+        spans = TreeSpans(self._tree, self._source, self._line_starts)
+        holding: Set[int] = set()  # statements with an unplaced node outside any statement nested in them
+        enclosing: Set[int] = set()  # statements with an unplaced node in a statement nested in them
+        for key in self._nodes:
+            chain = self._chain(key)
+            if chain is None:
+                return False
+            offsets = spans.offsets(chain)
+            if offsets is not None:
+                self._spans[key] = offsets
+                continue
+            statements = [node for node in chain if isinstance(node, _STATEMENTS)]
+            if not statements:
+                return False
+            holding.add(id(statements[-1]))
+            enclosing.update(id(statement) for statement in statements[:-1])
+        if holding and not self._measure_block(self._module.body, self._tree.body, (), holding, enclosing):
+            return False
+        return len(self._spans) == len(self._nodes)
+
+    def _chain(self, key: int) -> Optional[List[cst.CSTNode]]:
+        """The wanted node and its parents, from the module down; None when it is not under the module."""
+        node, parents = self._nodes[key], self.index.parents
+        below: List[cst.CSTNode] = []
+        if key not in parents:  # not walked: look under the node that was being walked when it was asked for
+            top = self._asked_in.get(key)
+            below = _path_below(top, node) if top is not None and id(top) in parents else None
+            if below is None:
+                return None
+            node = top
+        chain = [node]
+        parent = parents.get(id(node))
+        while parent is not None:
+            chain.append(parent)
+            parent = parents.get(id(parent))
+        chain.reverse()
+        chain.extend(below)
+        return chain if chain[0] is self._module else None
+
+    def _measure_block(self, statements: Sequence[cst.CSTNode], tree_statements: Sequence[ast.stmt],
+                       indents: Tuple[str, ...], holding: Set[int], enclosing: Set[int]) -> bool:
+        pairs = statement_counterparts(statements, tree_statements)
+        if pairs is None:
+            return False
+        for statement, position in pairs:
+            first, key = tree_statements[position], id(statement)
+            if key not in holding and key not in enclosing:
+                continue
+            if key not in holding and self._measure_body(statement, first, indents, holding, enclosing):
+                continue
+            start = self._start_of(statement, first)
+            if start is None or not self._generate(statement, start, indents, checked=True):
+                return False
+        return True
+
+    def _measure_body(self, statement: cst.CSTNode, first: ast.stmt, indents: Tuple[str, ...],
+                      holding: Set[int], enclosing: Set[int]) -> bool:
+        """Measure a class or function body statement by statement, leaving its header ungenerated."""
+        body = getattr(statement, "body", None)
+        if not isinstance(statement, _DESCENDED) or not isinstance(body, cst.IndentedBlock):
+            return False
+        indent = self._module.default_indent if body.indent is None else body.indent
+        return self._measure_block(body.body, first.body, indents + (indent,), holding, enclosing)
+
+    def _start_of(self, statement: cst.CSTNode, first: ast.stmt) -> Optional[int]:
+        """The offset where libcst's statement starts: the ``ast`` line of its first token, less the blank
+        and comment lines libcst counts as the statement's own (before it, and before its first decorator)."""
+        line = first.lineno - len(statement.leading_lines)
+        decorators = getattr(statement, "decorators", ())
+        if decorators and getattr(first, "decorator_list", None):
+            line = first.decorator_list[0].lineno - len(decorators[0].leading_lines) - len(statement.leading_lines)
+        if not 1 <= line <= len(self._line_starts):
+            return None
+        return self._line_starts[line - 1]
+
+    def _generate(self, node: cst.CSTNode, start: int, indents: Tuple[str, ...], checked: bool) -> bool:
+        """Generate ``node`` from ``start``, recording the wanted nodes' offsets; with ``checked``, True only
+        when the generated text is the source text there."""
+        state_type = _CheckedOffsetState if checked else _OffsetState
+        state = state_type(default_indent=self._module.default_indent,
+                           default_newline=self._module.default_newline, indent_tokens=list(indents),
+                           offset=start, wanted=frozenset(self._nodes), spans=self._spans)
+        node._codegen(state)
+        if not checked:
+            return True
+        text = "".join(state.tokens)
+        if self._source.startswith(text, start):
+            return True
+        # the file's last line has no newline: libcst generates one and drops it at the module's end
+        newline = self._module.default_newline
+        return (not self._module.has_trailing_newline and text.endswith(newline)
+                and start + len(text) - len(newline) == len(self._source)
+                and self._source.startswith(text[:-len(newline)], start))
+
     def _line_col(self, offset: int) -> Tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1]
+
+
+def _path_below(top: cst.CSTNode, node: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
+    """The nodes from just under ``top`` down to ``node``; None when ``node`` is not under ``top``."""
+    for name in _field_names(type(top)):
+        value = getattr(top, name)
+        for child in (value if isinstance(value, (list, tuple)) else (value,)):
+            if child is node:
+                return [node]
+            if isinstance(child, cst.CSTNode):
+                below = _path_below(child, node)
+                if below is not None:
+                    return [child] + below
+    return None
+
+
+def _line_starts(text: str) -> List[int]:
+    r"""Where each line starts; ``\r\n``, ``\r`` and ``\n`` each end a line, for libcst and ``ast`` alike."""
+    if "\r" not in text:
+        starts = [0]
+        index = text.find("\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        return starts
+    return [0] + [match.end() for match in _NEWLINE.finditer(text)]

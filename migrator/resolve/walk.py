@@ -4,6 +4,9 @@ libcst's own ``Module.visit`` rebuilds every node as it goes (it serves transfor
 than parsing. Migrator only reads the tree, so this walks the dataclass fields directly, in source order,
 skips whitespace and punctuation fields, and looks methods up once per node type. The contract is libcst's:
 ``visit_X`` returning False skips the node's children; ``leave_X`` is called after them.
+
+Given a ``NodeIndex``, the walk also notes the parent of every node it enters, which is how ``Positions``
+later finds the nodes a file reports in CPython's ``ast`` without generating code.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import dataclasses
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
+
+from .positions import NodeIndex
 
 #: Fields that hold only whitespace, comments or punctuation: nothing a rule looks at.
 _TRIVIA = frozenset({
@@ -40,9 +45,12 @@ class Walker:
     """Walks with one or more visitors; with several, each node's ``visit_X`` runs on them in order, and a
     node's children are skipped when the first visitor that has a ``visit_X`` returns False."""
 
-    def __init__(self, *visitors: object) -> None:
+    def __init__(self, *visitors: object, index: Optional[NodeIndex] = None) -> None:
         self.visitors = visitors
         self._entries: Dict[type, _Entry] = {}
+        self._index = index
+        if index is not None:
+            self.walk = self._walk_indexed
 
     def _entry(self, cls: type) -> _Entry:
         entry = self._entries.get(cls)
@@ -60,14 +68,39 @@ class Walker:
         if visit is None or visit(node) is not False:
             for name in fields:
                 value = getattr(node, name)
-                if isinstance(value, cst.CSTNode):
+                kind = _KINDS.get(type(value))
+                if kind is None:
+                    kind = _kind(type(value))
+                if kind is _NODE:
                     self.walk(value)
-                elif isinstance(value, (list, tuple)):
+                elif kind is _SEQUENCE:
                     for item in value:
-                        if isinstance(item, cst.CSTNode):
+                        if _KINDS.get(type(item)) is _NODE or _kind(type(item)) is _NODE:
                             self.walk(item)
         if leave is not None:
             leave(node)
+
+    def _walk_indexed(self, node: cst.CSTNode) -> None:
+        """``walk``, noting each node's parent in the index (the plain ``walk`` stays free of the cost)."""
+        index = self._index
+        index.parents[id(node)] = outer = index.current
+        index.current = node
+        Walker.walk(self, node)
+        index.current = outer
+
+
+_NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
+#: What each field value's type is to the walk (a dict lookup: ``isinstance`` on libcst's abstract base
+#: classes costs more than the rest of the walk).
+_KINDS: Dict[type, str] = {}
+
+
+def _kind(kind: type) -> str:
+    found = _KINDS.get(kind)
+    if found is None:
+        found = _KINDS[kind] = (_NODE if issubclass(kind, cst.CSTNode) else
+                                _SEQUENCE if issubclass(kind, (list, tuple)) else _OTHER)
+    return found
 
 
 def _chain(methods: List[Optional[Callable]]) -> Optional[Callable]:
