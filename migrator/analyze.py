@@ -11,7 +11,7 @@ from typing import Iterable, List, Optional, Tuple
 from .cache import AnalysisCache
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
-from .resolve import module_name_for, resolve_module
+from .resolve import module_name_for
 from .rules import VOCABULARY
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
@@ -127,8 +127,17 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
             outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
-    facts, usages = resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, source=text, tree=tree)
+    facts, usages = _resolve(module, name, is_package, source=text, tree=tree)
     return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline)
+
+
+def _resolve(module, name: str, is_package: bool, position_map=None, source: Optional[str] = None,
+             tree: Optional[ast.Module] = None):
+    """``resolve_module`` with the rules' vocabulary; imported here, with libcst, only once a file is parsed."""
+    from .resolve import resolve_module
+
+    return resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, position_map, source=source,
+                          tree=tree)
 
 
 def _ast_tree(text: str) -> Optional[ast.Module]:
@@ -152,8 +161,7 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)
     tree = _ast_tree(code.python)
-    facts, usages = resolve_module(module, name, False, tensor_methods(), VOCABULARY, code.map_span,
-                                   source=code.python, tree=tree)
+    facts, usages = _resolve(module, name, False, code.map_span, source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)
 
@@ -171,8 +179,7 @@ def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage
     module = parse_python(kept)
     if isinstance(module, ParseFailure) or not bad_cells:
         return FileResult(source, FileStatus.ERROR, f"notebook code does not parse: {reason}")
-    facts, usages = resolve_module(module, module_name_for(source.rel), False, tensor_methods(), VOCABULARY,
-                                   replace(code, python=kept).map_span)
+    facts, usages = _resolve(module, module_name_for(source.rel), False, replace(code, python=kept).map_span)
     cells = ", ".join(str(c) for c in sorted(bad_cells))
     return FileResult(source, FileStatus.OK, f"cells {cells} skipped: {reason}", usages=usages + shell, python=facts)
 

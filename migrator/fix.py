@@ -29,7 +29,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .discover import base_dir
 from .maps.load import TargetMap
 from .model import Edit, Report, Span
-from .resolve.names import dotted
+from .resolve.dotted import dotted
 from .sources.notebook import python_lines
 
 PYTHON_SUFFIXES = (".py", ".pyi")

@@ -58,20 +58,20 @@ def render(report: Report, out: TextIO) -> None:
 
 
 def _file(result: FileResult) -> Dict[str, Any]:
-    return {"path": result.file.rel, "kind": result.file.kind.value, "status": result.status.value,
+    return {"path": result.file.rel, "kind": result.file.kind._value_, "status": result.status._value_,
             "reason": result.reason}
 
 
 def _finding(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:
     span = finding.span
     return {
-        "id": finding.id, "rule": finding.rule, "category": finding.category.value, "path": finding.path,
+        "id": finding.id, "rule": finding.rule, "category": finding.category._value_, "path": finding.path,
         "line": span.line, "col": span.col, "end_line": span.end_line, "end_col": span.end_col, "cell": span.cell,
         "api": finding.api, "ops": list(finding.ops), "snippet": finding.snippet,
-        "confidence": finding.confidence.value, "reachable": finding.reachable, "scope": finding.scope,
+        "confidence": finding.confidence._value_, "reachable": finding.reachable, "scope": finding.scope,
         "node": nodes.get(finding.id),
         "verdicts": {
-            target: {"status": v.status.value, "message": v.message, "suggestion": v.suggestion,
+            target: {"status": v.status._value_, "message": v.message, "suggestion": v.suggestion,
                      "fixable": v.fixable, "source": v.source, "edit": _edit(v.edit)}
             for target, v in finding.verdicts.items()
         },

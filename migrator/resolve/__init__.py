@@ -8,42 +8,29 @@ and argparse defaults. Tensor methods on receivers whose type is unknown are rec
 ``nn.Module`` is not a tensor and is not recorded.
 
 The package follows the pass: ``scope`` binds names, ``values`` evaluates expressions, ``receivers``
-types method receivers, ``literals`` remembers where strings sit, ``emit`` records usages and measures
-their positions, ``visitor`` drives them. What is worth recording comes from the rules
-(``vocabulary``): the resolver itself knows Python, not CUDA.
+types method receivers, ``literals`` remembers where strings sit, ``emit`` records usages, ``positions``
+(with ``tree_spans``) finds where they are, ``visitor`` drives them over one ``walk``, and ``module`` runs
+the pass. What is worth recording comes from the rules (``vocabulary``): the resolver itself knows
+Python, not CUDA.
+
+The package imports nothing heavy itself: ``resolve_module`` (and libcst with it, a fifth of a second) loads
+on first use, so the rules, which only declare a ``Vocabulary``, and a scan served from the cache never
+import libcst.
 """
 
 from __future__ import annotations
 
-import ast
-from typing import FrozenSet, Optional, Tuple
+from typing import Any
 
-import libcst as cst
-
-from ..model import PythonFacts, Usage
-from .emit import Emitter, PositionMap
 from .names import module_name_for
-from .scope import LOADED, Scopes
-from .visitor import ModuleResolver
 from .vocabulary import LiteralRole, Vocabulary
-from .walk import Walker
 
-__all__ = ["LOADED", "LiteralRole", "Vocabulary", "module_name_for", "resolve_module"]
+__all__ = ["LiteralRole", "Vocabulary", "module_name_for", "resolve_module"]
 
 
-def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
-                   vocabulary: Vocabulary, position_map: Optional[PositionMap] = None,
-                   source: Optional[str] = None, tree: Optional[ast.Module] = None
-                   ) -> Tuple[PythonFacts, Tuple[Usage, ...]]:
-    """``source`` is the text ``module`` was parsed from, when the caller has it (saves generating it again);
-    ``tree`` is CPython's ``ast`` of that same text, when the caller has it (positions are then measured
-    statement by statement instead of over the whole module)."""
-    scopes = Scopes(module_name, is_package, vocabulary)
-    emitter = Emitter(module, source, scopes, position_map, tree)
-    resolver = ModuleResolver(scopes, emitter, tensor_methods)
-    Walker(resolver, resolver.literals, index=emitter.positions.index).walk(module)
-    usages = resolver.finished_usages()
-    constants = {name: emitter.finish_value(value) for name, value in resolver.constants.items()}
-    facts = PythonFacts(module=module_name, constants=constants, triton_kernels=tuple(resolver.kernels),
-                        imports_torch=resolver.imports_torch)
-    return facts, usages
+def __getattr__(name: str) -> Any:  # PEP 562: the libcst pass loads when something is parsed
+    if name == "resolve_module":
+        from .module import resolve_module
+
+        return resolve_module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,10 @@
-"""Module names, dotted names and which roots are worth recording: shared by the resolver, the outline
-reader and the fixer."""
+"""Module names and which roots are worth recording: shared by the resolver, the outline reader and the
+graph. Plain strings only (no libcst), so that reading them costs nothing."""
 
 from __future__ import annotations
 
 import sys
 from typing import FrozenSet, Optional
-
-import libcst as cst
 
 #: The standard library: its names are never recorded as usages.
 STDLIB: FrozenSet[str] = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -44,16 +42,6 @@ def absolute_import(module_name: str, is_package: bool, level: int, imported: Op
         return None
     base = package[: len(package) - (level - 1)]
     return ".".join([*base, imported] if imported else base)
-
-
-def dotted(node: cst.BaseExpression) -> str:
-    """``a.b.c`` for a chain of names, ``""`` for anything else (``f().x``, ``a[0].b``)."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        inner = dotted(node.value)
-        return f"{inner}.{node.attr.value}" if inner else ""
-    return ""
 
 
 def is_torch(qual: str) -> bool:

@@ -9,7 +9,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from .names import absolute_import, dotted, interesting, is_torch
+from .dotted import dotted
+from .names import absolute_import, interesting, is_torch
 from .vocabulary import Vocabulary
 
 #: Root of pseudo-module names bound by loader calls (see ``Scopes._loaded_module``).

@@ -12,7 +12,8 @@ import libcst as cst
 from ..model import Argument, Confidence, Usage, Value
 from .emit import Emitter
 from .literals import LiteralRoles
-from .names import dotted, interesting, interesting_base, is_torch
+from .dotted import dotted
+from .names import interesting, interesting_base, is_torch
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option

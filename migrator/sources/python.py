@@ -11,9 +11,10 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
-import libcst as cst
+if TYPE_CHECKING:
+    import libcst as cst
 
 #: Bracket depth past which the source is checked by CPython's own parser before libcst sees it.
 _DEEP_NESTING = 100
@@ -65,7 +66,9 @@ def is_too_deep(failure: ParseFailure) -> bool:
     return failure.reason.startswith(_TOO_DEEP)
 
 
-def parse_python(text: str) -> Union[cst.Module, ParseFailure]:
+def parse_python(text: str) -> Union["cst.Module", ParseFailure]:
+    import libcst as cst  # here, not at the top: a scan served from the cache never parses, nor pays for libcst
+
     if _bracket_depth(text) > _DEEP_NESTING:
         import ast
 
