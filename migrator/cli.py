@@ -174,15 +174,16 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     """
     from .cache import open_cache
     from .fix import dirty_files, fix_report, write_fixes
+    from .rules.base import cuda_names
     from .scan import scan_files
     from .discover import discover
 
     chosen = _targets(target)
     if len(chosen) != 1:
         raise click.BadParameter("give exactly one target", param_hint="--target")
-    if chosen[0].keeps_cuda_spelling:
-        click.echo(f"{chosen[0].id} keeps CUDA spellings (torch_xmlir): there is nothing to rewrite mechanically",
-                   err=True)
+    if not cuda_names(chosen[0]).rewritten:
+        click.echo(f"{chosen[0].id} keeps CUDA spellings ({chosen[0].runtime_facts.name}): there is nothing to "
+                   "rewrite mechanically", err=True)
         return
     if not show_diff and not force:
         dirty = dirty_files(path)

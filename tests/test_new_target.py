@@ -23,13 +23,14 @@ DEMO_RUNTIME = {
 
 
 @pytest.fixture
-def demo_maps(tmp_path, monkeypatch):
+def demo_maps(tmp_path, monkeypatch, request):
+    runtime = {**DEMO_RUNTIME, **getattr(request, "param", {})}
     maps = tmp_path / "operator_maps"
     shutil.copytree(load.maps_dir(), maps)
     manifest = json.loads((maps / "targets.json").read_text())
     cann = next(t for t in manifest["targets"] if t["id"] == "cann" and t["default"])
     manifest["targets"].append({**cann, "id": "demo", "version": "0.1", "runtime": "demo runtime 0.1"})
-    manifest["runtimes"].append(DEMO_RUNTIME)
+    manifest["runtimes"].append(runtime)
     (maps / "targets.json").write_text(json.dumps(manifest))
     caches = (load.load_json, load.available_targets, load.runtimes, load.load_target)
     for cached in caches:
@@ -64,3 +65,23 @@ def test_a_target_added_as_data_is_judged_with_its_own_facts(demo_maps, tmp_path
     assert registration.verdicts["demo"].status == Status.UNKNOWN  # dispatch_key: null says "we do not know"
     assert "not published" in registration.verdicts["demo"].message
     assert registration.verdicts["cann"].status == Status.REWRITE
+
+
+@pytest.mark.parametrize("demo_maps", [{"cuda_names": "kept"}], indirect=True, ids=["kept"])
+def test_a_runtime_that_keeps_cuda_names_is_one_field(demo_maps, tmp_path):
+    """``cuda_names: kept`` alone turns every CUDA spelling into a shim verdict, in the runtime's own name."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(
+        "import os\nimport torch\nimport torch.distributed as dist\n"
+        "os.environ['CUDA_CACHE_PATH'] = '/tmp'\n"
+        "dist.init_process_group('nccl')\nx = torch.ones(2, device='cuda:0')\ntorch.cuda.synchronize()\n")
+    report = scan(project, resolve_targets(["demo", "cann"]))
+    by_rule = {f.rule: f for f in report.findings}
+    for rule in ("device-argument", "collective-backend", "device-call"):
+        demo, cann = by_rule[rule].verdicts["demo"], by_rule[rule].verdicts["cann"]
+        assert demo.status == Status.SUPPORTED and "Demo accelerator presents itself as torch.cuda" in demo.message
+        assert cann.status == Status.REWRITE and not cann.message.startswith(demo.message[:20])
+    variable = by_rule["environment-variable"].verdicts["demo"]
+    assert variable.status == Status.UNKNOWN and "Demo accelerator honours" in variable.message
+    assert not any("torch_xmlir" in v.message for f in report.findings for v in [f.verdicts["demo"]])

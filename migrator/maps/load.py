@@ -121,11 +121,6 @@ class TargetMap:
     def label(self) -> str:
         return f"{self.id}@{self.version}"
 
-    @property
-    def keeps_cuda_spelling(self) -> bool:
-        """The runtime presents itself as CUDA: CUDA device, collective and API names run as written."""
-        return self.runtime_facts.cuda_names == "kept"
-
     def lookup(self, api: str) -> Optional[ApiRule]:
         """The entry for ``api``, or the longest dotted prefix with a rename (``torch.cuda`` -> ``torch.npu``)."""
         entry = self.apis.get(api)

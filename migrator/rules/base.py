@@ -171,34 +171,7 @@ def renamed_call(snippet: str, new_name: str, kind: str) -> str:
 
 def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -> Verdict:
     """Verdict for a CUDA-named API on a target, from its device map (docs list, transfer table)."""
-    api = api or usage.api
-    if target.keeps_cuda_spelling:
-        return shim(target, f"`{api}`")
-    rule = target.lookup(api)
-    if rule is None:
-        return Verdict(Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand",
-                       target.sources[0])
-    limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
-    if rule.status == "unsupported":
-        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
-                       rule.source)
-    if rule.status == "supported":
-        status = Status.PARTIAL if rule.limitations else Status.SUPPORTED
-        return Verdict(status, f"`{api}` is documented to work as written on {target.id}{limits}", rule.source)
-    if rule.to:
-        how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
-        note = f" ({rule.note})" if rule.note else ""
-        exact = rule.exact and not rule.note
-        suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
-        if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
-            old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
-            head, dot, tail = usage.snippet.rpartition(f".{old_method}")
-            suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
-        return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
-                       rule.source, suggestion=suggestion,
-                       fixable=exact, edit=_rename_edit(api, rule.to, usage) if exact else None)
-    return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
-                   + (f" ({rule.note})" if rule.note else ""), rule.source)
+    return cuda_names(target).api(target, usage, api or usage.api)
 
 
 def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
@@ -222,44 +195,18 @@ def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
 
 
 def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:
-    if target.keeps_cuda_spelling:
-        return shim(target, f"the {what} string")
-    text = value.text or "cuda"
-    new = text.replace("cuda", target.device_to, 1)
-    direct = value.via is None
-    suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
-    if value.kind == "fstr" and direct:
-        suggestion = snippet.replace("cuda", target.device_to, 1)
-    message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
-    edit = literal_edit(value, "cuda", target.device_to) if value.kind == "fstr" else literal_edit(value, text, new)
-    return Verdict(Status.REWRITE, message, target.device_source,
-                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=direct and suggestion != snippet,
-                   edit=edit)
+    return cuda_names(target).device_string(target, value, snippet, what)
 
 
 def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
-    if target.keeps_cuda_spelling:
-        return shim(target, "the 'nccl' backend name")
-    text = value.text or "nccl"
-    new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
-    direct = value.via is None
-    suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
-    edit = literal_edit(value, text, new) if value.kind == "str" else None
-    return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
-                   f"{needs_import(target)}", target.backend_source,
-                   suggestion=suggestion or f"set {value.via} to '{new}'", fixable=bool(direct and suggestion != snippet),
-                   edit=edit)
+    return cuda_names(target).backend(target, value, snippet)
 
 
 def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Verdict:
     """Verdict from the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml)."""
     found = target.documented(api)
     if found is None:
-        if target.keeps_cuda_spelling:
-            return Verdict(Status.UNKNOWN, f"{unknown_message}; no public data for {target.runtime_facts.name} "
-                           f"covers `{api}`", target.sources[0])
-        return Verdict(Status.UNKNOWN, f"{unknown_message}; `{api}` is not in the vendor's list (not verified)",
-                       target.sources[0])
+        return cuda_names(target).unlisted_api(target, api, unknown_message)
     return verdict_from_list(target, api, found)
 
 
@@ -281,3 +228,137 @@ def fingerprint(rule: str, path: str, api: str, snippet: str, occurrence: int) -
 
 def normalised_snippet(snippet: str) -> str:
     return re.sub(r"\s+", "", snippet)
+
+
+# ------------------------------------------------------------------------------ what CUDA names do
+
+
+class CudaNames:
+    """What a CUDA name in user code does on a target. The target's data row says which kind applies
+    (``cuda_names`` in ``curated/targets.yaml``); the verdict builders above ask it, so no rule tests
+    for a runtime. A runtime that treats CUDA names a third way is one more subclass in ``CUDA_NAMES``."""
+
+    #: whether code must change its CUDA spellings to run (what ``migrator fix`` rewrites)
+    rewritten: ClassVar[bool] = True
+
+    def api(self, target: TargetMap, usage: Usage, api: str) -> Verdict:
+        """A CUDA-named API (``torch.cuda.synchronize``, ``Tensor.cuda``)."""
+        raise NotImplementedError
+
+    def device_string(self, target: TargetMap, value: Value, snippet: str, what: str) -> Verdict:
+        """A CUDA device string (``"cuda:0"``), written here or set through a name."""
+        raise NotImplementedError
+
+    def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
+        """The ``nccl`` collective backend name."""
+        raise NotImplementedError
+
+    def wrapper(self, target: TargetMap, api: str) -> Verdict:
+        """A CUDA-facing wrapper class (DDP, FSDP): its entry in the vendor's API list."""
+        return documented_verdict(target, api, api.rsplit(".", 1)[-1])
+
+    def unlisted_api(self, target: TargetMap, api: str, unknown_message: str) -> Verdict:
+        """An API the vendor's list does not name."""
+        return Verdict(Status.UNKNOWN, f"{unknown_message}; `{api}` is not in the vendor's list (not verified)",
+                       target.sources[0])
+
+    def unlisted_variable(self, target: TargetMap, action: str, name: str) -> Verdict:
+        """An environment variable the vendor data does not map."""
+        return Verdict(Status.UNKNOWN, f"{action} {name}, which has no effect on {target.id}; the bundled vendor "
+                       "data names no equivalent variable, so find it in the runtime's documentation",
+                       target.sources[0])
+
+
+class RenamedCudaNames(CudaNames):
+    """The runtime has its own names (Ascend's ``npu``/``hccl``, Cambricon's ``mlu``/``cncl``): each CUDA
+    spelling is looked up in the target's device map and rewritten."""
+
+    def api(self, target: TargetMap, usage: Usage, api: str) -> Verdict:
+        rule = target.lookup(api)
+        if rule is None:
+            return Verdict(Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand",
+                           target.sources[0])
+        limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
+        if rule.status == "unsupported":
+            return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
+                           rule.source)
+        if rule.status == "supported":
+            status = Status.PARTIAL if rule.limitations else Status.SUPPORTED
+            return Verdict(status, f"`{api}` is documented to work as written on {target.id}{limits}", rule.source)
+        if rule.to:
+            how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
+            note = f" ({rule.note})" if rule.note else ""
+            exact = rule.exact and not rule.note
+            suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
+            if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
+                old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
+                head, dot, tail = usage.snippet.rpartition(f".{old_method}")
+                suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
+            return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
+                           rule.source, suggestion=suggestion,
+                           fixable=exact, edit=_rename_edit(api, rule.to, usage) if exact else None)
+        return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
+                       + (f" ({rule.note})" if rule.note else ""), rule.source)
+
+    def device_string(self, target: TargetMap, value: Value, snippet: str, what: str) -> Verdict:
+        text = value.text or "cuda"
+        new = text.replace("cuda", target.device_to, 1)
+        direct = value.via is None
+        suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+        if value.kind == "fstr" and direct:
+            suggestion = snippet.replace("cuda", target.device_to, 1)
+        message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
+        edit = (literal_edit(value, "cuda", target.device_to) if value.kind == "fstr"
+                else literal_edit(value, text, new))
+        return Verdict(Status.REWRITE, message, target.device_source,
+                       suggestion=suggestion or f"set {value.via} to '{new}'",
+                       fixable=direct and suggestion != snippet, edit=edit)
+
+    def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
+        text = value.text or "nccl"
+        new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
+        direct = value.via is None
+        suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+        edit = literal_edit(value, text, new) if value.kind == "str" else None
+        return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
+                       f"{needs_import(target)}", target.backend_source,
+                       suggestion=suggestion or f"set {value.via} to '{new}'",
+                       fixable=bool(direct and suggestion != snippet), edit=edit)
+
+
+class KeptCudaNames(CudaNames):
+    """The runtime presents itself as ``torch.cuda`` (Kunlunxin's torch_xmlir): CUDA spellings run as
+    written. That is the vendor's claim for the whole namespace, not a per-API validation, so the verdicts
+    say so."""
+
+    rewritten = False
+
+    def api(self, target: TargetMap, usage: Usage, api: str) -> Verdict:
+        return shim(target, f"`{api}`")
+
+    def device_string(self, target: TargetMap, value: Value, snippet: str, what: str) -> Verdict:
+        return shim(target, f"the {what} string")
+
+    def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
+        return shim(target, "the 'nccl' backend name")
+
+    def wrapper(self, target: TargetMap, api: str) -> Verdict:
+        return shim(target, api.rsplit(".", 1)[-1])
+
+    def unlisted_api(self, target: TargetMap, api: str, unknown_message: str) -> Verdict:
+        return Verdict(Status.UNKNOWN, f"{unknown_message}; no public data for {target.runtime_facts.name} "
+                       f"covers `{api}`", target.sources[0])
+
+    def unlisted_variable(self, target: TargetMap, action: str, name: str) -> Verdict:
+        if not name.startswith("CUDA_"):
+            return super().unlisted_variable(target, action, name)
+        return Verdict(Status.UNKNOWN, f"{action} {name}: the CUDA shim keeps CUDA names, but no public data says "
+                       f"whether {target.runtime_facts.name} honours this variable", target.device_source)
+
+
+#: Each ``cuda_names`` value a target's data row may take, and what it means.
+CUDA_NAMES: Mapping[str, CudaNames] = {"renamed": RenamedCudaNames(), "kept": KeptCudaNames()}
+
+
+def cuda_names(target: TargetMap) -> CudaNames:
+    return CUDA_NAMES[target.runtime_facts.cuda_names]

@@ -7,8 +7,8 @@ from typing import Optional
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import LiteralRole, Vocabulary
 from .examples import Invalid, Valid
-from .base import (BACKEND_STRING, Rule, RuleContext, Verdicts, backend_in, backend_verdict, documented_verdict, first_arg,
-                   per_target, rename_verdict, shim)
+from .base import (BACKEND_STRING, Rule, RuleContext, Verdicts, backend_in, backend_verdict, cuda_names,
+                   documented_verdict, first_arg, per_target, rename_verdict)
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
@@ -155,7 +155,7 @@ class DataParallel(Rule):
 
         def verdict(target) -> Verdict:
             doc = documented_verdict(target, "torch.nn.DataParallel", "DataParallel")
-            if doc.status in (Status.UNSUPPORTED, Status.UNKNOWN) and not target.keeps_cuda_spelling:
+            if doc.status in (Status.UNSUPPORTED, Status.UNKNOWN) and cuda_names(target).rewritten:
                 return Verdict(Status.REWRITE, f"{doc.message}; use DistributedDataParallel with one process per "
                                f"device (torchrun) and the '{target.backend_to}' backend", doc.source,
                                suggestion="torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])")
@@ -202,8 +202,4 @@ class DistributedWrapper(Rule):
             return None
         api = self._APIS[usage.api]
 
-        def verdict(target) -> Verdict:
-            if target.keeps_cuda_spelling:
-                return shim(target, api.rsplit(".", 1)[-1])
-            return documented_verdict(target, api, api.rsplit(".", 1)[-1])
-        return per_target(ctx, verdict)
+        return per_target(ctx, lambda target: cuda_names(target).wrapper(target, api))

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
-from .base import Rule, RuleContext, Verdicts, per_target
+from .base import Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..maps.load import device_tools
 from .examples import Invalid, Valid
 from .third_party import library_verdict
@@ -72,12 +72,7 @@ class EnvironmentVariable(Rule):
                                    fixable=bool(entry.get("exact", True)), edit=Edit("string", name, str(entry["to"])))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
-            if target.keeps_cuda_spelling and name.startswith("CUDA_"):
-                return Verdict(Status.UNKNOWN, f"{action} {name}: the CUDA shim keeps CUDA names, but no public data "
-                               "says whether torch_xmlir honours this variable", target.device_source)
-            return Verdict(Status.UNKNOWN, f"{action} {name}, which has no effect on {target.id}; the bundled vendor "
-                           "data names no equivalent variable, so find it in the runtime's documentation",
-                           target.sources[0])
+            return cuda_names(target).unlisted_variable(target, action, name)
         return per_target(ctx, verdict)
 
 
