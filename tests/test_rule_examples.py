@@ -6,8 +6,8 @@ import pytest
 
 from migrator.fix import fix_report
 from migrator.maps.load import resolve_targets, target_ids
-from migrator.model import Status
-from migrator.rules import ALL_RULES, DOCUMENTED_RULES
+from migrator.model import Category, Status
+from migrator.rules import ALL_RULES, DOCUMENTED_RULES, ProjectRule
 from migrator.rules.docs import SECTIONS, rule_doc
 from migrator.rules.examples import Invalid, Valid
 from migrator.scan import scan
@@ -76,3 +76,30 @@ def test_rule_priorities_are_explicit_and_distinct():
     assert priorities == sorted(priorities)
     # the generic operator rule claims only what no specific rule did
     assert ALL_RULES[-1].name == "torch-op"
+
+
+def test_a_docstring_section_beyond_the_three_is_rendered_after_them():
+    class Documented(ProjectRule):
+        """Reads a demo thing.
+
+        ## What it does
+        Finds demo things.
+
+        ## Why is this bad?
+        They are demos.
+
+        ## Fix safety
+        Nothing to fix.
+
+        ## Known limits
+        Only demo files.
+        """
+
+        name, category = "demo-rule", Category.OP
+        examples = (Invalid("import demo\n", expect=Status.UNKNOWN), Valid("x = 1\n"))
+
+    doc = rule_doc(Documented())
+    assert doc.missing == () and doc.section("Known limits") == "Only demo files."
+    text = doc.markdown()
+    assert text.index("## Fix safety") < text.index("## Not reported") < text.index("## Known limits")
+    assert text.rstrip().endswith("Only demo files.")

@@ -178,9 +178,8 @@ def _tensor_methods(upstream: Path) -> dict:
         variants = str(entry.get("variants", "function"))
         if "method" in variants:
             names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
-    docs = upstream / CANN_RELEASES[0].docs_file
-    if docs.is_file():
-        for row in docs_rows(docs.read_text(encoding="utf-8")):
+    if (upstream / CANN_RELEASES[0].docs_file).is_file():
+        for row in docs_rows(upstream, CANN_RELEASES[0].docs_file):
             api = full_api_name(row["api"])
             if api.startswith("torch.Tensor."):
                 names.add(api.split(".")[2])

@@ -8,7 +8,7 @@ from typing import Iterable, List, Tuple
 from ..model import Finding, Usage
 from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
-from .base import ProjectIndex, Rule, RuleContext, fingerprint, normalised_snippet
+from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet
 from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
@@ -27,14 +27,14 @@ ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
 ), key=lambda rule: rule.priority))
 
 #: Rules that judge the whole project at once, after every file's own findings.
-PROJECT_RULES = (NoMixedPrecision(),)
+PROJECT_RULES: Tuple[ProjectRule, ...] = (NoMixedPrecision(),)
 #: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list.
 DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES)
 
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])
 
-__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "Rule", "RuleContext", "VOCABULARY",
+__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule", "RuleContext", "VOCABULARY",
            "apply_rules", "fingerprint"]
 
 

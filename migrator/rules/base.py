@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
 from ..maps.load import TargetMap, ThirdParty
 from ..names import longest
-from ..model import Category, Edit, ExtensionBuild, Status, Usage, Value, Verdict
+from ..model import Category, Edit, ExtensionBuild, FileResult, Finding, Status, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
 
@@ -65,19 +65,25 @@ class RuleContext:
     project: ProjectIndex = ProjectIndex()
 
 
-class Rule:
-    """Base class. Subclasses set the class attributes and implement ``check``."""
+class DocumentedRule:
+    """What every rule carries, whatever it judges: its name, its docs (the docstring, ``rules/docs.py``),
+    its examples, and what it needs the resolver to record."""
 
     name: str = ""
     category: Category = Category.OP
     summary: str = ""
     #: code the rule must leave alone (``Valid``) and must report (``Invalid``), checked by the tests
     examples: ClassVar[Tuple[Example, ...]] = ()
+    #: What this rule needs the resolver to record (see ``resolve/vocabulary.py``).
+    vocabulary: ClassVar[Vocabulary] = Vocabulary()
+
+
+class Rule(DocumentedRule):
+    """A rule over one usage at a time. Subclasses set the class attributes and implement ``check``."""
+
     #: Lower runs first; the first rule that claims a usage makes its finding (a custom-op rule, say, before
     #: the generic operator rule that would also claim the call).
     priority: ClassVar[int] = 1000
-    #: What this rule needs the resolver to record (see ``resolve/vocabulary.py``).
-    vocabulary: ClassVar[Vocabulary] = Vocabulary()
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError
@@ -88,6 +94,14 @@ class Rule:
 
     def category_for(self, usage: Usage) -> Category:
         return self.category
+
+
+class ProjectRule(DocumentedRule):
+    """A rule over the whole project at once, run after every file's own findings (``PROJECT_RULES``):
+    ``scan`` runs it, ``check`` (which sees a few files) does not."""
+
+    def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
+        raise NotImplementedError
 
 
 # ------------------------------------------------------------------------------------------ values

@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence
 
 from ..model import Category, Confidence, FileResult, Finding, Status, Verdict
 from ..resolve.vocabulary import Vocabulary
-from .base import RuleContext, fingerprint
+from .base import ProjectRule, RuleContext, fingerprint
 from .examples import Invalid, Valid
 
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
@@ -19,7 +19,7 @@ _TRAINS = ("import torch\nmodel = torch.nn.Linear(4, 4)\nopt = torch.optim.AdamW
            "loss = model(torch.ones(4)).sum()\nloss.backward()\nopt.step()\n")
 
 
-class NoMixedPrecision:
+class NoMixedPrecision(ProjectRule):
     """A project that trains in fp32.
 
     ## What it does

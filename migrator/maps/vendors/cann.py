@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
 from ..upstream import MAPS_SCHEMA, is_cuda_name, parse_yaml, read_json, read_text, source_label
@@ -63,7 +64,7 @@ def device_table(upstream: Path, release: CannRelease) -> dict:
     if release.docs_file:
         dsource = source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
         sources.append(dsource)
-        for row in docs_rows(read_text(upstream, release.docs_file)):
+        for row in docs_rows(upstream, release.docs_file):
             api = full_api_name(row["api"])
             if not is_cuda_name(api):
                 continue
@@ -95,16 +96,19 @@ def device_table(upstream: Path, release: CannRelease) -> dict:
     }
 
 
-def docs_rows(text: str) -> Iterable[Dict[str, str]]:
-    lines = [line for line in text.splitlines() if not line.startswith("#")]
-    return csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
+@lru_cache(maxsize=None)
+def docs_rows(upstream: Path, rel: str) -> Tuple[Dict[str, str], ...]:
+    """The rows of one Ascend docs TSV, read once per build (the device map, the API list and the
+    tensor-method list all read it)."""
+    lines = [line for line in read_text(upstream, rel).splitlines() if not line.startswith("#")]
+    return tuple(csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
     """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
     environment variables from the curated, documentation-cited table."""
     apis = {}
-    for row in docs_rows(read_text(upstream, release.docs_file)):
+    for row in docs_rows(upstream, release.docs_file):
         entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
         if row.get("limitations"):
             entry["limitations"] = row["limitations"]
