@@ -1,32 +1,34 @@
-"""Literal roles: where a string literal sits (``default of parameter device``, ``argument 2 of
-torch.device``), remembered as the walk passes, so that a literal which turns out to be a device or a
-backend is reported with its role and a confidence.
+"""String literals: which are usages (a ``"cuda:0"`` the rules' vocabulary names), and where each sits
+(``default of parameter device``, ``argument 2 of torch.device``), remembered as the walk passes, so that a
+literal which turns out to be a device or a backend is reported with its role and a confidence.
 
-``LiteralRoles`` is a second visitor on the same walk as ``ModuleResolver``: it sees each node just after
-the resolver does, and before the node's strings are visited.
+``Literals`` is a second visitor on the same walk as ``ModuleResolver``: it sees each node just after the
+resolver does (which marks the strings it has already accounted for as consumed), and before the node's
+strings are visited.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Set, Tuple, Union
+from typing import Callable, Dict, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from ..model import Confidence
+from ..model import Argument, Confidence
 from .emit import Emitter
 from .scope import LOADED, Scopes
-from .values import LITERAL_NODES
+from .values import LITERAL_NODES, STRING_NODES, Evaluator
 
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
 #: Keywords whose string argument is a device or backend whatever the call is.
 DEVICE_KEYWORDS = frozenset({"device", "device_type", "map_location", "backend"})
 
 
-class LiteralRoles:
-    def __init__(self, scopes: Scopes, emitter: Emitter, consumed: Set[int]) -> None:
+class Literals:
+    def __init__(self, scopes: Scopes, emitter: Emitter, consumed: Set[int], values: Evaluator) -> None:
         self.scopes = scopes
         self.emitter = emitter
         self.consumed = consumed
+        self.values = values
         self._roles: Dict[int, Tuple[Context, Confidence]] = {}
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
@@ -83,3 +85,31 @@ class LiteralRoles:
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.note(node.value, "returned")
+
+    # ------------------------------------------------------------------------------ literals that are usages
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, STRING_NODES):
+            self.consumed.add(id(node.value))  # docstrings and bare strings are not code
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self._literal(node)
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> Optional[bool]:
+        self._literal(node)
+        return True
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> Optional[bool]:
+        self._literal(node)
+        return False
+
+    def _literal(self, node: cst.BaseExpression) -> None:
+        if id(node) in self.consumed:
+            return
+        value = self.values.value_of(node)
+        if value.kind not in ("str", "fstr"):
+            return
+        api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
+        if api:
+            context, confidence = self.role_of(node)
+            self.emitter.emit(api, "literal", node, (Argument(None, value),), confidence=confidence, context=context)

@@ -1,7 +1,7 @@
-"""The visitor: walks one module once and turns imports, calls, attributes, assignments, literals and
-environment accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``values``,
-receiver typing in ``receivers``, literal roles in ``literals`` and recording in ``emit``; what counts
-as interesting comes from the rules' ``Vocabulary``."""
+"""The visitor: walks one module once and turns imports, calls, attributes, assignments and environment
+accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``values``, receiver typing in
+``receivers``, string literals in ``literals`` (a second visitor on the same walk) and recording in
+``emit``; what counts as interesting comes from the rules' ``Vocabulary``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..model import Argument, Confidence, Usage, Value
 from .emit import Emitter
-from .literals import LiteralRoles
+from .literals import Literals
 from .dotted import dotted
 from .names import interesting, interesting_base, is_torch
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
@@ -20,15 +20,14 @@ from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 
 
-class ModuleResolver(cst.CSTVisitor):
+class ModuleResolver:
     def __init__(self, scopes: Scopes, emitter: Emitter, tensor_methods: FrozenSet[str]) -> None:
-        super().__init__()
         self.scopes = scopes
         self.vocabulary: Vocabulary = scopes.vocabulary
         self.emitter = emitter
         self.consumed: Set[int] = set()
         self.values = Evaluator(scopes, emitter, self.consumed)
-        self.literals = LiteralRoles(scopes, emitter, self.consumed)
+        self.literals = Literals(scopes, emitter, self.consumed, self.values)
         self.methods = tensor_methods | self.vocabulary.methods
         #: method names worth an instance lookup (``impl`` for ``torch.library.Library.impl``)
         self.instance_method_names = frozenset(api.rsplit(".", 1)[-1] for api in self.vocabulary.instance_methods)
@@ -251,34 +250,6 @@ class ModuleResolver(cst.CSTVisitor):
         self.emitter.emit(api, kind, target, (Argument(None, self.values.value_of(value)),), context=context)
         if isinstance(value, STRING_NODES):
             self.consumed.add(id(value))
-
-    # ------------------------------------------------------------------------------ literals
-
-    def visit_Expr(self, node: cst.Expr) -> None:
-        if isinstance(node.value, STRING_NODES):
-            self.consumed.add(id(node.value))  # docstrings and bare strings are not code
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        self._literal(node)
-
-    def visit_FormattedString(self, node: cst.FormattedString) -> Optional[bool]:
-        self._literal(node)
-        return True
-
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> Optional[bool]:
-        self._literal(node)
-        return False
-
-    def _literal(self, node: cst.BaseExpression) -> None:
-        if id(node) in self.consumed:
-            return
-        value = self.values.value_of(node)
-        if value.kind not in ("str", "fstr"):
-            return
-        api = self.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
-        if api:
-            context, confidence = self.literals.role_of(node)
-            self.emitter.emit(api, "literal", node, (Argument(None, value),), confidence=confidence, context=context)
 
     # ------------------------------------------------------------------------------ module constants
 
