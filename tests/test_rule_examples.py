@@ -103,3 +103,28 @@ def test_a_docstring_section_beyond_the_three_is_rendered_after_them():
     text = doc.markdown()
     assert text.index("## Fix safety") < text.index("## Not reported") < text.index("## Known limits")
     assert text.rstrip().endswith("Only demo files.")
+
+
+def test_a_rule_is_only_asked_about_the_usage_kinds_it_declares(tmp_path):
+    """``kinds`` is a dispatch table, not a guess: over every example of every rule, no rule would claim a
+    usage of a kind it does not declare (so skipping those loses nothing)."""
+    from migrator.analyze import analyze_file
+    from migrator.discover import discover
+    from migrator.inventory import build_index, kernel_usages
+    from migrator.maps.load import third_party
+    from migrator.rules import RuleContext
+
+    usages, checked = [], 0
+    for index, example in enumerate(e for rule in DOCUMENTED_RULES for e in rule.examples):
+        root = tmp_path / str(index)
+        write_tree(root, {**example.files, example.path: example.code})
+        results = [analyze_file(source) for source in discover(root).files]
+        ctx = RuleContext(targets=tuple(TARGETS), third_party=third_party(), project=build_index(results))
+        usages += [(ctx, u) for r in results for u in r.usages + kernel_usages(r)]
+    assert {u.kind for _, u in usages} >= {"call", "method", "literal", "import", "env", "command", "kernel"}
+    for ctx, usage in usages:
+        for rule in ALL_RULES:
+            if rule.kinds is not None and usage.kind not in rule.kinds:
+                checked += 1
+                assert rule.check(usage, ctx) is None, (rule.name, usage.kind, usage.api)
+    assert checked > 1000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
@@ -200,8 +200,15 @@ class ThirdParty:
     apis: Mapping[str, Mapping[str, Mapping[str, str]]]
     pytorch: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
+    @cached_property
+    def roots(self) -> FrozenSet[str]:
+        """The top-level packages of the libraries (``deepspeed`` for ``deepspeed.ops``)."""
+        return frozenset(name.split(".", 1)[0] for name in self.libraries)
+
     def library_of(self, qualname: str) -> Optional[str]:
         """The CUDA-bound library a qualified name belongs to (longest match: ``deepspeed.ops``)."""
+        if qualname.split(".", 1)[0] not in self.roots:  # asked of every usage; most are torch's own
+            return None
         hit = longest(qualname, lambda name: name in self.libraries)
         return hit[0] if hit else None
 

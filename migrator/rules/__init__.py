@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, List, Tuple
+from functools import lru_cache
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..model import Finding, Usage
 from ..resolve.vocabulary import Vocabulary
@@ -43,8 +44,9 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
     """Findings for one file's usages, each with a fingerprint that survives unrelated edits."""
     findings: List[Finding] = []
     occurrences: Counter = Counter()
+    by_kind = _by_kind(rules)
     for usage in usages:
-        for rule in rules:
+        for rule in by_kind.get(usage.kind) or by_kind[None]:
             verdicts = rule.check(usage, ctx)
             if verdicts is None:
                 continue
@@ -58,3 +60,14 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             ))
             break
     return findings
+
+
+@lru_cache(maxsize=8)
+def _by_kind(rules: Tuple[Rule, ...]) -> Dict[Optional[str], Tuple[Rule, ...]]:
+    """For each usage kind a rule names, the rules that may claim it, in priority order; under ``None``, the
+    rules that take any kind (what a kind no rule names gets)."""
+    kinds = {kind for rule in rules for kind in rule.kinds or ()}
+    table: Dict[Optional[str], Tuple[Rule, ...]] = {
+        kind: tuple(rule for rule in rules if rule.kinds is None or kind in rule.kinds) for kind in kinds}
+    table[None] = tuple(rule for rule in rules if rule.kinds is None)
+    return table

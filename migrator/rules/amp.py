@@ -41,6 +41,7 @@ class CudaAmp(Rule):
 
     name = "cuda-amp"
     priority = 100
+    kinds = frozenset({"call", "attribute", "decorator"})
     category = Category.AMP
     summary = "torch.cuda.amp APIs"
     examples = (
@@ -87,6 +88,7 @@ class AmpDevice(Rule):
 
     name = "amp-device"
     priority = 110
+    kinds = frozenset({"call", "decorator"})
     category = Category.AMP
     summary = "autocast / GradScaler on the CUDA device"
     examples = (

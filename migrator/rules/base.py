@@ -51,6 +51,8 @@ class ProjectIndex:
         return longest(qualname, lambda prefix: prefix in self.modules) is not None
 
     def extension_of(self, api: str) -> Optional[str]:
+        if not self.extensions and not self.extension_aliases:  # most repos build none: asked of every usage
+            return None
         hit = longest(api, lambda name: name in self.extensions)
         if hit:
             return hit[0]
@@ -84,6 +86,9 @@ class Rule(DocumentedRule):
     #: Lower runs first; the first rule that claims a usage makes its finding (a custom-op rule, say, before
     #: the generic operator rule that would also claim the call).
     priority: ClassVar[int] = 1000
+    #: The usage kinds (``call``, ``method``, ``literal``, ...) ``check`` may claim; ``None``: any. Only these
+    #: reach the rule (``apply_rules`` dispatches on them).
+    kinds: ClassVar[Optional[FrozenSet[str]]] = None
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError

@@ -49,6 +49,7 @@ class ExtensionBuild(Rule):
 
     name = "extension-build"
     priority = 10
+    kinds = frozenset({"call"})
     category = Category.CUSTOM_OP
     summary = "C++/CUDA extension builds"
     vocabulary = Vocabulary(text_arguments=frozenset(EXTENSION_BUILDERS), module_loaders=frozenset(
@@ -95,6 +96,7 @@ class ExtensionCall(Rule):
 
     name = "extension-call"
     priority = 20
+    kinds = frozenset({"call", "import", "attribute"})
     category = Category.CUSTOM_OP
     summary = "calls into compiled CUDA extensions"
     examples = (
@@ -139,6 +141,7 @@ class TorchOpsCall(Rule):
 
     name = "torch-ops-call"
     priority = 30
+    kinds = frozenset({"call"})
     category = Category.CUSTOM_OP
     summary = "calls of custom ops registered with TORCH_LIBRARY"
     examples = (
@@ -176,6 +179,7 @@ class TorchLibraryCuda(Rule):
 
     name = "torch-library-cuda"
     priority = 40
+    kinds = frozenset({"call", "decorator"})
     category = Category.CUSTOM_OP
     summary = "torch.library registrations for CUDA"
     vocabulary = Vocabulary(instance_methods=frozenset({"torch.library.Library.impl"}))
@@ -230,6 +234,7 @@ class CudaKernel(Rule):
 
     name = "cuda-kernel"
     priority = 50
+    kinds = frozenset({"kernel"})
     category = Category.CUSTOM_OP
     summary = "CUDA kernels"
     examples = (

@@ -42,6 +42,7 @@ class DeviceMove(Rule):
 
     name = "device-move"
     priority = 160
+    kinds = frozenset({"method"})
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
@@ -106,6 +107,7 @@ class DeviceArgument(Rule):
 
     name = "device-argument"
     priority = 170
+    kinds = frozenset({"call", "decorator"})
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
     examples = (
@@ -172,6 +174,7 @@ class DeviceString(Rule):
 
     name = "device-string"
     priority = 180
+    kinds = frozenset({"literal"})
     category = Category.DEVICE
     summary = "a CUDA device string in code"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
@@ -239,6 +242,7 @@ class DeviceCall(Rule):
 
     name = "device-call"
     priority = 190
+    kinds = frozenset({"call", "attribute", "assign", "decorator"})
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))

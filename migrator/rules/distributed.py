@@ -36,6 +36,7 @@ class CollectiveBackend(Rule):
 
     name = "collective-backend"
     priority = 120
+    kinds = frozenset({"literal", "call"})
     category = Category.DISTRIBUTED
     summary = "the NCCL collective backend"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
@@ -108,6 +109,7 @@ class NcclApi(Rule):
 
     name = "nccl-api"
     priority = 130
+    kinds = frozenset({"call", "attribute", "assign"})
     category = Category.DISTRIBUTED
     summary = "NCCL-specific torch APIs"
     examples = (
@@ -141,6 +143,7 @@ class DataParallel(Rule):
 
     name = "data-parallel"
     priority = 140
+    kinds = frozenset({"call"})
     category = Category.DISTRIBUTED
     summary = "torch.nn.DataParallel"
     examples = (
@@ -181,6 +184,7 @@ class DistributedWrapper(Rule):
 
     name = "distributed-wrapper"
     priority = 150
+    kinds = frozenset({"call"})
     category = Category.DISTRIBUTED
     summary = "DistributedDataParallel / FullyShardedDataParallel"
     examples = (

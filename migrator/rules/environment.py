@@ -35,6 +35,7 @@ class EnvironmentVariable(Rule):
 
     name = "environment-variable"
     priority = 210
+    kinds = frozenset({"env", "env-read"})
     category = Category.ENVIRONMENT
     summary = "CUDA and NCCL environment variables"
     vocabulary = Vocabulary(
@@ -95,6 +96,7 @@ class NvidiaTool(Rule):
 
     name = "nvidia-tool"
     priority = 220
+    kinds = frozenset({"command"})
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
     examples = (
@@ -144,6 +146,7 @@ class BaseImage(Rule):
 
     name = "nvidia-base-image"
     priority = 230
+    kinds = frozenset({"base-image"})
     category = Category.ENVIRONMENT
     summary = "NVIDIA container base images"
     examples = (
@@ -181,6 +184,7 @@ class CudaRequirement(Rule):
 
     name = "cuda-requirement"
     priority = 240
+    kinds = frozenset({"requirement"})
     category = Category.ENVIRONMENT
     summary = "CUDA builds and CUDA-only packages in requirements"
     examples = (

@@ -47,6 +47,7 @@ class TorchOp(Rule):
 
     name = "torch-op"
     priority = 250
+    kinds = frozenset({"call", "method"})
     category = Category.OP
     summary = "torch operators, modules and optimizers"
     examples = (

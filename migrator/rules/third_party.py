@@ -73,6 +73,7 @@ class CudaLibrary(Rule):
 
     name = "cuda-library"
     priority = 60
+    kinds = frozenset({"import", "call", "attribute", "decorator", "subclass", "assign"})
     category = Category.THIRD_PARTY
     summary = "CUDA-only third-party libraries"
     #: libraries whose own calls are never the repo's module loaders (``load_ext('_ext')``)
@@ -119,6 +120,7 @@ class TritonLaunch(Rule):
 
     name = "triton-launch"
     priority = 70
+    kinds = frozenset({"launch"})
     category = Category.THIRD_PARTY
     summary = "launches of Triton kernels"
     vocabulary = Vocabulary(kernel_decorators=frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}))
@@ -153,6 +155,7 @@ class TorchCompile(Rule):
 
     name = "torch-compile"
     priority = 80
+    kinds = frozenset({"call", "decorator", "attribute"})
     category = Category.THIRD_PARTY
     summary = "torch.compile"
     examples = (
@@ -190,6 +193,7 @@ class VisionOp(Rule):
 
     name = "vision-op"
     priority = 90
+    kinds = frozenset({"call"})
     category = Category.OP
     summary = "torchvision detection operators"
     examples = (
