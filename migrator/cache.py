@@ -19,7 +19,7 @@ from typing import Optional
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult, Finding
+from .model import FileResult, Finding, Report
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _FORMAT = "2"
@@ -86,6 +86,11 @@ class AnalysisCache:
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
                 KeyError, IndexError):
             return None
+
+    def get_report(self, key: str) -> Optional[Report]:
+        """A whole report stored by ``put`` (``scan.report_key``), or ``None``."""
+        value = self._load(key)
+        return value if isinstance(value, Report) else None
 
     def get_findings(self, key: str) -> Optional[tuple]:
         """One file's rule results (a tuple of ``Finding``) stored by ``put``, or ``None``."""

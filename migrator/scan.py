@@ -16,7 +16,7 @@ from . import __version__
 from .analyze import analyze_file, cached_result, content_key, resolve_mentioning
 from .assess import assess
 from .cache import AnalysisCache
-from .discover import discover
+from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
@@ -45,9 +45,43 @@ def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, p
     """Scan a folder (or one file) and judge everything found for each target.
 
     ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository;
-    ``trace`` is a ``migrator.trace/1`` document (with its file name) to join to the findings.
+    ``trace`` is a ``migrator.trace/1`` document (with its file name) to join to the findings. With a cache,
+    a repository whose files, targets and entry points are all as before gets its report back whole
+    (``report_key``): the cross-file work is a function of those alone.
     """
-    return scan_with_graph(root, targets, jobs, progress, cache, entries, trace)[0]
+    if cache is None or trace is not None:
+        return scan_with_graph(root, targets, jobs, progress, cache, entries, trace)[0]
+    root = Path(root)
+    found = discover(root)
+    keys = {source.rel: content_key(source, cache) for source in found.files}
+    whole = report_key(cache, root, found.files, found.skipped, keys, targets, entries)
+    report = cache.get_report(whole) if whole is not None else None
+    if report is None:
+        report, _ = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True,
+                          keys=keys)
+        if whole is not None:
+            cache.put(whole, report)
+    return report
+
+
+def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], skipped: Sequence[FileResult],
+               keys: Mapping[str, Optional[str]], targets: Sequence[TargetMap], entries: Sequence[str]
+               ) -> Optional[str]:
+    """The cache key of a whole report: everything the cross-file work reads (every file's content key, the
+    files left out and why, the targets, the entry points, the packaging files console scripts come from).
+    ``None`` when a file could not be read (its result is not a function of its key)."""
+    if any(keys.get(source.rel) is None for source in files):
+        return None
+    digest = hashlib.sha256()
+    parts = [str(root), repr(sorted((s.rel, s.kind.value, keys[s.rel]) for s in files)),
+             repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
+             repr([(t.id, t.version) for t in targets]), repr(list(entries))]
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        path = base_dir(root) / name
+        parts.append(path.read_bytes().hex() if path.is_file() else "-")
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return cache.key("<report>", "report", digest.digest())
 
 
 def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
@@ -90,25 +124,25 @@ def _worker_init() -> None:
 
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
-          entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None
-          ) -> Tuple[Report, Optional["ProjectGraph"]]:
+          entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
+          keys: Optional[Dict[str, Optional[str]]] = None) -> Tuple[Report, Optional["ProjectGraph"]]:
     with fewer_collections():
-        return _judge(root, files, targets, jobs, progress, cache, skipped, entries, call_graph, trace)
+        return _judge(root, files, targets, jobs, progress, cache, skipped, entries, call_graph, trace, keys)
 
 
 def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
            progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
-           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None
-           ) -> Tuple[Report, Optional["ProjectGraph"]]:
-    keys: Dict[str, Optional[str]] = {}
+           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
+           keys: Optional[Dict[str, Optional[str]]] = None) -> Tuple[Report, Optional["ProjectGraph"]]:
+    keys = {} if keys is None else keys
     results = analyze_all(files, jobs, progress, cache, keys)
     if cache is not None:
         cache.prune()
-    all_results = sorted([*results, *skipped], key=lambda r: r.file.rel)
+    all_results = _file_list(results, skipped)
     index = build_index(results)
     mentioned = resolve_mentioning(results, {part for name in index.extensions for part in name.split(".")})
     if mentioned is not results:  # a file reaches one of the repo's extensions by a name RELEVANT cannot know
-        results, all_results = mentioned, sorted([*mentioned, *skipped], key=lambda r: r.file.rel)
+        results, all_results = mentioned, _file_list(mentioned, skipped)
         index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
@@ -145,6 +179,12 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=marked, custom_ops=ops, graph=summary, op_plans=plans, trace=traced), project
+
+
+def _file_list(results: Sequence[FileResult], skipped: Sequence[FileResult]) -> List[FileResult]:
+    """What the report says of each file: its status and why, not its facts (the findings carry what
+    matters, and a report that held every usage again would cost a second copy to cache or send)."""
+    return sorted((FileResult(r.file, r.status, r.reason) for r in [*results, *skipped]), key=lambda r: r.file.rel)
 
 
 def rules_digest(targets: Sequence[TargetMap], index) -> str:
@@ -188,14 +228,14 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
                 keys: Optional[Dict[str, Optional[str]]] = None) -> List[FileResult]:
     """Every file's result, in order. Cache hits load in this process (cheaper than sending results back
     from workers); only misses go to the process pool. ``keys`` receives each file's content key (read
-    once here, reused for the rule cache)."""
+    once here, reused for the rule cache); a key already in it is taken as read."""
     jobs = jobs or os.cpu_count() or 1
     results: List[Optional[FileResult]] = [None] * len(files)
     todo = list(range(len(files)))
     if cache is not None:
         todo = []
         for index, source in enumerate(files):
-            key = content_key(source, cache)
+            key = keys[source.rel] if keys is not None and source.rel in keys else content_key(source, cache)
             if keys is not None:
                 keys[source.rel] = key
             hit = cached_result(source, cache, key) if key is not None else None

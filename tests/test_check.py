@@ -288,3 +288,28 @@ def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
     assert first and first == backend_findings()  # the second scan reads the cached rule results
     (tmp_path / "src" / "settings.py").write_text("BACKEND = 'gloo'\n")
     assert backend_findings() == []  # train.py did not change; its verdict did
+
+
+def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, monkeypatch):
+    """The cross-file work reads only the files, the targets, the entry points and the packaging files: while
+    none of them changes, the report comes back whole; any one of them changing judges the repository again."""
+    import migrator.scan as scan_module
+    from migrator.cache import open_cache
+
+    src = write_tree(tmp_path / "src", {"train.py": TRAIN, "pyproject.toml": "[project]\nname = 'demo'\n"})
+    cache = open_cache(tmp_path / "cache")
+    cann, both = resolve_targets(["cann"]), resolve_targets(["cann", "neuware"])
+    judged = []
+    real_judge = scan_module._judge
+    monkeypatch.setattr(scan_module, "_judge", lambda *a, **k: judged.append(1) or real_judge(*a, **k))
+
+    first = scan(src, cann, jobs=1, cache=cache)
+    assert scan(src, cann, jobs=1, cache=cache) == first and len(judged) == 1
+    assert scan(src, both, jobs=1, cache=cache) != first and len(judged) == 2  # other targets
+    (src / "pyproject.toml").write_text("[project]\nname = 'demo'\n[project.scripts]\ndemo = 'train:main'\n")
+    scan(src, cann, jobs=1, cache=cache)
+    assert len(judged) == 3  # a console script is an entry point: reachability may change
+    (src / "train.py").write_text(TRAIN.replace("nccl", "gloo"))
+    changed = scan(src, cann, jobs=1, cache=cache)
+    assert len(judged) == 4 and not any(f.rule == "collective-backend" for f in changed.findings)
+    assert scan(src, cann, jobs=1, cache=None) == changed  # what the cache serves is what a scan finds
