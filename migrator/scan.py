@@ -77,8 +77,10 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
              repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
              repr([(t.id, t.version) for t in targets]), repr(list(entries))]
     for name in ("pyproject.toml", "setup.cfg", "setup.py"):
-        path = base_dir(root) / name
-        parts.append(path.read_bytes().hex() if path.is_file() else "-")
+        try:
+            parts.append(hashlib.sha256((base_dir(root) / name).read_bytes()).hexdigest())
+        except OSError:  # absent (or unreadable, which the console-script reader takes as absent too)
+            parts.append("-")
     for part in parts:
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return cache.key("<report>", "report", digest.digest())

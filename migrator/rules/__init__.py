@@ -35,8 +35,8 @@ DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES)
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])
 
-__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule", "RuleContext", "VOCABULARY",
-           "apply_rules", "fingerprint"]
+__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule", "RuleContext",
+           "VOCABULARY", "apply_rules", "fingerprint"]
 
 
 def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
