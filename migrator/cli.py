@@ -12,7 +12,7 @@ import click
 from . import __version__
 from .maps.load import TargetSpecError, resolve_targets
 from .report import FORMATTERS
-from .scan import fewer_collections, scan as run_scan
+from .scan import frozen_heap, scan as run_scan
 
 
 @click.group()
@@ -50,11 +50,11 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
             trace = (load_trace(trace_file), str(trace_file))
         except TraceError as exc:
             raise click.BadParameter(str(exc), param_hint="--trace")
-    with fewer_collections():  # the report's writing allocates as much as the scan, and as few cycles
-        report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(),
-                          cache=None if no_cache else open_cache(), entries=entries, trace=trace)
-        for spec in report.graph.unresolved_entries if report.graph else ():
-            click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
+    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
+                      entries=entries, trace=trace)
+    for spec in report.graph.unresolved_entries if report.graph else ():
+        click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
+    with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
         _write(lambda out: FORMATTERS[fmt](report, out), output)
 
 

@@ -120,6 +120,22 @@ def fewer_collections():
         gc.set_threshold(*previous)
 
 
+@contextmanager
+def frozen_heap():
+    """Leave every object alive now out of the cyclic collector's walks (``gc.freeze``) until the block ends.
+
+    For work after a scan whose results stay alive anyway (writing the report): collections still run at the
+    usual pace and free the new cycles, but no longer walk millions of old objects each time. (Raising the
+    threshold instead, as ``fewer_collections`` does, lets the report writer's short-lived cycles pile up:
+    22 MB more at the peak on transformers.)
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _worker_init() -> None:
     gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
 
