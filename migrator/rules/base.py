@@ -1,4 +1,5 @@
-"""What every rule shares: the rule shape, the context it reads, and the verdict builders.
+"""What every rule shares: the rule shape, the context it reads, the verdict builders, and what a CUDA name
+does on each kind of target (``CudaNames``).
 
 A rule looks at one ``Usage`` and either claims it, returning a verdict per target, or passes
 (``None``). Each rule documents itself in its docstring (``rules/docs.py``: what it does, why, fix
