@@ -2,7 +2,8 @@
 
 Lives in ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``). Entries are written to a temporary file and
 renamed into place, so two runs sharing the cache never read a half-written entry; a corrupt or
-unreadable entry is a miss. The cache is pruned, oldest first, when it grows past its size bound.
+unreadable entry is a miss. The cache is pruned, oldest first, when it grows past its size bound (checked at
+most every ten minutes: the check walks every entry).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +24,8 @@ from .maps.load import maps_dir
 from .model import FileResult, Finding, Report
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
+PRUNE_EVERY = 600.0
 _FORMAT = "2"
 
 
@@ -107,6 +111,23 @@ class AnalysisCache:
             os.replace(temp, path)
         except OSError:
             pass  # a read-only or full cache only costs speed
+
+    def prune_if_due(self) -> int:
+        """``prune``, unless it ran less than ``PRUNE_EVERY`` seconds ago (a marker file's age says when):
+        every scan and ``check`` ends with it, and walking a big cache costs more than a ``check``'s own work."""
+        marker = self.directory / "last-prune"
+        try:
+            if time.time() - marker.stat().st_mtime < PRUNE_EVERY:
+                return 0
+        except OSError:
+            pass  # never pruned (or unreadable): prune now
+        removed = self.prune()
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+        return removed
 
     def prune(self) -> int:
         """Delete the oldest entries while the cache is larger than its bound; returns entries removed."""

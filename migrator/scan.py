@@ -155,7 +155,7 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     keys = {} if keys is None else keys
     results = analyze_all(files, jobs, progress, cache, keys)
     if cache is not None:
-        cache.prune()
+        cache.prune_if_due()
     all_results = _file_list(results, skipped)
     index = build_index(results)
     mentioned = resolve_mentioning(results, {part for name in index.extensions for part in name.split(".")})

@@ -229,6 +229,30 @@ def test_cache_is_pruned_to_its_bound(tmp_path):
     assert sum(p.stat().st_size for p in tmp_path.rglob("*.pkl")) <= 2000
 
 
+def test_scans_check_the_cache_size_at_most_every_ten_minutes(tmp_path):
+    import os
+    import time
+
+    from migrator.cache import PRUNE_EVERY
+    from migrator.model import FileKind, FileResult, FileStatus, SourceFile
+
+    cache = AnalysisCache(tmp_path, salt="s", max_bytes=2000)
+
+    def fill(start):
+        for i in range(start, start + 40):
+            cache.put(cache.key(f"f{i}.py", "python", b"x"),
+                      FileResult(SourceFile("p", f"f{i}.py", FileKind.PYTHON, 1), FileStatus.OK, reason="r" * 100))
+
+    fill(0)
+    assert cache.prune_if_due() > 0  # never pruned: prunes now
+    fill(40)
+    assert cache.prune_if_due() == 0  # pruned a moment ago: the size is not checked again yet
+    past = time.time() - PRUNE_EVERY - 1
+    os.utime(tmp_path / "last-prune", (past, past))
+    assert cache.prune_if_due() > 0
+    assert sum(p.stat().st_size for p in tmp_path.rglob("*.pkl")) <= 2000
+
+
 def test_pool_and_single_process_reports_are_identical(tmp_path):
     files = {f"pkg/m{i}.py": TRAIN.replace("batch", f"b{i}") for i in range(45)}
     files["pkg/__init__.py"] = ""
