@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
-import pathspec
-
 from .model import FileKind, FileResult, FileStatus, SourceFile
 
 #: Larger files are skipped with a reason: generated code, vendored blobs, data dumps.
@@ -103,6 +101,8 @@ def _classify(path: Path, rel: str, kind: FileKind) -> Discovery:
 
 def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
     """Yield (path, posix path relative to root), honouring .gitignore files at every level."""
+    import pathspec  # here: `check` on named files never walks a folder, nor pays for the import
+
     seen_dirs = set()
     stack: List[Tuple[Path, Tuple[Tuple[str, pathspec.PathSpec], ...]]] = [(root, ())]
     while stack:
