@@ -4,9 +4,10 @@
 anyway. A libcst node is found in the ``ast`` tree by following its chain of parents from the module down,
 one field at a time: ``Call.func`` is ``ast.Call.func``, the second positional ``Arg`` of a call is
 ``ast.Call.args[1]``, the statements of an indented block are the ``ast`` body list (``a = 1; b = 2`` is one
-libcst line and two ``ast`` statements). Where the two trees are shaped differently (``a and b and c`` is
-nested in libcst and flat in ``ast``), or the node is of a kind this does not know, the answer is ``None``
-and the caller generates code for that statement instead.
+libcst line and two ``ast`` statements); where the two trees are shaped differently the steps say how
+(``a and b and c`` is nested in libcst and flat in ``ast``). Where they cannot (the inside of an f-string,
+which ``ast`` does not place), or the node is of a kind this does not know, the answer is ``None`` and the
+caller generates code for that statement instead.
 
 Each answer is checked before it is trusted: the ``ast`` node must be of the kind the libcst node is, and
 the source text at that place must read as that node (a name its own text, a call its closing parenthesis).
