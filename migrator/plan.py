@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 from .assess import HOURS, RUNS, readiness_score
 from .inventory import OpMembership
@@ -87,16 +87,17 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
     judged = any(f.reachable is not None for f in report.findings)
     on_path = [f for f in report.findings if f.reachable is not False] if judged else list(report.findings)
     phase = {f.id: phase_of(f, target.id, membership) for f in report.findings}
-    resolved: set = set()
+    by_phase: Dict[int, List[Finding]] = {}
+    for finding in on_path:
+        by_phase.setdefault(phase[finding.id], []).append(finding)
+    readiness = _readiness_after(on_path, target, phase)
     phases = []
     for number, title, what in PHASES:
-        members = [f for f in on_path if phase[f.id] == number]
-        resolved.update(f.id for f in members)
+        members = by_phase.get(number, [])
         items = _items(number, members, target)
         phases.append(Phase(number=number, title=title, what=what, items=items, findings=tuple(f.id for f in members),
-                            hours=round(sum(i.hours for i in items), 2),
-                            readiness_after=_readiness(on_path, target, resolved)))
-    return MigrationPlan(target=target.id, readiness_now=_readiness(on_path, target, set()),
+                            hours=round(sum(i.hours for i in items), 2), readiness_after=readiness[number]))
+    return MigrationPlan(target=target.id, readiness_now=readiness[0],
                          readiness_after_fix=phases[0].readiness_after, phases=tuple(phases))
 
 
@@ -131,19 +132,38 @@ def _item(blocker: Blocker, findings: int, hours: float) -> PlanItem:
                     where=f"{blocker.path_of_first}:{blocker.line_of_first or '-'}", message=blocker.message)
 
 
-def _readiness(on_path: Sequence[Finding], target: TargetSummary, resolved: set) -> float:
-    """The readiness formula with the ``resolved`` findings counted as running."""
-    runs = automatic = manual = 0
+def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: Mapping[str, int]) -> List[float]:
+    """The readiness formula now (index 0) and after each phase (index n), in one pass: a finding counts as
+    running from the phase that resolves it on, a blocker stops counting from the phase that resolves the last
+    of its findings (one that is off the path, or has nothing to do, never resolves it)."""
+    last = max(number for number, _, _ in PHASES)
+    runs, automatic, manual = [0] * (last + 1), [0] * (last + 1), [0] * (last + 1)  # what each phase changes
     for finding in on_path:
         verdict = finding.verdicts.get(target.id)
         if verdict is None or verdict.status == Status.UNKNOWN:
             continue
-        if finding.id in resolved or verdict.status in RUNS:
-            runs += 1
-        elif verdict.status == Status.REWRITE:
-            automatic += verdict.fixable
-            manual += not verdict.fixable
-    open_blockers = [b for b in target.blockers if b.reachable is not False and not set(b.findings) <= resolved]
-    ports = sum(1 for b in open_blockers if b.status == Status.PORT)
-    unsupported = sum(1 for b in open_blockers if b.status == Status.UNSUPPORTED)
-    return readiness_score(runs, automatic, manual, ports, unsupported)
+        if verdict.status in RUNS:
+            runs[0] += 1
+            continue
+        number = phase[finding.id]
+        rewrite = verdict.status == Status.REWRITE
+        automatic[0] += rewrite and verdict.fixable
+        manual[0] += rewrite and not verdict.fixable
+        if number:
+            runs[number] += 1
+            automatic[number] -= rewrite and verdict.fixable
+            manual[number] -= rewrite and not verdict.fixable
+    on = {f.id for f in on_path}
+    open_until: List[Tuple[Status, float]] = []  # each counted blocker, and the phase after which it is resolved
+    for blocker in target.blockers:
+        if blocker.reachable is False:
+            continue
+        numbers = [phase.get(i, 0) if i in on else 0 for i in blocker.findings]
+        open_until.append((blocker.status, max(numbers, default=0) if all(numbers) else float("inf")))
+    scores = []
+    for after in range(last + 1):
+        ports = sum(1 for status, until in open_until if status == Status.PORT and until > after)
+        unsupported = sum(1 for status, until in open_until if status == Status.UNSUPPORTED and until > after)
+        scores.append(readiness_score(sum(runs[:after + 1]), sum(automatic[:after + 1]), sum(manual[:after + 1]),
+                                      ports, unsupported))
+    return scores

@@ -77,3 +77,33 @@ def test_the_plan_renders_in_phase_order_in_chromium(tmp_path, example_report):
         phases = re.findall(r'data-phase="(\d)" data-readiness="([\d.]+)"', body)
         assert [int(n) for n, _ in phases] == [1, 2, 3, 4]
         assert float(phases[-1][1]) == 100.0
+
+
+def test_readiness_after_each_phase_is_the_formula_over_what_the_phases_resolve(example_report):
+    """The one-pass readiness equals the formula applied, phase by phase, to the findings resolved so far."""
+    from migrator.assess import RUNS, readiness_score
+    from migrator.model import Status
+
+    def formula(on_path, target, resolved):  # the readiness formula as it reads, for the resolved findings
+        runs = automatic = manual = 0
+        for finding in on_path:
+            verdict = finding.verdicts.get(target.id)
+            if verdict is None or verdict.status == Status.UNKNOWN:
+                continue
+            if finding.id in resolved or verdict.status in RUNS:
+                runs += 1
+            elif verdict.status == Status.REWRITE:
+                automatic += verdict.fixable
+                manual += not verdict.fixable
+        still = [b for b in target.blockers if b.reachable is not False and not set(b.findings) <= resolved]
+        return readiness_score(runs, automatic, manual, sum(b.status == Status.PORT for b in still),
+                               sum(b.status == Status.UNSUPPORTED for b in still))
+
+    on_path = [f for f in example_report.findings if f.reachable is not False]
+    for plan, target in zip(migration_plans(example_report), example_report.targets):
+        resolved = set()
+        assert plan.readiness_now == formula(on_path, target, resolved)
+        for phase in plan.phases:
+            resolved |= set(phase.findings)
+            assert phase.readiness_after == formula(on_path, target, resolved), (target.id, phase.number)
+        assert len({p.readiness_after for p in plan.phases} | {plan.readiness_now}) > 1  # the phases move it
