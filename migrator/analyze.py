@@ -8,11 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, List, Optional, Tuple
 
-from .cache import AnalysisCache
+from .cache import AnalysisCache, LazyUsages
+from .inventory import read_by_inventory
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
 from .resolve import module_name_for
-from .rules import VOCABULARY
+from .rules import PROJECT_RULES, VOCABULARY
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
@@ -38,8 +39,17 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
         if cached is not None:
             return cached
     result = _analyze(source, data)
-    cache.put(key, result)
+    cache.put(key, _as_cached(result))
     return result
+
+
+def _as_cached(result: FileResult) -> FileResult:
+    """``result`` as the cache keeps it: its usages pickled apart (``LazyUsages``), and the few the cross-file
+    stages read beside them, so that a scan serving this file from the cache loads the rest only if it must."""
+    if not result.usages:
+        return result
+    shared = tuple(u for u in result.usages if read_by_inventory(u) or any(rule.reads(u) for rule in PROJECT_RULES))
+    return replace(result, usages=LazyUsages.of(result.usages), shared_usages=shared)
 
 
 def cached_result(source: SourceFile, cache: AnalysisCache,

@@ -9,6 +9,7 @@ most every ten minutes: the check walks every entry).
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -17,11 +18,11 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional, Sequence, Tuple
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult, Finding, Report
+from .model import FileResult, Finding, Report, Usage
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
@@ -156,6 +157,64 @@ class AnalysisCache:
         return removed
 
 
+class LazyUsages(Sequence):
+    """One file's usages as a cache entry holds them: pickled apart, and unpickled on first use.
+
+    A scan after an edit loads every other file's result from the cache, but only the files whose rules must
+    run again need their usages (most are served from the rule cache too); the cross-file stages read the
+    few kept in ``FileResult.shared_usages``. Until then this costs one bytes object. It behaves as the
+    tuple it stands for (length, items, ``+``, equality), and pickles as itself.
+    """
+
+    __slots__ = ("_blob", "_length", "_items")
+
+    def __init__(self, blob: bytes, length: int) -> None:
+        self._blob, self._length, self._items = blob, length, None
+
+    @classmethod
+    def of(cls, usages: Sequence[Usage]) -> "LazyUsages":
+        return cls(pickle.dumps(tuple(usages), protocol=pickle.HIGHEST_PROTOCOL), len(usages))
+
+    def _loaded(self) -> Tuple[Usage, ...]:
+        if self._items is None:
+            try:
+                items = _ResultUnpickler(io.BytesIO(self._blob)).load()
+            except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
+                    KeyError, IndexError):
+                items = None
+            # an entry whose outer pickle loaded cannot hold a broken blob unless it was crafted: nothing of
+            # it is trusted then
+            self._items = items if isinstance(items, tuple) and all(isinstance(u, Usage) for u in items) else ()
+        return self._items
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):
+        return self._loaded()[index]
+
+    def __iter__(self) -> Iterator[Usage]:
+        return iter(self._loaded())
+
+    def __add__(self, other: Sequence[Usage]) -> Tuple[Usage, ...]:
+        return self._loaded() + tuple(other)
+
+    def __radd__(self, other: Sequence[Usage]) -> Tuple[Usage, ...]:
+        return tuple(other) + self._loaded()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (tuple, LazyUsages)) and self._loaded() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._loaded())
+
+    def __repr__(self) -> str:
+        return f"LazyUsages({self._length} usages{'' if self._items is None else ', loaded'})"
+
+    def __reduce__(self):
+        return LazyUsages, (self._blob, self._length)
+
+
 class _ResultUnpickler(pickle.Unpickler):
     """Loads only migrator's own result types: a cache entry can name no other global, so a tampered or
     crafted file cannot call ``os.system`` (or anything else) while it loads; it fails as a cache miss.
@@ -169,6 +228,8 @@ class _ResultUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
         if module == "migrator.model" and name in _ALLOWED:
             return _ALLOWED[name]
+        if (module, name) == (__name__, "LazyUsages"):  # its constructor only keeps the bytes and a length
+            return LazyUsages
         raise pickle.UnpicklingError(f"cache entry refers to {module}.{name}, which a result never holds")
 
 

@@ -14,8 +14,21 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
                     Usage, Value)
-from .rules.base import ProjectIndex
+from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
+
+
+def read_by_inventory(usage: Usage) -> bool:
+    """Whether ``build_index`` or ``custom_ops`` looks at this usage (the cache keeps those apart)."""
+    return _is_extension_build(usage) or _is_autograd_function(usage)
+
+
+def _is_extension_build(usage: Usage) -> bool:
+    return usage.kind == "call" and usage.api in EXTENSION_BUILDERS
+
+
+def _is_autograd_function(usage: Usage) -> bool:
+    return usage.kind == "subclass" and usage.api.startswith("torch.autograd.Function")
 
 
 def build_index(results: Sequence[FileResult]) -> ProjectIndex:
@@ -28,8 +41,8 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
             for name, value in result.python.constants.items():
                 constants[f"{result.python.module}.{name}"] = value
             triton.update(result.python.triton_kernels)
-        for usage in result.usages:
-            if usage.kind == "call" and usage.api in EXTENSION_BUILDERS:
+        for usage in usages_across_files(result):
+            if _is_extension_build(usage):
                 build = _extension_build(usage, result.file.rel)
                 if build is not None:
                     extensions.setdefault(build.name, build)
@@ -138,8 +151,8 @@ def _op(name, build, files, by_path, calls: Iterable[Finding], wrappers_of) -> C
 def _autograd_classes(results: Sequence[FileResult]) -> List[str]:
     classes = []
     for result in results:
-        for usage in result.usages:
-            if usage.kind == "subclass" and usage.api.startswith("torch.autograd.Function") and result.python:
+        for usage in usages_across_files(result):
+            if _is_autograd_function(usage) and result.python:
                 classes.append(usage.context or "")  # the resolver puts the class's qualified name here
     return [c for c in classes if c]
 

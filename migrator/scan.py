@@ -221,13 +221,13 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
                    content: Optional[str]) -> List[Finding]:
     """The rules' findings for one file, from the cache when neither the file (its ``content`` key, as
     ``analyze_all`` read it) nor the rule context changed."""
-    usages = result.usages + kernel_usages(result)
-    if cache is None or not usages or content is None:
-        return apply_rules(usages, result.file.rel, ctx)
+    kernels = kernel_usages(result)
+    if cache is None or not (result.usages or kernels) or content is None:
+        return apply_rules(result.usages + kernels, result.file.rel, ctx)
     key = cache.key(result.file.rel, "rules", f"{content}:{salt}".encode())
     found = cache.get_findings(key)
-    if found is None:
-        found = tuple(apply_rules(usages, result.file.rel, ctx))
+    if found is None:  # only now are the file's usages needed (from the cache, they load here)
+        found = tuple(apply_rules(result.usages + kernels, result.file.rel, ctx))
         cache.put(key, found)
     return list(found)
 

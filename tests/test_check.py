@@ -337,3 +337,50 @@ def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, 
     changed = scan(src, cann, jobs=1, cache=cache)
     assert len(judged) == 4 and not any(f.rule == "collective-backend" for f in changed.findings)
     assert scan(src, cann, jobs=1, cache=None) == changed  # what the cache serves is what a scan finds
+
+
+def test_a_cached_file_loads_its_usages_only_when_its_rules_run_again(tmp_path, monkeypatch):
+    """After an edit, the other files come from the cache with their usages unread: the cross-file stages
+    (extension builds, autograd functions, the mixed-precision rule) see the few kept apart for them, and the
+    report is the one a scan without a cache makes."""
+    from migrator.cache import LazyUsages, open_cache
+
+    files = {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                    "ext = CUDAExtension('fused_ops', ['fused.cu'])\n",
+        "fused.cu": "__global__ void scale_kernel(float* x) { x[0] *= 2.0f; }\n",
+        "ops.py": "import torch\nimport fused_ops\n\n\nclass Scale(torch.autograd.Function):\n"
+                  "    @staticmethod\n    def forward(ctx, x):\n        return fused_ops.scale(x)\n",
+        "train.py": "import torch\nfrom ops import Scale\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+                    "opt = torch.optim.AdamW(model.parameters())\nScale.apply(model(torch.ones(2).cuda())).sum()\n",
+        "util.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
+    }
+    src = write_tree(tmp_path / "src", files)
+    cache = open_cache(tmp_path / "cache")
+    targets = resolve_targets(["cann"])
+    scan(src, targets, jobs=1, cache=cache)
+    (src / "util.py").write_text(files["util.py"] + "\n\ndef more():\n    torch.cuda.empty_cache()\n")
+    loaded = []
+    real = LazyUsages._loaded
+    monkeypatch.setattr(LazyUsages, "_loaded", lambda self: loaded.append(self) or real(self))
+    edited = scan(src, targets, jobs=1, cache=cache)
+    assert loaded == []  # util.py was analysed again; no other file's usages were read
+    assert edited == scan(src, targets, jobs=1, cache=None)
+    assert {"extension-call", "no-mixed-precision", "device-call"} <= {f.rule for f in edited.findings}
+    assert edited.custom_ops and edited.custom_ops[0].wrappers  # the autograd function wraps the extension
+
+
+def test_crafted_usages_in_a_cache_entry_run_nothing(tmp_path):
+    import os
+    import pickle
+
+    from migrator.cache import LazyUsages
+
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    usages = LazyUsages(pickle.dumps((Evil(),)), 1)
+    assert len(usages) == 1 and tuple(usages) == () and not marker.exists()

@@ -104,10 +104,21 @@ class Rule(DocumentedRule):
 
 class ProjectRule(DocumentedRule):
     """A rule over the whole project at once, run after every file's own findings (``PROJECT_RULES``):
-    ``scan`` runs it, ``check`` (which sees a few files) does not."""
+    ``scan`` runs it, ``check`` (which sees a few files) does not. It reads each file's usages through
+    ``usages_across_files``, and says which in ``reads``."""
+
+    def reads(self, usage: Usage) -> bool:
+        """Whether ``findings`` looks at this usage (the cache keeps those apart from the rest)."""
+        raise NotImplementedError
 
     def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
         raise NotImplementedError
+
+
+def usages_across_files(result: FileResult) -> Sequence[Usage]:
+    """The usages a cross-file stage may read of one file: the few kept apart for them when the file comes
+    from the cache (so the rest need not load), else all of them."""
+    return result.usages if result.shared_usages is None else result.shared_usages
 
 
 # ------------------------------------------------------------------------------------------ values

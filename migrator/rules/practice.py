@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ..model import Category, Confidence, FileResult, Finding, Status, Verdict
+from ..model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
-from .base import ProjectRule, RuleContext, fingerprint
+from .base import ProjectRule, RuleContext, fingerprint, usages_across_files
 from .examples import Invalid, Valid
 
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
@@ -53,8 +53,12 @@ class NoMixedPrecision(ProjectRule):
         Valid("import torch\nmodel = torch.nn.Linear(4, 4)\ny = model(torch.ones(4))\n"),
     )
 
+    def reads(self, usage: Usage) -> bool:
+        return (usage.api.startswith(_MIXED) or (usage.kind == "import" and usage.api.startswith(_FRAMEWORKS))
+                or _is_optimizer(usage))
+
     def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
-        usages = [(r.file.rel, u) for r in results for u in r.usages]
+        usages = [(r.file.rel, u) for r in results for u in usages_across_files(r)]
         if any(u.api.startswith(_MIXED) for _, u in usages):
             return []
         if any(u.kind == "import" and u.api.startswith(_FRAMEWORKS) for _, u in usages):
@@ -79,6 +83,10 @@ class NoMixedPrecision(ProjectRule):
 
 def _first_optimizer(usages) -> Optional[tuple]:
     for path, usage in sorted(usages, key=lambda item: (item[0], item[1].span.line or 0)):
-        if usage.kind == "call" and usage.api.startswith("torch.optim.") and not usage.api.startswith(_NOT_OPTIMIZERS):
+        if _is_optimizer(usage):
             return path, usage
     return None
+
+
+def _is_optimizer(usage: Usage) -> bool:
+    return usage.kind == "call" and usage.api.startswith("torch.optim.") and not usage.api.startswith(_NOT_OPTIMIZERS)
