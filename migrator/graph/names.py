@@ -29,6 +29,9 @@ class GraphIndex:
         self.attributes: Dict[str, str] = {}  # "pkg.mod.Cls.attr" -> constructor
         self.methods_named: Dict[str, List[str]] = defaultdict(list)
         self._subclass_cache: Dict[str, List[str]] = {}
+        # answers remembered once asked: they read only the nodes, and every node is in before the first edge
+        self._targets: Dict[CallTarget, List[str]] = {}
+        self._modules: Dict[str, Optional[str]] = {}
         self._by_kind: Dict[type, Callable[[CallTarget], List[str]]] = {
             NamedTarget: self._named, InstanceCall: lambda t: self._instance_call(self.resolve(t.constructor)),
             SelfMethod: self._self_method, SuperMethod: self._super_method, AttributeMethod: self._attribute_method,
@@ -61,8 +64,11 @@ class GraphIndex:
         return None
 
     def targets(self, target: CallTarget) -> List[str]:
-        """The nodes a call target may run."""
-        return self._by_kind[type(target)](target)
+        """The nodes a call target may run (a repository calls the same targets from many places)."""
+        found = self._targets.get(target)
+        if found is None:
+            found = self._targets[target] = self._by_kind[type(target)](target)
+        return found
 
     def methods(self, cls: str, name: str) -> List[str]:
         """``cls.name`` through the repo bases (first definition wins)."""
@@ -79,8 +85,10 @@ class GraphIndex:
         return []
 
     def module_of(self, name: str) -> Optional[str]:
-        hit = longest(name, lambda head: head in self.graph and self.kind(head) == "module")
-        return hit[0] if hit else None
+        if name not in self._modules:
+            hit = longest(name, lambda head: head in self.graph and self.kind(head) == "module")
+            self._modules[name] = hit[0] if hit else None
+        return self._modules[name]
 
     # ------------------------------------------------------------------------------ by target kind
 
