@@ -311,7 +311,7 @@ def _subscript(node, field, index, child, a):
 def _index(node, field, index, child, a):
     if field != "value" or isinstance(a, (ast.Slice, _Via, _Block, _Line, _Comprehension)):
         return None
-    if node.star is not None:
+    if getattr(node, "star", None) is not None:  # ``x[*a]`` (PEP 646)
         return a.value if isinstance(a, ast.Starred) else None
     return a
 
