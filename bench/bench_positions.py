@@ -22,7 +22,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from migrator.analyze import VOCABULARY, tensor_methods  # noqa: E402
 from migrator.resolve import resolve_module  # noqa: E402
-from migrator.resolve.positions import Positions, _line_starts  # noqa: E402
+from migrator.lines import line_starts  # noqa: E402
+from migrator.resolve.positions import Positions  # noqa: E402
 from migrator.resolve.tree_spans import _EXPECTED, TreeSpans, field_names  # noqa: E402
 from migrator.resolve.walk import Walker  # noqa: E402
 
@@ -57,7 +58,7 @@ def agreement(sources) -> None:
         nodes = [n for n in _every_node(module) if type(n) in _EXPECTED and id(n) in parents]
         pending = [(node, positions.pending(node)) for node in nodes]
         positions.resolve()
-        spans = TreeSpans(tree, text, _line_starts(text))
+        spans = TreeSpans(tree, text, line_starts(text))
         for node, placeholder in pending:
             chain = [node]
             while parents.get(id(chain[-1])) is not None:

@@ -7,7 +7,9 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrator.analyze import VOCABULARY, tensor_methods
-from migrator.resolve import positions, resolve_module
+from migrator.lines import line_col, line_starts
+from migrator.model import Span
+from migrator.resolve import resolve_module
 from migrator.resolve.positions import Positions
 from migrator.resolve.tree_spans import TreeSpans
 from migrator.resolve.walk import Walker
@@ -136,7 +138,7 @@ def test_a_node_ast_cannot_place_is_measured_by_its_statement_alone(monkeypatch)
     ours.resolve()
     assert generated == [module.body[2]]
     assert [ours.text_of(p) for p in pending] == ["torch.cuda.is_available()", "torch.ones(1)"]
-    assert ours.span_of(pending[0]) == ours.span_of(pending[0]).__class__(3, 7, 3, 32)
+    assert ours.span_of(pending[0]) == Span(3, 7, 3, 32)
 
 
 def test_a_node_outside_the_walk_is_still_measured():
@@ -157,7 +159,7 @@ def test_a_node_outside_the_walk_is_still_measured():
 ])
 def test_tree_spans_read_the_source_text_of_each_node(source, expected):
     module, ours = _walked(source, tree=True)
-    spans = TreeSpans(ast.parse(source), source, positions._line_starts(source))
+    spans = TreeSpans(ast.parse(source), source, line_starts(source))
     texts = []
     parents = ours.index.parents
     for node in _expected(module):
@@ -170,3 +172,16 @@ def test_tree_spans_read_the_source_text_of_each_node(source, expected):
         if offsets is not None:
             texts.append(source[offsets[0]:offsets[1]])
     assert sorted(texts) == sorted(expected)
+
+
+@pytest.mark.parametrize("text, starts", [
+    pytest.param("a\nb\n", [0, 2, 4], id="lf"),
+    pytest.param("a\r\nb\r\n", [0, 3, 6], id="crlf"),
+    pytest.param("a\rb\r", [0, 2, 4], id="lone-cr"),
+    pytest.param("a\r\n\rb", [0, 3, 4], id="mixed"),
+])
+def test_lines_end_where_cpython_ends_them(text, starts):
+    assert line_starts(text) == starts
+    source = text.replace("a", "x = 1").replace("b", "y = 2")
+    second = ast.parse(source).body[1]
+    assert line_col(line_starts(source), source.index("y")) == (second.lineno, second.col_offset)

@@ -18,14 +18,13 @@ Offsets become (line, column) only for the nodes asked about.
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from ..lines import line_col, line_starts
 from ..model import Span
 from .tree_spans import field_names as _field_names
 from .tree_spans import TreeSpans, statement_counterparts
@@ -100,7 +99,6 @@ _SKIP = _Skip()
 #: Statements whose indented body is measured statement by statement when they hold nothing else wanted.
 _DESCENDED = (cst.ClassDef, cst.FunctionDef)
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 class NodeIndex:
@@ -152,7 +150,7 @@ class Positions:
             return
         if self._source is None:
             self._source = self._module.code
-        self._line_starts = _line_starts(self._source)
+        self._line_starts = line_starts(self._source)
         if self._tree is None or not self._measure_from_tree():
             self._spans = {}
             self._generate(self._module, 0, (), checked=False)
@@ -163,8 +161,8 @@ class Positions:
         offsets = self._spans.get(pending.key)
         if offsets is None:
             return Span(None)
-        start_line, start_col = self._line_col(offsets[0])
-        end_line, end_col = self._line_col(offsets[1])
+        start_line, start_col = line_col(self._line_starts, offsets[0])
+        end_line, end_col = line_col(self._line_starts, offsets[1])
         return Span(start_line, start_col, end_line, end_col)
 
     def text_of(self, pending: Span) -> Optional[str]:
@@ -279,9 +277,6 @@ class Positions:
                 and start + len(text) - len(newline) == len(self._source)
                 and self._source.startswith(text[:-len(newline)], start))
 
-    def _line_col(self, offset: int) -> Tuple[int, int]:
-        line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1]
 
 
 def _path_below(top: cst.CSTNode, node: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
@@ -296,15 +291,3 @@ def _path_below(top: cst.CSTNode, node: cst.CSTNode) -> Optional[List[cst.CSTNod
                 if below is not None:
                     return [child] + below
     return None
-
-
-def _line_starts(text: str) -> List[int]:
-    r"""Where each line starts; ``\r\n``, ``\r`` and ``\n`` each end a line, for libcst and ``ast`` alike."""
-    if "\r" not in text:
-        starts = [0]
-        index = text.find("\n")
-        while index != -1:
-            starts.append(index + 1)
-            index = text.find("\n", index + 1)
-        return starts
-    return [0] + [match.end() for match in _NEWLINE.finditer(text)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
+from ..lines import line_col, line_starts
 from ..model import CudaFacts, Kernel, Registration
 
 _GLOBAL = re.compile(r"\b__global__\b")
@@ -29,7 +30,7 @@ _MASK = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*
 
 def read_cuda(text: str) -> CudaFacts:
     masked = _mask(text)
-    line_starts = _line_starts(text)
+    starts = line_starts(text)
     kernels = []
     for match in _GLOBAL.finditer(masked):
         head = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), masked[match.end():match.end() + 400])
@@ -37,9 +38,9 @@ def read_cuda(text: str) -> CudaFacts:
         if name_match is None:
             continue
         name = name_match.group(1)
-        start_line = _line_of(line_starts, match.start())
+        start_line = line_col(starts, match.start())[0]
         body_end = _match_brace(masked, match.end() + name_match.end())
-        lines = (_line_of(line_starts, body_end) - start_line + 1) if body_end is not None else 1
+        lines = (line_col(starts, body_end)[0] - start_line + 1) if body_end is not None else 1
         if body_end is None:
             continue  # a declaration, not a definition
         kernels.append(Kernel(name=name, path="", line=start_line, lines=lines))
@@ -57,7 +58,7 @@ def read_cuda(text: str) -> CudaFacts:
             kind = block_kind if match.group(2) == "def" or block_kind == "pybind11" else "torch_library_impl"
             bound = match.group(4)
             signature = literal if literal and "(" in literal else functions.get((bound or "").split("::")[-1])
-            registrations.append(Registration(name=name, kind=kind, path="", line=_line_of(line_starts, match.start()),
+            registrations.append(Registration(name=name, kind=kind, path="", line=line_col(starts, match.start())[0],
                                               namespace=key if kind == "torch_library_impl" else namespace,
                                               signature=signature))
     included = [m.group(1) for m in _INCLUDE.finditer(text)]
@@ -86,24 +87,6 @@ def _literal_at(text: str, masked: str, match: "re.Match[str]") -> Optional[str]
         return None
     close = masked.find('"', quote + 1)
     return text[quote + 1:close] if close > quote else None
-
-
-def _line_starts(text: str) -> List[int]:
-    starts = [0]
-    for match in re.finditer("\n", text):
-        starts.append(match.end())
-    return starts
-
-
-def _line_of(starts: List[int], offset: int) -> int:
-    lo, hi = 0, len(starts)
-    while lo < hi - 1:
-        mid = (lo + hi) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid
-    return lo + 1
 
 
 def _match_brace(masked: str, offset: int) -> Optional[int]:
