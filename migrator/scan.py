@@ -22,6 +22,7 @@ from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
 from .rules import PROJECT_RULES, RuleContext, apply_rules
+from .sources.packaging import PACKAGING_FILES
 from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
     parts = [str(root), repr(sorted((s.rel, s.kind.value, keys[s.rel]) for s in files)),
              repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
              repr([(t.id, t.version) for t in targets]), repr(list(entries))]
-    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+    for name in PACKAGING_FILES:
         try:
             parts.append(hashlib.sha256((base_dir(root) / name).read_bytes()).hexdigest())
         except OSError:  # absent (or unreadable, which the console-script reader takes as absent too)

@@ -17,10 +17,14 @@ else:  # pragma: no cover
 _CONSOLE_SCRIPT = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)(?::([\w.]+))?\s*["']""")
 
 
+#: The files console scripts are read from, in the project's base folder.
+PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+
+
 def console_scripts(base: Path) -> Tuple[str, ...]:
-    """``module:function`` of every console script declared in the project at ``base``."""
-    return tuple(dict.fromkeys([*_from_pyproject(base / "pyproject.toml"), *_from_setup_cfg(base / "setup.cfg"),
-                                *_from_setup_py(base / "setup.py")]))
+    """``module:function`` of every console script declared in the project at ``base`` (``PACKAGING_FILES``)."""
+    pyproject, setup_cfg, setup_py = (base / name for name in PACKAGING_FILES)
+    return tuple(dict.fromkeys([*_from_pyproject(pyproject), *_from_setup_cfg(setup_cfg), *_from_setup_py(setup_py)]))
 
 
 def _from_pyproject(path: Path) -> List[str]:
