@@ -25,6 +25,9 @@ from .maps.load import maps_dir
 from .model import FileResult, Finding, Report, Usage
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: What loading a truncated, corrupt or crafted pickle can raise: each makes the entry a miss.
+_UNPICKLING_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
+                      KeyError, IndexError)
 #: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
 PRUNE_EVERY = 600.0
 _FORMAT = "2"
@@ -88,8 +91,7 @@ class AnalysisCache:
         try:
             with self._path(key).open("rb") as handle:
                 return _ResultUnpickler(handle).load()
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
-                KeyError, IndexError):
+        except (OSError, *_UNPICKLING_ERRORS):
             return None
 
     def get_report(self, key: str) -> Optional[Report]:
@@ -179,16 +181,15 @@ class LazyUsages(Sequence):
         if self._items is None:
             try:
                 items = _ResultUnpickler(io.BytesIO(self._blob)).load()
-            except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
-                    KeyError, IndexError):
+            except _UNPICKLING_ERRORS:
                 items = None
             # an entry whose outer pickle loaded cannot hold a broken blob unless it was crafted: nothing of
             # it is trusted then
             self._items = items if isinstance(items, tuple) and all(isinstance(u, Usage) for u in items) else ()
         return self._items
 
-    def __len__(self) -> int:
-        return self._length
+    def __len__(self) -> int:  # known without loading; once loaded, what was loaded
+        return self._length if self._items is None else len(self._items)
 
     def __getitem__(self, index):
         return self._loaded()[index]
