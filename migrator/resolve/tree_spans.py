@@ -22,6 +22,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from .dotted import dotted
+
 Offsets = Tuple[int, int]
 
 
@@ -406,7 +408,7 @@ _EXPECTED: Dict[type, Tuple[tuple, Callable[[cst.CSTNode, str], bool]]] = {
     cst.Float: ((ast.Constant,), lambda node, text: text == node.value),
     cst.Imaginary: ((ast.Constant,), lambda node, text: text == node.value),
     cst.SimpleString: ((ast.Constant,), lambda node, text: text == node.value),
-    cst.ImportAlias: ((ast.alias,), lambda node, text: text.startswith(_first_name(node.name))),
+    cst.ImportAlias: ((ast.alias,), lambda node, text: text.startswith(dotted(node.name).split(".", 1)[0])),
     cst.Import: ((ast.Import,), lambda node, text: text.startswith("import")),
     cst.ImportFrom: ((ast.ImportFrom,), lambda node, text: text.startswith("from")),
     cst.List: ((ast.List,), lambda node, text: text[:1] == "[" and text[-1:] == "]"),
@@ -426,12 +428,6 @@ _EXPECTED: Dict[type, Tuple[tuple, Callable[[cst.CSTNode, str], bool]]] = {
     cst.ConcatenatedString: ((ast.Constant, ast.JoinedStr), lambda node, text: bool(text)),
     cst.FormattedString: ((ast.JoinedStr,), lambda node, text: text.endswith(node.end)),
 }
-
-
-def _first_name(name: cst.BaseExpression) -> str:
-    while isinstance(name, cst.Attribute):
-        name = name.value
-    return name.value if isinstance(name, cst.Name) else ""
 
 
 _FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
