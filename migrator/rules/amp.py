@@ -63,7 +63,7 @@ class CudaAmp(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind in ("call", "attribute", "decorator") and usage.api.startswith("torch.cuda.amp"):
+        if usage.kind in self.kinds and usage.api.startswith("torch.cuda.amp"):
             return per_target(ctx, lambda t: rename_verdict(t, usage))
         return None
 
@@ -112,7 +112,7 @@ class AmpDevice(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "decorator") or usage.api not in _DEVICE_FIRST:
+        if usage.kind not in self.kinds or usage.api not in _DEVICE_FIRST:
             return None
         value = first_arg(usage, ("device_type", "device"), 0)
         if value is None and usage.api in _CUDA_BY_DEFAULT:

@@ -65,7 +65,7 @@ class ExtensionBuild(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "call" or usage.api not in EXTENSION_BUILDERS:
+        if usage.kind not in self.kinds or usage.api not in EXTENSION_BUILDERS:
             return None
         sources = [a.value.text or "" for a in usage.args]
         cuda = usage.api.endswith("CUDAExtension") or any(".cu" in s for s in sources) or \
@@ -109,7 +109,7 @@ class ExtensionCall(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "import", "attribute"):
+        if usage.kind not in self.kinds:
             return None
         extension = ctx.project.extension_of(usage.api)
         if extension is None:
@@ -152,7 +152,7 @@ class TorchOpsCall(Rule):
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         parts = usage.api.split(".")
-        if usage.kind != "call" or len(parts) < 4 or parts[:2] != ["torch", "ops"]:
+        if usage.kind not in self.kinds or len(parts) < 4 or parts[:2] != ["torch", "ops"]:
             return None
         if parts[2] not in ctx.project.library_namespaces:
             return None
@@ -195,7 +195,7 @@ class TorchLibraryCuda(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if not usage.api.startswith("torch.library.") or usage.kind not in ("call", "decorator"):
+        if not usage.api.startswith("torch.library.") or usage.kind not in self.kinds:
             return None
         key = next((a.value.text for a in usage.args if a.value.kind == "str" and a.value.text in ("CUDA", "cuda")),
                    None)
@@ -243,7 +243,7 @@ class CudaKernel(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "kernel":
+        if usage.kind not in self.kinds:
             return None
         return per_target(ctx, lambda t: _port(t, f"CUDA kernel `{usage.api.rsplit('::', 1)[-1]}` "
                                                f"({usage.context})"))

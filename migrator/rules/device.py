@@ -69,7 +69,7 @@ class DeviceMove(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "method":
+        if usage.kind not in self.kinds:
             return None
         method = usage.api.rsplit(".", 1)[-1]
         if method == "cuda":
@@ -140,7 +140,7 @@ class DeviceArgument(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "decorator") or usage.api.startswith(_AMP_APIS):
+        if usage.kind not in self.kinds or usage.api.startswith(_AMP_APIS):
             return None
         for arg in usage.args:
             positional_device = arg.keyword is None and usage.api in ("torch.device", "torch.set_default_device",
@@ -203,7 +203,7 @@ class DeviceString(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "literal" or usage.api != "torch.device":
+        if usage.kind not in self.kinds or usage.api != "torch.device":
             return None
         value = usage.args[0].value
         verdicts = per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet))
@@ -268,7 +268,7 @@ class DeviceCall(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "attribute", "assign", "decorator"):
+        if usage.kind not in self.kinds:
             return None
         if not _is_cuda_api(usage.api) and usage.api != "torch.Tensor.is_cuda":
             return None

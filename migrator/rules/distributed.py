@@ -119,7 +119,7 @@ class NcclApi(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind in ("call", "attribute", "assign") and usage.api.startswith("torch.") and \
+        if usage.kind in self.kinds and usage.api.startswith("torch.") and \
                 "nccl" in usage.api.lower():
             return per_target(ctx, lambda t: rename_verdict(t, usage))
         return None
@@ -153,7 +153,7 @@ class DataParallel(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "call" or usage.api not in ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel"):
+        if usage.kind not in self.kinds or usage.api not in ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel"):
             return None
 
         def verdict(target) -> Verdict:
@@ -202,7 +202,7 @@ class DistributedWrapper(Rule):
     }
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "call" or usage.api not in self._APIS:
+        if usage.kind not in self.kinds or usage.api not in self._APIS:
             return None
         api = self._APIS[usage.api]
 

@@ -56,7 +56,7 @@ class EnvironmentVariable(Rule):
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         # os.environ from Python; ``ENV X`` / ``export X`` / ``X=`` from Dockerfiles and scripts
-        if usage.kind not in ("env", "env-read") or not usage.context:
+        if usage.kind not in self.kinds or not usage.context:
             return None
         name = usage.context
         action = "reads" if usage.kind == "env-read" else "sets"
@@ -106,7 +106,7 @@ class NvidiaTool(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "command":
+        if usage.kind not in self.kinds:
             return None
         return per_target(ctx, lambda t: _tool_verdict(t, usage.api))
 
@@ -156,7 +156,7 @@ class BaseImage(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "base-image":
+        if usage.kind not in self.kinds:
             return None
         image = usage.args[0].value.text if usage.args else usage.snippet
         return per_target(ctx, lambda t: Verdict(
@@ -196,7 +196,7 @@ class CudaRequirement(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "requirement":
+        if usage.kind not in self.kinds:
             return None
         if usage.api == "pip.index-url" or usage.api.startswith("requirement:torch"):
             return per_target(ctx, lambda t: Verdict(

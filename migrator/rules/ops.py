@@ -62,7 +62,7 @@ class TorchOp(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("call", "method") or not usage.api.startswith("torch."):
+        if usage.kind not in self.kinds or not usage.api.startswith("torch."):
             return None
         if usage.api.startswith(_NOT_OPS):
             return None

@@ -91,7 +91,7 @@ class CudaLibrary(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in ("import", "call", "attribute", "decorator", "subclass", "assign"):
+        if usage.kind not in self.kinds:
             return None
         library = ctx.third_party.library_of(usage.api)
         if library is None or ctx.project.is_repo_module(library):
@@ -131,7 +131,7 @@ class TritonLaunch(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "launch" or usage.api not in ctx.project.triton_kernels:
+        if usage.kind not in self.kinds or usage.api not in ctx.project.triton_kernels:
             return None
         return per_target(ctx, lambda t: Verdict(
             Status.PORT, f"launches Triton kernel `{usage.api.rsplit('.', 1)[-1]}`: port the kernel or replace the "
@@ -165,7 +165,7 @@ class TorchCompile(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.api != "torch.compile" or usage.kind not in ("call", "decorator", "attribute"):
+        if usage.api != "torch.compile" or usage.kind not in self.kinds:
             return None
         return per_target(ctx, lambda t: documented_verdict(
             t, "torch.compile", "torch.compile depends on the target's compiler backend"))
@@ -206,7 +206,7 @@ class VisionOp(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind != "call" or not usage.api.startswith("torchvision.ops."):
+        if usage.kind not in self.kinds or not usage.api.startswith("torchvision.ops."):
             return None
         name = usage.api.rsplit(".", 1)[-1].lower()  # RoIAlign, roi_align: the family patterns take both
         family = next((f for f in op_families() if f.matches(name)), None)
