@@ -177,12 +177,6 @@ def where(value: Value) -> str:
 # ---------------------------------------------------------------------------------------- verdicts
 
 
-def shim(target: TargetMap, what: str) -> Verdict:
-    """A runtime that keeps CUDA names (``cuda_names: kept``, Kunlunxin's torch_xmlir): the line runs as written."""
-    return Verdict(Status.SUPPORTED, f"{what} works as written: {target.runtime_facts.name} presents itself as "
-                   "torch.cuda (substitute evidence, not validated per API)", target.device_source)
-
-
 def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdicts:
     return {target.id: build(target) for target in ctx.targets}
 
@@ -364,17 +358,22 @@ class KeptCudaNames(CudaNames):
 
     rewritten = False
 
+    @staticmethod
+    def _as_written(target: TargetMap, what: str) -> Verdict:
+        return Verdict(Status.SUPPORTED, f"{what} works as written: {target.runtime_facts.name} presents itself as "
+                       "torch.cuda (substitute evidence, not validated per API)", target.device_source)
+
     def api(self, target: TargetMap, usage: Usage, api: str) -> Verdict:
-        return shim(target, f"`{api}`")
+        return self._as_written(target, f"`{api}`")
 
     def device_string(self, target: TargetMap, value: Value, snippet: str, what: str) -> Verdict:
-        return shim(target, f"the {what} string")
+        return self._as_written(target, f"the {what} string")
 
     def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
-        return shim(target, "the 'nccl' backend name")
+        return self._as_written(target, "the 'nccl' backend name")
 
     def wrapper(self, target: TargetMap, api: str) -> Verdict:
-        return shim(target, api.rsplit(".", 1)[-1])
+        return self._as_written(target, api.rsplit(".", 1)[-1])
 
     def unlisted_api(self, target: TargetMap, api: str, unknown_message: str) -> Verdict:
         return Verdict(Status.UNKNOWN, f"{unknown_message}; no public data for {target.runtime_facts.name} "
