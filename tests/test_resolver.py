@@ -1,5 +1,6 @@
 """The resolver at its own seam: source text in, usages out, with no rules, maps or scan around it."""
 import ast
+import gc
 import re
 
 import libcst
@@ -108,3 +109,25 @@ def test_resolver_and_outline_agree_on_relative_imports(code):
     resolved = {a for a, kind in usages(code, module="pkg.sub.mod")[1] if kind == "call"}
     outline = outline_of(ast.parse(code), "pkg.sub.mod", False)
     assert resolved == {c.target.name for c in outline.calls}
+
+
+def test_the_pass_leaves_no_cycle_that_holds_the_syntax_tree():
+    """A worker frees each file's tree as the pass returns; a cycle through it (a visitor's callable that
+    captures the visitor, a bound method kept on the walker) would leave every tree for the collector."""
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, device='cuda'):\n"
+            "        if x.device.type == 'cuda':\n            return torch.device('cuda', 0)\n"
+            "        return x.to(f'cuda:{device}')\n")
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        facts, found = resolve_module(libcst.parse_module(code), "pkg.mod", False, TENSOR_METHODS, VOCABULARY,
+                                      source=code, tree=ast.parse(code))
+        assert found  # the pass did its work
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, libcst.CSTNode)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []

@@ -43,6 +43,11 @@ class Literals:
         context, confidence = self._roles.get(id(node), ("expression", Confidence.HEURISTIC))
         return (context() if callable(context) else context), confidence
 
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """The roles' callables hold this visitor (and through it the tree): dropped once the walk is over, the
+        tree is freed as soon as the pass returns instead of waiting for the cyclic collector to find it."""
+        self._roles.clear()
+
     # ------------------------------------------------------------------------------ where literals sit
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -49,8 +49,6 @@ class Walker:
         self.visitors = visitors
         self._entries: Dict[type, _Entry] = {}
         self._index = index
-        if index is not None:
-            self.walk = self._walk_indexed
 
     def _entry(self, cls: type) -> _Entry:
         entry = self._entries.get(cls)
@@ -64,6 +62,10 @@ class Walker:
         return entry
 
     def walk(self, node: cst.CSTNode) -> None:
+        index = self._index
+        if index is not None:  # noted here, not by a bound method kept on the walker: that would be a cycle
+            index.parents[id(node)] = outer = index.current  # holding the visitors, and with them the tree
+            index.current = node
         visit, leave, fields = self._entry(type(node))
         if visit is None or visit(node) is not False:
             for name in fields:
@@ -79,14 +81,8 @@ class Walker:
                             self.walk(item)
         if leave is not None:
             leave(node)
-
-    def _walk_indexed(self, node: cst.CSTNode) -> None:
-        """``walk``, noting each node's parent in the index (the plain ``walk`` stays free of the cost)."""
-        index = self._index
-        index.parents[id(node)] = outer = index.current
-        index.current = node
-        Walker.walk(self, node)
-        index.current = outer
+        if index is not None:
+            index.current = outer
 
 
 _NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
