@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult, Finding, Report, Usage
+from .model import FileResult, Finding, GraphSnapshot, Report, Usage
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: What loading a truncated, corrupt or crafted pickle can raise: each makes the entry a miss.
@@ -103,6 +103,11 @@ class AnalysisCache:
         """One file's rule results (a tuple of ``Finding``) stored by ``put``, or ``None``."""
         value = self._load(key)
         return value if isinstance(value, tuple) and all(isinstance(f, Finding) for f in value) else None
+
+    def get_graph(self, key: str) -> Optional[GraphSnapshot]:
+        """A call graph stored by ``put`` (``graph/saved.py``), or ``None``."""
+        value = self._load(key)
+        return value if isinstance(value, GraphSnapshot) else None
 
     def put(self, key: str, result) -> None:
         path = self._path(key)

@@ -8,7 +8,6 @@ import itertools
 import os
 from contextlib import contextmanager
 from dataclasses import replace
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -20,9 +19,9 @@ from .cache import AnalysisCache
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import Confidence, FileResult, Finding, Report, SourceFile, TargetSummary
+from .model import Confidence, FileResult, Finding, NodeReach, Report, SourceFile, TargetSummary
 from .rules import PROJECT_RULES, RuleContext, apply_rules
-from .sources.packaging import PACKAGING_FILES
+from .sources.packaging import packaging_digests
 from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
@@ -78,11 +77,7 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
     parts = [str(root), repr(sorted((s.rel, s.kind.value, keys[s.rel]) for s in files)),
              repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
              repr([(t.id, t.version) for t in targets]), repr(list(entries))]
-    for name in PACKAGING_FILES:
-        try:
-            parts.append(hashlib.sha256((base_dir(root) / name).read_bytes()).hexdigest())
-        except OSError:  # absent (or unreadable, which the console-script reader takes as absent too)
-            parts.append("-")
+    parts.extend(packaging_digests(base_dir(root)))
     for part in parts:
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return cache.key("<report>", "report", digest.digest())
@@ -202,10 +197,9 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
                       trace=traced), None
-    from .graph import build_graph, mark_reachable, reach, subgraph_around, summarise  # networkx: only here
+    from .graph import mark_reachable, subgraph_around, summarise  # networkx: only here
 
-    project = build_graph(root, results, entries)
-    reached = reach(project)
+    project, reached = _graph_and_reach(root, results, entries, cache)
     marked, nodes = mark_reachable(project, reached, findings, ops)
     if traced is not None:  # the run went through them, whatever the call graph could resolve
         marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
@@ -216,6 +210,25 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=marked, custom_ops=ops, graph=summary, op_plans=plans, trace=traced), project
+
+
+def _graph_and_reach(root: Path, results: Sequence[FileResult], entries: Sequence[str],
+                     cache: Optional[AnalysisCache]) -> Tuple["ProjectGraph", Dict[str, NodeReach]]:
+    """The call graph and what its entry points reach: from the cache when no file's imports, definitions
+    or calls changed (``graph/saved.py``), else built, and stored for the next scan."""
+    from .graph import build_graph, reach
+    from .graph.saved import graph_digest, restored, snapshot_of
+
+    key = cache.key("<graph>", "graph", graph_digest(root, results, entries)) if cache is not None else None
+    saved = cache.get_graph(key) if key is not None else None
+    if saved is not None:
+        return restored(saved, results)
+    project = build_graph(root, results, entries)
+    reached = reach(project)
+    snapshot = snapshot_of(project, reached) if key is not None else None
+    if snapshot is not None:
+        cache.put(key, snapshot)
+    return project, reached
 
 
 def _file_list(results: Sequence[FileResult], skipped: Sequence[FileResult]) -> List[FileResult]:
@@ -287,6 +300,8 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
         computed = map(partial(analyze_file, cache=cache, look_up=False), (files[i] for i in todo))
         pool = None
     else:
+        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
+
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
         chunk = max(1, min(32, len(todo) // (jobs * 8)))
         computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)

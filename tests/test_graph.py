@@ -409,3 +409,77 @@ def test_a_launch_helper_and_a_dist_utils_behind_a_package_init(tmp_path):
     for finding in (launch_count, init_call, set_device):
         assert finding.reachable is True and finding.verdicts["cann"].status.value == "rewrite"
     assert "hccl" in init_call.verdicts["cann"].message
+
+
+def _builds(monkeypatch):
+    """The graph builds a scan runs (a cached graph is not built)."""
+    import migrator.graph as graph_package
+
+    built = []
+    real = graph_package.build_graph
+    monkeypatch.setattr(graph_package, "build_graph", lambda *a, **k: built.append(1) or real(*a, **k))
+    return built
+
+
+def test_an_edit_that_moves_lines_takes_the_graph_from_the_cache_with_the_new_lines(tmp_path, monkeypatch):
+    """The graph is a function of imports, definitions and calls, not of lines: after lines move, the
+    cached graph serves, and every line it reports (findings, entry points, ``__main__`` blocks) is where
+    the code now is, as a scan without a cache finds it."""
+    from migrator.cache import open_cache
+
+    src = write_tree(tmp_path / "src", TWO_ENTRIES)
+    cache = open_cache(tmp_path / "cache")
+    cann = resolve_targets(["cann"])
+    built = _builds(monkeypatch)
+    scan(src, cann, jobs=1, cache=cache)
+    for rel in ("train.py", "pkg/models.py"):
+        (src / rel).write_text("# a header\n# of three\n# lines\n" + (src / rel).read_text())
+    moved = scan(src, cann, jobs=1, cache=cache)
+    assert len(built) == 1  # the first scan's graph served the second
+    fresh = scan(src, cann, jobs=1, cache=None)
+    assert moved == fresh
+    main_block = next(e for e in moved.graph.entries if e.kind == "main-block")
+    assert (main_block.path, main_block.line) == ("train.py", 16)
+    head = next(f for f in moved.findings if f.path == "pkg/models.py" and "synchronize" in f.api)
+    assert head.span.line == 19 and head.reachable
+
+
+def test_an_edit_that_adds_a_call_builds_the_graph_again(tmp_path, monkeypatch):
+    from migrator.cache import open_cache
+
+    src = write_tree(tmp_path / "src", TWO_ENTRIES)
+    cache = open_cache(tmp_path / "cache")
+    cann = resolve_targets(["cann"])
+    built = _builds(monkeypatch)
+    before = scan(src, cann, jobs=1, cache=cache)
+    dead = next(f for f in before.findings if f.path == "pkg/legacy.py")
+    assert dead.reachable is False
+    train = src / "train.py"
+    train.write_text(train.read_text().replace("    net = Net()\n", "    net = Net()\n    legacy.old_train()\n"))
+    after = scan(src, cann, jobs=1, cache=cache)
+    assert len(built) == 2
+    assert next(f for f in after.findings if f.path == "pkg/legacy.py").reachable is True
+    assert after == scan(src, cann, jobs=1, cache=None)
+
+
+def test_a_saved_graph_keeps_the_order_of_successors_and_of_predecessors():
+    """Call paths and the report's picture walk predecessors in the order the build added them; a graph
+    rebuilt edge by edge in the order of its sources (``graph.edges``) would reorder them (here: d's callers)."""
+    import networkx as nx
+
+    from migrator.graph.build import ProjectGraph
+    from migrator.graph.saved import restored, snapshot_of
+    from migrator.model import EntryPoint
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from((n, {"kind": "function", "path": "m.py", "line": 1}) for n in "abcd")
+    added = [("c", "d"), ("a", "b"), ("b", "d"), ("a", "d"), ("a", "c")]
+    for a, b in added:
+        graph.add_edge(a, b, kind="calls")
+    project = ProjectGraph(graph=graph, entries=(EntryPoint("a", "cli", "m.py", 1),), added=tuple(added))
+    again, _ = restored(snapshot_of(project, {}), [])
+    assert list(again.graph.nodes(data=True)) == list(graph.nodes(data=True))
+    for node in graph:
+        assert list(again.graph.successors(node)) == list(graph.successors(node))
+        assert list(again.graph.predecessors(node)) == list(graph.predecessors(node))
+    assert [list(graph.predecessors("d"))] == [["c", "b", "a"]]

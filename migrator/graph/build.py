@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterator, Mapping, Optional, Sequence, Set, Tuple
 
 import networkx as nx
 
@@ -28,6 +28,9 @@ class ProjectGraph:
     entries: Tuple[EntryPoint, ...]
     main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
     unresolved_entries: Tuple[str, ...] = ()  # --entry specs that name nothing in the scanned code
+    #: the edges in the order the build first added them: networkx keeps each node's successors and
+    #: predecessors in that order, which call paths and pictures follow, so a saved graph replays it
+    added: Tuple[Tuple[str, str], ...] = ()
 
     def node_of(self, finding: Finding) -> Optional[str]:
         if not finding.path.endswith((".py", ".ipynb")):
@@ -50,7 +53,8 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     _add_edges(index, plain)
     entries, unresolved = entry_points(root, outlines, index, extra_entries)
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
-    return ProjectGraph(graph=index.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved)
+    return ProjectGraph(graph=index.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved,
+                        added=tuple(index.added))
 
 
 def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:
@@ -93,7 +97,7 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
             bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),
             definitions=tuple(replace(d, bases=tuple(fix(b) for b in d.bases)) if d.bases else d
                               for d in outline.definitions),
-            attributes=tuple((k, fix(v)) for k, v in outline.attributes)))
+            attributes=tuple((k, fix(v)) for k, v in outline.attributes), shape=""))  # its digest no longer holds
     return rebased
 
 
@@ -109,21 +113,28 @@ def _rebased(target: CallTarget, fix: Callable[[str], str]) -> CallTarget:
     return target
 
 
+def node_rows(outline: Outline, path: str) -> Iterator[Tuple[str, Dict[str, object]]]:
+    """The nodes one module's outline gives, with their attributes (a name defined twice: the last wins)."""
+    module = outline.module
+    yield module, {"kind": "module", "path": path, "line": 1}
+    if outline.main_lines:
+        yield f"{module}.{MAIN}", {"kind": "main", "path": path, "line": outline.main_lines[0]}
+    classes = {d.name for d in outline.definitions if d.kind == "class"}
+    for definition in outline.definitions:
+        owner = definition.name.rpartition(".")[0]
+        kind = definition.kind if definition.kind == "class" else ("method" if owner in classes else "function")
+        yield f"{module}.{definition.name}", {"kind": kind, "path": path, "line": definition.line}
+
+
 def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mapping[str, str]) -> None:
     graph = index.graph
     for module, outline in outlines.items():
-        graph.add_node(module, kind="module", path=paths[module], line=1)
-        if outline.main_lines:
-            graph.add_node(f"{module}.{MAIN}", kind="main", path=paths[module], line=outline.main_lines[0])
-            graph.add_edge(f"{module}.{MAIN}", module, kind="runs")
-        classes = {d.name for d in outline.definitions if d.kind == "class"}
-        for definition in outline.definitions:
-            node = f"{module}.{definition.name}"
-            owner = definition.name.rpartition(".")[0]
-            kind = definition.kind if definition.kind == "class" else ("method" if owner in classes else "function")
-            graph.add_node(node, kind=kind, path=paths[module], line=definition.line)
-            if kind == "method":
-                index.methods_named[definition.name.rpartition(".")[2]].append(node)
+        for node, data in node_rows(outline, paths[module]):
+            graph.add_node(node, **data)
+            if data["kind"] == "main":
+                index.add_edge(node, module, kind="runs")
+            elif data["kind"] == "method":
+                index.methods_named[node.rpartition(".")[2]].append(node)
         for attribute, constructor in outline.attributes:
             index.attributes[f"{module}.{attribute}"] = constructor
     for module, outline in outlines.items():
@@ -141,28 +152,28 @@ def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
     _add_registries(index, outlines)
     for node, data in list(graph.nodes(data=True)):
         if data.get("kind") in ("function", "method", "class", "main"):
-            graph.add_edge(node, index.module_of(node) or node, kind="defined-in")
+            index.add_edge(node, index.module_of(node) or node, kind="defined-in")
         elif data.get("kind") == "module" and "." in node:
             parent = index.module_of(node.rpartition(".")[0])
             if parent:  # importing a.b.c runs a/__init__.py and a/b/__init__.py first
-                graph.add_edge(node, parent, kind="imports")
+                index.add_edge(node, parent, kind="imports")
     for module, outline in outlines.items():
         for imported in outline.imports:
             target = index.module_of(imported)
             if target and target != module:
-                graph.add_edge(module, target, kind="imports")
+                index.add_edge(module, target, kind="imports")
         for call in outline.calls:
             source = _source(index, module, call.scope)
             if source is None:
                 continue
             for target in index.targets(call.target):
                 if target != source:
-                    graph.add_edge(source, target, kind="calls")
+                    index.add_edge(source, target, kind="calls")
     for node, data in list(graph.nodes(data=True)):
         if data.get("kind") == "class":
             for name in _ON_CONSTRUCT:
                 for method in index.methods(node, name):
-                    graph.add_edge(node, method, kind="constructs")
+                    index.add_edge(node, method, kind="constructs")
 
 
 def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
@@ -175,7 +186,7 @@ def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
             owner, _, name = call.scope[1:].rpartition(".")
             if owner in outlines and name and name not in index.bindings.get(owner, {}):
                 index.graph.add_node(call.scope[1:], kind="registry", path=index.graph.nodes[owner]["path"], line=1)
-                index.graph.add_edge(call.scope[1:], owner, kind="defined-in")
+                index.add_edge(call.scope[1:], owner, kind="defined-in")
 
 
 def _source(index: GraphIndex, module: str, scope: str) -> Optional[str]:

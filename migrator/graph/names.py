@@ -4,7 +4,7 @@ target from an outline, stands for (re-exports, class members, bases and overrid
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Callable, Dict, List, Mapping, Optional, Set
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import networkx as nx
 
@@ -29,6 +29,7 @@ class GraphIndex:
         self.attributes: Dict[str, str] = {}  # "pkg.mod.Cls.attr" -> constructor
         self.methods_named: Dict[str, List[str]] = defaultdict(list)
         self._subclass_cache: Dict[str, List[str]] = {}
+        self.added: List[Tuple[str, str]] = []  # the edges in the order first added: what a saved graph replays
         # answers remembered once asked: they read only the nodes, and every node is in before the first edge
         self._targets: Dict[CallTarget, List[str]] = {}
         self._modules: Dict[str, Optional[str]] = {}
@@ -37,6 +38,11 @@ class GraphIndex:
             SelfMethod: self._self_method, SuperMethod: self._super_method, AttributeMethod: self._attribute_method,
             UnknownReceiver: self._unknown_receiver,
         }
+
+    def add_edge(self, source: str, target: str, kind: str) -> None:
+        if not self.graph.has_edge(source, target):
+            self.added.append((source, target))
+        self.graph.add_edge(source, target, kind=kind)
 
     def kind(self, node: str) -> Optional[str]:
         return self.graph.nodes[node].get("kind")

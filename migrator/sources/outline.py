@@ -19,6 +19,8 @@ What is recorded, with names already resolved through this module's imports:
 from __future__ import annotations
 
 import ast
+import hashlib
+from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
@@ -37,9 +39,20 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     reader.bind_aliases(tree.body)  # ``roi_align = _RoIAlign.apply``, wherever the callers are in the file
     reader.read_body(tree.body, scope=MODULE, cls=None)
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
-    return Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
-                   definitions=tuple(reader.definitions), calls=tuple(dict.fromkeys(reader.calls)),  # an edge once
-                   attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines)
+    outline = Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
+                      definitions=tuple(reader.definitions), calls=tuple(dict.fromkeys(reader.calls)),  # an edge once
+                      attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines)
+    return replace(outline, shape=outline_shape(outline))
+
+
+def outline_shape(outline: Outline) -> str:
+    """A digest of what the call graph reads from an outline, which is all of it but the line numbers: two
+    versions of a file with the same shape give the same nodes and edges (``graph/saved.py``). Taken once, as
+    the file is read, and kept with its cached result."""
+    shape = (outline.module, outline.imports, outline.bindings,
+             tuple((d.name, d.kind, d.bases) for d in outline.definitions), outline.calls, outline.attributes,
+             outline.main_lines is not None)
+    return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class _OutlineReader:
