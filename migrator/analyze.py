@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Mapping, Optional, Tuple
 
 from .cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
@@ -92,25 +92,48 @@ RELEVANT = re.compile(r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|x
                       r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b")
 
 
-def resolve_mentioning(results: List[FileResult], names: Iterable[str]) -> List[FileResult]:
+def resolve_mentioning(results: List[FileResult], names: Iterable[str], cache: Optional[AnalysisCache] = None,
+                       keys: Optional[Mapping[str, Optional[str]]] = None) -> List[FileResult]:
     """``results``, with each prefiltered file that mentions one of ``names`` (the repo's own extension
     modules, ``fused_ops`` or ``amp_C``, which ``RELEVANT`` cannot know) resolved after all; the same list
-    when there is none. Not cached: the outcome depends on other files."""
+    when there is none. Which files mention them is kept in the cache (under the names and every prefiltered
+    file's content key), so a scan after an edit does not read them all again; the resolved results are not
+    cached, as they depend on other files."""
     words = sorted({name for name in names if name and not RELEVANT.search(name)})
-    if not words or not any(result.prefiltered for result in results):
+    prefiltered = [result for result in results if result.prefiltered]
+    if not words or not prefiltered:
         return results
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b")
-    out, changed = [], False
-    for result in results:
-        if result.prefiltered:
-            try:
-                data = Path(result.file.path).read_bytes()
-            except OSError:
-                data = b""
-            if pattern.search(data.decode("utf-8", "replace")):
-                result, changed = _analyze(result.file, data, prefilter=False), True
-        out.append(result)
-    return out if changed else results
+    key = _mentioning_key(cache, words, prefiltered, keys or {})
+    mentioning = cache.get_paths(key) if cache is not None and key is not None else None
+    if mentioning is None:
+        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b")
+        mentioning = tuple(r.file.rel for r in prefiltered if pattern.search(_text_of(r.file)))
+        if cache is not None and key is not None:
+            cache.put(key, mentioning)
+    if not mentioning:
+        return results
+    chosen = set(mentioning)
+    return [_analyze(r.file, _bytes_of(r.file), prefilter=False) if r.prefiltered and r.file.rel in chosen else r
+            for r in results]
+
+
+def _mentioning_key(cache: Optional[AnalysisCache], words: List[str], prefiltered: List[FileResult],
+                    keys: Mapping[str, Optional[str]]) -> Optional[str]:
+    if cache is None or any(keys.get(r.file.rel) is None for r in prefiltered):
+        return None
+    parts = [*words, "", *(f"{r.file.rel}\0{keys[r.file.rel]}" for r in prefiltered)]
+    return cache.key("<mentioning>", "mentioning", "\n".join(parts).encode("utf-8", "surrogateescape"))
+
+
+def _bytes_of(source: SourceFile) -> bytes:
+    try:
+        return Path(source.path).read_bytes()
+    except OSError:
+        return b""
+
+
+def _text_of(source: SourceFile) -> str:
+    return _bytes_of(source).decode("utf-8", "replace")
 
 
 def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResult:

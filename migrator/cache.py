@@ -104,6 +104,11 @@ class AnalysisCache:
         value = self._load(key)
         return value if isinstance(value, tuple) and all(isinstance(f, Finding) for f in value) else None
 
+    def get_paths(self, key: str) -> Optional[Tuple[str, ...]]:
+        """A tuple of file paths stored by ``put`` (``analyze.resolve_mentioning``), or ``None``."""
+        value = self._load(key)
+        return value if isinstance(value, tuple) and all(isinstance(p, str) for p in value) else None
+
     def get_graph(self, key: str) -> Optional[GraphSnapshot]:
         """A call graph stored by ``put`` (``graph/saved.py``), or ``None``."""
         value = self._load(key)

@@ -172,7 +172,8 @@ def _judge(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap]
         cache.prune_if_due()
     all_results = _file_list(results, skipped)
     index = build_index(results)
-    mentioned = resolve_mentioning(results, {part for name in index.extensions for part in name.split(".")})
+    mentioned = resolve_mentioning(results, {part for name in index.extensions for part in name.split(".")},
+                                   cache, keys)
     if mentioned is not results:  # a file reaches one of the repo's extensions by a name RELEVANT cannot know
         results, all_results = mentioned, _file_list(mentioned, skipped)
         index = build_index(results)

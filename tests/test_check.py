@@ -384,3 +384,37 @@ def test_crafted_usages_in_a_cache_entry_run_nothing(tmp_path):
 
     usages = LazyUsages(pickle.dumps((Evil(),)), 1)
     assert len(usages) == 1 and tuple(usages) == () and not marker.exists()
+
+
+def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_path, monkeypatch):
+    """A file that names nothing a rule looks for is not resolved, unless it names one of the repo's own
+    extensions (``fused_ops``, which no fixed pattern knows): which files do is kept in the cache, so a
+    scan after an unrelated edit reads none of them again, and one that starts naming it is resolved."""
+    import migrator.analyze as analyze_module
+    from migrator.cache import open_cache
+
+    files = {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                    "ext = CUDAExtension('fused_ops', ['fused.cu'])\n",
+        "fused.cu": "__global__ void scale_kernel(float* x) { x[0] *= 2.0f; }\n",
+        "helpers.py": "import fused_ops\n\n\ndef scale(x):\n    return fused_ops.scale(x)\n",
+        "plain.py": "def add(a, b):\n    return a + b\n",
+        "util.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
+    }
+    src = write_tree(tmp_path / "src", files)
+    cache = open_cache(tmp_path / "cache")
+    targets = resolve_targets(["cann"])
+    read = []
+    real = analyze_module._bytes_of
+    monkeypatch.setattr(analyze_module, "_bytes_of", lambda source: read.append(source.rel) or real(source))
+
+    def extension_calls():
+        return sorted({f.path for f in scan(src, targets, jobs=1, cache=cache).findings if f.rule == "extension-call"})
+
+    assert extension_calls() == ["helpers.py"] and "plain.py" in read
+    (src / "util.py").write_text(files["util.py"] + "# edited\n")
+    read.clear()
+    assert extension_calls() == ["helpers.py"] and "plain.py" not in read
+    (src / "plain.py").write_text(files["plain.py"] + "\n\ndef scaled(x):\n    import fused_ops\n    return fused_ops.scale(x)\n")
+    assert extension_calls() == ["helpers.py", "plain.py"]
+    assert scan(src, targets, jobs=1, cache=cache) == scan(src, targets, jobs=1, cache=None)
