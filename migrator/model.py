@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping, Optional, Tuple, Union
+from typing import Mapping, Optional, Tuple, Union
 
 
 class Status(str, Enum):
@@ -426,10 +426,17 @@ class NodeReach:
 @dataclass(frozen=True)
 class GraphSnapshot:
     """A call graph and what its entry points reach, as the cache keeps them (``graph/saved.py``): plain
-    nodes and edges, so that loading one builds no object of a library's choosing."""
+    columns, so that loading one builds no object of a library's choosing, and taking one copies no string.
+    Node ``i`` is ``nodes[i]`` with its kind, path and line; edge ``i`` goes from ``sources[i]`` to
+    ``targets[i]``, in the order the build added the edges."""
 
-    nodes: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]  # (node, its attributes), in the graph's order
-    edges: Tuple[Tuple[str, str, Tuple[Tuple[str, Any], ...]], ...]  # (from, to, attributes), in replay order
+    nodes: Tuple[str, ...]
+    node_kinds: Tuple[str, ...]
+    node_paths: Tuple[str, ...]
+    node_lines: Tuple[int, ...]
+    sources: Tuple[str, ...]
+    targets: Tuple[str, ...]
+    edge_kinds: Tuple[str, ...]
     entries: Tuple[EntryPoint, ...]
     unresolved_entries: Tuple[str, ...]
     reached: Tuple[Tuple[str, int, int, Tuple[str, ...], str], ...]  # ``NodeReach`` fields (loads 10x faster)

@@ -51,15 +51,19 @@ def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, p
     (``report_key``): the cross-file work is a function of those alone.
     """
     if cache is None or trace is not None:
-        return scan_with_graph(root, targets, jobs, progress, cache, entries, trace)[0]
+        report, project = scan_with_graph(root, targets, jobs, progress, cache, entries, trace)
+        project.release()
+        return report
     root = Path(root)
     found = discover(root)
     keys = {source.rel: content_key(source, cache) for source in found.files}
     whole = report_key(cache, root, found.files, found.skipped, keys, targets, entries)
     report = cache.get_report(whole) if whole is not None else None
     if report is None:
-        report, _ = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True,
-                          keys=keys)
+        report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True,
+                                keys=keys)
+        if project is not None:
+            project.release()
         if whole is not None:
             cache.put(whole, report)
     return report
@@ -98,7 +102,10 @@ def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[Target
                progress: Progress = None, cache: Optional[AnalysisCache] = None,
                skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True) -> Report:
     """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them)."""
-    return _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)[0]
+    report, project = _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)
+    if project is not None:
+        project.release()
+    return report
 
 
 @contextmanager

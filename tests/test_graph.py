@@ -476,7 +476,8 @@ def test_a_saved_graph_keeps_the_order_of_successors_and_of_predecessors():
     added = [("c", "d"), ("a", "b"), ("b", "d"), ("a", "d"), ("a", "c")]
     for a, b in added:
         graph.add_edge(a, b, kind="calls")
-    project = ProjectGraph(graph=graph, entries=(EntryPoint("a", "cli", "m.py", 1),), added=tuple(added))
+    project = ProjectGraph(graph=graph, entries=(EntryPoint("a", "cli", "m.py", 1),),
+                           added=(tuple(a for a, _ in added), tuple(b for _, b in added)))
     again, _ = restored(snapshot_of(project, {}), [])
     assert list(again.graph.nodes(data=True)) == list(graph.nodes(data=True))
     for node in graph:

@@ -28,9 +28,16 @@ class ProjectGraph:
     entries: Tuple[EntryPoint, ...]
     main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
     unresolved_entries: Tuple[str, ...] = ()  # --entry specs that name nothing in the scanned code
-    #: the edges in the order the build first added them: networkx keeps each node's successors and
-    #: predecessors in that order, which call paths and pictures follow, so a saved graph replays it
-    added: Tuple[Tuple[str, str], ...] = ()
+    #: (sources, targets) of the edges in the order the build first added them: networkx keeps each node's
+    #: successors and predecessors in that order, which call paths and pictures follow, so a saved graph
+    #: replays it
+    added: Tuple[Tuple[str, ...], Tuple[str, ...]] = ((), ())
+
+    def release(self) -> None:
+        """Free the graph now, for a caller done with it. networkx keeps views of a graph on the graph (a
+        cycle), so a dropped one waits for the cyclic collector, which a scan runs rarely and never while it
+        writes the report (``scan.frozen_heap``): on transformers that is 100 MB held through the writing."""
+        self.graph.clear()
 
     def node_of(self, finding: Finding) -> Optional[str]:
         if not finding.path.endswith((".py", ".ipynb")):
@@ -54,7 +61,7 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     entries, unresolved = entry_points(root, outlines, index, extra_entries)
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
     return ProjectGraph(graph=index.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved,
-                        added=tuple(index.added))
+                        added=(tuple(index.added_sources), tuple(index.added_targets)))
 
 
 def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:

@@ -4,7 +4,7 @@ target from an outline, stands for (re-exports, class members, bases and overrid
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Set
 
 import networkx as nx
 
@@ -29,19 +29,17 @@ class GraphIndex:
         self.attributes: Dict[str, str] = {}  # "pkg.mod.Cls.attr" -> constructor
         self.methods_named: Dict[str, List[str]] = defaultdict(list)
         self._subclass_cache: Dict[str, List[str]] = {}
-        self.added: List[Tuple[str, str]] = []  # the edges in the order first added: what a saved graph replays
+        # the edges in the order first added (what a saved graph replays): two columns, not a tuple an edge
+        self.added_sources: List[str] = []
+        self.added_targets: List[str] = []
         # answers remembered once asked: they read only the nodes, and every node is in before the first edge
         self._targets: Dict[CallTarget, List[str]] = {}
         self._modules: Dict[str, Optional[str]] = {}
-        self._by_kind: Dict[type, Callable[[CallTarget], List[str]]] = {
-            NamedTarget: self._named, InstanceCall: lambda t: self._instance_call(self.resolve(t.constructor)),
-            SelfMethod: self._self_method, SuperMethod: self._super_method, AttributeMethod: self._attribute_method,
-            UnknownReceiver: self._unknown_receiver,
-        }
 
     def add_edge(self, source: str, target: str, kind: str) -> None:
         if not self.graph.has_edge(source, target):
-            self.added.append((source, target))
+            self.added_sources.append(source)
+            self.added_targets.append(target)
         self.graph.add_edge(source, target, kind=kind)
 
     def kind(self, node: str) -> Optional[str]:
@@ -73,7 +71,7 @@ class GraphIndex:
         """The nodes a call target may run (a repository calls the same targets from many places)."""
         found = self._targets.get(target)
         if found is None:
-            found = self._targets[target] = self._by_kind[type(target)](target)
+            found = self._targets[target] = _BY_KIND[type(target)](self, target)
         return found
 
     def methods(self, cls: str, name: str) -> List[str]:
@@ -134,6 +132,9 @@ class GraphIndex:
         candidates = self.methods_named.get(target.name, [])
         return candidates if len(candidates) <= _MAX_NAME_CANDIDATES else []
 
+    def _constructed(self, target: InstanceCall) -> List[str]:
+        return self._instance_call(self.resolve(target.constructor))
+
     def _instance_call(self, node: Optional[str]) -> List[str]:
         if node is None or self.kind(node) != "class":
             return []
@@ -161,3 +162,12 @@ class GraphIndex:
                 queue.extend(self.subclasses.get(sub, ()))
         self._subclass_cache[cls] = list(found)
         return self._subclass_cache[cls]
+
+
+#: How each kind of call target is resolved: plain functions of the index, not bound methods kept on it (a
+#: cycle, which would keep every index, with its caches, alive until the collector ran).
+_BY_KIND: Dict[type, Callable[[GraphIndex, CallTarget], List[str]]] = {
+    NamedTarget: GraphIndex._named, InstanceCall: GraphIndex._constructed, SelfMethod: GraphIndex._self_method,
+    SuperMethod: GraphIndex._super_method, AttributeMethod: GraphIndex._attribute_method,
+    UnknownReceiver: GraphIndex._unknown_receiver,
+}

@@ -6,9 +6,10 @@ lines they sit on. ``graph_digest`` digests exactly that (with the entry points 
 whose digest is in the cache takes the graph from there and only sets each node's line from the files as
 they are now (``restored``). An edit that adds a call or an import misses, and the graph is built again.
 
-The snapshot is plain data (``GraphSnapshot``): nodes and edges with their attributes, the edges in the
-order the build added them (``ProjectGraph.added``), which gives every node its successors and predecessors
-in the order networkx had them: call paths and pictures walk them.
+The snapshot is plain columns (``GraphSnapshot``): nodes with their kind, path and line, and edges with their
+kind, in the order the build added them (``ProjectGraph.added``), which gives every node its successors and
+predecessors in the order networkx had them: call paths and pictures walk them. Every node a build makes has
+a kind, a path and a line, and every edge a kind (``build.node_rows``, ``GraphIndex.add_edge``).
 """
 
 from __future__ import annotations
@@ -42,13 +43,18 @@ def graph_digest(root: Path, results: Sequence[FileResult], entries: Sequence[st
 
 
 def snapshot_of(project: ProjectGraph, reached: Dict[str, NodeReach]) -> Optional[GraphSnapshot]:
-    """The graph as plain data; ``None`` for a graph that does not know the order its edges came in."""
+    """The graph as plain columns; ``None`` for a graph that does not know the order its edges came in."""
     graph = project.graph
-    if len(project.added) != graph.number_of_edges():
+    sources, targets = project.added
+    if len(sources) != graph.number_of_edges():
         return None
+    data = graph.nodes
+    adjacency = graph.adj
     return GraphSnapshot(
-        nodes=tuple((node, tuple(data.items())) for node, data in graph.nodes(data=True)),
-        edges=tuple((a, b, tuple(graph.adj[a][b].items())) for a, b in project.added),
+        nodes=tuple(data), node_kinds=tuple(d["kind"] for d in data.values()),
+        node_paths=tuple(d["path"] for d in data.values()), node_lines=tuple(d["line"] for d in data.values()),
+        sources=sources, targets=targets,
+        edge_kinds=tuple(adjacency[a][b]["kind"] for a, b in zip(sources, targets)),
         entries=project.entries, unresolved_entries=project.unresolved_entries,
         reached=tuple((r.node, r.entries, r.paths, r.path, r.kind) for r in reached.values()))
 
@@ -56,8 +62,10 @@ def snapshot_of(project: ProjectGraph, reached: Dict[str, NodeReach]) -> Optiona
 def restored(snapshot: GraphSnapshot, results: Sequence[FileResult]) -> Tuple[ProjectGraph, Dict[str, NodeReach]]:
     """The saved graph with the lines of ``results`` (nodes, entry points, ``__main__`` blocks)."""
     graph = nx.DiGraph()
-    graph.add_nodes_from((node, dict(data)) for node, data in snapshot.nodes)
-    graph.add_edges_from((a, b, dict(data)) for a, b, data in snapshot.edges)
+    graph.add_nodes_from((node, {"kind": kind, "path": path, "line": line}) for node, kind, path, line
+                         in zip(snapshot.nodes, snapshot.node_kinds, snapshot.node_paths, snapshot.node_lines))
+    graph.add_edges_from((a, b, {"kind": kind}) for a, b, kind
+                         in zip(snapshot.sources, snapshot.targets, snapshot.edge_kinds))
     outlines = {r.outline.module: (r.file.rel, r.outline) for r in results if r.outline is not None}  # as built
     for path, outline in outlines.values():
         for node, data in node_rows(outline, path):
@@ -67,6 +75,5 @@ def restored(snapshot: GraphSnapshot, results: Sequence[FileResult]) -> Tuple[Pr
                     for e in snapshot.entries)
     main_lines = {module: outline.main_lines for module, (_, outline) in outlines.items() if outline.main_lines}
     project = ProjectGraph(graph=graph, entries=entries, main_lines=main_lines,
-                           unresolved_entries=snapshot.unresolved_entries,
-                           added=tuple((a, b) for a, b, _ in snapshot.edges))
+                           unresolved_entries=snapshot.unresolved_entries, added=(snapshot.sources, snapshot.targets))
     return project, {row[0]: NodeReach(*row) for row in snapshot.reached}
