@@ -53,7 +53,7 @@ def agreement(sources) -> None:
     placed, left, wrong = collections.Counter(), collections.Counter(), collections.Counter()
     for path, text, module, tree in sources:
         positions = Positions(module, text)  # no tree: the whole-module code generation is the reference
-        Walker(index=positions.index).walk(module)
+        Walker(index=positions.index, skip=frozenset()).walk(module)  # every node, labels too
         parents = positions.index.parents
         nodes = [n for n in _every_node(module) if type(n) in _EXPECTED and id(n) in parents]
         pending = [(node, positions.pending(node)) for node in nodes]

@@ -77,7 +77,7 @@ async def fetch(url):
 def _walked(source: str, tree: bool):
     module = cst.parse_module(source)
     ours = Positions(module, source, ast.parse(source) if tree else None)
-    Walker(index=ours.index).walk(module)
+    Walker(index=ours.index, skip=frozenset()).walk(module)  # every node, labels too
     return module, ours
 
 

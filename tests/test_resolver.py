@@ -131,3 +131,14 @@ def test_the_pass_leaves_no_cycle_that_holds_the_syntax_tree():
         gc.garbage.clear()
         gc.enable()
     assert left == []
+
+
+def test_a_name_that_labels_something_is_not_the_binding_it_spells():
+    """``weight.dtype``, the keyword in ``dtype=dtype`` and ``def forward`` are labels, not references: only
+    the value ``dtype`` is the ``torch.float64`` this module bound (timm's tests flagged ``weight.dtype``)."""
+    code = ("import torch\ndtype = torch.float64\n\n\ndef forward(weight):\n"
+            "    return weight.dtype, torch.ones(1, dtype=dtype)\n")
+    _, _, found = usages(code)
+    value_col = code.splitlines()[5].index("=dtype") + 1
+    assert [(u.span.line, u.span.col) for u in found if u.api == "torch.float64"] == [(2, 8), (6, value_col)]
+    assert not [u for u in found if u.api == "pkg.mod.forward"]

@@ -12,7 +12,7 @@ later finds the nodes a file reports in CPython's ``ast`` without generating cod
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -38,6 +38,12 @@ _TRIVIA = frozenset({
     "whitespace_before_keyword", "whitespace_after_keyword", "indent",
 })
 
+#: Fields whose ``Name`` labels something instead of referring to a binding: an attribute's name (``x.cuda``),
+#: a keyword's (``f(device=...)``), a parameter's, a definition's. Not walked: a visitor of names would take
+#: ``args.amp`` for the ``amp`` that ``from apex import amp`` bound, and they are a seventh of all nodes.
+LABELS = frozenset({("Attribute", "attr"), ("Arg", "keyword"), ("Param", "name"), ("FunctionDef", "name"),
+                     ("ClassDef", "name")})
+
 _Entry = Tuple[Optional[Callable], Optional[Callable], Tuple[str, ...]]
 
 
@@ -45,17 +51,20 @@ class Walker:
     """Walks with one or more visitors; with several, each node's ``visit_X`` runs on them in order, and a
     node's children are skipped when the first visitor that has a ``visit_X`` returns False."""
 
-    def __init__(self, *visitors: object, index: Optional[NodeIndex] = None) -> None:
+    def __init__(self, *visitors: object, index: Optional[NodeIndex] = None,
+                 skip: FrozenSet[Tuple[str, str]] = LABELS) -> None:
+        """``skip``: (node type, field) pairs not walked into; every field with ``skip=frozenset()``."""
         self.visitors = visitors
         self._entries: Dict[type, _Entry] = {}
         self._index = index
+        self._skip = skip
 
     def _entry(self, cls: type) -> _Entry:
         entry = self._entries.get(cls)
         if entry is None:
             name = cls.__name__
             fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _TRIVIA
-                           and not f.name.startswith("whitespace"))
+                           and not f.name.startswith("whitespace") and (name, f.name) not in self._skip)
             entry = (_chain([getattr(v, f"visit_{name}", None) for v in self.visitors]),
                      _chain([getattr(v, f"leave_{name}", None) for v in self.visitors]), fields)
             self._entries[cls] = entry
