@@ -36,6 +36,9 @@ _GC_THRESHOLD = 100_000
 #: Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 40
 
+#: Results received between two ``gc.freeze`` calls while the files are analysed (``analyze_all``).
+_FREEZE_EVERY = 64
+
 Progress = Optional[Callable[[int, int], None]]
 #: A ``migrator.trace/1`` document and the path it was read from.
 Trace = Tuple[Mapping[str, Any], str]
@@ -316,11 +319,14 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
         chunk = max(1, min(32, len(todo) // (jobs * 8)))
         computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)
     try:
-        for index, result in zip(todo, computed):
-            results[index] = result
-            done += 1
-            if progress:
-                progress(done, len(files))
+        with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the
+            for index, result in zip(todo, computed):  # pool runs walk only what came since (1 s on transformers)
+                results[index] = result
+                done += 1
+                if done % _FREEZE_EVERY == 0:
+                    gc.freeze()
+                if progress:
+                    progress(done, len(files))
     finally:
         if pool is not None:
             pool.shutdown()
