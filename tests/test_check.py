@@ -415,6 +415,7 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
     (src / "util.py").write_text(files["util.py"] + "# edited\n")
     read.clear()
     assert extension_calls() == ["helpers.py"] and "plain.py" not in read
-    (src / "plain.py").write_text(files["plain.py"] + "\n\ndef scaled(x):\n    import fused_ops\n    return fused_ops.scale(x)\n")
+    (src / "plain.py").write_text(files["plain.py"] + "\n\ndef scaled(x):\n    import fused_ops\n"
+                                                     "    return fused_ops.scale(x)\n")
     assert extension_calls() == ["helpers.py", "plain.py"]
     assert scan(src, targets, jobs=1, cache=cache) == scan(src, targets, jobs=1, cache=None)

@@ -75,5 +75,6 @@ def restored(snapshot: GraphSnapshot, results: Sequence[FileResult]) -> Tuple[Pr
                     for e in snapshot.entries)
     main_lines = {module: outline.main_lines for module, (_, outline) in outlines.items() if outline.main_lines}
     project = ProjectGraph(graph=graph, entries=entries, main_lines=main_lines,
-                           unresolved_entries=snapshot.unresolved_entries, added=(snapshot.sources, snapshot.targets))
+                           unresolved_entries=snapshot.unresolved_entries,
+                           added=(snapshot.sources, snapshot.targets))
     return project, {row[0]: NodeReach(*row) for row in snapshot.reached}
