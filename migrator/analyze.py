@@ -22,10 +22,13 @@ from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_pyt
                              without_deep_statements)
 
 
-def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True) -> FileResult:
+def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True,
+                 as_stored: bool = False) -> FileResult:
     """Read, parse and resolve one file; with a cache, reuse the result for identical content and store new ones.
 
     ``look_up=False`` skips the cache read for a file the caller already found missing (``scan.analyze_all``).
+    ``as_stored`` returns a new result as the cache keeps it, its usages pickled apart (``LazyUsages``): a pool
+    worker sends that on as it is instead of pickling the usages a second time.
     """
     try:
         data = Path(source.path).read_bytes()
@@ -39,8 +42,9 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
         if cached is not None:
             return cached
     result = _analyze(source, data)
-    cache.put(key, _as_cached(result))
-    return result
+    stored = _as_cached(result)
+    cache.put(key, stored)
+    return stored if as_stored else result
 
 
 def _as_cached(result: FileResult) -> FileResult:

@@ -174,8 +174,10 @@ class LazyUsages(Sequence):
 
     A scan after an edit loads every other file's result from the cache, but only the files whose rules must
     run again need their usages (most are served from the rule cache too); the cross-file stages read the
-    few kept in ``FileResult.shared_usages``. Until then this costs one bytes object. It behaves as the
-    tuple it stands for (length, items, ``+``, equality), and pickles as itself.
+    few kept in ``FileResult.shared_usages``. Until then this costs one bytes object, and once loaded, none
+    (the bytes are dropped). It behaves as the tuple it stands for (length, items, ``+``, equality), and
+    pickles as itself. A pool worker sends a new result in this form too (``analyze_file(as_stored=True)``):
+    its usages are pickled once, for the cache, and loaded as they arrive (``scan._received``).
     """
 
     __slots__ = ("_blob", "_length", "_items")
@@ -187,6 +189,10 @@ class LazyUsages(Sequence):
     def of(cls, usages: Sequence[Usage]) -> "LazyUsages":
         return cls(pickle.dumps(tuple(usages), protocol=pickle.HIGHEST_PROTOCOL), len(usages))
 
+    def load(self) -> None:
+        """Unpickle now, as the first use would (and drop the bytes)."""
+        self._loaded()
+
     def _loaded(self) -> Tuple[Usage, ...]:
         if self._items is None:
             try:
@@ -196,6 +202,7 @@ class LazyUsages(Sequence):
             # an entry whose outer pickle loaded cannot hold a broken blob unless it was crafted: nothing of
             # it is trusted then
             self._items = items if isinstance(items, tuple) and all(isinstance(u, Usage) for u in items) else ()
+            self._blob = b""  # loaded: the bytes would only double what the scan holds
         return self._items
 
     def __len__(self) -> int:  # known without loading; once loaded, what was loaded
@@ -223,6 +230,8 @@ class LazyUsages(Sequence):
         return f"LazyUsages({self._length} usages{'' if self._items is None else ', loaded'})"
 
     def __reduce__(self):
+        if self._items is not None:  # loaded (its bytes dropped): pickled again from what it holds
+            return LazyUsages, (pickle.dumps(self._items, protocol=pickle.HIGHEST_PROTOCOL), len(self._items))
         return LazyUsages, (self._blob, self._length)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from . import __version__
 from .analyze import analyze_file, cached_result, content_key, resolve_mentioning
 from .assess import assess
-from .cache import AnalysisCache
+from .cache import AnalysisCache, LazyUsages
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
@@ -154,7 +154,7 @@ def _worker_init() -> None:
 
 def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> FileResult:
     try:
-        return analyze_file(source, cache=cache, look_up=False)  # the hits were taken in the main process
+        return analyze_file(source, cache=cache, look_up=False, as_stored=True)  # the hits were taken already
     finally:
         gc.collect(0)  # the few cycles a file leaves (``ast.literal_eval``'s closures): its tree is freed as the
         # pass returns, since nothing in it is held in a cycle (``test_the_pass_leaves_no_cycle...``)
@@ -163,6 +163,16 @@ def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Fi
 
 
 _FILES_IN_THIS_WORKER = itertools.count(1)
+
+
+def _received(result: FileResult) -> FileResult:
+    """A worker's result comes as the cache keeps it, its usages still pickled: the worker pickled them once,
+    for the cache, not a second time to send them. They are loaded here as they arrive, while the pool works
+    on, and their bytes dropped (left for the rules to load, they would be held twice at the peak: 30 MB on
+    transformers)."""
+    if isinstance(result.usages, LazyUsages):
+        result.usages.load()
+    return result
 
 
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
@@ -321,7 +331,7 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     try:
         with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the
             for index, result in zip(todo, computed):  # pool runs walk only what came since (1 s on transformers)
-                results[index] = result
+                results[index] = _received(result)
                 done += 1
                 if done % _FREEZE_EVERY == 0:
                     gc.freeze()

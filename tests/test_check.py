@@ -386,6 +386,27 @@ def test_crafted_usages_in_a_cache_entry_run_nothing(tmp_path):
     assert len(usages) == 1 and tuple(usages) == () and not marker.exists()
 
 
+def test_loaded_usages_drop_their_bytes_and_still_pickle_as_what_they_hold():
+    """A scan loads a worker's usages as they arrive; holding the bytes too would double them at the peak."""
+    import io
+    import pickle
+
+    import libcst
+
+    from migrator.cache import LazyUsages, _ResultUnpickler
+    from migrator.maps.load import tensor_methods
+    from migrator.resolve import resolve_module
+    from migrator.rules import VOCABULARY
+
+    code = "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\n"
+    _, found = resolve_module(libcst.parse_module(code), "m", False, tensor_methods(), VOCABULARY, source=code)
+    usages = LazyUsages.of(found)
+    usages.load()
+    assert usages._blob == b"" and tuple(usages) == found and len(usages) == len(found) >= 2
+    again = _ResultUnpickler(io.BytesIO(pickle.dumps(usages))).load()
+    assert isinstance(again, LazyUsages) and tuple(again) == found
+
+
 def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_path, monkeypatch):
     """A file that names nothing a rule looks for is not resolved, unless it names one of the repo's own
     extensions (``fused_ops``, which no fixed pattern knows): which files do is kept in the cache, so a
