@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
@@ -109,16 +109,21 @@ def resolve_mentioning(results: List[FileResult], names: Iterable[str], cache: O
         return results
     key = _mentioning_key(cache, words, prefiltered, keys or {})
     mentioning = cache.get_paths(key) if cache is not None and key is not None else None
+    read: Dict[str, bytes] = {}  # the files searched just now, so a match is not read a second time
     if mentioning is None:
         pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b")
-        mentioning = tuple(r.file.rel for r in prefiltered if pattern.search(_text_of(r.file)))
+        for result in prefiltered:
+            data = _bytes_of(result.file)
+            if pattern.search(data.decode("utf-8", "replace")):
+                read[result.file.rel] = data
+        mentioning = tuple(read)
         if cache is not None and key is not None:
             cache.put(key, mentioning)
     if not mentioning:
         return results
     chosen = set(mentioning)
-    return [_analyze(r.file, _bytes_of(r.file), prefilter=False) if r.prefiltered and r.file.rel in chosen else r
-            for r in results]
+    return [_analyze(r.file, read.get(r.file.rel) or _bytes_of(r.file), prefilter=False)
+            if r.prefiltered and r.file.rel in chosen else r for r in results]
 
 
 def _mentioning_key(cache: Optional[AnalysisCache], words: List[str], prefiltered: List[FileResult],
@@ -134,10 +139,6 @@ def _bytes_of(source: SourceFile) -> bytes:
         return Path(source.path).read_bytes()
     except OSError:
         return b""
-
-
-def _text_of(source: SourceFile) -> str:
-    return _bytes_of(source).decode("utf-8", "replace")
 
 
 def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResult:

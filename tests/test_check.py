@@ -433,6 +433,7 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
         return sorted({f.path for f in scan(src, targets, jobs=1, cache=cache).findings if f.rule == "extension-call"})
 
     assert extension_calls() == ["helpers.py"] and "plain.py" in read
+    assert read.count("helpers.py") == 1  # searched and resolved from one read
     (src / "util.py").write_text(files["util.py"] + "# edited\n")
     read.clear()
     assert extension_calls() == ["helpers.py"] and "plain.py" not in read
