@@ -84,35 +84,36 @@ class AnalysisCache:
         return self.directory / key[:2] / f"{key[2:]}.pkl"
 
     def get(self, key: str) -> Optional[FileResult]:
-        value = self._load(key)
-        return value if isinstance(value, FileResult) else None
-
-    def _load(self, key: str):
-        try:
-            with self._path(key).open("rb") as handle:
-                return _ResultUnpickler(handle).load()
-        except (OSError, *_UNPICKLING_ERRORS):
-            return None
+        """One file's result stored by ``put``, or ``None``."""
+        return self._load(key, FileResult)
 
     def get_report(self, key: str) -> Optional[Report]:
         """A whole report stored by ``put`` (``scan.report_key``), or ``None``."""
-        value = self._load(key)
-        return value if isinstance(value, Report) else None
+        return self._load(key, Report)
 
-    def get_findings(self, key: str) -> Optional[tuple]:
-        """One file's rule results (a tuple of ``Finding``) stored by ``put``, or ``None``."""
-        value = self._load(key)
-        return value if isinstance(value, tuple) and all(isinstance(f, Finding) for f in value) else None
+    def get_findings(self, key: str) -> Optional[Tuple[Finding, ...]]:
+        """One file's rule results stored by ``put``, or ``None``."""
+        return self._load(key, tuple, Finding)
 
     def get_paths(self, key: str) -> Optional[Tuple[str, ...]]:
         """A tuple of file paths stored by ``put`` (``analyze.resolve_mentioning``), or ``None``."""
-        value = self._load(key)
-        return value if isinstance(value, tuple) and all(isinstance(p, str) for p in value) else None
+        return self._load(key, tuple, str)
 
     def get_graph(self, key: str) -> Optional[GraphSnapshot]:
         """A call graph stored by ``put`` (``graph/saved.py``), or ``None``."""
-        value = self._load(key)
-        return value if isinstance(value, GraphSnapshot) else None
+        return self._load(key, GraphSnapshot)
+
+    def _load(self, key: str, kind: type, items: Optional[type] = None):
+        """The entry, when it is a ``kind`` (of ``items``, for a tuple); a miss otherwise, and when it cannot be
+        read or loaded."""
+        try:
+            with self._path(key).open("rb") as handle:
+                value = _ResultUnpickler(handle).load()
+        except (OSError, *_UNPICKLING_ERRORS):
+            return None
+        if not isinstance(value, kind) or (items is not None and not all(isinstance(x, items) for x in value)):
+            return None
+        return value
 
     def put(self, key: str, result) -> None:
         path = self._path(key)
