@@ -21,7 +21,7 @@ from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .model import Confidence, FileResult, Finding, NodeReach, Report, SourceFile, TargetSummary
 from .rules import PROJECT_RULES, RuleContext, apply_rules
-from .sources.packaging import packaging_digests
+from .sources.packaging import console_scripts
 from .suggest import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
                keys: Mapping[str, Optional[str]], targets: Sequence[TargetMap], entries: Sequence[str]
                ) -> Optional[str]:
     """The cache key of a whole report: everything the cross-file work reads (every file's content key, the
-    files left out and why, the targets, the entry points, the packaging files console scripts come from).
+    files left out and why, the targets, the entry points given and the console scripts declared).
     ``None`` when a file could not be read (its result is not a function of its key)."""
     if any(keys.get(source.rel) is None for source in files):
         return None
@@ -84,7 +84,7 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
     parts = [str(root), repr(sorted((s.rel, s.kind.value, keys[s.rel]) for s in files)),
              repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
              repr([(t.id, t.version) for t in targets]), repr(list(entries))]
-    parts.extend(packaging_digests(base_dir(root)))
+    parts.append(repr(console_scripts(base_dir(root))))  # entry points: what the graph key reads too
     for part in parts:
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return cache.key("<report>", "report", digest.digest())

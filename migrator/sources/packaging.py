@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import configparser
-import hashlib
 import re
 import sys
 from pathlib import Path
@@ -20,18 +19,6 @@ _CONSOLE_SCRIPT = re.compile(r"""["']\s*[\w.-]+\s*=\s*([\w.]+)(?::([\w.]+))?\s*[
 
 #: The files console scripts are read from, in the project's base folder.
 PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
-
-
-def packaging_digests(base: Path) -> Tuple[str, ...]:
-    """A digest of each of ``PACKAGING_FILES`` at ``base`` (``-`` when absent or unreadable, which the console
-    script readers take as absent too): what a cached result that holds entry points depends on."""
-    digests = []
-    for name in PACKAGING_FILES:
-        try:
-            digests.append(hashlib.sha256((base / name).read_bytes()).hexdigest())
-        except OSError:
-            digests.append("-")
-    return tuple(digests)
 
 
 def console_scripts(base: Path) -> Tuple[str, ...]:
