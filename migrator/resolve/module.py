@@ -14,6 +14,7 @@ from .visitor import ModuleResolver
 from .vocabulary import Vocabulary
 from .walk import Walker
 
+
 def resolve_module(module: cst.Module, module_name: str, is_package: bool, tensor_methods: FrozenSet[str],
                    vocabulary: Vocabulary, position_map: Optional[PositionMap] = None,
                    source: Optional[str] = None, tree: Optional[ast.Module] = None

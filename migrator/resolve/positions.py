@@ -60,12 +60,11 @@ class _CheckedOffsetState(_OffsetState):
     """Counts like ``_OffsetState`` and keeps the text, so a statement can be checked against the source."""
 
     def add_token(self, value: str) -> None:
-        self.offset += len(value)
+        super().add_token(value)
         self.tokens.append(value)
 
     def add_indent_tokens(self) -> None:
-        for token in self.indent_tokens:
-            self.offset += len(token)
+        super().add_indent_tokens()
         self.tokens.extend(self.indent_tokens)
 
 
