@@ -11,6 +11,7 @@ import libcst as cst
 
 from .dotted import dotted
 from .names import absolute_import, interesting, is_torch
+from .strings import string_value
 from .vocabulary import Vocabulary
 
 #: Root of pseudo-module names bound by loader calls (see ``Scopes._loaded_module``).
@@ -217,8 +218,9 @@ class Scopes:
             return None
         for index, arg in enumerate(value.args):
             if (arg.keyword is not None and arg.keyword.value == "name") or (arg.keyword is None and index == 0):
-                if isinstance(arg.value, cst.SimpleString) and isinstance(arg.value.evaluated_value, str):
-                    return arg.value.evaluated_value
+                name = string_value(arg.value) if isinstance(arg.value, cst.SimpleString) else None
+                if isinstance(name, str):
+                    return name
         return None
 
     def _alias_of(self, value: cst.BaseExpression, binding: Binding) -> Optional[str]:
@@ -244,7 +246,7 @@ class Scopes:
             return None
         first = value.args[0].value
         if value.args[0].keyword is None and isinstance(first, cst.SimpleString):
-            name = first.evaluated_value
+            name = string_value(first)
             if isinstance(name, str) and _MODULE_NAME.match(name):
                 return f"{LOADED}.{name}"
         return None

@@ -11,6 +11,7 @@ import libcst as cst
 from ..model import Argument, Value
 from .emit import Emitter
 from .scope import Scopes
+from .strings import string_value
 
 #: An argument migrator does not model (most of them): one shared object keeps results small to cache.
 _OPAQUE = Value("other")
@@ -73,10 +74,7 @@ class Evaluator:
 
     def _value_of(self, node: cst.BaseExpression) -> Value:
         if isinstance(node, STRING_NODES):
-            try:
-                text = node.evaluated_value
-            except Exception:
-                text = None
+            text = string_value(node)
             return Value("str", text) if isinstance(text, str) else self._other(node)
         if isinstance(node, cst.FormattedString):
             return Value("fstr", "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}"
@@ -172,11 +170,12 @@ def argparse_option(call: cst.Call) -> Optional[Tuple[str, cst.BaseExpression]]:
     default, dest = keyword.get("default"), keyword.get("dest")
     if default is None:
         return None
-    key = dest.evaluated_value if isinstance(dest, cst.SimpleString) else None
+    key = string_value(dest) if isinstance(dest, cst.SimpleString) else None
     if key is None:
-        for name in (a.value for a in call.args if a.keyword is None):
-            if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
-                key = name.evaluated_value.lstrip("-").replace("-", "_")
-                if name.evaluated_value.startswith("--"):
+        positional = (a.value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString))
+        for name in map(string_value, positional):
+            if isinstance(name, str):
+                key = name.lstrip("-").replace("-", "_")
+                if name.startswith("--"):
                     break
     return (key, default) if isinstance(key, str) else None
