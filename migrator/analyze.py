@@ -154,7 +154,7 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     outline = outline_of(tree, name, is_package) if tree is not None else None
     if prefilter and tree is not None and not RELEVANT.search(text):  # no finding can come from here: skip libcst
         return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline, prefiltered=True)
-    module = parse_python(text)
+    module = parse_python(text, valid=tree is not None)
     note = None
     if isinstance(module, ParseFailure) and is_too_deep(module):  # leave the one statement out, read the rest
         partial = without_deep_statements(text)
@@ -194,11 +194,11 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     if isinstance(code, str):
         return FileResult(source, FileStatus.ERROR, code)
     shell = _notebook_shell(code)
-    module = parse_python(code.python)
+    tree = _ast_tree(code.python)
+    module = parse_python(code.python, valid=tree is not None)
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)
-    tree = _ast_tree(code.python)
     facts, usages = _resolve(module, name, False, code.map_span, source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)

@@ -1,11 +1,13 @@
-"""Shortcuts of the per-file pass, each held to what it replaces: a string literal's value cut from its text
-against ``ast.literal_eval``."""
+"""Two shortcuts of the per-file pass, each held to what it replaces: a string literal's value cut from its
+text against ``ast.literal_eval``, and libcst's tree built without node validation against the checked one."""
 import ast
+import threading
 
 import libcst as cst
 import pytest
 
 from migrator.resolve.strings import string_value
+from migrator.sources.python import ParseFailure, _parser_output_trusted, parse_python
 
 
 @pytest.mark.parametrize("literal", [
@@ -40,3 +42,60 @@ def test_a_string_literal_holds_what_literal_eval_reads(literal):
 ])
 def test_what_is_not_one_string_has_no_value(expression):
     assert string_value(cst.parse_expression(expression)) is None
+
+
+SOURCE = '''import torch as T
+from torch.cuda.amp import autocast as ac
+
+@T.jit.script
+def step(model, batch: "T.Tensor", *, scale=2 ** -3) -> None:
+    with ac(dtype=T.float16), T.no_grad():
+        out = model(batch.cuda(non_blocking=True))[..., ::2]
+    x = [i async for i in out] if False else {k: v for k, v in zip("ab", (1, 2))}
+    lambda *a, **k: (yield)
+    return f"{out!r:>10}" + r"\\d" "tail"
+'''
+
+
+def test_a_trusted_parse_builds_the_same_tree_as_a_checked_one():
+    trusted = parse_python(SOURCE, valid=True)
+    assert not isinstance(trusted, ParseFailure)
+    assert trusted.deep_equals(cst.parse_module(SOURCE))
+    assert trusted.code == SOURCE
+
+
+def test_nodes_are_validated_again_after_a_trusted_parse():
+    parse_python(SOURCE, valid=True)
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
+
+def test_validation_is_back_only_when_the_last_of_several_threads_is_done():
+    inside, release = threading.Barrier(3), threading.Event()
+
+    def parse_slowly():
+        with _parser_output_trusted():
+            inside.wait()
+            release.wait()
+
+    threads = [threading.Thread(target=parse_slowly) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    inside.wait()
+    cst.Name("unchecked while both parse")  # would raise CSTValidationError if validated
+    release.set()
+    for thread in threads:
+        thread.join()
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("checked again")
+
+
+def test_an_unvetted_text_is_still_validated():
+    """libcst's grammar takes ``'a' b'b'``; only its node validation rejects it, as CPython does."""
+    assert isinstance(parse_python("x = 'a' b'b'\n"), ParseFailure)
+
+
+def test_an_unvetted_text_is_still_checked_for_deep_nesting():
+    deep = "x = " + "(" * 300 + "1" + ")" * 300 + "\n"
+    failure = parse_python(deep)
+    assert isinstance(failure, ParseFailure) and "nested too deeply" in failure.reason
