@@ -1,5 +1,6 @@
-"""Two shortcuts of the per-file pass, each held to what it replaces: a string literal's value cut from its
-text against ``ast.literal_eval``, and libcst's tree built without node validation against the checked one."""
+"""Shortcuts of the per-file pass, each held to what it replaces: a string literal's value cut from its text
+against ``ast.literal_eval``, libcst's tree built without node validation against the checked one, and the
+outline's walk for calls against ``ast.walk``."""
 import ast
 import threading
 
@@ -7,6 +8,7 @@ import libcst as cst
 import pytest
 
 from migrator.resolve.strings import string_value
+from migrator.sources.outline import _calls_in
 from migrator.sources.python import ParseFailure, _parser_output_trusted, parse_python
 
 
@@ -99,3 +101,16 @@ def test_an_unvetted_text_is_still_checked_for_deep_nesting():
     deep = "x = " + "(" * 300 + "1" + ")" * 300 + "\n"
     failure = parse_python(deep)
     assert isinstance(failure, ParseFailure) and "nested too deeply" in failure.reason
+
+
+@pytest.mark.parametrize("expression", [
+    pytest.param("f(g(x), h(y)(z))", id="nested-and-chained"),
+    pytest.param("[a(i) for i in b(c(1))] + {k: v() for k in d()}", id="comprehensions"),
+    pytest.param("lambda q=e(): q(f(), *g(), **h())", id="lambda-defaults-and-stars"),
+    pytest.param("x if p() else (y or z(w[i()]))", id="branches-and-subscripts"),
+    pytest.param("f'{a()!r:{b()}}' + not_a_call", id="f-string"),
+    pytest.param("name", id="no-call"),
+])
+def test_the_outline_finds_calls_in_ast_walk_order(expression):
+    node = ast.parse(expression, mode="eval").body
+    assert _calls_in(node) == [sub for sub in ast.walk(node) if isinstance(sub, ast.Call)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections import deque
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
@@ -223,16 +224,15 @@ class _OutlineReader:
                 (self.types if local is None else local)[f"<type>{target.id}"] = constructor
 
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call):
-                target = self._call_target(sub.func, cls, local)
-                if target:
-                    self.calls.append(Call(scope=scope, target=target))
-                for arg in [*sub.args, *(k.value for k in sub.keywords)]:
-                    if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
-                        ref = self._resolve(arg, local)
-                        if ref and not _external(ref):
-                            self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
+        for sub in _calls_in(node):
+            target = self._call_target(sub.func, cls, local)
+            if target:
+                self.calls.append(Call(scope=scope, target=target))
+            for arg in [*sub.args, *(k.value for k in sub.keywords)]:
+                if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
+                    ref = self._resolve(arg, local)
+                    if ref and not _external(ref):
+                        self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
 
     def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[CallTarget]:
         if isinstance(func, ast.Name):
@@ -281,6 +281,30 @@ class _OutlineReader:
         if root is None:
             return None
         return ".".join([root, *reversed(parts)])
+
+
+#: Nodes that hold no call: the walk in ``_calls_in`` does not queue them (most of an expression's nodes).
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _calls_in(node: ast.AST) -> List[ast.Call]:
+    """The calls in ``node`` and below, in ``ast.walk``'s breadth-first order (the order calls are recorded in),
+    at half its cost: no generator per node, and leaves are never queued."""
+    found: List[ast.Call] = []
+    todo = deque((node,))
+    pop, push, extend = todo.popleft, todo.append, todo.extend
+    while todo:
+        sub = pop()
+        kind = type(sub)
+        if kind is ast.Call:
+            found.append(sub)
+        for name in kind._fields:
+            value = getattr(sub, name, None)
+            if type(value) is list:
+                extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _LEAVES))
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                push(value)
+    return found
 
 
 def _named(name: Optional[str]) -> Optional[NamedTarget]:
