@@ -75,18 +75,17 @@ class Walker:
         if index is not None:  # noted here, not by a bound method kept on the walker: that would be a cycle
             index.parents[id(node)] = outer = index.current  # holding the visitors, and with them the tree
             index.current = node
-        visit, leave, fields = self._entry(type(node))
+        entry = self._entries.get(type(node))  # the hot path: one dict lookup, no call, per node
+        visit, leave, fields = entry if entry is not None else self._entry(type(node))
         if visit is None or visit(node) is not False:
             for name in fields:
                 value = getattr(node, name)
-                kind = _KINDS.get(type(value))
-                if kind is None:
-                    kind = _kind(type(value))
+                kind = _KINDS.get(type(value)) or _kind(type(value))
                 if kind is _NODE:
                     self.walk(value)
                 elif kind is _SEQUENCE:
                     for item in value:
-                        if _KINDS.get(type(item)) is _NODE or _kind(type(item)) is _NODE:
+                        if (_KINDS.get(type(item)) or _kind(type(item))) is _NODE:
                             self.walk(item)
         if leave is not None:
             leave(node)
