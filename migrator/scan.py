@@ -19,7 +19,7 @@ from .cache import AnalysisCache, LazyUsages
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import Confidence, FileResult, Finding, NodeReach, Report, SourceFile, TargetSummary
+from .model import Confidence, FileResult, Finding, NodeReach, Report, SourceFile, TargetSummary, Verdict
 from .rules import PROJECT_RULES, RuleContext, apply_rules
 from .sources.packaging import console_scripts
 from .suggest import apply_plans, plan_custom_ops
@@ -216,6 +216,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = apply_plans(findings, ops, plans)
+    share_verdicts(findings)
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
@@ -285,6 +286,17 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
         found = tuple(apply_rules(result.usages + kernels, result.file.rel, ctx))
         cache.put(key, found)
     return list(found)
+
+
+def share_verdicts(findings: Sequence[Finding]) -> None:
+    """Equal verdicts become one object across the findings (each file's come from its own rule run or cache
+    entry): transformers has 127k verdicts and 1.3k distinct ones. The report then holds, pickles into the
+    cache and loads each once. Done in place, on verdict maps no one else holds yet."""
+    pool: Dict[Verdict, Verdict] = {}
+    for finding in findings:
+        verdicts = finding.verdicts
+        for target, verdict in verdicts.items():
+            verdicts[target] = pool.setdefault(verdict, verdict)  # type: ignore[index]
 
 
 def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetSummary:

@@ -77,6 +77,15 @@ def test_streamed_json_is_byte_for_byte_json_dumps(monkeypatch):
     assert out.getvalue() == json.dumps(json_report.to_dict(report), ensure_ascii=False) + "\n"
 
 
+def test_equal_verdicts_are_one_object_across_a_scans_findings():
+    from migrator.maps.load import resolve_targets
+    from migrator.scan import scan
+
+    report = scan(REPO / "examples", resolve_targets(None), jobs=1)
+    verdicts = [v for f in report.findings for v in f.verdicts.values()]
+    assert len({id(v) for v in verdicts}) == len(set(verdicts)) < len(verdicts)
+
+
 def test_rules_lists_every_rule_and_prints_one_rules_docs():
     from migrator.rules import DOCUMENTED_RULES
     from migrator.rules.docs import rule_doc
