@@ -1,31 +1,36 @@
 """Scan speed on real sources: the libcst parse floor, migrator's cold and warm scans, and `check` on one file.
 
-    python bench/bench_scan.py [--jobs 2] [--only transformers|timm]
+    python bench/bench_scan.py [--jobs 2] [--only transformers|timm] [--repeat N]
 
 Downloads pinned sdists with `pip download --no-deps --no-binary :all:` into bench/_downloads (once), then
 prints, for each project, on the same files and with the same number of processes:
 
     parse floor   libcst.parse_module over every .py file (what any libcst-based tool pays)
     cold scan     `migrator scan` with an empty cache
-    warm scan     the same scan again (every file a cache hit; the cross-file work runs again)
+    warm scan     the same scan again (nothing changed: the whole report comes from the cache)
     1 file edited the scan after touching one file (per-file cache hits, then the cross-file work)
     check 1 file  `migrator check FILE` after touching one file, minus bare interpreter start-up
-with lines/s and the peak resident memory of the scan process. migrator runs from bytecode, as an installed
-package does: the commands run without PYTHONDONTWRITEBYTECODE, after one import of its modules (with the
-variable set, every run would compile migrator's sources again, 0.07 s of a `check`).
+with lines/s and the peak resident memory of the scan process. With --repeat, every measure runs N times and
+the spread of each ratio is printed: this machine's speed moves between runs, the floor's with it. The touched
+file is put back as downloaded after each run. migrator runs from bytecode, as an installed package does: the
+commands run without PYTHONDONTWRITEBYTECODE, after one import of its modules (with the variable set, every run
+would compile migrator's sources again, 0.07 s of a `check`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Dict, List
 
 HERE = Path(__file__).resolve().parent
 DOWNLOADS = HERE / "_downloads"
@@ -46,7 +51,7 @@ def fetch(name: str, spec: str) -> Path:
     return folder
 
 
-def _parse(path: str) -> int:
+def _parse(path: str) -> None:
     import libcst
 
     text = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -54,14 +59,13 @@ def _parse(path: str) -> int:
         libcst.parse_module(text)
     except Exception:
         pass
-    return text.count("\n")
 
 
-def parse_floor(files, jobs: int) -> tuple:
+def parse_floor(files, jobs: int) -> float:
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        lines = sum(pool.map(_parse, files, chunksize=8))
-    return time.perf_counter() - start, lines
+        list(pool.map(_parse, files, chunksize=8))
+    return time.perf_counter() - start
 
 
 #: Runs a command as its own child and prints that child's peak RSS: a fresh process, so earlier commands
@@ -86,9 +90,25 @@ def timed(cmd, env) -> tuple:
     return seconds, peak / 1024
 
 
-def bench(name: str, root: Path, jobs: int) -> None:
-    files = [str(p) for p in root.rglob("*.py")]
-    floor, lines = parse_floor(files, jobs)
+@dataclass(frozen=True)
+class Run:
+    """One run of every measure on one project (seconds, MiB)."""
+
+    floor: float
+    cold: float
+    warm: float
+    touched: float
+    check: float
+    peak: float
+
+    @property
+    def ratios(self) -> Dict[str, float]:
+        return {"cold / floor": self.cold / self.floor, "warm / cold": self.warm / self.cold,
+                "edited / cold": self.touched / self.cold, "check (s)": self.check, "peak (MiB)": self.peak}
+
+
+def bench(root: Path, jobs: int, files: List[str]) -> Run:
+    floor = parse_floor(files, jobs)
     with tempfile.TemporaryDirectory() as cache:
         env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
         env["XDG_CACHE_HOME"] = cache
@@ -98,28 +118,48 @@ def bench(name: str, root: Path, jobs: int) -> None:
         cold, peak = timed(scan, env)
         warm, _ = timed(scan, env)
         target = next(p for p in sorted(root.rglob("*.py")) if p.stat().st_size > 2000)
-        target.write_text(target.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
-        check, _ = timed([sys.executable, "-m", "migrator", "check", "--jobs", "1", str(target)], env)
-        touched, _ = timed(scan, env)
+        original = target.read_bytes()
+        try:
+            target.write_bytes(original + b"\n# touched\n")
+            check, _ = timed([sys.executable, "-m", "migrator", "check", "--jobs", "1", str(target)], env)
+            touched, _ = timed(scan, env)
+        finally:
+            target.write_bytes(original)  # the next run (and the next bench) reads the sources as downloaded
         bare, _ = timed([sys.executable, "-c", "pass"], env)
-    print(f"{name}: {len(files)} files, {lines} lines, {jobs} processes")
-    print(f"  parse floor   {floor:7.2f} s   {lines / floor:9.0f} lines/s")
-    print(f"  cold scan     {cold:7.2f} s   {lines / cold:9.0f} lines/s   {cold / floor:4.2f}x floor   "
-          f"peak {peak:.0f} MiB")
-    print(f"  warm scan     {warm:7.2f} s   {warm / cold:4.0%} of cold (every file a cache hit)")
-    print(f"  1 file edited {touched:7.2f} s   {touched / cold:4.0%} of cold (per-file cache + cross-file work)")
-    print(f"  check 1 file  {check - bare:7.2f} s above interpreter start-up ({bare:.2f} s)")
+    return Run(floor=floor, cold=cold, warm=warm, touched=touched, check=check - bare, peak=peak)
+
+
+def show(name: str, files: int, lines: int, jobs: int, runs: List[Run]) -> None:
+    print(f"{name}: {files} files, {lines} lines, {jobs} processes")
+    for number, run in enumerate(runs, 1):
+        label = f" (run {number} of {len(runs)})" if len(runs) > 1 else ""
+        print(f"  parse floor   {run.floor:7.2f} s   {lines / run.floor:9.0f} lines/s{label}")
+        print(f"  cold scan     {run.cold:7.2f} s   {lines / run.cold:9.0f} lines/s   {run.cold / run.floor:4.2f}x floor   "
+              f"peak {run.peak:.0f} MiB")
+        print(f"  warm scan     {run.warm:7.2f} s   {run.warm / run.cold:4.0%} of cold (every file a cache hit)")
+        print(f"  1 file edited {run.touched:7.2f} s   {run.touched / run.cold:4.0%} of cold "
+              "(per-file cache + cross-file work)")
+        print(f"  check 1 file  {run.check:7.2f} s above interpreter start-up")
+    if len(runs) > 1:  # the machine's speed moves between runs: the spread says how far to trust one number
+        print(f"  spread over {len(runs)} runs (min / median / max):")
+        for measure in runs[0].ratios:
+            values = sorted(run.ratios[measure] for run in runs)
+            print(f"    {measure:14s} {values[0]:7.2f} {statistics.median(values):7.2f} {values[-1]:7.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", choices=sorted(PROJECTS))
+    parser.add_argument("--repeat", type=int, default=1, help="Runs of every measure per project (prints the spread).")
     args = parser.parse_args()
     for name, spec in PROJECTS.items():
         if args.only and name != args.only:
             continue
-        bench(name, fetch(name, spec), args.jobs)
+        root = fetch(name, spec)
+        files = [str(p) for p in root.rglob("*.py")]
+        lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
+        show(name, len(files), lines, args.jobs, [bench(root, args.jobs, files) for _ in range(args.repeat)])
 
 
 if __name__ == "__main__":
