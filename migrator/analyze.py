@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
@@ -22,18 +22,14 @@ from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_pyt
                              without_deep_statements)
 
 
-def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True,
-                 as_stored: bool = False) -> FileResult:
+def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True) -> FileResult:
     """Read, parse and resolve one file; with a cache, reuse the result for identical content and store new ones.
 
-    ``look_up=False`` skips the cache read for a file the caller already found missing (``scan.analyze_all``).
-    ``as_stored`` returns a new result as the cache keeps it, its usages pickled apart (``LazyUsages``): a pool
-    worker sends that on as it is instead of pickling the usages a second time.
+    ``look_up=False`` skips the cache read for a file the caller already found missing.
     """
-    try:
-        data = Path(source.path).read_bytes()
-    except OSError as exc:
-        return FileResult(source, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}")
+    data = _read(source)
+    if isinstance(data, FileResult):
+        return data
     if cache is None:
         return _analyze(source, data)
     key = cache.key(source.rel, source.kind.value, data)
@@ -42,9 +38,40 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
         if cached is not None:
             return cached
     result = _analyze(source, data)
+    cache.put(key, _as_cached(result))
+    return result
+
+
+class Analysed(NamedTuple):
+    """A file analysed anew by ``analyze_new``: the result, the same as the cache now keeps it, and its key."""
+
+    result: FileResult
+    stored: FileResult
+    key: Optional[str]  # the content key of the bytes analysed (``None`` when they could not be read)
+
+
+def analyze_new(source: SourceFile, cache: AnalysisCache) -> Analysed:
+    """Analyse a file the cache lacks (``scan.analyze_all`` looked), and store its result.
+
+    A pool worker sends the stored form on as it is, its usages pickled apart (``LazyUsages``), instead of
+    pickling them a second time; it runs the rules on the result's own usages, and files their findings under
+    the content key of the very bytes analysed.
+    """
+    data = _read(source)
+    if isinstance(data, FileResult):
+        return Analysed(data, data, None)
+    key = cache.key(source.rel, source.kind.value, data)
+    result = _analyze(source, data)
     stored = _as_cached(result)
     cache.put(key, stored)
-    return stored if as_stored else result
+    return Analysed(result, stored, key)
+
+
+def _read(source: SourceFile) -> Union[bytes, FileResult]:
+    try:
+        return Path(source.path).read_bytes()
+    except OSError as exc:
+        return FileResult(source, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}")
 
 
 def _as_cached(result: FileResult) -> FileResult:

@@ -22,7 +22,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from . import __version__
 from .maps.load import maps_dir
-from .model import FileResult, Finding, GraphSnapshot, Report, Usage
+from .model import FileResult, GraphSnapshot, Report, RuleResults, Usage
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: What loading a truncated, corrupt or crafted pickle can raise: each makes the entry a miss.
@@ -30,7 +30,7 @@ _UNPICKLING_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueErr
                       KeyError, IndexError)
 #: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
 PRUNE_EVERY = 600.0
-_FORMAT = "2"
+_FORMAT = "3"
 
 
 def default_cache_dir() -> Path:
@@ -91,9 +91,9 @@ class AnalysisCache:
         """A whole report stored by ``put`` (``scan.report_key``), or ``None``."""
         return self._load(key, Report)
 
-    def get_findings(self, key: str) -> Optional[Tuple[Finding, ...]]:
+    def get_rule_results(self, key: str) -> Optional[RuleResults]:
         """One file's rule results stored by ``put``, or ``None``."""
-        return self._load(key, tuple, Finding)
+        return self._load(key, RuleResults)
 
     def get_paths(self, key: str) -> Optional[Tuple[str, ...]]:
         """A tuple of file paths stored by ``put`` (``analyze.resolve_mentioning``), or ``None``."""
@@ -177,8 +177,8 @@ class LazyUsages(Sequence):
     run again need their usages (most are served from the rule cache too); the cross-file stages read the
     few kept in ``FileResult.shared_usages``. Until then this costs one bytes object, and once loaded, none
     (the bytes are dropped). It behaves as the tuple it stands for (length, items, ``+``, equality), and
-    pickles as itself. A pool worker sends a new result in this form too (``analyze_file(as_stored=True)``):
-    its usages are pickled once, for the cache, and loaded as they arrive (``scan._received``).
+    pickles as itself. A pool worker sends a new result in this form too (``analyze.analyze_new``): its usages
+    are pickled once, for the cache, and loaded in the main process only if its rules must run there.
     """
 
     __slots__ = ("_blob", "_length", "_items")

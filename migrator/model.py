@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping, Optional, Tuple, Union
+from typing import Any, Mapping, Optional, Tuple, Union
 
 
 class Status(str, Enum):
@@ -187,6 +187,20 @@ class Finding:
     ops: Tuple[str, ...] = ()
     scope: str = "<module>"
     reachable: Optional[bool] = None
+
+
+#: A question a file's rules asked of the project index, and its answer: (collection, question, key, answer),
+#: e.g. ``("constants", "get", "pkg.cfg.DEVICE", (True, Value(...)))`` (``rules/reads.py``).
+Read = Tuple[str, str, Any, Any]
+
+
+@dataclass(frozen=True)
+class RuleResults:
+    """One file's findings, and what its rules read of the project index to make them: they stand for any
+    index that answers those questions the same (``rules/reads.answers_hold``)."""
+
+    findings: Tuple[Finding, ...]
+    reads: Tuple[Read, ...]
 
 
 @dataclass(frozen=True)

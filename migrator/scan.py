@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
-from .analyze import analyze_file, cached_result, content_key, resolve_mentioning
+from .analyze import analyze_file, analyze_new, cached_result, content_key, resolve_mentioning
 from .assess import assess
-from .cache import AnalysisCache, LazyUsages
+from .cache import AnalysisCache
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import Confidence, FileResult, Finding, NodeReach, Report, SourceFile, TargetSummary, Verdict
+from .model import (Confidence, FileResult, Finding, NodeReach, Report, RuleResults, SourceFile, TargetSummary,
+                    Verdict)
 from .rules import PROJECT_RULES, RuleContext, apply_rules
+from .rules.reads import answers_hold, reads_of, recording
 from .sources.packaging import console_scripts
 from .suggest import apply_plans, plan_custom_ops
 
@@ -144,17 +146,38 @@ def frozen_heap():
         gc.unfreeze()
 
 
-def _worker_init() -> None:
+def _worker_init(targets: Tuple[TargetMap, ...]) -> None:
     """A pool worker runs the cyclic collector by hand, once a file (``_analyze_in_worker``), over what that
     file left: the collector's own schedule walks each file's live syntax trees again and again (5 to 9% of
-    the analysis). What the worker imported is frozen out of every walk."""
+    the analysis). What the worker imported is frozen out of every walk. ``targets`` (inherited with the
+    fork, or pickled once per worker) are what its rules judge against."""
+    global _WORKER_RULES
+    _WORKER_RULES = RuleContext(targets=targets, third_party=third_party()) if targets else None
     gc.disable()
     gc.freeze()
 
 
+#: A worker's rules context: the targets and an empty project index (the whole one exists only once every
+#: file is in). ``None`` outside a pool worker.
+_WORKER_RULES: Optional[RuleContext] = None
+
+
 def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> FileResult:
+    """One file the cache lacks, analysed, stored, and sent on as stored (its usages still pickled).
+
+    With a cache, its rules run here too, on the worker's empty project index, and their results are stored
+    with what they read of it: ``_file_findings`` takes them when the whole index answers the same, as it
+    does for almost every file. The rules' time is then spent beside the other worker instead of after the
+    pool with a core idle, and the main process need not load the usages at all.
+    """
     try:
-        return analyze_file(source, cache=cache, look_up=False, as_stored=True)  # the hits were taken already
+        if cache is None:
+            return analyze_file(source, look_up=False)
+        new = analyze_new(source, cache)
+        ctx = _WORKER_RULES
+        if ctx is not None and new.key is not None and (new.result.usages or kernel_usages(new.result)):
+            cache.put(rules_key(cache, source.rel, new.key, ctx.targets), rule_results(new.result, ctx))
+        return new.stored
     finally:
         gc.collect(0)  # the few cycles a file leaves (``ast.literal_eval``'s closures): its tree is freed as the
         # pass returns, since nothing in it is held in a cycle (``test_the_pass_leaves_no_cycle...``)
@@ -165,23 +188,13 @@ def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Fi
 _FILES_IN_THIS_WORKER = itertools.count(1)
 
 
-def _received(result: FileResult) -> FileResult:
-    """A worker's result comes as the cache keeps it, its usages still pickled: the worker pickled them once,
-    for the cache, not a second time to send them. They are loaded here as they arrive, while the pool works
-    on, and their bytes dropped (left for the rules to load, they would be held twice at the peak: 30 MB on
-    transformers)."""
-    if isinstance(result.usages, LazyUsages):
-        result.usages.load()
-    return result
-
-
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
           keys: Optional[Dict[str, Optional[str]]] = None) -> Tuple[Report, Optional["ProjectGraph"]]:
     keys = {} if keys is None else keys
     with fewer_collections():
-        results = analyze_all(files, jobs, progress, cache, keys)
+        results = analyze_all(files, jobs, progress, cache, keys, targets)
         with frozen_heap():  # the results live to the end of the scan: what follows need not walk them again
             return _judge(root, results, targets, cache, skipped, entries, call_graph, trace, keys)
 
@@ -201,9 +214,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
-    rules_salt = rules_digest(targets, index) if cache is not None else ""
     for result in results:
-        findings.extend(_file_findings(result, ctx, cache, rules_salt, keys.get(result.file.rel)))
+        findings.extend(_file_findings(result, ctx, cache, keys.get(result.file.rel)))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
@@ -261,31 +273,34 @@ def _file_list(results: Sequence[FileResult], skipped: Sequence[FileResult]) -> 
     return sorted((FileResult(r.file, r.status, r.reason) for r in [*results, *skipped]), key=lambda r: r.file.rel)
 
 
-def rules_digest(targets: Sequence[TargetMap], index) -> str:
-    """What one file's rule results depend on besides its own content: the targets and the cross-file facts
-    (constants, extensions, repo modules, ...). Sets are sorted: their order changes between processes."""
-    digest = hashlib.sha256()
-    digest.update(repr([(t.id, t.version) for t in targets]).encode())
-    digest.update(repr(sorted(index.constants.items())).encode())
-    digest.update(repr(sorted(index.extensions.items())).encode())
-    for names in (index.extension_aliases.items(), index.library_namespaces, index.triton_kernels, index.modules):
-        digest.update(repr(sorted(names)).encode())
-    return digest.hexdigest()
+def rules_key(cache: AnalysisCache, rel: str, content: str, targets: Sequence[TargetMap]) -> str:
+    """Where one file's rule results are kept: by its content key and the targets. What they read of the
+    project index is kept with them (``RuleResults.reads``) and checked when they are taken."""
+    return cache.key(rel, "rules", f"{content}:{[(t.id, t.version) for t in targets]!r}".encode())
 
 
-def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], salt: str,
+def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
+    """The rules' findings for one file, with every question they asked of ``ctx.project`` and its answer."""
+    project, notes = recording(ctx.project)
+    findings = apply_rules(result.usages + kernel_usages(result), result.file.rel, replace(ctx, project=project))
+    return RuleResults(findings=tuple(findings), reads=reads_of(notes))
+
+
+def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache],
                    content: Optional[str]) -> List[Finding]:
-    """The rules' findings for one file, from the cache when neither the file (its ``content`` key, as
-    ``analyze_all`` read it) nor the rule context changed."""
-    kernels = kernel_usages(result)
-    if cache is None or not (result.usages or kernels) or content is None:
-        return apply_rules(result.usages + kernels, result.file.rel, ctx)
-    key = cache.key(result.file.rel, "rules", f"{content}:{salt}".encode())
-    found = cache.get_findings(key)
-    if found is None:  # only now are the file's usages needed (from the cache, they load here)
-        found = tuple(apply_rules(result.usages + kernels, result.file.rel, ctx))
-        cache.put(key, found)
-    return list(found)
+    """The rules' findings for one file: those kept for its content (its ``content`` key, as ``analyze_all``
+    read it) and the targets, when the project index answers what their rules asked of it as it did then
+    (a pool worker stores them on an empty index: ``_analyze_in_worker``); else the rules run again."""
+    if not (result.usages or kernel_usages(result)):
+        return []
+    key = rules_key(cache, result.file.rel, content, ctx.targets) if cache is not None and content else None
+    kept = cache.get_rule_results(key) if key is not None else None  # type: ignore[union-attr]
+    if kept is not None and answers_hold(kept.reads, ctx.project):
+        return list(kept.findings)
+    fresh = rule_results(result, ctx)  # only now are the file's usages needed (from the cache, they load here)
+    if key is not None:
+        cache.put(key, fresh)  # type: ignore[union-attr]
+    return list(fresh.findings)
 
 
 def share_verdicts(findings: Sequence[Finding]) -> None:
@@ -309,11 +324,12 @@ def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetS
 
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
-                cache: Optional[AnalysisCache] = None,
-                keys: Optional[Dict[str, Optional[str]]] = None) -> List[FileResult]:
+                cache: Optional[AnalysisCache] = None, keys: Optional[Dict[str, Optional[str]]] = None,
+                targets: Sequence[TargetMap] = ()) -> List[FileResult]:
     """Every file's result, in order. Cache hits load in this process (cheaper than sending results back
-    from workers); only misses go to the process pool. ``keys`` receives each file's content key (read
-    once here, reused for the rule cache); a key already in it is taken as read."""
+    from workers); only misses go to the process pool, whose workers also store the rule results for
+    ``targets`` (``_analyze_in_worker``). ``keys`` receives each file's content key (read once here, reused
+    for the rule cache); a key already in it is taken as read."""
     jobs = jobs or os.cpu_count() or 1
     results: List[Optional[FileResult]] = [None] * len(files)
     todo = list(range(len(files)))
@@ -337,13 +353,14 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     else:
         from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
 
-        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
+                                   initargs=(tuple(targets) if cache is not None else (),))
         chunk = max(1, min(32, len(todo) // (jobs * 8)))
         computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)
     try:
         with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the
             for index, result in zip(todo, computed):  # pool runs walk only what came since (1 s on transformers)
-                results[index] = _received(result)
+                results[index] = result
                 done += 1
                 if done % _FREEZE_EVERY == 0:
                     gc.freeze()

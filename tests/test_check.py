@@ -314,6 +314,57 @@ def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
     assert backend_findings() == []  # train.py did not change; its verdict did
 
 
+def test_an_edit_runs_again_only_the_rules_whose_reads_of_the_index_changed(tmp_path, monkeypatch):
+    """A constant added to one module changes the project index, not what the other files' rules asked of it:
+    their findings come from the cache; changing the constant a file reads judges that file again."""
+    import migrator.scan as scan_module
+    from migrator.cache import open_cache
+
+    src = write_tree(tmp_path / "src", {
+        "settings.py": "BACKEND = 'nccl'\n",
+        "train.py": "import torch.distributed as dist\nfrom settings import BACKEND\n"
+                    "dist.init_process_group(backend=BACKEND)\n",
+        "util.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n"})
+    cache = open_cache(tmp_path / "cache")
+    targets = resolve_targets(["cann"])
+    judged = []
+    real = scan_module.rule_results
+    monkeypatch.setattr(scan_module, "rule_results", lambda result, ctx: judged.append(result.file.rel)
+                        or real(result, ctx))
+
+    scan(src, targets, jobs=1, cache=cache)
+    assert sorted(judged) == ["settings.py", "train.py", "util.py"]
+    del judged[:]
+    (src / "settings.py").write_text("BACKEND = 'nccl'\nLOG_DIR = 'runs'\n")
+    edited = scan(src, targets, jobs=1, cache=cache)
+    assert judged == ["settings.py"]
+    assert edited == scan(src, targets, jobs=1, cache=None)
+    del judged[:]
+    (src / "settings.py").write_text("BACKEND = 'gloo'\nLOG_DIR = 'runs'\n")
+    edited = scan(src, targets, jobs=1, cache=cache)
+    assert "train.py" in judged and "util.py" not in judged
+    assert not [f for f in edited.findings if f.rule == "collective-backend"]
+
+
+def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
+    """A pool worker runs each file's rules on an empty index, before the whole one exists, and caches them with
+    what they read of it; a file whose verdict hangs on another module's constant is judged again once the
+    index is built, and the report is the one a single process makes without a cache."""
+    from migrator.cache import open_cache
+
+    files = {f"pkg/m{i}.py": "import torch.distributed as dist\nfrom pkg.settings import BACKEND\n"
+                             f"def setup{i}():\n    dist.init_process_group(backend=BACKEND)\n" for i in range(45)}
+    files.update({"pkg/__init__.py": "", "pkg/settings.py": "BACKEND = 'nccl'\n"})
+    src = write_tree(tmp_path / "src", files)
+    targets = resolve_targets(["cann"])
+    single, pooled = io.StringIO(), io.StringIO()
+    render_json(scan(src, targets, jobs=1), single)
+    report = scan(src, targets, jobs=2, cache=open_cache(tmp_path / "cache"))
+    render_json(report, pooled)
+    assert single.getvalue() == pooled.getvalue()
+    assert len([f for f in report.findings if f.rule == "collective-backend" and f.path != "pkg/settings.py"]) == 45
+
+
 def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, monkeypatch):
     """The cross-file work reads only the files, the targets, the entry points and the packaging files: while
     none of them changes, the report comes back whole; any one of them changing judges the repository again."""

@@ -1,0 +1,112 @@
+"""What a file's rules read of the project index, so that their findings are reused for as long as it holds.
+
+A file's findings depend on its own usages, the targets, and a few cross-file facts (``ProjectIndex``): a
+constant another module defines, whether a name is one of the repo's extensions or modules, a TORCH_LIBRARY
+namespace, a triton kernel. The rules read those through ``recording(index)``, which notes each question
+and its answer. The findings then stand for any index that answers the same (``answers_hold``), which gives
+two things:
+
+* after an edit that changes the index (a constant added in one module), the other files' cached findings
+  are kept: only a file whose own questions get a new answer runs its rules again (a digest of the whole
+  index, the key before, sent every file's rules again);
+* in a cold scan, a file's rules can run as its result arrives from the pool, before the index exists, on an
+  empty one: checked once the index is built, almost every file's findings stand, and the rules' time is
+  spent beside the workers instead of after them.
+
+Only the questions the rules ask are answered (membership, lookup, size, a whole collection); a question of
+another kind raises ``AttributeError``, so a rule cannot read past the record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple
+
+from ..model import Read
+from .base import ProjectIndex
+
+_ABSENT = object()
+
+
+def recording(index: ProjectIndex) -> Tuple[ProjectIndex, Dict[Tuple[str, str, Any], Any]]:
+    """``index`` with each collection behind a view that notes every question asked of it, and the notes: each
+    question once (the rules ask ``extension_of`` of every usage), with its answer. ``reads_of`` makes them
+    the ``Read`` rows a ``RuleResults`` keeps."""
+    notes: Dict[Tuple[str, str, Any], Any] = {}
+    views = {f.name: _Recorded(f.name, getattr(index, f.name), notes) for f in dataclasses.fields(index)}
+    return dataclasses.replace(index, **views), notes
+
+
+def reads_of(notes: Mapping[Tuple[str, str, Any], Any]) -> Tuple[Read, ...]:
+    return tuple((collection, question, key, answer) for (collection, question, key), answer in notes.items())
+
+
+def answers_hold(reads: Sequence[Read], index: ProjectIndex) -> bool:
+    """True when ``index`` answers every noted question as the index the notes were taken on did."""
+    return all(_answer(getattr(index, collection), question, key) == answer
+               for collection, question, key, answer in reads)
+
+
+def _answer(collection: Any, question: str, key: Any) -> Any:
+    """The one definition of each question: what ``_Recorded`` notes and what ``answers_hold`` asks again."""
+    if question == "in":
+        return key in collection
+    if question == "get":
+        value = collection.get(key, _ABSENT)
+        return (False, None) if value is _ABSENT else (True, value)
+    if question == "len":
+        return len(collection)
+    if question == "all":  # in the collection's order, which is the index build's: a new order is a new answer
+        return tuple(collection.items()) if isinstance(collection, Mapping) else tuple(sorted(collection))
+    raise ValueError(f"not a question of the project index: {question}")
+
+
+class _Recorded:
+    """A read-only view of one of the index's collections (a mapping or a frozenset) that notes every
+    question asked of it."""
+
+    __slots__ = ("_name", "_inner", "_notes")
+
+    def __init__(self, name: str, inner: Any, notes: Dict[Tuple[str, str, Any], Any]) -> None:
+        self._name, self._inner, self._notes = name, inner, notes
+
+    def _ask(self, question: str, key: Any = None) -> Any:
+        note = (self._name, question, key)
+        answer = self._notes.get(note, _ABSENT)
+        if answer is _ABSENT:
+            answer = self._notes[note] = _answer(self._inner, question, key)
+        return answer
+
+    def __contains__(self, key: object) -> bool:
+        return self._ask("in", key)
+
+    def get(self, key: object, default: Any = None) -> Any:
+        found, value = self._ask("get", key)
+        return value if found else default
+
+    def __getitem__(self, key: object) -> Any:
+        found, value = self._ask("get", key)
+        if not found:
+            raise KeyError(key)
+        return value
+
+    def __len__(self) -> int:
+        return self._ask("len")
+
+    def __bool__(self) -> bool:
+        return self._ask("len") > 0
+
+    def __iter__(self) -> Iterator[Any]:
+        items = self._ask("all")
+        return iter([key for key, _ in items] if isinstance(self._inner, Mapping) else items)
+
+    def items(self) -> Tuple[Tuple[Any, Any], ...]:
+        if not isinstance(self._inner, Mapping):
+            raise AttributeError("items")
+        return self._ask("all")
+
+    def keys(self) -> List[Any]:
+        return list(self)
+
+    def values(self) -> List[Any]:
+        return [value for _, value in self.items()]
