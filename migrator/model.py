@@ -189,8 +189,9 @@ class Finding:
     reachable: Optional[bool] = None
 
 
-#: A question a file's rules asked of the project index, and its answer: (collection, question, key, answer),
-#: e.g. ``("constants", "get", "pkg.cfg.DEVICE", (True, Value(...)))`` (``rules/reads.py``).
+#: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),
+#: e.g. ``("constants", "get", "pkg.cfg.DEVICE", (True, Value(...)))`` or
+#: ``("extension_of", "call", "pkg._ext.fused", "pkg._ext")`` (``rules/reads.py``).
 Read = Tuple[str, str, Any, Any]
 
 

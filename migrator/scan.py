@@ -214,8 +214,9 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
+    verdicts: Dict[Verdict, Verdict] = {}
     for result in results:
-        findings.extend(_file_findings(result, ctx, cache, keys.get(result.file.rel)))
+        findings.extend(share_verdicts(_file_findings(result, ctx, cache, keys.get(result.file.rel)), verdicts))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
@@ -227,8 +228,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
-    findings = apply_plans(findings, ops, plans)
-    share_verdicts(findings)
+    findings = share_verdicts(apply_plans(findings, ops, plans), verdicts)
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
@@ -303,15 +303,17 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
     return list(fresh.findings)
 
 
-def share_verdicts(findings: Sequence[Finding]) -> None:
-    """Equal verdicts become one object across the findings (each file's come from its own rule run or cache
-    entry): transformers has 127k verdicts and 1.3k distinct ones. The report then holds, pickles into the
-    cache and loads each once. Done in place, on verdict maps no one else holds yet."""
-    pool: Dict[Verdict, Verdict] = {}
+def share_verdicts(findings: List[Finding], pool: Dict[Verdict, Verdict]) -> List[Finding]:
+    """``findings``, with each verdict replaced by the equal one in ``pool`` (added when new): each file's
+    findings come from their own rule run or cache entry, and transformers has 127k verdicts of which 1.3k
+    differ. Shared as each file's findings come in, the copies are freed at once (30 MB at transformers'
+    peak), and the report holds, pickles into the cache and loads each verdict once. Done in place, on
+    verdict maps no one else holds yet."""
     for finding in findings:
         verdicts = finding.verdicts
         for target, verdict in verdicts.items():
             verdicts[target] = pool.setdefault(verdict, verdict)  # type: ignore[index]
+    return findings
 
 
 def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetSummary:

@@ -37,8 +37,10 @@ def test_a_recorded_index_answers_as_the_index_and_notes_what_it_was_asked(ask):
                  ProjectIndex(constants={"cfg.BACKEND": Value("str", "gloo")}), False, id="the-constant-changed"),
     pytest.param(lambda index: backend_in(Value("ref", ref="cfg.BACKEND"), index), ProjectIndex(), False,
                  id="the-constant-gone"),
-    pytest.param(lambda index: index.extension_of("torch.nn.functional.relu"), ProjectIndex(), False,
-                 id="the-last-extension-gone"),  # an empty index is not even searched: a new answer
+    pytest.param(lambda index: index.extension_of("torch.nn.functional.relu"), ProjectIndex(), True,
+                 id="an-extension-the-api-is-not-gone"),  # the answer, not the index's shortcut, is noted
+    pytest.param(lambda index: index.extension_of("pkg._ext.fused"), ProjectIndex(), False,
+                 id="the-extension-the-api-is-gone"),
     pytest.param(lambda index: index.is_repo_module("pkg.train.step"),
                  ProjectIndex(modules=frozenset({"pkg", "pkg.train", "pkg.eval"})), True, id="another-module-added"),
     pytest.param(lambda index: "pkg.kernels.add" in index.triton_kernels, ProjectIndex(), False,

@@ -9,18 +9,19 @@ two things:
 * after an edit that changes the index (a constant added in one module), the other files' cached findings
   are kept: only a file whose own questions get a new answer runs its rules again (a digest of the whole
   index, the key before, sent every file's rules again);
-* in a cold scan, a file's rules can run as its result arrives from the pool, before the index exists, on an
+* in a cold scan, the pool worker that analyses a file runs its rules too, before the index exists, on an
   empty one: checked once the index is built, almost every file's findings stand, and the rules' time is
-  spent beside the workers instead of after them.
+  spent beside the other worker instead of after the pool.
 
-Only the questions the rules ask are answered (membership, lookup, size, a whole collection); a question of
-another kind raises ``AttributeError``, so a rule cannot read past the record.
+A question is about one collection (membership, lookup, size, the whole of it) or is one of the index's
+query methods asked as a whole (``extension_of``, ``is_repo_module``). Anything else raises
+``AttributeError``: a rule cannot read past the record.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Read
 from .base import ProjectIndex
@@ -29,26 +30,32 @@ _ABSENT = object()
 
 
 def recording(index: ProjectIndex) -> Tuple[ProjectIndex, Dict[Tuple[str, str, Any], Any]]:
-    """``index`` with each collection behind a view that notes every question asked of it, and the notes: each
-    question once (the rules ask ``extension_of`` of every usage), with its answer. ``reads_of`` makes them
-    the ``Read`` rows a ``RuleResults`` keeps."""
+    """``index`` behind a view that notes every question asked of it, and the notes: each question once (the
+    rules ask ``extension_of`` of every usage), with its answer. ``reads_of`` makes them the ``Read`` rows a
+    ``RuleResults`` keeps."""
     notes: Dict[Tuple[str, str, Any], Any] = {}
-    views = {f.name: _Recorded(f.name, getattr(index, f.name), notes) for f in dataclasses.fields(index)}
-    return dataclasses.replace(index, **views), notes
+    return _RecordedIndex(index, notes), notes  # type: ignore[return-value]
 
 
 def reads_of(notes: Mapping[Tuple[str, str, Any], Any]) -> Tuple[Read, ...]:
-    return tuple((collection, question, key, answer) for (collection, question, key), answer in notes.items())
+    return tuple((attribute, question, key, answer) for (attribute, question, key), answer in notes.items())
 
 
 def answers_hold(reads: Sequence[Read], index: ProjectIndex) -> bool:
     """True when ``index`` answers every noted question as the index the notes were taken on did."""
-    return all(_answer(getattr(index, collection), question, key) == answer
-               for collection, question, key, answer in reads)
+    return all(_answer(index, attribute, question, key) == answer for attribute, question, key, answer in reads)
 
 
-def _answer(collection: Any, question: str, key: Any) -> Any:
-    """The one definition of each question: what ``_Recorded`` notes and what ``answers_hold`` asks again."""
+def _answer(index: ProjectIndex, attribute: str, question: str, key: Any) -> Any:
+    """The one definition of each question: what the views note and what ``answers_hold`` asks again.
+
+    ``call``: a query method of the index (``extension_of``, ``is_repo_module``), asked as one question, so
+    that its own shortcuts (no extension at all) do not become questions every file depends on. The others
+    ask one collection: membership, lookup, size, or the whole of it.
+    """
+    if question == "call":
+        return getattr(index, attribute)(key)
+    collection = getattr(index, attribute)
     if question == "in":
         return key in collection
     if question == "get":
@@ -61,21 +68,49 @@ def _answer(collection: Any, question: str, key: Any) -> Any:
     raise ValueError(f"not a question of the project index: {question}")
 
 
+class _Notes:
+    """Asks ``index`` a question once and notes the answer."""
+
+    __slots__ = ("_index", "_notes")
+
+    def __init__(self, index: ProjectIndex, notes: Dict[Tuple[str, str, Any], Any]) -> None:
+        self._index, self._notes = index, notes
+
+    def ask(self, attribute: str, question: str, key: Any = None) -> Any:
+        note = (attribute, question, key)
+        answer = self._notes.get(note, _ABSENT)
+        if answer is _ABSENT:
+            answer = self._notes[note] = _answer(self._index, attribute, question, key)
+        return answer
+
+
+class _RecordedIndex:
+    """A ``ProjectIndex`` as the rules see it: each collection a ``_Recorded`` view, each query method one
+    noted question; anything else is not there (``AttributeError``)."""
+
+    def __init__(self, index: ProjectIndex, notes: Dict[Tuple[str, str, Any], Any]) -> None:
+        self._ask = _Notes(index, notes).ask
+        for f in dataclasses.fields(index):
+            setattr(self, f.name, _Recorded(f.name, getattr(index, f.name), self._ask))
+
+    def extension_of(self, api: str) -> Optional[str]:
+        return self._ask("extension_of", "call", api)
+
+    def is_repo_module(self, qualname: str) -> bool:
+        return self._ask("is_repo_module", "call", qualname)
+
+
 class _Recorded:
     """A read-only view of one of the index's collections (a mapping or a frozenset) that notes every
     question asked of it."""
 
-    __slots__ = ("_name", "_inner", "_notes")
+    __slots__ = ("_name", "_inner", "_ask_index")
 
-    def __init__(self, name: str, inner: Any, notes: Dict[Tuple[str, str, Any], Any]) -> None:
-        self._name, self._inner, self._notes = name, inner, notes
+    def __init__(self, name: str, inner: Any, ask: Any) -> None:
+        self._name, self._inner, self._ask_index = name, inner, ask
 
     def _ask(self, question: str, key: Any = None) -> Any:
-        note = (self._name, question, key)
-        answer = self._notes.get(note, _ABSENT)
-        if answer is _ABSENT:
-            answer = self._notes[note] = _answer(self._inner, question, key)
-        return answer
+        return self._ask_index(self._name, question, key)
 
     def __contains__(self, key: object) -> bool:
         return self._ask("in", key)
