@@ -190,10 +190,6 @@ class LazyUsages(Sequence):
     def of(cls, usages: Sequence[Usage]) -> "LazyUsages":
         return cls(pickle.dumps(tuple(usages), protocol=pickle.HIGHEST_PROTOCOL), len(usages))
 
-    def load(self) -> None:
-        """Unpickle now, as the first use would (and drop the bytes)."""
-        self._loaded()
-
     def _loaded(self) -> Tuple[Usage, ...]:
         if self._items is None:
             try:

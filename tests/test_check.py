@@ -438,7 +438,7 @@ def test_crafted_usages_in_a_cache_entry_run_nothing(tmp_path):
 
 
 def test_loaded_usages_drop_their_bytes_and_still_pickle_as_what_they_hold():
-    """A scan loads a worker's usages as they arrive; holding the bytes too would double them at the peak."""
+    """A file whose rules run again loads its usages; holding the bytes too would double them."""
     import io
     import pickle
 
@@ -452,8 +452,7 @@ def test_loaded_usages_drop_their_bytes_and_still_pickle_as_what_they_hold():
     code = "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\n"
     _, found = resolve_module(libcst.parse_module(code), "m", False, tensor_methods(), VOCABULARY, source=code)
     usages = LazyUsages.of(found)
-    usages.load()
-    assert usages._blob == b"" and tuple(usages) == found and len(usages) == len(found) >= 2
+    assert tuple(usages) == found and usages._blob == b"" and len(usages) == len(found) >= 2
     again = _ResultUnpickler(io.BytesIO(pickle.dumps(usages))).load()
     assert isinstance(again, LazyUsages) and tuple(again) == found
 
