@@ -357,6 +357,9 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
 
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
                                    initargs=(tuple(targets) if cache is not None else (),))
+        # largest first: a worker parses its largest trees before its memory is fragmented by what it keeps
+        # (timm: 186 -> 174 MiB at a worker's peak), and the small files at the end even out the two workers
+        todo.sort(key=lambda i: -files[i].size)
         chunk = max(1, min(32, len(todo) // (jobs * 8)))
         computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)
     try:
