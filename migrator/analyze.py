@@ -27,19 +27,11 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
 
     ``look_up=False`` skips the cache read for a file the caller already found missing.
     """
+    if cache is not None:
+        cached = cached_result(source, cache) if look_up else None
+        return cached if cached is not None else analyze_new(source, cache).result
     data = _read(source)
-    if isinstance(data, FileResult):
-        return data
-    if cache is None:
-        return _analyze(source, data)
-    key = cache.key(source.rel, source.kind.value, data)
-    if look_up:
-        cached = _hit(cache, key, source)
-        if cached is not None:
-            return cached
-    result = _analyze(source, data)
-    cache.put(key, _as_cached(result))
-    return result
+    return data if isinstance(data, FileResult) else _analyze(source, data)
 
 
 class Analysed(NamedTuple):
