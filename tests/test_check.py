@@ -365,6 +365,23 @@ def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
     assert len([f for f in report.findings if f.rule == "collective-backend" and f.path != "pkg/settings.py"]) == 45
 
 
+def test_a_pooled_scan_whose_worker_rules_hold_never_loads_the_usages_in_the_main_process(tmp_path, monkeypatch):
+    """The usages stay as the workers pickled them: the main process judges from the rule results the workers
+    cached (transformers' peak: 500 -> 366 MiB)."""
+    from migrator.cache import LazyUsages, open_cache
+
+    files = {f"pkg/m{i}.py": TRAIN.replace("batch", f"b{i}") for i in range(45)}
+    files["pkg/__init__.py"] = ""
+    src = write_tree(tmp_path / "src", files)
+    targets = resolve_targets(["cann"])
+    expected = scan(src, targets, jobs=1)
+    loaded = []
+    real = LazyUsages._loaded
+    monkeypatch.setattr(LazyUsages, "_loaded", lambda self: loaded.append(self) or real(self))
+    assert scan(src, targets, jobs=2, cache=open_cache(tmp_path / "cache")) == expected
+    assert loaded == []
+
+
 def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, monkeypatch):
     """The cross-file work reads only the files, the targets, the entry points and the packaging files: while
     none of them changes, the report comes back whole; any one of them changing judges the repository again."""
