@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
 from .analyze import analyze_file, analyze_new, cached_result, content_key, resolve_mentioning
@@ -19,9 +19,10 @@ from .cache import AnalysisCache
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
-from .model import (Confidence, FileResult, Finding, NodeReach, Report, RuleResults, SourceFile, TargetSummary,
-                    Verdict)
-from .rules import PROJECT_RULES, RuleContext, apply_rules
+from .model import (Confidence, FileKind, FileResult, Finding, NodeReach, Report, RuleResults, SourceFile,
+                    TargetSummary, Verdict)
+from .resolve import module_name_for
+from .rules import PROJECT_RULES, ProjectIndex, RuleContext, apply_rules
 from .rules.reads import answers_hold, reads_of, recording
 from .sources.packaging import console_scripts
 from .suggest import apply_plans, plan_custom_ops
@@ -146,27 +147,29 @@ def frozen_heap():
         gc.unfreeze()
 
 
-def _worker_init(targets: Tuple[TargetMap, ...]) -> None:
+def _worker_init(targets: Tuple[TargetMap, ...], modules: FrozenSet[str]) -> None:
     """A pool worker runs the cyclic collector by hand, once a file (``_analyze_in_worker``), over what that
     file left: the collector's own schedule walks each file's live syntax trees again and again (5 to 9% of
     the analysis). What the worker imported is frozen out of every walk. ``targets`` (inherited with the
-    fork, or pickled once per worker) are what its rules judge against."""
+    fork, or pickled once per worker) are what its rules judge against, and ``modules`` the repository's
+    Python modules, known from the file names before any file is read."""
     global _WORKER_RULES
-    _WORKER_RULES = RuleContext(targets=targets, third_party=third_party()) if targets else None
+    _WORKER_RULES = (RuleContext(targets=targets, third_party=third_party(), project=ProjectIndex(modules=modules))
+                     if targets else None)
     gc.disable()
     gc.freeze()
 
 
-#: A worker's rules context: the targets and an empty project index (the whole one exists only once every
-#: file is in). ``None`` outside a pool worker.
+#: A worker's rules context: the targets and the project index as far as it is known before every file is in
+#: (the repository's modules; no constants, extensions or kernels yet). ``None`` outside a pool worker.
 _WORKER_RULES: Optional[RuleContext] = None
 
 
 def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> FileResult:
     """One file the cache lacks, analysed, stored, and sent on as stored (its usages still pickled).
 
-    With a cache, its rules run here too, on the worker's empty project index, and their results are stored
-    with what they read of it: ``_file_findings`` takes them when the whole index answers the same, as it
+    With a cache, its rules run here too, on the project index as far as the worker knows it, and their
+    results are stored with what they read of it: ``_file_findings`` takes them when the whole index answers the same, as it
     does for almost every file. The rules' time is then spent beside the other worker instead of after the
     pool with a core idle, and the main process need not load the usages at all.
     """
@@ -290,7 +293,7 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
                    content: Optional[str]) -> List[Finding]:
     """The rules' findings for one file: those kept for its content (its ``content`` key, as ``analyze_all``
     read it) and the targets, when the project index answers what their rules asked of it as it did then
-    (a pool worker stores them on an empty index: ``_analyze_in_worker``); else the rules run again."""
+    (a pool worker stores them before the index exists: ``_analyze_in_worker``); else the rules run again."""
     if not (result.usages or kernel_usages(result)):
         return []
     key = rules_key(cache, result.file.rel, content, ctx.targets) if cache is not None and content else None
@@ -355,8 +358,9 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     else:
         from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
 
+        modules = frozenset(module_name_for(f.rel) for f in files if f.kind in (FileKind.PYTHON, FileKind.NOTEBOOK))
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
-                                   initargs=(tuple(targets) if cache is not None else (),))
+                                   initargs=(tuple(targets) if cache is not None else (), modules))
         # largest first: a worker parses its largest trees before its memory is fragmented by what it keeps
         # (timm: 186 -> 174 MiB at a worker's peak), and the small files at the end even out the two workers
         todo.sort(key=lambda i: -files[i].size)

@@ -9,9 +9,10 @@ two things:
 * after an edit that changes the index (a constant added in one module), the other files' cached findings
   are kept: only a file whose own questions get a new answer runs its rules again (a digest of the whole
   index, the key before, sent every file's rules again);
-* in a cold scan, the pool worker that analyses a file runs its rules too, before the index exists, on an
-  empty one: checked once the index is built, almost every file's findings stand, and the rules' time is
-  spent beside the other worker instead of after the pool.
+* in a cold scan, the pool worker that analyses a file runs its rules too, before the index exists, on
+  what is known of it then (the repository's modules, from the file names): checked once the index is
+  built, almost every file's findings stand, and the rules' time is spent beside the other worker instead
+  of after the pool.
 
 A question is about one collection (membership, lookup, size, the whole of it) or is one of the index's
 query methods asked as a whole (``extension_of``, ``is_repo_module``). Anything else raises
