@@ -134,8 +134,8 @@ def show(name: str, files: int, lines: int, jobs: int, runs: List[Run]) -> None:
     for number, run in enumerate(runs, 1):
         label = f" (run {number} of {len(runs)})" if len(runs) > 1 else ""
         print(f"  parse floor   {run.floor:7.2f} s   {lines / run.floor:9.0f} lines/s{label}")
-        print(f"  cold scan     {run.cold:7.2f} s   {lines / run.cold:9.0f} lines/s   {run.cold / run.floor:4.2f}x floor   "
-              f"peak {run.peak:.0f} MiB")
+        print(f"  cold scan     {run.cold:7.2f} s   {lines / run.cold:9.0f} lines/s   "
+              f"{run.cold / run.floor:4.2f}x floor   peak {run.peak:.0f} MiB")
         print(f"  warm scan     {run.warm:7.2f} s   {run.warm / run.cold:4.0%} of cold (every file a cache hit)")
         print(f"  1 file edited {run.touched:7.2f} s   {run.touched / run.cold:4.0%} of cold "
               "(per-file cache + cross-file work)")

@@ -23,7 +23,7 @@ from .model import (Confidence, FileKind, FileResult, Finding, NodeReach, Report
                     TargetSummary, Verdict)
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, ProjectIndex, RuleContext, apply_rules
-from .rules.reads import answers_hold, reads_of, recording
+from .rules.reads import Answers, recording
 from .sources.packaging import console_scripts
 from .suggest import apply_plans, plan_custom_ops
 
@@ -169,9 +169,9 @@ def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Fi
     """One file the cache lacks, analysed, stored, and sent on as stored (its usages still pickled).
 
     With a cache, its rules run here too, on the project index as far as the worker knows it, and their
-    results are stored with what they read of it: ``_file_findings`` takes them when the whole index answers the same, as it
-    does for almost every file. The rules' time is then spent beside the other worker instead of after the
-    pool with a core idle, and the main process need not load the usages at all.
+    results are stored with what they read of it: ``_file_findings`` takes them when the whole index answers
+    the same, as it does for almost every file. The rules' time is then spent beside the other worker
+    instead of after the pool with a core idle, and the main process need not load the usages at all.
     """
     try:
         if cache is None:
@@ -218,8 +218,10 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
     verdicts: Dict[Verdict, Verdict] = {}
+    answers = Answers(index)  # the whole index's answers to what the files' rules asked, each asked once
     for result in results:
-        findings.extend(share_verdicts(_file_findings(result, ctx, cache, keys.get(result.file.rel)), verdicts))
+        found = _file_findings(result, ctx, cache, keys.get(result.file.rel), answers)
+        findings.extend(share_verdicts(found, verdicts))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
@@ -284,13 +286,13 @@ def rules_key(cache: AnalysisCache, rel: str, content: str, targets: Sequence[Ta
 
 def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
     """The rules' findings for one file, with every question they asked of ``ctx.project`` and its answer."""
-    project, notes = recording(ctx.project)
+    project, answers = recording(ctx.project)
     findings = apply_rules(result.usages + kernel_usages(result), result.file.rel, replace(ctx, project=project))
-    return RuleResults(findings=tuple(findings), reads=reads_of(notes))
+    return RuleResults(findings=tuple(findings), reads=answers.reads)
 
 
-def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache],
-                   content: Optional[str]) -> List[Finding]:
+def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], content: Optional[str],
+                   answers: Answers) -> List[Finding]:
     """The rules' findings for one file: those kept for its content (its ``content`` key, as ``analyze_all``
     read it) and the targets, when the project index answers what their rules asked of it as it did then
     (a pool worker stores them before the index exists: ``_analyze_in_worker``); else the rules run again."""
@@ -298,7 +300,7 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
         return []
     key = rules_key(cache, result.file.rel, content, ctx.targets) if cache is not None and content else None
     kept = cache.get_rule_results(key) if key is not None else None  # type: ignore[union-attr]
-    if kept is not None and answers_hold(kept.reads, ctx.project):
+    if kept is not None and answers.hold(kept.reads):
         return list(kept.findings)
     fresh = rule_results(result, ctx)  # only now are the file's usages needed (from the cache, they load here)
     if key is not None:

@@ -4,7 +4,7 @@ import pytest
 
 from migrator.model import ExtensionBuild, Span, Value
 from migrator.rules.base import ProjectIndex, backend_in
-from migrator.rules.reads import answers_hold, reads_of, recording
+from migrator.rules.reads import answers_hold, recording
 
 NCCL = Value("str", "nccl")
 BUILD = ExtensionBuild(name="pkg._ext", api="torch.utils.cpp_extension.CUDAExtension", path="setup.py",
@@ -24,9 +24,9 @@ INDEX = ProjectIndex(constants={"cfg.BACKEND": NCCL}, extensions={"pkg._ext": BU
     pytest.param(lambda index: dict(index.constants.items()), id="a-whole-mapping"),
 ])
 def test_a_recorded_index_answers_as_the_index_and_notes_what_it_was_asked(ask):
-    recorded, notes = recording(INDEX)
+    recorded, answers = recording(INDEX)
     assert ask(recorded) == ask(INDEX)
-    assert notes and answers_hold(reads_of(notes), INDEX)
+    assert answers.reads and answers_hold(answers.reads, INDEX)
 
 
 @pytest.mark.parametrize("ask, other, holds", [
@@ -47,16 +47,16 @@ def test_a_recorded_index_answers_as_the_index_and_notes_what_it_was_asked(ask):
                  id="the-kernel-gone"),
 ])
 def test_findings_stand_for_an_index_that_answers_the_same(ask, other, holds):
-    recorded, notes = recording(INDEX)
+    recorded, answers = recording(INDEX)
     ask(recorded)
-    assert answers_hold(reads_of(notes), other) is holds
+    assert answers_hold(answers.reads, other) is holds
 
 
 def test_each_question_is_noted_once():
-    recorded, notes = recording(INDEX)
+    recorded, answers = recording(INDEX)
     for _ in range(3):
         recorded.extension_of("torch.nn.functional.relu")
-    assert len(reads_of(notes)) == len(set(reads_of(notes))) == len(notes)
+    assert answers.reads == (("extension_of", "call", "torch.nn.functional.relu", None),)
 
 
 def test_a_question_the_record_does_not_know_is_an_error_not_a_silent_read():

@@ -30,25 +30,47 @@ from .base import ProjectIndex
 _ABSENT = object()
 
 
-def recording(index: ProjectIndex) -> Tuple[ProjectIndex, Dict[Tuple[str, str, Any], Any]]:
-    """``index`` behind a view that notes every question asked of it, and the notes: each question once (the
-    rules ask ``extension_of`` of every usage), with its answer. ``reads_of`` makes them the ``Read`` rows a
+def recording(index: ProjectIndex) -> Tuple[ProjectIndex, "Answers"]:
+    """``index`` behind a view that notes every question the rules ask of it, and the answers noted: each
+    question once (the rules ask ``extension_of`` of every usage). ``Answers.reads`` are the rows a
     ``RuleResults`` keeps."""
-    notes: Dict[Tuple[str, str, Any], Any] = {}
-    return _RecordedIndex(index, notes), notes  # type: ignore[return-value]
-
-
-def reads_of(notes: Mapping[Tuple[str, str, Any], Any]) -> Tuple[Read, ...]:
-    return tuple((attribute, question, key, answer) for (attribute, question, key), answer in notes.items())
+    answers = Answers(index)
+    return _RecordedIndex(answers), answers  # type: ignore[return-value]
 
 
 def answers_hold(reads: Sequence[Read], index: ProjectIndex) -> bool:
     """True when ``index`` answers every noted question as the index the notes were taken on did."""
-    return all(_answer(index, attribute, question, key) == answer for attribute, question, key, answer in reads)
+    return Answers(index).hold(reads)
+
+
+class Answers:
+    """An index's answers, each question asked once and noted: per file, what its rules asked (``recording``);
+    per scan, the whole index's answers to every file's questions (``hold``: many files ask the same)."""
+
+    __slots__ = ("index", "notes")
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+        self.notes: Dict[Tuple[str, str, Any], Any] = {}
+
+    def ask(self, attribute: str, question: str, key: Any = None) -> Any:
+        note = (attribute, question, key)
+        answer = self.notes.get(note, _ABSENT)
+        if answer is _ABSENT:
+            answer = self.notes[note] = _answer(self.index, attribute, question, key)
+        return answer
+
+    def hold(self, reads: Sequence[Read]) -> bool:
+        """True when this index answers every one of ``reads`` as the index they were noted on did."""
+        return all(self.ask(attribute, question, key) == answer for attribute, question, key, answer in reads)
+
+    @property
+    def reads(self) -> Tuple[Read, ...]:
+        return tuple((attribute, question, key, answer) for (attribute, question, key), answer in self.notes.items())
 
 
 def _answer(index: ProjectIndex, attribute: str, question: str, key: Any) -> Any:
-    """The one definition of each question: what the views note and what ``answers_hold`` asks again.
+    """The one definition of each question: what the views note and what ``Answers.hold`` asks again.
 
     ``call``: a query method of the index (``extension_of``, ``is_repo_module``), asked as one question, so
     that its own shortcuts (no extension at all) do not become questions every file depends on. The others
@@ -69,30 +91,14 @@ def _answer(index: ProjectIndex, attribute: str, question: str, key: Any) -> Any
     raise ValueError(f"not a question of the project index: {question}")
 
 
-class _Notes:
-    """Asks ``index`` a question once and notes the answer."""
-
-    __slots__ = ("_index", "_notes")
-
-    def __init__(self, index: ProjectIndex, notes: Dict[Tuple[str, str, Any], Any]) -> None:
-        self._index, self._notes = index, notes
-
-    def ask(self, attribute: str, question: str, key: Any = None) -> Any:
-        note = (attribute, question, key)
-        answer = self._notes.get(note, _ABSENT)
-        if answer is _ABSENT:
-            answer = self._notes[note] = _answer(self._index, attribute, question, key)
-        return answer
-
-
 class _RecordedIndex:
     """A ``ProjectIndex`` as the rules see it: each collection a ``_Recorded`` view, each query method one
     noted question; anything else is not there (``AttributeError``)."""
 
-    def __init__(self, index: ProjectIndex, notes: Dict[Tuple[str, str, Any], Any]) -> None:
-        self._ask = _Notes(index, notes).ask
-        for f in dataclasses.fields(index):
-            setattr(self, f.name, _Recorded(f.name, getattr(index, f.name), self._ask))
+    def __init__(self, answers: Answers) -> None:
+        self._ask = answers.ask  # the views hold ``answers``, not this view: no cycle
+        for f in dataclasses.fields(answers.index):
+            setattr(self, f.name, _Recorded(f.name, getattr(answers.index, f.name), self._ask))
 
     def extension_of(self, api: str) -> Optional[str]:
         return self._ask("extension_of", "call", api)
