@@ -347,9 +347,10 @@ def test_an_edit_runs_again_only_the_rules_whose_reads_of_the_index_changed(tmp_
 
 
 def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
-    """A pool worker runs each file's rules on an empty index, before the whole one exists, and caches them with
-    what they read of it; a file whose verdict hangs on another module's constant is judged again once the
-    index is built, and the report is the one a single process makes without a cache."""
+    """A pool worker runs each file's rules before the whole index exists (it knows the modules, not the
+    constants), and caches them with what they read of it; a file whose verdict hangs on another module's
+    constant is judged again once the index is built, and the report is the one a single process makes
+    without a cache."""
     from migrator.cache import open_cache
 
     files = {f"pkg/m{i}.py": "import torch.distributed as dist\nfrom pkg.settings import BACKEND\n"
