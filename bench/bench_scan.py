@@ -102,7 +102,7 @@ class Run:
     peak: float
 
     @property
-    def ratios(self) -> Dict[str, float]:
+    def measures(self) -> Dict[str, float]:
         return {"cold / floor": self.cold / self.floor, "warm / cold": self.warm / self.cold,
                 "edited / cold": self.touched / self.cold, "check (s)": self.check, "peak (MiB)": self.peak}
 
@@ -142,8 +142,8 @@ def show(name: str, files: int, lines: int, jobs: int, runs: List[Run]) -> None:
         print(f"  check 1 file  {run.check:7.2f} s above interpreter start-up")
     if len(runs) > 1:  # the machine's speed moves between runs: the spread says how far to trust one number
         print(f"  spread over {len(runs)} runs (min / median / max):")
-        for measure in runs[0].ratios:
-            values = sorted(run.ratios[measure] for run in runs)
+        for measure in runs[0].measures:
+            values = sorted(run.measures[measure] for run in runs)
             print(f"    {measure:14s} {values[0]:7.2f} {statistics.median(values):7.2f} {values[-1]:7.2f}")
 
 
