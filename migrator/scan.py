@@ -217,11 +217,9 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         index = build_index(results)
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
-    verdicts: Dict[Verdict, Verdict] = {}
     answers = Answers(index)  # the whole index's answers to what the files' rules asked, each asked once
     for result in results:
-        found = _file_findings(result, ctx, cache, keys.get(result.file.rel), answers)
-        findings.extend(share_verdicts(found, verdicts))
+        findings.extend(_file_findings(result, ctx, cache, keys.get(result.file.rel), answers))
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
@@ -233,7 +231,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
-    findings = share_verdicts(apply_plans(findings, ops, plans), verdicts)
+    findings = share_verdicts(apply_plans(findings, ops, plans))
     if not call_graph:
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
                       files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
@@ -308,12 +306,11 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
     return list(fresh.findings)
 
 
-def share_verdicts(findings: List[Finding], pool: Dict[Verdict, Verdict]) -> List[Finding]:
-    """``findings``, with each verdict replaced by the equal one in ``pool`` (added when new): each file's
-    findings come from their own rule run or cache entry, and transformers has 127k verdicts of which 1.3k
-    differ. Shared as each file's findings come in, the copies are freed at once (30 MB at transformers'
-    peak), and the report holds, pickles into the cache and loads each verdict once. Done in place, on
-    verdict maps no one else holds yet."""
+def share_verdicts(findings: List[Finding]) -> List[Finding]:
+    """``findings``, with equal verdicts made one object: each file's findings come from their own rule run or
+    cache entry, and transformers has 127k verdicts of which 1.3k differ. The report then holds, pickles into
+    the cache and loads each verdict once. Done in place, on verdict maps no one else holds yet."""
+    pool: Dict[Verdict, Verdict] = {}
     for finding in findings:
         verdicts = finding.verdicts
         for target, verdict in verdicts.items():
