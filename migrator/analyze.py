@@ -27,11 +27,14 @@ def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look
 
     ``look_up=False`` skips the cache read for a file the caller already found missing.
     """
-    if cache is not None:
-        cached = cached_result(source, cache) if look_up else None
-        return cached if cached is not None else analyze_new(source, cache).result
     data = _read(source)
-    return data if isinstance(data, FileResult) else _analyze(source, data)
+    if isinstance(data, FileResult):
+        return data
+    if cache is None:
+        return _analyze(source, data)
+    key = cache.key(source.rel, source.kind.value, data)
+    cached = _hit(cache, key, source) if look_up else None
+    return cached if cached is not None else _analysed(source, data, cache, key).result
 
 
 class Analysed(NamedTuple):
@@ -52,7 +55,10 @@ def analyze_new(source: SourceFile, cache: AnalysisCache) -> Analysed:
     data = _read(source)
     if isinstance(data, FileResult):
         return Analysed(data, data, None)
-    key = cache.key(source.rel, source.kind.value, data)
+    return _analysed(source, data, cache, cache.key(source.rel, source.kind.value, data))
+
+
+def _analysed(source: SourceFile, data: bytes, cache: AnalysisCache, key: str) -> Analysed:
     result = _analyze(source, data)
     stored = _as_cached(result)
     cache.put(key, stored)
