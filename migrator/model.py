@@ -198,7 +198,7 @@ Read = Tuple[str, str, Any, Any]
 @dataclass(frozen=True)
 class RuleResults:
     """One file's findings, and what its rules read of the project index to make them: they stand for any
-    index that answers those questions the same (``rules/reads.answers_hold``)."""
+    index that answers those questions the same (``rules/reads.Answers.hold``)."""
 
     findings: Tuple[Finding, ...]
     reads: Tuple[Read, ...]

@@ -178,7 +178,7 @@ def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Fi
             return analyze_file(source, look_up=False)
         new = analyze_new(source, cache)
         ctx = _WORKER_RULES
-        if ctx is not None and new.key is not None and (new.result.usages or kernel_usages(new.result)):
+        if ctx is not None and new.key is not None and _has_rule_input(new.result):
             cache.put(rules_key(cache, source.rel, new.key, ctx.targets), rule_results(new.result, ctx))
         return new.stored
     finally:
@@ -282,6 +282,12 @@ def rules_key(cache: AnalysisCache, rel: str, content: str, targets: Sequence[Ta
     return cache.key(rel, "rules", f"{content}:{[(t.id, t.version) for t in targets]!r}".encode())
 
 
+def _has_rule_input(result: FileResult) -> bool:
+    """Whether the rules have anything to judge in ``result`` (what ``rule_results`` hands them), known without
+    loading a cached result's usages."""
+    return bool(result.usages) or bool(kernel_usages(result))
+
+
 def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
     """The rules' findings for one file, with every question they asked of ``ctx.project`` and its answer."""
     project, answers = recording(ctx.project)
@@ -294,7 +300,7 @@ def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[Analysi
     """The rules' findings for one file: those kept for its content (its ``content`` key, as ``analyze_all``
     read it) and the targets, when the project index answers what their rules asked of it as it did then
     (a pool worker stores them before the index exists: ``_analyze_in_worker``); else the rules run again."""
-    if not (result.usages or kernel_usages(result)):
+    if not _has_rule_input(result):
         return []
     key = rules_key(cache, result.file.rel, content, ctx.targets) if cache is not None and content else None
     kept = cache.get_rule_results(key) if key is not None else None  # type: ignore[union-attr]

@@ -4,7 +4,7 @@ import pytest
 
 from migrator.model import ExtensionBuild, Span, Value
 from migrator.rules.base import ProjectIndex, backend_in
-from migrator.rules.reads import answers_hold, recording
+from migrator.rules.reads import Answers, recording
 
 NCCL = Value("str", "nccl")
 BUILD = ExtensionBuild(name="pkg._ext", api="torch.utils.cpp_extension.CUDAExtension", path="setup.py",
@@ -26,7 +26,7 @@ INDEX = ProjectIndex(constants={"cfg.BACKEND": NCCL}, extensions={"pkg._ext": BU
 def test_a_recorded_index_answers_as_the_index_and_notes_what_it_was_asked(ask):
     recorded, answers = recording(INDEX)
     assert ask(recorded) == ask(INDEX)
-    assert answers.reads and answers_hold(answers.reads, INDEX)
+    assert answers.reads and Answers(INDEX).hold(answers.reads)
 
 
 @pytest.mark.parametrize("ask, other, holds", [
@@ -49,7 +49,7 @@ def test_a_recorded_index_answers_as_the_index_and_notes_what_it_was_asked(ask):
 def test_findings_stand_for_an_index_that_answers_the_same(ask, other, holds):
     recorded, answers = recording(INDEX)
     ask(recorded)
-    assert answers_hold(answers.reads, other) is holds
+    assert Answers(other).hold(answers.reads) is holds
 
 
 def test_each_question_is_noted_once():

@@ -3,7 +3,7 @@
 A file's findings depend on its own usages, the targets, and a few cross-file facts (``ProjectIndex``): a
 constant another module defines, whether a name is one of the repo's extensions or modules, a TORCH_LIBRARY
 namespace, a triton kernel. The rules read those through ``recording(index)``, which notes each question
-and its answer. The findings then stand for any index that answers the same (``answers_hold``), which gives
+and its answer. The findings then stand for any index that answers the same (``Answers.hold``), which gives
 two things:
 
 * after an edit that changes the index (a constant added in one module), the other files' cached findings
@@ -22,7 +22,7 @@ query methods asked as a whole (``extension_of``, ``is_repo_module``). Anything 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 from ..model import Read
 from .base import ProjectIndex
@@ -36,11 +36,6 @@ def recording(index: ProjectIndex) -> Tuple[ProjectIndex, "Answers"]:
     ``RuleResults`` keeps."""
     answers = Answers(index)
     return _RecordedIndex(answers), answers  # type: ignore[return-value]
-
-
-def answers_hold(reads: Sequence[Read], index: ProjectIndex) -> bool:
-    """True when ``index`` answers every noted question as the index the notes were taken on did."""
-    return Answers(index).hold(reads)
 
 
 class Answers:
@@ -146,9 +141,3 @@ class _Recorded:
         if not isinstance(self._inner, Mapping):
             raise AttributeError("items")
         return self._ask("all")
-
-    def keys(self) -> List[Any]:
-        return list(self)
-
-    def values(self) -> List[Any]:
-        return [value for _, value in self.items()]
