@@ -66,6 +66,18 @@ def test_a_trusted_parse_builds_the_same_tree_as_a_checked_one():
     assert trusted.code == SOURCE
 
 
+def test_only_an_unvetted_text_has_its_nodes_validated(monkeypatch):
+    from libcst._nodes.base import CSTNode
+
+    checked = []
+    validate = CSTNode.__post_init__
+    monkeypatch.setattr(CSTNode, "__post_init__", lambda node: checked.append(node) or validate(node))
+    parse_python(SOURCE, valid=True)
+    assert checked == []
+    parse_python(SOURCE)
+    assert len(checked) > 100
+
+
 def test_nodes_are_validated_again_after_a_trusted_parse():
     parse_python(SOURCE, valid=True)
     with pytest.raises(cst.CSTValidationError):
