@@ -12,6 +12,7 @@ from .cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
+from .project import dtypes
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, VOCABULARY
 from .sources.cuda import read_cuda
@@ -77,7 +78,8 @@ def _as_cached(result: FileResult) -> FileResult:
     stages read beside them, so that a scan serving this file from the cache loads the rest only if it must."""
     if not result.usages:
         return result
-    shared = tuple(u for u in result.usages if read_by_inventory(u) or any(rule.reads(u) for rule in PROJECT_RULES))
+    shared = tuple(u for u in result.usages
+                   if read_by_inventory(u) or dtypes.reads(u) or any(rule.reads(u) for rule in PROJECT_RULES))
     return replace(result, usages=LazyUsages.of(result.usages), shared_usages=shared)
 
 

@@ -21,7 +21,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap
 from .inventory import OpMembership
-from .model import Blocker, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
+from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
 PATHS_CAP = 10**6
@@ -30,7 +30,8 @@ READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 
                      "runs = supported + partial + fallback findings, automatic/manual = rewrite findings, "
                      "ports/unsupported = blockers (one custom op = one port); "
                      "over findings on the training path (reachable), "
-                     "or all findings when no entry point was found; unknown left out; 100 when nothing is judged")
+                     "or all findings when no entry point was found; unknown left out; 100 when nothing is judged; "
+                     "training findings at their cause only (tests, tooling and sites of a cause reported elsewhere are left out)")
 #: Statuses whose findings run on the target (the readiness formula's ``runs``).
 RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
 BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
@@ -61,6 +62,11 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
     """``plans`` say how much of each custom op a target must port (the rest has a vendor call)."""
     reach = reach or {}
     finding_nodes = finding_nodes or {}
+    every = findings
+    findings = counted(findings)
+    left_out = {"test": sum(1 for f in every if f.context == Context.TEST),
+                "tooling": sum(1 for f in every if f.context == Context.TOOLING),
+                "sites": sum(1 for f in every if f.context == Context.TRAINING and f.root is not None)}
     judged_by_reach = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
     op_of = OpMembership(ops)
@@ -81,12 +87,19 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         effort = _effort(on_path, target.id, len(ops), port_lines, op_of, automatic, manual)
         effort["readiness_inputs"] = {"runs": runs, "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
-                                      "on_training_path": len(on_path), "all": len(findings),
+                                      "on_training_path": len(on_path), "all": len(every),
+                                      "left_out": left_out,
                                       "weights": dict(WEIGHTS), "reachability_judged": judged_by_reach}
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
                                        blockers=blockers, import_first=target.import_first))
     return tuple(summaries)
+
+
+def counted(findings: Sequence[Finding]) -> List[Finding]:
+    """What readiness, effort and blockers count: training findings at their cause (not tests, not tooling,
+    not a site of a cause reported at another finding: ``Finding.root``)."""
+    return [f for f in findings if f.context == Context.TRAINING and f.root is None]
 
 
 def readiness_score(runs: int, automatic: int, manual: int, ports: int, unsupported: int) -> float:

@@ -146,6 +146,22 @@ def maps_trace(native_functions: Path, out: Path) -> None:
     click.echo(f"wrote {out}")
 
 
+@maps.command("signatures")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("operator_maps/signatures.json"), show_default=True)
+def maps_signatures(out: Path) -> None:
+    """Regenerate the argument names of the APIs the vendors' notes are about (needs torch): a note on an
+    argument bites only a call that passes it."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        click.echo("`migrator maps signatures` reads torch's signatures: pip install torch==2.13.0", err=True)
+        sys.exit(2)
+    from .maps.signatures import noted_apis, write_signatures
+
+    click.echo(f"wrote {write_signatures(noted_apis(), out)}")
+
+
 @maps.command("show")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def maps_show(fmt: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping, Optional, Tuple, Union
+from typing import Any, FrozenSet, Mapping, Optional, Tuple, Union
 
 
 class Status(str, Enum):
@@ -163,6 +163,37 @@ class Edit:
     at: Optional[Span] = None
 
 
+class LimitKind(str, Enum):
+    """What a clause of a vendor's note is about (``maps/limits.py`` reads them)."""
+
+    DTYPE = "dtype"  # dtypes it leaves out: bites when the project computes in one of them
+    ARGUMENT = "argument"  # an argument's values: bites when the call passes it
+    PRODUCT = "product"  # another card than the target's training cards
+    BEHAVIOUR = "behaviour"  # runs on the host CPU, or for inference only: bites wherever used
+    TEMPLATE = "template"  # the docs' lone "fp32 only" placeholder
+    OTHER = "other"  # a shape or value condition no static scan can check
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One clause of a vendor's note on an API. ``dtypes``: the training dtypes it leaves out (``DTYPE``);
+    ``arguments``: the arguments it is about (``ARGUMENT``); ``bites``: settled for a call, ``None`` until then."""
+
+    kind: LimitKind
+    text: str
+    dtypes: FrozenSet[str] = frozenset()
+    arguments: Tuple[str, ...] = ()
+    bites: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class DtypeProfile:
+    """The float dtypes a project computes in: fp32 always, fp16 / bf16 where its code says so."""
+
+    dtypes: FrozenSet[str] = frozenset({"fp32"})
+    evidence: Tuple[str, ...] = ()  # "torch.bfloat16 at train.py:12": why each 16-bit dtype is in
+
+
 @dataclass(frozen=True)
 class Verdict:
     status: Status
@@ -171,6 +202,16 @@ class Verdict:
     suggestion: Optional[str] = None
     fixable: bool = False  # ``edit`` applies safely: it cannot change behaviour on the target
     edit: Optional[Edit] = None
+    #: vendor notes still to settle against the call and the project (``maps/limits.settle``); empty in a report
+    limits: Tuple[Limit, ...] = ()
+
+
+class Context(str, Enum):
+    """What part of a project a finding sits in: only ``training`` counts in readiness and blockers."""
+
+    TRAINING = "training"  # what a training run executes
+    TEST = "test"  # test files and test-only helpers
+    TOOLING = "tooling"  # packaging, benchmarks, export to other runtimes, CI and dev scripts
 
 
 @dataclass(frozen=True)
@@ -187,6 +228,9 @@ class Finding:
     ops: Tuple[str, ...] = ()
     scope: str = "<module>"
     reachable: Optional[bool] = None
+    context: Context = Context.TRAINING
+    #: the id of the finding at this one's cause (a device variable's binding): this one is a site of it
+    root: Optional[str] = None
 
 
 #: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),

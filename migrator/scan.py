@@ -19,6 +19,7 @@ from .cache import AnalysisCache
 from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
+from .project import in_project
 from .model import (Confidence, FileKind, FileResult, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
 from .resolve import module_name_for
@@ -223,6 +224,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
+    findings = in_project(findings, results)
     traced = None
     if trace is not None:
         from .trace.join import join_trace

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import Status, Verdict
+from ..model import Limit, Status, Verdict
+from .limits import parse_note, skip_limit
 from .load import TargetMap, load_json, torch_api_table
+from .signatures import api_parameters
 
 #: How aten-level reasons read in a message.
 _REASON_TEXT = {
@@ -21,9 +23,10 @@ _REASON_TEXT = {
 }
 #: Aggregation: the worst op decides, in this order.
 _ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
-#: OpInfo tests whose dtype skips mean the op misbehaves for that dtype on NPU.
-_SKIP_TESTS = ("test_compare_cpu", "test_backward", "test_dtypes", "test_variant_consistency_eager")
-_TRAINING_DTYPES = ("float32", "float16", "bfloat16")
+#: OpInfo tests whose dtype skips mean the op misbehaves for that dtype on NPU. ``test_backward`` and
+#: ``test_variant_consistency_eager`` run for float32 alone: a skip there disables a test class, it does not
+#: say fp32 fails (most of torch_npu's skips are those two).
+_SKIP_TESTS = ("test_compare_cpu", "test_dtypes")
 _FALLBACK = ("runs on the host CPU through the vendor's fallback (correct but slow; each call copies tensors "
              "between device and host)")
 
@@ -163,10 +166,11 @@ def _reason(target: TargetMap, reason: str) -> str:
 
 
 def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdict:
-    """The vendor's own word on the API: not supported, documented limits, tests that skip dtypes."""
+    """The vendor's own word on the API: not supported, documented limits, tests that skip dtypes. Limits are
+    attached as clauses to settle against the call and the project (``limits.py``), not read as ``partial``."""
     notes: List[str] = []
-    status = verdict.status
     sources = [verdict.source]
+    found: List[Limit] = []
     if documented is not None:
         entry, source = documented
         if entry.get("documented") == "N":
@@ -174,8 +178,7 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
             return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits} "
                            f"({verdict.message})", f"{source}; {verdict.source}")
         if entry.get("limitations"):
-            notes.append(f"vendor notes: {_clip(str(entry['limitations']))}")
-            status = Status.PARTIAL if status == Status.SUPPORTED else status
+            found.extend(parse_note(str(entry["limitations"]), api_parameters(api)))
             sources.append(source)
         if entry.get("validated") is False:
             notes.append("the vendor lists it as not validated")
@@ -183,14 +186,15 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
     skips = target.npu_skips(_opinfo_name(api))
     if skips is not None:
         entry, source = skips
-        dtypes = sorted({d for test in _SKIP_TESTS for d in entry.get(test, ()) if d in _TRAINING_DTYPES})
-        if dtypes:
-            notes.append(f"torch_npu skips its OpInfo tests for {', '.join(dtypes)} on NPU")
-            status = Status.PARTIAL if status == Status.SUPPORTED else status
-            sources.append(source)
-    if not notes:
+        for test in _SKIP_TESTS:
+            limit = skip_limit(entry.get(test, ()), test)
+            if limit is not None:
+                found.append(limit)
+                sources.append(source)
+    if not notes and not found:
         return verdict
-    return Verdict(status, f"{verdict.message}; " + "; ".join(notes), "; ".join(dict.fromkeys(sources)))
+    message = f"{verdict.message}; " + "; ".join(notes) if notes else verdict.message
+    return Verdict(verdict.status, message, "; ".join(dict.fromkeys(sources)), limits=tuple(found))
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -198,15 +202,17 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 def verdict_from_list(target: TargetMap, api: str, documented, note: str = "") -> Verdict:
-    """What the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml) says of ``api``."""
+    """What the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml) says of ``api``: supported,
+    with its notes as clauses to settle (``limits.py``)."""
     entry, source = documented
     limits = f": {_clip(str(entry['limitations']))}" if entry.get("limitations") else ""
     if entry.get("documented") == "N":
         return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
     if entry.get("validated") is False:
         return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
-    status = Status.PARTIAL if limits else Status.SUPPORTED
-    return Verdict(status, f"`{api}` is documented as supported on {target.id}{limits}{note}", source)
+    clauses = parse_note(str(entry["limitations"]), api_parameters(api)) if limits else ()
+    return Verdict(Status.SUPPORTED, f"`{api}` is documented as supported on {target.id}{note}", source,
+                   limits=clauses)
 
 
 def _opinfo_name(api: str) -> str:

@@ -124,7 +124,7 @@ def _finding_fields(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any
         "line": span.line, "col": span.col, "end_line": span.end_line, "end_col": span.end_col, "cell": span.cell,
         "api": finding.api, "ops": list(finding.ops), "snippet": finding.snippet,
         "confidence": finding.confidence._value_, "reachable": finding.reachable, "scope": finding.scope,
-        "node": nodes.get(finding.id),
+        "node": nodes.get(finding.id), "context": finding.context._value_, "root": finding.root,
     }
 
 

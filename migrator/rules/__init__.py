@@ -6,7 +6,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..model import Finding, Usage
+from ..maps.limits import for_call
+from ..maps.signatures import api_parameters
+from ..model import Finding, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
 from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet
@@ -50,6 +52,7 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             verdicts = rule.check(usage, ctx)
             if verdicts is None:
                 continue
+            verdicts = _argument_notes_settled(verdicts, usage)
             key = (rule.name, usage.api, normalised_snippet(usage.snippet))
             occurrences[key] += 1
             findings.append(Finding(
@@ -60,6 +63,15 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             ))
             break
     return findings
+
+
+def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:
+    """The vendor notes on an argument settled by what this call passes (``maps/limits.for_call``)."""
+    if not any(v.limits for v in verdicts.values()):
+        return verdicts
+    parameters = api_parameters(usage.api)
+    method = usage.kind == "method"
+    return {target: for_call(v, usage.args, parameters, method) for target, v in verdicts.items()}
 
 
 @lru_cache(maxsize=8)

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
+from ..maps.limits import parse_note
 from ..maps.load import TargetMap, ThirdParty
+from ..maps.signatures import api_parameters
 from ..names import longest
 from ..model import Category, Edit, ExtensionBuild, FileResult, Finding, Status, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
@@ -308,8 +310,8 @@ class RenamedCudaNames(CudaNames):
             return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
                            rule.source)
         if rule.status == "supported":
-            status = Status.PARTIAL if rule.limitations else Status.SUPPORTED
-            return Verdict(status, f"`{api}` is documented to work as written on {target.id}{limits}", rule.source)
+            return Verdict(Status.SUPPORTED, f"`{api}` is documented to work as written on {target.id}", rule.source,
+                           limits=parse_note(rule.limitations, api_parameters(api)) if rule.limitations else ())
         if rule.to:
             how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
             note = f" ({rule.note})" if rule.note else ""

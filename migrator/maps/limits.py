@@ -1,0 +1,215 @@
+"""The vendors' notes on an API, read as clauses that either can bite this project or cannot.
+
+A vendor's API list attaches free text to an API ("`input`仅支持fp16，fp32", "`approximate`参数仅支持设置为
+`tanh`", "针对Ascend 950DT, ..."). Read whole, any note made the API ``partial``, and most notes never bite:
+61 % of the dtype notes list fp32, fp16 *and* bf16; "`self`仅支持fp32" is a documentation template on
+``Tensor.size`` and ``nn.Module.train``; an argument note fires on calls that leave the argument at its default.
+
+So each note is split into clauses (``Limit``), each of one kind:
+
+- ``dtype``: the dtypes the note leaves out bite when the project computes in one of them
+  (``DtypeProfile``: fp32 always; fp16 / bf16 where the code casts to them, autocasts, or names them);
+- ``argument``: bites when the call passes that argument (by keyword, or at its position);
+- ``product``: about a card the target's default card is not (Ascend 950DT, inference cards);
+- ``behaviour``: says the API runs on the host CPU, or only for inference: bites wherever it is used;
+- ``template``: a lone "fp32 only", the docs' placeholder on 307 APIs, most with no dtype at all;
+- ``other``: a shape or value condition no static scan can check.
+
+``argument`` clauses are settled per call (``apply_rules`` has the call's arguments); ``dtype`` clauses once
+the project's dtypes are known (``settle``, after every file's findings). A verdict is ``partial`` through
+its notes only when one clause bites; the others stay in its message, said to be notes that cannot bite here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+
+from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
+
+#: The float dtypes a training run computes in; a note's other dtypes (integers, fp64, complex) bear on
+#: inputs the integer-input rule and the float64 rule judge on their own.
+TRAINING_DTYPES: Tuple[str, ...] = ("fp32", "fp16", "bf16")
+_DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp16", "float16": "fp16",
+                "half": "fp16", "bf16": "bf16", "bfloat16": "bf16", "fp64": "fp64", "float64": "fp64",
+                "double": "fp64"}
+_DTYPE_TOKEN = r"(?:bf16|fp16|fp32|fp64|uint8|uint16|int8|int16|int32|int64|bool|complex64|complex128|double)"
+#: "`input`仅支持bf16，fp16，fp32" / "`query`、`key`、`value`仅支持bf16、fp16和fp32" / "`dtype`仅支持..."
+_DTYPE_CLAUSE = re.compile(r"^(?:(?P<scope>[^：:`]*?)[：:]\s*)?(?P<names>(?:`[\w.]+`[、，,和/ ]*)+)(?:参数)?\s*"
+                           r"(?:仅|只)支持(?:输出)?(?:数据类型)?\s*(?P<dtypes>(?:" + _DTYPE_TOKEN + r"[、，,和 ]*)+)")
+#: Cards a clause may be about. The training cards cann runs on by default (Atlas A2: the 910B) bite.
+_OTHER_PRODUCTS = re.compile(r"Ascend\s*950|Atlas\s*(?:200|300|500|800I|推理)|推理系列|Atlas\s*训练系列产品")
+_DEFAULT_PRODUCT = re.compile(r"Atlas\s*A2")
+_BEHAVIOUR = re.compile(r"回退至CPU|仅CPU支持|仅支持推理|不支持训练")
+#: Conditions on a feature the call alone does not show (graph capture, compilation modes)
+_FEATURE = re.compile(r"Graph|graph|torch\.compile|jit_compile|使能场景")
+#: Names in a note that are the API's tensors, not arguments a call chooses.
+_TENSOR_NAMES = frozenset({"input", "self", "other", "tensor", "x", "q", "k", "v", "query", "key", "value",
+                           "output", "out", "target", "index", "src", "weights", "weight", "params", "vertices",
+                           "output_tensor", "log_probs", "Tensor", "Tensor.shape", "dtype"})
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+DEFAULT_PROFILE = DtypeProfile()
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+
+@lru_cache(maxsize=None)
+def parse_note(note: str, parameters: Optional[Tuple[str, ...]] = None) -> Tuple[Limit, ...]:
+    """A vendor's note as clauses. ``parameters``: the API's argument names, where known (``signatures``)."""
+    return tuple(_clause(text, parameters) for text in _clauses(note))
+
+
+def _clauses(note: str) -> Iterable[str]:
+    note = re.sub(r"```.*?(```|$)", " ", note, flags=re.DOTALL)  # examples of code, not clauses
+    for part in re.split(r"\n|\s/\s|；|(?<=。)", note):
+        text = part.strip().lstrip("-").strip()
+        if text:
+            yield text
+
+
+def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
+    if _OTHER_PRODUCTS.search(text) and not _DEFAULT_PRODUCT.search(text):
+        return Limit(LimitKind.PRODUCT, text)
+    if _BEHAVIOUR.search(text):
+        return Limit(LimitKind.BEHAVIOUR, text)
+    if _FEATURE.search(text):
+        return Limit(LimitKind.OTHER, text)
+    match = _DTYPE_CLAUSE.match(text)
+    if match is not None:
+        names = re.findall(r"`([\w.]+)`", match.group("names"))
+        allowed = {_DTYPE_NAMES.get(d, d) for d in re.findall(_DTYPE_TOKEN, match.group("dtypes"))}
+        if allowed == {"fp32"} and not match.group("scope"):
+            return Limit(LimitKind.TEMPLATE, text)
+        if all(name in _TENSOR_NAMES for name in names):
+            return Limit(LimitKind.DTYPE, text, dtypes=frozenset(set(TRAINING_DTYPES) - allowed))
+    arguments = _arguments_in(text, parameters)
+    if arguments:
+        return Limit(LimitKind.ARGUMENT, text, arguments=arguments)
+    return Limit(LimitKind.OTHER, text)
+
+
+def _arguments_in(text: str, parameters: Optional[Tuple[str, ...]]) -> Tuple[str, ...]:
+    """The API's arguments a clause names: any identifier that is one of ``parameters`` (where the signature
+    is known), else the back-quoted names that are not the API's tensors."""
+    if parameters is not None:
+        named = [name for name in _IDENTIFIER.findall(text) if name in parameters and name not in _TENSOR_NAMES]
+    else:
+        named = [name.strip('"') for name in re.findall(r"`([\w\"]+)`", text)
+                 if name.strip('"') not in _TENSOR_NAMES and "." not in name]
+    return tuple(dict.fromkeys(named))
+
+
+def skip_limit(skipped: Sequence[str], test: str) -> Optional[Limit]:
+    """An OpInfo test torch_npu skips for some training dtypes: ``test_dtypes`` (the dtypes an op claims do not
+    hold) as a dtype clause; ``test_compare_cpu`` (results differ from the CPU's) as a precision note."""
+    dtypes = frozenset(_DTYPE_NAMES[d] for d in skipped if _DTYPE_NAMES.get(d) in TRAINING_DTYPES)
+    if not dtypes:
+        return None
+    if test == "test_dtypes":
+        return Limit(LimitKind.DTYPE, f"torch_npu skips its OpInfo dtype test for {', '.join(sorted(dtypes))} on "
+                     "NPU", dtypes=dtypes)
+    return Limit(LimitKind.OTHER, f"torch_npu skips its OpInfo test {test} for {', '.join(sorted(dtypes))} on NPU "
+                 "(results differ from the CPU's: precision, or a random op)")
+
+
+# ------------------------------------------------------------------------------------------ settling
+
+
+def with_limits(verdict: Verdict, limits: Sequence[Limit], source: Optional[str] = None) -> Verdict:
+    """``verdict`` carrying ``limits`` to settle; its status is what it would be if none bit."""
+    if not limits:
+        return verdict
+    sources = verdict.source if source is None or source in verdict.source else f"{verdict.source}; {source}"
+    return replace(verdict, source=sources, limits=verdict.limits + tuple(limits))
+
+
+def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tuple[str, ...]],
+             method: bool) -> Verdict:
+    """``verdict`` with its argument clauses settled by what the call passes: a keyword, or a positional
+    argument at the parameter's place (``method``: the receiver is not among ``args``)."""
+    if not any(limit.kind == LimitKind.ARGUMENT and limit.bites is None for limit in verdict.limits):
+        return verdict
+    keywords = {a.keyword for a in args if a.keyword}
+    positional = sum(1 for a in args if a.keyword is None)
+    starred = any(a.keyword == "**" or (a.value.text or "").startswith("*") for a in args)
+
+    def passed(name: str) -> bool:
+        if name in keywords or starred:
+            return True
+        if parameters is None:  # no signature: a positional argument past the input may be this one
+            return positional > (0 if method else 1)
+        if name not in parameters:
+            return False
+        place = parameters.index(name)
+        return place < positional and ("*" not in parameters or place < parameters.index("*"))
+
+    settled = tuple(replace(limit, bites=all(map(passed, limit.arguments)))
+                    if limit.kind == LimitKind.ARGUMENT and limit.bites is None else limit for limit in verdict.limits)
+    return replace(verdict, limits=settled)
+
+
+def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
+    """The verdict a project reads: ``partial`` when a clause bites (a dtype it computes in, an argument the
+    call passes, a behaviour), its own status otherwise; every clause named in the message either way."""
+    if not verdict.limits:
+        return verdict
+    biting, idle = [], []
+    for limit in verdict.limits:
+        (biting if _bites(limit, profile) else idle).append(limit)
+    status = Status.PARTIAL if biting and verdict.status == Status.SUPPORTED else verdict.status
+    parts = [verdict.message]
+    if biting:
+        parts.append("vendor notes that bite here: " + "; ".join(_clip(l.text) for l in biting))
+    if idle:
+        parts.append("vendor notes that cannot bite here: " + "; ".join(f"{_clip(l.text)} ({_why_not(l, profile)})"
+                                                                        for l in idle))
+    return replace(verdict, status=status, message="; ".join(parts), limits=())
+
+
+def _bites(limit: Limit, profile: DtypeProfile) -> bool:
+    if limit.kind == LimitKind.DTYPE:
+        return bool(limit.dtypes & profile.dtypes)
+    if limit.kind == LimitKind.ARGUMENT:
+        return limit.bites is not False
+    return limit.kind == LimitKind.BEHAVIOUR
+
+
+def describe(profile: DtypeProfile) -> str:
+    return ", ".join(d for d in TRAINING_DTYPES if d in profile.dtypes)
+
+
+def _why_not(limit: Limit, profile: DtypeProfile) -> str:
+    if limit.kind == LimitKind.DTYPE:
+        return f"the project computes in {describe(profile)}"
+    if limit.kind == LimitKind.ARGUMENT:
+        return f"this call leaves {', '.join(f'`{a}`' for a in limit.arguments)} at the default"
+    if limit.kind == LimitKind.PRODUCT:
+        return "about another card than the target's training cards"
+    if limit.kind == LimitKind.TEMPLATE:
+        return "the docs' fp32-only template, on 307 APIs including Tensor.size"
+    if limit.text.startswith("torch_npu skips"):
+        return "a test skip on precision, not a limit"
+    return "a shape, value or feature condition a static scan cannot check"
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def settle_all(verdicts: Mapping[str, Verdict], profile: DtypeProfile,
+               memo: Dict[Tuple[int, FrozenSet[str]], Verdict]) -> Mapping[str, Verdict]:
+    """Every verdict of a finding settled; ``memo`` keeps one settled verdict per verdict object."""
+    if not any(v.limits for v in verdicts.values()):
+        return verdicts
+    out = {}
+    for target, verdict in verdicts.items():
+        key = (id(verdict), profile.dtypes)
+        if key not in memo:
+            memo[key] = settle(verdict, profile)
+        out[target] = memo[key]
+    return out

@@ -1,0 +1,38 @@
+"""Which part of a project a file is: what a training run executes, its tests, or its tooling (packaging,
+benchmarks, export to other runtimes, CI and documentation). Only training findings count in readiness."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..model import Category, Context
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "unit_tests", "test_utils"})
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$")
+_TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
+                           "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
+                           "tensorrt_llm", "deploy", "deployment"})
+_TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*_benchmark|"
+                           r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*)\.py$")
+
+
+@lru_cache(maxsize=4096)
+def path_context(path: str) -> Context:
+    """From a repository-relative POSIX path alone."""
+    *folders, name = path.split("/")
+    lowered = [f.lower() for f in folders]
+    if any(f in _TEST_DIRS for f in lowered) or _TEST_FILE.match(name.lower()):
+        return Context.TEST
+    if any(f in _TOOLING_DIRS for f in lowered) or _TOOLING_FILE.match(name.lower()):
+        return Context.TOOLING
+    return Context.TRAINING
+
+
+def context_of(path: str, category: Category) -> Context:
+    """A custom operator's build (``setup.py``) and kernels are what training calls: training wherever they
+    are written, unless they sit among the tests."""
+    context = path_context(path)
+    if context == Context.TOOLING and category == Category.CUSTOM_OP:
+        return Context.TRAINING
+    return context
