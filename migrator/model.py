@@ -231,6 +231,8 @@ class Finding:
     context: Context = Context.TRAINING
     #: the id of the finding at this one's cause (a device variable's binding): this one is a site of it
     root: Optional[str] = None
+    #: where the value this finding judges was set, when it came through a name (``project/roots.py``)
+    cause: Optional[Span] = None
 
 
 #: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),

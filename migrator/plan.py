@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
 
-from .assess import HOURS, RUNS, readiness_score
+from .assess import HOURS, RUNS, counted, readiness_score
 from .inventory import OpMembership
 from .model import Blocker, Finding, Report, Status, TargetSummary
 
@@ -84,8 +84,9 @@ def phase_of(finding: Finding, target: str, membership: OpMembership) -> int:
 
 
 def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> MigrationPlan:
-    judged = any(f.reachable is not None for f in report.findings)
-    on_path = [f for f in report.findings if f.reachable is not False] if judged else list(report.findings)
+    findings = counted(report.findings)
+    judged = any(f.reachable is not None for f in findings)
+    on_path = [f for f in findings if f.reachable is not False] if judged else findings
     phase = {f.id: phase_of(f, target.id, membership) for f in report.findings}
     by_phase: Dict[int, List[Finding]] = {}
     for finding in on_path:

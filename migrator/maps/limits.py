@@ -75,7 +75,7 @@ def _clauses(note: str) -> Iterable[str]:
 def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
     if _OTHER_PRODUCTS.search(text) and not _DEFAULT_PRODUCT.search(text):
         return Limit(LimitKind.PRODUCT, text)
-    if _BEHAVIOUR.search(text):
+    if _BEHAVIOUR.search(text) or ("不支持反向" in text and "`target`" not in text):  # no backward: training
         return Limit(LimitKind.BEHAVIOUR, text)
     if _FEATURE.search(text):
         return Limit(LimitKind.OTHER, text)

@@ -8,7 +8,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Finding, Usage, Verdict
+from ..model import Category, Finding, Span, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
 from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet
@@ -59,10 +59,23 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
                 id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
                 rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
                 snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
-                ops=rule.ops(usage, ctx),
+                ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
             ))
             break
     return findings
+
+
+#: Categories whose findings judge a value that may come through a name (a device, a backend).
+_FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
+
+
+def _cause(usage: Usage) -> Optional[Span]:
+    """Where the value an argument came through was set (``device = 'cuda'`` for ``x.to(device)``)."""
+    for arg in usage.args:
+        for value in (arg.value, *arg.value.options):
+            if value.via and value.origin is not None and value.origin.line:
+                return value.origin
+    return None
 
 
 def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:

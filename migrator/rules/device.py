@@ -256,7 +256,7 @@ class DeviceCall(Rule):
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="from torch import cuda\nimport torch_npu\nn = torch_npu.npu.device_count()\n")),
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
         Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\ng = torch.npu.NPUGraph()\n",

@@ -190,7 +190,7 @@ class DistributedWrapper(Rule):
     examples = (
         Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
                 "m = DDP(torch.nn.Linear(2, 2), device_ids=[0])\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.PARTIAL, kunlun=Status.SUPPORTED)),
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
         Valid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
     )
     _APIS = {

@@ -31,7 +31,11 @@ class TorchOp(Rule):
     methods (`x.masked_fill`) and optimizers (`torch.optim.AdamW`, with its `fused=` / `foreach=` path).
     It looks up the aten ops the API runs, traced from PyTorch's own samples forward and backward, in
     each target's operator map, and refines that with the vendor's API list (documented limits, dtypes).
-    Verdicts: `supported`, `partial` (documented limits), `fallback` (names the ops that run on the CPU),
+    A vendor's note on the API is read clause by clause (`maps/limits.py`): a dtype clause bites when
+    the project computes in a dtype it leaves out (fp32 always; fp16 / bf16 where the code casts to them,
+    autocasts or names them), an argument clause when the call passes that argument, a clause on another
+    card never; a note that cannot bite stays in the message, said to be one.
+    Verdicts: `supported`, `partial` (a documented limit that bites), `fallback` (names the ops that run on the CPU),
     `unsupported` (documented as such), `rewrite` (an integer input where the vendor documents floats
     only) and `unknown` (no data: never guessed).
 
@@ -51,12 +55,19 @@ class TorchOp(Rule):
     category = Category.OP
     summary = "torch operators, modules and optimizers"
     examples = (
-        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n",
+        # Ascend's note on `approximate` bites a call that passes it, not one that leaves the default
+        Invalid("import torch.nn.functional as F\ny = F.gelu(x, approximate='none')\n",
                 expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n", expect=Status.SUPPORTED),
+        # "`input` fp16, fp32 only" bites a project that computes in bf16, not an fp32 one
+        Invalid("import torch\nmodel = torch.nn.Linear(4, 4).bfloat16()\n",
+                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+        Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n", expect=Status.SUPPORTED),
+        # Cambricon documents no `decimals`: the call that passes it is partial there
+        Invalid("import torch\ny = torch.round(x, decimals=2)\n",
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.PARTIAL, kunlun=Status.SUPPORTED)),
         Invalid("import torch\nz = torch.matmul(a, b)\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
-        Invalid("import torch\ny = torch.nn.functional.scaled_dot_product_attention(q, k, v)\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
     )

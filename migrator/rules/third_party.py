@@ -160,7 +160,7 @@ class TorchCompile(Rule):
     summary = "torch.compile"
     examples = (
         Invalid("import torch\n@torch.compile\ndef f(x):\n    return x * 2\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
         Valid("import torch\nm = torch.jit.script(torch.nn.Linear(2, 2))\n"),
     )
 
