@@ -73,7 +73,7 @@ def _clauses(note: str) -> Iterable[str]:
 
 
 def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
-    if _OTHER_PRODUCTS.search(text) and not _DEFAULT_PRODUCT.search(text):
+    if _about_another_card(text):
         return Limit(LimitKind.PRODUCT, text)
     if _BEHAVIOUR.search(text) or ("不支持反向" in text and "`target`" not in text):  # no backward: training
         return Limit(LimitKind.BEHAVIOUR, text)
@@ -91,6 +91,15 @@ def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
     if arguments:
         return Limit(LimitKind.ARGUMENT, text, arguments=arguments)
     return Limit(LimitKind.OTHER, text)
+
+
+def _about_another_card(text: str) -> bool:
+    """"针对Ascend 950DT，... 和Atlas A2 ...存在差异" is about the 950DT (the A2 is what it is compared with): the
+    card a clause is about is named before its first comma or colon, else anywhere in it."""
+    head = re.split(r"[，,：:]", text, maxsplit=1)[0]
+    if _OTHER_PRODUCTS.search(head):
+        return not _DEFAULT_PRODUCT.search(head)
+    return bool(_OTHER_PRODUCTS.search(text)) and not _DEFAULT_PRODUCT.search(text)
 
 
 def _arguments_in(text: str, parameters: Optional[Tuple[str, ...]]) -> Tuple[str, ...]:

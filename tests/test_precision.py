@@ -1,0 +1,189 @@
+"""Precision: a finding is something a migration engineer acts on. Vendor notes bite only where they can
+(the project's dtypes, the call's arguments, the target's card), tests and tooling are their own context, and
+one cause is one finding however many sites use it."""
+import pytest
+
+from migrator.maps.limits import for_call, parse_note, settle
+from migrator.model import Argument, DtypeProfile, LimitKind, Status, Value, Verdict
+
+from .conftest import by_rule
+
+BF16 = DtypeProfile(frozenset({"fp32", "bf16"}))
+FP32 = DtypeProfile()
+
+
+# ------------------------------------------------------------------------------ reading vendor notes
+
+
+@pytest.mark.parametrize("note, kinds", [
+    pytest.param("`input`仅支持fp16，fp32", [LimitKind.DTYPE], id="dtype-list"),
+    pytest.param("`query`、`key`、`value`仅支持bf16、fp16和fp32。", [LimitKind.DTYPE], id="dtype-list-several-tensors"),
+    pytest.param("`self`仅支持fp32", [LimitKind.TEMPLATE], id="lone-fp32-template"),
+    pytest.param("- `input`仅支持bf16，fp16，fp32 / - `approximate`参数仅支持设置为`tanh`",
+                 [LimitKind.DTYPE, LimitKind.ARGUMENT], id="dtype-and-argument"),
+    pytest.param("`self`仅支持int64 / - 针对Ascend 950DT，由于硬件差异，在索引存在重复的情况下，精度可能和Atlas A2 训练系列产品"
+                 "/Atlas A3 训练系列产品存在差异", [LimitKind.DTYPE, LimitKind.PRODUCT], id="another-card"),
+    pytest.param("`input`仅支持fp16，fp32 / - 可能回退至CPU执行", [LimitKind.DTYPE, LimitKind.BEHAVIOUR], id="cpu-fallback"),
+    pytest.param("当前仅支持推理场景，不支持训练场景", [LimitKind.BEHAVIOUR], id="inference-only"),
+    pytest.param("不支持反向求梯度。", [LimitKind.BEHAVIOUR], id="no-backward"),
+    pytest.param("输入最大支持6维", [LimitKind.OTHER], id="shape-condition"),
+    pytest.param("`params`仅支持bf16，fp16，fp32 / ``` / optimizer = torch.optim.AdamW(p, foreach=False) / ```",
+                 [LimitKind.DTYPE], id="code-example-is-no-clause"),
+])
+def test_a_note_reads_as_clauses_of_a_kind(note, kinds):
+    assert [limit.kind for limit in parse_note(note)] == kinds
+
+
+def test_a_dtype_clause_names_the_training_dtypes_it_leaves_out():
+    (limit,) = parse_note("`input`仅支持fp16，fp32，uint8，int8，int16，int32，int64")
+    assert limit.dtypes == {"bf16"}
+
+
+def _verdict(note: str, parameters=None) -> Verdict:
+    return Verdict(Status.SUPPORTED, "all ops have kernels", "docs", limits=parse_note(note, parameters))
+
+
+@pytest.mark.parametrize("profile, status", [
+    pytest.param(BF16, Status.PARTIAL, id="bf16-project"),
+    pytest.param(FP32, Status.SUPPORTED, id="fp32-project"),
+])
+def test_a_dtype_clause_bites_a_project_that_computes_in_a_dtype_it_leaves_out(profile, status):
+    settled = settle(_verdict("`input`仅支持fp16，fp32"), profile)
+    assert settled.status == status and settled.limits == ()
+    assert "`input`仅支持fp16，fp32" in settled.message  # either way the note stays readable
+
+
+@pytest.mark.parametrize("args, bites", [
+    pytest.param([Argument(None, Value("other"))], False, id="default"),
+    pytest.param([Argument(None, Value("other")), Argument("approximate", Value("str", "none"))], True, id="keyword"),
+    pytest.param([Argument(None, Value("other")), Argument(None, Value("str", "none"))], True, id="positional"),
+])
+def test_an_argument_clause_bites_a_call_that_passes_the_argument(args, bites):
+    verdict = _verdict("`approximate`参数仅支持设置为`tanh`", ("input", "approximate"))
+    settled = settle(for_call(verdict, args, ("input", "approximate"), method=False), FP32)
+    assert (settled.status == Status.PARTIAL) is bites
+    assert ("leaves `approximate` at the default" in settled.message) is not bites
+
+
+def test_a_keyword_only_argument_is_not_passed_by_position():
+    verdict = _verdict("`stable`仅支持True", ("input", "dim", "descending", "*", "stable"))
+    call = [Argument(None, Value("other")), Argument(None, Value("int", "0")), Argument(None, Value("other"))]
+    assert settle(for_call(verdict, call, ("input", "dim", "descending", "*", "stable"), False), FP32).status \
+        == Status.SUPPORTED
+
+
+# ------------------------------------------------------------------------------ on real code
+
+MODEL = '''
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.proj(x)
+'''
+
+
+def _cann(findings, api):
+    return [f.verdicts["cann"].status for f in findings if f.api == api]
+
+
+def test_a_bf16_project_keeps_the_real_bf16_limit_and_an_fp32_one_does_not(scan_tree):
+    fp32 = scan_tree({"model.py": MODEL, "train.py": "from model import Block\nm = Block(8)\n"}, ["cann"])
+    assert _cann(fp32.findings, "torch.nn.Linear") == [Status.SUPPORTED]
+    bf16 = scan_tree({"train.py": "import torch\nfrom model import Block\nm = Block(8)\n"
+                                  "with torch.autocast('cuda', dtype=torch.bfloat16):\n    y = m(x)\n"}, ["cann"])
+    assert _cann(bf16.findings, "torch.nn.Linear") == [Status.PARTIAL]
+    (linear,) = [f for f in bf16.findings if f.api == "torch.nn.Linear"]
+    assert "vendor notes that bite here: `input`仅支持fp16，fp32" in linear.verdicts["cann"].message
+
+
+def test_autocast_without_a_dtype_is_fp16(scan_tree):
+    report = scan_tree({"train.py": "import torch\nfrom torch.cuda.amp import autocast\nwith autocast():\n"
+                                    "    y = torch.nn.functional.gelu(x)\n"}, ["cann"])
+    (gelu,) = [f for f in report.findings if f.api == "torch.nn.functional.gelu"]
+    assert "the project computes in fp32, fp16" in gelu.verdicts["cann"].message
+
+
+def test_doc_templates_and_other_cards_never_make_partial(scan_code):
+    code = ("import torch\nloss = model(x).sum()\nloss.backward()\ny = x.detach()\n"
+            "idx = torch.zeros(3, dtype=torch.long)\nt = src.index_put_((idx,), vals)\n")
+    statuses = {f.api: f.verdicts["cann"].status for f in by_rule(scan_code(code, ["cann"]), "torch-op")}
+    assert statuses["torch.Tensor.backward"] == Status.SUPPORTED
+    assert statuses["torch.Tensor.detach"] == Status.SUPPORTED
+
+
+# ------------------------------------------------------------------------------ contexts
+
+
+@pytest.mark.parametrize("path, context", [
+    pytest.param("train.py", "training", id="entry"),
+    pytest.param("pkg/models/vit.py", "training", id="library"),
+    pytest.param("tools/train_net.py", "training", id="tools-train"),
+    pytest.param("tests/test_models.py", "test", id="tests-folder"),
+    pytest.param("pkg/ops_test.py", "test", id="test-suffix"),
+    pytest.param("conftest.py", "test", id="conftest"),
+    pytest.param("setup.py", "tooling", id="packaging"),
+    pytest.param("benchmarks/bench_attention.py", "tooling", id="benchmark"),
+    pytest.param("megatron/core/export/trtllm/trtllm_helper.py", "tooling", id="export-to-tensorrt"),
+    pytest.param("scripts/onnx_export.py", "tooling", id="onnx-export"),
+])
+def test_a_path_is_training_test_or_tooling(path, context):
+    from migrator.model import Category
+    from migrator.project.contexts import context_of
+
+    assert context_of(path, Category.DEVICE).value == context
+
+
+def test_a_custom_op_build_in_setup_py_is_training(scan_tree):
+    report = scan_tree({
+        "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                    "setup(ext_modules=[CUDAExtension('pkg._ops', ['csrc/ops.cu'])])\n",
+        "csrc/ops.cu": "__global__ void k(float* x) { x[0] = 1; }\n",
+        "tests/test_sync.py": "import torch\ndef test_sync():\n    torch.cuda.synchronize()\n",
+        "train.py": "import torch\ntorch.cuda.synchronize()\n",
+    }, ["cann"])
+    contexts = {(f.path, f.rule): f.context.value for f in report.findings}
+    assert contexts[("setup.py", "extension-build")] == "training"
+    assert contexts[("tests/test_sync.py", "device-call")] == "test"
+    assert contexts[("train.py", "device-call")] == "training"
+    inputs = report.targets[0].effort["readiness_inputs"]
+    assert inputs["left_out"]["test"] == 1 and inputs["all"] > inputs["on_training_path"]
+
+
+# ------------------------------------------------------------------------------ one cause, one finding
+
+NANOGPT_STYLE = '''
+import torch
+
+device = 'cuda'
+x = torch.zeros(4, device=device)
+y = torch.ones(4).to(device)
+model = Net().to(device)
+'''
+
+
+def test_uses_of_a_device_variable_are_sites_of_one_root(scan_code):
+    findings = [f for f in scan_code(NANOGPT_STYLE, ["cann"]) if f.verdicts["cann"].status == Status.REWRITE]
+    roots = [f for f in findings if f.root is None]
+    assert [(f.rule, f.span.line) for f in roots] == [("device-string", 4)]  # the binding is the cause
+    assert len(findings) == 4
+    assert {f.root for f in findings if f.root} == {roots[0].id}
+    assert all(f.verdicts["cann"].status == Status.REWRITE for f in findings)  # a site keeps its verdict
+
+
+def test_a_device_string_written_at_each_call_is_its_own_cause(scan_code):
+    code = "import torch\nx = torch.zeros(4, device='cuda')\ny = torch.ones(4, device='cuda')\n"
+    findings = [f for f in scan_code(code, ["cann"]) if f.verdicts["cann"].status == Status.REWRITE]
+    assert len(findings) == 2 and all(f.root is None for f in findings)
+
+
+def test_sites_do_not_count_in_readiness(scan_tree):
+    once = scan_tree({"train.py": NANOGPT_STYLE}, ["cann"]).targets[0]
+    assert once.effort["readiness_inputs"]["left_out"]["sites"] == 3
+    assert once.effort["readiness_inputs"]["manual"] + once.effort["readiness_inputs"]["automatic"] == 1
