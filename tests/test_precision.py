@@ -60,7 +60,7 @@ def test_a_dtype_clause_bites_a_project_that_computes_in_a_dtype_it_leaves_out(p
 ])
 def test_an_argument_clause_bites_a_call_that_passes_the_argument(args, bites):
     verdict = _verdict("`approximate`参数仅支持设置为`tanh`", ("input", "approximate"))
-    settled = settle(for_call(verdict, args, ("input", "approximate"), method=False), FP32)
+    settled = settle(for_call(verdict, args, ("input", "approximate")), FP32)
     assert (settled.status == Status.PARTIAL) is bites
     assert ("leaves `approximate` at the default" in settled.message) is not bites
 
@@ -68,7 +68,7 @@ def test_an_argument_clause_bites_a_call_that_passes_the_argument(args, bites):
 def test_a_keyword_only_argument_is_not_passed_by_position():
     verdict = _verdict("`stable`仅支持True", ("input", "dim", "descending", "*", "stable"))
     call = [Argument(None, Value("other")), Argument(None, Value("int", "0")), Argument(None, Value("other"))]
-    assert settle(for_call(verdict, call, ("input", "dim", "descending", "*", "stable"), False), FP32).status \
+    assert settle(for_call(verdict, call, ("input", "dim", "descending", "*", "stable")), FP32).status \
         == Status.SUPPORTED
 
 

@@ -37,12 +37,17 @@ _DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp1
                 "double": "fp64"}
 _DTYPE_TOKEN = r"(?:bf16|fp16|fp32|fp64|uint8|uint16|int8|int16|int32|int64|bool|complex64|complex128|double)"
 #: "`input`仅支持bf16，fp16，fp32" / "`query`、`key`、`value`仅支持bf16、fp16和fp32" / "`dtype`仅支持..."
-_DTYPE_CLAUSE = re.compile(r"^(?:(?P<scope>[^：:`]*?)[：:]\s*)?(?P<names>(?:`[\w.]+`[、，,和/ ]*)+)(?:参数)?\s*"
-                           r"(?:仅|只)支持(?:输出)?(?:数据类型)?\s*(?P<dtypes>(?:" + _DTYPE_TOKEN + r"[、，,和 ]*)+)")
+_DTYPE_LIST = (r"(?P<names>(?:`[\w.]+`[、，,和/ ]*)+)(?:参数)?\s*(?:仅|只)支持(?:输出)?(?:数据类型)?\s*"
+               r"(?P<dtypes>(?:" + _DTYPE_TOKEN + r"[、，,和 ]*)+)")
+_DTYPE_CLAUSE = re.compile(r"^(?:(?P<scope>[^：:`]*?)[：:]\s*)?" + _DTYPE_LIST)
+#: the same list under a condition: "属性`mode`为constant时，`input`仅支持..."
+_DTYPE_WITHIN = re.compile(_DTYPE_LIST)
 #: Cards a clause may be about. The training cards cann runs on by default (Atlas A2: the 910B) bite.
 _OTHER_PRODUCTS = re.compile(r"Ascend\s*950|Atlas\s*(?:200|300|500|800I|推理)|推理系列|Atlas\s*训练系列产品")
 _DEFAULT_PRODUCT = re.compile(r"Atlas\s*A2")
 _BEHAVIOUR = re.compile(r"回退至CPU|仅CPU支持|仅支持推理|不支持训练")
+#: Words that make a clause a limit rather than a description ("创建序列大小为`steps`的1维向量" describes)
+_LIMITING = re.compile(r"仅|只|不支持|不能|不可|需|必须|限制|不超过|大于|小于|取值|为nan|为inf|暂不")
 #: Conditions on a feature the call alone does not show (graph capture, compilation modes)
 _FEATURE = re.compile(r"Graph|graph|torch\.compile|jit_compile|使能场景")
 #: Names in a note that are the API's tensors, not arguments a call chooses.
@@ -79,15 +84,18 @@ def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
         return Limit(LimitKind.BEHAVIOUR, text)
     if _FEATURE.search(text):
         return Limit(LimitKind.OTHER, text)
-    match = _DTYPE_CLAUSE.match(text)
+    match = _DTYPE_CLAUSE.match(text) or _DTYPE_WITHIN.search(text)
     if match is not None:
         names = re.findall(r"`([\w.]+)`", match.group("names"))
         allowed = {_DTYPE_NAMES.get(d, d) for d in re.findall(_DTYPE_TOKEN, match.group("dtypes"))}
-        if allowed == {"fp32"} and not match.group("scope"):
+        if allowed == {"fp32"} and not match.groupdict().get("scope"):
             return Limit(LimitKind.TEMPLATE, text)
         if all(name in _TENSOR_NAMES for name in names):
-            return Limit(LimitKind.DTYPE, text, dtypes=frozenset(set(TRAINING_DTYPES) - allowed))
-    arguments = _arguments_in(text, parameters)
+            # a list with no float dtype is about indices, masks or complex numbers, not what training
+            # computes in (integer inputs are the integer-input check's: ``rules/ops._integer_input``)
+            floats = allowed & set(TRAINING_DTYPES)
+            return Limit(LimitKind.DTYPE, text, dtypes=frozenset(set(TRAINING_DTYPES) - allowed) if floats else frozenset())
+    arguments = _arguments_in(text, parameters) if _LIMITING.search(text) else ()
     if arguments:
         return Limit(LimitKind.ARGUMENT, text, arguments=arguments)
     return Limit(LimitKind.OTHER, text)
@@ -137,23 +145,20 @@ def with_limits(verdict: Verdict, limits: Sequence[Limit], source: Optional[str]
     return replace(verdict, source=sources, limits=verdict.limits + tuple(limits))
 
 
-def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tuple[str, ...]],
-             method: bool) -> Verdict:
-    """``verdict`` with its argument clauses settled by what the call passes: a keyword, or a positional
-    argument at the parameter's place (``method``: the receiver is not among ``args``)."""
+def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tuple[str, ...]]) -> Verdict:
+    """``verdict`` with its argument clauses settled by what the call passes: every argument a clause names,
+    by keyword, or positionally at the parameter's place in ``parameters`` (which leaves out a method's
+    receiver, as a method call's ``args`` do)."""
     if not any(limit.kind == LimitKind.ARGUMENT and limit.bites is None for limit in verdict.limits):
         return verdict
     keywords = {a.keyword for a in args if a.keyword}
     positional = sum(1 for a in args if a.keyword is None)
-    starred = any(a.keyword == "**" or (a.value.text or "").startswith("*") for a in args)
 
-    def passed(name: str) -> bool:
-        if name in keywords or starred:
+    def passed(name: str) -> bool:  # (``*args`` / ``**kwargs`` are not among ``args``: judged by what is visible)
+        if name in keywords:
             return True
-        if parameters is None:  # no signature: a positional argument past the input may be this one
-            return positional > (0 if method else 1)
-        if name not in parameters:
-            return False
+        if parameters is None or name not in parameters:  # no signature (``Tensor.to(*args, **kwargs)``):
+            return False  # the options vendor notes are about (memory_format, stable) are passed by keyword
         place = parameters.index(name)
         return place < positional and ("*" not in parameters or place < parameters.index("*"))
 

@@ -83,8 +83,7 @@ def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[
     if not any(v.limits for v in verdicts.values()):
         return verdicts
     parameters = api_parameters(usage.api)
-    method = usage.kind == "method"
-    return {target: for_call(v, usage.args, parameters, method) for target, v in verdicts.items()}
+    return {target: for_call(v, usage.args, parameters) for target, v in verdicts.items()}
 
 
 @lru_cache(maxsize=8)

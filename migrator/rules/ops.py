@@ -69,13 +69,15 @@ class TorchOp(Rule):
         Invalid("import torch\nz = torch.matmul(a, b)\n",
                 expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
+        # made on the host CPU: a data loader's tensors run no device kernel until they are moved
+        Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\nlabels = torch.tensor([1, 2])\n"),
         Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds or not usage.api.startswith("torch."):
             return None
-        if usage.api.startswith(_NOT_OPS):
+        if usage.api.startswith(_NOT_OPS) or _on_the_host(usage):
             return None
         path = _optimizer_path(usage)
 
@@ -94,6 +96,23 @@ class TorchOp(Rule):
 
     def ops(self, usage: Usage, ctx: RuleContext) -> Tuple[str, ...]:
         return api_ops(usage.api, _optimizer_path(usage))[0]
+
+
+#: Factories that make a tensor where their ``device=`` says, and on the host CPU without one (or always, for
+#: ``from_numpy``): the call itself runs no device kernel; a later move is a finding of its own.
+_FACTORIES = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+    "torch.arange", "torch.range", "torch.linspace", "torch.logspace", "torch.eye", "torch.rand", "torch.randn",
+    "torch.randint", "torch.randperm", "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
+    "torch.BoolTensor", "torch.ByteTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.Tensor",
+})
+
+
+def _on_the_host(usage: Usage) -> bool:
+    """A tensor made on the host CPU (``torch.tensor(xs)``, ``torch.zeros(3)``): no device verdict."""
+    if usage.kind != "call" or usage.api not in _FACTORIES:
+        return False
+    return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
 
 
 def _optimizer_path(usage: Usage) -> Optional[str]:
