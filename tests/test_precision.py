@@ -187,3 +187,26 @@ def test_sites_do_not_count_in_readiness(scan_tree):
     once = scan_tree({"train.py": NANOGPT_STYLE}, ["cann"]).targets[0]
     assert once.effort["readiness_inputs"]["left_out"]["sites"] == 3
     assert once.effort["readiness_inputs"]["manual"] + once.effort["readiness_inputs"]["automatic"] == 1
+
+
+# ------------------------------------------------------------------------------ blockers that are real
+
+DETECTRON2_STYLE = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('dtr._C', ['dtr/csrc/vision.cpp', 'dtr/csrc/nms.cu'])])\n",
+    "dtr/__init__.py": "",
+    "dtr/csrc/vision.cpp": '#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n'
+                           '  m.def("nms_rotated", &nms_rotated);\n}\n',
+    "dtr/csrc/nms.cu": "__global__ void nms_kernel(float* boxes) { boxes[0] = 0; }\n",
+    "dtr/config/__init__.py": "from .defaults import _C\n",
+    "dtr/config/defaults.py": "from yacs.config import CfgNode as CN\n_C = CN()\n_C.VERSION = 2\n",
+    "dtr/engine.py": "import torch\nfrom dtr.config.defaults import _C\nfrom dtr import _C as ops\n"
+                     "cfg = _C.clone()\nversion = _C.VERSION\nkeep = ops.nms_rotated(boxes, scores, 0.5)\n"
+                     "graph = torch._C.Graph()\n",
+}
+
+
+def test_a_config_object_named_like_the_extension_is_not_a_port(scan_tree):
+    report = scan_tree(DETECTRON2_STYLE, ["cann"])
+    calls = {f.api for f in by_rule(report.findings, "extension-call")}
+    assert calls == {"dtr._C", "dtr._C.nms_rotated"}  # the real extension, neither the config `_C` nor torch._C

@@ -59,8 +59,20 @@ class ProjectIndex:
         hit = longest(api, lambda name: name in self.extensions)
         if hit:
             return hit[0]
-        alias = longest(api, lambda name: self.extension_aliases.get(name.rpartition(".")[2]))
+        alias = longest(api, lambda name: self._built_as(name))
         return alias[2] if alias else None
+
+    def _built_as(self, prefix: str) -> Optional[str]:
+        """The extension ``prefix`` names when one is a dotted tail of the other: built as ``model._fused`` and
+        imported from the scan root as ``trainer.model._fused``, or loaded by its last name (mmcv's
+        ``load_ext('_ext')``). A config object that shares the last component (detectron2's
+        ``config.defaults._C``) or torch's own ``torch._C`` is not it."""
+        module = self.extension_aliases.get(prefix.rpartition(".")[2])
+        if module is None or prefix.startswith("torch."):
+            return None
+        name = prefix.split(">.", 1)[1] if prefix.startswith("<") else prefix  # "<loaded>._ext": by a loader
+        tail = name == module or name.endswith("." + module) or module.endswith("." + name)
+        return module if tail else None
 
 
 @dataclass(frozen=True)
