@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .maps.load import TargetMap
+from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
 from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
@@ -194,9 +194,9 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
         if verdict is None or verdict.status not in BLOCKING:
             continue
         op = op_of.op_of(finding)
-        key = f"custom-op:{op}" if op else f"{finding.rule}:{finding.api}"
+        key, title = (f"custom-op:{op}", f"custom operator {op}") if op else _cause_of(finding, verdict.status)
         groups[key].append(finding)
-        titles[key] = f"custom operator {op}" if op else finding.api
+        titles[key] = title
     blockers = []
     for key, members in groups.items():
         verdicts = [m.verdicts[target] for m in members]
@@ -209,7 +209,7 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
         if op is not None:
             hours = HOURS_PER_DAY * port_days(port_lines[op]) if status == Status.PORT else HOURS["op_replacement"]
         else:
-            hours = _finding_hours(verdicts, key.startswith("triton"))
+            hours = _finding_hours(verdicts, key.startswith("triton"))  # "triton:<module>" or "triton-launch:..."
         reachable = any(m.reachable for m in members) if any(m.reachable is not None for m in members) else None
         on_best = [m for m in members if best is not None and finding_nodes.get(m.id) == best.node]
         first = min(on_best or members, key=lambda m: (m.reachable is False, m.path, m.span.line or 0))
@@ -222,6 +222,22 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
                                 fixable=all(v.fixable for v in verdicts)))
     blockers.sort(key=lambda b: (b.reachable is False, -b.entries, -b.paths, -b.hours, b.key))
     return tuple(blockers)
+
+
+def _cause_of(finding: Finding, status: Status) -> Tuple[str, str]:
+    """A blocker's key and title: one API under one rule, except a port, which is one per cause: every
+    ``triton.language.*`` use in a module is that module's triton kernels, every use of a CUDA library
+    (``transformer_engine.pytorch.*``) one port of that library."""
+    if status == Status.PORT and finding.rule in _PORT_RULES:
+        if finding.api.split(".", 1)[0] == "triton" or finding.rule == "triton-launch":
+            return f"triton:{finding.path}", f"triton kernels in {finding.path}"
+        library = third_party().library_of(finding.api) or finding.api.split(".", 1)[0]
+        return f"cuda-library:{library}", f"{library} (CUDA library)"
+    return f"{finding.rule}:{finding.api}", finding.api
+
+
+#: Rules whose ports are grouped by cause (a kernel module, a library) rather than by API.
+_PORT_RULES = frozenset({"cuda-library", "triton-launch"})
 
 
 def _finding_hours(verdicts: Sequence[Verdict], triton: bool) -> float:

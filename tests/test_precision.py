@@ -210,3 +210,25 @@ def test_a_config_object_named_like_the_extension_is_not_a_port(scan_tree):
     report = scan_tree(DETECTRON2_STYLE, ["cann"])
     calls = {f.api for f in by_rule(report.findings, "extension-call")}
     assert calls == {"dtr._C", "dtr._C.nms_rotated"}  # the real extension, neither the config `_C` nor torch._C
+
+
+TRITON_AND_TE = {
+    "kernels/softmax.py": "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                          "def softmax_kernel(x_ptr, n, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n"
+                          "    x = tl.load(x_ptr + offs, mask=offs < n)\n    tl.store(x_ptr + offs, tl.exp(x))\n\n\n"
+                          "def softmax(x):\n    softmax_kernel[(1,)](x, x.numel(), BLOCK=1024)\n    return x\n",
+    "model.py": "import transformer_engine.pytorch as te\nfrom transformer_engine.common.recipe import DelayedScaling\n"
+                "from kernels.softmax import softmax\nlayer = te.Linear(8, 8)\nrecipe = DelayedScaling()\n"
+                "with te.fp8_autocast(enabled=True, fp8_recipe=recipe):\n    y = softmax(layer(x))\n",
+}
+
+
+def test_ports_group_by_cause_one_per_kernel_module_and_library(scan_tree):
+    cann = scan_tree(TRITON_AND_TE, ["cann"]).targets[0]
+    ports = [b for b in cann.blockers if b.status == Status.PORT]
+    titles = sorted(b.title for b in ports)
+    assert "triton kernels in kernels/softmax.py" in titles
+    assert [t for t in titles if t.startswith("transformer_engine")] == ["transformer_engine (CUDA library)"]
+    assert not [t for t in titles if t.startswith("triton.language")]
+    grouped = next(b for b in ports if b.title.startswith("transformer_engine"))
+    assert len(grouped.findings) >= 3  # te.Linear, DelayedScaling, fp8_autocast: sites of one port
