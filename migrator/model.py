@@ -116,6 +116,20 @@ class Value:
     from_default: bool = False  # reached through a parameter's default value
 
 
+class GuardKind(str, Enum):
+    """What test puts a block on the CUDA path only (``resolve/guards.py``)."""
+
+    DEVICE_TYPE = "device-type"  # ``if device.type == "cuda":``, ``if x.is_cuda:``: skipped on another device
+    IS_AVAILABLE = "is-available"  # ``if torch.cuda.is_available():``: the guard decides; its body follows it
+    TEST = "test"  # the test itself, of an ``if`` with another branch (``elif device.type == "npu":``, ``else:``)
+
+
+@dataclass(frozen=True)
+class CudaGuard:
+    kind: GuardKind
+    span: "Span"  # the test
+
+
 @dataclass(frozen=True)
 class Argument:
     keyword: Optional[str]
@@ -141,6 +155,8 @@ class Usage:
     context: Optional[str] = None
     scope: str = "<module>"
     guarded: bool = False  # inside ``try: ... except ImportError``
+    #: inside the body of an ``if`` that tests for CUDA (the innermost), or in such a test (``GuardKind.TEST``)
+    cuda_guard: Optional[CudaGuard] = None
 
 
 @dataclass(frozen=True)

@@ -232,3 +232,78 @@ def test_ports_group_by_cause_one_per_kernel_module_and_library(scan_tree):
     assert not [t for t in titles if t.startswith("triton.language")]
     grouped = next(b for b in ports if b.title.startswith("transformer_engine"))
     assert len(grouped.findings) >= 3  # te.Linear, DelayedScaling, fp8_autocast: sites of one port
+
+
+TIMM_FUSED_NORM = '''
+import torch
+try:
+    from apex.normalization import FusedLayerNorm
+    has_apex = True
+except ImportError:
+    has_apex = False
+
+
+def make_norm(dim):
+    if has_apex:
+        return FusedLayerNorm(dim)
+    return torch.nn.LayerNorm(dim)
+'''
+
+
+def test_a_use_of_an_optional_import_with_a_fallback_is_not_a_blocker(scan_code):
+    findings = by_rule(scan_code(TIMM_FUSED_NORM, ["cann"]), "cuda-library")
+    assert [(f.api, f.verdicts["cann"].status) for f in findings] == [
+        ("apex.normalization.FusedLayerNorm", Status.SUPPORTED)]
+    assert "fallback runs instead" in findings[0].verdicts["cann"].message
+
+
+def test_an_import_whose_handler_raises_is_not_optional(scan_code):
+    code = TIMM_FUSED_NORM.replace("    has_apex = False\n", "    raise ImportError('this model needs apex')\n")
+    statuses = {f.verdicts["cann"].status for f in by_rule(scan_code(code, ["cann"]), "cuda-library")}
+    assert Status.SUPPORTED not in statuses and statuses
+
+
+# ------------------------------------------------------------------------------ guards
+
+TIMM_DISTRIBUTED_STYLE = '''
+import torch
+
+
+def device_synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    elif device.type == "npu":
+        torch.npu.synchronize()
+
+
+def place(model):
+    if torch.cuda.is_available():
+        model = model.cuda()
+    return model
+'''
+
+
+def _statuses(findings, target="cann"):
+    return {(f.span.line, f.api): f.verdicts[target].status for f in findings}
+
+
+def test_a_branch_on_the_device_type_with_a_target_branch_needs_no_change(scan_code):
+    found = scan_code(TIMM_DISTRIBUTED_STYLE, ["cann", "kunlun"])
+    cann = _statuses(found)
+    assert cann[(6, "torch.device")] == Status.SUPPORTED  # the test: the npu branch runs instead
+    assert cann[(7, "torch.cuda.synchronize")] == Status.SUPPORTED  # skipped on an NPU
+    assert (9, "torch.npu.synchronize") not in cann  # the target's own branch is no torch op to judge
+    assert _statuses(found, "kunlun")[(7, "torch.cuda.synchronize")] == Status.SUPPORTED  # runs as written
+
+
+def test_code_under_is_available_is_a_site_of_the_guard(scan_code):
+    found = scan_code(TIMM_DISTRIBUTED_STYLE, ["cann"])
+    guard = next(f for f in found if f.api == "torch.cuda.is_available")
+    move = next(f for f in found if f.api == "torch.Tensor.cuda")
+    assert guard.verdicts["cann"].status == Status.REWRITE and "returns False on cann" in guard.verdicts["cann"].message
+    assert move.root == guard.id and move.verdicts["cann"].status == Status.REWRITE  # fix still edits it
+
+
+def test_a_cuda_only_call_outside_any_guard_stays_a_rewrite(scan_code):
+    found = scan_code("import torch\nif step % 10 == 0:\n    torch.cuda.synchronize()\n", ["cann"])
+    assert _statuses(found)[(3, "torch.cuda.synchronize")] == Status.REWRITE

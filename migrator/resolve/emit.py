@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, Span, Usage, Value
+from ..model import Argument, Confidence, CudaGuard, Span, Usage, Value
 from .positions import Positions
 from .scope import Scopes
 
@@ -25,6 +25,7 @@ class Emitter:
         self.scopes = scopes
         self.position_map = position_map
         self.usages: List[Usage] = []
+        self.cuda_guards: List[CudaGuard] = []  # the CUDA tests whose bodies the walk is inside, innermost last
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -49,6 +50,7 @@ class Emitter:
         self.usages.append(Usage(
             api=sys.intern(api), kind=kind, span=self.span(node), snippet="", confidence=confidence, args=args,
             context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
+            cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 
@@ -66,7 +68,10 @@ class Emitter:
         args = tuple(Argument(a.keyword, self.finish_value(a.value)) for a in usage.args)
         text = self.positions.text_of(snippet[0])
         text = self.code(snippet[1]) if text is None else _clip(text)
-        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text))
+        guard = usage.cuda_guard
+        if guard is not None:
+            guard = replace(guard, span=self._real_span(guard.span))
+        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text), cuda_guard=guard)
 
     def _real_span(self, span: Span) -> Span:
         span = self.positions.span_of(span)

@@ -253,15 +253,25 @@ class Scopes:
 
 
 def catches_import_error(node: cst.Try) -> bool:
+    """Whether ``node`` makes its imports optional: a handler catches ImportError and goes on (a fallback), not
+    one that only raises again (``except ImportError: raise ImportError("install apex")``)."""
     for handler in node.handlers:
         if handler.type is None:
-            return True
+            return _goes_on(handler)
         types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
         for element in types:
             expr = element.value if isinstance(element, cst.Element) else element
             if isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr).split(".")[-1] in _IMPORT_ERRORS:
-                return True
+                return _goes_on(handler)
     return False
+
+
+def _goes_on(handler: cst.ExceptHandler) -> bool:
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in stmt.body):
+            return False
+    return True
 
 
 def _block(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:

@@ -9,8 +9,9 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, Usage, Value
+from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .emit import Emitter
+from .guards import cuda_test
 from .literals import Literals
 from .dotted import dotted
 from .names import interesting, interesting_base, is_torch
@@ -34,6 +35,8 @@ class ModuleResolver:
         self.kernels: List[str] = []  # functions decorated as device kernels (``@triton.jit``), qualified
         self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
         self.imports_torch = False
+        self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
+        self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
 
     # ------------------------------------------------------------------------------ scopes
 
@@ -59,6 +62,40 @@ class ModuleResolver:
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.scopes.leave()
+
+    # ------------------------------------------------------------------------------ CUDA-only branches
+
+    def visit_If(self, node: cst.If) -> None:
+        kind = cuda_test(node.test, self.scopes.qualify)
+        if kind is not None:
+            span = self.emitter.span(node.test)
+            self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
+            if node.orelse is not None and kind == GuardKind.DEVICE_TYPE:  # walked next, before the body: a check
+                self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
+                self._tests[id(node.body)] = True
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_body(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._leave_body(original_node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_body(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._leave_body(original_node)
+
+    def _enter_body(self, node: cst.CSTNode) -> None:
+        if self._tests.pop(id(node), False):
+            self.emitter.cuda_guards.pop()  # the test is over
+        guard = self._cuda_bodies.get(id(node))
+        if guard is not None:
+            self.emitter.cuda_guards.append(guard)
+
+    def _leave_body(self, node: cst.CSTNode) -> None:
+        if self._cuda_bodies.pop(id(node), None) is not None:
+            self.emitter.cuda_guards.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         for decorator in node.decorators:

@@ -8,10 +8,10 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Category, Finding, Span, Usage, Verdict
+from ..model import Category, Finding, GuardKind, Span, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
-from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet
+from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet, on_cuda_branch
 from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
@@ -53,6 +53,8 @@ def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
             if verdicts is None:
                 continue
             verdicts = _argument_notes_settled(verdicts, usage)
+            if rule.category in _FLOWS and usage.cuda_guard is not None:
+                verdicts = on_cuda_branch(verdicts, usage, ctx)
             key = (rule.name, usage.api, normalised_snippet(usage.snippet))
             occurrences[key] += 1
             findings.append(Finding(
@@ -70,12 +72,14 @@ _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
 
 
 def _cause(usage: Usage) -> Optional[Span]:
-    """Where the value an argument came through was set (``device = 'cuda'`` for ``x.to(device)``)."""
+    """Where the value an argument came through was set (``device = 'cuda'`` for ``x.to(device)``), or the
+    ``torch.cuda.is_available()`` test whose body this is: its finding decides what the body does."""
     for arg in usage.args:
         for value in (arg.value, *arg.value.options):
             if value.via and value.origin is not None and value.origin.line:
                 return value.origin
-    return None
+    guard = usage.cuda_guard
+    return guard.span if guard is not None and guard.kind == GuardKind.IS_AVAILABLE else None
 
 
 def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:

@@ -19,7 +19,7 @@ from ..maps.limits import parse_note
 from ..maps.load import TargetMap, ThirdParty
 from ..maps.signatures import api_parameters
 from ..names import longest
-from ..model import Category, Edit, ExtensionBuild, FileResult, Finding, Status, Usage, Value, Verdict
+from ..model import Category, Edit, ExtensionBuild, FileResult, Finding, GuardKind, Status, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
 
@@ -193,6 +193,30 @@ def where(value: Value) -> str:
 
 def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdicts:
     return {target.id: build(target) for target in ctx.targets}
+
+
+def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:
+    """A device call in the body of ``if device.type == "cuda":`` runs only on a CUDA device: on a target that
+    renames the device the branch is skipped, so the call needs no change there (the guard, or the other
+    branch, is what runs). A runtime that keeps CUDA names takes the branch, and keeps its verdict."""
+    guard = usage.cuda_guard
+    if guard is None or guard.kind == GuardKind.IS_AVAILABLE:
+        return verdicts
+    if guard.kind == GuardKind.TEST:
+        why = ("a test for CUDA in an `if` that has another branch (`elif`/`else`): on {target} the test is False "
+               "and the other branch runs; nothing to change")
+    else:
+        why = (f"inside a branch taken only on a CUDA device (the test at line {guard.span.line}): on {{target}} the "
+               "device is `{device}` and the branch is skipped, so this never runs there (what it does, such as a "
+               "synchronize for timing, does not happen)")
+    out = dict(verdicts)
+    for target in ctx.targets:
+        verdict = verdicts.get(target.id)
+        if verdict is None or verdict.status == Status.SUPPORTED or not cuda_names(target).rewritten:
+            continue
+        out[target.id] = Verdict(Status.SUPPORTED, why.format(target=target.id, device=target.device_to),
+                                 "migrator guard analysis")
+    return out
 
 
 def needs_import(target: TargetMap) -> str:

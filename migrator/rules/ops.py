@@ -20,7 +20,8 @@ _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", 
             "torch.nn.Sequential", "torch.nn.ParameterList", "torch.nn.utils.parametriz",
             "torch.Tensor.item", "torch.Tensor.tolist", "torch.Tensor.numpy", "torch.Tensor.size",
             "torch.Tensor.dim", "torch.Tensor.numel", "torch.Tensor.is_contiguous", "torch.Tensor.register_hook",
-            "torch.nn.Module.", "torch.amp", "torch.autocast", "torch.compile", "torch.__version__")
+            "torch.nn.Module.", "torch.amp", "torch.autocast", "torch.compile", "torch.__version__",
+            "torch.npu", "torch.mlu", "torch.xpu")  # another accelerator's own module: a branch for it
 
 
 class TorchOp(Rule):

@@ -24,6 +24,9 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if usage.kind == "import" and usage.guarded:
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
+    if usage.guarded and usage.kind != "requirement":
+        return Verdict(Status.SUPPORTED, f"a use of {library}, imported optionally (try/except ImportError): it "
+                       f"runs only where the import worked; on {target.id} the code's fallback runs instead", _SOURCE)
     if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
         return Verdict(Status.REWRITE, f"{info['what']}: the data names a {target.id} or plain-PyTorch replacement "
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
@@ -58,7 +61,9 @@ class CudaLibrary(Rule):
     `operator_maps/third_party.json`: apex, flash-attn, xformers, bitsandbytes, TransformerEngine,
     triton, NVML bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names
     for the target (every row checked against the vendor file it cites), or the plain-PyTorch path, or a
-    `port`. An import guarded by `try/except ImportError` is optional and is not reported.
+    `port`. An import guarded by `try/except ImportError` whose handler goes on (a fallback, not a
+    `raise`) is optional and is not reported; a use of such an import runs only where it worked, so it is
+    `supported` (the code's fallback runs on the target).
 
     ## Why is this bad?
     These libraries ship CUDA kernels (or drive NVIDIA's driver): they do not install, or do not run, on
@@ -87,6 +92,9 @@ class CudaLibrary(Rule):
         Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
         Valid("import numpy as np\nx = np.zeros(3)\n"),
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
+        # an import the handler requires is not optional
+        Invalid("try:\n    from apex import amp\nexcept ImportError:\n    raise ImportError('install apex')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
         Valid("from mypkg.apex_utils import helper\n", files={"mypkg/__init__.py": "", "mypkg/apex_utils.py": ""}),
     )
 
