@@ -145,7 +145,18 @@ def _op(name, build, files, by_path, calls: Iterable[Finding], wrappers_of) -> C
     return CustomOp(name=name, build=build, files=tuple(files), kernels=tuple(kernels),
                     registrations=tuple(registrations), wrappers=tuple(wrappers),
                     call_sites=tuple(sorted({(f.path, f.span.line or 0) for f in calls})),
-                    kernel_lines=sum(k.lines for k in kernels))
+                    kernel_lines=sum(k.lines for k in kernels), cuda_code=_has_cuda_code(files, by_path))
+
+
+def _has_cuda_code(files: Sequence[str], by_path) -> bool:
+    """Whether an extension's files hold CUDA code; sources that could not be found count as CUDA (unknown)."""
+    if not files:
+        return True
+    for rel in files:
+        facts = by_path[rel].cuda
+        if rel.endswith((".cu", ".cuh")) or (facts is not None and (facts.kernels or facts.launches or facts.cuda_includes)):
+            return True
+    return False
 
 
 def _autograd_classes(results: Sequence[FileResult]) -> List[str]:

@@ -435,6 +435,9 @@ class CustomOp:
     wrappers: Tuple[str, ...]
     call_sites: Tuple[Tuple[str, int], ...]
     kernel_lines: int
+    #: whether any of its files holds CUDA code (kernels, launches, CUDA headers, .cu files); a host C++
+    #: extension without any builds and runs on the host of the target as it does here
+    cuda_code: bool = True
 
 
 @dataclass(frozen=True)
@@ -468,7 +471,8 @@ class PortPlan:
 
 @dataclass(frozen=True)
 class OpPlan:
-    """A custom op on one target: ``rewrite`` when every function has a route, else ``port``."""
+    """A custom op on one target: ``rewrite`` when every function has a route, else ``port``; ``fallback`` for a
+    host C++ extension with no CUDA code (built as a CppExtension, run on the host CPU)."""
 
     op: str
     target: str

@@ -35,6 +35,11 @@ def plan_custom_ops(ops: Sequence[CustomOp], targets: Sequence[TargetMap]) -> Tu
 
 
 def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
+    if not op.cuda_code:
+        return OpPlan(op=op.name, target=target, status=Status.FALLBACK, routes=(), port=None,
+                      summary=f"a host C++ extension: none of its {len(op.files)} files holds CUDA code, so nothing "
+                              "is ported; it is built as a CppExtension (CUDAExtension needs the CUDA toolkit) and "
+                              "its ops run on the host CPU, as they do on a CUDA machine")
     default = _op_family(op, families)
     by_family: Dict[str, List[str]] = {}
     uncovered: List[Tuple[str, Optional[OpFamily]]] = []  # functions with no route, and the family they are
@@ -287,7 +292,9 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
         verdicts = dict(finding.verdicts)
         for target, verdict in finding.verdicts.items():
             plan = by_key.get((op, target))
-            if plan is not None and verdict.status == Status.PORT:
+            if plan is not None and plan.status == Status.FALLBACK:
+                verdicts[target] = _host_verdict(plan, finding)
+            elif plan is not None and verdict.status == Status.PORT:
                 verdicts[target] = _planned_verdict(plan, verdict, function)
         out.append(replace(finding, verdicts=verdicts))
     return out
@@ -299,6 +306,18 @@ def _function_called(api: str, op: str) -> Optional[str]:
     if module in parts[:-1]:
         return parts[parts.index(module) + 1]
     return None
+
+
+def _host_verdict(plan: OpPlan, finding: Finding) -> Verdict:
+    """A custom op with no CUDA code: its build becomes a CppExtension; its calls run on the host CPU."""
+    if finding.rule == "extension-build" and finding.api.endswith("CUDAExtension"):
+        return Verdict(Status.REWRITE, f"custom operator {plan.op} is {plan.summary}", _INVENTORY,
+                       suggestion=finding.snippet.replace("CUDAExtension", "CppExtension"))
+    return Verdict(Status.FALLBACK, f"custom operator {plan.op} is {plan.summary}; device tensors passed to it are "
+                   "copied to the host and back", _INVENTORY)
+
+
+_INVENTORY = "migrator custom-op inventory (the extension's sources)"
 
 
 def _planned_verdict(plan: OpPlan, verdict: Verdict, function: Optional[str]) -> Verdict:

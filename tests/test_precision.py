@@ -132,6 +132,9 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("benchmarks/bench_attention.py", "tooling", id="benchmark"),
     pytest.param("megatron/core/export/trtllm/trtllm_helper.py", "tooling", id="export-to-tensorrt"),
     pytest.param("scripts/onnx_export.py", "tooling", id="onnx-export"),
+    pytest.param("requirements-dev.txt", "tooling", id="dev-requirements"),
+    pytest.param("requirements_test.txt", "test", id="test-requirements"),
+    pytest.param("requirements.txt", "training", id="requirements"),
 ])
 def test_a_path_is_training_test_or_tooling(path, context):
     from migrator.model import Category
@@ -307,3 +310,30 @@ def test_code_under_is_available_is_a_site_of_the_guard(scan_code):
 def test_a_cuda_only_call_outside_any_guard_stays_a_rewrite(scan_code):
     found = scan_code("import torch\nif step % 10 == 0:\n    torch.cuda.synchronize()\n", ["cann"])
     assert _statuses(found)[(3, "torch.cuda.synchronize")] == Status.REWRITE
+
+
+HOST_ONLY_EXTENSION = {
+    "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('pkg._io', ['csrc/decode.cpp'])])\n",
+    "csrc/decode.cpp": '#include <torch/extension.h>\ntorch::Tensor decode(torch::Tensor bytes) { return bytes; }\n'
+                       'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def("decode", &decode);\n}\n',
+    "pkg/__init__.py": "",
+    "pkg/data.py": "from pkg import _io\n\n\ndef load(raw):\n    return _io.decode(raw)\n",
+}
+
+
+def test_cpp_with_no_cuda_code_is_a_host_build_not_a_port(scan_tree):
+    report = scan_tree(HOST_ONLY_EXTENSION, ["cann"])
+    statuses = {(f.rule, f.api): f.verdicts["cann"].status for f in report.findings}
+    assert statuses[("extension-build", "torch.utils.cpp_extension.CUDAExtension")] == Status.REWRITE
+    assert statuses[("extension-call", "pkg._io.decode")] == Status.FALLBACK
+    assert not [b for b in report.targets[0].blockers if b.status == Status.PORT]
+    build = next(f for f in report.findings if f.rule == "extension-build")
+    assert "CppExtension('pkg._io'" in build.verdicts["cann"].suggestion
+
+
+def test_cpp_that_includes_cuda_headers_is_still_a_port(scan_tree):
+    files = dict(HOST_ONLY_EXTENSION)
+    files["csrc/decode.cpp"] = "#include <cuda_runtime.h>\n" + files["csrc/decode.cpp"]
+    report = scan_tree(files, ["cann"])
+    assert [b.status for b in report.targets[0].blockers if b.title.startswith("custom operator")] == [Status.PORT]

@@ -9,12 +9,13 @@ from functools import lru_cache
 from ..model import Category, Context
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "unit_tests", "test_utils"})
-_TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$")
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*_benchmark|"
-                           r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*)\.py$")
+                           r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*)\.py$|"
+                           r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 
 @lru_cache(maxsize=4096)

@@ -45,12 +45,21 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if info["kind"] == "monitoring":
         return Verdict(Status.PORT, f"{info['what']} needs NVIDIA's driver; replace with the {target.id} "
                        "runtime's own queries (no equivalent in the vendor data)", _SOURCE)
+    if info["kind"] == "compiler" and usage.api.startswith(tuple(f"{library}.{h}" for h in _COMPILER_HELPERS)):
+        return Verdict(Status.REWRITE, f"`{usage.api}` is a helper of {library} (its cache, driver, compiler or "
+                       "benchmark machinery), not a kernel: nothing to port; guard its import (try/except "
+                       f"ImportError) or drop the code that uses it where {target.id} has no {library}", _SOURCE,
+                       suggestion=f"guard the {library} import, or drop this on {target.id}")
     if info["kind"] == "compiler":
         return Verdict(Status.PORT, f"{info['what']}: Triton kernels must be ported (rewritten in plain torch ops "
                        f"or the target's kernel language); the vendor data lists no Triton backend for {target.id}",
                        _SOURCE)
     return Verdict(Status.PORT, f"{info['what']} is CUDA-only: no {target.id} equivalent in the vendor data; "
                    "use a plain PyTorch path or port the kernels", _SOURCE)
+
+
+#: Parts of a kernel compiler that hold no kernel (``triton.runtime.cache.FileCacheManager``, ``triton.testing``).
+_COMPILER_HELPERS = ("runtime", "compiler", "backends", "testing", "tools", "errors")
 
 
 class CudaLibrary(Rule):
@@ -90,6 +99,9 @@ class CudaLibrary(Rule):
         Invalid("import pynvml\npynvml.nvmlInit()\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.PORT, kunlun=Status.PORT)),
         Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
+        # a triton helper class is no kernel: a manual guard, not a port
+        Invalid("from triton.runtime.cache import FileCacheManager\n\n\nclass Cache(FileCacheManager):\n    pass\n",
+                expect=Status.REWRITE),
         Valid("import numpy as np\nx = np.zeros(3)\n"),
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
         # an import the handler requires is not optional
