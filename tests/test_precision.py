@@ -337,3 +337,29 @@ def test_cpp_that_includes_cuda_headers_is_still_a_port(scan_tree):
     files["csrc/decode.cpp"] = "#include <cuda_runtime.h>\n" + files["csrc/decode.cpp"]
     report = scan_tree(files, ["cann"])
     assert [b.status for b in report.targets[0].blockers if b.title.startswith("custom operator")] == [Status.PORT]
+
+
+# ------------------------------------------------------------------------------ receivers
+
+DETECTRON2_DATA_STYLE = '''
+import numpy as np
+import torch
+
+
+def collect(records, boxes: "Boxes", image: np.ndarray, cfg: dict, feats: torch.Tensor):
+    seen = set()
+    ids = {}
+    for r in records:
+        seen.add(r["id"])
+    names = list(ids.values())
+    flipped = image.transpose(1, 0, 2)
+    boxes = boxes.to(feats.device)
+    keys = cfg.values()
+    feats.add_(1.0)
+    return seen, names, flipped, boxes, keys
+'''
+
+
+def test_builtin_containers_and_annotated_non_tensors_are_not_tensor_methods(scan_code):
+    apis = [(f.span.line, f.api) for f in by_rule(scan_code(DETECTRON2_DATA_STYLE, ["cann"]), "torch-op")]
+    assert apis == [(15, "torch.Tensor.add_")]  # the tensor's in-place add; no set.add, dict.values, Boxes.to

@@ -14,7 +14,14 @@ from .scope import ClassInfo, Scopes
 MODULE, OTHER, UNKNOWN = "module", "other", "unknown"
 _NOT_OBJECTS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set,
                 cst.Integer, cst.Float, cst.ListComp, cst.DictComp)
-_PLAIN_VALUES = (cst.SimpleString, cst.List, cst.Dict, cst.ListComp, cst.FormattedString)
+_PLAIN_VALUES = (cst.SimpleString, cst.List, cst.Dict, cst.ListComp, cst.FormattedString, cst.Set, cst.SetComp,
+                 cst.DictComp, cst.Tuple)
+#: Builtins whose instances share method names with tensors (``set.add``, ``dict.values``, ``list.index``).
+_BUILTIN_TYPES = frozenset({"set", "frozenset", "dict", "list", "tuple", "str", "bytes", "bytearray", "int", "float",
+                            "bool", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed", "open",
+                            "iter", "vars", "globals", "locals", "memoryview", "object"})
+#: Annotations that say a parameter is a tensor (or a parameter, which is one).
+_TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "Tensor"})
 
 
 def method_owner(scopes: Scopes, receiver: cst.BaseExpression) -> Optional[Tuple[str, Confidence]]:
@@ -55,14 +62,19 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
             return MODULE if _is_module_class(scopes, info) else OTHER
         return UNKNOWN
     if isinstance(receiver, cst.Name):
-        qual, _ = scopes.lookup(receiver.value)
+        qual, binding = scopes.lookup(receiver.value)
         if qual is not None:
             return OTHER if not is_torch(qual) else UNKNOWN
+        annotation = binding.annotations.get(receiver.value) if binding is not None else None
+        if annotation is not None:
+            return _annotated_kind(scopes, annotation)
     exprs = [receiver] if isinstance(receiver, cst.Call) else _bound_values(scopes, receiver)
     if exprs and len(exprs) == 1 and isinstance(exprs[0], cst.Call):
         callee = exprs[0].func
         if isinstance(callee, cst.Name) and callee.value in scopes.classes:
             return MODULE if _is_module_class(scopes, scopes.classes[callee.value]) else OTHER
+        if isinstance(callee, cst.Name) and callee.value in _BUILTIN_TYPES and scopes.lookup(callee.value) == (None, None):
+            return OTHER
         qual = scopes.qualify(callee)
         if qual and qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper():
             return MODULE
@@ -71,6 +83,28 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
     if exprs and len(exprs) == 1 and isinstance(exprs[0], _PLAIN_VALUES):
         return OTHER
     return UNKNOWN
+
+
+def _annotated_kind(scopes: Scopes, annotation: cst.BaseExpression) -> str:
+    """A parameter's annotation: a tensor type (or one we cannot read) is ``UNKNOWN``, a module ``MODULE``, any
+    other class or builtin ``OTHER`` (``boxes: Boxes``, ``cfg: dict``)."""
+    if isinstance(annotation, cst.SimpleString):  # "Boxes": a forward reference
+        name = annotation.value.strip("'\"")
+        if name in _TENSOR_TYPES or not name.isidentifier():
+            return UNKNOWN
+        info = scopes.classes.get(name)
+        return MODULE if info is not None and _is_module_class(scopes, info) else OTHER
+    if isinstance(annotation, cst.Name) and annotation.value in _BUILTIN_TYPES:
+        return OTHER
+    qual = scopes.qualify(annotation)
+    if qual is None or qual in _TENSOR_TYPES or qual.startswith("typing."):
+        return UNKNOWN  # an Optional[...] or a name we cannot see: maybe a tensor
+    if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and "Parameter" not in qual:
+        return MODULE
+    local = qual.rsplit(".", 1)[-1]
+    if qual.startswith(scopes.module_name + ".") and local in scopes.classes:
+        return MODULE if _is_module_class(scopes, scopes.classes[local]) else OTHER
+    return UNKNOWN if is_torch(qual) else OTHER
 
 
 def _is_module_class(scopes: Scopes, info: ClassInfo, depth: int = 0) -> bool:

@@ -28,6 +28,7 @@ class Binding:
     guarded: Set[str] = field(default_factory=set)  # names imported under try/except ImportError
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     params: Dict[str, Optional[cst.BaseExpression]] = field(default_factory=dict)
+    annotations: Dict[str, cst.BaseExpression] = field(default_factory=dict)  # parameter -> its annotation
     defs: Dict[str, str] = field(default_factory=dict)  # functions and classes defined here -> qualname
 
 

@@ -101,14 +101,17 @@ class ModuleResolver:
         for decorator in node.decorators:
             if self._decorator(decorator) in self.vocabulary.kernel_decorators:
                 self.kernels.append(self.scopes.qualname(node.name.value))
-        scope_params = {}
+        scope_params, annotations = {}, {}
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             scope_params[param.name.value] = param.default
+            if param.annotation is not None:
+                annotations[param.name.value] = param.annotation.annotation
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope_params[star.name.value] = None
-        self.scopes.enter("function", node.name.value, _body(node), Binding(params=scope_params),
+        self.scopes.enter("function", node.name.value, _body(node),
+                          Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
         return True
 
