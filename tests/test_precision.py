@@ -363,3 +363,25 @@ def collect(records, boxes: "Boxes", image: np.ndarray, cfg: dict, feats: torch.
 def test_builtin_containers_and_annotated_non_tensors_are_not_tensor_methods(scan_code):
     apis = [(f.span.line, f.api) for f in by_rule(scan_code(DETECTRON2_DATA_STYLE, ["cann"]), "torch-op")]
     assert apis == [(15, "torch.Tensor.add_")]  # the tensor's in-place add; no set.add, dict.values, Boxes.to
+
+
+# ------------------------------------------------------------------------------ overloads from the call
+
+
+@pytest.mark.parametrize("call, status", [
+    pytest.param("torch.mode(x)", Status.FALLBACK, id="mode-plain-overload-has-no-kernel"),
+    pytest.param("torch.mode(x, out=(values, indices))", Status.SUPPORTED, id="mode-out-overload-is-registered"),
+    pytest.param("torch.special.zeta(x, q)", Status.FALLBACK, id="zeta-tensor-tensor-has-no-kernel"),
+    pytest.param("torch.special.zeta(x, 2.0)", Status.SUPPORTED, id="zeta-scalar-overload-is-registered"),
+])
+def test_the_calls_own_arguments_say_which_overload_runs(scan_code, call, status):
+    (found,) = by_rule(scan_code(f"import torch\ny = {call}\n", ["neuware"]), "torch-op")
+    assert found.verdicts["neuware"].status == status, found.verdicts["neuware"].message
+
+
+def test_explain_without_a_call_still_says_the_sources_disagree():
+    from migrator.maps.coverage import api_coverage
+    from migrator.maps.load import load_target
+
+    coverage = api_coverage(load_target("neuware", "1.25-2.4"), "torch.mode")
+    assert coverage.verdict.status == Status.PARTIAL and "sources disagree" in coverage.verdict.message

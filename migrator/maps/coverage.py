@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Limit, Status, Verdict
 from .limits import parse_note, skip_limit
@@ -29,6 +29,17 @@ _ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
 _SKIP_TESTS = ("test_compare_cpu", "test_dtypes")
 _FALLBACK = ("runs on the host CPU through the vendor's fallback (correct but slow; each call copies tensors "
              "between device and host)")
+
+
+@dataclass(frozen=True)
+class CallForm:
+    """What a call's own arguments say of the overload it takes: an ``out=`` keyword takes an out overload
+    (``mode.values``), a Python number literal a Scalar one (``special_zeta.other_scalar``), neither the plain
+    Tensor overload. ``None`` where there is no call to read (``explain``)."""
+
+    out: bool = False
+    scalar: bool = False
+    keywords: FrozenSet[str] = frozenset()  # ``round(x, decimals=2)`` takes ``round.decimals``
 
 
 @dataclass(frozen=True)
@@ -60,19 +71,21 @@ def _called_overloads(overloads: Sequence[str]) -> Tuple[str, ...]:
     return tuple(op for op in overloads if not op.endswith(".out")) or tuple(overloads)
 
 
-_MEMO: Dict[Tuple[str, str, str, Optional[str]], Optional["ApiCoverage"]] = {}
+_MEMO: Dict[Tuple[str, str, str, Optional[str], Optional[CallForm]], Optional["ApiCoverage"]] = {}
 
 
-def api_coverage(target: TargetMap, api: str, path: Optional[str] = None) -> Optional[ApiCoverage]:
+def api_coverage(target: TargetMap, api: str, path: Optional[str] = None,
+                 form: Optional[CallForm] = None) -> Optional[ApiCoverage]:
     """None when neither the API table nor the vendor's API list knows ``api``. Memoised: a scan asks
     about the same few hundred APIs thousands of times."""
-    key = (target.id, target.version, api, path)
+    key = (target.id, target.version, api, path, form)
     if key not in _MEMO:
-        _MEMO[key] = _api_coverage(target, api, path)
+        _MEMO[key] = _api_coverage(target, api, path, form)
     return _MEMO[key]
 
 
-def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[ApiCoverage]:
+def _api_coverage(target: TargetMap, api: str, path: Optional[str],
+                  form: Optional[CallForm]) -> Optional[ApiCoverage]:
     ops, row_source = api_ops(api, path)
     documented = target.documented(api)
     if not ops and row_source not in (None, "native_functions") and documented is None:
@@ -90,7 +103,7 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str]) -> Optional[
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
     sources = [str(s) for s in op_map.get("sources", ())]
     verdict = Verdict(status, message, "; ".join(sources))
-    conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented)
+    conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented, form)
     if conflict is not None:
         return ApiCoverage(api, ops, conflict, row_source != "native_functions")
     verdict = _refine(target, api, verdict, documented)
@@ -129,7 +142,7 @@ def _registered_by_name(op_map_file: Optional[str]) -> Dict[str, Tuple[str, ...]
 
 
 def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping[str, object],
-                       op_map_file: Optional[str], documented) -> Optional[Verdict]:
+                       op_map_file: Optional[str], documented, form: Optional[CallForm] = None) -> Optional[Verdict]:
     """The vendor's API list calls ``api`` supported, but its op registrations cover only some overloads of
     the ops it runs: ``partial``, naming both sources and the overloads, instead of picking one side.
 
@@ -146,15 +159,52 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
     if not all(siblings.values()):
         return None  # some op has no kernel at all: a plain fallback, not a disagreement
     entry, doc_source = documented
+    sources = "; ".join(str(x) for x in op_map.get("sources", ()))
+    if form is not None:  # the call may say which overload runs
+        taken = {op: _taken(op, siblings[op], form) for op in missing}
+        if any(t is _UNREGISTERED for t in taken.values()):
+            return None  # it takes an overload with no kernel: the ops' own verdict (a fallback) stands
+        if all(isinstance(t, str) for t in taken.values()):
+            how = "an `out=` argument" if form.out else "a Python number"
+            return Verdict(Status.SUPPORTED, f"this call passes {how}, so it takes "
+                           f"{', '.join(str(taken[op]) for op in missing)}, which has a kernel ({doc_source} lists "
+                           f"`{api}`)", f"{doc_source}; {sources}")
     limits = f" (with limits: {_clip(str(entry['limitations']), 200)})" if entry.get("limitations") else ""
     parts = [f"{op} has no kernel but {', '.join(siblings[op])} does" for op in missing]
-    sources = "; ".join(str(x) for x in op_map.get("sources", ()))
     return Verdict(Status.PARTIAL,
                    f"sources disagree: {doc_source} lists `{api}` as supported{limits}; the op registrations "
                    f"({sources}) cover only some overloads: {'; '.join(parts)}. Which overload a call takes depends "
                    "on its argument types (a `.Tensor` overload: tensor arguments where the other takes int lists); "
                    "the uncovered one runs on the host CPU",
                    f"{doc_source}; {sources}")
+
+
+#: ``_taken``'s answer when a call takes the overload that has no kernel.
+_UNREGISTERED = object()
+
+
+def _taken(missing: str, siblings: Sequence[str], form: CallForm):
+    """Which overload a call of this form takes instead of ``missing`` (an op with no kernel): a registered
+    sibling's name, ``_UNREGISTERED`` when it takes ``missing`` itself, ``None`` when the call cannot say
+    (``_ctc_loss.Tensor`` or the int-list ``_ctc_loss``: tensors or lists, the arguments do not show)."""
+    def suffix(op: str) -> str:
+        return op.split(".", 1)[1] if "." in op else ""
+
+    def is_out(op: str) -> bool:
+        return suffix(op) in ("out", "values") or suffix(op).endswith("_out") or suffix(op).startswith("out")
+
+    def is_scalar(op: str) -> bool:
+        return "scalar" in suffix(op).lower()
+
+    if suffix(missing) and suffix(missing) in form.keywords:
+        return _UNREGISTERED  # round(x, decimals=2): round.decimals
+    if form.out:
+        chosen = [op for op in siblings if is_out(op)]
+        return chosen[0] if chosen else (_UNREGISTERED if is_out(missing) else None)
+    if form.scalar:
+        chosen = [op for op in siblings if is_scalar(op)]
+        return chosen[0] if chosen else (_UNREGISTERED if is_scalar(missing) else None)
+    return _UNREGISTERED if not suffix(missing) else None  # a plain call takes the plain overload
 
 
 def _substitute(target: TargetMap) -> str:

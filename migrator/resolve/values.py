@@ -18,6 +18,18 @@ _OPAQUE = Value("other")
 _OPAQUE_POSITIONAL = Argument(None, _OPAQUE)
 _MAX_DEPTH = 8
 #: Tensor methods that make an integer (or bool) tensor, and the dtype they make.
+#: One object per numeric literal text: they repeat across a repository (``dim=1``, ``0.5``).
+_NUMBERS: Dict[Tuple[str, str], Value] = {}
+def _number(node) -> Value:
+    key = ("int" if isinstance(node, cst.Integer) else "float", node.value)
+    found = _NUMBERS.get(key)
+    if found is None:
+        found = Value(*key)
+        if len(_NUMBERS) < 4096:
+            _NUMBERS[key] = found
+    return found
+
+
 _INTEGER_CASTS = {"long": "int64", "int": "int32", "short": "int16", "byte": "uint8", "char": "int8", "bool": "bool"}
 _INTEGER_DTYPES = {f"torch.{name}": dtype for name, dtype in (
     ("int64", "int64"), ("long", "int64"), ("int32", "int32"), ("int", "int32"), ("int16", "int16"),
@@ -88,6 +100,8 @@ class Evaluator:
             return self._name_value(node.value)
         if isinstance(node, cst.Attribute):
             return self._attribute_value(node)
+        if isinstance(node, (cst.Integer, cst.Float)):  # which overload a call takes (a Scalar one)
+            return _number(node)
         if isinstance(node, cst.IfExp):
             return Value("choice", None, options=(self.value_of(node.body), self.value_of(node.orelse)))
         if isinstance(node, cst.BooleanOperation):

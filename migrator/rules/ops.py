@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
-from ..maps.coverage import api_coverage, api_ops
+from ..maps.coverage import CallForm, api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
 from .base import Rule, RuleContext, Verdicts, first_arg, per_target
 from .examples import Invalid, Valid
@@ -64,9 +64,10 @@ class TorchOp(Rule):
         Invalid("import torch\nmodel = torch.nn.Linear(4, 4).bfloat16()\n",
                 expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
         Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n", expect=Status.SUPPORTED),
-        # Cambricon documents no `decimals`: the call that passes it is partial there
+        # Cambricon registers no `round.decimals` (and its list says `decimals` is not supported): a call that
+        # passes it takes that overload, and runs on the host CPU there
         Invalid("import torch\ny = torch.round(x, decimals=2)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.PARTIAL, kunlun=Status.SUPPORTED)),
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.FALLBACK, kunlun=Status.SUPPORTED)),
         Invalid("import torch\nz = torch.matmul(a, b)\n",
                 expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
@@ -81,12 +82,13 @@ class TorchOp(Rule):
         if usage.api.startswith(_NOT_OPS) or _on_the_host(usage):
             return None
         path = _optimizer_path(usage)
+        form = _call_form(usage, path)
 
         cast = first_arg(usage, ("input",), 0)
         integer = cast.text if cast is not None and cast.kind == "tensor" else None
 
         def verdict(target) -> Verdict:
-            coverage = api_coverage(target, usage.api, path)
+            coverage = api_coverage(target, usage.api, path, form)
             if coverage is None:
                 return Verdict(Status.UNKNOWN, f"no aten trace and no vendor list entry for `{usage.api}` on "
                                f"{target.id}", "operator maps")
@@ -114,6 +116,15 @@ def _on_the_host(usage: Usage) -> bool:
     if usage.kind != "call" or usage.api not in _FACTORIES:
         return False
     return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
+
+
+def _call_form(usage: Usage, path: Optional[str]) -> CallForm:
+    """What the call's arguments say of its overload; only keywords that name an overload of its ops are kept
+    (``decimals`` for ``round.decimals``), so that calls differing in other keywords share one verdict."""
+    overloads = {op.split(".", 1)[1] for op in api_ops(usage.api, path)[0] if "." in op.split("::", 1)[-1]}
+    return CallForm(out=any(a.keyword == "out" for a in usage.args),
+                    scalar=any(a.keyword is None and a.value.kind in ("int", "float") for a in usage.args),
+                    keywords=frozenset(a.keyword for a in usage.args if a.keyword in overloads))
 
 
 def _optimizer_path(usage: Usage) -> Optional[str]:
