@@ -49,7 +49,7 @@ def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
     sources = _SourceLines(Path(report.root))
     targets = [_target(t, by_id, sources) for t in report.targets]
-    findings = [_finding(f) for f in report.findings]
+    findings = [_finding(f, by_id) for f in report.findings]
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
@@ -131,8 +131,10 @@ def _where(finding: Finding) -> str:
     return f"{finding.path}:{finding.span.line}" if finding.span.line else finding.path
 
 
-def _finding(finding: Finding) -> Dict[str, Any]:
+def _finding(finding: Finding, by_id: Mapping[str, Finding]) -> Dict[str, Any]:
+    root = by_id.get(finding.root) if finding.root else None
     return {"f": finding, "where": _where(finding), "worst": worst_status(finding).value,
+            "root_where": _where(root) if root is not None else None,
             "statuses": " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items()),
             "verdicts": list(finding.verdicts.items())}
 

@@ -6,7 +6,8 @@ from collections import defaultdict
 from typing import Dict, List, TextIO
 
 from ..plan import migration_plans
-from ..model import STATUS_SEVERITY, FileStatus, Finding, Report, Status
+from ..assess import counted
+from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status
 from .wording import reach_text, trace_text, worst_status
 
 _TOP = 8
@@ -14,8 +15,9 @@ _TOP = 8
 
 def render(report: Report, out: TextIO) -> None:
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
+    listed = counted(report.findings)
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
-              f"{len(report.findings)} findings\n\n")
+              f"{len(report.findings)} findings ({len(listed)} in training code at their cause)\n\n")
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
     plans = {p.target: p for p in migration_plans(report)}
@@ -42,7 +44,7 @@ def render(report: Report, out: TextIO) -> None:
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
         out.write("\n")
     by_file: Dict[str, List[Finding]] = defaultdict(list)
-    for finding in report.findings:
+    for finding in listed:  # tests, tooling and the sites of a cause listed here are in the JSON and HTML
         by_file[finding.path].append(finding)
     for path in sorted(by_file):
         shown = [f for f in by_file[path] if worst_status(f) != Status.SUPPORTED]
@@ -54,11 +56,24 @@ def render(report: Report, out: TextIO) -> None:
             out.write(f"  {_position(finding)}  {finding.rule}  {finding.api}  [{statuses}]\n")
         if hidden:
             out.write(f"  ({hidden} more uses supported on every target)\n")
+    left_out = _left_out(report.findings)
+    if left_out:
+        out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
         for result in errors:
             out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
+
+
+def _left_out(findings: List[Finding]) -> str:
+    """'3 in tests, 2 in tooling, 5 uses of a cause listed above' for what the listing leaves out."""
+    tests = sum(1 for f in findings if f.context == Context.TEST)
+    tooling = sum(1 for f in findings if f.context == Context.TOOLING)
+    sites = sum(1 for f in findings if f.context == Context.TRAINING and f.root is not None)
+    parts = [f"{tests} in tests" if tests else "", f"{tooling} in tooling (packaging, benchmarks, export)"
+             if tooling else "", f"{sites} uses of a cause listed above" if sites else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def _position(finding: Finding) -> str:

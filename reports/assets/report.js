@@ -5,7 +5,7 @@
   var form = document.getElementById("filters");
   var table = document.getElementById("findings-table");
   if (!form || !table) { document.body.dataset.ready = "1"; return; }
-  var fields = ["target", "status", "category", "path", "blocking"];
+  var fields = ["target", "status", "category", "context", "path", "blocking"];
   var blocking = ["rewrite", "port", "unsupported"];
   var rows = Array.prototype.slice.call(table.tBodies[0].rows);
 
@@ -16,7 +16,16 @@
     return el.type === "checkbox" ? (el.checked ? "1" : "") : el.value;
   }
 
+  function inPart(row, part) {
+    var training = row.dataset.context === "training";
+    if (part === "training") return training && !row.dataset.root;
+    if (part === "sites") return training && !!row.dataset.root;
+    if (part === "test" || part === "tooling") return row.dataset.context === part;
+    return true;
+  }
+
   function matches(row, state) {
+    if (!inPart(row, state.context)) return false;
     if (state.category && row.dataset.category !== state.category) return false;
     if (state.path && row.dataset.path.indexOf(state.path) === -1) return false;
     var pairs = row.dataset.statuses.split(" ").map(function (p) { return p.split(":"); });
