@@ -427,7 +427,9 @@ def _fleet_progress():
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Comma-separated targets, each optionally with a version.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain(api: str, targets: str, fmt: str) -> None:
+@click.option("--dtypes", default="fp32,fp16,bf16", show_default=True,
+              help="The float dtypes the project computes in: a vendor's dtype note bites when it leaves one out.")
+def explain(api: str, targets: str, fmt: str, dtypes: str) -> None:
     """The aten ops a Python API runs and each target's verdict, message and source.
 
     API is a fully qualified name: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
@@ -436,8 +438,12 @@ def explain(api: str, targets: str, fmt: str) -> None:
     from .explain import UnknownApi, explain_api, render_explanation
 
     chosen = _targets(targets)
+    wanted = [d.strip() for d in dtypes.split(",") if d.strip()]
+    if not wanted or any(d not in ("fp32", "fp16", "bf16") for d in wanted):
+        click.echo(f"--dtypes takes fp32, fp16 and bf16, comma-separated; got {dtypes!r}", err=True)
+        sys.exit(2)
     try:
-        result = explain_api(api, chosen)
+        result = explain_api(api, chosen, wanted)
     except UnknownApi as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)

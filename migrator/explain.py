@@ -6,7 +6,8 @@ from typing import Dict, List, Sequence
 
 from .maps.coverage import api_coverage, api_ops, close_matches
 from .maps.load import TargetMap, third_party
-from .model import Span, Status, Usage
+from .maps.limits import TRAINING_DTYPES, settle
+from .model import DtypeProfile, Span, Status, Usage
 from .rules import RuleContext, apply_rules
 
 
@@ -14,8 +15,12 @@ class UnknownApi(Exception):
     """The name is in neither the API table, the vendors' lists nor the migration rules."""
 
 
-def explain_api(api: str, targets: Sequence[TargetMap]) -> Dict[str, object]:
-    """The verdicts ``scan`` would give a call of ``api``: the same rules, dispatched the same way."""
+def explain_api(api: str, targets: Sequence[TargetMap],
+                dtypes: Sequence[str] = TRAINING_DTYPES) -> Dict[str, object]:
+    """The verdicts ``scan`` would give a call of ``api`` with no arguments but its inputs, in a project that
+    computes in ``dtypes``: the same rules, dispatched the same way, and the vendor's notes settled the same
+    way (each note said to bite or not, and why)."""
+    profile = DtypeProfile(frozenset(dtypes))
     ops, source = api_ops(api)
     verdicts: Dict[str, Dict[str, object]] = {}
     usage = Usage(api=api, kind="call", span=Span(None), snippet=f"{api}()")
@@ -28,6 +33,7 @@ def explain_api(api: str, targets: Sequence[TargetMap]) -> Dict[str, object]:
         else:  # no rule reports it (torch.save, torch.no_grad): what the vendor's own list says, if anything
             coverage = api_coverage(target, api)
             verdict, rule = (coverage.verdict if coverage else None), None
+        verdict = settle(verdict, profile) if verdict is not None else None
         if verdict is None or (verdict.status == Status.UNKNOWN and not ops and rule in ("torch-op", None)):
             continue  # the data knows nothing of it: not a verdict worth printing
         verdicts[target.id] = {"status": verdict.status.value, "message": verdict.message, "source": verdict.source,
@@ -39,11 +45,13 @@ def explain_api(api: str, targets: Sequence[TargetMap]) -> Dict[str, object]:
         hint = f"; did you mean: {', '.join(matches)}?" if matches else ""
         raise UnknownApi(f"unknown API {api!r}: not in the torch API table, the vendors' lists or the migration "
                          f"rules{hint}")
-    return {"api": api, "ops": list(ops), "ops_source": source, "verdicts": verdicts}
+    return {"api": api, "ops": list(ops), "ops_source": source, "verdicts": verdicts,
+            "dtypes": [d for d in TRAINING_DTYPES if d in profile.dtypes]}
 
 
 def render_explanation(result: Dict[str, object]) -> str:
-    lines: List[str] = [str(result["api"])]
+    lines: List[str] = [f"{result['api']}  (a call with no optional arguments, in a project computing in "
+                        f"{', '.join(result['dtypes'])}; `--dtypes` to change)"]
     ops = result["ops"]
     if ops:
         lines.append(f"  aten ops ({result['ops_source']}): {', '.join(ops)}")

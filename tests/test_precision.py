@@ -385,3 +385,30 @@ def test_explain_without_a_call_still_says_the_sources_disagree():
 
     coverage = api_coverage(load_target("neuware", "1.25-2.4"), "torch.mode")
     assert coverage.verdict.status == Status.PARTIAL and "sources disagree" in coverage.verdict.message
+
+
+@pytest.mark.parametrize("dtypes, status, says", [
+    pytest.param("fp32,fp16,bf16", "partial", "vendor notes that bite here: `input`仅支持fp16，fp32", id="bf16-bites"),
+    pytest.param("fp32,fp16", "supported", "vendor notes that cannot bite here: `input`仅支持fp16，fp32", id="no-bf16"),
+])
+def test_explain_says_which_note_bites_for_the_dtypes_given(dtypes, status, says):
+    import json
+
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    result = CliRunner().invoke(main, ["explain", "torch.nn.Linear", "--target", "cann", "--dtypes", dtypes,
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.output)["verdicts"]["cann"]
+    assert verdict["status"] == status and says in verdict["message"]
+
+
+def test_explain_refuses_a_dtype_it_cannot_judge():
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    result = CliRunner().invoke(main, ["explain", "torch.nn.Linear", "--dtypes", "fp8"])
+    assert result.exit_code == 2 and "--dtypes takes fp32, fp16 and bf16" in result.output
