@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
@@ -56,6 +57,7 @@ def _view(report: Report) -> Dict[str, Any]:
         "targets": targets,
         "comparison": _comparison(report.targets),
         "findings": findings,
+        "counted": len(counted(report.findings)),
         "filters": {
             "categories": sorted({f.category.value for f in report.findings}),
             "paths": sorted({f.path for f in report.findings}),
