@@ -412,3 +412,38 @@ def test_explain_refuses_a_dtype_it_cannot_judge():
 
     result = CliRunner().invoke(main, ["explain", "torch.nn.Linear", "--dtypes", "fp8"])
     assert result.exit_code == 2 and "--dtypes takes fp32, fp16 and bf16" in result.output
+
+
+# ------------------------------------------------------------------------------ the contract
+
+
+def test_real_reports_hold_to_the_report_schema(tmp_path, scan_tree):
+    """The bundled example and a project with tests, tooling and sites of a cause, as JSON, against
+    reports/schema/report.schema.json: `context` and `root` are in it, with what they mean."""
+    import io
+    import json
+
+    import jsonschema
+
+    from migrator.report.json import render
+    from migrator.scan import scan
+    from migrator.maps.load import resolve_targets
+
+    from .conftest import REPO
+
+    schema = json.loads((REPO / "reports" / "schema" / "report.schema.json").read_text(encoding="utf-8"))
+    project = scan_tree({"train.py": NANOGPT_STYLE, "tests/test_train.py": "import torch\ntorch.cuda.synchronize()\n",
+                         **HOST_ONLY_EXTENSION})
+    for report in (scan(REPO / "examples", resolve_targets(None), jobs=1), project):
+        out = io.StringIO()
+        render(report, out)
+        document = json.loads(out.getvalue())
+        jsonschema.validate(document, schema)
+        contexts = {f["context"] for f in document["findings"]}
+        assert "training" in contexts
+    assert {"test", "training"} <= {f["context"] for f in document["findings"]}
+    roots = {f["root"] for f in document["findings"] if f["root"]}
+    assert roots and roots <= {f["id"] for f in document["findings"]}  # every root is a finding of the document
+    bad = dict(document["findings"][0], context="library")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(dict(document, findings=[bad]), schema)
