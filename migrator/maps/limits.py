@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
 
@@ -213,17 +213,3 @@ def _why_not(limit: Limit, profile: DtypeProfile) -> str:
 
 def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def settle_all(verdicts: Mapping[str, Verdict], profile: DtypeProfile,
-               memo: Dict[Tuple[int, FrozenSet[str]], Verdict]) -> Mapping[str, Verdict]:
-    """Every verdict of a finding settled; ``memo`` keeps one settled verdict per verdict object."""
-    if not any(v.limits for v in verdicts.values()):
-        return verdicts
-    out = {}
-    for target, verdict in verdicts.items():
-        key = (id(verdict), profile.dtypes)
-        if key not in memo:
-            memo[key] = settle(verdict, profile)
-        out[target] = memo[key]
-    return out
