@@ -447,3 +447,20 @@ def test_real_reports_hold_to_the_report_schema(tmp_path, scan_tree):
     bad = dict(document["findings"][0], context="library")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(dict(document, findings=[bad]), schema)
+
+
+def test_committed_signatures_equal_a_fresh_read_of_torch():
+    """operator_maps/signatures.json is generated (`migrator maps signatures`) from the torch the API table
+    was traced with; with that torch installed, a fresh read gives the same table."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    from migrator.maps.signatures import build_signatures, noted_apis
+
+    from .conftest import REPO
+
+    committed = json.loads((REPO / "operator_maps" / "signatures.json").read_text(encoding="utf-8"))
+    if torch.__version__.split("+")[0] not in committed["source"]:
+        pytest.skip(f"the table was read from another torch: {committed['source']}")
+    assert committed["apis"] == build_signatures(noted_apis())
+    assert committed["apis"]["torch.argsort"] == ["input", "dim", "descending", "*", "stable"]

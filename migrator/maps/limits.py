@@ -9,11 +9,13 @@ So each note is split into clauses (``Limit``), each of one kind:
 
 - ``dtype``: the dtypes the note leaves out bite when the project computes in one of them
   (``DtypeProfile``: fp32 always; fp16 / bf16 where the code casts to them, autocasts, or names them);
-- ``argument``: bites when the call passes that argument (by keyword, or at its position);
+- ``argument``: bites when the call passes every argument it names (by keyword, or at its position);
 - ``product``: about a card the target's default card is not (Ascend 950DT, inference cards);
-- ``behaviour``: says the API runs on the host CPU, or only for inference: bites wherever it is used;
+- ``behaviour``: says the API runs on the host CPU, only for inference, or without a backward: bites wherever
+  it is used;
 - ``template``: a lone "fp32 only", the docs' placeholder on 307 APIs, most with no dtype at all;
-- ``other``: a shape or value condition no static scan can check.
+- ``other``: a shape, value or feature condition no static scan can check (a precision skip of torch_npu's
+  OpInfo tests is one too).
 
 ``argument`` clauses are settled per call (``apply_rules`` has the call's arguments); ``dtype`` clauses once
 the project's dtypes are known (``settle``, after every file's findings). A verdict is ``partial`` through
@@ -25,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Iterable, Optional, Sequence, Tuple
 
 from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
 
@@ -55,9 +57,6 @@ _TENSOR_NAMES = frozenset({"input", "self", "other", "tensor", "x", "q", "k", "v
                            "output", "out", "target", "index", "src", "weights", "weight", "params", "vertices",
                            "output_tensor", "log_probs", "Tensor", "Tensor.shape", "dtype"})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-DEFAULT_PROFILE = DtypeProfile()
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -137,14 +136,6 @@ def skip_limit(skipped: Sequence[str], test: str) -> Optional[Limit]:
 # ------------------------------------------------------------------------------------------ settling
 
 
-def with_limits(verdict: Verdict, limits: Sequence[Limit], source: Optional[str] = None) -> Verdict:
-    """``verdict`` carrying ``limits`` to settle; its status is what it would be if none bit."""
-    if not limits:
-        return verdict
-    sources = verdict.source if source is None or source in verdict.source else f"{verdict.source}; {source}"
-    return replace(verdict, source=sources, limits=verdict.limits + tuple(limits))
-
-
 def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tuple[str, ...]]) -> Verdict:
     """``verdict`` with its argument clauses settled by what the call passes: every argument a clause names,
     by keyword, or positionally at the parameter's place in ``parameters`` (which leaves out a method's
@@ -198,6 +189,8 @@ def describe(profile: DtypeProfile) -> str:
 
 
 def _why_not(limit: Limit, profile: DtypeProfile) -> str:
+    if limit.kind == LimitKind.DTYPE and not limit.dtypes:
+        return "about indices, masks or complex inputs, not a float dtype the project computes in"
     if limit.kind == LimitKind.DTYPE:
         return f"the project computes in {describe(profile)}"
     if limit.kind == LimitKind.ARGUMENT:
