@@ -117,11 +117,16 @@ class Value:
 
 
 class GuardKind(str, Enum):
-    """What test puts a block on the CUDA path only (``resolve/guards.py``)."""
+    """Where a usage sits relative to an ``if`` that tests for CUDA (``resolve/guards.py``)."""
 
-    DEVICE_TYPE = "device-type"  # ``if device.type == "cuda":``, ``if x.is_cuda:``: skipped on another device
-    IS_AVAILABLE = "is-available"  # ``if torch.cuda.is_available():``: the guard decides; its body follows it
-    TEST = "test"  # the test itself, of an ``if`` with another branch (``elif device.type == "npu":``, ``else:``)
+    #: the body of ``if device.type == "cuda":`` (or ``x.is_cuda``) that has an ``elif``/``else``: on another
+    #: device the body is skipped and the other branch runs
+    OTHER_BRANCH = "other-branch"
+    #: the body of ``if torch.cuda.is_available():``, or of a device-type test with no other branch: the test
+    #: decides what runs on the target, so its finding is the cause and the body's findings its sites
+    DECIDED_BY_TEST = "decided-by-test"
+    #: the test itself, of an ``if`` with another branch (``elif device.type == "npu":``, ``else:``)
+    TEST = "test"
 
 
 @dataclass(frozen=True)

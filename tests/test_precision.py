@@ -464,3 +464,25 @@ def test_committed_signatures_equal_a_fresh_read_of_torch():
         pytest.skip(f"the table was read from another torch: {committed['source']}")
     assert committed["apis"] == build_signatures(noted_apis())
     assert committed["apis"]["torch.argsort"] == ["input", "dim", "descending", "*", "stable"]
+
+
+IMAGENET_DISTRIBUTED_STYLE = '''
+import torch
+
+
+def wrap(model, device, gpu):
+    if device.type == 'cuda':
+        torch.cuda.set_device(gpu)
+        model.cuda(device)
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[gpu])
+    return model
+'''
+
+
+def test_a_device_type_test_with_no_other_branch_decides_and_its_body_is_its_sites(scan_code):
+    """Without an `else`, the body (the DDP wrap) is skipped on an NPU: not 'supported', but one cause, the test."""
+    found = [f for f in scan_code(IMAGENET_DISTRIBUTED_STYLE, ["cann"]) if f.rule != "torch-op"]
+    test = next(f for f in found if f.span.line == 6)
+    assert test.verdicts["cann"].status == Status.REWRITE and test.root is None
+    body = [f for f in found if f.span.line in (7, 8)]
+    assert body and all(f.root == test.id and f.verdicts["cann"].status == Status.REWRITE for f in body)

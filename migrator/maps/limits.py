@@ -189,7 +189,7 @@ def describe(profile: DtypeProfile) -> str:
 
 
 def _why_not(limit: Limit, profile: DtypeProfile) -> str:
-    if limit.kind == LimitKind.DTYPE and not limit.dtypes:
+    if limit.kind == LimitKind.DTYPE and not re.search(r"fp32|fp16|bf16", limit.text):
         return "about indices, masks or complex inputs, not a float dtype the project computes in"
     if limit.kind == LimitKind.DTYPE:
         return f"the project computes in {describe(profile)}"

@@ -9,28 +9,40 @@ import libcst as cst
 
 from ..model import GuardKind
 
+#: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), or whether CUDA is there.
+DEVICE_TYPE, IS_AVAILABLE = "device-type", "is-available"
 _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_available"})
 
 
-def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[GuardKind]:
-    """The kind of CUDA test ``test`` is, or ``None`` (a ``!=`` or a ``not`` is the other path: ``None``)."""
+def body_guard(test: cst.BaseExpression, has_other_branch: bool,
+               qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[GuardKind]:
+    """What an ``if`` with this test means for the usages in its body, or ``None`` when it is no CUDA test."""
+    kind = cuda_test(test, qualify)
+    if kind is None:
+        return None
+    return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and has_other_branch else GuardKind.DECIDED_BY_TEST
+
+
+def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[str]:
+    """``DEVICE_TYPE`` or ``IS_AVAILABLE`` for a CUDA test, else ``None`` (a ``!=`` or a ``not`` is the other
+    path: ``None``)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return cuda_test(test.left, qualify) or cuda_test(test.right, qualify)
     if isinstance(test, cst.Call):
         if qualify(test.func) in _IS_AVAILABLE:
-            return GuardKind.IS_AVAILABLE
+            return IS_AVAILABLE
         func = test.func
         if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and test.args \
                 and _is_cuda_string(test.args[0].value):
-            return GuardKind.DEVICE_TYPE
+            return DEVICE_TYPE
         return None
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
-        return GuardKind.DEVICE_TYPE
+        return DEVICE_TYPE
     if isinstance(test, cst.Comparison):
         sides = [test.left, *(c.comparator for c in test.comparisons)]
         positive = all(isinstance(c.operator, (cst.Equal, cst.In, cst.Is)) for c in test.comparisons)
         if positive and any(_is_cuda_string(side) for side in sides):
-            return GuardKind.DEVICE_TYPE
+            return DEVICE_TYPE
     return None
 
 

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .emit import Emitter
-from .guards import cuda_test
+from .guards import body_guard
 from .literals import Literals
 from .dotted import dotted
 from .names import interesting, interesting_base, is_torch
@@ -66,11 +66,11 @@ class ModuleResolver:
     # ------------------------------------------------------------------------------ CUDA-only branches
 
     def visit_If(self, node: cst.If) -> None:
-        kind = cuda_test(node.test, self.scopes.qualify)
+        kind = body_guard(node.test, node.orelse is not None, self.scopes.qualify)
         if kind is not None:
             span = self.emitter.span(node.test)
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
-            if node.orelse is not None and kind == GuardKind.DEVICE_TYPE:  # walked next, before the body: a check
+            if kind == GuardKind.OTHER_BRANCH:  # the test is walked next, before the body: a check, not a device
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
                 self._tests[id(node.body)] = True
 

@@ -8,10 +8,11 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Category, Finding, GuardKind, Span, Usage, Verdict
+from ..model import Category, Finding, GuardKind, Span, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .amp import AmpDevice, CudaAmp
-from .base import ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, normalised_snippet, on_cuda_branch
+from .base import (ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string, is_device_string,
+                   normalised_snippet, on_cuda_branch)
 from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
@@ -73,13 +74,20 @@ _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
 
 def _cause(usage: Usage) -> Optional[Span]:
     """Where the value an argument came through was set (``device = 'cuda'`` for ``x.to(device)``), or the
-    ``torch.cuda.is_available()`` test whose body this is: its finding decides what the body does."""
+    CUDA test that decides whether this body runs (``torch.cuda.is_available()``, or a device-type test with
+    no other branch): its finding is the cause."""
     for arg in usage.args:
         for value in (arg.value, *arg.value.options):
-            if value.via and value.origin is not None and value.origin.line:
+            if value.via and value.origin is not None and value.origin.line and _names_cuda(value):
                 return value.origin
     guard = usage.cuda_guard
-    return guard.span if guard is not None and guard.kind == GuardKind.IS_AVAILABLE else None
+    return guard.span if guard is not None and guard.kind == GuardKind.DECIDED_BY_TEST else None
+
+
+def _names_cuda(value: Value) -> bool:
+    """A device or backend value a rule judges (``'cuda:0'``, ``torch.device('cuda')``, ``'nccl'``), not any
+    value that came through a name (``args.gpu``)."""
+    return is_device_string(value.text) or is_backend_string(value.text)
 
 
 def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:

@@ -196,19 +196,19 @@ def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdi
 
 
 def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:
-    """A device call in the body of ``if device.type == "cuda":`` runs only on a CUDA device: on a target that
-    renames the device the branch is skipped, so the call needs no change there (the guard, or the other
-    branch, is what runs). A runtime that keeps CUDA names takes the branch, and keeps its verdict."""
+    """A device call in the body of ``if device.type == "cuda": ... else: ...`` runs only on a CUDA device: on a
+    target that renames the device the other branch runs, so the call needs no change there, and nor does the
+    test. A runtime that keeps CUDA names takes the branch, and keeps its verdict. (With no other branch the
+    test decides what runs: its finding is the cause, ``rules._cause``.)"""
     guard = usage.cuda_guard
-    if guard is None or guard.kind == GuardKind.IS_AVAILABLE:
+    if guard is None or guard.kind == GuardKind.DECIDED_BY_TEST:
         return verdicts
     if guard.kind == GuardKind.TEST:
         why = ("a test for CUDA in an `if` that has another branch (`elif`/`else`): on {target} the test is False "
                "and the other branch runs; nothing to change")
     else:
-        why = (f"inside a branch taken only on a CUDA device (the test at line {guard.span.line}): on {{target}} the "
-               "device is `{device}` and the branch is skipped, so this never runs there (what it does, such as a "
-               "synchronize for timing, does not happen)")
+        why = (f"inside a branch taken only on a CUDA device (the test at line {guard.span.line}), beside another "
+               "branch: on {target} the device is `{device}`, this branch is skipped and the other one runs")
     out = dict(verdicts)
     for target in ctx.targets:
         verdict = verdicts.get(target.id)
