@@ -197,8 +197,9 @@ class LimitKind(str, Enum):
 
 @dataclass(frozen=True)
 class Limit:
-    """One clause of a vendor's note on an API. ``dtypes``: the training dtypes it leaves out (``DTYPE``);
-    ``arguments``: the arguments it is about (``ARGUMENT``); ``bites``: settled for a call, ``None`` until then."""
+    """One clause of a vendor's note on an API. ``dtypes``: the training dtypes it leaves out (``DTYPE``, or an
+    ``ARGUMENT`` clause whose dtype list holds only when the argument is passed); ``arguments``: the arguments
+    it is about (``ARGUMENT``); ``bites``: whether the call passes them, settled per call (``None`` until then)."""
 
     kind: LimitKind
     text: str

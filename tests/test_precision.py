@@ -486,3 +486,31 @@ def test_a_device_type_test_with_no_other_branch_decides_and_its_body_is_its_sit
     assert test.verdicts["cann"].status == Status.REWRITE and test.root is None
     body = [f for f in found if f.span.line in (7, 8)]
     assert body and all(f.root == test.id and f.verdicts["cann"].status == Status.REWRITE for f in body)
+
+
+def test_each_project_of_a_repository_of_examples_has_its_own_dtypes(scan_tree):
+    """pytorch/examples: one folder a project. bf16 in one example does not make another's Linear partial,
+    and a library's ops take the dtypes of the script that imports it."""
+    report = scan_tree({
+        "vae/main.py": "import torch\nmodel = torch.nn.Linear(20, 400)\n",
+        "llama/model.py": "import torch\n\n\ndef head(dim):\n    return torch.nn.Linear(dim, 8)\n",
+        "llama/train.py": "import torch\nfrom llama.model import head\nm = head(8).to(torch.bfloat16)\n",
+    }, ["cann"])
+    statuses = {f.path: f.verdicts["cann"].status for f in report.findings if f.api == "torch.nn.Linear"}
+    assert statuses == {"vae/main.py": Status.SUPPORTED, "llama/model.py": Status.PARTIAL}
+
+
+@pytest.mark.parametrize("call, dtypes, status", [
+    pytest.param("F.pad(x, (1, 1))", {"fp32", "bf16"}, Status.SUPPORTED, id="default-mode"),
+    pytest.param("F.pad(x, (1, 1), mode='reflect')", {"fp32", "bf16"}, Status.PARTIAL, id="mode-and-bf16"),
+    pytest.param("F.pad(x, (1, 1), mode='reflect')", {"fp32"}, Status.SUPPORTED, id="mode-in-fp32"),
+])
+def test_a_dtype_list_under_an_argument_bites_only_when_both_hold(call, dtypes, status):
+    from migrator.maps.signatures import api_parameters
+
+    parameters = api_parameters("torch.nn.functional.pad")
+    verdict = _verdict("属性`mode`非constant时，`input`仅支持fp16，fp32，fp64", parameters)
+    code_args = [Argument(None, Value("other")), Argument(None, Value("other"))]
+    if "mode=" in call:
+        code_args.append(Argument("mode", Value("str", "reflect")))
+    assert settle(for_call(verdict, code_args, parameters), DtypeProfile(frozenset(dtypes))).status == status

@@ -93,7 +93,11 @@ def _clause(text: str, parameters: Optional[Tuple[str, ...]]) -> Limit:
             # a list with no float dtype is about indices, masks or complex numbers, not what training
             # computes in (integer inputs are the integer-input check's: ``rules/ops._integer_input``)
             floats = allowed & set(TRAINING_DTYPES)
-            return Limit(LimitKind.DTYPE, text, dtypes=frozenset(set(TRAINING_DTYPES) - allowed) if floats else frozenset())
+            left_out = frozenset(set(TRAINING_DTYPES) - allowed) if floats else frozenset()
+            condition = _arguments_in(text[:match.start()], parameters) if match.start() else ()
+            if condition and left_out:  # "属性`mode`非constant时，`input`仅支持fp16，fp32": only when mode is passed
+                return Limit(LimitKind.ARGUMENT, text, dtypes=left_out, arguments=condition)
+            return Limit(LimitKind.DTYPE, text, dtypes=left_out)
     arguments = _arguments_in(text, parameters) if _LIMITING.search(text) else ()
     if arguments:
         return Limit(LimitKind.ARGUMENT, text, arguments=arguments)
@@ -179,8 +183,8 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
 def _bites(limit: Limit, profile: DtypeProfile) -> bool:
     if limit.kind == LimitKind.DTYPE:
         return bool(limit.dtypes & profile.dtypes)
-    if limit.kind == LimitKind.ARGUMENT:
-        return limit.bites is not False
+    if limit.kind == LimitKind.ARGUMENT:  # passed, and (for a dtype list under it) in a dtype the project uses
+        return limit.bites is not False and (not limit.dtypes or bool(limit.dtypes & profile.dtypes))
     return limit.kind == LimitKind.BEHAVIOUR
 
 
@@ -192,6 +196,8 @@ def _why_not(limit: Limit, profile: DtypeProfile) -> str:
     if limit.kind == LimitKind.DTYPE and not re.search(r"fp32|fp16|bf16", limit.text):
         return "about indices, masks or complex inputs, not a float dtype the project computes in"
     if limit.kind == LimitKind.DTYPE:
+        return f"the project computes in {describe(profile)}"
+    if limit.kind == LimitKind.ARGUMENT and limit.bites is not False:
         return f"the project computes in {describe(profile)}"
     if limit.kind == LimitKind.ARGUMENT:
         return f"this call leaves {', '.join(f'`{a}`' for a in limit.arguments)} at the default"

@@ -3,9 +3,10 @@ a project that casts to bf16 or autocasts in it, and no other."""
 
 from __future__ import annotations
 
-from typing import Dict, Sequence
+from typing import Callable, Dict, Sequence
 
 from ..model import DtypeProfile, FileResult, Usage
+from ..names import longest
 from ..rules.base import usages_across_files
 
 #: APIs whose use puts a dtype in the profile.
@@ -22,19 +23,64 @@ _FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "tra
 
 
 def reads(usage: Usage) -> bool:
-    """Whether ``dtype_profile`` looks at this usage (the cache keeps those apart for the cross-file stages)."""
+    """Whether ``dtype_profiles`` looks at this usage (the cache keeps those apart for the cross-file stages)."""
     return (usage.api in _NAMES or usage.api in _AUTOCAST
             or (usage.kind == "import" and usage.api.startswith(_FRAMEWORKS)))
 
 
-def dtype_profile(results: Sequence[FileResult]) -> DtypeProfile:
-    """fp32, and each 16-bit dtype the code names, casts to or autocasts in, with where it first says so."""
-    evidence: Dict[str, str] = {}
+def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfile]:
+    """The profile of each file (by its path): that of the files it is connected to by imports, so that a
+    repository of separate examples (pytorch/examples: one folder a project) gives each its own dtypes, and a
+    library's ops take the dtypes of the training script that imports it. Files that are not Python (shell,
+    requirements, kernels) take the whole repository's."""
+    groups = _import_groups(results)
+    evidence: Dict[str, Dict[str, str]] = {}
     for result in sorted(results, key=lambda r: r.file.rel):
+        found = evidence.setdefault(groups.find(result.file.rel), {})
         for usage in usages_across_files(result):
             for dtype in _dtypes_of(usage):
-                evidence.setdefault(dtype, f"{usage.api} at {result.file.rel}:{usage.span.line}")
+                found.setdefault(dtype, f"{usage.api} at {result.file.rel}:{usage.span.line}")
+    profiles = {group: _profile(found) for group, found in evidence.items()}
+    whole = _profile({d: e for found in evidence.values() for d, e in found.items()})
+    python = {r.file.rel for r in results if r.outline is not None}
+    return lambda path: profiles.get(groups.find(path), whole) if path in python else whole
+
+
+def _profile(evidence: Dict[str, str]) -> DtypeProfile:
     return DtypeProfile(frozenset({"fp32", *evidence}), tuple(f"{d}: {evidence[d]}" for d in sorted(evidence)))
+
+
+class _Groups:
+    """Union-find over file paths."""
+
+    def __init__(self) -> None:
+        self.parent: Dict[str, str] = {}
+
+    def find(self, item: str) -> str:
+        parent = self.parent.setdefault(item, item)
+        while parent != item:
+            grand = self.parent[parent]
+            self.parent[item] = grand
+            item, parent = parent, grand
+        return item
+
+    def join(self, a: str, b: str) -> None:
+        first, second = self.find(a), self.find(b)
+        if first != second:
+            self.parent[max(first, second)] = min(first, second)
+
+
+def _import_groups(results: Sequence[FileResult]) -> _Groups:
+    groups = _Groups()
+    by_module = {r.outline.module: r.file.rel for r in results if r.outline is not None}
+    for result in results:
+        if result.outline is None:
+            continue
+        for name in result.outline.imports:
+            hit = longest(name, lambda prefix: prefix in by_module)
+            if hit is not None:
+                groups.join(result.file.rel, by_module[hit[0]])
+    return groups
 
 
 def _dtypes_of(usage: Usage) -> Sequence[str]:
