@@ -3,15 +3,15 @@ and functions; edges for imports, calls, definitions and constructions (see ``gr
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, Iterator, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 import networkx as nx
 
 from ..model import Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline
 from ..resolve import module_name_for
+from ..resolve.names import script_dir_heads
 from ..sources.outline import MAIN, MODULE
 from .entries import entry_points
 from .names import GraphIndex
@@ -69,22 +69,10 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
     ``sys.path``, so its ``from model import TinyGPT`` means ``llm_trainer.model.TinyGPT`` when the scan started
     above that folder. A name whose head is no top-level module of the scan but is a module next to the
     importer (or next to one of its packages, nearest first) is rewritten to that module."""
-    modules = set(outlines)
-    top = {m.split(".")[0] for m in modules}
-    children: Dict[str, Set[str]] = defaultdict(set)
-    for module in modules:
-        parts = module.split(".")
-        for cut in range(1, len(parts)):
-            children[".".join(parts[:cut])].add(parts[cut])
+    locals_of = script_dir_heads(outlines)
     rebased: Dict[str, Tuple[FileResult, Outline]] = {}
     for module, (result, outline) in outlines.items():
-        parts = module.split(".")
-        local: Dict[str, str] = {}
-        for cut in range(len(parts), 0, -1):
-            prefix = ".".join(parts[:cut])
-            for head in children.get(prefix, ()):
-                if head not in top:
-                    local.setdefault(head, f"{prefix}.{head}")
+        local = locals_of.get(module)
         if not local:
             rebased[module] = (result, outline)
             continue

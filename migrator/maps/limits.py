@@ -173,7 +173,7 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
     status = Status.PARTIAL if biting and verdict.status == Status.SUPPORTED else verdict.status
     parts = [verdict.message]
     if biting:
-        parts.append("vendor notes that bite here: " + "; ".join(_clip(l.text) for l in biting))
+        parts.append("vendor notes that bite here: " + "; ".join(_clip(l.text) + _why(l, profile) for l in biting))
     if idle:
         parts.append("vendor notes that cannot bite here: " + "; ".join(f"{_clip(l.text)} ({_why_not(l, profile)})"
                                                                         for l in idle))
@@ -186,6 +186,15 @@ def _bites(limit: Limit, profile: DtypeProfile) -> bool:
     if limit.kind == LimitKind.ARGUMENT:  # passed, and (for a dtype list under it) in a dtype the project uses
         return limit.bites is not False and (not limit.dtypes or bool(limit.dtypes & profile.dtypes))
     return limit.kind == LimitKind.BEHAVIOUR
+
+
+def _why(limit: Limit, profile: DtypeProfile) -> str:
+    """Where the project computes in a dtype a biting clause leaves out (``DtypeProfile.evidence``)."""
+    used = limit.dtypes & profile.dtypes
+    if not used:
+        return ""
+    where = [e.split(": ", 1)[1] for e in profile.evidence if e.split(":", 1)[0] in used]
+    return f" (the project computes in {', '.join(sorted(used))}{': ' + '; '.join(where) if where else ''})"
 
 
 def describe(profile: DtypeProfile) -> str:

@@ -7,6 +7,7 @@ from typing import Callable, Dict, Sequence
 
 from ..model import DtypeProfile, FileResult, Usage
 from ..names import longest
+from ..resolve.names import script_dir_heads
 from ..rules.base import usages_across_files
 
 #: APIs whose use puts a dtype in the profile.
@@ -39,7 +40,8 @@ def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfil
         found = evidence.setdefault(groups.find(result.file.rel), {})
         for usage in usages_across_files(result):
             for dtype in _dtypes_of(usage):
-                found.setdefault(dtype, f"{usage.api} at {result.file.rel}:{usage.span.line}")
+                cell = f" cell {usage.span.cell}" if usage.span.cell is not None else ""
+                found.setdefault(dtype, f"{usage.api} at {result.file.rel}{cell}:{usage.span.line}")
     profiles = {group: _profile(found) for group, found in evidence.items()}
     whole = _profile({d: e for found in evidence.values() for d, e in found.items()})
     python = {r.file.rel for r in results if r.outline is not None}
@@ -71,12 +73,17 @@ class _Groups:
 
 
 def _import_groups(results: Sequence[FileResult]) -> _Groups:
+    """Files joined by the repository modules they import, as a script sees them (``script_dir_heads``)."""
     groups = _Groups()
     by_module = {r.outline.module: r.file.rel for r in results if r.outline is not None}
+    heads = script_dir_heads(by_module)
     for result in results:
         if result.outline is None:
             continue
+        local = heads.get(result.outline.module, {})
         for name in result.outline.imports:
+            head, dot, tail = name.partition(".")
+            name = local[head] + dot + tail if head in local else name
             hit = longest(name, lambda prefix: prefix in by_module)
             if hit is not None:
                 groups.join(result.file.rel, by_module[hit[0]])

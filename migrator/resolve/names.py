@@ -4,7 +4,8 @@ graph. Plain strings only (no libcst), so that reading them costs nothing."""
 from __future__ import annotations
 
 import sys
-from typing import FrozenSet, Optional
+from collections import defaultdict
+from typing import Dict, FrozenSet, Iterable, Optional, Set
 
 #: The standard library: its names are never recorded as usages.
 STDLIB: FrozenSet[str] = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -57,3 +58,29 @@ def interesting(qual: str) -> bool:
 def interesting_base(qual: str) -> bool:
     """A base class worth a ``subclass`` usage: ``torch.autograd.Function`` and third-party classes."""
     return qual.startswith("torch.autograd.Function") or (not is_torch(qual) and interesting(qual))
+
+
+def script_dir_heads(modules: Iterable[str]) -> Dict[str, Dict[str, str]]:
+    """For each module, the import heads a script sees next to it: ``python llm_trainer/train.py`` puts
+    ``llm_trainer/`` on ``sys.path``, so its ``from model import TinyGPT`` means ``llm_trainer.model`` when the
+    scan started above that folder. Per module, {head: absolute module} for the heads that are no top-level
+    module of the scan but a module next to it (or next to one of its packages, nearest first)."""
+    modules = set(modules)
+    top = {m.split(".")[0] for m in modules}
+    children: Dict[str, Set[str]] = defaultdict(set)
+    for module in modules:
+        parts = module.split(".")
+        for cut in range(1, len(parts)):
+            children[".".join(parts[:cut])].add(parts[cut])
+    found: Dict[str, Dict[str, str]] = {}
+    for module in modules:
+        parts = module.split(".")
+        local: Dict[str, str] = {}
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            for head in children.get(prefix, ()):
+                if head not in top:
+                    local.setdefault(head, f"{prefix}.{head}")
+        if local:
+            found[module] = local
+    return found
