@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .discover import base_dir
+from .gitcheck import GitUnavailable, uncommitted
 from .maps.load import TargetMap
 from .model import Edit, Report, Span
 from .resolve.dotted import dotted
@@ -161,18 +161,13 @@ def write_fixes(root: Path, fixes: Sequence[FileFix]) -> None:
 
 
 def dirty_files(root: Path) -> Optional[List[str]]:
-    """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree."""
-    base = base_dir(root)
+    """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree. git runs
+    with everything the repository could make it run switched off (``gitcheck``); when it cannot be asked
+    safely, the tree counts as dirty (``--force`` goes on)."""
     try:
-        inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=base, capture_output=True,
-                                text=True, timeout=30)
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            return None
-        status = subprocess.run(["git", "status", "--porcelain", "--", str(root.resolve())], cwd=base,
-                                capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return [line[3:] for line in status.stdout.splitlines() if line.strip()]
+        return uncommitted(base_dir(root), root)
+    except GitUnavailable as exc:
+        return [f"<git could not be asked safely: {exc}>"]
 
 
 def _inside(path: Path, root: Path) -> bool:

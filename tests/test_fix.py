@@ -186,3 +186,41 @@ def test_cli_diff_write_idempotence_and_rails(tmp_path):
     again = runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--no-cache", "--force"])
     assert again.exit_code == 0 and "applied 0 rewrite(s) in 0 file(s)" in again.output
     assert (repo / "src" / "train.py").read_text() == fixed
+
+
+def test_fix_runs_nothing_a_cloned_repository_configures(tmp_path):
+    """A repository's `.git/config` may name an fsmonitor command and a clean filter that `git status` would
+    run: the dirty check runs neither, and still sees the uncommitted change."""
+    import shutil
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    if shutil.which("git") is None:
+        pytest.skip("git is needed")
+    repo, marker = tmp_path / "repo", tmp_path / "ran"
+    repo.mkdir()
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=env, capture_output=True)
+
+    (repo / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
+    (repo / ".gitattributes").write_text("*.py filter=trap\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    git("config", "filter.trap.clean", f"touch {marker}-clean; cat")
+    git("config", "filter.trap.process", f"touch {marker}-process")
+    git("config", "core.fsmonitor", f"touch {marker}-fsmonitor; echo")
+    os.utime(repo / "train.py", (1_000_000_000, 1_000_000_000))  # stale stat info: git would re-hash it
+    clean = CliRunner().invoke(main, ["fix", str(repo), "--target", "cann", "--no-cache"])
+    assert clean.exit_code == 0, clean.output
+    assert not list(tmp_path.glob("ran*")), "git ran a command the repository configured"
+    (repo / "train.py").write_text("import torch\ny = torch.zeros(2).cuda()\n")
+    refused = CliRunner().invoke(main, ["fix", str(repo), "--target", "cann", "--no-cache"])
+    assert refused.exit_code == 2 and "uncommitted" in refused.output
+    assert not list(tmp_path.glob("ran*")), "git ran a command the repository configured"
