@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
-from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .cache import AnalysisCache, LazyUsages
+from .discover import read_source
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
@@ -68,7 +68,7 @@ def _analysed(source: SourceFile, data: bytes, cache: AnalysisCache, key: str) -
 
 def _read(source: SourceFile) -> Union[bytes, FileResult]:
     try:
-        return Path(source.path).read_bytes()
+        return read_source(source.path)
     except OSError as exc:
         return FileResult(source, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}")
 
@@ -94,7 +94,7 @@ def cached_result(source: SourceFile, cache: AnalysisCache,
 def content_key(source: SourceFile, cache: AnalysisCache) -> Optional[str]:
     """The cache key of this file's current content (``None`` when it cannot be read)."""
     try:
-        data = Path(source.path).read_bytes()
+        data = read_source(source.path)
     except OSError:
         return None
     return cache.key(source.rel, source.kind.value, data)
@@ -163,7 +163,7 @@ def _mentioning_key(cache: Optional[AnalysisCache], words: List[str], prefiltere
 
 def _bytes_of(source: SourceFile) -> bytes:
     try:
-        return Path(source.path).read_bytes()
+        return read_source(source.path)
     except OSError:
         return b""
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
@@ -71,14 +72,15 @@ def discover(root: Path) -> Discovery:
         kind = kind_of(root.name)
         if kind is None:
             return Discovery((), ())
-        return _classify(root, root.name, kind)
+        return _classify(root, display_name(root.name), kind, None)
     files: List[SourceFile] = []
     skipped: List[FileResult] = []
+    inside = os.path.realpath(root)
     for path, rel in _walk(root, skipped):
         kind = kind_of(path.name)
         if kind is None:
             continue
-        found = _classify(path, rel, kind)
+        found = _classify(path, rel, kind, inside)
         files.extend(found.files)
         skipped.extend(found.skipped)
     files.sort(key=lambda f: f.rel)
@@ -86,23 +88,65 @@ def discover(root: Path) -> Discovery:
     return Discovery(tuple(files), tuple(skipped))
 
 
-def _classify(path: Path, rel: str, kind: FileKind) -> Discovery:
+def display_name(name: str) -> str:
+    """A path as text every report format can carry: bytes that are not UTF-8 (a name ``os.fsdecode`` kept as
+    surrogates) become ``\\xff`` escapes."""
     try:
-        size = path.stat().st_size
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _classify(path: Path, rel: str, kind: FileKind, inside: Optional[str]) -> Discovery:
+    """``inside``: the real path of the scanned folder; a link that leads out of it is not followed."""
+    try:
+        info = path.stat()
     except OSError as exc:
         record = SourceFile(str(path), rel, kind, 0)
         return Discovery((), (FileResult(record, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}"),))
+    size = info.st_size
     record = SourceFile(str(path), rel, kind, size)
+    if not stat.S_ISREG(info.st_mode):
+        what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
+            else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a regular file"
+        reason = f"{what}{' (through a symbolic link)' if path.is_symlink() else ''}: not read"
+        return Discovery((), (FileResult(replace(record, size=0), FileStatus.SKIPPED, reason),))
+    if inside is not None and path.is_symlink() and not _within(os.path.realpath(path), inside):
+        return Discovery((), (FileResult(record, FileStatus.SKIPPED,
+                                         "symbolic link to a file outside the scanned folder: not followed"),))
     if size > MAX_FILE_BYTES:
         reason = f"file too large ({size // 1024} KiB > {MAX_FILE_BYTES // 1024} KiB limit), not scanned"
         return Discovery((), (FileResult(record, FileStatus.SKIPPED, reason),))
     return Discovery((record,), ())
 
 
+def read_source(path: str) -> bytes:
+    """A source file's bytes, read as a regular file and no further than the size cap: a file swapped for a
+    FIFO or a device after discovery raises ``OSError`` instead of blocking or filling memory."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"{path} grew past the {MAX_FILE_BYTES // 1024} KiB limit while being read")
+    return data
+
+
+def _within(real: str, folder: str) -> bool:
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
-    """Yield (path, posix path relative to root), honouring .gitignore files at every level."""
+    """Yield (path, posix path relative to root), honouring .gitignore files at every level. A folder that
+    cannot be listed, a link loop and a linked folder outside the root are reported in ``skipped``."""
     import pathspec  # here: `check` on named files never walks a folder, nor pays for the import
 
+    inside = os.path.realpath(root)
     seen_dirs = set()
     stack: List[Tuple[Path, Tuple[Tuple[str, pathspec.PathSpec], ...]]] = [(root, ())]
     while stack:
@@ -115,8 +159,16 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
                                           "symbolic link loop or second link to a folder already scanned"))
                 continue
             seen_dirs.add(real)
+            if folder != root and not _within(real, inside):
+                rel = display_name(folder.relative_to(root).as_posix())
+                skipped.append(FileResult(SourceFile(str(folder), rel, FileKind.PYTHON, 0), FileStatus.SKIPPED,
+                                          "symbolic link to a folder outside the scanned folder: not followed"))
+                continue
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            rel = display_name(folder.relative_to(root).as_posix())
+            skipped.append(FileResult(SourceFile(str(folder), rel, FileKind.PYTHON, 0), FileStatus.ERROR,
+                                      f"cannot list this folder: {exc.strerror or exc}"))
             continue
         ignore = folder / ".gitignore"
         if ignore.is_file():
@@ -129,18 +181,18 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
         subdirs = []
         for entry in entries:
             path = Path(entry.path)
-            rel = path.relative_to(root).as_posix()
+            rel = display_name(path.relative_to(root).as_posix())
             try:
                 is_dir = entry.is_dir()
-            except OSError:
-                continue
+            except OSError:  # a link loop: ``_classify`` reports it with the reason
+                is_dir = False
             if _ignored(rel, is_dir, specs):
                 continue
             if is_dir:
                 if entry.name in SKIP_DIRS or _is_virtualenv(path):
                     continue
                 subdirs.append((path, specs))
-            elif entry.is_file() or entry.is_symlink():
+            else:  # a file, a link (broken or looping: reported by ``_classify``), a FIFO, socket or device
                 yield path, rel
         stack.extend(reversed(subdirs))
 

@@ -93,3 +93,77 @@ def test_scan_never_executes_code(scan_tree, tmp_path):
                         "setup.py": f"open({str(marker)!r}, 'w').write('x')\n"})
     assert not marker.exists()
     assert any(f.api == "torch.cuda.init" for f in report.findings)
+
+
+# ------------------------------------------------------------------------------ hostile repositories
+
+
+@pytest.mark.parametrize("name, content, words", [
+    pytest.param("unary.py", "x = " + "-" * 10_000 + "1\n", "nested too deeply", id="unary-minus-run"),
+    pytest.param("sum.py", "x = " + " + ".join(["a"] * 4_000) + "\n", "nested too deeply", id="long-sum"),
+])
+def test_a_small_file_that_would_exhaust_the_parser_is_one_files_error(scan_tree, name, content, words):
+    """libcst's native parser aborts the process on the first and takes 21 s on the second: CPython's parser
+    refuses them first, in microseconds."""
+    report = scan_tree({"good.py": GOOD, name: content})
+    status, reason = _status(report, name)
+    assert status == FileStatus.ERROR and words in reason
+    assert any(f.path == "good.py" for f in report.findings)
+
+
+def test_special_files_and_links_out_of_the_root_are_skipped_with_a_reason(tmp_path, scan_tree):
+    outside = tmp_path / "secret" / "keys.py"
+    outside.parent.mkdir()
+    outside.write_text("import torch\nTOKEN = 'do-not-report'\ntorch.cuda.synchronize()\n")
+    root = tmp_path / "repo"
+    root.mkdir()
+    os.mkfifo(root / "pipe.py")
+    os.symlink("/dev/zero", root / "zero.py")
+    os.symlink(outside, root / "leak.py")
+    os.symlink(outside.parent, root / "linked_dir")
+    os.symlink(root / "loop_b.py", root / "loop_a.py")
+    os.symlink(root / "loop_a.py", root / "loop_b.py")
+    (root / "good.py").write_text(GOOD)
+    from migrator.maps.load import resolve_targets
+    from migrator.scan import scan
+
+    report = scan(root, resolve_targets(["cann"]), jobs=1)
+    reasons = {f.file.rel: (f.status, f.reason) for f in report.files}
+    assert reasons["pipe.py"] == (FileStatus.SKIPPED, "a FIFO: not read")
+    assert reasons["zero.py"] == (FileStatus.SKIPPED, "a device (through a symbolic link): not read")
+    assert reasons["leak.py"][1] == "symbolic link to a file outside the scanned folder: not followed"
+    assert reasons["linked_dir"][1] == "symbolic link to a folder outside the scanned folder: not followed"
+    assert reasons["loop_a.py"][0] == FileStatus.ERROR and "symbolic links" in reasons["loop_a.py"][1]
+    assert {f.path for f in report.findings} == {"good.py"}
+    assert "do-not-report" not in json.dumps([f.snippet for f in report.findings])
+
+
+def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(tmp_path):
+    import io
+
+    from migrator.maps.load import resolve_targets
+    from migrator.report import html, sarif
+    from migrator.report import json as json_report
+    from migrator.report import text
+    from migrator.scan import scan
+
+    name = os.fsdecode(b"caf\xe9_train.py")
+    (tmp_path / name).write_text(GOOD)
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    assert [f.path for f in report.findings] == ["caf\\xe9_train.py"]
+    for render in (text.render, json_report.render, sarif.render, html.render):
+        out = io.StringIO()
+        render(report, out)
+        out.getvalue().encode("utf-8")  # no lone surrogate left to crash a UTF-8 writer
+        assert "caf\\xe9_train.py" in out.getvalue() or "caf\\\\xe9_train.py" in out.getvalue()
+
+
+@pytest.mark.parametrize("pyproject", [
+    pytest.param('project = "x"\n', id="project-is-a-string"),
+    pytest.param('[project]\nscripts = ["a", "b"]\n', id="scripts-is-a-list"),
+    pytest.param("x = " + "[" * 2_000 + "]" * 2_000 + "\n", id="deeply-nested-array"),
+    pytest.param("[project\n", id="not-toml"),
+])
+def test_packaging_metadata_that_is_not_what_it_should_be_never_stops_a_scan(scan_tree, pyproject):
+    report = scan_tree({"pyproject.toml": pyproject, "train.py": GOOD, "setup.cfg": "[options.entry_points\n"})
+    assert any(f.path == "train.py" for f in report.findings)

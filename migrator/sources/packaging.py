@@ -7,7 +7,9 @@ import configparser
 import re
 import sys
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
+
+from ..discover import read_source
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,38 +29,48 @@ def console_scripts(base: Path) -> Tuple[str, ...]:
     return tuple(dict.fromkeys([*_from_pyproject(pyproject), *_from_setup_cfg(setup_cfg), *_from_setup_py(setup_py)]))
 
 
+def _text(path: Path) -> Optional[str]:
+    """A packaging file's text, read as a source file is (a regular file, under the size cap), or ``None``."""
+    try:
+        return read_source(str(path)).decode("utf-8", errors="replace") if path.is_file() else None
+    except OSError:
+        return None
+
+
 def _from_pyproject(path: Path) -> List[str]:
-    if not path.is_file() or tomllib is None:
+    """The ``[project.scripts]`` targets; whatever else the file holds (``project = "x"``, a ``scripts`` list,
+    arrays nested past the parser's depth) is untrusted input and gives none, never an error."""
+    text = _text(path)
+    if text is None or tomllib is None:
         return []
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (tomllib.TOMLDecodeError, OSError):
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return []
-    project = data.get("project", {}) if isinstance(data, dict) else {}
-    return [value.split("[")[0].strip() for group in ("scripts", "gui-scripts")
-            for value in (project.get(group) or {}).values() if isinstance(value, str)]
+    project = data.get("project") if isinstance(data, dict) else None
+    if not isinstance(project, dict):
+        return []
+    groups = [project.get(group) for group in ("scripts", "gui-scripts")]
+    return [value.split("[")[0].strip() for group in groups if isinstance(group, dict)
+            for value in group.values() if isinstance(value, str)]
 
 
 def _from_setup_cfg(path: Path) -> List[str]:
-    if not path.is_file():
+    text = _text(path)
+    if text is None:
         return []
-    parser = configparser.ConfigParser()
+    parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(path, encoding="utf-8")
-        text = parser.get("options.entry_points", "console_scripts", fallback="")
-    except (configparser.Error, OSError, UnicodeDecodeError):
+        parser.read_string(text)
+        scripts = parser.get("options.entry_points", "console_scripts", fallback="")
+    except (configparser.Error, ValueError, RecursionError):
         return []
-    return [line.split("=", 1)[1].split("[")[0].strip() for line in text.splitlines() if "=" in line]
+    return [line.split("=", 1)[1].split("[")[0].strip() for line in scripts.splitlines() if "=" in line]
 
 
 def _from_setup_py(path: Path) -> List[str]:
-    if not path.is_file():
-        return []
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    if "console_scripts" not in text:
+    text = _text(path)
+    if text is None or "console_scripts" not in text:
         return []
     return [match.group(1) + (f":{match.group(2)}" if match.group(2) else "")
             for match in _CONSOLE_SCRIPT.finditer(text)]
