@@ -172,12 +172,12 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
             continue
         ignore = folder / ".gitignore"
         if ignore.is_file():
-            try:
-                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                base = folder.relative_to(root).as_posix()
-                specs = specs + ((base if base != "." else "", pathspec.GitIgnoreSpec.from_lines(lines)),)
-            except OSError:
-                pass
+            base = folder.relative_to(root).as_posix()
+            spec, problem = _gitignore(ignore, display_name(f"{base}/.gitignore" if base != "." else ".gitignore"))
+            if spec is not None:
+                specs = specs + ((base if base != "." else "", spec),)
+            if problem is not None:
+                skipped.append(problem)
         subdirs = []
         for entry in entries:
             path = Path(entry.path)
@@ -195,6 +195,40 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
             else:  # a file, a link (broken or looping: reported by ``_classify``), a FIFO, socket or device
                 yield path, rel
         stack.extend(reversed(subdirs))
+
+
+#: A ``.gitignore`` line with more wildcards than this is left out: each becomes ``[^/]*`` in a regular
+#: expression, and a run of them (``*a*a*a...b``) backtracks for minutes on a long file name.
+MAX_IGNORE_WILDCARDS = 8
+_IGNORE_LINE_CHARS = 1_000
+
+
+def _gitignore(path: Path, rel: str):
+    """A ``.gitignore`` as a spec, and a ``FileResult`` naming the lines left out (unreadable, invalid, or
+    patterns that would take too long to match), or ``None`` when every line was used."""
+    import pathspec
+
+    record = SourceFile(str(path), rel, FileKind.CONFIG, 0)
+    try:
+        lines = read_source(str(path)).decode("utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return None, FileResult(record, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}: nothing it lists is ignored")
+    used, left_out = [], []
+    for number, line in enumerate(lines, 1):
+        if len(line) > _IGNORE_LINE_CHARS or line.count("*") > MAX_IGNORE_WILDCARDS:
+            left_out.append(f"line {number} (too long or too many wildcards to match in time)")
+            continue
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except Exception as exc:  # noqa: BLE001 - pathspec raises several types for a malformed pattern
+            left_out.append(f"line {number} ({type(exc).__name__}: {str(exc)[:80]})")
+            continue
+        used.append(line)
+    problem = None
+    if left_out:
+        problem = FileResult(record, FileStatus.OK, f"{len(left_out)} line(s) not used: {'; '.join(left_out[:5])}"
+                             + (" ..." if len(left_out) > 5 else ""))
+    return pathspec.GitIgnoreSpec.from_lines(used), problem
 
 
 def _ignored(rel: str, is_dir: bool, specs) -> bool:

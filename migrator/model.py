@@ -61,6 +61,7 @@ class FileKind(str, Enum):
     SHELL = "shell"
     DOCKERFILE = "dockerfile"
     REQUIREMENTS = "requirements"
+    CONFIG = "config"  # a file that steers the scan (``.gitignore``): reported when part of it cannot be used
 
 
 class FileStatus(str, Enum):

@@ -167,3 +167,16 @@ def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(tmp_path):
 def test_packaging_metadata_that_is_not_what_it_should_be_never_stops_a_scan(scan_tree, pyproject):
     report = scan_tree({"pyproject.toml": pyproject, "train.py": GOOD, "setup.cfg": "[options.entry_points\n"})
     assert any(f.path == "train.py" for f in report.findings)
+
+
+@pytest.mark.parametrize("line, words", [
+    pytest.param("!", "GitIgnorePatternError", id="invalid-pattern"),
+    pytest.param("*a" * 30 + "b", "too many wildcards", id="backtracking-pattern"),
+])
+def test_a_gitignore_line_that_cannot_be_used_is_named_and_the_rest_applies(scan_tree, line, words):
+    report = scan_tree({".gitignore": f"ignored/\n{line}\n", "ignored/x.py": GOOD, "a" * 120 + ".py": GOOD,
+                        "train.py": GOOD})
+    status, reason = _status(report, ".gitignore")
+    assert status == FileStatus.OK and "line 2" in reason and words in reason
+    paths = {f.path for f in report.findings}
+    assert "train.py" in paths and "ignored/x.py" not in paths
