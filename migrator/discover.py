@@ -72,7 +72,7 @@ def discover(root: Path) -> Discovery:
         kind = kind_of(root.name)
         if kind is None:
             return Discovery((), ())
-        return _classify(root, display_name(root.name), kind, None)
+        return classify(root, display_name(root.name), kind)
     files: List[SourceFile] = []
     skipped: List[FileResult] = []
     inside = os.path.realpath(root)
@@ -80,7 +80,7 @@ def discover(root: Path) -> Discovery:
         kind = kind_of(path.name)
         if kind is None:
             continue
-        found = _classify(path, rel, kind, inside)
+        found = classify(path, rel, kind, inside)
         files.extend(found.files)
         skipped.extend(found.skipped)
     files.sort(key=lambda f: f.rel)
@@ -98,7 +98,7 @@ def display_name(name: str) -> str:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _classify(path: Path, rel: str, kind: FileKind, inside: Optional[str]) -> Discovery:
+def classify(path: Path, rel: str, kind: FileKind, inside: Optional[str] = None) -> Discovery:
     """``inside``: the real path of the scanned folder; a link that leads out of it is not followed."""
     try:
         info = path.stat()
@@ -184,7 +184,7 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
             rel = display_name(path.relative_to(root).as_posix())
             try:
                 is_dir = entry.is_dir()
-            except OSError:  # a link loop: ``_classify`` reports it with the reason
+            except OSError:  # a link loop: ``classify`` reports it with the reason
                 is_dir = False
             if _ignored(rel, is_dir, specs):
                 continue
@@ -192,7 +192,7 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
                 if entry.name in SKIP_DIRS or _is_virtualenv(path):
                     continue
                 subdirs.append((path, specs))
-            else:  # a file, a link (broken or looping: reported by ``_classify``), a FIFO, socket or device
+            else:  # a file, a link (broken or looping: reported by ``classify``), a FIFO, socket or device
                 yield path, rel
         stack.extend(reversed(subdirs))
 

@@ -509,3 +509,24 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
                                                      "    return fused_ops.scale(x)\n")
     assert extension_calls() == ["helpers.py", "plain.py"]
     assert scan(src, targets, jobs=1, cache=cache) == scan(src, targets, jobs=1, cache=None)
+
+
+@pytest.mark.parametrize("findings", [
+    pytest.param("[1, 2]", id="entries-not-objects"),
+    pytest.param('[{"id": "abc"}]', id="entry-missing-fields"),
+    pytest.param('{"id": "abc"}', id="findings-not-a-list"),
+])
+def test_a_malformed_baseline_is_a_usage_error_not_new_findings(repo, findings):
+    from migrator.gate.baseline import SCHEMA
+
+    (repo / ".migrator-baseline.json").write_text(f'{{"schema": "{SCHEMA}", "findings": {findings}}}')
+    result = CliRunner().invoke(main, ["check", "train.py", "--no-cache"])
+    assert result.exit_code == 2 and "not a migrator baseline" in result.output
+
+
+def test_check_skips_a_file_over_the_size_cap_instead_of_reading_it(repo):
+    from migrator.discover import MAX_FILE_BYTES
+
+    (repo / "big.py").write_text("import torch\ntorch.cuda.synchronize()\n" + "x = 1\n" * (MAX_FILE_BYTES // 6 + 10))
+    result = CliRunner().invoke(main, ["check", "big.py", "--no-cache"])
+    assert result.exit_code == 0, result.output  # nothing read, nothing new: the cap holds for `check` too

@@ -36,11 +36,17 @@ def load_baseline(path: Path) -> Dict[str, BaselineEntry]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
         raise BaselineError(f"{path}: not a migrator baseline: {exc}")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise BaselineError(f"{path}: not a migrator baseline (schema {SCHEMA} expected)")
-    return {e["id"]: BaselineEntry(e["id"], e["path"], e["rule"], e["api"]) for e in data.get("findings", [])}
+    entries = data.get("findings", [])
+    fields = ("id", "path", "rule", "api")
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and all(isinstance(e.get(k), str) for k in fields) for e in entries):
+        raise BaselineError(f"{path}: not a migrator baseline: `findings` must be a list of objects with string "
+                            f"{', '.join(fields)}")
+    return {e["id"]: BaselineEntry(e["id"], e["path"], e["rule"], e["api"]) for e in entries}
 
 
 def write_baseline(path: Path, findings: Sequence[Finding]) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..cache import AnalysisCache
-from ..discover import discover, kind_of
+from ..discover import classify, discover, display_name, kind_of
 from ..maps.load import TargetMap
 from ..model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..scan import scan_files
@@ -62,7 +62,8 @@ def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[
     if not paths:
         found = discover(root)
         return [f for f in found.files if not _excluded(f.rel, exclude)], list(found.skipped)
-    files = []
+    files: List[SourceFile] = []
+    skipped: List[FileResult] = []
     for path in paths:
         path = Path(path).resolve()
         try:
@@ -70,10 +71,12 @@ def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[
         except ValueError:
             rel = path.name
         kind = kind_of(path.name)
-        if kind is None or _excluded(rel, exclude) or not path.is_file():
+        if kind is None or _excluded(rel, exclude) or not path.exists():
             continue
-        files.append(SourceFile(str(path), rel, kind, path.stat().st_size))
-    return sorted(files, key=lambda f: f.rel), []
+        found = classify(path, display_name(rel), kind)  # the size cap and special files, as a scan has them
+        files.extend(found.files)
+        skipped.extend(found.skipped)
+    return sorted(files, key=lambda f: f.rel), skipped
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
