@@ -189,7 +189,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     Refuses to write on a dirty git tree unless --force (a clean tree makes the change reviewable and revertible).
     """
     from .cache import open_cache
-    from .fix import dirty_files, fix_report, write_fixes
+    from .fix import dirty_files, file_digests, fix_report, write_fixes
     from .rules.base import cuda_names
     from .scan import scan_files
     from .discover import discover
@@ -208,8 +208,9 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
                        "commit or stash them, or pass --force", err=True)
             sys.exit(2)
     found = discover(path)
+    scanned = file_digests(path, found.files)
     report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=False)
-    result = fix_report(path, report, chosen[0], unsafe=unsafe)
+    result = fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned)
     for item in result.files:
         if item.error:
             click.echo(f"{item.path}: {item.error}", err=True)
@@ -218,7 +219,11 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     if show_diff:
         click.echo("".join(item.diff() for item in result.changed), nl=False)
     else:
-        write_fixes(path, result.changed)
+        problems = write_fixes(path, result.changed)
+        for problem in problems:
+            click.echo(problem, err=True)
+        if any(p.endswith("no file was changed") for p in problems):
+            sys.exit(1)
     applied = sum(len(item.applied) for item in result.files)
     verb = "would apply" if show_diff else "applied"
     click.echo(f"{verb} {applied} rewrite(s) in {len(result.changed)} file(s) for {chosen[0].id}; "

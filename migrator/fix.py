@@ -15,20 +15,21 @@ time: the first run leaves nothing for the rules to find.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .discover import base_dir
+from .discover import base_dir, read_source
 from .gitcheck import GitUnavailable, uncommitted
 from .maps.load import TargetMap
-from .model import Edit, Report, Span
+from .model import Edit, Report, SourceFile, Span
 from .resolve.dotted import dotted
 from .sources.notebook import python_lines
 
@@ -63,6 +64,9 @@ class FileFix:
     applied: Tuple[str, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
     error: Optional[str] = None
+    #: the sha256 of the bytes ``old`` was read from: ``write_fixes`` writes only over those same bytes
+    read_digest: Optional[str] = None
+    bom: bool = False  # the file starts with a UTF-8 byte order mark (kept on writing)
 
     def diff(self) -> str:
         if self.new is None:
@@ -111,7 +115,11 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, L
 # ------------------------------------------------------------------------------------------ applying
 
 
-def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False) -> FixReport:
+def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False,
+               scanned: Optional[Mapping[str, str]] = None) -> FixReport:
+    """The edits of ``report`` applied to each file's text as it is now. ``scanned``: the sha256 of each file's
+    bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
+    the report's positions belong to another text. Line endings and a byte order mark are kept."""
     base = base_dir(root)
     planned, not_offered = plan(report, target.id, unsafe)
     files = []
@@ -121,12 +129,31 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
             files.append(FileFix(rel, "", None, error="outside the path given to fix: left alone"))
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            data = read_source(str(path))
+            text = data.decode("utf-8")  # no newline translation: a CRLF file stays CRLF
         except (OSError, UnicodeDecodeError) as exc:
             files.append(FileFix(rel, "", None, error=f"cannot read: {exc}"))
             continue
-        files.append(fix_text(rel, text, edits, target.import_first))
+        digest = hashlib.sha256(data).hexdigest()
+        if scanned is not None and scanned.get(rel) not in (None, digest):
+            files.append(FileFix(rel, "", None, error="changed since the scan read it: not fixed (run again)"))
+            continue
+        bom = text.startswith("\ufeff")
+        fixed = fix_text(rel, text[1:] if bom else text, edits, target.import_first)
+        files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
+
+
+def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
+    """The sha256 of each file's bytes, taken before a scan so that ``fix_report`` can tell a file that changed
+    between the scan and the edit."""
+    digests = {}
+    for source in files:
+        try:
+            digests[source.rel] = hashlib.sha256(read_source(source.path)).hexdigest()
+        except OSError:
+            continue
+    return digests
 
 
 def fix_text(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Optional[str]) -> FileFix:
@@ -140,24 +167,52 @@ def fix_text(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Op
     return FileFix(rel, text, new if new != text else None, tuple(applied), tuple(skipped))
 
 
-def write_fixes(root: Path, fixes: Sequence[FileFix]) -> None:
-    """Replace each changed file atomically (temporary file in the same folder, then ``os.replace``)."""
+def write_fixes(root: Path, fixes: Sequence[FileFix]) -> List[str]:
+    """Write every changed file, or none: each new text goes to a temporary file beside the real file (a
+    symbolic link keeps pointing at it), and only when all are written are they renamed over the originals.
+    A file whose bytes are no longer those its edits were made on is left out. Returns what went wrong, one
+    line a file; temporaries are removed on every way out."""
     base = base_dir(root)
-    for fix in fixes:
-        if fix.new is None:
-            continue
-        path = base / fix.path
-        mode = path.stat().st_mode
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".migrator-tmp", dir=str(path.parent))
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                out.write(fix.new)
-            os.chmod(temporary, mode & 0o7777)
-            os.replace(temporary, path)
-        except BaseException:
+    staged: List[Tuple[str, str]] = []  # (temporary, real path)
+    problems: List[str] = []
+    try:
+        for fix in fixes:
+            if fix.new is None:
+                continue
+            real = os.path.realpath(base / fix.path)
+            try:
+                if fix.read_digest is not None and hashlib.sha256(read_source(real)).hexdigest() != fix.read_digest:
+                    problems.append(f"{fix.path}: changed while migrator worked on it: not written (run again)")
+                    continue
+                staged.append((_stage(real, ("\ufeff" if fix.bom else "") + fix.new), real))
+            except OSError as exc:
+                problems.append(f"{fix.path}: cannot write: {exc.strerror or exc}; no file was changed")
+                break
+        if any(p.endswith("no file was changed") for p in problems):
+            return problems
+        for temporary, real in staged:
+            os.replace(temporary, real)
+        staged = []
+        return problems
+    finally:
+        for temporary, _ in staged:  # left when a write failed or the run was interrupted
             if os.path.exists(temporary):
                 os.unlink(temporary)
-            raise
+
+
+def _stage(real: str, text: str) -> str:
+    """``text`` in a new temporary file beside ``real``, with ``real``'s permission bits; its path."""
+    mode = os.stat(real).st_mode
+    folder, name = os.path.split(real)
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".migrator-tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.chmod(temporary, mode & 0o7777)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return temporary
 
 
 def dirty_files(root: Path) -> Optional[List[str]]:

@@ -224,3 +224,85 @@ def test_fix_runs_nothing_a_cloned_repository_configures(tmp_path):
     refused = CliRunner().invoke(main, ["fix", str(repo), "--target", "cann", "--no-cache"])
     assert refused.exit_code == 2 and "uncommitted" in refused.output
     assert not list(tmp_path.glob("ran*")), "git ran a command the repository configured"
+
+
+def _fix_in_place(root):
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    return CliRunner().invoke(main, ["fix", str(root), "--target", "cann", "--no-cache", "--force"])
+
+
+@pytest.mark.parametrize("raw, expected", [
+    pytest.param(b"import torch\r\nx = torch.ones(2).cuda()\r\n",
+                 b"import torch\r\nimport torch_npu\r\nx = torch.ones(2).npu()\r\n", id="crlf-kept"),
+    pytest.param(b"\xef\xbb\xbfimport torch\nx = torch.ones(2).cuda()\n",
+                 b"\xef\xbb\xbfimport torch\nimport torch_npu\nx = torch.ones(2).npu()\n", id="bom-kept"),
+])
+def test_fix_keeps_line_endings_and_the_byte_order_mark(tmp_path, raw, expected):
+    (tmp_path / "train.py").write_bytes(raw)
+    result = _fix_in_place(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "train.py").read_bytes() == expected
+
+
+def test_fix_writes_through_a_symbolic_link_and_keeps_it(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
+    os.symlink(tmp_path / "real" / "train.py", tmp_path / "train.py")
+    assert _fix_in_place(tmp_path).exit_code == 0
+    assert (tmp_path / "train.py").is_symlink()
+    assert "npu()" in (tmp_path / "real" / "train.py").read_text()
+
+
+def test_a_file_changed_between_the_scan_and_the_edit_is_left_alone(tmp_path):
+    """The report's positions belong to the text the scan read: a file that changed since (an editor save, a
+    `git pull`, another fix) is not edited at those positions."""
+    from migrator.fix import file_digests
+    from migrator.discover import discover
+
+    chosen = resolve_targets(["cann"])
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
+    found = discover(tmp_path)
+    scanned = file_digests(tmp_path, found.files)
+    report = scan(tmp_path, chosen, jobs=1)
+    (tmp_path / "train.py").write_text("import torch\nstate = {}\n\n\nx = state['a']\n")  # changed under it
+    result = fix_report(tmp_path, report, chosen[0], scanned=scanned)
+    assert [f.error for f in result.files] == ["changed since the scan read it: not fixed (run again)"]
+    assert write_fixes(tmp_path, result.changed) == []
+    assert (tmp_path / "train.py").read_text() == "import torch\nstate = {}\n\n\nx = state['a']\n"
+
+
+def test_a_file_changed_after_the_edit_was_made_is_not_overwritten(tmp_path):
+    chosen = resolve_targets(["cann"])
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
+    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    (tmp_path / "train.py").write_text("import torch\nx = 1\n")  # saved by an editor meanwhile
+    problems = write_fixes(tmp_path, result.changed)
+    assert problems == ["train.py: changed while migrator worked on it: not written (run again)"]
+    assert (tmp_path / "train.py").read_text() == "import torch\nx = 1\n"
+
+
+def test_no_file_changes_when_one_cannot_be_written(tmp_path, monkeypatch):
+    """All or nothing: the second file's write fails (a full disk), so the first keeps its old text and no
+    temporary file is left behind."""
+    import migrator.fix as fix_module
+
+    chosen = resolve_targets(["cann"])
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import torch\nx = torch.ones(2).cuda()\n")
+    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    real_stage, calls = fix_module._stage, []
+
+    def failing_stage(real, text):
+        calls.append(real)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_stage(real, text)
+
+    monkeypatch.setattr(fix_module, "_stage", failing_stage)
+    problems = write_fixes(tmp_path, result.changed)
+    assert problems and problems[-1].endswith("no file was changed")
+    assert all("cuda()" in (tmp_path / n).read_text() for n in ("a.py", "b.py"))
+    assert not list(tmp_path.glob(".*migrator-tmp"))
