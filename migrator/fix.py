@@ -338,6 +338,12 @@ class _Finder(cst.CSTVisitor):
         self.spans = [_bounds(e.at) for e in self.edits]
         self.found: Dict[int, List[int]] = {}
         self.taken: set = set()
+        # the edits whose span covers each line: a node is looked at against those of its lines alone, so the
+        # walk is linear in the edits (2,000 edits in one file: 20 s when every node met every edit)
+        self.covering: Dict[int, List[int]] = {}
+        for index, (first, last, line) in enumerate(self.spans):
+            for number in range(first[0], (last[0] if last is not None else line) + 1):
+                self.covering.setdefault(number, []).append(index)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         position = self.get_metadata(PositionProvider, node, None)
@@ -349,17 +355,19 @@ class _Finder(cst.CSTVisitor):
         # decorated definition starts at `def`): prune on those alone
         prunable = isinstance(node, (cst.BaseStatement, cst.BaseSuite)) and not (
             isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators)
-        relevant = False
-        for index, (first, last, line) in enumerate(self.spans):
-            if index in self.taken:
+        for index in self.covering.get(start[0], ()):  # an edit holds the node: it covers the node's first line
+            first, last, _ = self.spans[index]
+            if index in self.taken or start < first or (last is not None and end > last):
                 continue
-            if prunable and (end < first or (last is not None and start > last) or (last is None and start[0] > line)):
-                continue
-            relevant = True
-            if start >= first and (last is None or end <= last) and _edited(node, self.edits[index].edit) is not None:
+            if _edited(node, self.edits[index].edit) is not None:
                 self.found.setdefault(id(node), []).append(index)
                 self.taken.add(index)
-        return relevant
+        if len(self.taken) == len(self.edits):
+            return False
+        if not prunable:
+            return True
+        return any(i not in self.taken for number in range(start[0], end[0] + 1)
+                   for i in self.covering.get(number, ()))
 
 
 def _bounds(span: Span) -> Tuple[Tuple[int, int], Optional[Tuple[int, int]], int]:
