@@ -71,7 +71,8 @@ def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, p
                                 keys=keys)
         if project is not None:
             project.release()
-        if whole is not None:
+        # kept only when no file changed while it was scanned (the keys are now those of the bytes analysed)
+        if whole is not None and whole == report_key(cache, root, found.files, found.skipped, keys, targets, entries):
             cache.put(whole, report)
     return report
 
@@ -166,8 +167,9 @@ def _worker_init(targets: Tuple[TargetMap, ...], modules: FrozenSet[str]) -> Non
 _WORKER_RULES: Optional[RuleContext] = None
 
 
-def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> FileResult:
-    """One file the cache lacks, analysed, stored, and sent on as stored (its usages still pickled).
+def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Tuple[Optional[str], FileResult]:
+    """One file the cache lacks, analysed, stored, and sent on as stored (its usages still pickled), with the
+    content key of the very bytes analysed (a file edited since the main process keyed it is known by these).
 
     With a cache, its rules run here too, on the project index as far as the worker knows it, and their
     results are stored with what they read of it: ``_file_findings`` takes them when the whole index answers
@@ -176,12 +178,12 @@ def _analyze_in_worker(source: SourceFile, cache: Optional[AnalysisCache]) -> Fi
     """
     try:
         if cache is None:
-            return analyze_file(source, look_up=False)
+            return None, analyze_file(source, look_up=False)
         new = analyze_new(source, cache)
         ctx = _WORKER_RULES
         if ctx is not None and new.key is not None and _has_rule_input(new.result):
             cache.put(rules_key(cache, source.rel, new.key, ctx.targets), rule_results(new.result, ctx))
-        return new.stored
+        return new.key, new.stored
     finally:
         gc.collect(0)  # the few cycles a file leaves (``ast.literal_eval``'s closures): its tree is freed as the
         # pass returns, since nothing in it is held in a cycle (``test_the_pass_leaves_no_cycle...``)
@@ -335,6 +337,14 @@ def _with_call_paths(project: "ProjectGraph", summary: TargetSummary) -> TargetS
     return replace(summary, blockers=blockers)
 
 
+def _analyze_here(source: SourceFile, cache: Optional[AnalysisCache]) -> Tuple[Optional[str], FileResult]:
+    """``_analyze_in_worker`` in this process: the result, and the key of the bytes analysed."""
+    if cache is None:
+        return None, analyze_file(source, look_up=False)
+    new = analyze_new(source, cache)
+    return new.key, new.result
+
+
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
                 cache: Optional[AnalysisCache] = None, keys: Optional[Dict[str, Optional[str]]] = None,
                 targets: Sequence[TargetMap] = ()) -> List[FileResult]:
@@ -360,7 +370,7 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     if progress and done:
         progress(done, len(files))
     if jobs <= 1 or len(todo) < _POOL_THRESHOLD:
-        computed = map(partial(analyze_file, cache=cache, look_up=False), (files[i] for i in todo))
+        computed = map(partial(_analyze_here, cache=cache), (files[i] for i in todo))
         pool = None
     else:
         from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
@@ -375,8 +385,10 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
         computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)
     try:
         with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the
-            for index, result in zip(todo, computed):  # pool runs walk only what came since (1 s on transformers)
-                results[index] = result
+            for index, (key, result) in zip(todo, computed):  # pool runs walk only what came since (1 s on
+                results[index] = result  # transformers)
+                if keys is not None and key is not None:  # the bytes analysed: what the rule and report keys use
+                    keys[files[index].rel] = key
                 done += 1
                 if done % _FREEZE_EVERY == 0:
                     gc.freeze()

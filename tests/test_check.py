@@ -530,3 +530,34 @@ def test_check_skips_a_file_over_the_size_cap_instead_of_reading_it(repo):
     (repo / "big.py").write_text("import torch\ntorch.cuda.synchronize()\n" + "x = 1\n" * (MAX_FILE_BYTES // 6 + 10))
     result = CliRunner().invoke(main, ["check", "big.py", "--no-cache"])
     assert result.exit_code == 0, result.output  # nothing read, nothing new: the cap holds for `check` too
+
+
+def test_a_file_edited_during_a_scan_never_leaves_its_other_version_in_the_cache(tmp_path, monkeypatch):
+    """The main process keys a file by the bytes it read; the analysis reads it again. When an editor saved in
+    between, the results are filed under the bytes analysed, so a later scan of either version reads its own."""
+    import migrator.analyze as analyze
+    from migrator.cache import AnalysisCache
+
+    v1 = "import torch\ntorch.cuda.synchronize()\n"
+    v2 = "import torch\nx = torch.ones(2).cuda()\n"
+    (tmp_path / "repo").mkdir()
+    train = tmp_path / "repo" / "train.py"
+    train.write_text(v1)
+    cache = AnalysisCache(tmp_path / "cache", cache_salt())
+    real_read, reads = analyze.read_source, []
+
+    def saved_meanwhile(path):
+        reads.append(path)
+        if len(reads) == 2:  # the analysis, after the key was taken: the editor has saved v2
+            train.write_text(v2)
+        return real_read(path)
+
+    monkeypatch.setattr(analyze, "read_source", saved_meanwhile)
+    targets = resolve_targets(["cann"])
+    during = scan(tmp_path / "repo", targets, jobs=1, cache=cache)
+    assert [f.api for f in during.findings] == ["torch.Tensor.cuda"]  # what was analysed: v2
+    monkeypatch.setattr(analyze, "read_source", real_read)
+    train.write_text(v1)
+    assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.cuda.synchronize"]
+    train.write_text(v2)
+    assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.Tensor.cuda"]
