@@ -118,7 +118,9 @@ class AnalysisCache:
     def put(self, key: str, result) -> None:
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.parent.is_dir():
+                self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: its entries are unpickled
+                path.parent.mkdir(mode=0o700, exist_ok=True)
             handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
                 pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)

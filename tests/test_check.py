@@ -561,3 +561,13 @@ def test_a_file_edited_during_a_scan_never_leaves_its_other_version_in_the_cache
     assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.cuda.synchronize"]
     train.write_text(v2)
     assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.Tensor.cuda"]
+
+
+def test_the_cache_folder_is_created_private(tmp_path):
+    import stat
+
+    cache = AnalysisCache(tmp_path / "cache", cache_salt())
+    cache.put("ab" * 32, ("train.py",))
+    for folder in (tmp_path / "cache", tmp_path / "cache" / "ab"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert cache.get_paths("ab" * 32) == ("train.py",)
