@@ -133,3 +133,30 @@ def test_the_closest_target_says_when_the_data_judges_little_of_it(example_repor
     page = _html(replace(example_report, targets=tuple(targets)))
     assert f"<strong>{targets[-1].id}</strong>" in page and "but the data judges only\n     20% of its findings" in page
     assert "but the data judges only" not in _html(example_report)
+
+
+def test_a_file_with_thousands_of_findings_is_capped_in_sarif_and_the_page(tmp_path):
+    """A generated file with 70,000 `.cuda()` calls made a 300 MB SARIF document: past the cap a file's
+    results are counted in a notification (SARIF) and a note (the page); the JSON keeps them all."""
+    import io
+
+    from migrator.maps.load import resolve_targets
+    from migrator.report import sarif
+    from migrator.report.caps import MAX_RESULTS_PER_FILE
+    from migrator.scan import scan
+
+    calls = MAX_RESULTS_PER_FILE + 50
+    (tmp_path / "gen.py").write_text("import torch\n" + "x = torch.ones(2).cuda()\n" * calls)
+    (tmp_path / "train.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    assert sum(f.path == "gen.py" for f in report.findings) == calls
+    document = sarif.to_dict(report)
+    results = document["runs"][0]["results"]
+    assert sum(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "gen.py" for r in results) \
+        == MAX_RESULTS_PER_FILE
+    assert any(r["ruleId"] == "device-call" for r in results)  # the other file is whole
+    (note,) = document["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["message"]["text"].startswith("50 more results in gen.py left out")
+    page = io.StringIO()
+    html_format.render(report, page)
+    assert "50 more findings in <code>gen.py</code> are not listed" in page.getvalue()

@@ -20,6 +20,7 @@ from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 from ..plan import migration_plans
 from ..sources.notebook import read_notebook_cells
+from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .wording import reach_text, worst_status
 
 #: Worst first: the order statuses are listed and stacked in.
@@ -50,13 +51,15 @@ def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
     sources = _SourceLines(Path(report.root))
     targets = [_target(t, by_id, sources) for t in report.targets]
-    findings = [_finding(f, by_id) for f in report.findings]
+    kept, left_out = per_file_cap(report.findings)
+    findings = [_finding(f, by_id) for f in kept]
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
         "targets": targets,
         "comparison": _comparison(report.targets),
         "findings": findings,
+        "left_out": sorted(left_out.items()), "max_per_file": MAX_RESULTS_PER_FILE,
         "counted": len(counted(report.findings)),
         "filters": {
             "categories": sorted({f.category.value for f in report.findings}),

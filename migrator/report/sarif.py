@@ -10,6 +10,7 @@ from .. import __version__
 from ..model import Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
+from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .wording import worst_status
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -21,6 +22,11 @@ def to_dict(report: Report) -> Dict[str, Any]:
     rules = [_rule(rule) for rule in DOCUMENTED_RULES]
     index = {rule.name: i for i, rule in enumerate(DOCUMENTED_RULES)}
     plugins = {t.id: t.import_first for t in report.targets if t.import_first}
+    kept, left_out = per_file_cap(report.findings)
+    notes = [{"level": "note", "message": {"text": f"{count} more results in {path} left out (over "
+                                                   f"{MAX_RESULTS_PER_FILE} in one file); the JSON report has them"},
+              "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}}}]}
+             for path, count in sorted(left_out.items())]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -28,7 +34,8 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "tool": {"driver": {"name": "migrator", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://pypi.org/project/migrator/", "rules": rules}},
             "columnKind": "unicodeCodePoints",
-            "results": [_result(f, index, plugins) for f in report.findings],
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
+            "results": [_result(f, index, plugins) for f in kept],
         }],
     }
 
