@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from . import __version__
 from .analyze import analyze_file, analyze_new, cached_result, content_key, resolve_mentioning
@@ -20,7 +21,7 @@ from .discover import base_dir, discover
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
-from .model import (Confidence, FileKind, FileResult, Finding, NodeReach, Report, RuleResults, SourceFile,
+from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, ProjectIndex, RuleContext, apply_rules
@@ -370,31 +371,62 @@ def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progres
     if progress and done:
         progress(done, len(files))
     if jobs <= 1 or len(todo) < _POOL_THRESHOLD:
-        computed = map(partial(_analyze_here, cache=cache), (files[i] for i in todo))
-        pool = None
+        computed: Iterable[Tuple[int, Tuple[Optional[str], FileResult]]] = \
+            zip(todo, map(partial(_analyze_here, cache=cache), (files[i] for i in todo)))
     else:
-        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
-
         modules = frozenset(module_name_for(f.rel) for f in files if f.kind in (FileKind.PYTHON, FileKind.NOTEBOOK))
-        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
-                                   initargs=(tuple(targets) if cache is not None else (), modules))
         # largest first: a worker parses its largest trees before its memory is fragmented by what it keeps
         # (timm: 186 -> 174 MiB at a worker's peak), and the small files at the end even out the two workers
         todo.sort(key=lambda i: -files[i].size)
-        chunk = max(1, min(32, len(todo) // (jobs * 8)))
-        computed = pool.map(partial(_analyze_in_worker, cache=cache), (files[i] for i in todo), chunksize=chunk)
-    try:
-        with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the
-            for index, (key, result) in zip(todo, computed):  # pool runs walk only what came since (1 s on
-                results[index] = result  # transformers)
-                if keys is not None and key is not None:  # the bytes analysed: what the rule and report keys use
-                    keys[files[index].rel] = key
-                done += 1
-                if done % _FREEZE_EVERY == 0:
-                    gc.freeze()
-                if progress:
-                    progress(done, len(files))
-    finally:
-        if pool is not None:
-            pool.shutdown()
+        computed = _in_pool(files, todo, jobs, cache, (tuple(targets) if cache is not None else (), modules))
+    with frozen_heap():  # the results are kept: frozen as they come, so that the collections while the pool runs
+        for index, (key, result) in computed:  # walk only what came since (1 s on transformers)
+            results[index] = result
+            if keys is not None and key is not None:  # the bytes analysed: what the rule and report keys use
+                keys[files[index].rel] = key
+            done += 1
+            if done % _FREEZE_EVERY == 0:
+                gc.freeze()
+            if progress:
+                progress(done, len(files))
     return results  # type: ignore[return-value]
+
+
+def _in_pool(files: Sequence[SourceFile], todo: List[int], jobs: int, cache: Optional[AnalysisCache],
+             initargs: tuple) -> Iterator[Tuple[int, Tuple[Optional[str], FileResult]]]:
+    """(index, worker result) for each of ``todo``, from a process pool. A worker that dies (a native parser
+    fault, the memory limit) takes one file down, not the scan: the files not yet back are analysed again one
+    worker at a time, in order, so the one that kills it again is known, reported with the reason, and passed."""
+    from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 14 ms a `check` never needs
+    from concurrent.futures.process import BrokenProcessPool
+
+    work = partial(_analyze_in_worker, cache=cache)
+    back = set()
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=initargs)
+    try:
+        chunk = max(1, min(32, len(todo) // (jobs * 8)))
+        for index, item in zip(todo, pool.map(work, (files[i] for i in todo), chunksize=chunk)):
+            back.add(index)
+            yield index, item
+        return
+    except BrokenProcessPool:
+        pass
+    finally:
+        pool.shutdown()
+    queue = [i for i in todo if i not in back]
+    while queue:
+        single = ProcessPoolExecutor(max_workers=1, initializer=_worker_init, initargs=initargs)
+        done = 0
+        try:
+            for index, item in zip(queue, single.map(work, (files[i] for i in queue))):
+                done += 1
+                yield index, item
+        except BrokenProcessPool:
+            culprit = queue[done]
+            yield culprit, (None, FileResult(files[culprit], FileStatus.ERROR, "the analysis of this file killed "
+                                             "its worker process (a fault in the native parser, or the memory "
+                                             "limit); the rest of the scan went on"))
+            done += 1
+        finally:
+            single.shutdown()
+        queue = queue[done:]

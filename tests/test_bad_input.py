@@ -180,3 +180,30 @@ def test_a_gitignore_line_that_cannot_be_used_is_named_and_the_rest_applies(scan
     assert status == FileStatus.OK and "line 2" in reason and words in reason
     paths = {f.path for f in report.findings}
     assert "train.py" in paths and "ignored/x.py" not in paths
+
+
+def _dies_on_boom(source, cache):
+    """A worker that dies on one file, as one does when a native parser faults (forked workers inherit it)."""
+    if source.rel == "pkg/boom.py":
+        os._exit(139)
+    return _REAL_WORKER(source, cache)
+
+
+_REAL_WORKER = None
+
+
+def test_a_worker_that_dies_takes_down_one_file_not_the_scan(tmp_path, monkeypatch):
+    import migrator.scan as scan_module
+    from migrator.maps.load import resolve_targets
+
+    global _REAL_WORKER
+    _REAL_WORKER = scan_module._analyze_in_worker
+    monkeypatch.setattr(scan_module, "_analyze_in_worker", _dies_on_boom)
+    (tmp_path / "pkg").mkdir()
+    for i in range(60):  # over the pool threshold
+        (tmp_path / "pkg" / f"m{i:02d}.py").write_text(GOOD)
+    (tmp_path / "pkg" / "boom.py").write_text(GOOD)
+    report = scan_module.scan(tmp_path, resolve_targets(["cann"]), jobs=2)
+    status, reason = _status(report, "pkg/boom.py")
+    assert status == FileStatus.ERROR and "killed its worker process" in reason
+    assert sum(f.api == "torch.cuda.synchronize" for f in report.findings) == 60  # every other file is judged
