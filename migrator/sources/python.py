@@ -227,11 +227,25 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> str:
 
 
 def python2_marker(text: str) -> Optional[str]:
+    """The Python 2 construct that makes ``text`` fail to parse, or ``None``: a marker counts only on the line
+    where CPython's parser stops, so a damaged Python 3 file with a stray ``0777`` elsewhere is a syntax
+    error, not Python 2."""
+    import ast
+
+    try:
+        ast.parse(text)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno
+    except (ValueError, RecursionError, MemoryError):
+        return None
     for pattern, what in _PY2_MARKERS:
-        match = pattern.search(text)
-        if match:
+        for match in pattern.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            return f"{what} at line {line}"
+            if failing is None or line == failing:
+                return f"{what} at line {line}"
+            if line > failing:
+                break
     return None
 
 
