@@ -514,3 +514,14 @@ def test_a_dtype_list_under_an_argument_bites_only_when_both_hold(call, dtypes, 
     if "mode=" in call:
         code_args.append(Argument("mode", Value("str", "reflect")))
     assert settle(for_call(verdict, code_args, parameters), DtypeProfile(frozenset(dtypes))).status == status
+
+
+def test_a_test_of_the_bf16_path_does_not_make_the_project_compute_in_bf16(scan_tree):
+    report = scan_tree({
+        "pkg/__init__.py": "",
+        "pkg/model.py": "import torch\n\n\ndef head(dim):\n    return torch.nn.Linear(dim, 8)\n",
+        "tests/test_model.py": "import torch\nfrom pkg.model import head\n\n\ndef test_bf16():\n"
+                               "    head(8).to(torch.bfloat16)\n",
+    }, ["cann"])
+    (linear,) = [f for f in report.findings if f.path == "pkg/model.py" and f.api == "torch.nn.Linear"]
+    assert linear.verdicts["cann"].status == Status.SUPPORTED

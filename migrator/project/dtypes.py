@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Sequence
 
-from ..model import DtypeProfile, FileResult, Usage
+from ..model import Context, DtypeProfile, FileResult, Usage
 from ..names import longest
 from ..resolve.names import script_dir_heads
 from ..rules.base import usages_across_files
+from .contexts import path_context
 
 #: APIs whose use puts a dtype in the profile.
 _NAMES: Dict[str, str] = {
@@ -32,12 +33,15 @@ def reads(usage: Usage) -> bool:
 def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfile]:
     """The profile of each file (by its path): that of the files it is connected to by imports, so that a
     repository of separate examples (pytorch/examples: one folder a project) gives each its own dtypes, and a
-    library's ops take the dtypes of the training script that imports it. Files that are not Python (shell,
-    requirements, kernels) take the whole repository's."""
+    library's ops take the dtypes of the training script that imports it. Only training code says what the
+    project computes in (tests and tooling neither give evidence nor join projects). Files that are not Python
+    (shell, requirements, kernels) take the whole repository's."""
     groups = _import_groups(results)
     evidence: Dict[str, Dict[str, str]] = {}
     for result in sorted(results, key=lambda r: r.file.rel):
         found = evidence.setdefault(groups.find(result.file.rel), {})
+        if path_context(result.file.rel) != Context.TRAINING:
+            continue  # a test of the bf16 path does not make the project train in bf16
         for usage in usages_across_files(result):
             for dtype in _dtypes_of(usage):
                 cell = f" cell {usage.span.cell}" if usage.span.cell is not None else ""
@@ -78,8 +82,8 @@ def _import_groups(results: Sequence[FileResult]) -> _Groups:
     by_module = {r.outline.module: r.file.rel for r in results if r.outline is not None}
     heads = script_dir_heads(by_module)
     for result in results:
-        if result.outline is None:
-            continue
+        if result.outline is None or path_context(result.file.rel) != Context.TRAINING:
+            continue  # tests and tooling import several projects: they join none
         local = heads.get(result.outline.module, {})
         for name in result.outline.imports:
             head, dot, tail = name.partition(".")
