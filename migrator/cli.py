@@ -216,6 +216,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             click.echo(f"{item.path}: {item.error}", err=True)
         for skipped in item.skipped:
             click.echo(f"{item.path}:{skipped.line or '-'}: {skipped.rule}: not applied: {skipped.reason}", err=True)
+    written = result.changed
     if show_diff:
         click.echo("".join(item.diff() for item in result.changed), nl=False)
     else:
@@ -224,9 +225,11 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             click.echo(problem, err=True)
         if any(p.endswith("no file was changed") for p in problems):
             sys.exit(1)
-    applied = sum(len(item.applied) for item in result.files)
+        left = {p.split(": ", 1)[0] for p in problems}  # files changed under the run: not written
+        written = tuple(item for item in result.changed if item.path not in left)
+    applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
-    click.echo(f"{verb} {applied} rewrite(s) in {len(result.changed)} file(s) for {chosen[0].id}; "
+    click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
                f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
 
