@@ -146,8 +146,14 @@ def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tu
     receiver, as a method call's ``args`` do)."""
     if not any(limit.kind == LimitKind.ARGUMENT and limit.bites is None for limit in verdict.limits):
         return verdict
-    keywords = {a.keyword for a in args if a.keyword}
-    positional = sum(1 for a in args if a.keyword is None)
+    keywords = frozenset(a.keyword for a in args if a.keyword)
+    return _settled_for(verdict, keywords, sum(1 for a in args if a.keyword is None), parameters)
+
+
+@lru_cache(maxsize=8192)
+def _settled_for(verdict: Verdict, keywords: frozenset, positional: int,
+                 parameters: Optional[Tuple[str, ...]]) -> Verdict:
+    """``for_call``'s answer, one object per verdict and call shape: a repository's calls share a few."""
 
     def passed(name: str) -> bool:  # (``*args`` / ``**kwargs`` are not among ``args``: judged by what is visible)
         if name in keywords:

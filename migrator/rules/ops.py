@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from functools import lru_cache
+from typing import FrozenSet, Optional, Tuple
 
 from ..maps.coverage import CallForm, api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
@@ -121,10 +122,16 @@ def _on_the_host(usage: Usage) -> bool:
 def _call_form(usage: Usage, path: Optional[str]) -> CallForm:
     """What the call's arguments say of its overload; only keywords that name an overload of its ops are kept
     (``decimals`` for ``round.decimals``), so that calls differing in other keywords share one verdict."""
-    overloads = {op.split(".", 1)[1] for op in api_ops(usage.api, path)[0] if "." in op.split("::", 1)[-1]}
+    overloads = _overload_names(usage.api, path)
     return CallForm(out=any(a.keyword == "out" for a in usage.args),
                     scalar=any(a.keyword is None and a.value.kind in ("int", "float") for a in usage.args),
                     keywords=frozenset(a.keyword for a in usage.args if a.keyword in overloads))
+
+
+@lru_cache(maxsize=None)
+def _overload_names(api: str, path: Optional[str]) -> FrozenSet[str]:
+    """The overload names of the ops ``api`` runs (``decimals`` of ``aten::round.decimals``): once per API."""
+    return frozenset(op.split(".", 1)[1] for op in api_ops(api, path)[0] if "." in op.split("::", 1)[-1])
 
 
 def _optimizer_path(usage: Usage) -> Optional[str]:
