@@ -132,6 +132,7 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("benchmarks/bench_attention.py", "tooling", id="benchmark"),
     pytest.param("megatron/core/export/trtllm/trtllm_helper.py", "tooling", id="export-to-tensorrt"),
     pytest.param("scripts/onnx_export.py", "tooling", id="onnx-export"),
+    pytest.param("transformers/models/llama/convert_llama_weights_to_hf.py", "tooling", id="checkpoint-conversion"),
     pytest.param("requirements-dev.txt", "tooling", id="dev-requirements"),
     pytest.param("requirements_test.txt", "test", id="test-requirements"),
     pytest.param("requirements.txt", "training", id="requirements"),

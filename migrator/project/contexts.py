@@ -1,5 +1,6 @@
 """Which part of a project a file is: what a training run executes, its tests, or its tooling (packaging,
-benchmarks, export to other runtimes, CI and documentation). Only training findings count in readiness."""
+benchmarks, export to other runtimes, checkpoint conversion scripts, CI and documentation). Only training
+findings count in readiness."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*_benchmark|"
-                           r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*)\.py$|"
+                           r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*)\.py$|"
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 
