@@ -214,7 +214,8 @@ class DtypeProfile:
     """The float dtypes a project computes in: fp32 always, fp16 / bf16 where its code says so."""
 
     dtypes: FrozenSet[str] = frozenset({"fp32"})
-    evidence: Tuple[str, ...] = ()  # "torch.bfloat16 at train.py:12": why each 16-bit dtype is in
+    #: why each 16-bit dtype is in: ("bf16", "torch.bfloat16 at train.py:12")
+    evidence: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -113,9 +113,12 @@ def test_autocast_without_a_dtype_is_fp16(scan_tree):
 def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     code = ("import torch\nloss = model(x).sum()\nloss.backward()\ny = x.detach()\n"
             "idx = torch.zeros(3, dtype=torch.long)\nt = src.index_put_((idx,), vals)\n")
-    statuses = {f.api: f.verdicts["cann"].status for f in by_rule(scan_code(code, ["cann"]), "torch-op")}
-    assert statuses["torch.Tensor.backward"] == Status.SUPPORTED
-    assert statuses["torch.Tensor.detach"] == Status.SUPPORTED
+    found = {f.api: f.verdicts["cann"] for f in by_rule(scan_code(code, ["cann"]), "torch-op")}
+    assert found["torch.Tensor.backward"].status == Status.SUPPORTED
+    assert found["torch.Tensor.detach"].status == Status.SUPPORTED
+    # "`self` int64 only" (no float dtype) and a note about the Ascend 950DT: neither bites an fp32 project
+    assert found["torch.Tensor.index_put_"].status == Status.SUPPORTED
+    assert "about another card" in found["torch.Tensor.index_put_"].message
 
 
 # ------------------------------------------------------------------------------ contexts
@@ -526,3 +529,13 @@ def test_a_test_of_the_bf16_path_does_not_make_the_project_compute_in_bf16(scan_
     }, ["cann"])
     (linear,) = [f for f in report.findings if f.path == "pkg/model.py" and f.api == "torch.nn.Linear"]
     assert linear.verdicts["cann"].status == Status.SUPPORTED
+
+
+def test_a_use_of_an_optional_import_still_names_the_vendors_own_path(scan_code):
+    code = ("import torch.nn.functional as F\ntry:\n    from flash_attn import flash_attn_func\n    HAS_FLASH = True\n"
+            "except ImportError:\n    HAS_FLASH = False\n\n\ndef attend(q, k, v):\n    if HAS_FLASH:\n"
+            "        return flash_attn_func(q, k, v, causal=True)\n"
+            "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n")
+    (use,) = [f for f in by_rule(scan_code(code, ["cann"]), "cuda-library") if f.api == "flash_attn.flash_attn_func"]
+    assert use.verdicts["cann"].status == Status.SUPPORTED  # the SDPA fallback runs on an NPU
+    assert use.verdicts["cann"].suggestion.startswith("torch_npu.npu_fusion_attention(")

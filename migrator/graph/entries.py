@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..discover import base_dir
-from ..model import EntryPoint, FileKind, FileResult, Outline
+from ..model import Context, EntryPoint, FileKind, FileResult, Outline
+from ..project.contexts import path_context
 from ..sources.outline import MAIN
 from ..sources.packaging import console_scripts
 
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from .names import GraphIndex
 
 _SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|run_\w+)$")
-_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 
 
 def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]], index: "GraphIndex",
@@ -31,7 +31,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
 
     for module, (result, outline) in sorted(outlines.items()):
         rel = result.file.rel
-        if _TEST_PATH.search(rel):
+        if path_context(rel) == Context.TEST:  # the same test files the findings' context names
             continue
         stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if result.file.kind == FileKind.NOTEBOOK:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Limit, Status, Verdict
-from .limits import parse_note, skip_limit
+from .limits import clip, parse_note, skip_limit
 from .load import TargetMap, load_json, torch_api_table
 from .signatures import api_parameters
 
@@ -169,7 +169,7 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
             return Verdict(Status.SUPPORTED, f"this call passes {how}, so it takes "
                            f"{', '.join(str(taken[op]) for op in missing)}, which has a kernel ({doc_source} lists "
                            f"`{api}`)", f"{doc_source}; {sources}")
-    limits = f" (with limits: {_clip(str(entry['limitations']), 200)})" if entry.get("limitations") else ""
+    limits = f" (with limits: {clip(str(entry['limitations']), 200)})" if entry.get("limitations") else ""
     parts = [f"{op} has no kernel but {', '.join(siblings[op])} does" for op in missing]
     return Verdict(Status.PARTIAL,
                    f"sources disagree: {doc_source} lists `{api}` as supported{limits}; the op registrations "
@@ -247,15 +247,11 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
     return Verdict(verdict.status, message, "; ".join(dict.fromkeys(sources)), limits=tuple(found))
 
 
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def verdict_from_list(target: TargetMap, api: str, documented, note: str = "") -> Verdict:
     """What the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml) says of ``api``: supported,
     with its notes as clauses to settle (``limits.py``)."""
     entry, source = documented
-    limits = f": {_clip(str(entry['limitations']))}" if entry.get("limitations") else ""
+    limits = f": {clip(str(entry['limitations']), 300)}" if entry.get("limitations") else ""
     if entry.get("documented") == "N":
         return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
     if entry.get("validated") is False:

@@ -13,7 +13,8 @@ So each note is split into clauses (``Limit``), each of one kind:
 - ``product``: about a card the target's default card is not (Ascend 950DT, inference cards);
 - ``behaviour``: says the API runs on the host CPU, only for inference, or without a backward: bites wherever
   it is used;
-- ``template``: a lone "fp32 only", the docs' placeholder on 307 APIs, most with no dtype at all;
+- ``template``: a lone "fp32 only", the docs' placeholder (on 307 APIs of the Ascend 2.7.1 list, most with no
+  dtype at all: ``Tensor.size``, ``nn.Module.train``);
 - ``other``: a shape, value or feature condition no static scan can check (a precision skip of torch_npu's
   OpInfo tests is one too).
 
@@ -179,9 +180,9 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
     status = Status.PARTIAL if biting and verdict.status == Status.SUPPORTED else verdict.status
     parts = [verdict.message]
     if biting:
-        parts.append("vendor notes that bite here: " + "; ".join(_clip(l.text) + _why(l, profile) for l in biting))
+        parts.append("vendor notes that bite here: " + "; ".join(clip(l.text) + _why(l, profile) for l in biting))
     if idle:
-        parts.append("vendor notes that cannot bite here: " + "; ".join(f"{_clip(l.text)} ({_why_not(l, profile)})"
+        parts.append("vendor notes that cannot bite here: " + "; ".join(f"{clip(l.text)} ({_why_not(l, profile)})"
                                                                         for l in idle))
     return replace(verdict, status=status, message="; ".join(parts), limits=())
 
@@ -199,7 +200,7 @@ def _why(limit: Limit, profile: DtypeProfile) -> str:
     used = limit.dtypes & profile.dtypes
     if not used:
         return ""
-    where = [e.split(": ", 1)[1] for e in profile.evidence if e.split(":", 1)[0] in used]
+    where = [place for dtype, place in profile.evidence if dtype in used]
     return f" (the project computes in {', '.join(sorted(used))}{': ' + '; '.join(where) if where else ''})"
 
 
@@ -219,11 +220,11 @@ def _why_not(limit: Limit, profile: DtypeProfile) -> str:
     if limit.kind == LimitKind.PRODUCT:
         return "about another card than the target's training cards"
     if limit.kind == LimitKind.TEMPLATE:
-        return "the docs' fp32-only template, on 307 APIs including Tensor.size"
+        return "the docs' lone 'fp32 only' placeholder, which stands on Tensor.size and nn.Module.train too"
     if limit.text.startswith("torch_npu skips"):
         return "a test skip on precision, not a limit"
     return "a shape, value or feature condition a static scan cannot check"
 
 
-def _clip(text: str, limit: int = 160) -> str:
+def clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -9,6 +9,7 @@ from ..model import Context, DtypeProfile, FileResult, Usage
 from ..names import longest
 from ..resolve.names import script_dir_heads
 from ..rules.base import usages_across_files
+from ..rules.practice import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from .contexts import path_context
 
 #: APIs whose use puts a dtype in the profile.
@@ -19,15 +20,12 @@ _NAMES: Dict[str, str] = {
 }
 #: autocast with no ``dtype=`` runs in float16 on CUDA (bf16 only where a dtype argument says so)
 _AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast")
-#: Frameworks that set precision from their configuration, where no code shows it: both 16-bit dtypes.
-_FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "transformers.Trainer",
-               "transformers.trainer", "colossalai", "mmengine", "mmcv.runner")
 
 
 def reads(usage: Usage) -> bool:
     """Whether ``dtype_profiles`` looks at this usage (the cache keeps those apart for the cross-file stages)."""
     return (usage.api in _NAMES or usage.api in _AUTOCAST
-            or (usage.kind == "import" and usage.api.startswith(_FRAMEWORKS)))
+            or (usage.kind == "import" and usage.api.startswith(FRAMEWORKS)))
 
 
 def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfile]:
@@ -53,7 +51,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfil
 
 
 def _profile(evidence: Dict[str, str]) -> DtypeProfile:
-    return DtypeProfile(frozenset({"fp32", *evidence}), tuple(f"{d}: {evidence[d]}" for d in sorted(evidence)))
+    return DtypeProfile(frozenset({"fp32", *evidence}), tuple(sorted(evidence.items())))
 
 
 class _Groups:
@@ -102,6 +100,6 @@ def _dtypes_of(usage: Usage) -> Sequence[str]:
         if dtype is None:
             return ("fp16",)
         return ()  # the dtype argument is a name of its own (torch.bfloat16): counted where it is written
-    if usage.kind == "import" and usage.api.startswith(_FRAMEWORKS):
+    if usage.kind == "import" and usage.api.startswith(FRAMEWORKS):
         return ("fp16", "bf16")
     return ()

@@ -12,8 +12,9 @@ from .examples import Invalid, Valid
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
           "torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.Tensor.half", "torch.Tensor.bfloat16",
           "torch.nn.Module.half", "torch.nn.Module.bfloat16", "torch.float16", "torch.half", "torch.bfloat16")
-_FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "transformers.Trainer",
-               "transformers.trainer", "colossalai", "mmengine", "mmcv.runner")
+#: Frameworks that set precision from their configuration, where no code shows it (``project/dtypes`` too).
+FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "transformers.Trainer",
+              "transformers.trainer", "colossalai", "mmengine", "mmcv.runner")
 _NOT_OPTIMIZERS = ("torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.optim.Optimizer")
 _TRAINS = ("import torch\nmodel = torch.nn.Linear(4, 4)\nopt = torch.optim.AdamW(model.parameters())\n"
            "loss = model(torch.ones(4)).sum()\nloss.backward()\nopt.step()\n")
@@ -54,14 +55,14 @@ class NoMixedPrecision(ProjectRule):
     )
 
     def reads(self, usage: Usage) -> bool:
-        return (usage.api.startswith(_MIXED) or (usage.kind == "import" and usage.api.startswith(_FRAMEWORKS))
+        return (usage.api.startswith(_MIXED) or (usage.kind == "import" and usage.api.startswith(FRAMEWORKS))
                 or _is_optimizer(usage))
 
     def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
         usages = [(r.file.rel, u) for r in results for u in usages_across_files(r)]
         if any(u.api.startswith(_MIXED) for _, u in usages):
             return []
-        if any(u.kind == "import" and u.api.startswith(_FRAMEWORKS) for _, u in usages):
+        if any(u.kind == "import" and u.api.startswith(FRAMEWORKS) for _, u in usages):
             return []
         step = _first_optimizer(usages)
         if step is None:

@@ -25,8 +25,11 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
     if usage.guarded and usage.kind != "requirement":
+        faster = ctx.third_party.replacement(usage.api, target.id)  # still worth knowing: the fallback may be slower
+        hint = f"; the vendor's own path, if the fallback is too slow: `{faster[1]['to']}`" if faster else ""
         return Verdict(Status.SUPPORTED, f"a use of {library}, imported optionally (try/except ImportError): it "
-                       f"runs only where the import worked; on {target.id} the code's fallback runs instead", _SOURCE)
+                       f"runs only where the import worked; on {target.id} the code's fallback runs instead{hint}",
+                       _SOURCE, suggestion=faster[1]["to"] if faster else None)
     if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
         return Verdict(Status.REWRITE, f"{info['what']}: the data names a {target.id} or plain-PyTorch replacement "
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
