@@ -187,8 +187,8 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
         partial = without_deep_statements(text)
         if partial is not None:
             text, note = partial.text, partial.note
-            module = parse_python(text)
             tree = _ast_tree(text)
+            module = parse_python(text, valid=tree is not None)  # CPython's parser has vetted it: once
             outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
