@@ -69,3 +69,19 @@ def test_maps_validate_against_their_schema(pattern, schema):
     assert paths
     for path in paths:
         jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), spec)
+
+
+def test_a_rename_judgement_holds_only_for_the_note_it_read():
+    from migrator.maps.build import _rename_semantics_table
+
+    curated = REPO / "operator_maps" / "curated"
+    device_map = json.loads((REPO / "operator_maps" / "device" / "cann-torch2.7.json").read_text(encoding="utf-8"))
+    targets = [{"id": "cann", "device_map": "device/cann-torch2.7.json"},
+               {"id": "neuware", "device_map": "device/neuware-r2.4.json"}]
+    neuware = json.loads((REPO / "operator_maps" / "device" / "neuware-r2.4.json").read_text(encoding="utf-8"))
+    outputs = {"device/cann-torch2.7.json": device_map, "device/neuware-r2.4.json": neuware}
+    assert _rename_semantics_table(curated, outputs, targets)["targets"]["cann"]["torch.cuda.current_stream"]
+    reworded = json.loads(json.dumps(device_map))
+    reworded["apis"]["torch.cuda.current_stream"]["limitations"] = "调用该接口前需先设置device"  # the vendor rewords it
+    with pytest.raises(MapsBuildError, match="current_stream"):
+        _rename_semantics_table(curated, {**outputs, "device/cann-torch2.7.json": reworded}, targets)

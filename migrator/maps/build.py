@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import OP_RELEASES, build_op_maps
 from .upstream import MAPS_SCHEMA, MapsBuildError, parse_yaml, read_text
@@ -52,6 +52,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
     outputs["cards.json"] = _cards_table(curated)
     outputs["device_tools.json"] = _device_tools_table(curated)
+    outputs["rename_semantics.json"] = _rename_semantics_table(curated, outputs, targets)
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -129,6 +130,26 @@ def _device_tools_table(curated: Path) -> dict:
                 raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
     return {"schema": "migrator.device-tools/1", "targets": data,
             "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
+
+
+def _rename_semantics_table(curated: Path, outputs: Mapping[str, object], targets: Sequence[Mapping[str, object]]
+                            ) -> dict:
+    """Renames whose vendor note is judged to describe the CUDA behaviour: each row's ``note`` must be, word for
+    word, the note of that API in the target's device maps (of every version that has it)."""
+    data = parse_yaml((curated / "rename_semantics.yaml").read_text(encoding="utf-8")) or {}
+    for target, rows in data.items():
+        maps = [outputs[str(t["device_map"])] for t in targets if t["id"] == target]
+        if not maps:
+            raise MapsBuildError(f"rename_semantics.yaml: no target {target!r}")
+        for api, row in rows.items():
+            if not row.get("note") or not row.get("same"):
+                raise MapsBuildError(f"rename_semantics.yaml: {target} {api} needs note and same")
+            notes = {(m["apis"].get(api) or {}).get("limitations") for m in maps}  # type: ignore[index]
+            if row["note"] not in notes:
+                raise MapsBuildError(f"rename_semantics.yaml: {target} {api}: the device maps' note is not the one "
+                                     f"judged here ({sorted(n or '' for n in notes)})")
+    return {"schema": "migrator.rename-semantics/1", "targets": data,
+            "source": "operator_maps/curated/rename_semantics.yaml (each note checked against the device maps)"}
 
 
 def _cards_table(curated: Path) -> dict:

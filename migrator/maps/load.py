@@ -278,6 +278,19 @@ class OpFamily:
 
 
 @lru_cache(maxsize=None)
+def rename_semantics() -> Mapping[str, Mapping[str, Mapping[str, str]]]:
+    """Per target and API: a vendor note judged to describe the CUDA behaviour (``note``, ``same``: why)."""
+    return load_json("rename_semantics.json")["targets"]
+
+
+def same_as_cuda(target: str, api: str, note: Optional[str]) -> Optional[str]:
+    """Why ``api``'s rename on ``target`` behaves as the CUDA original despite its vendor ``note``, when a
+    curated row judged that very note; else ``None``."""
+    row = rename_semantics().get(target, {}).get(api)
+    return row["same"] if row is not None and note is not None and row["note"] == note else None
+
+
+@lru_cache(maxsize=None)
 def device_tools() -> Mapping[str, Mapping[str, object]]:
     """Per target: ``stack`` (its software stack, by name) and ``tools`` (NVIDIA tool -> the vendor's, quoted)."""
     return load_json("device_tools.json")["targets"]

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
-from ..maps.limits import parse_note
-from ..maps.load import TargetMap, ThirdParty
+from ..maps.limits import clip, for_call, parse_note
+from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
 from ..names import longest
-from ..model import Category, Edit, ExtensionBuild, FileResult, Finding, GuardKind, Status, Usage, Value, Verdict
+from ..model import (Category, Edit, ExtensionBuild, FileResult, Finding, GuardKind, LimitKind, Status, Usage,
+                     Value, Verdict)
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
 
@@ -219,6 +220,17 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
     return out
 
 
+def _differs_here(note: str, api: str, usage: Usage) -> Tuple[str, ...]:
+    """The clauses of a renamed API's vendor note that can make it behave otherwise than the CUDA original
+    at this call: all but an argument the call leaves at its default and the docs' "fp32 only" placeholder.
+    ``torch.cuda.get_device_capability`` returns what an environment variable says (``None`` unset) on
+    torch_npu: renamed as is, ``get_device_capability(0)[0]`` raises."""
+    parameters = api_parameters(api)
+    limits = for_call(Verdict(Status.SUPPORTED, "", "", limits=parse_note(note, parameters)), usage.args, parameters)
+    return tuple(clip(limit.text) for limit in limits.limits
+                 if limit.kind != LimitKind.TEMPLATE and not (limit.kind == LimitKind.ARGUMENT and limit.bites is False))
+
+
 def needs_import(target: TargetMap) -> str:
     return f"; needs `{target.import_first}` before use" if target.import_first else ""
 
@@ -351,7 +363,12 @@ class RenamedCudaNames(CudaNames):
         if rule.to:
             how = "documented equivalent" if rule.exact else "module rename in the vendor's migration table"
             note = f" ({rule.note})" if rule.note else ""
-            exact = rule.exact and not rule.note
+            differs = _differs_here(rule.limitations, api, usage) if rule.limitations and not same_as_cuda(
+                target.id, api, rule.limitations) else ()
+            exact = rule.exact and not rule.note and not differs
+            if differs:
+                limits += ("; not a safe rename: the vendor says it behaves differently here (" + "; ".join(differs)
+                           + "), so `fix` applies it only with --unsafe")
             suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
             if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
                 old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
@@ -359,7 +376,7 @@ class RenamedCudaNames(CudaNames):
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
             return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
                            rule.source, suggestion=suggestion,
-                           fixable=exact, edit=_rename_edit(api, rule.to, usage) if exact else None)
+                           fixable=exact, edit=_rename_edit(api, rule.to, usage) if rule.exact else None)
         return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                        + (f" ({rule.note})" if rule.note else ""), rule.source)
 

@@ -21,17 +21,18 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .discover import base_dir, read_source
-from .gitcheck import GitUnavailable, uncommitted
-from .maps.load import TargetMap
-from .model import Edit, Report, SourceFile, Span
-from .resolve.dotted import dotted
-from .sources.notebook import python_lines
+from ..discover import base_dir, read_source
+from ..gitcheck import GitUnavailable, uncommitted
+from ..maps.load import TargetMap
+from ..model import Edit, Report, SourceFile, Span
+from .together import decide
+from ..resolve.dotted import dotted
+from ..sources.notebook import python_lines
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -44,6 +45,21 @@ class PlannedEdit:
     edit: Edit
     at: Span
     safe: bool
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """One file's edits, and the positions ``(cell, line, column)`` of the findings that judged a spelling to
+    stay (``settled``: not a rewrite on the target) or to change by an edit this run leaves out (``pending``)."""
+
+    edits: Tuple[PlannedEdit, ...]
+    settled: FrozenSet[Tuple[Optional[int], Optional[int], Optional[int]]] = frozenset()
+    pending: FrozenSet[Tuple[Optional[int], Optional[int], Optional[int]]] = frozenset()
+
+    def in_cell(self, cell: Optional[int]) -> "FilePlan":
+        return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
+                        frozenset(p for p in self.settled if p[0] == cell),
+                        frozenset(p for p in self.pending if p[0] == cell))
 
 
 @dataclass(frozen=True)
@@ -89,17 +105,30 @@ class FixReport:
 # ------------------------------------------------------------------------------------------ planning
 
 
-def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, List[PlannedEdit]], int]:
-    """Edits per file (relative path) for ``target``; and how many rewrites have no exact edit."""
-    by_file: Dict[str, List[PlannedEdit]] = {}
+def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, FilePlan], int]:
+    """What to do per file (relative path) for ``target``; and how many rewrites have no exact edit.
+
+    Besides the edits, each file's plan holds where its findings judged a device spelling to stay (a guard's
+    test) and where they want one changed by an edit this mode does not apply: ``together`` reads both."""
+    edits: Dict[str, List[PlannedEdit]] = {}
+    settled: Dict[str, set] = {}
+    pending: Dict[str, set] = {}
     seen = set()
     not_offered = 0
     for finding in report.findings:
         verdict = finding.verdicts.get(target)
-        if verdict is None or verdict.status.value != "rewrite":
+        if verdict is None:
+            continue
+        start = (finding.span.cell, finding.span.line, finding.span.col)
+        if verdict.status.value != "rewrite":
+            settled.setdefault(finding.path, set()).add(start)
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
             not_offered += 1
+            held = pending.setdefault(finding.path, set())
+            held.add(start)
+            if verdict.edit is not None and verdict.edit.at is not None:
+                held.add((verdict.edit.at.cell, verdict.edit.at.line, verdict.edit.at.col))
             continue
         at = verdict.edit.at or finding.span
         edit = verdict.edit
@@ -107,9 +136,11 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, L
         if key in seen:  # a constant reported at its definition and at a use: one edit
             continue
         seen.add(key)
-        by_file.setdefault(finding.path, []).append(
+        edits.setdefault(finding.path, []).append(
             PlannedEdit(finding.id, finding.rule, verdict.edit, at, verdict.fixable))
-    return by_file, not_offered
+    plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())))
+             for path, found in edits.items()}
+    return plans, not_offered
 
 
 # ------------------------------------------------------------------------------------------ applying
@@ -123,7 +154,7 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
     base = base_dir(root)
     planned, not_offered = plan(report, target.id, unsafe)
     files = []
-    for rel, edits in sorted(planned.items()):
+    for rel, file_plan in sorted(planned.items()):
         path = (base / rel)
         if not _inside(path, root):
             files.append(FileFix(rel, "", None, error="outside the path given to fix: left alone"))
@@ -139,7 +170,7 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
             files.append(FileFix(rel, "", None, error="changed since the scan read it: not fixed (run again)"))
             continue
         bom = text.startswith("\ufeff")
-        fixed = fix_text(rel, text[1:] if bom else text, edits, target.import_first)
+        fixed = fix_text(rel, text[1:] if bom else text, file_plan, target)
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
 
@@ -156,14 +187,14 @@ def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
     return digests
 
 
-def fix_text(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Optional[str]) -> FileFix:
-    """Apply ``edits`` to one file's text (Python, notebook, or a script / Dockerfile / requirements file)."""
+def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> FileFix:
+    """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file)."""
     if rel.endswith(NOTEBOOK_SUFFIX):
-        return _fix_notebook(rel, text, edits, import_first)
+        return _fix_notebook(rel, text, file_plan, target)
     if rel.endswith(PYTHON_SUFFIXES):
-        new, applied, skipped = _fix_python(text, edits, import_first)
+        new, applied, skipped = _fix_python(text, file_plan, target)
     else:
-        new, applied, skipped = _fix_lines(text, edits)
+        new, applied, skipped = _fix_lines(text, file_plan.edits)
     return FileFix(rel, text, new if new != text else None, tuple(applied), tuple(skipped))
 
 
@@ -236,32 +267,32 @@ def _inside(path: Path, root: Path) -> bool:
 # ------------------------------------------------------------------------------------------ Python
 
 
-def _fix_python(text: str, edits: Sequence[PlannedEdit], import_first: Optional[str], insert_import: bool = True,
+def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import: bool = True,
                 bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[str], List[Skipped]]:
-    """Apply edits to Python source; a notebook cell passes the names its other cells import."""
-    applied: List[str] = []
-    skipped: List[Skipped] = []
+    """Apply a file's edits to Python source; a notebook cell passes the names its other cells import."""
+    edits = file_plan.edits
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {exc.message}") for e in edits]
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
+    import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
-    ready = []
+    ready: List[PlannedEdit] = []
+    skipped: List[Skipped] = []
     for planned in edits:
         problem = _unbound_root(planned.edit, bound, plugin)
         if problem:
             skipped.append(Skipped(planned.finding, planned.rule, planned.at.line, problem))
         else:
             ready.append(planned)
-    module, done, missing = _apply_all(module, ready)
-    applied.extend(p.finding for p in done)
-    skipped.extend(Skipped(p.finding, p.rule, p.at.line, "the code at this position no longer matches the finding")
-                   for p in missing)
+    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module))
+    skipped.extend(held)
+    applied = [p.finding for p in done]
     new = module.code
     if applied and plugin and plugin not in bound and insert_import:
         new = _insert_import(new, import_first or "")
-    return new, applied, skipped
+    return new, list(dict.fromkeys(applied)), skipped
 
 
 def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> Optional[str]:
@@ -297,19 +328,70 @@ def _top_level_names(module: cst.Module) -> Dict[str, str]:
     return bound
 
 
-def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit],
-               ) -> Tuple[cst.Module, List[PlannedEdit], List[PlannedEdit]]:
-    """Apply every edit in two passes: positions find each edit's node in the original tree, then one
-    transformer applies the edits bottom-up to the updated nodes, so nested edits compose (``x.cuda(device='cuda')``
-    gets both its method and its string changed)."""
+def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: FilePlan, device_to: str,
+               imported: Set[str]) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
+    """Apply every edit in three steps: positions find each edit's node in the original tree; ``together``
+    checks that each group of code gets all its device spellings rewritten (adding the ones no finding names,
+    holding back a group that cannot); then one transformer applies the edits bottom-up to the updated nodes,
+    so nested edits compose (``x.cuda(device='cuda')`` gets both its method and its string changed)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    finder = _Finder(edits)
+    finder = _Finder(edits, imported)
     wrapper.visit(finder)
-    applier = _Apply(finder.found, {i: e.edit for i, e in enumerate(edits)})
+    edits = list(edits)
+    found = finder.found
+    renames = {node for node, indices in found.items() if any(edits[i].edit.kind == "name" for i in indices)}
+    positions = (lambda cells: {(line, col) for _, line, col in cells if line is not None and col is not None})
+    decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(edits)}, ("cuda", device_to),
+                      positions(file_plan.settled), positions(file_plan.pending))
+    skipped = [Skipped(edits[i].finding, edits[i].rule, edits[i].at.line, why) for i, why in decision.held.items()]
+    found = {node: [i for i in indices if i not in decision.held] for node, indices in found.items()}
+    for node, joined in decision.added:
+        position = wrapper.resolve(PositionProvider)[node]
+        edit = _device_edit(node, device_to)
+        found.setdefault(id(node), []).append(len(edits))
+        edits.append(PlannedEdit(edits[joined].finding, "device-together", edit,
+                                 Span(position.start.line, position.start.column), True))
+    applier = _Apply(found, {i: e.edit for i, e in enumerate(edits)})
     changed = wrapper.module.visit(applier)
     applied = [e for i, e in enumerate(edits) if i in applier.applied]
-    missing = [e for i, e in enumerate(edits) if i not in applier.applied]
-    return changed, applied, missing  # type: ignore[return-value]
+    for index, planned in enumerate(edits):
+        if index in applier.applied or index in decision.held:
+            continue
+        name = finder.at_a_binding.get(index)
+        skipped.append(Skipped(planned.finding, planned.rule, planned.at.line,
+                               f"`{name}` is a variable an assignment binds: rewritten where it is bound, not "
+                               "where it is used (the binding may hold another value too)" if name else
+                               "the code at this position no longer matches the finding"))
+    return changed, applied, skipped  # type: ignore[return-value]
+
+
+def _device_edit(node: cst.CSTNode, device_to: str) -> Edit:
+    """The edit that rewrites a CUDA device spelling ``together`` adds to its group."""
+    if isinstance(node, cst.FormattedString):
+        return Edit("fstring", "cuda", device_to)
+    value = node.evaluated_value  # type: ignore[attr-defined]
+    return Edit("string", value, device_to + value[len("cuda"):])
+
+
+def _imported_names(module: cst.Module) -> Set[str]:
+    """Every name an import binds, in any scope: a bare name renamed at its use must be one of them. A name
+    an assignment binds (``amp_autocast = torch.cuda.amp.autocast if use_amp else suppress``) is edited where
+    it is bound; putting the API's new name at its uses would drop the other value."""
+    names: Set[str] = set()
+    for node in _walk(module):
+        if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    names.add(alias.asname.name.value)
+                else:
+                    names.add(dotted(alias.name).split(".")[0])
+    return names
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 class _Apply(cst.CSTTransformer):
@@ -333,8 +415,10 @@ class _Finder(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, edits: Sequence[PlannedEdit]):
+    def __init__(self, edits: Sequence[PlannedEdit], imported: Set[str]):
         self.edits = list(edits)
+        self.imported = imported
+        self.at_a_binding: Dict[int, str] = {}  # edit index -> the assigned name it met instead of its cause
         self.spans = [_bounds(e.at) for e in self.edits]
         self.found: Dict[int, List[int]] = {}
         self.taken: set = set()
@@ -359,15 +443,27 @@ class _Finder(cst.CSTVisitor):
             first, last, _ = self.spans[index]
             if index in self.taken or start < first or (last is not None and end > last):
                 continue
-            if _edited(node, self.edits[index].edit) is not None:
-                self.found.setdefault(id(node), []).append(index)
-                self.taken.add(index)
+            if _edited(node, self.edits[index].edit) is None:
+                continue
+            if not self._at_its_cause(node, index):
+                self.at_a_binding[index] = node.value  # type: ignore[attr-defined]
+                continue
+            self.found.setdefault(id(node), []).append(index)
+            self.taken.add(index)
         if len(self.taken) == len(self.edits):
             return False
         if not prunable:
             return True
         return any(i not in self.taken for number in range(start[0], end[0] + 1)
                    for i in self.covering.get(number, ()))
+
+    def _at_its_cause(self, node: cst.CSTNode, index: int) -> bool:
+        """A ``name`` edit on a bare name (``ac()``) applies only where an import binds that name; for a name
+        an assignment binds, the edit belongs at the binding, which has its own finding."""
+        edit = self.edits[index].edit
+        if edit.kind != "name" or not isinstance(node, cst.Name) or node.value == edit.old.split(".")[0]:
+            return True
+        return node.value in self.imported
 
 
 def _bounds(span: Span) -> Tuple[Tuple[int, int], Optional[Tuple[int, int]], int]:
@@ -449,7 +545,7 @@ def _import_position(text: str) -> int:
 # ------------------------------------------------------------------------------------------ notebooks
 
 
-def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_first: Optional[str]) -> FileFix:
+def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> FileFix:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -458,11 +554,12 @@ def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_firs
     if not isinstance(cells, list):
         return FileFix(rel, text, None, error="not an nbformat 4 notebook: left alone")
     by_cell: Dict[int, List[PlannedEdit]] = {}
-    for planned in edits:
+    for planned in file_plan.edits:
         if planned.at.cell is not None:
             by_cell.setdefault(planned.at.cell, []).append(planned)
     applied: List[str] = []
     skipped: List[Skipped] = []
+    import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
     cell_names: Dict[int, Dict[str, str]] = {}  # per code cell: the names its top-level imports bind
     for index, cell in enumerate(cells):
@@ -483,8 +580,8 @@ def _fix_notebook(rel: str, text: str, edits: Sequence[PlannedEdit], import_firs
             continue
         source = _source(cell)
         blanked, _ = python_lines(source)
-        new, done, missed = _fix_python("\n".join(blanked) + "\n", cell_edits, import_first, insert_import=False,
-                                        bound_elsewhere=notebook_names)
+        new, done, missed = _fix_python("\n".join(blanked) + "\n", file_plan.in_cell(index), target,
+                                        insert_import=False, bound_elsewhere=notebook_names)
         applied.extend(done)
         skipped.extend(missed)
         if done:

@@ -1,0 +1,147 @@
+"""A stand-in for ``torch_npu`` on a machine with an NPU and no CUDA, to run code ``migrator fix`` rewrote.
+
+It has just the Python surface the fixed helpers in the tests call, behaving as the vendor documents it:
+``torch_npu.npu.get_device_capability()`` returns ``None`` unless ``TORCH_NPU_DEVICE_CAPABILITY`` is set,
+device arguments must name an NPU (``"cuda:0"`` raises ``ValueError``), and moving a module or tensor to
+the NPU is recorded instead of done (the CPU build of torch has no NPU to move it to). torch's own
+``torch.cuda`` is the CPU build's: ``is_available()`` is ``False`` and a CUDA call raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+_INIT = '''
+import sys
+
+import torch
+
+torch.utils.rename_privateuse1_backend("npu")  # torch.device("npu:0") parses, as with the real plugin
+
+from . import npu  # noqa: E402
+
+EVENTS = []  # what the code did on the "NPU": ("moved", what), ("autocast", enabled), ...
+
+
+def _module_npu(self, device=None):
+    npu.check_device(device)
+    self.placed_on = "npu" if device is None else f"npu:{device}" if isinstance(device, int) else str(device)
+    EVENTS.append(("moved", type(self).__name__))
+    return self
+
+
+def _tensor_npu(self, device=None, non_blocking=False, **kwargs):
+    npu.check_device(device)
+    EVENTS.append(("moved", "Tensor"))
+    return self
+
+
+torch.nn.Module.npu = _module_npu
+torch.Tensor.npu = _tensor_npu
+torch.npu = npu
+sys.modules["torch.npu"] = npu
+'''
+
+_NPU = '''
+import os
+from types import SimpleNamespace
+
+from . import amp  # noqa: F401
+
+
+def check_device(device):
+    text = device if isinstance(device, str) else str(device) if device is not None else ""
+    if "cuda" in text:
+        raise ValueError(f"Expected a npu device, but got: {text}")
+
+
+def is_available():
+    return True
+
+
+def device_count():
+    return 1
+
+
+def current_device():
+    return 0
+
+
+def set_device(device):
+    check_device(device)
+
+
+def synchronize(device=None):
+    check_device(device)
+
+
+def memory_allocated(device=None):
+    check_device(device)
+    return 0
+
+
+def get_device_capability(device=None):
+    check_device(device)
+    value = os.environ.get("TORCH_NPU_DEVICE_CAPABILITY")  # the vendor's note: None unless this is set
+    return tuple(int(v) for v in value.split(".")) if value else None
+
+
+def get_device_properties(device=None):
+    check_device(device)
+    return SimpleNamespace(name="Ascend910B", total_memory=64 << 30)
+'''
+
+_AMP = '''
+class autocast:
+    def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+        self.enabled = enabled
+
+    def __enter__(self):
+        from torch_npu import EVENTS
+        EVENTS.append(("autocast", self.enabled))
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class GradScaler:
+    def __init__(self, *args, **kwargs):
+        from torch_npu import EVENTS
+        EVENTS.append(("scaler", True))
+'''
+
+
+def write_stub(root: Path) -> Path:
+    """The fake ``torch_npu`` package under ``root``; returns ``root`` (for ``PYTHONPATH``)."""
+    package = root / "torch_npu"
+    (package / "npu").mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text(_INIT)
+    (package / "npu" / "__init__.py").write_text(_NPU)
+    (package / "npu" / "amp.py").write_text(_AMP)
+    return root
+
+
+def run_on_npu(stub: Path, project: Path, code: str) -> dict:
+    """Run ``code`` in a fresh interpreter with the stub and ``project`` importable; it ends by assigning a
+    JSON-able ``result``. Returns ``{"result": ..., "events": [...]}``, or ``{"error": "Type: message"}``."""
+    program = textwrap.dedent('''
+        import json, sys
+        import torch_npu
+        try:
+        {body}
+            out = {{"result": result, "events": torch_npu.EVENTS}}
+        except Exception as exc:
+            out = {{"error": f"{{type(exc).__name__}}: {{exc}}", "events": torch_npu.EVENTS}}
+        print(json.dumps(out))
+    ''').format(body=textwrap.indent(textwrap.dedent(code), "    "))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(stub), str(project)])}
+    env.pop("TORCH_NPU_DEVICE_CAPABILITY", None)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120,
+                          check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
