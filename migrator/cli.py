@@ -116,8 +116,9 @@ def maps() -> None:
 
 
 @maps.command("build")
-@click.option("--upstream", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
-              help="Folder with the vendors' data (cann/, neuware/, kunlun/, pytorch/).")
+@click.option("--upstream", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=Path("operator_maps/upstream"), show_default=True,
+              help="Folder with the vendors' raw files (cann/, neuware/, kunlun/, pytorch/; see its PROVENANCE.md).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("operator_maps"),
               show_default=True)
 def maps_build(upstream: Path, out: Path) -> None:

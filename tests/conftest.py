@@ -8,7 +8,7 @@ from migrator.model import Finding, Report
 from migrator.scan import scan
 
 REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = REPO.parent / "shared" / "upstream"
+UPSTREAM = REPO / "operator_maps" / "upstream"  # the vendors' raw files, verbatim (PROVENANCE.md)
 
 
 def write_tree(root: Path, files: Dict[str, object]) -> Path:

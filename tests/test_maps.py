@@ -9,7 +9,7 @@ from migrator.maps.load import TargetSpecError, maps_dir, resolve_targets
 
 from .conftest import REPO, UPSTREAM
 
-needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/upstream is not beside the repo")
+needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="operator_maps/upstream is missing")
 
 
 @needs_upstream
@@ -18,7 +18,8 @@ def test_committed_maps_equal_a_fresh_build():
     for rel, text in fresh.items():
         assert (REPO / "operator_maps" / rel).read_text(encoding="utf-8") == text, rel
     committed = {p.relative_to(REPO / "operator_maps").as_posix()
-                 for p in (REPO / "operator_maps").rglob("*.json") if p.parent.name != "schema"}
+                 for p in (REPO / "operator_maps").rglob("*.json")
+                 if p.parent.name != "schema" and UPSTREAM not in p.parents}
     # the API table comes from `maps trace`, the argument names from `maps signatures` (both need torch)
     assert committed == set(fresh) | {"torch_api.json", "signatures.json"}
 
@@ -85,3 +86,13 @@ def test_a_rename_judgement_holds_only_for_the_note_it_read():
     reworded["apis"]["torch.cuda.current_stream"]["limitations"] = "调用该接口前需先设置device"  # the vendor rewords it
     with pytest.raises(MapsBuildError, match="current_stream"):
         _rename_semantics_table(curated, {**outputs, "device/cann-torch2.7.json": reworded}, targets)
+
+
+def test_the_wheel_ships_every_generated_map_and_no_raw_vendor_file():
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = set(config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"])
+    present = {f"operator_maps/{p.name}" for p in (REPO / "operator_maps").iterdir() if p.name != "upstream"}
+    assert shipped & {f"operator_maps/{p.name}" for p in (REPO / "operator_maps").iterdir()} == present
+    assert "operator_maps/upstream" not in shipped and "operator_maps" not in shipped

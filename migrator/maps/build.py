@@ -1,4 +1,4 @@
-"""Generate ``operator_maps/`` from the vendors' published data (``shared/upstream``-style folder).
+"""Generate ``operator_maps/`` from the vendors' published data (``operator_maps/upstream/``, verbatim files).
 
 Nothing here is hand-entered coverage: every entry is read from an upstream file and keeps that
 file's name and version as its source. The two curated tables under ``operator_maps/curated`` name
@@ -109,12 +109,14 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     for api, per_target in sorted(data["apis"].items()):
         apis[api] = {}
         for target, row in sorted(per_target.items()):
-            rel = _checked_evidence(upstream, cache, row["evidence"], f"third_party.yaml: {api} for {target}")
+            evidence = row["evidence"] if isinstance(row["evidence"][0], list) else [row["evidence"]]
+            files = [_checked_evidence(upstream, cache, pair, f"third_party.yaml: {api} for {target}")
+                     for pair in evidence]  # a note's every claim can cite its own file
             apis[api][target] = {
                 "status": row["status"],
                 "to": row["to"],
                 "note": row["note"],
-                "source": Path(rel).name,
+                "source": ", ".join(dict.fromkeys(Path(rel).name for rel in files)),
             }
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,

@@ -1,0 +1,180 @@
+"""How much of a vendor's own port `migrator fix` reproduces (issue 25's measure).
+
+Huawei's ModelZoo holds Ascend ports of public projects, each README naming the upstream commit it started
+from. For each pair this script takes the upstream files at that commit and the vendor's files, and looks
+at every upstream line the vendor changed in a device-related way (CUDA, NCCL, AMP/apex, NPU spellings).
+Each such line is then:
+
+- reproduced   ``migrator fix`` (safe mode) writes the vendor's line (``torch_npu.npu.x`` counts as ``torch.npu.x``);
+- unsafe       only ``fix --unsafe`` writes it;
+- edited       ``fix`` changes the line, to something else than the vendor wrote;
+- suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann;
+- missed       nothing on that line.
+
+It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
+vendor's ``torch_npu.npu_*`` operator substitutions with whether the scan suggests one there.
+
+    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N]
+
+Each DIR is a git directory (``fetch``: Ascend/ModelZoo-PyTorch, huggingface/pytorch-image-models,
+facebookresearch/fairseq). Nothing is run from the repositories; only their text is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from migrator.fix import fix_report  # noqa: E402
+from migrator.maps.load import resolve_targets  # noqa: E402
+from migrator.scan import scan  # noqa: E402
+
+DEVICE = re.compile(r"cuda|nccl|npu|hccl|apex|\bamp\b|autocast|GradScaler", re.IGNORECASE)
+OP_SUBSTITUTION = re.compile(r"\b(?:torch_npu|torch)\.(npu_\w+)")
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    upstream: str  # key of the upstream git directory
+    commit: str
+    upstream_prefix: str  # folder in the upstream repository ("" for the root)
+    vendor: str  # folder in ModelZoo-PyTorch
+    files: Tuple[Tuple[str, str], ...] = ()  # (upstream rel, vendor rel); empty: every .py both have
+
+
+PAIRS = (
+    Pair("timm @381b279 / Gluon_ResNet50_v1b", "timm", "381b2797858248619fe8007fa1c5f5a5d4ab3919", "",
+         "PyTorch/built-in/cv/classification/Gluon_ResNet50_v1b_for_PyTorch"),
+    Pair("fairseq @3f6ba43 / Fairseq_Transformer_wmt18", "fairseq", "3f6ba43f07a6e9e2acf957fc24e57251a7a3f55c", "",
+         "PyTorch/built-in/nlp/Fairseq_Transformer_wmt18_for_PyTorch"),
+)
+
+
+def tree(git_dir: Path, commit: str, prefix: str) -> Dict[str, str]:
+    """The .py files under ``prefix`` at ``commit``: relative path -> text (a snapshot may lack large blobs,
+    so each file is read on its own)."""
+    git = ["git", "--git-dir", str(git_dir)]
+    listing = subprocess.run(git + ["ls-tree", "-r", commit, "--", prefix or "."], capture_output=True, text=True,
+                             check=True).stdout
+    out = {}
+    for row in listing.splitlines():
+        meta, path = row.split("\t", 1)
+        if not path.endswith(".py") or meta.split()[1] != "blob":
+            continue
+        blob = subprocess.run(git + ["cat-file", "blob", meta.split()[2]], capture_output=True)
+        if blob.returncode == 0:
+            out[path[len(prefix) + 1:] if prefix else path] = blob.stdout.decode("utf-8", "replace")
+    return out
+
+
+def normal(line: str) -> str:
+    line = line.replace("torch_npu.npu.", "torch.npu.").replace('"', "'")
+    return re.sub(r"\s+", "", line.split("#")[0])
+
+
+def line_map(old: Sequence[str], new: Sequence[str]) -> Dict[int, str]:
+    """old line index -> its new text, for lines ``fix`` replaced one for one."""
+    changed = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            changed.update({i1 + k: new[j1 + k] for k in range(i2 - i1)})
+    return changed
+
+
+def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False) -> Counter:
+    before = tree(upstream, pair.commit, pair.upstream_prefix)
+    after = tree(modelzoo, "HEAD", pair.vendor)
+    files = pair.files or tuple((rel, rel) for rel in sorted(before) if rel in after)
+    counts: Counter = Counter()
+    extra: List[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for up, _ in files:
+            (root / up).parent.mkdir(parents=True, exist_ok=True)
+            (root / up).write_text(before[up], encoding="utf-8")
+        target = resolve_targets(["cann"])
+        report = scan(root, target, jobs=2)
+        fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode).changed}
+                 for mode in (False, True)}
+    flagged = {(f.path, f.span.line) for f in report.findings
+               if f.verdicts.get("cann") is not None and f.verdicts["cann"].status.value != "supported"}
+    for up, vendor_rel in files:
+        old = before[up].splitlines()
+        vendor = after[vendor_rel].splitlines()
+        safe = line_map(old, (fixed[False].get(up) or before[up]).splitlines())
+        unsafe = line_map(old, (fixed[True].get(up) or before[up]).splitlines())
+        vendor_changed = set()
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, vendor, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            wanted = {normal(v) for v in vendor[j1:j2]}
+            for op in OP_SUBSTITUTION.findall("\n".join(vendor[j1:j2])):
+                near = any((up, n + 1) in flagged for n in range(max(i1 - 2, 0), i2 + 2))
+                counts[f"op substitution {'near a finding' if near else 'with nothing there'}"] += 1
+                counts[f"op: {op}"] += 1
+            for index in range(i1, i2):
+                vendor_changed.add(index)
+                if not DEVICE.search(old[index] + "\n" + "\n".join(vendor[j1:j2])):
+                    continue
+                counts["vendor device changes"] += 1
+                if index in safe and normal(safe[index]) in wanted:
+                    kind = "reproduced"
+                elif index in unsafe and normal(unsafe[index]) in wanted:
+                    kind = "unsafe"
+                elif index in safe:
+                    kind = "edited"
+                elif (up, index + 1) in flagged:
+                    kind = "suggested"
+                else:
+                    kind = "missed"
+                counts[kind] += 1
+                if verbose and kind != "reproduced":
+                    print(f"  [{kind}] {up}:{index + 1}: {old[index].strip()}\n      vendor: "
+                          + " | ".join(v.strip() for v in vendor[j1:j2][:3])
+                          + (f"\n      fix:    {safe.get(index, unsafe.get(index, '')).strip()}"
+                             if index in safe or index in unsafe else ""))
+        for index, text in safe.items():
+            if index not in vendor_changed:
+                counts["safe edits the vendor did not make"] += 1
+                extra.append(f"    {up}:{index + 1}: {old[index].strip()}  ->  {text.strip()}")
+    print(f"\n{pair.name}: {len(files)} file pairs")
+    for key in ("vendor device changes", "reproduced", "unsafe", "edited", "suggested", "missed",
+                "safe edits the vendor did not make"):
+        print(f"  {key:38s} {counts[key]}")
+    substitutions = sorted(k for k in counts if k.startswith("op substitution"))
+    for key in substitutions:
+        print(f"  {key:38s} {counts[key]}")
+    ops = sorted((k[4:], n) for k, n in counts.items() if k.startswith("op: "))
+    if ops:
+        print("  ops the vendor substituted: " + ", ".join(f"{op} x{n}" for op, n in ops))
+    for line in extra[:show]:
+        print(line)
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modelzoo", type=Path, required=True)
+    parser.add_argument("--timm", type=Path, required=True)
+    parser.add_argument("--fairseq", type=Path, required=True)
+    parser.add_argument("--show", type=int, default=20, help="How many extra safe edits to print per pair.")
+    parser.add_argument("--verbose", action="store_true", help="Print every vendor change not reproduced.")
+    args = parser.parse_args()
+    upstreams = {"timm": args.timm, "fairseq": args.fairseq}
+    for pair in PAIRS:
+        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose)
+
+
+if __name__ == "__main__":
+    main()
