@@ -183,7 +183,10 @@ def maps_show(fmt: str) -> None:
 @click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
 @click.option("--force", is_flag=True, help="Run even when git reports uncommitted changes under PATH.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
-def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool) -> None:
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the change log here (Markdown: one row per changed line, before and after).")
+def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
+        log_path: Optional[Path]) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -191,6 +194,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     """
     from .cache import open_cache
     from .fix import dirty_files, file_digests, fix_report, write_fixes
+    from .fix.log import change_lines, markdown_log
     from .rules.base import cuda_names
     from .scan import scan_files
     from .discover import discover
@@ -228,6 +232,10 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             sys.exit(1)
         left = {p.split(": ", 1)[0] for p in problems}  # files changed under the run: not written
         written = tuple(item for item in result.changed if item.path not in left)
+    for line in change_lines(written):
+        click.echo(line, err=True)
+    if log_path is not None:
+        log_path.write_text(markdown_log(written, chosen[0].id, written=not show_diff), encoding="utf-8")
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
     click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "

@@ -150,6 +150,23 @@ def test_notebooks_are_rewritten_cell_by_cell(tmp_path):
     assert cells[2]["outputs"] == [] and cells[2]["execution_count"] == 2
 
 
+def test_the_change_log_has_one_row_per_changed_line_in_cambricons_form(tmp_path):
+    write_tree(tmp_path, {
+        "train.py": "import torch\n\n\ndef step(x):\n    torch.cuda.synchronize()\n    return x.cuda() | 1\n",
+        "eval.ipynb": json.dumps(NOTEBOOK, indent=1),
+    })
+    log = tmp_path / "changes.md"
+    run = CliRunner().invoke(main, ["fix", str(tmp_path), "--target", "cann", "--no-cache", "--force",
+                                    "--log", str(log)])
+    assert run.exit_code == 0, run.output
+    assert "train.py:5: device-call: torch.cuda.synchronize() -> torch_npu.npu.synchronize()" in run.output
+    assert "eval.ipynb:cell 2:1: device-move: x = torch.ones(2).cuda() -> x = torch.ones(2).npu()" in run.output
+    rows = [line for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "No." not in line]
+    assert rows[0] == '| 1 | eval.ipynb:cell 1:4 | plugin-import | add "import torch_npu" |'
+    assert '| train.py:6 | device-move | change "return x.cuda() \\| 1" to "return x.npu() \\| 1" |' in rows[-1]
+    assert len(rows) == 6 and "Written to the files." in log.read_text(encoding="utf-8")
+
+
 def _git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",

@@ -71,14 +71,30 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Change:
+    """One changed line, for the change log: where (``cell`` for a notebook), by which rules, before and after.
+    A line ``fix`` inserted (the plugin import) has an empty ``before``."""
+
+    line: int
+    rules: Tuple[str, ...]
+    before: str
+    after: str
+    cell: Optional[int] = None
+
+    def where(self, path: str) -> str:
+        return f"{path}:{self.line}" if self.cell is None else f"{path}:cell {self.cell}:{self.line}"
+
+
+@dataclass(frozen=True)
 class FileFix:
     """The outcome for one file: its new text (``None`` when unchanged), what applied and what did not."""
 
     path: str
     old: str
     new: Optional[str]
-    applied: Tuple[str, ...] = ()
+    applied: Tuple[str, ...] = ()  # ids of the findings whose edits applied
     skipped: Tuple[Skipped, ...] = ()
+    changes: Tuple[Change, ...] = ()  # the change log: one entry per changed line
     error: Optional[str] = None
     #: the sha256 of the bytes ``old`` was read from: ``write_fixes`` writes only over those same bytes
     read_digest: Optional[str] = None
@@ -192,10 +208,39 @@ def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> Fil
     if rel.endswith(NOTEBOOK_SUFFIX):
         return _fix_notebook(rel, text, file_plan, target)
     if rel.endswith(PYTHON_SUFFIXES):
-        new, applied, skipped = _fix_python(text, file_plan, target)
+        new, done, skipped = _fix_python(text, file_plan, target)
     else:
-        new, applied, skipped = _fix_lines(text, file_plan.edits)
-    return FileFix(rel, text, new if new != text else None, tuple(applied), tuple(skipped))
+        new, done, skipped = _fix_lines(text, file_plan.edits)
+    if new == text:
+        return FileFix(rel, text, None, _ids(done), tuple(skipped))
+    return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done))
+
+
+def _ids(done: Sequence[PlannedEdit]) -> Tuple[str, ...]:
+    return tuple(dict.fromkeys(p.finding for p in done))
+
+
+def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional[int] = None) -> Tuple[Change, ...]:
+    """The change log of one text: each line that changed, with the rules of the edits on it, and each line
+    that was inserted (the plugin import). Edits keep the line count, so old and new lines pair up."""
+    rules: Dict[int, List[str]] = {}
+    for planned in done:
+        rules.setdefault(planned.at.line or 0, []).append(planned.rule)
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    changes: List[Change] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "insert":
+            changes.extend(Change(j + 1, ("plugin-import",), "", new_lines[j].strip(), cell) for j in range(j1, j2))
+        elif tag == "replace" and i2 - i1 == j2 - j1:
+            for k in range(i2 - i1):
+                number = i1 + k + 1
+                changes.append(Change(number, tuple(dict.fromkeys(rules.get(number, ()))) or ("fix",),
+                                      old_lines[i1 + k].strip(), new_lines[j1 + k].strip(), cell))
+        elif tag != "equal":  # not expected from these edits; logged as a block so nothing goes unsaid
+            changes.append(Change(i1 + 1, ("fix",), " / ".join(l.strip() for l in old_lines[i1:i2]),
+                                  " / ".join(l.strip() for l in new_lines[j1:j2]), cell))
+    return tuple(changes)
 
 
 def write_fixes(root: Path, fixes: Sequence[FileFix]) -> List[str]:
@@ -268,7 +313,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import: bool = True,
-                bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[str], List[Skipped]]:
+                bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[PlannedEdit], List[Skipped]]:
     """Apply a file's edits to Python source; a notebook cell passes the names its other cells import."""
     edits = file_plan.edits
     try:
@@ -288,11 +333,10 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
             ready.append(planned)
     module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module))
     skipped.extend(held)
-    applied = [p.finding for p in done]
     new = module.code
-    if applied and plugin and plugin not in bound and insert_import:
+    if done and plugin and plugin not in bound and insert_import:
         new = _insert_import(new, import_first or "")
-    return new, list(dict.fromkeys(applied)), skipped
+    return new, done, skipped
 
 
 def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> Optional[str]:
@@ -557,7 +601,8 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     for planned in file_plan.edits:
         if planned.at.cell is not None:
             by_cell.setdefault(planned.at.cell, []).append(planned)
-    applied: List[str] = []
+    applied: List[PlannedEdit] = []
+    changes: List[Change] = []
     skipped: List[Skipped] = []
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -586,20 +631,25 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         skipped.extend(missed)
         if done:
             cell["source"] = _cell_source(source, _merge_ipython(source, blanked, new.split("\n")), cell.get("source"))
+            changes.extend(line_changes(source, _source(cell), done, cell=index))
             changed = True
     if applied and plugin and plugin not in notebook_names:
         cell = cells[torch_cell if torch_cell is not None else min(by_cell)]
         source = _source(cell)
         blanked, _ = python_lines(source)
         lines = _merge_ipython(source, blanked, blanked)
-        lines.insert(_import_position("\n".join(blanked) + "\n"), import_first or "")
+        position = _import_position("\n".join(blanked) + "\n")
+        lines.insert(position, import_first or "")
         cell["source"] = _cell_source(source, lines, cell.get("source"))
+        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "",
+                              torch_cell if torch_cell is not None else min(by_cell)))
         changed = True
     if not changed:
-        return FileFix(rel, text, None, tuple(applied), tuple(skipped))
+        return FileFix(rel, text, None, _ids(applied), tuple(skipped))
     indent = 1 if text.startswith("{\n \"") else 2 if text.startswith("{\n  \"") else 1
     new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    return FileFix(rel, text, new_text, tuple(applied), tuple(skipped))
+    changes.sort(key=lambda c: (c.cell or 0, c.line))
+    return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes))
 
 
 def _source(cell: dict) -> str:
@@ -622,9 +672,9 @@ def _cell_source(original: str, lines: List[str], raw: object) -> object:
 # ------------------------------------------------------------------------------------------ other files
 
 
-def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[str], List[Skipped]]:
+def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[PlannedEdit], List[Skipped]]:
     lines = text.splitlines(keepends=True)
-    applied: List[str] = []
+    applied: List[PlannedEdit] = []
     skipped: List[Skipped] = []
     for planned in edits:
         line = planned.at.line
@@ -633,6 +683,6 @@ def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[str],
             skipped.append(Skipped(planned.finding, planned.rule, line, "the line no longer holds the finding"))
             continue
         lines[line - 1] = lines[line - 1].replace(planned.edit.old, planned.edit.new, 1)
-        applied.append(planned.finding)
+        applied.append(planned)
     return "".join(lines), applied, skipped
 
