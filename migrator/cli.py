@@ -185,8 +185,11 @@ def maps_show(fmt: str) -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
+@click.option("--shim", is_flag=True,
+              help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
+                   "each entry point, and say which findings it covers at run time and which it does not.")
 def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path]) -> None:
+        log_path: Optional[Path], shim: bool) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -195,6 +198,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     from .cache import open_cache
     from .fix import dirty_files, file_digests, fix_report, write_fixes
     from .fix.log import change_lines, markdown_log
+    from .fix.shim import shim_fixes
     from .rules.base import cuda_names
     from .scan import scan_files
     from .discover import discover
@@ -214,8 +218,9 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             sys.exit(2)
     found = discover(path)
     scanned = file_digests(path, found.files)
-    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=False)
-    result = fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned)
+    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim)
+    result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
+              else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
     for item in result.files:
         if item.error:
             click.echo(f"{item.path}: {item.error}", err=True)
@@ -236,11 +241,39 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
         click.echo(line, err=True)
     if log_path is not None:
         log_path.write_text(markdown_log(written, chosen[0].id, written=not show_diff), encoding="utf-8")
+    if shim:
+        _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
+        return
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
     click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
                f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
+
+
+def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> None:
+    """What the shim covers of the findings at run time, and the ones still to change by hand."""
+    from .assess import counted
+    from .shim import shim_plan, shims
+
+    plan = shim_plan(counted(report.findings), target)
+    if plan is None:
+        click.echo(f"{target} has no runtime patcher in the bundled data: nothing to add", err=True)
+        return
+    verb = "would add" if show_diff else "added"
+    click.echo(f"{verb} the shim ({'; '.join(plan.imports)}) to {files} entry point file(s); from "
+               f"{shims()[target].source}:", err=True)
+    click.echo(f"  covered at run time: {len(plan.covered)} finding(s); covered where the value reaches a patched "
+               f"call: {len(plan.if_passed)}; not covered: {len(plan.not_covered)}", err=True)
+    for why, count in plan.reasons:
+        click.echo(f"  not covered ({count}): {why}", err=True)
+    by_id = {f.id: f for f in report.findings}
+    for finding_id in plan.not_covered[:20]:
+        finding = by_id[finding_id]
+        click.echo(f"    {finding.path}:{finding.span.line or '-'}: {finding.rule}: {finding.snippet.strip()[:80]}",
+                   err=True)
+    if len(plan.not_covered) > 20:
+        click.echo(f"    ... and {len(plan.not_covered) - 20} more (the report's plan lists them all)", err=True)
 
 
 @main.command()

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, readiness_score
 from .inventory import OpMembership
 from .model import Blocker, Finding, Report, Status, TargetSummary
+from .shim import ShimPlan, shim_plan
 
 #: Rules whose findings are a port, whatever their status: the operator or library itself must change.
 _PORT_RULES = frozenset({"extension-build", "extension-call", "torch-ops-call", "torch-library-cuda", "cuda-kernel",
@@ -64,6 +65,8 @@ class MigrationPlan:
     readiness_now: float
     readiness_after_fix: float
     phases: Tuple[Phase, ...]
+    #: the vendor's runtime patcher as a day-one step (``fix --shim``): what it covers of the findings
+    shim: Optional[ShimPlan] = None
 
 
 def migration_plans(report: Report) -> Tuple[MigrationPlan, ...]:
@@ -99,7 +102,8 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
         phases.append(Phase(number=number, title=title, what=what, items=items, findings=tuple(f.id for f in members),
                             hours=round(sum(i.hours for i in items), 2), readiness_after=readiness[number]))
     return MigrationPlan(target=target.id, readiness_now=readiness[0],
-                         readiness_after_fix=phases[0].readiness_after, phases=tuple(phases))
+                         readiness_after_fix=phases[0].readiness_after, phases=tuple(phases),
+                         shim=shim_plan(on_path, target.id))
 
 
 def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tuple[PlanItem, ...]:

@@ -61,7 +61,9 @@ def test_vendor_replacements_for_libraries(scan_code):
                          "opt = FusedAdam(params, lr=1e-3)\nout = flash_attn_func(q, k, v, causal=True)\n")
     adam = next(f for f in findings if f.api == "apex.optimizers.FusedAdam" and f.span.line == 3).verdicts
     assert adam["neuware"].suggestion.startswith("torch_mlu.optimizers.FusedAdam")
-    assert adam["cann"].status == Status.REWRITE and "fused=True" in adam["cann"].suggestion
+    # the Ascend ports' fused optimizer, with its fp32/fp16 limit and torch's fused AdamW for bf16 beside it
+    assert adam["cann"].status == Status.REWRITE and adam["cann"].suggestion.startswith("torch_npu.optim.NpuFusedAdamW(")
+    assert "bf16 parameter raises TypeError" in adam["cann"].message and "fused=True" in adam["cann"].message
     # no Kunlunxin optimizer in the data: the plain-PyTorch path, not a port
     assert adam["kunlun"].status == Status.REWRITE and adam["kunlun"].suggestion.startswith("torch.optim.AdamW(")
     flash = next(f for f in findings if f.span.line == 4).verdicts

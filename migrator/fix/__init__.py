@@ -21,7 +21,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -167,28 +167,35 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
     """The edits of ``report`` applied to each file's text as it is now. ``scanned``: the sha256 of each file's
     bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
     the report's positions belong to another text. Line endings and a byte order mark are kept."""
-    base = base_dir(root)
     planned, not_offered = plan(report, target.id, unsafe)
     files = []
     for rel, file_plan in sorted(planned.items()):
-        path = (base / rel)
-        if not _inside(path, root):
-            files.append(FileFix(rel, "", None, error="outside the path given to fix: left alone"))
+        read = read_for_fix(root, rel, scanned)
+        if isinstance(read, FileFix):
+            files.append(read)
             continue
-        try:
-            data = read_source(str(path))
-            text = data.decode("utf-8")  # no newline translation: a CRLF file stays CRLF
-        except (OSError, UnicodeDecodeError) as exc:
-            files.append(FileFix(rel, "", None, error=f"cannot read: {exc}"))
-            continue
-        digest = hashlib.sha256(data).hexdigest()
-        if scanned is not None and scanned.get(rel) not in (None, digest):
-            files.append(FileFix(rel, "", None, error="changed since the scan read it: not fixed (run again)"))
-            continue
-        bom = text.startswith("\ufeff")
-        fixed = fix_text(rel, text[1:] if bom else text, file_plan, target)
+        text, digest, bom = read
+        fixed = fix_text(rel, text, file_plan, target)
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
+
+
+def read_for_fix(root: Path, rel: str, scanned: Optional[Mapping[str, str]]) -> Union[FileFix, Tuple[str, str, bool]]:
+    """A file's text to edit (without its byte order mark), the sha256 of its bytes and whether it had a mark;
+    or a ``FileFix`` that says why it is left alone: outside ``root``, unreadable, or changed since the scan."""
+    path = base_dir(root) / rel
+    if not _inside(path, root):
+        return FileFix(rel, "", None, error="outside the path given to fix: left alone")
+    try:
+        data = read_source(str(path))
+        text = data.decode("utf-8")  # no newline translation: a CRLF file stays CRLF
+    except (OSError, UnicodeDecodeError) as exc:
+        return FileFix(rel, "", None, error=f"cannot read: {exc}")
+    digest = hashlib.sha256(data).hexdigest()
+    if scanned is not None and scanned.get(rel) not in (None, digest):
+        return FileFix(rel, "", None, error="changed since the scan read it: not fixed (run again)")
+    bom = text.startswith("\ufeff")
+    return (text[1:] if bom else text), digest, bom
 
 
 def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
@@ -550,12 +557,14 @@ def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
 
 
 def _insert_import(text: str, import_first: str) -> str:
+    """``import_first`` (one line, or several separated by newlines) at ``_import_position``, in the file's own
+    line ending."""
     lines = text.splitlines(keepends=True)
     after = _import_position(text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     if after and after <= len(lines) and not lines[after - 1].endswith(("\n", "\r")):
         lines[after - 1] += newline
-    lines.insert(after, import_first + newline)
+    lines[after:after] = [line + newline for line in import_first.split("\n")]
     return "".join(lines)
 
 

@@ -53,6 +53,9 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs["cards.json"] = _cards_table(curated)
     outputs["device_tools.json"] = _device_tools_table(curated)
     outputs["rename_semantics.json"] = _rename_semantics_table(curated, outputs, targets)
+    outputs["shims.json"] = {"schema": "migrator.shims/1", "targets": {
+        target: table for target, reader in sorted(READERS.items())
+        if (table := reader.shim_table(upstream)) is not None}}
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
     outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

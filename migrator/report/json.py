@@ -6,6 +6,7 @@ import json
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..plan import MigrationPlan, migration_plans
+from ..shim import ShimPlan
 from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 
 SCHEMA = "migrator.report/1"
@@ -192,7 +193,17 @@ def _migration_plan(plan: MigrationPlan) -> Dict[str, Any]:
                         "items": [{"key": i.key, "title": i.title, "status": i.status.value, "findings": i.findings,
                                    "entries": i.entries, "hours": i.hours, "where": i.where, "message": i.message}
                                   for i in ph.items]}
-                       for ph in plan.phases]}
+                       for ph in plan.phases],
+            "shim": _shim(plan.shim)}
+
+
+def _shim(shim: Optional[ShimPlan]) -> Optional[Dict[str, Any]]:
+    if shim is None:
+        return None
+    return {"imports": list(shim.imports), "source": shim.source, "covered": len(shim.covered),
+            "if_passed": len(shim.if_passed), "not_covered": len(shim.not_covered),
+            "not_covered_findings": list(shim.not_covered),
+            "reasons": [{"why": why, "findings": count} for why, count in shim.reasons]}
 
 
 def _trace(trace: TraceSummary) -> Dict[str, Any]:

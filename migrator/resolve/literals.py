@@ -22,6 +22,10 @@ Context = Union[str, Callable[[], str]]  # a callable when the text costs a code
 #: Keywords whose string argument is a device or backend whatever the call is.
 DEVICE_KEYWORDS = frozenset({"device", "device_type", "map_location", "backend"})
 
+#: How a literal's role reads when it is an operand of a comparison (``device == 'cuda'``); the rules append
+#: the role to their message, and ``shim`` tells comparisons (which no runtime patcher rewrites) by it.
+COMPARED = "compared with"
+
 
 class Literals:
     def __init__(self, scopes: Scopes, emitter: Emitter, consumed: Set[int], values: Evaluator) -> None:
@@ -82,9 +86,9 @@ class Literals:
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for target in node.comparisons:
-            self.note(target.comparator, lambda: f"compared with {self.emitter.code(node.left)}", Confidence.RESOLVED)
+            self.note(target.comparator, lambda: f"{COMPARED} {self.emitter.code(node.left)}", Confidence.RESOLVED)
         if node.comparisons:
-            self.note(node.left, lambda: f"compared with {self.emitter.code(node.comparisons[0].comparator)}",
+            self.note(node.left, lambda: f"{COMPARED} {self.emitter.code(node.comparisons[0].comparator)}",
                       Confidence.RESOLVED)
 
     def visit_Return(self, node: cst.Return) -> None:

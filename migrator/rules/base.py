@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
@@ -229,6 +229,14 @@ def _differs_here(note: str, api: str, usage: Usage) -> Tuple[str, ...]:
     limits = for_call(Verdict(Status.SUPPORTED, "", "", limits=parse_note(note, parameters)), usage.args, parameters)
     return tuple(clip(limit.text) for limit in limits.limits
                  if limit.kind != LimitKind.TEMPLATE and not (limit.kind == LimitKind.ARGUMENT and limit.bites is False))
+
+
+def with_role(verdicts: Verdicts, usage: Usage) -> Verdicts:
+    """A literal's verdicts with its role appended to each message (``(compared with x.device.type)``,
+    ``(default of parameter device)``): where the string sits says what changing it does."""
+    if not usage.context:
+        return verdicts
+    return {k: replace(v, message=f"{v.message} ({usage.context})") for k, v in verdicts.items()}
 
 
 def needs_import(target: TargetMap) -> str:

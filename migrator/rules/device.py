@@ -9,7 +9,7 @@ from ..model import Category, Status, Usage, Verdict
 from .examples import Invalid, Valid
 from ..resolve.vocabulary import LiteralRole, Vocabulary
 from .base import (DEVICE_STRING, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
-                   rename_verdict, where)
+                   rename_verdict, where, with_role)
 
 DEVICE_KEYWORDS = ("device", "device_type", "map_location", "device_id", "pin_memory_device", "device_types")
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
@@ -206,9 +206,7 @@ class DeviceString(Rule):
         if usage.kind not in self.kinds or usage.api != "torch.device":
             return None
         value = usage.args[0].value
-        verdicts = per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet))
-        if usage.context:
-            verdicts = {k: replace(v, message=f"{v.message} ({usage.context})") for k, v in verdicts.items()}
+        verdicts = with_role(per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet)), usage)
         if usage.context in (None, "expression"):
             # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
             # elsewhere looks up, so `fix` applies it only with --unsafe

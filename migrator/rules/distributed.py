@@ -8,7 +8,7 @@ from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import LiteralRole, Vocabulary
 from .examples import Invalid, Valid
 from .base import (BACKEND_STRING, Rule, RuleContext, Verdicts, backend_in, backend_verdict, cuda_names,
-                   documented_verdict, first_arg, per_target, rename_verdict)
+                   documented_verdict, first_arg, per_target, rename_verdict, with_role)
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
@@ -77,7 +77,7 @@ class CollectiveBackend(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
-            return per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet))
+            return with_role(per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet)), usage)
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
             value = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
         elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')

@@ -204,3 +204,30 @@ def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
 def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):
     found, sources = registered(upstream, release)
     return {op: classify(info, found) for op, info in universe.items()}, {}, sources
+
+
+#: The runtime patcher: importing it makes CUDA spellings run on the NPU (``fix --shim`` adds these lines).
+SHIM_IMPORTS = ("import torch_npu", "from torch_npu.contrib import transfer_to_npu")
+
+
+def shim_table(upstream: Path) -> dict:
+    """What ``transfer_to_npu`` does when imported, from its extracted tables (newest torch_npu line): the
+    modules and attributes it swaps, and the callables whose device and backend arguments it rewrites."""
+    release = CANN_RELEASES[0]
+    transfer = read_json(upstream, release.transfer_file)
+    swapped = {row["torch_attr"]: row["replaced_by"] for table in transfer["monkey_patch_tables"].values()
+               for row in table}
+    rewrites: List[str] = []
+    for row in transfer["attribute_assignments_in_init"]:
+        target = row["target"]
+        if row["value_kind"] == "attribute":
+            swapped[target] = row["value"]
+        elif row["value_kind"] == "call" and row["value"].startswith("_"):  # _wrapper_cuda(...), _compose_...
+            rewrites.append(target.rsplit(".", 1)[0] if target.endswith((".__init__", ".__new__")) else target)
+    for row in transfer["device_argument_rewrites"]:
+        rewrites.extend(f"{row['object']}.{name}" if name not in ("__init__", "__new__") else row["object"]
+                        for name in row["functions"])
+    return {"imports": list(SHIM_IMPORTS), "source": source_label(release.transfer_file, transfer.get("_source")),
+            "runtime": release.runtime, "swapped": dict(sorted(swapped.items())),
+            "rewrites_arguments_of": sorted(set(rewrites)),
+            "strings": [list(pair) for pair in transfer["string_replacements_in_device_args"]]}

@@ -90,3 +90,8 @@ def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
 
 def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):
     return ops(upstream, curated, release, universe)
+
+
+def shim_table(upstream: Path) -> None:
+    """None: torch_xmlir keeps CUDA names, so there is nothing for a shim to rename."""
+    return None

@@ -138,3 +138,39 @@ def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
 def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):
     found, sources = registered(upstream, release)
     return {op: classify(info, found) for op, info in universe.items()}, {}, sources
+
+
+#: The runtime patcher: importing it makes CUDA spellings run on the MLU (``fix --shim`` adds these lines).
+SHIM_IMPORTS = ("import torch_mlu", "import torch_mlu.utils.gpu_migration")
+
+
+def shim_table(upstream: Path) -> dict:
+    """What ``torch_mlu.utils.gpu_migration`` does when imported, from its extracted tables: the attributes it
+    swaps (``torch.cuda`` is repopulated from ``torch.mlu``), and the callables whose device and backend
+    arguments it rewrites."""
+    migration = read_json(upstream, NEUWARE_MIGRATION)
+    lists = migration["gpu_migration_module_level_data"]
+    swapped = {"torch.cuda": "torch.mlu"}  # migration.py's update_dict(torch.cuda, torch.mlu)
+    rewrites: List[str] = []
+    for row in migration["gpu_migration_attribute_assignments"]:
+        value = row["value"]
+        if row["value_kind"] == "attribute":
+            swapped[row["target"]] = value
+        elif value.startswith(("replace_device_args(", "replace_nccl_with_cncl(", "replace_autocast(",
+                               "replace_dataloader(")):
+            target = row["target"].replace("c10d.", "torch.distributed.", 1) if row["target"].startswith("c10d.") \
+                else row["target"]
+            rewrites.append(target[: -len(".__init__")] if target.endswith(".__init__") else target)
+    for row in migration["gpu_migration_device_argument_rewrites"]:
+        if row.get("wrapper") != "replace_device" or row["object"] == "mod":
+            continue
+        names = lists.get(row["functions_from"], []) if "functions_from" in row else row["functions"]
+        rewrites.extend(f"{row['object']}.{name}" if name not in ("__init__", "__new__") else row["object"]
+                        for name in names if isinstance(name, str))
+    rewrites.extend(lists.get("class_list", []))
+    for row in lists.get("other_fn_list", []):
+        rewrites.extend(f"{row['mod']}.{name}" for name in row["fn_list"])
+    return {"imports": list(SHIM_IMPORTS), "source": source_label(NEUWARE_MIGRATION, migration.get("_source")),
+            "runtime": NEUWARE_RUNTIME, "swapped": dict(sorted(swapped.items())),
+            "rewrites_arguments_of": sorted(set(rewrites)),
+            "strings": [list(pair) for pair in migration["gpu_migration_string_replacements_in_args"]]}

@@ -1,0 +1,74 @@
+"""``migrator fix --shim``: the vendor's runtime patcher imported at each entry point, the vendors' own first
+step (run on day one, then replace the shim file by file with real rewrites).
+
+Each Python entry point of the call graph (a ``__main__`` block, a ``train*.py`` / ``main.py`` script, a
+console script's module; never ``setup.py``, tests or notebooks) gets the target's shim lines
+(``shims.json``: ``import torch_npu`` and ``from torch_npu.contrib import transfer_to_npu`` on cann) after
+its ``import torch``, those it already has left out. What the shim then covers, and what it does not, is the
+plan's ``shim`` section (``migrator.shim``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Mapping, Optional, Set
+
+import libcst as cst
+
+from ..maps.load import TargetMap
+from ..model import Report
+from ..resolve.dotted import dotted
+from ..shim import shims
+from . import Change, FileFix, FixReport, _import_position, _insert_import, _walk, read_for_fix
+
+#: entry-point kinds (``graph/entries.py``) that get the shim: the ones Python runs as a program
+SHIMMED_KINDS = frozenset({"main-block", "script-name", "console-script"})
+
+
+def shim_fixes(root: Path, report: Report, target: TargetMap,
+               scanned: Optional[Mapping[str, str]] = None) -> FixReport:
+    """The shim lines added to each entry point of ``report``'s call graph that lacks them."""
+    shim = shims().get(target.id)
+    if shim is None or report.graph is None:
+        return FixReport(target.id)
+    paths = sorted({e.path for e in report.graph.entries if e.kind in SHIMMED_KINDS and e.path.endswith(".py")})
+    files: List[FileFix] = []
+    for rel in paths:
+        read = read_for_fix(root, rel, scanned)
+        if isinstance(read, FileFix):
+            files.append(read)
+            continue
+        text, digest, bom = read
+        try:
+            have = _imported_modules(cst.parse_module(text))
+        except cst.ParserSyntaxError as exc:
+            files.append(FileFix(rel, text, None, error=f"does not parse: {exc.message}: no shim added"))
+            continue
+        missing = [line for line in shim.imports if _module_of(line) not in have]
+        if not missing:
+            continue
+        new = _insert_import(text, "\n".join(missing))
+        after = _import_position(text)
+        changes = tuple(Change(after + 1 + k, ("shim",), "", line) for k, line in enumerate(missing))
+        files.append(FileFix(rel, text, new, (), (), changes, read_digest=digest, bom=bom))
+    return FixReport(target.id, tuple(files))
+
+
+def _module_of(line: str) -> str:
+    """``from torch_npu.contrib import transfer_to_npu`` -> ``torch_npu.contrib.transfer_to_npu``."""
+    words = line.split()
+    return f"{words[1]}.{words[3]}" if words[0] == "from" else words[1]
+
+
+def _imported_modules(module: cst.Module) -> Set[str]:
+    """Every module an import statement names, in any scope (``from a.b import c`` names ``a.b.c`` too)."""
+    names: Set[str] = set()
+    for node in _walk(module):
+        if isinstance(node, cst.Import):
+            names.update(dotted(alias.name) for alias in node.names)
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            base = dotted(node.module)
+            names.add(base)
+            if not isinstance(node.names, cst.ImportStar):
+                names.update(f"{base}.{dotted(alias.name)}" for alias in node.names)
+    return names

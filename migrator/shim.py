@@ -1,0 +1,143 @@
+"""The vendors' runtime patchers as a first migration step: what importing one covers, and what it does not.
+
+Ascend's ``torch_npu.contrib.transfer_to_npu`` and Cambricon's ``torch_mlu.utils.gpu_migration`` patch torch
+when imported: ``torch.cuda`` becomes the vendor's module, ``.cuda()`` moves to the device, and ``'cuda'`` /
+``'nccl'`` in the arguments of a list of calls become the target's names. The vendors recommend them to run a
+project on day one and migrate file by file after (``migrator fix --shim`` adds the import at each entry
+point). What each covers is read from its own tables (``operator_maps/shims.json``, built from the extracted
+patcher source); a finding is judged against them:
+
+- ``covered``: the line runs on the target as written once the shim is imported;
+- ``if-passed``: a CUDA device string the shim rewrites only where it reaches a patched call;
+- ``not-covered``: a change the shim does not make (``x.device.type == 'cuda'``, which is False on the
+  target's tensors; an API in none of its tables; a custom CUDA kernel, a CUDA-only library, an environment
+  variable or a launch script).
+
+Findings about operator coverage and dtypes are not the shim's business: it renames devices, not kernels.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+from .maps.load import load_json
+from .model import Category, Finding, Status
+from .names import longest
+from .resolve.literals import COMPARED
+
+
+class ShimCover(str, Enum):
+    COVERED = "covered"
+    IF_PASSED = "if-passed"
+    NOT_COVERED = "not-covered"
+
+
+@dataclass(frozen=True)
+class ShimJudgement:
+    cover: ShimCover
+    why: str
+
+
+@dataclass(frozen=True)
+class Shim:
+    """One target's runtime patcher, as its tables describe it."""
+
+    target: str
+    imports: Tuple[str, ...]  # the lines that install it, in order
+    source: str
+    runtime: str
+    swapped: Mapping[str, str]  # attribute or module -> what the shim puts there
+    rewrites: FrozenSet[str]  # callables whose device / backend arguments it rewrites
+
+    def judge(self, finding: Finding) -> Optional[ShimJudgement]:
+        """What the shim does for ``finding`` on its target; ``None`` when the finding is none of its business
+        (nothing to change there, or an operator / dtype question)."""
+        verdict = finding.verdicts.get(self.target)
+        if verdict is None or verdict.status == Status.SUPPORTED:
+            return None
+        if finding.category in (Category.OP, Category.DTYPE):
+            return None
+        if finding.category in (Category.CUSTOM_OP, Category.THIRD_PARTY):
+            return ShimJudgement(ShimCover.NOT_COVERED, "a custom CUDA kernel or a CUDA-only library: the shim "
+                                 "renames device calls, it does not supply kernels")
+        if finding.category == Category.ENVIRONMENT:
+            return ShimJudgement(ShimCover.NOT_COVERED, "an environment variable, launch script or requirement: "
+                                 "read before Python imports the shim")
+        if verdict.status == Status.UNSUPPORTED:
+            return ShimJudgement(ShimCover.NOT_COVERED, f"documented as unsupported on {self.target}: the shim "
+                                 "has nothing to map it to")
+        api = finding.api
+        swapped = longest(api, lambda prefix: self.swapped.get(prefix))
+        if swapped is not None:
+            prefix, rest, to = swapped
+            return ShimJudgement(ShimCover.COVERED, f"`{prefix}` is `{to}` once the shim is imported")
+        if api in self.rewrites:
+            return ShimJudgement(ShimCover.COVERED, f"the shim rewrites CUDA names in the arguments of `{api}`")
+        compared = _compared_with(verdict.message)
+        if compared is not None and _RUNTIME_VALUE.search(compared):
+            return ShimJudgement(ShimCover.NOT_COVERED, "a CUDA name compared with what the runtime reports (a "
+                                 "tensor's device, the backend): the shim rewrites call arguments, never "
+                                 "comparisons, and the runtime reports the target's names, so the test is False")
+        if finding.rule in ("device-string", "collective-backend"):
+            return ShimJudgement(ShimCover.IF_PASSED, "a CUDA name in a value: rewritten where it reaches a call "
+                                 "the shim patches, left as it is anywhere else")
+        return ShimJudgement(ShimCover.NOT_COVERED, f"`{api}` is in none of the shim's tables")
+
+
+#: an expression that reads what the runtime is (``x.device.type``, ``t.device``, ``dist.get_backend()``), as
+#: opposed to a string the code sets itself (``device == 'cuda'`` with ``device='cuda'`` a default, which the
+#: shim leaves as it is on both sides)
+_RUNTIME_VALUE = re.compile(r"\.device\b|\.type\b|device_type|get_device|get_backend|\.is_cuda")
+
+
+def _compared_with(message: str) -> Optional[str]:
+    """What a literal was compared with, from the role its rule appends to the message; ``None`` if no
+    comparison."""
+    start = message.rfind(f"({COMPARED} ")
+    return message[start + len(COMPARED) + 2: message.rfind(")")] if start >= 0 else None  # the role comes last
+
+
+@dataclass(frozen=True)
+class ShimPlan:
+    """A target's shim step: the lines to add, and the findings it covers, covers where a value reaches a
+    patched call, and leaves for a hand edit (with why, most common first)."""
+
+    target: str
+    imports: Tuple[str, ...]
+    source: str
+    covered: Tuple[str, ...]
+    if_passed: Tuple[str, ...]
+    not_covered: Tuple[str, ...]
+    reasons: Tuple[Tuple[str, int], ...]  # why not covered -> how many findings
+
+
+@lru_cache(maxsize=None)
+def shims() -> Mapping[str, Shim]:
+    data = load_json("shims.json")["targets"]
+    return {target: Shim(target, tuple(row["imports"]), row["source"], row["runtime"], dict(row["swapped"]),
+                         frozenset(row["rewrites_arguments_of"])) for target, row in data.items()}
+
+
+def shim_plan(findings: Sequence[Finding], target: str) -> Optional[ShimPlan]:
+    """``findings`` judged against ``target``'s shim; ``None`` when the target has no runtime patcher (a
+    runtime that keeps CUDA names needs none)."""
+    shim = shims().get(target.split("@")[0])
+    if shim is None:
+        return None
+    by_cover: Dict[ShimCover, list] = {cover: [] for cover in ShimCover}
+    reasons: Dict[str, int] = {}
+    for finding in findings:
+        judgement = shim.judge(finding)
+        if judgement is None:
+            continue
+        by_cover[judgement.cover].append(finding.id)
+        if judgement.cover == ShimCover.NOT_COVERED:
+            key = judgement.why if "`" not in judgement.why else "an API in none of the shim's tables"
+            reasons[key] = reasons.get(key, 0) + 1
+    return ShimPlan(target, shim.imports, shim.source, tuple(by_cover[ShimCover.COVERED]),
+                    tuple(by_cover[ShimCover.IF_PASSED]), tuple(by_cover[ShimCover.NOT_COVERED]),
+                    tuple(sorted(reasons.items(), key=lambda item: -item[1])))

@@ -1,0 +1,76 @@
+"""`fix --shim` and what the vendors' runtime patchers cover (issue 25: a progressive first step)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.assess import counted
+from migrator.cli import main
+from migrator.maps.load import resolve_targets
+from migrator.scan import scan
+from migrator.shim import ShimCover, shim_plan, shims
+
+from .conftest import write_tree
+
+
+@pytest.mark.parametrize("code, cover", [
+    pytest.param("torch.cuda.synchronize()", ShimCover.COVERED, id="torch-cuda-namespace"),
+    pytest.param("x = torch.ones(2).cuda()", ShimCover.COVERED, id="tensor-cuda-method"),
+    pytest.param("x = torch.zeros(3, device='cuda')", ShimCover.COVERED, id="device-argument-of-a-patched-call"),
+    pytest.param("torch.distributed.init_process_group('nccl')", ShimCover.COVERED, id="backend-argument"),
+    pytest.param("def f(x):\n    return x.device.type == 'cuda'", ShimCover.NOT_COVERED,
+                 id="compared-with-a-tensors-device"),
+    pytest.param("def f():\n    return torch.distributed.get_backend() == 'nccl'", ShimCover.NOT_COVERED,
+                 id="compared-with-the-runtime-backend"),
+    pytest.param("DEVICE = 'cuda'", ShimCover.IF_PASSED, id="constant-used-later"),
+    pytest.param("from flash_attn import flash_attn_func\ny = flash_attn_func(q, k, v)", ShimCover.NOT_COVERED,
+                 id="cuda-only-library"),
+])
+def test_what_transfer_to_npu_covers(tmp_path, code, cover):
+    write_tree(tmp_path, {"train.py": f"import torch\n{code}\n"})
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    judged = {shims()["cann"].judge(f) for f in report.findings} - {None}
+    assert judged and {j.cover for j in judged} == {cover}, judged
+
+
+PROJECT = {
+    "train.py": '"""Train."""\nimport torch\nfrom model import Net\n\n\ndef main():\n    net = Net().cuda()\n'
+                "    if next(net.parameters()).device.type == 'cuda':\n        torch.backends.cudnn.benchmark = True\n"
+                "\n\nif __name__ == '__main__':\n    main()\n",
+    "tools/eval.py": "import torch_npu\nimport torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
+    "model.py": "import torch\n\n\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(2, 2)\n",
+    "setup.py": "from setuptools import setup\nsetup(name='p')\n",
+    "tests/test_train.py": "import torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
+}
+
+
+def test_fix_shim_adds_the_patcher_at_entry_points_once_and_says_what_it_leaves(tmp_path):
+    write_tree(tmp_path, PROJECT)
+    runner = CliRunner()
+    first = runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--shim", "--no-cache", "--force"])
+    assert first.exit_code == 0, first.output
+    assert (tmp_path / "train.py").read_text().startswith(
+        '"""Train."""\nimport torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\nfrom model')
+    # the one it already had is not added twice; modules, setup.py and tests are not entry points to shim
+    assert (tmp_path / "tools/eval.py").read_text().splitlines()[:3] == [
+        "import torch_npu", "import torch", "from torch_npu.contrib import transfer_to_npu"]
+    for rel in ("model.py", "setup.py", "tests/test_train.py"):
+        assert (tmp_path / rel).read_text() == PROJECT[rel]
+    assert "not covered (1): a CUDA name compared with what the runtime reports" in first.output
+    assert "train.py:8: device-string" in first.output
+    again = runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--shim", "--no-cache", "--force"])
+    assert "to 0 entry point file(s)" in again.output
+
+
+def test_the_report_plan_says_what_the_shim_covers(tmp_path):
+    write_tree(tmp_path, PROJECT)
+    run = CliRunner().invoke(main, ["scan", str(tmp_path), "--format", "json", "--no-cache"])
+    plans = {p["target"]: p for p in json.loads(run.output)["plan"]}
+    assert plans["kunlun"]["shim"] is None  # torch_xmlir keeps CUDA names: nothing to patch
+    cann = plans["cann"]["shim"]
+    assert cann["imports"] == ["import torch_npu", "from torch_npu.contrib import transfer_to_npu"]
+    assert cann["not_covered"] == len(cann["not_covered_findings"]) == 1 and cann["covered"] >= 2
+    report = scan(tmp_path, resolve_targets(["neuware"]), jobs=1)
+    neuware = shim_plan(counted(report.findings), "neuware")
+    assert neuware.imports == ("import torch_mlu", "import torch_mlu.utils.gpu_migration")
