@@ -36,7 +36,12 @@ def test_environment_from_python_and_vendor_names(scan_code):
     cann = env[0].verdicts["cann"]  # documented by CANN, but ordering differs: a rewrite `fix` applies only --unsafe
     assert cann.status == Status.REWRITE and "ASCEND_RT_VISIBLE_DEVICES" in cann.message and not cann.fixable
     assert "environment.yaml" in cann.source and "hiascend.com" in cann.message
-    assert env[1].verdicts["cann"].status == Status.UNKNOWN
+    # torch_npu documents the HCCL switch (and still reads its old name): an exact rename
+    blocking = env[1].verdicts["cann"]
+    assert blocking.status == Status.REWRITE and blocking.fixable and "HCCL_BLOCKING_WAIT" in blocking.suggestion
+    assert "gitcode.com/Ascend/pytorch" in blocking.message
+    nccl_debug = scan_code("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n")
+    assert by_rule(nccl_debug, "environment-variable")[0].verdicts["cann"].status == Status.UNKNOWN
 
 
 def test_environment_findings_are_named_by_what_the_line_is(scan_tree):

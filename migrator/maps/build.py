@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import OP_RELEASES, build_op_maps
-from .upstream import MAPS_SCHEMA, MapsBuildError, parse_yaml, read_text
+from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, parse_yaml, read_text
 from .vendors import READERS
 from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
 from .vendors.neuware import NEUWARE_API_LIST, api_items
@@ -95,16 +95,6 @@ def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> Lis
 # --------------------------------------------------------------------------------------- third party
 
 
-def _checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[str], what: str) -> str:
-    """The upstream file a curated row cites, after checking that it contains the quoted text."""
-    rel, needle = evidence
-    needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
-    text = cache.setdefault(rel, read_text(upstream, rel))
-    if needle not in text:
-        raise MapsBuildError(f"{what}: {rel} does not contain {needle!r}")
-    return rel
-
-
 def _third_party_table(upstream: Path, curated: Path) -> dict:
     data = parse_yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
     cache: Dict[str, str] = {}
@@ -113,7 +103,7 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
         apis[api] = {}
         for target, row in sorted(per_target.items()):
             evidence = row["evidence"] if isinstance(row["evidence"][0], list) else [row["evidence"]]
-            files = [_checked_evidence(upstream, cache, pair, f"third_party.yaml: {api} for {target}")
+            files = [checked_evidence(upstream, cache, pair, f"third_party.yaml: {api} for {target}")
                      for pair in evidence]  # a note's every claim can cite its own file
             apis[api][target] = {
                 "status": row["status"],
@@ -180,12 +170,12 @@ def _custom_op_families(upstream: Path, curated: Path) -> dict:
             re.compile(pattern)  # a bad pattern fails the build, not a scan
         targets = {}
         for target, row in sorted((family.get("targets") or {}).items()):
-            rel = _checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} for {target}")
+            rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} for {target}")
             targets[target] = {"to": row["to"], "mapping": row["mapping"], "differs": row["differs"],
                                "source": Path(rel).name}
         hints = {}
         for target, row in sorted((family.get("kernel_hint") or {}).items()):
-            rel = _checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for {target}")
+            rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for {target}")
             hints[target] = {"kernel": row["kernel"], "source": Path(rel).name}
         families.append({"name": name, "what": family["what"], "match": list(family["match"]),
                          "pytorch": family.get("pytorch"), "pytorch_note": family.get("pytorch_note"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Dict, Mapping, Optional, Sequence
 
 import yaml
 
@@ -27,6 +27,16 @@ def read_text(upstream: Path, rel: str) -> str:
 
 def read_json(upstream: Path, rel: str) -> dict:
     return json.loads(read_text(upstream, rel))
+
+
+def checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[str], what: str) -> str:
+    """The upstream file a curated row cites, after checking that it contains the quoted text."""
+    rel, needle = evidence
+    needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    text = cache.setdefault(rel, read_text(upstream, rel))
+    if needle not in text:
+        raise MapsBuildError(f"{what}: {rel} does not contain {needle!r}")
+    return rel
 
 
 def parse_yaml(path_text: str) -> object:

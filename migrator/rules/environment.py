@@ -7,6 +7,7 @@ from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
+from ..sources.environment import CUDA_ENV_PREFIXES
 from .base import Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..maps.load import device_tools
 from .examples import Invalid, Valid
@@ -41,7 +42,7 @@ class EnvironmentVariable(Rule):
     vocabulary = Vocabulary(
         environment_readers=frozenset({"os.environ.get", "os.getenv", "os.environ.pop"}),
         environment_writers=frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"}),
-        environment_prefixes=("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "CUBLAS_"))
+        environment_prefixes=CUDA_ENV_PREFIXES)
     examples = (
         Invalid("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
@@ -50,6 +51,9 @@ class EnvironmentVariable(Rule):
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
                 fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
+        Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
+                expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN),
+                fixed=dict(cann="export TORCH_HCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n")),
         Valid("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n"),
         Valid("export OMP_NUM_THREADS=4\npython train.py\n", path="run.sh"),
     )

@@ -13,8 +13,11 @@ from typing import Iterable, List, Optional, Tuple
 
 from ..model import Argument, Confidence, FileKind, Span, Usage, Value
 
+#: The prefixes of the variables CUDA, NCCL and PyTorch's CUDA and NCCL layers read (scripts and Python alike).
+CUDA_ENV_PREFIXES = ("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "TORCH_NCCL_", "CUBLAS_")
 _ENV_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|ENV\s+|ARG\s+|set\s+|setenv\s+)?"
-                         r"((?:CUDA|NCCL|CUDNN|NVIDIA|PYTORCH_CUDA|TORCH_CUDA|CUBLAS)_\w*)(?:=|\s+(?=\S))([^\s;&|]*)")
+                         r"((?:" + "|".join(p.rstrip("_") for p in CUDA_ENV_PREFIXES) + r")_\w*)"
+                         r"(?:=|\s+(?=\S))([^\s;&|]*)")
 _COMMAND = re.compile(r"(?:^|[\s;&|(`$])(nvidia-smi|nvcc|nvidia-docker|nsys|ncu|nvprof)\b")
 _DOCKER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia")
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE)
