@@ -8,7 +8,8 @@ Each such line is then:
 - reproduced   ``migrator fix`` (safe mode) writes the vendor's line (``torch_npu.npu.x`` counts as ``torch.npu.x``);
 - unsafe       only ``fix --unsafe`` writes it;
 - edited       ``fix`` changes the line, to something else than the vendor wrote;
-- suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann;
+- suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann, or
+               that carries a suggestion;
 - missed       nothing on that line.
 
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
@@ -107,8 +108,10 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         report = scan(root, target, jobs=2)
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode).changed}
                  for mode in (False, True)}
-    flagged = {(f.path, f.span.line) for f in report.findings
-               if f.verdicts.get("cann") is not None and f.verdicts["cann"].status.value != "supported"}
+    # a line the scan says something actionable about: not supported on cann, or with a suggestion (the
+    # vendor's path beside an optional import's fallback)
+    flagged = {(f.path, f.span.line) for f in report.findings if f.verdicts.get("cann") is not None
+               and (f.verdicts["cann"].status.value != "supported" or f.verdicts["cann"].suggestion)}
     for up, vendor_rel in files:
         old = before[up].splitlines()
         vendor = after[vendor_rel].splitlines()

@@ -221,8 +221,9 @@ def test_device_strings_inside_a_renamed_call_are_rewritten_with_it(tmp_path):
                  id="argument-note-on-passed-argument"),
     pytest.param("torch.ones(2).cuda()", "neuware", True, id="note-describes-the-rename"),
     pytest.param("torch.cuda.Event(blocking=True)", "neuware", False, id="unjudged-note"),
+    pytest.param("torch.cuda.DoubleTensor(4)", "cann", False, id="another-api-not-the-device-twin"),
 ])
-def test_a_rename_is_safe_only_when_its_vendor_note_cannot_change_behaviour(tmp_path, call, target, safe):
+def test_a_rename_is_safe_only_when_it_is_the_device_twin_and_its_note_cannot_bite(tmp_path, call, target, safe):
     write_tree(tmp_path, {"t.py": f"import torch\nx = {call}\n"})
     findings = scan(tmp_path, resolve_targets([target]), jobs=1).findings
     verdict = next(f.verdicts[target] for f in findings if f.rule in ("device-call", "device-move"))

@@ -220,6 +220,18 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
     return out
 
 
+_DEVICE_TOKENS = re.compile(r"cuda|cudnn|npu|mlu|nccl|hccl|cncl|cnnl")
+
+
+def _same_name_but_device(api: str, to: str) -> bool:
+    """``to`` is ``api``'s twin with only its device spelled otherwise (``torch.cuda.synchronize`` ->
+    ``torch_npu.npu.synchronize``, ``CUDAGraph`` -> ``NPUGraph``), not another API the vendor maps it to
+    (``torch.cuda.DoubleTensor`` -> ``torch.npu.FloatTensor``: float64 becomes float32)."""
+    def leaf(name: str) -> str:
+        return _DEVICE_TOKENS.sub("", name.rsplit(".", 1)[-1].lower())
+    return leaf(api) == leaf(to)
+
+
 def _differs_here(note: str, api: str, usage: Usage) -> Tuple[str, ...]:
     """The clauses of a renamed API's vendor note that can make it behave otherwise than the CUDA original
     at this call: all but an argument the call leaves at its default and the docs' "fp32 only" placeholder.
@@ -373,7 +385,11 @@ class RenamedCudaNames(CudaNames):
             note = f" ({rule.note})" if rule.note else ""
             differs = _differs_here(rule.limitations, api, usage) if rule.limitations and not same_as_cuda(
                 target.id, api, rule.limitations) else ()
-            exact = rule.exact and not rule.note and not differs
+            renamed_only = _same_name_but_device(api, rule.to)
+            exact = rule.exact and not rule.note and not differs and renamed_only
+            if not renamed_only:
+                limits += (f"; not a safe rename: `{rule.to}` is another API than `{api}`, not its device-renamed "
+                           "twin, so `fix` applies it only with --unsafe")
             if differs:
                 limits += ("; not a safe rename: the vendor says it behaves differently here (" + "; ".join(differs)
                            + "), so `fix` applies it only with --unsafe")
