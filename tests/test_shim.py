@@ -71,6 +71,10 @@ def test_the_report_plan_says_what_the_shim_covers(tmp_path):
     cann = plans["cann"]["shim"]
     assert cann["imports"] == ["import torch_npu", "from torch_npu.contrib import transfer_to_npu"]
     assert cann["not_covered"] == len(cann["not_covered_findings"]) == 1 and cann["covered"] >= 2
+    html = tmp_path / "report.html"
+    CliRunner().invoke(main, ["scan", str(tmp_path), "--format", "html", "-o", str(html), "--no-cache"])
+    assert (f"shim: {cann['covered']} findings covered at run time, {cann['if_passed']} where the value reaches "
+            f"a patched call, 1 not covered") in html.read_text(encoding="utf-8")  # the page agrees with the JSON
     report = scan(tmp_path, resolve_targets(["neuware"]), jobs=1)
     neuware = shim_plan(counted(report.findings), "neuware")
     assert neuware.imports == ("import torch_mlu", "import torch_mlu.utils.gpu_migration")
