@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import OP_RELEASES, build_op_maps
-from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, parse_yaml, read_text
+from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text
 from .vendors import READERS
 from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
 from .vendors.neuware import NEUWARE_API_LIST, api_items
@@ -102,14 +102,11 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     for api, per_target in sorted(data["apis"].items()):
         apis[api] = {}
         for target, row in sorted(per_target.items()):
-            evidence = row["evidence"] if isinstance(row["evidence"][0], list) else [row["evidence"]]
-            files = [checked_evidence(upstream, cache, pair, f"third_party.yaml: {api} for {target}")
-                     for pair in evidence]  # a note's every claim can cite its own file
             apis[api][target] = {
                 "status": row["status"],
                 "to": row["to"],
                 "note": row["note"],
-                "source": ", ".join(dict.fromkeys(Path(rel).name for rel in files)),
+                "source": checked_sources(upstream, cache, row["evidence"], f"third_party.yaml: {api} for {target}"),
             }
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,
@@ -170,9 +167,9 @@ def _custom_op_families(upstream: Path, curated: Path) -> dict:
             re.compile(pattern)  # a bad pattern fails the build, not a scan
         targets = {}
         for target, row in sorted((family.get("targets") or {}).items()):
-            rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} for {target}")
+            source = checked_sources(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} for {target}")
             targets[target] = {"to": row["to"], "mapping": row["mapping"], "differs": row["differs"],
-                               "source": Path(rel).name}
+                               "source": source}
         hints = {}
         for target, row in sorted((family.get("kernel_hint") or {}).items()):
             rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for {target}")

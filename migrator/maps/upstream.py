@@ -39,6 +39,13 @@ def checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[s
     return rel
 
 
+def checked_sources(upstream: Path, cache: Dict[str, str], evidence: Sequence, what: str) -> str:
+    """The names of the upstream files a curated row cites, each quote checked (``checked_evidence``): its
+    ``evidence`` is one ``[file, text]`` pair, or a list of them when its claims come from several files."""
+    pairs = evidence if isinstance(evidence[0], (list, tuple)) else [evidence]
+    return ", ".join(dict.fromkeys(Path(checked_evidence(upstream, cache, pair, what)).name for pair in pairs))
+
+
 def parse_yaml(path_text: str) -> object:
     return yaml.load(path_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 

@@ -224,6 +224,9 @@ class VisionOp(Rule):
                 expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        # per-class NMS: Ascend's batched op returns boxes, not indices; Cambricon lists only nms itself
+        Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
         Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
     )
@@ -246,6 +249,6 @@ def _vision_verdict(target, api: str, family) -> Verdict:
     if call.to.startswith("torchvision."):
         return Verdict(Status.SUPPORTED, f"`{api}` runs on {target.id}: {call.mapping}", call.source)
     return Verdict(Status.REWRITE, f"`{api}` ({family.what}): torchvision registers its kernel for CUDA and the CPU; "
-                   f"{target.id}'s own op for it is `{call.to}` ({call.mapping}; {call.differs})", call.source,
+                   f"on {target.id} use `{call.to}` ({call.mapping}; {call.differs})", call.source,
                    suggestion=call.to)
 
