@@ -102,8 +102,7 @@ class _Units(cst.CSTVisitor):
         self.edit_units: Dict[int, int] = {}  # id(edited node) -> unit
 
     def _unit(self) -> int:
-        holder = next((n for n in reversed(self.stack) if isinstance(n, (cst.FunctionDef, cst.Lambda))
-                       and isinstance(n, cst.FunctionDef)), None)
+        holder = next((n for n in reversed(self.stack) if isinstance(n, cst.FunctionDef)), None)
         if holder is None:
             holder = self.stack[1] if len(self.stack) > 1 else self.stack[0]
         key = id(holder)
@@ -203,7 +202,7 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
 
 
 def _groups(units: _Units) -> Dict[int, int]:
-    """unit -> group: a function joins the top-level statements that bind a name it reads."""
+    """unit -> group: a function joins the top-level statements that spell a device and bind a name it reads."""
     parent = list(range(len(units.names)))
 
     def find(unit: int) -> int:
@@ -212,9 +211,10 @@ def _groups(units: _Units) -> Dict[int, int]:
             unit = parent[unit]
         return unit
 
+    spelled = {spelling.unit for spelling in units.spellings}  # a ``logger = ...`` joins nothing
     binders: Dict[str, List[int]] = {}
     for unit, names in enumerate(units.names):
-        if units.top_level[unit]:
+        if units.top_level[unit] and unit in spelled:
             for name in names:
                 binders.setdefault(name, []).append(unit)
     for unit, names in enumerate(units.names):
