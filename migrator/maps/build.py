@@ -117,7 +117,10 @@ def _device_tools_table(curated: Path) -> dict:
     """Per target: its software stack's name and the tools standing in for NVIDIA's, each row quoting its page."""
     data = parse_yaml((curated / "device_tools.yaml").read_text(encoding="utf-8")) or {}
     for target, row in data.items():
-        for tool, entry in (row.get("tools") or {}).items():
+        entries = dict(row.get("tools") or {})
+        if row.get("env_setup"):
+            entries["env_setup"] = row["env_setup"]
+        for tool, entry in entries.items():
             if not entry.get("to") or not entry.get("doc") or not entry.get("quote"):
                 raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
     return {"schema": "migrator.device-tools/1", "targets": data,

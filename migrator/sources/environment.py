@@ -9,7 +9,7 @@ of rules gives them verdicts.
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..model import Argument, Confidence, FileKind, Span, Usage, Value
 
@@ -47,11 +47,34 @@ def _env_name(line: str, start: int, name: str, kind: FileKind) -> str:
     return f"{name}="
 
 
+#: a command that starts training: a distributed launcher, or Python running a script or module
+_LAUNCH = re.compile(r"(?:^|[\s;&|(])(torchrun|deepspeed|accelerate\s+launch"
+                     r"|python[\d.]*\s+(?:-\S+\s+)*(?:\S+\.py\b|-m\s+torch\.distributed\.\w+))")
+#: sourcing an environment script (the CANN toolkit's ``set_env.sh``, a port's ``env_npu.sh``)
+_SOURCES_ENV = re.compile(r"(?:^|[\s;&|(])(?:source|\.)\s+\S*(?:set_env|env_npu|env)\w*\.sh\b")
+
+
 def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
     usages: List[Usage] = []
-    for line_no, line in _logical_lines(text):
+    lines = list(_logical_lines(text))
+    for line_no, line in lines:
         usages.extend(scan_line(line, line_no, kind))
+    if kind == FileKind.SHELL:
+        usages.extend(_launch_without_environment(lines))
     return tuple(usages)
+
+
+def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
+    """The first training launch of a script that sources no environment script before it: a ``run`` usage
+    (the rule says which vendor script to source, where the data names one). One a script, not one a line."""
+    for line_no, line in lines:
+        if _SOURCES_ENV.search(line):
+            return []
+        match = _LAUNCH.search(line)
+        if match and not _echoed(line, match.start(1)):
+            return [Usage(api="shell.launch", kind="run", span=Span(line_no, match.start(1), line_no, match.end(1)),
+                          snippet=line.strip()[:160], context=match.group(1).split()[0])]
+    return []
 
 
 def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = None) -> List[Usage]:
