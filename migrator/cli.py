@@ -473,34 +473,51 @@ def _fleet_progress():
 
 
 @main.command()
-@click.argument("api")
+@click.argument("apis", nargs=-1)
+@click.option("--from", "from_file", type=click.File("r", encoding="utf-8"),
+              help="Also explain the APIs listed in this file (one a line; blank lines and # comments skipped; - for "
+                   "standard input).")
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Comma-separated targets, each optionally with a version.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dtypes", default="fp32,fp16,bf16", show_default=True,
               help="The float dtypes the project computes in: a vendor's dtype note bites when it leaves one out.")
-def explain(api: str, targets: str, fmt: str, dtypes: str) -> None:
-    """The aten ops a Python API runs and each target's verdict, message and source.
+def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str) -> None:
+    """The aten ops each Python API runs and each target's verdict, message and source.
 
-    API is a fully qualified name: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
-    torch.cuda.synchronize.
+    APIS are fully qualified names: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
+    torch.cuda.synchronize. With several (or --from), --format json is one document: {"apis": [...],
+    "unknown": [...]}. An unknown API is named with close matches, and makes the exit status 2.
     """
     from .explain import UnknownApi, explain_api, render_explanation
 
+    wanted_apis = list(apis) + ([line.split("#", 1)[0].strip() for line in from_file] if from_file else [])
+    wanted_apis = list(dict.fromkeys(a for a in wanted_apis if a))
+    if not wanted_apis:
+        click.echo("give at least one API, or --from FILE", err=True)
+        sys.exit(2)
     chosen = _targets(targets)
     wanted = [d.strip() for d in dtypes.split(",") if d.strip()]
     if not wanted or any(d not in ("fp32", "fp16", "bf16") for d in wanted):
         click.echo(f"--dtypes takes fp32, fp16 and bf16, comma-separated; got {dtypes!r}", err=True)
         sys.exit(2)
-    try:
-        result = explain_api(api, chosen, wanted)
-    except UnknownApi as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(2)
-    if fmt == "json":
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    results, unknown = [], []
+    for api in wanted_apis:
+        try:
+            results.append(explain_api(api, chosen, wanted))
+        except UnknownApi as exc:
+            unknown.append({"api": api, "error": str(exc)})
+    if fmt == "json" and len(wanted_apis) == 1 and results:
+        click.echo(json.dumps(results[0], indent=2, ensure_ascii=False))  # one API: its document, as before
+    elif fmt == "json":
+        click.echo(json.dumps({"schema": "migrator.explain/1", "apis": results, "unknown": unknown}, indent=2,
+                              ensure_ascii=False))
     else:
-        click.echo(render_explanation(result), nl=False)
+        click.echo("\n".join(render_explanation(result) for result in results), nl=False)
+    for item in unknown:
+        click.echo(item["error"], err=True)
+    if unknown:
+        sys.exit(2)
 
 
 @main.command("rules")

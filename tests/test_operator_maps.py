@@ -108,6 +108,19 @@ def test_explain_json_and_unknown_api():
     assert unknown.exit_code == 2 and "torch.nn.functional.ctc_loss" in unknown.output
 
 
+def test_explain_judges_a_teams_api_list_in_one_document(tmp_path):
+    listing = tmp_path / "apis.txt"
+    listing.write_text("# our model's APIs\ntorch.nn.functional.ctc_loss\n\ntorch.cuda.synchronize  # in the loop\n"
+                       "torch.nn.functional.ctc_los\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["explain", "torch.cuda.synchronize", "--from", str(listing), "--format", "json"])
+    assert result.exit_code == 2  # one API is unknown: named, and the exit says so
+    document = json.loads(result.stdout)
+    assert [a["api"] for a in document["apis"]] == ["torch.cuda.synchronize", "torch.nn.functional.ctc_loss"]
+    assert document["unknown"][0]["api"] == "torch.nn.functional.ctc_los" and "ctc_loss" in document["unknown"][0]["error"]
+    single = json.loads(CliRunner().invoke(main, ["explain", "torch.cuda.synchronize", "--format", "json"]).output)
+    assert single == document["apis"][0]  # one API keeps its own document
+
+
 def test_maps_show_json():
     result = CliRunner().invoke(main, ["maps", "show", "--format", "json"])
     data = json.loads(result.output)
