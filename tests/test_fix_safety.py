@@ -229,3 +229,19 @@ def test_a_rename_is_safe_only_when_it_is_the_device_twin_and_its_note_cannot_bi
     verdict = next(f.verdicts[target] for f in findings if f.rule in ("device-call", "device-move"))
     assert verdict.edit is not None and verdict.fixable is safe, verdict.message
     assert ("--unsafe" in verdict.message) is not safe
+
+
+def test_the_plans_automatic_rewrites_are_what_fix_applies(tmp_path):
+    """Phase 1 of the plan counts the findings `fix` applies: a verdict is `fixable` only with its edit."""
+    from migrator.plan import migration_plans
+
+    write_tree(tmp_path, {"train.py": (
+        "import torch\nDEV = 'cuda'\n\n\ndef step(model, x):\n    x = x + torch.zeros(3, device=torch.device(DEV))\n"
+        "    x = x * torch.ones(3, device=torch.device('cuda', 0))\n"
+        "    y = torch.zeros(3, device='cuda')\n    torch.cuda.synchronize()\n    return model(x).cuda() + y\n\n\n"
+        "if __name__ == '__main__':\n    step(torch.nn.Linear(3, 3), torch.ones(3))\n")})
+    chosen = resolve_targets(["cann"])
+    report = scan(tmp_path, chosen, jobs=1)
+    phase_one = next(p for p in migration_plans(report) if p.target.startswith("cann")).phases[0]
+    applied = fix_report(tmp_path, report, chosen[0]).files[0].applied
+    assert set(phase_one.findings) == set(applied) and len(applied) >= 3

@@ -1,17 +1,19 @@
 """``migrator fix``: apply the exact rewrites (``Verdict.edit``) for one target, with libcst.
 
-Each edit is located by position in a fresh parse (``PositionProvider``) and applied to the node that
-holds it, last position first, so earlier positions stay valid; comments and formatting are untouched
-because only the edited leaf changes. A file that gets an edit also gets the plugin import the target
-needs (``import torch_npu`` / ``import torch_mlu``) after its ``import torch``. Nothing is half-written:
-new text goes to a temporary file in the same folder, which then replaces the original. Notebooks are
-edited cell by cell (IPython lines are kept as they were) and stay valid notebooks.
+Planning (``plan``) takes each finding's edit for the target: safe ones (``fixable``) by default, the rest
+with ``unsafe=True`` (a rename the vendor notes behaves otherwise, a string of no known role). Applying
+(``fix_text``) finds each edit's node by position in a fresh parse (``PositionProvider``), lets
+``together`` check that every group of code gets all its device spellings rewritten or none, and applies
+the edits bottom-up so nested ones compose; comments and formatting are untouched because only the edited
+leaves change. A bare name is renamed at its use only where an import binds it: an assigned name is edited
+where it is bound. A file that gets an edit also gets the plugin import the target needs (``import
+torch_npu`` / ``import torch_mlu``) after its ``import torch``. Notebooks are edited cell by cell (IPython
+lines are kept as they were). Each file's result carries its change log (``Change``: one per changed line).
 
-Safe edits (``fixable``) apply by default; ``unsafe=True`` adds the rest (a constant changed for every
-use, a device argument made explicit through a name). Running ``fix`` twice changes nothing the second
-time: the first run leaves nothing for the rules to find.
+Writing (``write_fixes``) is all or nothing: every new text goes to a temporary file beside its file and
+all are renamed only when every one is written. Running ``fix`` twice changes nothing the second time.
+``fix/shim.py`` is ``--shim``; ``fix/log.py`` renders the change log.
 """
-
 from __future__ import annotations
 
 import difflib
@@ -44,7 +46,6 @@ class PlannedEdit:
     rule: str
     edit: Edit
     at: Span
-    safe: bool
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
             continue
         seen.add(key)
         edits.setdefault(finding.path, []).append(
-            PlannedEdit(finding.id, finding.rule, verdict.edit, at, verdict.fixable))
+            PlannedEdit(finding.id, finding.rule, verdict.edit, at))
     plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())))
              for path, found in edits.items()}
     return plans, not_offered
@@ -401,7 +402,7 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
         edit = _device_edit(node, device_to)
         found.setdefault(id(node), []).append(len(edits))
         edits.append(PlannedEdit(edits[joined].finding, "device-together", edit,
-                                 Span(position.start.line, position.start.column), True))
+                                 Span(position.start.line, position.start.column)))
     applier = _Apply(found, {i: e.edit for i, e in enumerate(edits)})
     changed = wrapper.module.visit(applier)
     applied = [e for i, e in enumerate(edits) if i in applier.applied]

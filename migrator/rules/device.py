@@ -135,6 +135,11 @@ class DeviceArgument(Rule):
                 files={"config.py": "DEVICE = 'cuda:0'\n"},
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
         Valid("import torch\nx = torch.zeros(3, device='cpu')\n"),
+        # the device built in the call: reported (and rewritten) once, at torch.device('cuda')
+        Invalid("import torch\nx = torch.zeros(3, device=torch.device('cuda'))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device=torch.device('npu'))\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device=torch.device('mlu'))\n")),
         Valid("import torch\nprint('running on cuda')\n"),
         Valid("import torch\ncuda = torch.zeros(3, device='meta')\n"),
     )
@@ -146,6 +151,8 @@ class DeviceArgument(Rule):
             positional_device = arg.keyword is None and usage.api in ("torch.device", "torch.set_default_device",
                                                                       "torch.cuda.device")
             if arg.keyword in DEVICE_KEYWORDS or positional_device:
+                if arg.value.kind == "device" and arg.value.via is None:
+                    continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
                     return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
