@@ -246,8 +246,10 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
         return
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
+    held = sum(len(item.skipped) for item in result.files)
     click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
                f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
+               + (f"; {held} held back, each with its reason above" if held else "")
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
 
 
