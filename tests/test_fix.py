@@ -43,11 +43,15 @@ CASES = [
         id="torch-cuda-call"),
     pytest.param(
         "import torch\nfrom torch.cuda.amp import autocast as ac\n\nwith ac():\n    pass\n",
-        {"cann": "import torch\nimport torch_npu\nfrom torch.cuda.amp import autocast as ac\n\n"
-                 "with torch_npu.npu.amp.autocast():\n    pass\n",
-         "neuware": "import torch\nimport torch_mlu\nfrom torch.cuda.amp import autocast as ac\n\n"
-                    "with torch.mlu.amp.autocast():\n    pass\n"},
-        id="amp-alias"),
+        {"cann": "import torch\nimport torch_npu\n\nwith torch_npu.npu.amp.autocast():\n    pass\n",
+         "neuware": "import torch\nimport torch_mlu\n\nwith torch.mlu.amp.autocast():\n    pass\n"},
+        id="amp-alias-and-its-import-no-longer-used"),
+    pytest.param(
+        "import torch\nfrom torch.cuda.amp import autocast, GradScaler\n\nwith autocast():\n    s = GradScaler()\n",
+        {"cann": "import torch\nimport torch_npu\n\nwith torch_npu.npu.amp.autocast():\n"
+                 "    s = torch_npu.npu.amp.GradScaler()\n",
+         "neuware": "import torch\nimport torch_mlu\n\nwith torch.mlu.amp.autocast():\n    s = torch.mlu.amp.GradScaler()\n"},
+        id="imports-of-renamed-names-removed-once-unused"),
     pytest.param(
         "import torch\nscaler = torch.amp.GradScaler()\n",
         {"cann": "import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu')\n",

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..discover import base_dir, read_source
@@ -339,12 +341,30 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
             skipped.append(Skipped(planned.finding, planned.rule, planned.at.line, problem))
         else:
             ready.append(planned)
+    own = _top_level_names(module)
     module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module))
     skipped.extend(held)
+    if insert_import:  # a notebook cell's imports may serve other cells: left as they are
+        module = _without_unused_imports(module, own, {p.edit.old for p in done if p.edit.kind == "name"})
     new = module.code
     if done and plugin and plugin not in bound and insert_import:
         new = _insert_import(new, import_first or "")
     return new, done, skipped
+
+
+def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
+    """``module`` without the top-level imports of renamed APIs that nothing uses any more (``from
+    torch.cuda.amp import autocast as ac`` once every ``ac()`` became ``torch_npu.npu.amp.autocast()``);
+    LibCST's ``RemoveImportsVisitor`` removes a name only where no reference to it is left."""
+    gone = [(name, api) for name, api in bound.items() if api in renamed and "." in api and name != api]
+    if not gone:
+        return module
+    wrapper = MetadataWrapper(module)
+    context = CodemodContext(wrapper=wrapper)
+    for name, api in gone:
+        where, obj = api.rsplit(".", 1)
+        RemoveImportsVisitor.remove_unused_import(context, where, obj, name if name != obj else None)
+    return wrapper.visit(RemoveImportsVisitor(context))
 
 
 def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> Optional[str]:

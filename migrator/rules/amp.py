@@ -49,11 +49,11 @@ class CudaAmp(Rule):
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch_npu.npu.amp.GradScaler()\n",
                            neuware="import torch\nimport torch_mlu\nscaler = torch.mlu.amp.GradScaler()\n")),
-        # `torch` itself is not bound, so only the name the plugin import binds can be written in
+        # `torch` itself is not bound, so only the name the plugin import binds can be written in; the
+        # import of `ac` goes once nothing uses it
         Invalid("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
-                fixed=dict(cann="from torch.cuda.amp import autocast as ac\nimport torch_npu\n"
-                                "with torch_npu.npu.amp.autocast():\n    pass\n")),
+                fixed=dict(cann="import torch_npu\nwith torch_npu.npu.amp.autocast():\n    pass\n")),
         Invalid("from torch.cuda import amp\nscaler = amp.GradScaler(enabled=True)\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="from torch.cuda import amp\nimport torch_npu\n"
