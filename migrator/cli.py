@@ -137,12 +137,20 @@ def maps_build(upstream: Path, out: Path) -> None:
               help="native_functions.yaml naming the APIs no sample covers (e.g. torch 2.7.1's).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("operator_maps/torch_api.json"),
               show_default=True)
-def maps_trace(native_functions: Path, out: Path) -> None:
+@click.option("--samples-only", is_flag=True,
+              help="Only (re)trace the curated samples of common APIs into the existing table at --out.")
+def maps_trace(native_functions: Path, out: Path, samples_only: bool) -> None:
     """Regenerate the torch API table by tracing PyTorch's sample inputs (needs torch and expecttest)."""
     try:
-        from .maps.trace_api import write_table
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise click.ClickException(f"needs torch: {exc}")
+        import torch  # noqa: F401
+    except ImportError:
+        click.echo("`migrator maps trace` runs torch's samples: pip install torch==2.13.0 expecttest", err=True)
+        sys.exit(2)
+    from .maps.trace_api import add_sample_rows, write_table
+
+    if samples_only:
+        click.echo(f"{add_sample_rows(out)} curated-sample rows in {out}")
+        return
     write_table(native_functions, out)
     click.echo(f"wrote {out}")
 

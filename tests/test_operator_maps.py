@@ -10,6 +10,8 @@ from migrator.maps.coverage import api_coverage
 from migrator.maps.load import load_target, maps_dir, resolve_targets
 from migrator.model import Status
 
+from .conftest import REPO
+
 
 def _reason(target: str, version: str, op: str) -> str:
     return json.loads((maps_dir() / "ops" / f"{target}-{version}.json").read_text())["ops"][op]
@@ -141,6 +143,31 @@ def test_tracer_records_forward_and_backward_aten_ops():
     linear = apis["torch.nn.functional.linear"]
     assert "aten::linear" not in linear["forward"]  # composite: recorded as the ops it decomposes into
     assert {"aten::addmm", "aten::mm", "aten::matmul"} & set(linear["forward"]) and linear["source"] == "opinfo"
+
+
+@pytest.mark.parametrize("api, forward", [
+    pytest.param("torch.nn.Dropout", {"aten::bernoulli_.float", "aten::div_.Scalar", "aten::empty_like",
+                                      "aten::mul.Tensor"}, id="module-dropout-in-training"),
+    pytest.param("torch.nn.init.normal_", {"aten::normal_"}, id="init-records-its-fill-not-the-weights-making"),
+    pytest.param("torch.nn.Identity", set(), id="a-no-op-module-dispatches-nothing"),
+    pytest.param("torch.nn.Parameter", set(), id="a-parameter-wraps-without-a-kernel"),
+    pytest.param("torch.no_grad", set(), id="a-context-dispatches-nothing"),
+])
+def test_curated_samples_record_what_the_call_dispatches(api, forward):
+    pytest.importorskip("torch")
+    from migrator.maps.trace_api import _Recorder, _Table, _trace_samples
+
+    table = _Table()
+    _trace_samples(table, _Recorder())
+    assert table.apis[api]["forward"] == forward and table.sources[api] == "curated-sample"
+
+
+def test_the_committed_table_has_the_curated_samples():
+    apis = json.loads((REPO / "operator_maps" / "torch_api.json").read_text(encoding="utf-8"))["apis"]
+    from migrator.maps.trace_samples import SAMPLES
+
+    assert {s.api for s in SAMPLES} <= set(apis)
+    assert apis["torch.nn.functional.dropout"]["backward"] == ["aten::mul.Tensor"]
 
 
 @pytest.mark.parametrize("api, forward", [

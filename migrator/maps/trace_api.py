@@ -22,6 +22,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import yaml
 
+from .trace_samples import SAMPLE_SOURCE, SAMPLES
+
 SAMPLES_PER_OP = 2
 TABLE_SCHEMA = "migrator.torch-api/1"
 
@@ -99,7 +101,9 @@ class _Table:
             apis[api] = row
         return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
                 "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
-                          "TorchDispatchMode; 'generic-sample' rows call the API on a non-contiguous float "
+                          "TorchDispatchMode; 'curated-sample' rows are one realistic call each of common APIs "
+                          "those samples leave out (migrator/maps/trace_samples.py); "
+                          "'generic-sample' rows call the API on a non-contiguous float "
                           "matrix (no ops recorded: it dispatches none); 'native_functions' rows list "
                           "overloads by name only",
                 "apis": apis}
@@ -125,6 +129,7 @@ def generate(native_functions: Path, progress: Optional[Callable[[str], None]] =
     _trace_opinfos(table, recorder, progress)
     _trace_modules(table, recorder, progress)
     _trace_optimizers(table, recorder, progress)
+    _trace_samples(table, recorder)
     _trace_generic(table, recorder, _generic_candidates(native_functions, table))
     _native_function_names(table, native_functions)
     return table.to_json(torch.__version__.split("+")[0])
@@ -386,6 +391,41 @@ def _trace_generic(table: _Table, recorder: _Recorder, apis: Sequence[str]) -> N
             if forward or _runs(call):
                 table.add(api, GENERIC_SOURCE, forward, backward, dtypes)
                 break
+
+
+def _trace_samples(table: _Table, recorder: _Recorder) -> None:
+    """The curated sample calls (``trace_samples``) of common APIs no PyTorch sample covers. A call that runs
+    and dispatches nothing (a container, a context) is recorded with no ops: it needs no device kernel."""
+    for sample in SAMPLES:
+        if sample.api in table.apis and table.sources[sample.api] not in (GENERIC_SOURCE, "native_functions"):
+            continue  # PyTorch's own samples cover it
+        try:
+            call, grad = sample.make()
+        except Exception:
+            continue
+        forward, backward, dtypes = _trace_call(recorder, call, grad)
+        if forward or _runs(call):
+            table.apis.pop(sample.api, None)
+            table.sources.pop(sample.api, None)
+            table.add(sample.api, SAMPLE_SOURCE, forward, backward, dtypes)
+
+
+def add_sample_rows(table_path: Path) -> int:
+    """Trace the curated samples into an existing table (``maps trace --samples-only``); rows written."""
+    import torch
+
+    warnings.filterwarnings("ignore")
+    torch.manual_seed(0)
+    data = json.loads(table_path.read_text(encoding="utf-8"))
+    table = _Table()
+    for api, row in data["apis"].items():
+        table.add(api, row["source"], set(row["forward"]), set(row["backward"]), set(row["dtypes"]))
+        if row.get("paths"):
+            table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
+    _trace_samples(table, _Recorder())
+    fresh = table.to_json(data["torch_version"])
+    table_path.write_text(json.dumps(fresh, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return sum(1 for row in fresh["apis"].values() if row["source"] == SAMPLE_SOURCE)
 
 
 def _runs(call: Callable[[], object]) -> bool:
