@@ -272,6 +272,8 @@ class RuleResults:
 
     findings: Tuple[Finding, ...]
     reads: Tuple[Read, ...]
+    #: a rule that raised on one of the file's usages: that rule's verdict is missing there, the rest stand
+    errors: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

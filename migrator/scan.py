@@ -222,8 +222,14 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     ctx = RuleContext(targets=tuple(targets), third_party=third_party(), project=index)
     findings: List[Finding] = []
     answers = Answers(index)  # the whole index's answers to what the files' rules asked, each asked once
+    failed: Dict[str, Tuple[str, ...]] = {}  # a file whose rules raised: what failed, for its entry in the report
     for result in results:
-        findings.extend(_file_findings(result, ctx, cache, keys.get(result.file.rel), answers))
+        judged = _file_findings(result, ctx, cache, keys.get(result.file.rel), answers)
+        findings.extend(judged.findings)
+        if judged.errors:
+            failed[result.file.rel] = judged.errors
+    if failed:
+        all_results = [_with_rule_errors(r, failed[r.file.rel]) if r.file.rel in failed else r for r in all_results]
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
@@ -275,6 +281,14 @@ def _graph_and_reach(root: Path, results: Sequence[FileResult], entries: Sequenc
     return project, reached
 
 
+def _with_rule_errors(result: FileResult, errors: Sequence[str]) -> FileResult:
+    """A file's report entry saying which rules failed on it (a bug in migrator, not in the file): its other
+    findings stand."""
+    said = "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+    reason = f"{result.reason}; {said}" if result.reason else said
+    return replace(result, reason=f"{reason} (a migrator bug: the rest of the file was judged)")
+
+
 def _file_list(results: Sequence[FileResult], skipped: Sequence[FileResult]) -> List[FileResult]:
     """What the report says of each file: its status and why, not its facts (the findings carry what
     matters, and a report that held every usage again would cost a second copy to cache or send)."""
@@ -296,25 +310,27 @@ def _has_rule_input(result: FileResult) -> bool:
 def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
     """The rules' findings for one file, with every question they asked of ``ctx.project`` and its answer."""
     project, answers = recording(ctx.project)
-    findings = apply_rules(result.usages + kernel_usages(result), result.file.rel, replace(ctx, project=project))
-    return RuleResults(findings=tuple(findings), reads=answers.reads)
+    errors: List[str] = []
+    findings = apply_rules(result.usages + kernel_usages(result), result.file.rel, replace(ctx, project=project),
+                           errors=errors)
+    return RuleResults(findings=tuple(findings), reads=answers.reads, errors=tuple(errors))
 
 
 def _file_findings(result: FileResult, ctx: RuleContext, cache: Optional[AnalysisCache], content: Optional[str],
-                   answers: Answers) -> List[Finding]:
+                   answers: Answers) -> RuleResults:
     """The rules' findings for one file: those kept for its content (its ``content`` key, as ``analyze_all``
     read it) and the targets, when the project index answers what their rules asked of it as it did then
     (a pool worker stores them before the index exists: ``_analyze_in_worker``); else the rules run again."""
     if not _has_rule_input(result):
-        return []
+        return RuleResults((), ())
     key = rules_key(cache, result.file.rel, content, ctx.targets) if cache is not None and content else None
     kept = cache.get_rule_results(key) if key is not None else None  # type: ignore[union-attr]
     if kept is not None and answers.hold(kept.reads):
-        return list(kept.findings)
+        return kept
     fresh = rule_results(result, ctx)  # only now are the file's usages needed (from the cache, they load here)
     if key is not None:
         cache.put(key, fresh)  # type: ignore[union-attr]
-    return list(fresh.findings)
+    return fresh
 
 
 def share_verdicts(findings: List[Finding]) -> List[Finding]:

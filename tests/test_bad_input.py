@@ -209,3 +209,33 @@ def test_a_worker_that_dies_takes_down_one_file_not_the_scan(tmp_path, monkeypat
     status, reason = _status(report, "pkg/boom.py")
     assert status == FileStatus.ERROR and "killed its worker process" in reason
     assert sum(f.api == "torch.cuda.synchronize" for f in report.findings) == 60  # every other file is judged
+
+
+def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch):
+    """A rule's bug (here: the device-call rule raising on one API) is an error for that file and rule; the
+    file's other findings, and the other files, are judged as usual."""
+    from migrator.maps.load import resolve_targets
+    from migrator.rules.device import DeviceCall
+    from migrator.scan import scan
+
+    from .conftest import write_tree
+
+    original = DeviceCall.check
+
+    def broken(self, usage, ctx):
+        if usage.api == "torch.cuda.synchronize":
+            raise KeyError("a bug")
+        return original(self, usage, ctx)
+
+    monkeypatch.setattr(DeviceCall, "check", broken)
+    write_tree(tmp_path, {
+        "train.py": "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\nn = torch.cuda.device_count()\n",
+        "other.py": "import torch\ntorch.cuda.synchronize()\n",
+    })
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    apis = {(f.path, f.api) for f in report.findings}
+    assert ("train.py", "torch.Tensor.cuda") in apis and ("train.py", "torch.cuda.device_count") in apis
+    assert not {api for _, api in apis} & {"torch.cuda.synchronize"}  # no stand-in verdict from a lower rule
+    entries = {f.file.rel: f.reason or "" for f in report.files}
+    assert "rule device-call failed on `torch.cuda.synchronize` at line 3: KeyError" in entries["train.py"]
+    assert "at line 2" in entries["other.py"] and "a migrator bug" in entries["train.py"]

@@ -43,30 +43,46 @@ __all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "Pr
            "VOCABULARY", "apply_rules", "fingerprint"]
 
 
-def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext,
-                rules: Tuple[Rule, ...] = ALL_RULES) -> List[Finding]:
-    """Findings for one file's usages, each with a fingerprint that survives unrelated edits."""
+def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext, rules: Tuple[Rule, ...] = ALL_RULES,
+                errors: Optional[List[str]] = None) -> List[Finding]:
+    """Findings for one file's usages, each with a fingerprint that survives unrelated edits. With ``errors``,
+    a rule that raises on a usage is noted there (rule, API, line, exception) and the usage gets no finding,
+    so one rule's bug costs one verdict, not the scan; without it, the exception goes up (``explain``)."""
     findings: List[Finding] = []
     occurrences: Counter = Counter()
     by_kind = _by_kind(rules)
     for usage in usages:
         for rule in by_kind.get(usage.kind) or by_kind[None]:
-            verdicts = rule.check(usage, ctx)
-            if verdicts is None:
-                continue
-            verdicts = _argument_notes_settled(_fixable_only_with_an_edit(verdicts), usage)
-            if rule.category in _FLOWS and usage.cuda_guard is not None:
-                verdicts = on_cuda_branch(verdicts, usage, ctx)
-            key = (rule.name, usage.api, normalised_snippet(usage.snippet))
-            occurrences[key] += 1
-            findings.append(Finding(
-                id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
-                rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
-                snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
-                ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
-            ))
-            break
+            try:
+                finding = _judged(rule, usage, path, ctx, occurrences)
+            except Exception as exc:
+                if errors is None:
+                    raise
+                errors.append(f"rule {rule.name} failed on `{usage.api}` at line {usage.span.line}: "
+                              f"{type(exc).__name__}: {exc}"[:300])
+                break  # a lower rule's verdict would stand in for the one that failed: none, and say so
+            if finding is not None:
+                findings.append(finding)
+                break
     return findings
+
+
+def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: Counter) -> Optional[Finding]:
+    """``rule``'s finding on ``usage``, or ``None`` when the rule does not claim it."""
+    verdicts = rule.check(usage, ctx)
+    if verdicts is None:
+        return None
+    verdicts = _argument_notes_settled(_fixable_only_with_an_edit(verdicts), usage)
+    if rule.category in _FLOWS and usage.cuda_guard is not None:
+        verdicts = on_cuda_branch(verdicts, usage, ctx)
+    key = (rule.name, usage.api, normalised_snippet(usage.snippet))
+    occurrences[key] += 1
+    return Finding(
+        id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
+        rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
+        snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
+        ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
+    )
 
 
 #: Categories whose findings judge a value that may come through a name (a device, a backend).
