@@ -234,7 +234,7 @@ def test_fleet_ranks_the_shared_custom_op_first(fleet_run):
 def test_fleet_json_validates_and_html_links_each_report(fleet_run, tmp_path):
     import jsonschema
 
-    from migrator.fleet.render import render_html, render_json, to_dict as fleet_dict
+    from migrator.fleet.render import render_html, to_dict as fleet_dict
 
     base, portfolio, _ = fleet_run
     schema = json.loads((REPO / "reports" / "schema" / "fleet.schema.json").read_text(encoding="utf-8"))

@@ -102,7 +102,8 @@ def test_suggestions_come_from_vendor_tables(scan_code):
     assert "torch_api_support.ascend-docs" in sync["cann"].source
     assert sync["neuware"].suggestion == "torch.mlu.synchronize()"
     move = [f for f in findings if f.rule == "device-move"][0].verdicts
-    assert move["cann"].suggestion.endswith("npu(non_blocking=True)") or "npu" in move["cann"].message
+    assert move["cann"].suggestion == "torch.ones(2).npu(non_blocking=True)"
+    assert move["neuware"].suggestion == "torch.ones(2).mlu(non_blocking=True)"
 
 
 def test_unsupported_api_is_reported_from_docs(scan_code):

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+from typing import FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..data import data_dir
 from ..names import longest
@@ -246,10 +246,6 @@ def torch_api_table() -> Mapping[str, Mapping[str, object]]:
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))["apis"]
-
-
-def target_index(maps: Sequence[TargetMap]) -> Dict[str, TargetMap]:
-    return {m.id: m for m in maps}
 
 
 @dataclass(frozen=True)

@@ -437,27 +437,6 @@ def _runs(call: Callable[[], object]) -> bool:
         return False
 
 
-def add_generic_rows(table_path: Path, native_functions: Optional[Path] = None) -> int:
-    """Trace the generic samples into an existing table, replacing native_functions name rows; rows added."""
-    warnings.filterwarnings("ignore")
-    data = json.loads(table_path.read_text(encoding="utf-8"))
-    table = _Table()
-    for api, row in data["apis"].items():
-        if row["source"] != "native_functions":
-            table.add(api, row["source"], set(row["forward"]), set(row["backward"]), set(row["dtypes"]))
-            if row.get("paths"):
-                table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
-    before = len(table.apis)
-    _trace_generic(table, _Recorder(), _generic_candidates(native_functions, table))
-    added = len(table.apis) - before
-    for api, row in data["apis"].items():
-        if row["source"] == "native_functions" and api not in table.apis:
-            table.add(api, "native_functions", set(row["forward"]), set(), set())
-    fresh = table.to_json(data["torch_version"])
-    table_path.write_text(json.dumps(fresh, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return added
-
-
 def _native_function_names(table: _Table, native_functions: Path) -> None:
     entries = yaml.load(native_functions.read_text(encoding="utf-8"),
                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -122,14 +122,6 @@ def _diff(finding: Finding, target: str, sources: "_SourceLines", plugin: Option
     return lines
 
 
-def _diff_kind(text: str) -> str:
-    if text.startswith(("---", "+++")):
-        return "file"
-    if text.startswith("@@"):
-        return "hunk"
-    return {"+": "add", "-": "del"}.get(text[:1], "ctx")
-
-
 def _where(finding: Finding) -> str:
     if finding.span.cell is not None:
         return f"{finding.path} cell {finding.span.cell} line {finding.span.line}"
