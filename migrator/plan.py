@@ -20,6 +20,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from .assess import HOURS, RUNS, counted, readiness_score
 from .inventory import OpMembership
 from .model import Blocker, Finding, Report, Status, TargetSummary
+from .rules import ALL_RULES
 from .shim import ShimPlan, shim_plan
 
 #: Rules whose findings are a port, whatever their status: the operator or library itself must change.
@@ -137,6 +138,10 @@ def _item(blocker: Blocker, findings: int, hours: float) -> PlanItem:
                     where=f"{blocker.path_of_first}:{blocker.line_of_first or '-'}", message=blocker.message)
 
 
+#: per rule: whether a call it rewrote is still judged by a scan after the rewrite (``Rule.call_stays``)
+_CALL_STAYS = {rule.name: rule.call_stays for rule in ALL_RULES}
+
+
 def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: Mapping[str, int]) -> List[float]:
     """The readiness formula now (index 0) and after each phase (index n), in one pass: a finding counts as
     running from the phase that resolves it on, a blocker stops counting from the phase that resolves the last
@@ -155,7 +160,8 @@ def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: M
         automatic[0] += rewrite and verdict.fixable
         manual[0] += rewrite and not verdict.fixable
         if number:
-            runs[number] += 1
+            # a rewritten call either stays a torch call the next scan judges (running), or leaves the report
+            runs[number] += not rewrite or _CALL_STAYS.get(finding.rule, False)
             automatic[number] -= rewrite and verdict.fixable
             manual[number] -= rewrite and not verdict.fixable
     on = {f.id for f in on_path}

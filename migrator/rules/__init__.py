@@ -102,9 +102,10 @@ def _cause(usage: Usage) -> Optional[Span]:
 
 
 def _names_cuda(value: Value) -> bool:
-    """A device or backend value a rule judges (``'cuda:0'``, ``torch.device('cuda')``, ``'nccl'``), not any
-    value that came through a name (``args.gpu``)."""
-    return is_device_string(value.text) or is_backend_string(value.text)
+    """A device or backend value a rule judges (``'cuda:0'``, ``torch.device('cuda')``, ``'nccl'``, or a choice
+    with one among its options: ``'cuda' if ... else 'cpu'``), not any value that came through a name
+    (``args.gpu``)."""
+    return any(is_device_string(v.text) or is_backend_string(v.text) for v in (value, *value.options))
 
 
 def _fixable_only_with_an_edit(verdicts: Dict[str, Verdict]) -> Dict[str, Verdict]:

@@ -87,6 +87,7 @@ class AmpDevice(Rule):
     """
 
     name = "amp-device"
+    call_stays = True
     priority = 110
     kinds = frozenset({"call", "decorator"})
     category = Category.AMP

@@ -105,6 +105,11 @@ class Rule(DocumentedRule):
     #: The usage kinds (``call``, ``method``, ``literal``, ...) ``check`` may claim; ``None``: any. Only these
     #: reach the rule (``apply_rules`` dispatches on them).
     kinds: ClassVar[Optional[FrozenSet[str]]] = None
+    #: Whether the call stays a torch call once its rewrite is made (only an argument changes: ``torch.zeros(
+    #: device='cuda')``), so a scan after the fix judges it as an operator; else the rewrite leaves nothing to
+    #: report (``torch.cuda.synchronize()`` becomes ``torch_npu.npu.synchronize()``). The plan's readiness after
+    #: each phase counts the one as running and drops the other, as the scan after it will.
+    call_stays: ClassVar[bool] = False
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError

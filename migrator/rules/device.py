@@ -106,6 +106,7 @@ class DeviceArgument(Rule):
     """
 
     name = "device-argument"
+    call_stays = True
     priority = 170
     kinds = frozenset({"call", "decorator"})
     category = Category.DEVICE
