@@ -15,8 +15,8 @@ from .report import FORMATTERS
 from .scan import frozen_heap, scan as run_scan
 
 
-@click.group()
-@click.version_option(__version__, prog_name="migrator")
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="migrator")
 def main() -> None:
     """How ready is PyTorch CUDA code for Ascend (cann), Cambricon (neuware) and Kunlunxin (kunlun)?"""
 
@@ -33,14 +33,25 @@ def main() -> None:
               help="An entry point of the training path, in addition to those found (__main__ blocks, train*.py, ...).")
 @click.option("--trace", "trace_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
+@click.option("--fail-on", help="Exit 1 when a finding on the training path has one of these statuses on a chosen "
+                                "target (comma-separated: rewrite,port,unsupported,...), for CI.")
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
-         entries: Tuple[str, ...], trace_file: Optional[Path]) -> None:
+         entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str]) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
 
     Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
+    Exit 0 when the scan completed (1 with --fail-on when such a finding is on the training path), 2 on
+    usage errors.
     """
     from .cache import open_cache
+    from .gate.config import ConfigError, parse_statuses
 
+    try:
+        failing = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on else ()
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--fail-on")
+    if fmt == "html" and output is None:  # a page is not for the terminal: a file, named on stderr
+        output = Path("migrator-report.html")
     chosen = _targets(targets)
     trace = None
     if trace_file is not None:
@@ -56,6 +67,15 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
         _write(lambda out: FORMATTERS[fmt](report, out), output)
+    if failing:
+        from .assess import counted
+
+        hits = [f for f in counted(report.findings) if f.reachable is not False
+                and any(v.status in failing for v in f.verdicts.values())]
+        if hits:
+            click.echo(f"{len(hits)} finding(s) on the training path at {', '.join(s.value for s in failing)} "
+                       f"(first: {hits[0].path}:{hits[0].span.line or '-'} {hits[0].api})", err=True)
+            sys.exit(1)
 
 
 @main.command()
@@ -84,6 +104,10 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
     from .gate.output import render_check
     from .gate.config import ConfigError, load_config, parse_statuses
 
+    missing = [f for f in files if not Path(f).exists()]
+    if missing:
+        click.echo(f"migrator: no such file or folder: {missing[0]}", err=True)
+        sys.exit(2)
     try:
         config = load_config(list(files) or [Path.cwd()])
         if exclude:

@@ -99,3 +99,36 @@ def test_rules_lists_every_rule_and_prints_one_rules_docs():
     assert "dist.init_process_group(backend='hccl')" in shown.output  # the checked `fix` output for cann
     unknown = CliRunner().invoke(main, ["rules", "device-mvoe"])
     assert unknown.exit_code == 2 and "migrator rules" in unknown.output
+
+
+def test_short_help_and_version_flags():
+    runner = CliRunner()
+    assert runner.invoke(main, ["-V"]).output.startswith("migrator, version ")
+    assert "-h, --help" in runner.invoke(main, ["scan", "-h"]).output
+
+
+def test_scan_fail_on_makes_a_ci_job_fail_on_the_training_path(tmp_path):
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("import torch\nassert torch.cuda.is_available() or True\n")
+    runner = CliRunner()
+    base = ["scan", str(tmp_path), "--no-cache", "--target", "cann", "--format", "json", "-o", str(tmp_path / "r")]
+    failed = runner.invoke(main, [*base, "--fail-on", "rewrite"])
+    assert failed.exit_code == 1 and "train.py:2 torch.Tensor.cuda" in failed.output
+    assert runner.invoke(main, [*base, "--fail-on", "port,unsupported"]).exit_code == 0
+    (tmp_path / "train.py").unlink()  # only the test file is left: not the training path
+    assert runner.invoke(main, [*base, "--fail-on", "rewrite"]).exit_code == 0
+    assert runner.invoke(main, [*base, "--fail-on", "rewirte"]).exit_code == 2
+
+
+def test_a_page_goes_to_a_file_not_the_terminal(tmp_path, monkeypatch):
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scan", "train.py", "--no-cache", "--format", "html"])
+    assert result.exit_code == 0 and "migrator-report.html" in result.output and "<html" not in result.output
+    assert (tmp_path / "migrator-report.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
+
+
+def test_check_on_a_missing_path_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "gone.py")])
+    assert result.exit_code == 2 and "gone.py" in result.output
