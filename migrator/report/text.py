@@ -77,9 +77,11 @@ def _left_out(findings: List[Finding]) -> str:
 
 
 def _position(finding: Finding) -> str:
+    """``line:column``, the column counted from 1 as `check`, SARIF and editors count it (the JSON keeps its
+    0-based ``col``)."""
     span = finding.span
     cell = f"cell {span.cell} " if span.cell is not None else ""
-    return f"{cell}{span.line or '-'}:{span.col if span.col is not None else '-'}"
+    return f"{cell}{span.line or '-'}:{span.col + 1 if span.col is not None else '-'}"
 
 
 def _where(finding: Finding) -> str:
