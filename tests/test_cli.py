@@ -132,3 +132,13 @@ def test_a_page_goes_to_a_file_not_the_terminal(tmp_path, monkeypatch):
 def test_check_on_a_missing_path_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["check", str(tmp_path / "gone.py")])
     assert result.exit_code == 2 and "gone.py" in result.output
+
+
+def test_text_columns_count_from_one_like_check_and_sarif(tmp_path):
+    (tmp_path / "t.py").write_text("import torch\nx = torch.ones(2).cuda()\n", encoding="utf-8")
+    runner = CliRunner()
+    text = runner.invoke(main, ["scan", str(tmp_path / "t.py"), "--no-cache", "--target", "cann"]).output
+    data = json.loads(runner.invoke(main, ["scan", str(tmp_path / "t.py"), "--no-cache", "--target", "cann",
+                                           "--format", "json"]).output)
+    (finding,) = data["findings"]
+    assert finding["col"] == 4 and "  2:5  device-move" in text  # `torch.ones(2).cuda()` starts at column 5
