@@ -142,3 +142,12 @@ def test_text_columns_count_from_one_like_check_and_sarif(tmp_path):
                                            "--format", "json"]).output)
     (finding,) = data["findings"]
     assert finding["col"] == 4 and "  2:5  device-move" in text  # `torch.ones(2).cuda()` starts at column 5
+
+
+def test_the_headline_says_what_the_data_cannot_judge_and_when_there_is_nothing(tmp_path):
+    runner = CliRunner()
+    empty = runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "cann"]).output
+    assert "nothing to assess" in empty and "readiness 100.0%" not in empty  # never a silent 100 %
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\ny = torch.special.airy_ai(x)\n")
+    judged = runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "kunlun"]).output
+    assert "of what the data judges, 1 unknown" in judged

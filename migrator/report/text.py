@@ -24,8 +24,14 @@ def render(report: Report, out: TextIO) -> None:
     for target in report.targets:
         counts = ", ".join(f"{n} {s}" for s, n in target.counts.items() if n)
         after_fix = plans[target.id].readiness_after_fix
-        out.write(f"{target.id}@{target.version} ({target.runtime}): readiness {target.readiness}% "
-                  f"({after_fix}% after `migrator fix`), effort ~{target.effort.get('total_days', '?')} days\n")
+        unknown = target.counts.get(Status.UNKNOWN.value, 0)
+        if not any(target.counts.values()):
+            score = "nothing to assess (no finding in training code)"
+        else:
+            judged = f" of what the data judges, {unknown} unknown" if unknown else ""
+            score = f"readiness {target.readiness}%{judged} ({after_fix}% after `migrator fix`)"
+        out.write(f"{target.id}@{target.version} ({target.runtime}): {score}, "
+                  f"effort ~{target.effort.get('total_days', '?')} days\n")
         out.write(f"  {counts or 'nothing to judge'}\n")
         for blocker in target.blockers[:_TOP]:
             where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
