@@ -23,8 +23,9 @@ def main() -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
-              help="Comma-separated targets, each optionally with a version: cann@2.7-9.1,neuware.")
+@click.option("--target", "targets",
+              help="Comma-separated targets, each optionally with a version: cann@2.7-9.1,neuware (default: "
+                   "[tool.migrator] targets, else cann,neuware,kunlun).")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
@@ -52,7 +53,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         raise click.BadParameter(str(exc), param_hint="--fail-on")
     if fmt == "html" and output is None:  # a page is not for the terminal: a file, named on stderr
         output = Path("migrator-report.html")
-    chosen = _targets(targets)
+    config = _project_config(path)
+    chosen = _targets(targets or ",".join(config.targets) or "cann,neuware,kunlun")
     trace = None
     if trace_file is not None:
         from .trace.document import TraceError, load_trace
@@ -62,7 +64,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         except TraceError as exc:
             raise click.BadParameter(str(exc), param_hint="--trace")
     report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
-                      entries=entries, trace=trace)
+                      entries=entries, trace=trace, exclude=_exclusions(config, path))
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
@@ -248,7 +250,9 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             click.echo(f"refusing to write: {len(dirty)} uncommitted change(s) under {path} (first: {dirty[0]}); "
                        "commit or stash them, or pass --force", err=True)
             sys.exit(2)
-    found = discover(path)
+    from .scan import without_excluded
+
+    found = without_excluded(discover(path), _exclusions(_project_config(path), path))  # [tool.migrator] exclude
     scanned = file_digests(path, found.files)
     report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim)
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
@@ -584,6 +588,32 @@ def _write(render, output: Optional[Path]) -> None:
     with output.open("w", encoding="utf-8") as out:
         render(out)
     click.echo(f"wrote {output}", err=True)
+
+
+def _project_config(path: Path):
+    """``[tool.migrator]`` of the project ``path`` is in (the nearest pyproject.toml above it). One that cannot
+    be used is named on stderr and left aside: the repository being scanned is untrusted input, and its
+    configuration must not keep it from being scanned (``check``, the project's own gate, exits 2 instead)."""
+    from .gate.config import Config, ConfigError, load_config
+
+    try:
+        return load_config([path])
+    except ConfigError as exc:
+        click.echo(f"warning: {exc}; scanning without [tool.migrator]", err=True)
+        return Config(root=path.resolve() if path.is_dir() else path.resolve().parent)
+
+
+def _exclusions(config, path: Path):
+    """``[tool.migrator] exclude`` for a scan of ``path``: its patterns, and ``path``'s place below the
+    configuration's folder (the patterns are written from there)."""
+    if not config.exclude:
+        return None
+    folder = path.resolve() if path.is_dir() else path.resolve().parent
+    try:
+        below = folder.relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        return None
+    return tuple(config.exclude), "" if below == "." else below + "/"
 
 
 def _targets(spec: str):

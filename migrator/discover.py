@@ -7,12 +7,13 @@ non-source folders (virtualenvs, build output, VCS metadata) exclude.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .model import FileKind, FileResult, FileStatus, SourceFile
 
@@ -241,3 +242,10 @@ def _ignored(rel: str, is_dir: bool, specs) -> bool:
 
 def _is_virtualenv(path: Path) -> bool:
     return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
+
+
+def excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """Whether ``rel`` (POSIX, relative to the configuration's folder) matches one of ``[tool.migrator]
+    exclude``'s patterns: a glob, or a folder and everything below it."""
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") or rel.startswith(p.rstrip("/") + "/")
+               for p in patterns)

@@ -17,7 +17,7 @@ from . import __version__
 from .analyze import analyze_file, analyze_new, cached_result, content_key, resolve_mentioning
 from .assess import assess
 from .cache import AnalysisCache
-from .discover import base_dir, discover
+from .discover import Discovery, base_dir, discover, excluded
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
@@ -50,20 +50,22 @@ Trace = Tuple[Mapping[str, Any], str]
 
 
 def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
-         cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (), trace: Optional[Trace] = None) -> Report:
+         cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (), trace: Optional[Trace] = None,
+         exclude: Exclude = None) -> Report:
     """Scan a folder (or one file) and judge everything found for each target.
 
     ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository;
     ``trace`` is a ``migrator.trace/1`` document (with its file name) to join to the findings. With a cache,
     a repository whose files, targets and entry points are all as before gets its report back whole
-    (``report_key``): the cross-file work is a function of those alone.
+    (``report_key``): the cross-file work is a function of those alone. ``exclude``: ``[tool.migrator]
+    exclude`` patterns and the path of ``root`` below the configuration's folder (``without_excluded``).
     """
     if cache is None or trace is not None:
-        report, project = scan_with_graph(root, targets, jobs, progress, cache, entries, trace)
+        report, project = scan_with_graph(root, targets, jobs, progress, cache, entries, trace, exclude)
         project.release()
         return report
     root = Path(root)
-    found = discover(root)
+    found = without_excluded(discover(root), exclude)
     keys = {source.rel: content_key(source, cache) for source in found.files}
     whole = report_key(cache, root, found.files, found.skipped, keys, targets, entries)
     report = cache.get_report(whole) if whole is not None else None
@@ -98,13 +100,27 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
 
 def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
                     cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (),
-                    trace: Optional[Trace] = None) -> Tuple[Report, "ProjectGraph"]:
+                    trace: Optional[Trace] = None, exclude: Exclude = None) -> Tuple[Report, "ProjectGraph"]:
     """``scan``, and the call graph it judged reachability on (for ``migrator graph``)."""
     root = Path(root)
-    found = discover(root)
+    found = without_excluded(discover(root), exclude)
     report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True, trace)
     assert project is not None
     return report, project
+
+
+#: ``[tool.migrator] exclude`` for a scan: (patterns, the scanned folder's path below the configuration's folder
+#: with a trailing slash, or "" when they are the same)
+Exclude = Optional[Tuple[Sequence[str], str]]
+
+
+def without_excluded(found: Discovery, exclude: Exclude) -> Discovery:
+    """``found`` without the files ``exclude`` names (patterns match paths from the configuration's folder)."""
+    if not exclude or not exclude[0]:
+        return found
+    patterns, base = exclude
+    return replace(found, files=tuple(f for f in found.files if not excluded(base + f.rel, patterns)),
+                   skipped=tuple(r for r in found.skipped if not excluded(base + r.file.rel, patterns)))
 
 
 def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,

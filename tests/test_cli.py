@@ -151,3 +151,34 @@ def test_the_headline_says_what_the_data_cannot_judge_and_when_there_is_nothing(
     (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\ny = torch.special.airy_ai(x)\n")
     judged = runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "kunlun"]).output
     assert "of what the data judges, 1 unknown" in judged
+
+
+def test_scan_and_fix_read_tool_migrator_like_check(tmp_path):
+    """[tool.migrator] targets and exclude hold for scan and fix too, from the project's root or a folder in it."""
+    (tmp_path / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\nexclude = ["src/generated"]\n')
+    (tmp_path / "src" / "generated").mkdir(parents=True)
+    code = "import torch\nx = torch.ones(2).cuda()\n"
+    (tmp_path / "src" / "train.py").write_text(code)
+    (tmp_path / "src" / "generated" / "stub.py").write_text(code)
+    runner = CliRunner()
+    for where in (tmp_path, tmp_path / "src"):
+        data = json.loads(runner.invoke(main, ["scan", str(where), "--no-cache", "--format", "json"]).output)
+        assert [t["id"] for t in data["targets"]] == ["cann"]
+        assert {f["path"] for f in data["findings"]} == {"src/train.py" if where == tmp_path else "train.py"}
+    explicit = json.loads(runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--format", "json",
+                                               "--target", "neuware"]).output)
+    assert [t["id"] for t in explicit["targets"]] == ["neuware"]  # the command line wins
+    assert runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--no-cache", "--force"]).exit_code == 0
+    assert ".npu()" in (tmp_path / "src" / "train.py").read_text()
+    assert (tmp_path / "src" / "generated" / "stub.py").read_text() == code  # excluded: left alone
+    (tmp_path / "pyproject.toml").write_text("[tool.migrator]\ntargest = ['cann']\n")
+    typo = runner.invoke(main, ["scan", str(tmp_path), "--no-cache"])
+    assert typo.exit_code == 0 and "unknown key 'targest'" in typo.output  # named, and the scan goes on
+
+
+def test_an_oversized_pyproject_is_a_clear_error_not_a_read(tmp_path):
+    (tmp_path / "pyproject.toml").write_bytes(b"[tool.other]\nx = '" + b"a" * (2 << 20) + b"'\n")
+    (tmp_path / "train.py").write_text("import torch\n")
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache"])
+    assert result.exit_code == 0 and "not read as a configuration" in result.output
+    assert CliRunner().invoke(main, ["check", str(tmp_path / "train.py")]).exit_code == 2  # the gate is strict

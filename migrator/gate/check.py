@@ -3,13 +3,12 @@ after suppressions and the baseline."""
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..cache import AnalysisCache
-from ..discover import classify, discover, display_name, kind_of
+from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
 from ..model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..scan import scan_files
@@ -61,7 +60,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
 def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[List[SourceFile], List[FileResult]]:
     if not paths:
         found = discover(root)
-        return [f for f in found.files if not _excluded(f.rel, exclude)], list(found.skipped)
+        return [f for f in found.files if not excluded(f.rel, exclude)], list(found.skipped)
     files: List[SourceFile] = []
     skipped: List[FileResult] = []
     for path in paths:
@@ -71,17 +70,12 @@ def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[
         except ValueError:
             rel = path.name
         kind = kind_of(path.name)
-        if kind is None or _excluded(rel, exclude) or not path.exists():
+        if kind is None or excluded(rel, exclude) or not path.exists():
             continue
         found = classify(path, display_name(rel), kind)  # the size cap and special files, as a scan has them
         files.extend(found.files)
         skipped.extend(found.skipped)
     return sorted(files, key=lambda f: f.rel), skipped
-
-
-def _excluded(rel: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") or rel.startswith(p.rstrip("/") + "/")
-               for p in patterns)
 
 
 def _suppressions(root: Path, rels) -> Dict[str, FileSuppressions]:

@@ -19,6 +19,10 @@ DEFAULT_BASELINE = ".migrator-baseline.json"
 _KEYS = {"targets", "fail-on", "exclude", "baseline", "cards"}
 
 
+#: pyproject.toml files larger than this are not read (the scanned repository's own file is untrusted input)
+MAX_CONFIG_BYTES = 1 << 20
+
+
 class ConfigError(ValueError):
     """The configuration names an unknown key or holds a value of the wrong kind."""
 
@@ -52,6 +56,8 @@ def load_config(starts: Iterable[Path]) -> Config:
     pyproject = find_pyproject(starts[0])
     if pyproject is None:
         return Config(root=starts[0] if starts[0].is_dir() else starts[0].parent)
+    if pyproject.stat().st_size > MAX_CONFIG_BYTES:  # a repository's file: read only what a config can be
+        raise ConfigError(f"{pyproject}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not read as a configuration")
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
