@@ -289,6 +289,11 @@ def test_pre_commit_hook_through_the_real_client(tmp_path):
     assert "train.py:6:5: collective-backend [cann:rewrite]" in failed.stdout
     passed = try_repo("clean.py")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+    # the hook hands over scripts, Dockerfiles and requirements too (NVIDIA images, CUDA wheels, CUDA variables)
+    (project / "Dockerfile").write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
+    docker = try_repo("Dockerfile")
+    assert docker.returncode == 1 and "Dockerfile:1" in docker.stdout, docker.stdout + docker.stderr
 
 
 def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
