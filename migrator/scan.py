@@ -18,6 +18,7 @@ from .analyze import analyze_file, analyze_new, cached_result, content_key, reso
 from .assess import assess
 from .cache import AnalysisCache
 from .discover import Discovery, base_dir, discover, excluded
+from .gate.suppress import apply_suppressions, suppressions_in
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
@@ -249,6 +250,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
+    if call_graph:  # `# migrator: ignore` holds for a scan as for `check` (which applies it itself, to report it)
+        findings = apply_suppressions(findings, suppressions_in(base_dir(root), {f.path for f in findings})).kept
     findings = in_project(findings, results)
     traced = None
     if trace is not None:

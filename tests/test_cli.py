@@ -182,3 +182,15 @@ def test_an_oversized_pyproject_is_a_clear_error_not_a_read(tmp_path):
     result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache"])
     assert result.exit_code == 0 and "not read as a configuration" in result.output
     assert CliRunner().invoke(main, ["check", str(tmp_path / "train.py")]).exit_code == 2  # the gate is strict
+
+
+def test_scan_and_fix_honour_inline_suppressions(tmp_path):
+    code = "import torch\nx = torch.ones(2).cuda()  # migrator: ignore[device-move]\ny = torch.ones(2).cuda()\n"
+    (tmp_path / "t.py").write_text(code, encoding="utf-8")
+    runner = CliRunner()
+    data = json.loads(runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "cann",
+                                           "--format", "json"]).output)
+    assert [f["line"] for f in data["findings"] if f["rule"] == "device-move"] == [3]
+    assert runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--no-cache", "--force"]).exit_code == 0
+    fixed = (tmp_path / "t.py").read_text(encoding="utf-8").splitlines()
+    assert "torch.ones(2).cuda()  # migrator: ignore" in fixed[2] and fixed[3] == "y = torch.ones(2).npu()"

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..cache import AnalysisCache
 from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
-from ..model import FileKind, FileResult, FileStatus, Finding, Report, SourceFile, Status
+from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..scan import scan_files
-from ..sources.notebook import read_notebook_cells
 from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
 from .config import Config
-from .suppress import FileSuppressions, Suppression, apply_suppressions, read_suppressions
+from .suppress import Suppression, apply_suppressions, suppressions_in
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
     files, skipped = _select(root, paths, config.exclude)
     report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped, call_graph=False)
     at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
-    suppressions = _suppressions(root, {f.path for f in report.findings} | {s.rel for s in files})
+    suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)
     baseline = load_baseline(config.baseline_path)
     checked = {s.rel for s in files} if paths else None
@@ -76,21 +75,6 @@ def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[
         files.extend(found.files)
         skipped.extend(found.skipped)
     return sorted(files, key=lambda f: f.rel), skipped
-
-
-def _suppressions(root: Path, rels) -> Dict[str, FileSuppressions]:
-    found: Dict[str, FileSuppressions] = {}
-    for rel in sorted(rels):
-        path = root / rel
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if "migrator:" not in text:
-            continue
-        cells = read_notebook_cells(text) if kind_of(path.name) == FileKind.NOTEBOOK else None
-        found[rel] = read_suppressions(text, cells)
-    return found
 
 
 def _stub(entry: BaselineEntry) -> Finding:

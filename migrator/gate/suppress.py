@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Finding
 
@@ -91,3 +92,24 @@ def apply_suppressions(findings: Sequence[Finding], by_path: Dict[str, FileSuppr
             if (path, index) not in used:
                 result.unused.append((path, suppression))
     return result
+
+
+def suppressions_in(folder: Path, rels: Iterable[str]) -> Dict[str, FileSuppressions]:
+    """The ``# migrator: ignore`` comments of the files ``rels`` under ``folder`` (only files that have one;
+    each read as a scan reads it: regular files, size-capped)."""
+    from ..discover import kind_of, read_source
+    from ..model import FileKind
+    from ..sources.notebook import read_notebook_cells
+
+    found: Dict[str, FileSuppressions] = {}
+    for rel in sorted(rels):
+        path = folder / rel
+        try:
+            text = read_source(str(path)).decode("utf-8", errors="replace")
+        except (OSError, ValueError):
+            continue
+        if "migrator:" not in text:
+            continue
+        cells = read_notebook_cells(text) if kind_of(path.name) == FileKind.NOTEBOOK else None
+        found[rel] = read_suppressions(text, cells)
+    return found
