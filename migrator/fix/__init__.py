@@ -23,7 +23,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -460,10 +460,13 @@ def _imported_names(module: cst.Module) -> Set[str]:
     return names
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under ``node``, without recursion (a deeply nested file must not overflow the stack)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(reversed(current.children))
 
 
 class _Apply(cst.CSTTransformer):
