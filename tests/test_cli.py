@@ -194,3 +194,18 @@ def test_scan_and_fix_honour_inline_suppressions(tmp_path):
     assert runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--no-cache", "--force"]).exit_code == 0
     fixed = (tmp_path / "t.py").read_text(encoding="utf-8").splitlines()
     assert "torch.ones(2).cuda()  # migrator: ignore" in fixed[2] and fixed[3] == "y = torch.ones(2).npu()"
+
+
+def test_sarif_paths_start_at_the_repository_root_for_a_subfolder_scan(tmp_path):
+    """Code scanning places a result by its path from the repository root; the .git folder says where that is
+    (git is not run)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "models" / "vision").mkdir(parents=True)
+    (tmp_path / "models" / "vision" / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
+    runner = CliRunner()
+    for where, uri in ((tmp_path / "models", "models/vision/train.py"), (tmp_path, "models/vision/train.py")):
+        sarif = json.loads(runner.invoke(main, ["scan", str(where), "--no-cache", "--target", "cann",
+                                                "--format", "sarif"]).output)
+        (result,) = sarif["runs"][0]["results"]
+        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == uri
+        assert result["fixes"][0]["artifactChanges"][0]["artifactLocation"]["uri"] == uri

@@ -4,6 +4,7 @@ per-target verdicts as properties, and a fix where the rewrite is exact and safe
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Dict, List, TextIO
 
 from .. import __version__
@@ -19,13 +20,16 @@ _LEVEL = {Status.UNSUPPORTED: "error", Status.PORT: "error", Status.REWRITE: "wa
 
 
 def to_dict(report: Report) -> Dict[str, Any]:
+    """The SARIF log. Paths are from the root of the git work tree the scanned folder is in, so code scanning
+    places the results of a subfolder's scan (``repository_prefix``)."""
+    prefix = repository_prefix(Path(report.root))
     rules = [_rule(rule) for rule in DOCUMENTED_RULES]
     index = {rule.name: i for i, rule in enumerate(DOCUMENTED_RULES)}
     plugins = {t.id: t.import_first for t in report.targets if t.import_first}
     kept, left_out = per_file_cap(report.findings)
     notes = [{"level": "note", "message": {"text": f"{count} more results in {path} left out (over "
                                                    f"{MAX_RESULTS_PER_FILE} in one file); the JSON report has them"},
-              "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}}}]}
+              "locations": [{"physicalLocation": {"artifactLocation": {"uri": prefix + path}}}]}
              for path, count in sorted(left_out.items())]
     return {
         "$schema": SARIF_SCHEMA,
@@ -35,9 +39,20 @@ def to_dict(report: Report) -> Dict[str, Any]:
                                 "informationUri": "https://pypi.org/project/migrator/", "rules": rules}},
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
-            "results": [_result(f, index, plugins) for f in kept],
+            "results": [_result(f, index, plugins, prefix) for f in kept],
         }],
     }
+
+
+def repository_prefix(root: Path) -> str:
+    """The scanned folder's path from the root of the git work tree it is in (``sub/dir/``), found by looking
+    for ``.git`` upwards (git itself is not run); "" at the top, or outside any work tree."""
+    folder = (root if root.is_dir() else root.parent).resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            below = folder.relative_to(candidate).as_posix()
+            return "" if below == "." else below + "/"
+    return ""
 
 
 def render(report: Report, out: TextIO) -> None:
@@ -54,7 +69,7 @@ def _rule(rule) -> Dict[str, Any]:
             "properties": {"category": rule.category.value}}
 
 
-def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) -> Dict[str, Any]:
+def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str], prefix: str) -> Dict[str, Any]:
     worst = worst_status(finding)
     verdict = next(v for v in finding.verdicts.values() if v.status == worst) if finding.verdicts else None
     summary = "; ".join(f"{t}: {v.status.value}" for t, v in finding.verdicts.items())
@@ -62,7 +77,7 @@ def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) ->
         "ruleId": finding.rule,
         "level": _LEVEL[worst],
         "message": {"text": f"{finding.api}: {summary}. {verdict.message if verdict else ''}".strip()},
-        "locations": [{"physicalLocation": _location(finding)}],
+        "locations": [{"physicalLocation": _location(finding, prefix)}],
         "partialFingerprints": {"migratorFingerprint/v1": finding.id},
         "properties": {
             "category": finding.category.value, "api": finding.api, "confidence": finding.confidence.value,
@@ -75,14 +90,14 @@ def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str]) ->
         result["ruleIndex"] = index[finding.rule]
     if finding.span.cell is not None:
         result["properties"]["cell"] = finding.span.cell
-    fixes = _fixes(finding, plugins)
+    fixes = _fixes(finding, plugins, prefix)
     if fixes:
         result["fixes"] = fixes
     return result
 
 
-def _location(finding: Finding) -> Dict[str, Any]:
-    location: Dict[str, Any] = {"artifactLocation": {"uri": finding.path}}
+def _location(finding: Finding, prefix: str) -> Dict[str, Any]:
+    location: Dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path}}
     span = finding.span
     if span.line is not None and span.cell is None:
         region: Dict[str, Any] = {"startLine": span.line}
@@ -96,7 +111,7 @@ def _location(finding: Finding) -> Dict[str, Any]:
     return location
 
 
-def _fixes(finding: Finding, plugins: Dict[str, str]) -> List[Dict[str, Any]]:
+def _fixes(finding: Finding, plugins: Dict[str, str], prefix: str) -> List[Dict[str, Any]]:
     """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
     span = finding.span
     if span.cell is not None or None in (span.line, span.col, span.end_line, span.end_col) or span.line != span.end_line:
@@ -110,7 +125,7 @@ def _fixes(finding: Finding, plugins: Dict[str, str]) -> List[Dict[str, Any]]:
             fixes.append({
                 "description": {"text": f"{target}: {verdict.suggestion}{plugin}"},
                 "artifactChanges": [{
-                    "artifactLocation": {"uri": finding.path},
+                    "artifactLocation": {"uri": prefix + finding.path},
                     "replacements": [{"deletedRegion": {"startLine": span.line, "startColumn": span.col + 1,
                                                         "endLine": span.end_line, "endColumn": span.end_col + 1},
                                       "insertedContent": {"text": verdict.suggestion}}],
