@@ -245,3 +245,4 @@ def test_the_plans_automatic_rewrites_are_what_fix_applies(tmp_path):
     phase_one = next(p for p in migration_plans(report) if p.target.startswith("cann")).phases[0]
     applied = fix_report(tmp_path, report, chosen[0]).files[0].applied
     assert set(phase_one.findings) == set(applied) and len(applied) >= 3
+    assert all(v.edit is not None for f in report.findings for v in f.verdicts.values() if v.fixable)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Tuple
 
@@ -72,7 +71,7 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     verdicts = rule.check(usage, ctx)
     if verdicts is None:
         return None
-    verdicts = _argument_notes_settled(_fixable_only_with_an_edit(verdicts), usage)
+    verdicts = _argument_notes_settled(verdicts, usage)
     if rule.category in _FLOWS and usage.cuda_guard is not None:
         verdicts = on_cuda_branch(verdicts, usage, ctx)
     key = (rule.name, usage.api, normalised_snippet(usage.snippet))
@@ -106,15 +105,6 @@ def _names_cuda(value: Value) -> bool:
     with one among its options: ``'cuda' if ... else 'cpu'``), not any value that came through a name
     (``args.gpu``)."""
     return any(is_device_string(v.text) or is_backend_string(v.text) for v in (value, *value.options))
-
-
-def _fixable_only_with_an_edit(verdicts: Dict[str, Verdict]) -> Dict[str, Verdict]:
-    """A verdict says ``fixable`` only when it carries the edit ``fix`` would apply: the plan's count of
-    automatic rewrites is then what ``fix`` can do (a ``torch.device('cuda')`` built from a name had the flag
-    and no edit)."""
-    if all(v.edit is not None or not v.fixable for v in verdicts.values()):
-        return verdicts
-    return {t: replace(v, fixable=False) if v.fixable and v.edit is None else v for t, v in verdicts.items()}
 
 
 def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:

@@ -403,9 +403,9 @@ class RenamedCudaNames(CudaNames):
                 old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
                 head, dot, tail = usage.snippet.rpartition(f".{old_method}")
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
+            edit = _rename_edit(api, rule.to, usage) if rule.exact else None
             return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
-                           rule.source, suggestion=suggestion,
-                           fixable=exact, edit=_rename_edit(api, rule.to, usage) if rule.exact else None)
+                           rule.source, suggestion=suggestion, fixable=exact and edit is not None, edit=edit)
         return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                        + (f" ({rule.note})" if rule.note else ""), rule.source)
 
@@ -421,7 +421,7 @@ class RenamedCudaNames(CudaNames):
                 else literal_edit(value, text, new))
         return Verdict(Status.REWRITE, message, target.device_source,
                        suggestion=suggestion or f"set {value.via} to '{new}'",
-                       fixable=direct and suggestion != snippet, edit=edit)
+                       fixable=direct and suggestion != snippet and edit is not None, edit=edit)
 
     def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
         text = value.text or "nccl"
@@ -432,7 +432,7 @@ class RenamedCudaNames(CudaNames):
         return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                        f"{needs_import(target)}", target.backend_source,
                        suggestion=suggestion or f"set {value.via} to '{new}'",
-                       fixable=bool(direct and suggestion != snippet), edit=edit)
+                       fixable=bool(direct and suggestion != snippet) and edit is not None, edit=edit)
 
 
 class KeptCudaNames(CudaNames):
