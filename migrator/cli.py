@@ -255,14 +255,6 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     found = without_excluded(discover(path), _exclusions(_project_config(path), path))  # [tool.migrator] exclude
     scanned = file_digests(path, found.files)
     report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim)
-    if not shim:  # a line marked `# migrator: ignore` is not rewritten (with --shim, the scan applied them)
-        from dataclasses import replace as _replace
-
-        from .discover import base_dir
-        from .gate.suppress import apply_suppressions, suppressions_in
-
-        marked = suppressions_in(base_dir(path), {f.path for f in report.findings})
-        report = _replace(report, findings=tuple(apply_suppressions(report.findings, marked).kept))
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
               else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
     for item in result.files:

@@ -126,9 +126,12 @@ def without_excluded(found: Discovery, exclude: Exclude) -> Discovery:
 
 def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,
                progress: Progress = None, cache: Optional[AnalysisCache] = None,
-               skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True) -> Report:
-    """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them)."""
-    report, project = _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph)
+               skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True,
+               suppress: bool = True) -> Report:
+    """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them);
+    ``suppress=False`` keeps the findings ``# migrator: ignore`` marks (``check`` reports them as suppressed)."""
+    report, project = _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph,
+                            suppress=suppress)
     if project is not None:
         project.release()
     return report
@@ -215,17 +218,17 @@ _FILES_IN_THIS_WORKER = itertools.count(1)
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
-          keys: Optional[Dict[str, Optional[str]]] = None) -> Tuple[Report, Optional["ProjectGraph"]]:
+          keys: Optional[Dict[str, Optional[str]]] = None, suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
     keys = {} if keys is None else keys
     with fewer_collections():
         results = analyze_all(files, jobs, progress, cache, keys, targets)
         with frozen_heap():  # the results live to the end of the scan: what follows need not walk them again
-            return _judge(root, results, targets, cache, skipped, entries, call_graph, trace, keys)
+            return _judge(root, results, targets, cache, skipped, entries, call_graph, trace, keys, suppress)
 
 
 def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], cache: Optional[AnalysisCache],
            skipped: Sequence[FileResult], entries: Sequence[str], call_graph: bool, trace: Optional[Trace],
-           keys: Dict[str, Optional[str]]) -> Tuple[Report, Optional["ProjectGraph"]]:
+           keys: Dict[str, Optional[str]], suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
     """The cross-file work, from every file's result: rules, custom operators, the call graph, readiness."""
     if cache is not None:
         cache.prune_if_due()
@@ -250,7 +253,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
-    if call_graph:  # `# migrator: ignore` holds for a scan as for `check` (which applies it itself, to report it)
+    if suppress:  # `# migrator: ignore` (``check`` keeps them, to report what it suppressed)
         findings = apply_suppressions(findings, suppressions_in(base_dir(root), {f.path for f in findings})).kept
     findings = in_project(findings, results)
     traced = None

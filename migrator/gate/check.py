@@ -38,7 +38,8 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
               write: bool = False) -> CheckResult:
     root = config.root
     files, skipped = _select(root, paths, config.exclude)
-    report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped, call_graph=False)
+    report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped, call_graph=False,
+                        suppress=False)
     at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)
