@@ -377,27 +377,44 @@ def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> O
     return f"`{edit.new}` needs `import {root}` in this file, which binds `{root}` to something else or not at all"
 
 
+@dataclass(frozen=True)
+class Imported:
+    """One name an import statement binds: ``import torch.cuda as tc`` binds ``tc`` to ``torch.cuda``; ``import
+    torch.cuda`` binds ``torch`` to ``torch`` (and names the module ``torch.cuda``); ``from torch.cuda import
+    amp`` binds ``amp`` to ``torch.cuda.amp``."""
+
+    name: str  # the name bound
+    means: str  # what it is bound to
+    module: str  # the module (or module member) the statement names
+
+
+def imports_in(module: cst.Module, anywhere: bool) -> Iterator[Imported]:
+    """The names the module's imports bind: its top-level statements only, or (``anywhere``) every scope.
+    Relative and star imports bind nothing a rename could need."""
+    nodes = _walk(module) if anywhere else (small for statement in module.body
+                                             if isinstance(statement, cst.SimpleStatementLine)
+                                             for small in statement.body)
+    for node in nodes:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    yield Imported(alias.asname.name.value, full, full)
+                else:
+                    yield Imported(full.split(".")[0], full.split(".")[0], full)
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative \
+                and not isinstance(node.names, cst.ImportStar):
+            base = dotted(node.module)
+            for alias in node.names:
+                name = alias.asname.name if alias.asname else alias.name
+                if isinstance(name, cst.Name):
+                    yield Imported(name.value, f"{base}.{dotted(alias.name)}", f"{base}.{dotted(alias.name)}")
+
+
 def _top_level_names(module: cst.Module) -> Dict[str, str]:
     """Names bound by top-level imports -> what they name (``import torch as T``: T -> torch;
     ``from torch import cuda``: cuda -> torch.cuda)."""
-    bound: Dict[str, str] = {}
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative \
-                    and not isinstance(small.names, cst.ImportStar):
-                for alias in small.names:
-                    name = alias.asname.name if alias.asname else alias.name
-                    if isinstance(name, cst.Name):
-                        bound[name.value] = f"{dotted(small.module)}.{dotted(alias.name)}"
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    name_text = dotted(alias.name)
-                    name = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
-                        else name_text.split(".")[0]
-                    bound[name] = name_text if alias.asname else name_text.split(".")[0]
-    return bound
+    return {imported.name: imported.means for imported in imports_in(module, anywhere=False)}
 
 
 def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: FilePlan, device_to: str,
@@ -449,15 +466,7 @@ def _imported_names(module: cst.Module) -> Set[str]:
     """Every name an import binds, in any scope: a bare name renamed at its use must be one of them. A name
     an assignment binds (``amp_autocast = torch.cuda.amp.autocast if use_amp else suppress``) is edited where
     it is bound; putting the API's new name at its uses would drop the other value."""
-    names: Set[str] = set()
-    for node in _walk(module):
-        if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    names.add(alias.asname.name.value)
-                else:
-                    names.add(dotted(alias.name).split(".")[0])
-    return names
+    return {imported.name for imported in imports_in(module, anywhere=True)}
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

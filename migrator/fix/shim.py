@@ -17,9 +17,8 @@ import libcst as cst
 
 from ..maps.load import TargetMap
 from ..model import Report
-from ..resolve.dotted import dotted
 from ..shim import shims
-from . import Change, FileFix, FixReport, _import_position, _insert_import, _walk, read_for_fix
+from . import Change, FileFix, FixReport, _import_position, _insert_import, imports_in, read_for_fix
 
 #: entry-point kinds (``graph/entries.py``) that get the shim: the ones Python runs as a program
 SHIMMED_KINDS = frozenset({"main-block", "script-name", "console-script"})
@@ -61,14 +60,5 @@ def _module_of(line: str) -> str:
 
 
 def _imported_modules(module: cst.Module) -> Set[str]:
-    """Every module an import statement names, in any scope (``from a.b import c`` names ``a.b.c`` too)."""
-    names: Set[str] = set()
-    for node in _walk(module):
-        if isinstance(node, cst.Import):
-            names.update(dotted(alias.name) for alias in node.names)
-        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-            base = dotted(node.module)
-            names.add(base)
-            if not isinstance(node.names, cst.ImportStar):
-                names.update(f"{base}.{dotted(alias.name)}" for alias in node.names)
-    return names
+    """Every module an import statement names, in any scope (``from a.b import c`` names ``a.b.c``)."""
+    return {imported.module for imported in imports_in(module, anywhere=True)}
