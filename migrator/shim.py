@@ -74,6 +74,9 @@ class Shim:
         swapped = longest(api, lambda prefix: self.swapped.get(prefix))
         if swapped is not None:
             prefix, rest, to = swapped
+            if rest and verdict.edit is None:  # only the module rename says so, no vendor list names the API
+                return ShimJudgement(ShimCover.NOT_COVERED, "the shim swaps the module, but no vendor list names "
+                                     "this API in the target's module: check it there")
             return ShimJudgement(ShimCover.COVERED, f"`{prefix}` is `{to}` once the shim is imported")
         if api in self.rewrites:
             return ShimJudgement(ShimCover.COVERED, f"the shim rewrites CUDA names in the arguments of `{api}`")

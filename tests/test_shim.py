@@ -24,6 +24,8 @@ from .conftest import write_tree
     pytest.param("def f():\n    return torch.distributed.get_backend() == 'nccl'", ShimCover.NOT_COVERED,
                  id="compared-with-the-runtime-backend"),
     pytest.param("DEVICE = 'cuda'", ShimCover.IF_PASSED, id="constant-used-later"),
+    pytest.param("ok = torch.cuda.is_bf16_supported()", ShimCover.NOT_COVERED,
+                 id="renamed-only-by-the-module-swap-no-list-names-it"),
     pytest.param("from flash_attn import flash_attn_func\ny = flash_attn_func(q, k, v)", ShimCover.NOT_COVERED,
                  id="cuda-only-library"),
 ])
