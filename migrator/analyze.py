@@ -106,6 +106,11 @@ def _hit(cache: AnalysisCache, key: str, source: SourceFile) -> Optional[FileRes
 
 
 def _analyze(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResult:
+    result = _analyzed(source, data, prefilter)
+    return replace(result, marked=True) if b"migrator:" in data else result  # suppressions read only there
+
+
+def _analyzed(source: SourceFile, data: bytes, prefilter: bool) -> FileResult:
     try:
         if source.kind == FileKind.PYTHON:
             return _python(source, data, prefilter)

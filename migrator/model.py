@@ -428,6 +428,8 @@ class FileResult:
     #: a Python file whose text names nothing a rule looks for, so it was not resolved (``analyze.RELEVANT``);
     #: ``analyze.resolve_mentioning`` resolves it after all when the project's own extensions are named in it
     prefiltered: bool = False
+    #: the file's text holds a ``# migrator:`` comment: the scan reads its suppressions (``gate/suppress.py``)
+    marked: bool = False
     #: the few of ``usages`` the cross-file stages read, kept apart when the result comes from the cache (where
     #: ``usages`` loads only on first use: ``cache.LazyUsages``); ``None``: they read ``usages`` itself
     shared_usages: Optional[Tuple[Usage, ...]] = field(default=None, compare=False)

@@ -218,7 +218,8 @@ _FILES_IN_THIS_WORKER = itertools.count(1)
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
-          keys: Optional[Dict[str, Optional[str]]] = None, suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
+          keys: Optional[Dict[str, Optional[str]]] = None,
+          suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
     keys = {} if keys is None else keys
     with fewer_collections():
         results = analyze_all(files, jobs, progress, cache, keys, targets)
@@ -254,7 +255,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         for rule in PROJECT_RULES:
             findings.extend(rule.findings(results, ctx))
     if suppress:  # `# migrator: ignore` (``check`` keeps them, to report what it suppressed)
-        findings = apply_suppressions(findings, suppressions_in(base_dir(root), {f.path for f in findings})).kept
+        marked = {r.file.rel for r in results if r.marked} & {f.path for f in findings}  # read only those again
+        findings = apply_suppressions(findings, suppressions_in(base_dir(root), marked)).kept if marked else findings
     findings = in_project(findings, results)
     traced = None
     if trace is not None:
