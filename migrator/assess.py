@@ -5,7 +5,8 @@ Readiness (stated in every report)::
     readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported))
 
 over the findings on the training path (``reachable`` true, or every finding when no entry point was found),
-where ``runs`` counts supported + partial + fallback findings, ``automatic`` the rewrites ``migrator fix``
+where ``runs`` counts supported + partial + fallback findings (the usages every target runs as written among
+them: ``Report.covered``, ``readiness_inputs.covered``), ``automatic`` the rewrites ``migrator fix``
 applies and ``manual`` the other rewrites; ``ports`` and ``unsupported`` count blockers, not findings (one
 custom operator is one port however many call sites it has). ``unknown`` is left out and shown beside. One
 port weighs as much as 25 automatic rewrites, so a training path that needs a kernel port never reads 100%,
@@ -21,6 +22,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
+from .project.coverage import apart
 from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
@@ -69,6 +71,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
                 "sites": sum(1 for f in every if f.context == Context.TRAINING and f.root is not None)}
     judged_by_reach = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
+    covered = {f.id for f in apart(every)[1]}  # usages that run as written everywhere: counted, not listed
     op_of = OpMembership(ops)
     summaries = []
     for target in targets:
@@ -85,7 +88,8 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
         readiness = readiness_score(runs, automatic, manual, ports, unsupported)
         effort = _effort(on_path, target.id, len(ops), port_lines, op_of, automatic, manual)
-        effort["readiness_inputs"] = {"runs": runs, "automatic": automatic, "manual": manual, "ports": ports,
+        effort["readiness_inputs"] = {"runs": runs, "covered": sum(1 for f in on_path if f.id in covered),
+                                      "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
                                       "on_training_path": len(on_path), "all": len(every),
                                       "left_out": left_out,

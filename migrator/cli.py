@@ -336,7 +336,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
                                       cache=None if no_cache else open_cache(), entries=entries)
     nodes = report.graph.finding_nodes if report.graph else {}
     by_node: Dict[str, Counter] = defaultdict(Counter)
-    for finding in report.findings:
+    for finding in report.judged:
         if finding.id in nodes and finding.verdicts:
             by_node[nodes[finding.id]][worst_status(finding).value] += 1
     document = graph_document(project, reach(project), by_node)

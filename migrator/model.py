@@ -599,13 +599,34 @@ class TraceSummary:
 
 
 @dataclass(frozen=True)
+class CoveredApi:
+    """An API every target runs as written, and the project's uses of it (``project/coverage.py``)."""
+
+    api: str
+    rule: str
+    category: Category
+    uses: int
+    counted: int  # uses in training code at their cause: what readiness counts
+    sources: Tuple[Tuple[str, str], ...]  # (target, the data that says it runs)
+    sites: Tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     root: str
     tool_version: str
     targets: Tuple[TargetSummary, ...]
     files: Tuple[FileResult, ...]
+    #: what an engineer acts on: usages that are not ``supported`` on every target, and causes others point at
     findings: Tuple[Finding, ...]
     custom_ops: Tuple[CustomOp, ...]
     graph: Optional[GraphSummary] = None
     op_plans: Tuple[OpPlan, ...] = ()
     trace: Optional[TraceSummary] = None
+    #: usages that run as written on every target (``project/coverage.py``): counted in readiness, not findings
+    covered: Tuple[Finding, ...] = ()
+
+    @property
+    def judged(self) -> Tuple[Finding, ...]:
+        """Every usage with a verdict: the findings and the covered usages (what readiness counts)."""
+        return self.findings + self.covered

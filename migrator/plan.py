@@ -88,10 +88,10 @@ def phase_of(finding: Finding, target: str, membership: OpMembership) -> int:
 
 
 def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> MigrationPlan:
-    findings = counted(report.findings)
+    findings = counted(report.judged)  # what runs as written counts in readiness too
     judged = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged else findings
-    phase = {f.id: phase_of(f, target.id, membership) for f in report.findings}
+    phase = {f.id: phase_of(f, target.id, membership) for f in report.judged}
     by_phase: Dict[int, List[Finding]] = {}
     for finding in on_path:
         by_phase.setdefault(phase[finding.id], []).append(finding)

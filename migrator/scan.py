@@ -22,6 +22,7 @@ from .gate.suppress import apply_suppressions, suppressions_in
 from .inventory import build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
+from .project.coverage import apart
 from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
 from .resolve import module_name_for
@@ -268,9 +269,10 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     plans = plan_custom_ops(ops, targets)
     findings = share_verdicts(apply_plans(findings, ops, plans))
     if not call_graph:
+        acted_on, covered = apart(findings)
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
-                      files=tuple(all_results), findings=tuple(findings), custom_ops=ops, op_plans=plans,
-                      trace=traced), None
+                      files=tuple(all_results), findings=acted_on, custom_ops=ops, op_plans=plans,
+                      trace=traced, covered=covered), None
     from .graph import mark_reachable, subgraph_around, summarise  # networkx: only here
 
     project, reached = _graph_and_reach(root, results, entries, cache)
@@ -282,8 +284,10 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
                       for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
     focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
     summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
+    acted_on, covered = apart(marked)
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
-                  findings=marked, custom_ops=ops, graph=summary, op_plans=plans, trace=traced), project
+                  findings=acted_on, custom_ops=ops, graph=summary, op_plans=plans, trace=traced,
+                  covered=covered), project
 
 
 def _graph_and_reach(root: Path, results: Sequence[FileResult], entries: Sequence[str],

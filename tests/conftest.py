@@ -32,9 +32,9 @@ def scan_tree(tmp_path):
 
 @pytest.fixture
 def scan_code(scan_tree):
-    """Findings for one Python file called ``mod.py``."""
+    """Every judged usage of one Python file called ``mod.py``: its findings and what runs as written."""
     def run(code: str, targets=None) -> List[Finding]:
-        return list(scan_tree({"mod.py": code}, targets).findings)
+        return list(scan_tree({"mod.py": code}, targets).judged)
     return run
 
 

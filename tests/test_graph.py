@@ -57,7 +57,7 @@ def two_entries(tmp_path):
 
 
 def _by_line(report):
-    return {(f.path, f.span.line): f for f in report.findings}
+    return {(f.path, f.span.line): f for f in report.judged}
 
 
 def test_entry_points_are_main_blocks_and_console_scripts_never_tests(two_entries):

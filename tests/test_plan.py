@@ -122,9 +122,9 @@ def test_readiness_after_each_phase_is_the_formula_over_what_the_phases_resolve(
                                sum(b.status == Status.UNSUPPORTED for b in still))
 
     # the training path's findings at their cause (a site of a device variable set elsewhere is not counted)
-    on_path = [f for f in example_report.findings
+    on_path = [f for f in example_report.judged
                if f.reachable is not False and f.context.value == "training" and f.root is None]
-    assert len(on_path) < len([f for f in example_report.findings if f.reachable is not False])
+    assert len(on_path) < len([f for f in example_report.judged if f.reachable is not False])
     for plan, target in zip(migration_plans(example_report), example_report.targets):
         resolved = set()
         assert plan.readiness_now == formula(on_path, target, resolved)

@@ -95,18 +95,18 @@ def _cann(findings, api):
 
 def test_a_bf16_project_keeps_the_real_bf16_limit_and_an_fp32_one_does_not(scan_tree):
     fp32 = scan_tree({"model.py": MODEL, "train.py": "from model import Block\nm = Block(8)\n"}, ["cann"])
-    assert _cann(fp32.findings, "torch.nn.Linear") == [Status.SUPPORTED]
+    assert _cann(fp32.judged, "torch.nn.Linear") == [Status.SUPPORTED]
     bf16 = scan_tree({"train.py": "import torch\nfrom model import Block\nm = Block(8)\n"
                                   "with torch.autocast('cuda', dtype=torch.bfloat16):\n    y = m(x)\n"}, ["cann"])
-    assert _cann(bf16.findings, "torch.nn.Linear") == [Status.PARTIAL]
-    (linear,) = [f for f in bf16.findings if f.api == "torch.nn.Linear"]
+    assert _cann(bf16.judged, "torch.nn.Linear") == [Status.PARTIAL]
+    (linear,) = [f for f in bf16.judged if f.api == "torch.nn.Linear"]
     assert "vendor notes that bite here: `input`仅支持fp16，fp32" in linear.verdicts["cann"].message
 
 
 def test_autocast_without_a_dtype_is_fp16(scan_tree):
     report = scan_tree({"train.py": "import torch\nfrom torch.cuda.amp import autocast\nwith autocast():\n"
                                     "    y = torch.nn.functional.gelu(x)\n"}, ["cann"])
-    (gelu,) = [f for f in report.findings if f.api == "torch.nn.functional.gelu"]
+    (gelu,) = [f for f in report.judged if f.api == "torch.nn.functional.gelu"]
     assert "the project computes in fp32, fp16" in gelu.verdicts["cann"].message
 
 
@@ -500,7 +500,7 @@ def test_each_project_of_a_repository_of_examples_has_its_own_dtypes(scan_tree):
         "llama/model.py": "import torch\n\n\ndef head(dim):\n    return torch.nn.Linear(dim, 8)\n",
         "llama/train.py": "import torch\nfrom llama.model import head\nm = head(8).to(torch.bfloat16)\n",
     }, ["cann"])
-    statuses = {f.path: f.verdicts["cann"].status for f in report.findings if f.api == "torch.nn.Linear"}
+    statuses = {f.path: f.verdicts["cann"].status for f in report.judged if f.api == "torch.nn.Linear"}
     assert statuses == {"vae/main.py": Status.SUPPORTED, "llama/model.py": Status.PARTIAL}
 
 
@@ -527,7 +527,7 @@ def test_a_test_of_the_bf16_path_does_not_make_the_project_compute_in_bf16(scan_
         "tests/test_model.py": "import torch\nfrom pkg.model import head\n\n\ndef test_bf16():\n"
                                "    head(8).to(torch.bfloat16)\n",
     }, ["cann"])
-    (linear,) = [f for f in report.findings if f.path == "pkg/model.py" and f.api == "torch.nn.Linear"]
+    (linear,) = [f for f in report.judged if f.path == "pkg/model.py" and f.api == "torch.nn.Linear"]
     assert linear.verdicts["cann"].status == Status.SUPPORTED
 
 

@@ -26,7 +26,7 @@ def _cases(kind):
 def _scan(tmp_path: Path, example):
     write_tree(tmp_path, {**example.files, example.path: example.code})
     report = scan(tmp_path, TARGETS, jobs=1)
-    return report, [f for f in report.findings if f.path == example.path]
+    return report, [f for f in report.judged if f.path == example.path]
 
 
 @pytest.mark.parametrize("rule, example", _cases(Valid))

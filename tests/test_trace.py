@@ -208,14 +208,14 @@ def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(tmp_path):
     (op,) = reference.ops - {"aten::rand"}
     static = scan(tmp_path, resolve_targets(None), jobs=1)
     line = GETATTR.splitlines().index('        out = act(model(torch.rand(4, 8, device="cuda")))') + 1
-    assert not any(op in f.ops for f in static.findings)  # the static scan cannot see through getattr
+    assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
     document = _trace(tmp_path, "train.py", steps=1, limit=60)
     report = scan(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json"))
-    (found,) = [f for f in report.findings if f.rule == "traced-op" and f.api == op]
+    (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
     assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
     for target in resolve_targets(None):
         assert found.verdicts[target.id].status == op_verdict(target, op).status
-    confirmed = [f for f in report.findings if f.confidence.value == "traced" and f.rule != "traced-op"]
+    confirmed = [f for f in report.judged if f.confidence.value == "traced" and f.rule != "traced-op"]
     assert confirmed and report.trace.confirmed == len(confirmed)
 
 

@@ -134,7 +134,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
     pending: Dict[str, set] = {}
     seen = set()
     not_offered = 0
-    for finding in report.findings:
+    for finding in report.judged:  # a usage that runs as written settles its device spelling too
         verdict = finding.verdicts.get(target)
         if verdict is None:
             continue

@@ -19,6 +19,7 @@ from ..data import data_dir
 from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
 from ..plan import migration_plans
+from ..project.coverage import coverage_by_api
 from ..sources.notebook import read_notebook_cells
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .wording import reach_text, worst_status
@@ -26,6 +27,8 @@ from .wording import reach_text, worst_status
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
 _BLOCKERS_SHOWN = 60
+#: APIs listed under "Runs as written" (most used first); the JSON keeps every one
+_COVERED_SHOWN = 300
 _CONTEXT_LINES = 2
 
 
@@ -53,6 +56,7 @@ def _view(report: Report) -> Dict[str, Any]:
     targets = [_target(t, by_id, sources) for t in report.targets]
     kept, left_out = per_file_cap(report.findings)
     findings = [_finding(f, by_id) for f in kept]
+    covered = coverage_by_api(report.covered)
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
@@ -61,6 +65,9 @@ def _view(report: Report) -> Dict[str, Any]:
         "findings": findings,
         "left_out": sorted(left_out.items()), "max_per_file": MAX_RESULTS_PER_FILE,
         "counted": len(counted(report.findings)),
+        "coverage": [{"api": r.api, "rule": r.rule, "uses": r.uses, "counted": r.counted, "sources": r.sources,
+                      "where": _where(r.sites[0])} for r in covered[:_COVERED_SHOWN]],
+        "more_covered": max(0, len(covered) - _COVERED_SHOWN),
         "filters": {
             "categories": sorted({f.category.value for f in report.findings}),
             "paths": sorted({f.path for f in report.findings}),

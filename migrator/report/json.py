@@ -6,6 +6,7 @@ import json
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..plan import MigrationPlan, migration_plans
+from ..project.coverage import coverage_by_api
 from ..shim import ShimPlan
 from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 
@@ -30,6 +31,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         ],
         "files": [_file(f) for f in report.files],
         "findings": findings,
+        "coverage": _coverage(report.covered),
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
@@ -127,6 +129,18 @@ def _finding_fields(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any
         "confidence": finding.confidence._value_, "reachable": finding.reachable, "scope": finding.scope,
         "node": nodes.get(finding.id), "context": finding.context._value_, "root": finding.root,
     }
+
+
+def _coverage(covered: Sequence[Finding]) -> Dict[str, Any]:
+    """The usages every target runs as written, per API: counted in readiness, not listed as findings."""
+    rows = coverage_by_api(covered)
+    return {"usages": len(covered), "counted": sum(r.counted for r in rows),
+            "apis": [{"api": r.api, "rule": r.rule, "category": r.category._value_, "uses": r.uses,
+                      "counted": r.counted, "sources": dict(r.sources),
+                      "sites": [{"id": u.id, "path": u.path, "line": u.span.line, "col": u.span.col,
+                                 "cell": u.span.cell, "context": u.context._value_, "reachable": u.reachable,
+                                 "root": u.root} for u in r.sites]}
+                     for r in rows]}
 
 
 def _verdicts(finding: Finding) -> Dict[str, Any]:

@@ -16,8 +16,9 @@ _TOP = 8
 def render(report: Report, out: TextIO) -> None:
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
+    covered = f"; {len(report.covered)} more uses run as written on every target" if report.covered else ""
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
-              f"{len(report.findings)} findings ({len(listed)} in training code at their cause)\n\n")
+              f"{len(report.findings)} findings ({len(listed)} in training code at their cause){covered}\n\n")
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
     plans = {p.target: p for p in migration_plans(report)}
