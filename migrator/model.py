@@ -210,12 +210,27 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class DtypeChoice:
+    """Where a project first says it computes in a 16-bit dtype (``project/dtypes.py``): the cause of every
+    vendor note that leaves that dtype out and bites there."""
+
+    dtype: str  # fp16 | bf16
+    api: str  # what says so: torch.bfloat16, torch.Tensor.half, an autocast with no dtype, a framework import
+    path: str
+    span: Span
+    snippet: str
+    scope: str = "<module>"
+
+
+@dataclass(frozen=True)
 class DtypeProfile:
     """The float dtypes a project computes in: fp32 always, fp16 / bf16 where its code says so."""
 
     dtypes: FrozenSet[str] = frozenset({"fp32"})
     #: why each 16-bit dtype is in: ("bf16", "torch.bfloat16 at train.py:12")
     evidence: Tuple[Tuple[str, str], ...] = ()
+    #: the same places, as data: the cause a dtype bite is a site of
+    choices: Tuple[DtypeChoice, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
 
 from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
 
@@ -185,6 +185,18 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
         parts.append("vendor notes that cannot bite here: " + "; ".join(f"{clip(l.text)} ({_why_not(l, profile)})"
                                                                         for l in idle))
     return replace(verdict, status=status, message="; ".join(parts), limits=())
+
+
+def dtype_bite(verdict: Verdict, profile: DtypeProfile) -> FrozenSet[str]:
+    """The project's dtypes that make ``verdict`` (unsettled) ``partial``, when only dtype clauses bite: such a
+    use is a site of the place the project chooses that dtype (``project/dtype_roots.py``). Empty when nothing
+    bites, or when a clause of another kind bites too (an argument the call passes is this call's own)."""
+    if verdict.status != Status.SUPPORTED:
+        return frozenset()
+    biting = [limit for limit in verdict.limits if _bites(limit, profile)]
+    if not biting or any(limit.kind != LimitKind.DTYPE for limit in biting):
+        return frozenset()
+    return frozenset().union(*(limit.dtypes & profile.dtypes for limit in biting))
 
 
 def _bites(limit: Limit, profile: DtypeProfile) -> bool:

@@ -1,5 +1,6 @@
 """Findings read in their project: the dtypes it computes in (``dtypes``), the part of it each finding sits in
-(``contexts``), and the cause each finding is a site of (``roots``). Run once over every file's findings,
+(``contexts``), and the cause each finding is a site of (``roots``; a dtype the project chooses:
+``dtype_roots``). Run once over every file's findings,
 before the custom-op plans and the assessment (``in_project``)."""
 
 from __future__ import annotations
@@ -7,9 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
-from ..maps.limits import settle
-from ..model import FileResult, Finding, Verdict
+from ..maps.limits import dtype_bite, settle
+from ..model import DtypeChoice, FileResult, Finding, Verdict
 from .contexts import context_of
+from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
 
@@ -24,8 +26,11 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult]) -> Li
     its cache entry), as ``scan.share_verdicts`` pools them: a copy of every finding cost half of this stage
     (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied."""
     profile_of = dtype_profiles(results)
-    settled: Dict[Tuple[int, FrozenSet[str]], Tuple[Verdict, Verdict]] = {}  # by the object (kept alive with its id)
-    by_value: Dict[Tuple[Verdict, FrozenSet[str]], Verdict] = {}  # equal verdicts from other files settle once
+    # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
+    settled: Dict[Tuple[int, FrozenSet[str]], Tuple[Verdict, Verdict, FrozenSet[str]]] = {}
+    by_value: Dict[Tuple[Verdict, FrozenSet[str]], Tuple[Verdict, FrozenSet[str]]] = {}  # equal ones settle once
+    bites: Dict[str, Dict[str, FrozenSet[str]]] = {}
+    choices: Dict[str, Tuple[DtypeChoice, ...]] = {}
     placed = []
     for finding in findings:
         verdicts = finding.verdicts
@@ -37,9 +42,13 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult]) -> Li
                 if known is None:
                     done = by_value.get((verdict, profile.dtypes))
                     if done is None:
-                        done = by_value[verdict, profile.dtypes] = settle(verdict, profile)
-                    known = settled[id(verdict), profile.dtypes] = (verdict, done)
+                        done = by_value[verdict, profile.dtypes] = (settle(verdict, profile),
+                                                                    dtype_bite(verdict, profile))
+                    known = settled[id(verdict), profile.dtypes] = (verdict, *done)
                 verdicts[target] = known[1]  # type: ignore[index]
+                if known[2]:
+                    bites.setdefault(finding.id, {})[target] = known[2]
+                    choices[finding.path] = profile.choices
         context = context_of(finding.path, finding.category)
         placed.append(finding if context == finding.context else replace(finding, context=context))
-    return with_roots(placed)
+    return with_dtype_roots(with_roots(placed), bites, choices)

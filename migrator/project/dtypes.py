@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Sequence
 
-from ..model import Context, DtypeProfile, FileResult, Usage
+from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..names import longest
 from ..resolve.names import script_dir_heads
 from ..rules.base import usages_across_files
@@ -35,23 +35,32 @@ def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfil
     project computes in (tests and tooling neither give evidence nor join projects). Files that are not Python
     (shell, requirements, kernels) take the whole repository's."""
     groups = _import_groups(results)
-    evidence: Dict[str, Dict[str, str]] = {}
+    evidence: Dict[str, Dict[str, DtypeChoice]] = {}
     for result in sorted(results, key=lambda r: r.file.rel):
         found = evidence.setdefault(groups.find(result.file.rel), {})
         if path_context(result.file.rel) != Context.TRAINING:
             continue  # a test of the bf16 path does not make the project train in bf16
-        for usage in usages_across_files(result):
+        for usage in sorted(usages_across_files(result), key=lambda u: (u.span.cell or 0, u.span.line or 0)):
             for dtype in _dtypes_of(usage):
-                cell = f" cell {usage.span.cell}" if usage.span.cell is not None else ""
-                found.setdefault(dtype, f"{usage.api} at {result.file.rel}{cell}:{usage.span.line}")
+                if dtype not in found:
+                    found[dtype] = DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
+                                               usage.scope)
     profiles = {group: _profile(found) for group, found in evidence.items()}
     whole = _profile({d: e for found in evidence.values() for d, e in found.items()})
     python = {r.file.rel for r in results if r.outline is not None}
     return lambda path: profiles.get(groups.find(path), whole) if path in python else whole
 
 
-def _profile(evidence: Dict[str, str]) -> DtypeProfile:
-    return DtypeProfile(frozenset({"fp32", *evidence}), tuple(sorted(evidence.items())))
+def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:
+    ordered = sorted(choices.items())
+    return DtypeProfile(frozenset({"fp32", *choices}), tuple((d, where(c)) for d, c in ordered),
+                        tuple(c for _, c in ordered))
+
+
+def where(choice: DtypeChoice) -> str:
+    """``torch.bfloat16 at evaluate.ipynb cell 3:12``"""
+    cell = f" cell {choice.span.cell}" if choice.span.cell is not None else ""
+    return f"{choice.api} at {choice.path}{cell}:{choice.span.line}"
 
 
 class _Groups:

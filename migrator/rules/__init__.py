@@ -16,7 +16,7 @@ from .base import (ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is
 from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
-from .dtype import RiskyDtype
+from .dtype import DtypeLimits, RiskyDtype
 from .environment import BaseImage, CudaRequirement, EnvironmentVariable, LaunchEnvironment, NvidiaTool
 from .ops import TorchOp
 from .practice import NoMixedPrecision
@@ -33,7 +33,9 @@ ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
 #: Rules that judge the whole project at once, after every file's own findings.
 PROJECT_RULES: Tuple[ProjectRule, ...] = (NoMixedPrecision(),)
 #: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list.
-DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES)
+#: Findings the project stage makes from the others' settled verdicts (``project/dtype_roots.py``).
+PROJECT_STAGE_RULES = (DtypeLimits(),)
+DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES, *PROJECT_STAGE_RULES)
 
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])

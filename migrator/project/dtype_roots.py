@@ -1,0 +1,85 @@
+"""One dtype choice, one finding: the uses of ops whose vendor notes leave out a dtype the project computes in
+are sites of the place the project chooses that dtype (rule ``dtype-limits``, ``rules/dtype.py``).
+
+``settle`` makes ``nn.Linear`` ``partial`` on cann in a project that autocasts in bf16 (the Ascend docs list
+fp16/fp32 for its input). Five layers and a loss in the model code are then five and one findings with one
+cause, an evaluation notebook's ``autocast(dtype=torch.bfloat16)``: the finding is there, listing the APIs,
+and each use names it as its ``root``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Dict, FrozenSet, List, Mapping, Sequence, Tuple
+
+from ..model import Category, Confidence, Context, DtypeChoice, Finding, Status, Verdict
+from ..rules.base import fingerprint
+from ..rules.dtype import DtypeLimits
+from .dtypes import where
+
+#: per finding id, per target: the project's dtypes that bite its verdict (only dtype clauses biting)
+Bites = Mapping[str, Mapping[str, FrozenSet[str]]]
+_RULE = DtypeLimits.name
+_SHOWN = 8
+
+
+def with_dtype_roots(findings: Sequence[Finding], bites: Bites,
+                     choices_of: Mapping[str, Tuple[DtypeChoice, ...]]) -> List[Finding]:
+    """``findings`` with each dtype-only ``partial`` use rooted at a ``dtype-limits`` finding at its project's
+    choice of the dtype (added after them). A use that is already a site of another cause keeps it, and a
+    use with another reason to be a finding on some target (a rewrite, an argument note) stays its own."""
+    sites: Dict[DtypeChoice, List[Finding]] = {}
+    out: List[Finding] = []
+    for finding in findings:
+        bitten = bites.get(finding.id)
+        choice = _choice(finding, bitten, choices_of.get(finding.path, ())) if bitten else None
+        if choice is None:
+            out.append(finding)
+            continue
+        sites.setdefault(choice, []).append(finding)
+        out.append(finding)  # rooted below, once the cause's id is known
+    rooted: Dict[str, str] = {}
+    causes = []
+    for choice, uses in sites.items():
+        cause = _finding_at(choice, uses, bites)
+        causes.append(cause)
+        rooted.update((use.id, cause.id) for use in uses)
+    return [replace(f, root=rooted[f.id]) if f.id in rooted else f for f in out] + causes
+
+
+def _choice(finding: Finding, bitten: Mapping[str, FrozenSet[str]], choices: Sequence[DtypeChoice]):
+    """The place the dtype that bites ``finding`` is chosen, when only such bites make it a finding."""
+    if finding.root is not None or finding.cause is not None:
+        return None
+    for target, verdict in finding.verdicts.items():
+        if verdict.status != Status.SUPPORTED and not bitten.get(target):
+            return None  # another reason to act here
+    dtypes = set().union(*bitten.values())
+    return next((c for c in choices if c.dtype in dtypes), None)
+
+
+def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites) -> Finding:
+    targets = list(dict.fromkeys(t for use in uses for t in use.verdicts))
+    return Finding(id=fingerprint(_RULE, choice.path, choice.api, choice.snippet, 0), rule=_RULE,
+                   category=Category.DTYPE, path=choice.path, span=choice.span, api=choice.api,
+                   snippet=choice.snippet, confidence=Confidence.RESOLVED,
+                   verdicts={t: _verdict(choice, t, uses, bites) for t in targets}, scope=choice.scope,
+                   context=Context.TRAINING)
+
+
+def _verdict(choice: DtypeChoice, target: str, uses: Sequence[Finding], bites: Bites) -> Verdict:
+    bitten = [u for u in uses if choice.dtype in bites[u.id].get(target, ())]
+    if not bitten:
+        return Verdict(Status.SUPPORTED, f"the project computes in {choice.dtype} from {where(choice)}; no vendor "
+                       f"note on the APIs it uses leaves {choice.dtype} out on {target}", "migrator dtype profile")
+    apis = Counter(u.api for u in bitten)
+    listed = ", ".join(f"{api} ({n})" for api, n in apis.most_common(_SHOWN))
+    more = f" and {len(apis) - _SHOWN} more" if len(apis) > _SHOWN else ""
+    sources = list(dict.fromkeys(u.verdicts[target].source for u in bitten))
+    return Verdict(Status.PARTIAL,
+                   f"the project computes in {choice.dtype} from here ({where(choice)}), and the {target} vendor "
+                   f"notes on {len(apis)} API(s) it uses leave {choice.dtype} out: {listed}{more}; "
+                   f"{len(bitten)} use(s) listed as sites of this finding, each with its note. Check those ops in "
+                   f"{choice.dtype} on the card, or keep them in a dtype the notes list",
+                   "; ".join(sources[:3]) + (f"; and {len(sources) - 3} more" if len(sources) > 3 else ""))
