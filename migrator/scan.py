@@ -19,10 +19,11 @@ from .assess import assess
 from .cache import AnalysisCache
 from .discover import Discovery, base_dir, discover, excluded
 from .gate.suppress import apply_suppressions, suppressions_in
-from .inventory import build_index, custom_ops, kernel_usages
+from .inventory import OpMembership, build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
 from .project.coverage import apart
+from .project.roots import with_op_roots
 from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
 from .resolve import module_name_for
@@ -267,7 +268,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
-    findings = share_verdicts(apply_plans(findings, ops, plans))
+    findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
     if not call_graph:
         acted_on, covered = apart(findings)
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),

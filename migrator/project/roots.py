@@ -5,7 +5,7 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..model import Finding
 
@@ -40,3 +40,24 @@ def _last(roots: Dict[str, str], start: str) -> str:
         seen.add(current)
         current = roots[current]
     return current
+
+
+#: A custom op's finding that stands for the whole op, in this order of preference: its build declares it.
+_OP_CAUSE_RULES = ("extension-build", "cuda-kernel", "torch-library-cuda")
+
+
+def with_op_roots(findings: Sequence[Finding], op_of: Callable[[Finding], Optional[str]]) -> List[Finding]:
+    """A custom operator is one cause: its kernels, registrations and call sites are sites of the finding at
+    its build (else its first kernel file, else its first finding), which carries the op's plan. ``op_of``
+    names the op a finding belongs to (``inventory.OpMembership``)."""
+    members: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        op = op_of(finding)
+        if op is not None:
+            members.setdefault(op, []).append(finding)
+    roots: Dict[str, str] = {}
+    for found in members.values():
+        cause = min(found, key=lambda f: (_OP_CAUSE_RULES.index(f.rule) if f.rule in _OP_CAUSE_RULES
+                                          else len(_OP_CAUSE_RULES), f.path, f.span.line or 0))
+        roots.update((f.id, cause.id) for f in found if f is not cause and f.root is None)
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]

@@ -1,0 +1,114 @@
+"""One cause, one finding: a dtype the project chooses, and a custom operator, are each one counted finding
+with the uses they cause as its sites."""
+
+from __future__ import annotations
+
+from migrator.assess import counted
+from migrator.model import Status
+
+MODEL = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+        self.head = nn.Linear(dim, 10)
+
+    def forward(self, x, y):
+        h = self.down(F.gelu(self.up(x)))
+        return F.cross_entropy(self.head(h), y)
+"""
+
+TRAIN = """\
+import torch
+from model import MLP
+
+
+def main():
+    model = MLP(64)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(8, 64), torch.randint(0, 10, (8,))
+    with torch.autocast("cpu", dtype=DTYPE):
+        loss = model(x, y)
+    loss.backward()
+    opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _project(dtype: str):
+    return {"model.py": MODEL, "train.py": TRAIN.replace("DTYPE", dtype)}
+
+
+def test_a_bf16_choice_is_one_finding_and_the_layers_it_limits_are_its_sites(scan_tree):
+    report = scan_tree(_project("torch.bfloat16"), ["cann", "neuware"])
+    (choice,) = [f for f in report.findings if f.rule == "dtype-limits"]
+    assert (choice.path, choice.span.line, choice.api) == ("train.py", 9, "torch.bfloat16")
+    assert choice.verdicts["cann"].status == Status.PARTIAL
+    assert "torch.nn.Linear (3)" in choice.verdicts["cann"].message
+    assert choice.verdicts["neuware"].status == Status.SUPPORTED  # no neuware note leaves bf16 out here
+    linears = [f for f in report.findings if f.api == "torch.nn.Linear"]
+    assert len(linears) == 3 and {f.root for f in linears} == {choice.id}
+    assert all(f.verdicts["cann"].status == Status.PARTIAL for f in linears)  # each keeps its note
+    assert "`input`" in linears[0].verdicts["cann"].message
+    listed = counted(report.findings)
+    assert choice in listed and not [f for f in listed if f.api == "torch.nn.Linear"]
+
+
+def test_an_fp16_project_has_no_choice_to_report_for_ops_whose_notes_list_fp16(scan_tree):
+    report = scan_tree(_project("torch.float16"), ["cann", "neuware"])
+    assert not [f for f in report.judged if f.rule == "dtype-limits"]
+    linears = [f for f in report.judged if f.api == "torch.nn.Linear"]
+    assert len(linears) == 3 and all(f.verdicts["cann"].status == Status.SUPPORTED for f in linears)
+
+
+def test_a_call_whose_own_argument_bites_stays_its_own_finding(scan_tree):
+    """``sorted=False`` is not supported by torch_npu's topk: that is this call's limit, not the dtype's."""
+    files = _project("torch.bfloat16")
+    files["model.py"] += "\n\ndef best(scores):\n    return torch.topk(scores, 3, sorted=False)\n"
+    report = scan_tree(files, ["cann"])
+    (topk,) = [f for f in report.findings if f.api == "torch.topk"]
+    assert topk.root is None and topk.verdicts["cann"].status == Status.PARTIAL
+    assert "sorted" in topk.verdicts["cann"].message
+
+
+CUSTOM_OP = {
+    "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                 "setup(name='fused', ext_modules=[CUDAExtension('fused._C', ['csrc/bind.cpp', 'csrc/gelu.cu', "
+                 "'csrc/norm.cu'])], cmdclass={'build_ext': BuildExtension})\n"),
+    "csrc/bind.cpp": ('#include <torch/extension.h>\ntorch::Tensor gelu(torch::Tensor x);\n'
+                      'torch::Tensor norm(torch::Tensor x);\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n'
+                      '  m.def("gelu", &gelu);\n  m.def("norm", &norm);\n}\n'),
+    "csrc/gelu.cu": ("#include <torch/extension.h>\n__global__ void gelu_kernel(float* x, int n) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = x[i] * 0.5f;\n}\n"),
+    "csrc/norm.cu": ("#include <torch/extension.h>\n__global__ void norm_kernel(float* x, int n) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] = x[i] / n;\n}\n"),
+    "fused/__init__.py": "",
+    "fused/ops.py": ("import torch\nfrom fused import _C\n\n\ndef gelu(x):\n    return _C.gelu(x)\n\n\n"
+                     "def norm(x):\n    return _C.norm(x)\n"),
+    "train.py": ("import torch\nfrom fused.ops import gelu, norm\n\n\ndef main():\n"
+                 "    x = torch.randn(4)\n    print(norm(gelu(x)))\n\n\nif __name__ == '__main__':\n    main()\n"),
+}
+
+
+def test_a_custom_operator_is_one_finding_at_its_build_with_kernels_and_calls_as_sites(scan_tree):
+    report = scan_tree(CUSTOM_OP, ["cann"])
+    members = [f for f in report.findings if f.category.value == "custom-op"]
+    (build,) = [f for f in members if f.rule == "extension-build"]
+    assert build.root is None and build.path == "setup.py"
+    kernels = {f.path for f in members if f.rule == "cuda-kernel"}
+    calls = [f for f in members if f.rule == "extension-call"]
+    assert kernels == {"csrc/gelu.cu", "csrc/norm.cu"} and len(calls) >= 2
+    assert {f.root for f in members if f is not build} == {build.id}
+    assert [f.id for f in counted(report.findings) if f.category.value == "custom-op"] == [build.id]
+    (target,) = report.targets
+    (blocker,) = [b for b in target.blockers if b.key.startswith("custom-op:")]
+    assert blocker.findings == (build.id,) and blocker.status == Status.PORT
