@@ -5,9 +5,12 @@
 Scans each PATH (default: the bundled example and the pinned sdists below, downloaded once into
 bench/_downloads like bench_scan.py) with `--no-cache` and prints, per repository:
 
-    findings    every finding of the report (supported ones included: they count in readiness)
-    training    findings in training code at their cause (context "training", no root): what readiness counts
-    act-on      of those, the ones not supported on every target
+    findings    every finding of the report (what is not supported on every target, and the causes of others)
+    covered     usages every target runs as written (the report's `coverage`: counted in readiness, not listed;
+                before 0.2 these were findings)
+    training    findings in training code at their cause (context "training", no root): issue 24's "active"
+    act-on      of those, the ones not supported on every target (a cause that is supported everywhere stays a
+                finding for its sites' sake)
     apis        distinct APIs among the act-on findings
     kunlun?     act-on findings whose only open verdict is kunlun `unknown` (the aten-to-Paddle table's gap)
     partial     act-on findings that are cann `partial`
@@ -46,7 +49,8 @@ def measure(path: Path) -> Dict[str, object]:
         return [t for t, v in f["verdicts"].items() if v["status"] != "supported"]
 
     return {
-        "findings": len(findings), "training": len(training), "act-on": len(act_on),
+        "findings": len(findings), "covered": report.get("coverage", {}).get("usages", 0),
+        "training": len(training), "act-on": len(act_on),
         "apis": len({f["api"] for f in act_on}),
         "kunlun?": sum(1 for f in act_on if open_targets(f) == ["kunlun"]
                        and f["verdicts"]["kunlun"]["status"] == "unknown"),
@@ -58,7 +62,7 @@ def measure(path: Path) -> Dict[str, object]:
 def main(argv: List[str]) -> None:
     paths = [Path(p) for p in argv] or [HERE.parent / "examples",
                                         *(fetch(name, spec) for name, spec in PROJECTS.items())]
-    columns = ("findings", "training", "act-on", "apis", "kunlun?", "partial")
+    columns = ("findings", "covered", "training", "act-on", "apis", "kunlun?", "partial")
     print(f"{'repository':<28}" + "".join(f"{c:>10}" for c in columns) + "  readiness")
     for path in paths:
         row = measure(path)
