@@ -95,16 +95,24 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
     claimed = set()
     wrappers_of = _autograd_classes(results)
     ops: List[CustomOp] = []
-    for name, build in sorted(index.extensions.items()):
+    # the deepest build first: a glob a repository's own setup.py spells (detectron2's ``**/*.cpp``) does not
+    # take the sources of a project's extension below it (``projects/TensorMask/setup.py``)
+    for name, build in sorted(index.extensions.items(), key=lambda item: (-item[1].path.count("/"), item[0])):
         base = posixpath.dirname(build.path)
-        files = sorted({r.file.rel for r in cuda_files for pattern in build.sources
-                        if _matches(r.file.rel, pattern, base)})
+        free = [r for r in cuda_files if r.file.rel not in claimed]
+        files = sorted({r.file.rel for r in free for pattern in build.sources if _matches(r.file.rel, pattern, base)})
+        if files and any(ch in pattern for pattern in build.sources for ch in "*?["):
+            files = _extension_folders(files, free, by_path) or files
         if not files:  # sources we could not read statically: fall back to a pybind module of that name
-            files = sorted(r.file.rel for r in cuda_files if r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
+            files = sorted(r.file.rel for r in free if r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
         files = _with_includes(files, by_path)
         claimed.update(files)
-        calls = [f for f in findings if f.rule == "extension-call" and index.extension_of(f.api) == name]
+        namespaces = {r.namespace for rel in files for r in by_path[rel].cuda.registrations
+                      if r.kind == "torch_library" and r.namespace}
+        calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)
+                 or (f.rule == "torch-ops-call" and f.api.split(".")[2:3] and f.api.split(".")[2] in namespaces)]
         ops.append(_op(name, build, files, by_path, calls, wrappers_of))
+    ops.sort(key=lambda op: op.name)
     orphans: Dict[str, List[str]] = {}
     for result in cuda_files:
         if result.file.rel in claimed or not (result.cuda.kernels or result.cuda.registrations):
@@ -169,11 +177,28 @@ def _autograd_classes(results: Sequence[FileResult]) -> List[str]:
 
 
 def _matches(rel: str, pattern: str, base: str) -> bool:
+    """Whether a source pattern of a build in folder ``base`` names ``rel``. A glob is read under ``base``
+    only (its folder part was a variable the static reader could not follow: ``path.join(ext_dir, "**",
+    "*.cpp")`` reads as ``*.cpp``)."""
     candidate = posixpath.normpath(posixpath.join(base, pattern)) if base else posixpath.normpath(pattern)
     candidate = candidate.lstrip("./")
     if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatch(rel, candidate) or fnmatch.fnmatch(rel, "*/" + pattern.lstrip("./"))
+        inside = not base or rel.startswith(base + "/")
+        return inside and (fnmatch.fnmatch(rel, candidate) or fnmatch.fnmatch(rel, "*/" + pattern.lstrip("./")))
     return rel == candidate or rel.endswith("/" + pattern.lstrip("./"))
+
+
+def _extension_folders(files: Sequence[str], free: Sequence[FileResult], by_path) -> List[str]:
+    """A globbed extension's sources: every C++/CUDA file under the folders of the files that bind it to
+    Python (``PYBIND11_MODULE``, ``TORCH_LIBRARY``). Globs come with variables the static reader cannot
+    follow (``sources += source_cuda``: the ``.cu`` half of detectron2's ``_C``), and a repository-wide
+    ``*.cpp`` also matches a deployment example's ``.cpp``; the binding files say where the extension is."""
+    binding = {posixpath.dirname(rel) for rel in files
+               if by_path[rel].cuda.pybind_module or by_path[rel].cuda.registrations}
+    if not binding:
+        return []
+    return sorted(r.file.rel for r in free
+                  if any(folder == "" or r.file.rel.startswith(folder + "/") for folder in binding))
 
 
 class OpMembership:

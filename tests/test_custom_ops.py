@@ -165,3 +165,53 @@ def test_torchvision_detection_ops_get_the_vendor_op_with_its_source(scan_code):
         assert cann.source == families[family].targets["cann"].source  # the upstream file the row was checked in
         assert ops[api].verdicts["neuware"].status == Status.SUPPORTED  # torch_mlu's torchvision list
         assert ops[api].verdicts["kunlun"].status == Status.UNKNOWN
+
+
+_GLOB_SETUP = """\
+import glob
+from os import path
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+
+def get_extensions():
+    extensions_dir = path.join(path.dirname(path.abspath(__file__)), "{pkg}", "layers", "csrc")
+    sources = glob.glob(path.join(extensions_dir, "**", "*.cpp"))
+    source_cuda = glob.glob(path.join(extensions_dir, "**", "*.cu"))
+    sources += source_cuda
+    return [CUDAExtension("{pkg}._C", sources)]
+
+setup(name="{pkg}", ext_modules=get_extensions())
+"""
+_VISION = ('#include <torch/extension.h>\nTORCH_LIBRARY({ns}, m) {{\n  m.def("{fn}(Tensor x) -> Tensor");\n}}\n'
+           'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{}}\n')
+_CU = "#include <cuda.h>\n__global__ void {fn}_kernel(float* x) {{ x[0] = 0; }}\n"
+
+
+def test_a_globbed_extension_takes_its_own_folder_not_a_nested_project_or_a_deploy_example(tmp_path):
+    """detectron2's shape: the root setup.py globs ``**/*.cpp`` from a folder variable and adds the ``.cu``
+    files through another variable; a project below has its own setup.py; ``tools/deploy`` has a C++ file
+    that is no part of either. ``torch.ops.<namespace>`` calls are the op's call sites."""
+    from .conftest import write_tree
+
+    write_tree(tmp_path, {
+        "setup.py": _GLOB_SETUP.format(pkg="dtr"),
+        "dtr/__init__.py": "",
+        "dtr/layers/csrc/vision.cpp": _VISION.format(ns="dtr", fn="nms_rotated"),
+        "dtr/layers/csrc/nms/nms_cpu.cpp": "#include <torch/extension.h>\nint nms_cpu() { return 0; }\n",
+        "dtr/layers/csrc/nms/nms_cuda.cu": _CU.format(fn="nms"),
+        "dtr/layers/nms.py": "import torch\n\ndef nms_rotated(x):\n    return torch.ops.dtr.nms_rotated(x)\n",
+        "projects/tm/setup.py": _GLOB_SETUP.format(pkg="tm"),
+        "projects/tm/tm/layers/csrc/vision.cpp": _VISION.format(ns="tm", fn="swap"),
+        "projects/tm/tm/layers/csrc/swap/swap_cuda.cu": _CU.format(fn="swap"),
+        "tools/deploy/run_model.cpp": "#include <torch/script.h>\nint main() { return 0; }\n",
+    })
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    ops = {op.name: op for op in report.custom_ops}
+    assert set(ops) == {"dtr._C", "tm._C"}
+    assert [k.name for k in ops["dtr._C"].kernels] == ["nms_kernel"]
+    assert [k.name for k in ops["tm._C"].kernels] == ["swap_kernel"]
+    assert not any(f.startswith(("projects/", "tools/")) for f in ops["dtr._C"].files)
+    assert ops["dtr._C"].call_sites == (("dtr/layers/nms.py", 4),)
+    members = [f for f in report.findings if f.category.value == "custom-op" and f.path.startswith("dtr/")]
+    (build,) = [f for f in report.findings if f.rule == "extension-build" and f.path == "setup.py"]
+    assert members and {f.root for f in members} == {build.id}
