@@ -7,7 +7,7 @@ from typing import Callable, Dict, Sequence
 
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..names import longest
-from ..resolve.names import script_dir_heads
+from ..resolve.names import DTYPE_MENTIONS, script_dir_heads
 from ..rules.base import usages_across_files
 from ..rules.practice import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from .contexts import path_context
@@ -102,6 +102,8 @@ def _import_groups(results: Sequence[FileResult]) -> _Groups:
 
 
 def _dtypes_of(usage: Usage) -> Sequence[str]:
+    if usage.context in DTYPE_MENTIONS:  # ``x.dtype in (torch.float16, torch.bfloat16)`` tests, chooses nothing
+        return ()
     if usage.api in _NAMES:
         return (_NAMES[usage.api],)
     if usage.api in _AUTOCAST and usage.kind in ("call", "decorator"):

@@ -84,3 +84,28 @@ def script_dir_heads(modules: Iterable[str]) -> Dict[str, Dict[str, str]]:
         if local:
             found[module] = local
     return found
+
+
+#: Factories that make a tensor where their ``device=`` says, and on the host CPU without one (or always, for
+#: ``from_numpy``): the call itself runs no device kernel; a later move is a finding of its own.
+TENSOR_FACTORIES = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+    "torch.arange", "torch.range", "torch.linspace", "torch.logspace", "torch.eye", "torch.rand", "torch.randn",
+    "torch.randint", "torch.randperm", "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
+    "torch.BoolTensor", "torch.ByteTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.Tensor",
+})
+
+#: torch's floating and complex dtype objects (``torch.<name>``), whose mentions the dtype stages read.
+_TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "float64", "double", "complex32",
+                           "chalf", "complex64", "cfloat", "complex128", "cdouble"})
+#: ``Usage.context`` of a dtype named as an operand of a comparison (``x.dtype == torch.bfloat16``) or as an
+#: item of a tuple, list or set (``(torch.float16, torch.bfloat16)``): a test or a set of dtypes, not a
+#: choice to compute in one (``project/dtypes``) nor a use of it (``rules/dtype``).
+#: A dtype a factory with no ``device=`` makes a tensor in, its result not moved on the spot
+#: (``torch.full(n, 0.5, dtype=torch.float64)`` in a sampler): a host tensor's dtype, ``DTYPE_ON_HOST``.
+DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST = "dtype compared", "dtype listed", "dtype of a host tensor"
+DTYPE_MENTIONS = frozenset({DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST})
+
+
+def is_torch_dtype(qual: str) -> bool:
+    return qual.startswith("torch.") and (qual[6:] in _TORCH_DTYPES or qual.startswith("torch.float8_"))

@@ -14,7 +14,7 @@ from .emit import Emitter
 from .guards import body_guard
 from .literals import Literals
 from .dotted import dotted
-from .names import interesting, interesting_base, is_torch
+from .names import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, interesting, interesting_base, is_torch, is_torch_dtype
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -242,7 +242,7 @@ class ModuleResolver:
             return False
         qual = self.scopes.qualify(node)
         if qual is not None and interesting(qual):
-            self.emitter.emit(qual, "attribute", node)
+            self.emitter.emit(qual, "attribute", node, context=self._dtype_role(node) if is_torch_dtype(qual) else None)
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) != OTHER:
@@ -254,7 +254,24 @@ class ModuleResolver:
             return
         qual, _ = self.scopes.lookup(node.value)
         if qual is not None and interesting(qual) and "." in qual:
-            self.emitter.emit(qual, "attribute", node)
+            self.emitter.emit(qual, "attribute", node, context=self._dtype_role(node) if is_torch_dtype(qual) else None)
+
+    def _dtype_role(self, node: cst.CSTNode) -> Optional[str]:
+        """Whether a dtype is named in a test or a collection of dtypes (``DTYPE_MENTIONS``), from its parent."""
+        parents = self.emitter.positions.index.parents
+        parent = parents.get(id(node))
+        if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+            return DTYPE_COMPARED
+        if isinstance(parent, cst.Element):
+            return DTYPE_LISTED
+        if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "dtype":
+            call = parents.get(id(parent))
+            if isinstance(call, cst.Call) and not any(a.keyword is not None and a.keyword.value == "device"
+                                                      for a in call.args) \
+                    and not isinstance(parents.get(id(call)), cst.Attribute) \
+                    and self.scopes.qualify(call.func) in TENSOR_FACTORIES:
+                return DTYPE_ON_HOST  # (``torch.zeros(3, dtype=...).cuda()`` is moved at once: not this)
+        return None
 
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
         key = _environment_key(self.scopes, self.values, node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Status, Usage
+from ..resolve.names import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
 from .base import DocumentedRule, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from .examples import Invalid, Valid
 
@@ -37,7 +38,10 @@ class RiskyDtype(Rule):
     ## What it does
     Finds `torch.float64` / `torch.double`, `.double()`, complex dtypes and views (`torch.complex64`,
     `view_as_complex`), `torch.fft.*` and the `torch.float8_*` dtypes. Each target's verdict is the vendor's
-    API-list entry for that API where it has one, and `unknown` (not verified) where it has none.
+    API-list entry for that API where it has one, and `unknown` (not verified) where it has none. A dtype
+    that is only compared with (`x.dtype == torch.float64`) or listed among others is no use of it, and a
+    float64 or complex tensor a factory makes on the host CPU (no `device=`, not moved on the spot: a
+    sampler's weights) computes where those dtypes are at home.
 
     ## Why is this bad?
     The targets' cards are built for 16- and 32-bit floats: float64 and complex ops often have no device
@@ -57,15 +61,24 @@ class RiskyDtype(Rule):
                 expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Invalid("import torch\nspec = torch.fft.rfft(torch.ones(8))\n",
                 expect=dict(cann=Status.UNKNOWN, neuware=Status.PARTIAL, kunlun=Status.UNKNOWN)),
-        Invalid("import torch\nx = torch.zeros(3, dtype=torch.float64)\n", expect=Status.UNKNOWN),
+        Invalid("import torch\n\ndef make(device):\n    return torch.zeros(3, dtype=torch.float64, device=device)\n",
+                expect=Status.UNKNOWN),
         Valid("import torch\nx = torch.zeros(3, dtype=torch.float32)\n"),
         Valid("import numpy as np\nx = np.zeros(3, dtype=np.float64)\n"),
+        Valid("import torch\n\ndef to_fp32(x):\n    return x.float() if x.dtype == torch.float64 else x\n"),
+        # a sampler's weights, made on the host CPU and never moved
+        Valid("import torch\nweights = torch.tensor([0.2, 0.8], dtype=torch.float64)\n"
+              "index = torch.multinomial(weights, 1)\n"),
+        Invalid("import torch\n\ndef make(device):\n    return torch.zeros(3, dtype=torch.float64).to(device)\n",
+                expect=Status.UNKNOWN),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         kind = dtype_kind(usage.api)
         if kind is None or usage.kind in ("import", "literal"):
             return None
+        if usage.context in (DTYPE_COMPARED, DTYPE_LISTED) or (usage.context == DTYPE_ON_HOST and kind != "fp8"):
+            return None  # ``x.dtype == torch.float64`` computes in none; float64 on the host CPU is at home there
         return per_target(ctx, lambda t: documented_verdict(t, usage.api, _WHY[kind]))
 
 
@@ -101,4 +114,7 @@ class DtypeLimits(DocumentedRule):
         Invalid(_BF16_PROJECT, expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
         Valid(_BF16_PROJECT.replace("torch.bfloat16", "torch.float16")),  # the Linear note lists fp16
         Valid("import torch\nimport torch.nn as nn\n\nmodel = nn.Linear(64, 64)\ny = model(torch.randn(8, 64))\n"),
+        # a set of dtypes to test against (timm's optimizers) chooses none
+        Valid("import torch\nimport torch.nn as nn\n\n_LOW = (torch.float16, torch.bfloat16)\nmodel = nn.Linear(64, 64)\n"
+              "\n\ndef step(x):\n    if x.dtype in _LOW:\n        x = x.float()\n    return model(x)\n"),
     )

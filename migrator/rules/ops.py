@@ -8,6 +8,7 @@ from typing import FrozenSet, Optional, Tuple
 
 from ..maps.coverage import CallForm, api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
+from ..resolve.names import TENSOR_FACTORIES
 from .base import Rule, RuleContext, Verdicts, first_arg, per_target
 from .examples import Invalid, Valid
 
@@ -102,19 +103,9 @@ class TorchOp(Rule):
         return api_ops(usage.api, _optimizer_path(usage))[0]
 
 
-#: Factories that make a tensor where their ``device=`` says, and on the host CPU without one (or always, for
-#: ``from_numpy``): the call itself runs no device kernel; a later move is a finding of its own.
-_FACTORIES = frozenset({
-    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
-    "torch.arange", "torch.range", "torch.linspace", "torch.logspace", "torch.eye", "torch.rand", "torch.randn",
-    "torch.randint", "torch.randperm", "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
-    "torch.BoolTensor", "torch.ByteTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.Tensor",
-})
-
-
 def _on_the_host(usage: Usage) -> bool:
     """A tensor made on the host CPU (``torch.tensor(xs)``, ``torch.zeros(3)``): no device verdict."""
-    if usage.kind != "call" or usage.api not in _FACTORIES:
+    if usage.kind != "call" or usage.api not in TENSOR_FACTORIES:
         return False
     return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
 
