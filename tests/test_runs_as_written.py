@@ -99,3 +99,17 @@ def test_the_text_report_counts_what_runs_as_written(scan_tree):
     head = out.getvalue().splitlines()[0]
     assert f"{len(report.findings)} findings" in head
     assert f"{len(report.covered)} more uses run as written on every target" in head
+
+
+def test_a_use_that_runs_but_has_a_vendor_path_to_suggest_stays_a_finding(scan_tree):
+    """timm's optional apex: without apex the fallback runs, so every target runs it; the vendors' own
+    ports still install Ascend's apex build there, which the verdict suggests: something to act on."""
+    code = ("import torch\n\ntry:\n    from apex import amp\n    has_apex = True\nexcept ImportError:\n"
+            "    has_apex = False\n\n\ndef main(model, optimizer, use_apex):\n    if use_apex and has_apex:\n"
+            "        model, optimizer = amp.initialize(model, optimizer, opt_level='O1')\n"
+            "    return model, optimizer\n")
+    report = scan_tree({"train.py": code}, ["cann", "neuware"])
+    (initialize,) = [f for f in report.findings if f.api == "apex.amp.initialize"]
+    assert {v.status.value for v in initialize.verdicts.values()} == {"supported"}
+    assert "combine_grad=True" in initialize.verdicts["cann"].suggestion
+    assert not [f for f in report.covered if f.api.startswith("apex")]
