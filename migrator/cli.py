@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Dict, Optional, Tuple
@@ -11,7 +12,7 @@ import click
 
 from . import __version__
 from .maps.load import TargetSpecError, resolve_targets
-from .report import FORMATTERS
+from .report import FORMATTERS, View
 from .scan import frozen_heap, scan as run_scan
 
 
@@ -36,8 +37,15 @@ def main() -> None:
               help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
 @click.option("--fail-on", help="Exit 1 when a finding on the training path has one of these statuses on a chosen "
                                 "target (comma-separated: rewrite,port,unsupported,...), for CI.")
+@click.option("--show", type=click.Choice(["summary", "all"]), default="summary", show_default=True,
+              help="Text: per target readiness, plan and blockers; `all` adds every finding by file and rule.")
+@click.option("--verbose", "-v", is_flag=True, help="Text: the same as --show all.")
+@click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
-         entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str]) -> None:
+         entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str], show: str, verbose: bool,
+         quiet: bool, color: str) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
 
     Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
@@ -68,7 +76,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
-        _write(lambda out: FORMATTERS[fmt](report, out), output)
+        view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output))
+        _write(lambda out: FORMATTERS[fmt](report, out, view), output)
     if failing:
         from .assess import counted
 
@@ -578,6 +587,13 @@ def rules_command(name: Optional[str], fmt: str) -> None:
         sys.exit(2)
     doc = rule_doc(found)
     click.echo(doc.markdown() if fmt == "markdown" else doc.text(), nl=False)
+
+
+def _colour(choice: str, output: Optional[Path]) -> bool:
+    """``--color``: ``auto`` is colour on a terminal, unless ``NO_COLOR`` is set to anything (no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    return output is None and not os.environ.get("NO_COLOR") and click.get_text_stream("stdout").isatty()
 
 
 def _write(render, output: Optional[Path]) -> None:

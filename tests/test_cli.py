@@ -137,7 +137,8 @@ def test_check_on_a_missing_path_is_a_usage_error(tmp_path):
 def test_text_columns_count_from_one_like_check_and_sarif(tmp_path):
     (tmp_path / "t.py").write_text("import torch\nx = torch.ones(2).cuda()\n", encoding="utf-8")
     runner = CliRunner()
-    text = runner.invoke(main, ["scan", str(tmp_path / "t.py"), "--no-cache", "--target", "cann"]).output
+    text = runner.invoke(main, ["scan", str(tmp_path / "t.py"), "--no-cache", "--target", "cann",
+                                "--show", "all"]).output
     data = json.loads(runner.invoke(main, ["scan", str(tmp_path / "t.py"), "--no-cache", "--target", "cann",
                                            "--format", "json"]).output)
     (finding,) = data["findings"]

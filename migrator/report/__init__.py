@@ -1,4 +1,6 @@
-"""Report formatters. Every formatter has the same signature: ``render(report, out)``.
+"""Report formatters. Every formatter has the same signature: ``render(report, out, view)``, where ``view``
+says how much a terminal view shows and whether in colour; the documents (JSON, SARIF, the page) always
+hold everything and read only what applies to them.
 
 Each loads with its module when it first renders (the HTML one brings jinja2): a `check` or a JSON scan
 does not pay to import the others.
@@ -7,16 +9,30 @@ does not pay to import the others.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Callable, Dict, TextIO
+
 
 from ..model import Report
 
-Formatter = Callable[[Report, TextIO], None]
+
+@dataclass(frozen=True)
+class View:
+    """How a terminal view reads: ``show`` ``summary`` (per target: readiness, the plan, the blockers by
+    cause) or ``all`` (and every finding in training code, grouped by file and rule); ``quiet``: one line
+    per target; ``color``: status words in colour (a TTY, unless ``NO_COLOR`` or ``--color never``)."""
+
+    show: str = "summary"
+    quiet: bool = False
+    color: bool = False
+
+
+Formatter = Callable[[Report, TextIO, View], None]
 
 
 def _formatter(module: str) -> Formatter:
-    def render(report: Report, out: TextIO) -> None:
-        importlib.import_module(f"{__name__}.{module}").render(report, out)
+    def render(report: Report, out: TextIO, view: View = View()) -> None:
+        importlib.import_module(f"{__name__}.{module}").render(report, out, view)
 
     render.__qualname__ = render.__name__ = f"{module}.render"
     return render

@@ -21,6 +21,7 @@ from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Statu
 from ..plan import migration_plans
 from ..project.coverage import coverage_by_api
 from ..sources.notebook import read_notebook_cells
+from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .wording import reach_text, worst_status
 
@@ -32,7 +33,7 @@ _COVERED_SHOWN = 300
 _CONTEXT_LINES = 2
 
 
-def render(report: Report, out: TextIO) -> None:
+def render(report: Report, out: TextIO, view: Optional[View] = None) -> None:  # a document holds all: no view
     out.write(render_page("report.html.j2", "report.js", report=report, view=_view(report)))
 
 

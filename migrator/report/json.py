@@ -9,6 +9,7 @@ from ..plan import MigrationPlan, migration_plans
 from ..project.coverage import coverage_by_api
 from ..shim import ShimPlan
 from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
+from . import View
 
 SCHEMA = "migrator.report/1"
 
@@ -43,7 +44,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
 _CHUNK = 2000
 
 
-def render(report: Report, out: TextIO) -> None:
+def render(report: Report, out: TextIO, view: Optional[View] = None) -> None:  # a document holds all: no view
     """The document, byte for byte what ``json.dumps(to_dict(report), ensure_ascii=False)`` gives, written in
     pieces.
 

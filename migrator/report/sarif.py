@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, TextIO
+from typing import Any, Dict, List, Optional, TextIO
 
 from .. import __version__
 from ..model import Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
+from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .wording import worst_status
 
@@ -55,7 +56,7 @@ def repository_prefix(root: Path) -> str:
     return ""
 
 
-def render(report: Report, out: TextIO) -> None:
+def render(report: Report, out: TextIO, view: Optional[View] = None) -> None:  # a document holds all: no view
     json.dump(to_dict(report), out, indent=2, ensure_ascii=False)
     out.write("\n")
 

@@ -1,46 +1,44 @@
-"""A terminal summary: per target, counts and top blockers; then findings grouped by file, worst first."""
+"""A terminal summary that fits a screen per target: readiness, the plan phase by phase, the blockers by
+cause. ``--show all`` adds every finding in training code at its cause, grouped by file and by rule and API
+(one row for the same call on several lines, with what to do); ``-q`` keeps one line per target."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, TextIO
+from typing import Dict, List, Optional, TextIO, Tuple
 
-from ..plan import migration_plans
+import click
+
 from ..assess import counted
-from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status
+from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
+from ..plan import MigrationPlan, migration_plans
+from . import View
 from .wording import reach_text, trace_text, worst_status
 
+#: Blockers shown per target in the summary; the rest are counted.
 _TOP = 8
+#: Lines listed in one grouped row before "and N more".
+_LINES_SHOWN = 6
+_COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK: "yellow",
+            Status.REWRITE: "cyan", Status.PORT: "red", Status.UNSUPPORTED: "red", Status.UNKNOWN: "magenta"}
 
 
-def render(report: Report, out: TextIO) -> None:
+def render(report: Report, out: TextIO, view: View = View()) -> None:
+    paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
     covered = f"; {len(report.covered)} more uses run as written on every target" if report.covered else ""
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
               f"{len(report.findings)} findings ({len(listed)} in training code at their cause){covered}\n\n")
+    plans = {p.target: p for p in migration_plans(report)}
+    if view.quiet:
+        for target in report.targets:
+            out.write(_headline(target, plans[target.id], paint) + "\n")
+        return
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
-    plans = {p.target: p for p in migration_plans(report)}
     for target in report.targets:
-        counts = ", ".join(f"{n} {s}" for s, n in target.counts.items() if n)
-        after_fix = plans[target.id].readiness_after_fix
-        unknown = target.counts.get(Status.UNKNOWN.value, 0)
-        if not any(target.counts.values()):
-            score = "nothing to assess (no finding in training code)"
-        else:
-            judged = f" of what the data judges, {unknown} unknown" if unknown else ""
-            score = f"readiness {target.readiness}%{judged} ({after_fix}% after `migrator fix`)"
-        out.write(f"{target.id}@{target.version} ({target.runtime}): {score}, "
-                  f"effort ~{target.effort.get('total_days', '?')} days\n")
-        out.write(f"  {counts or 'nothing to judge'}\n")
-        for blocker in target.blockers[:_TOP]:
-            where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
-            out.write(f"  {blocker.status.value:<11} {blocker.title}  ({reach_text(blocker)}; {where})\n"
-                      f"              {blocker.message}\n")
-        if len(target.blockers) > _TOP:
-            out.write(f"  ... {len(target.blockers) - _TOP} more blockers\n")
-        out.write("\n")
+        _target(target, plans[target.id], paint, out)
     if report.graph is not None:
         entries = ", ".join(e.node for e in report.graph.entries) or "none found (use --entry MODULE:FUNC)"
         out.write(f"Entry points: {entries}\n\n")
@@ -50,22 +48,14 @@ def render(report: Report, out: TextIO) -> None:
             out.write(f"  {op.name}: {len(op.kernels)} kernels ({op.kernel_lines} lines), "
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
         out.write("\n")
-    by_file: Dict[str, List[Finding]] = defaultdict(list)
-    for finding in listed:  # tests, tooling and the sites of a cause listed here are in the JSON and HTML
-        by_file[finding.path].append(finding)
-    for path in sorted(by_file):
-        shown = [f for f in by_file[path] if worst_status(f) != Status.SUPPORTED]
-        hidden = len(by_file[path]) - len(shown)
-        out.write(f"{path}\n")
-        for finding in sorted(shown, key=lambda f: (STATUS_SEVERITY.index(worst_status(f)), f.span.cell or 0,
-                                                     f.span.line or 0)):
-            statuses = " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items())
-            out.write(f"  {_position(finding)}  {finding.rule}  {finding.api}  [{statuses}]\n")
-        if hidden:
-            out.write(f"  ({hidden} more uses supported on every target)\n")
-    left_out = _left_out(report.findings)
-    if left_out:
-        out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
+    if view.show == "all":
+        _findings(listed, [t.id for t in report.targets], paint, out)
+        left_out = _left_out(report.findings)
+        if left_out:
+            out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
+    elif listed:
+        out.write(f"{len(listed)} findings in training code at their cause: `--show all` lists them by file "
+                  "and rule; `--format html` writes the page\n")
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
@@ -73,7 +63,85 @@ def render(report: Report, out: TextIO) -> None:
             out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
 
 
-def _left_out(findings: List[Finding]) -> str:
+def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> str:
+    unknown = target.counts.get(Status.UNKNOWN.value, 0)
+    if not any(target.counts.values()):
+        score = "nothing to assess (no finding in training code)"
+    else:
+        judged = f" of what the data judges, {unknown} unknown" if unknown else ""
+        score = (f"readiness {paint.bold(f'{target.readiness}%')}{judged} ({plan.readiness_after_fix}% after "
+                 f"`migrator fix`)")
+    return (f"{target.id}@{target.version} ({target.runtime}): {score}, effort ~{target.effort.get('total_days', '?')}"
+            " days")
+
+
+def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO) -> None:
+    out.write(_headline(target, plan, paint) + "\n")
+    counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items() if n)
+    out.write(f"  {counts or 'nothing to judge'}\n")
+    for phase in plan.phases:
+        if phase.findings:
+            out.write(f"  plan {phase.number}. {phase.title}: {_count(len(phase.items), 'item')}, "
+                      f"{_count(len(phase.findings), 'finding')}, ~{phase.hours:g} h -> {phase.readiness_after}%\n")
+    for blocker in target.blockers[:_TOP]:
+        where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
+        sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
+        out.write(f"  {paint.status(blocker.status, 11)} {blocker.title}  ({reach_text(blocker)}{sites}; {where})\n"
+                  f"              {_clip(blocker.message, 240)}\n")
+    if len(target.blockers) > _TOP:
+        out.write(f"  ... {len(target.blockers) - _TOP} more blockers (`--format html` or `json` has them all)\n")
+    out.write("\n")
+
+
+def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO) -> None:
+    """By file; in a file, one row per rule and API and the same verdicts, worst first, with its lines and
+    what to do on the target that needs the most."""
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
+    for finding in listed:
+        by_file[finding.path].append(finding)
+    for path in sorted(by_file):
+        rows: Dict[Tuple[str, str, Tuple[str, ...]], List[Finding]] = {}
+        for finding in by_file[path]:
+            statuses = tuple(finding.verdicts[t].status.value if t in finding.verdicts else "-" for t in targets)
+            rows.setdefault((finding.rule, finding.api, statuses), []).append(finding)
+        shown = [key for key, found in rows.items() if worst_status(found[0]) != Status.SUPPORTED]
+        if not shown:
+            continue
+        out.write(f"{path}\n")
+        for key in sorted(shown, key=lambda k: (STATUS_SEVERITY.index(worst_status(rows[k][0])),
+                                                 _first_line(rows[k]))):
+            found = sorted(rows[key], key=lambda f: (f.span.cell or 0, f.span.line or 0))
+            rule, api, statuses = key
+            lines = ", ".join(_position(f) for f in found[:_LINES_SHOWN])
+            more = f" and {len(found) - _LINES_SHOWN} more" if len(found) > _LINES_SHOWN else ""
+            verdicts = " ".join(f"{t}:{paint.status(Status(s))}" for t, s in zip(targets, statuses) if s != "-")
+            out.write(f"  {lines}{more}  {rule}  {api}  [{verdicts}]\n")
+            worst = _worst_verdict(found[0])
+            if worst is not None:
+                target, verdict = worst
+                out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
+
+
+def _worst_verdict(finding: Finding) -> Optional[Tuple[str, Verdict]]:
+    """The target whose verdict needs the most, and that verdict (the first target on a tie)."""
+    judged = [(t, v) for t, v in finding.verdicts.items() if v.status != Status.SUPPORTED]
+    return min(judged, key=lambda tv: STATUS_SEVERITY.index(tv[1].status), default=None)
+
+
+def _first_line(found: List[Finding]) -> Tuple[int, int]:
+    return min((f.span.cell or 0, f.span.line or 0) for f in found)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _clip(text: str, limit: int = 150) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _left_out(findings: Tuple[Finding, ...]) -> str:
     """'3 in tests, 2 in tooling, 5 uses of a cause listed above' for what the listing leaves out."""
     tests = sum(1 for f in findings if f.context == Context.TEST)
     tooling = sum(1 for f in findings if f.context == Context.TOOLING)
@@ -91,5 +159,15 @@ def _position(finding: Finding) -> str:
     return f"{cell}{span.line or '-'}:{span.col + 1 if span.col is not None else '-'}"
 
 
-def _where(finding: Finding) -> str:
-    return f"{finding.path}:{_position(finding)}"
+class _Paint:
+    """Status words in colour, or as they are."""
+
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def status(self, status: Status, width: int = 0) -> str:
+        word = status.value.ljust(width)
+        return click.style(word, fg=_COLOURS[status]) if self.color else word
+
+    def bold(self, text: str) -> str:
+        return click.style(text, bold=True) if self.color else text

@@ -115,6 +115,7 @@ class DtypeLimits(DocumentedRule):
         Valid(_BF16_PROJECT.replace("torch.bfloat16", "torch.float16")),  # the Linear note lists fp16
         Valid("import torch\nimport torch.nn as nn\n\nmodel = nn.Linear(64, 64)\ny = model(torch.randn(8, 64))\n"),
         # a set of dtypes to test against (timm's optimizers) chooses none
-        Valid("import torch\nimport torch.nn as nn\n\n_LOW = (torch.float16, torch.bfloat16)\nmodel = nn.Linear(64, 64)\n"
+        Valid("import torch\nimport torch.nn as nn\n\n_LOW = (torch.float16, torch.bfloat16)\n"
+              "model = nn.Linear(64, 64)\n"
               "\n\ndef step(x):\n    if x.dtype in _LOW:\n        x = x.float()\n    return model(x)\n"),
     )

@@ -1,0 +1,61 @@
+"""The terminal view: a screen per target by default, every finding grouped with --show all, one line each
+with -q, colour only when asked or on a terminal without NO_COLOR."""
+
+from __future__ import annotations
+
+import io
+
+import click
+from click.testing import CliRunner
+
+from migrator import cli
+from migrator.cli import main
+
+TRAIN = "import torch\n\n\ndef main(model, batches):\n    model.cuda()\n" + "".join(
+    f"    x{i} = batches[{i}].cuda()\n" for i in range(8)) + "    torch.cuda.synchronize()\n\n\n" \
+    "if __name__ == '__main__':\n    main(None, [])\n"
+
+
+def _scan(tmp_path, *options):
+    (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "cann,neuware", *options])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_default_view_is_readiness_plan_and_blockers_without_the_finding_rows(tmp_path):
+    text = _scan(tmp_path)
+    assert "plan 1. Apply `migrator fix`" in text and "rewrite     torch.cuda.synchronize" in text
+    assert "train.py\n" not in text and "`--show all` lists them" in text
+
+
+def test_show_all_groups_one_call_on_many_lines_into_one_row_with_what_to_do(tmp_path):
+    text = _scan(tmp_path, "--show", "all")
+    rows = [line for line in text.splitlines() if "device-move  torch.Tensor.cuda" in line]
+    assert len(rows) == 1, rows  # nine .cuda() calls of the same verdicts
+    assert rows[0].lstrip().startswith("5:5, 6:10, 7:10,") and "and 3 more" in rows[0]
+    assert "[cann:rewrite neuware:rewrite]" in rows[0]
+    after = text.splitlines()[text.splitlines().index(rows[0]) + 1]
+    assert after.strip().startswith("cann: ") and ".npu()" in after
+    assert _scan(tmp_path, "-v") == text
+
+
+def test_quiet_is_one_line_per_target(tmp_path):
+    lines = [line for line in _scan(tmp_path, "-q").splitlines() if line]
+    assert len(lines) == 3 and lines[1].startswith("cann@") and lines[2].startswith("neuware@")
+
+
+def test_colour_only_when_asked_or_on_a_terminal_without_no_color(tmp_path, monkeypatch):
+    assert "\x1b[" in _scan(tmp_path, "--color", "always")
+    assert "\x1b[" not in _scan(tmp_path, "--color", "never") and "\x1b[" not in _scan(tmp_path)
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(click, "get_text_stream", lambda name: Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert cli._colour("auto", None) is True
+    assert cli._colour("auto", tmp_path / "report.txt") is False  # a file gets no escape codes
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert cli._colour("auto", None) is False and cli._colour("always", None) is True
