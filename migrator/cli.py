@@ -22,6 +22,26 @@ def main() -> None:
     """How ready is PyTorch CUDA code for Ascend (cann), Cambricon (neuware) and Kunlunxin (kunlun)?"""
 
 
+def _selection_options(command):
+    """``--select`` / ``--ignore``, the same on scan, fix and check (ruff's spelling)."""
+    command = click.option("--ignore", "ignore", multiple=True, metavar="RULES",
+                           help="Rules or categories to leave out (comma-separated; default: [tool.migrator] "
+                                "ignore).")(command)
+    return click.option("--select", "select", multiple=True, metavar="RULES",
+                        help="Only these rules or categories (comma-separated: device,amp,torch-op; default: "
+                             "[tool.migrator] select, else all).")(command)
+
+
+def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
+    """The command line's selectors where given, else the configuration's; an unknown one is exit 2."""
+    from .selection import Selection, SelectionError
+
+    try:
+        return Selection.parse(select or config.select, ignore or config.ignore)
+    except SelectionError as exc:
+        raise click.BadParameter(str(exc), param_hint="--select/--ignore")
+
+
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--target", "targets",
@@ -43,9 +63,10 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
+@_selection_options
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
          entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str], show: str, verbose: bool,
-         quiet: bool, color: str) -> None:
+         quiet: bool, color: str, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
 
     Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
@@ -72,7 +93,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         except TraceError as exc:
             raise click.BadParameter(str(exc), param_hint="--trace")
     report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
-                      entries=entries, trace=trace, exclude=_exclusions(config, path))
+                      entries=entries, trace=trace, exclude=_exclusions(config, path),
+                      selection=_selection(config, select, ignore))
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
@@ -101,8 +123,9 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
+@_selection_options
 def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-          jobs) -> None:
+          jobs, select, ignore) -> None:
     """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
 
     Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline,
@@ -125,6 +148,9 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
             config = _replace(config, exclude=config.exclude + tuple(exclude))
         if baseline is not None:
             config = _replace(config, baseline=str(baseline.resolve()))
+        if select or ignore:  # the command line's, where given (checked like the configuration's)
+            chosen_rules = _selection(config, select, ignore)
+            config = _replace(config, select=tuple(chosen_rules.select), ignore=tuple(chosen_rules.ignore))
         statuses = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on \
             else config.fail_on
         spec = [t for t in (targets.split(",") if targets else config.targets) if t.strip()]
@@ -231,8 +257,9 @@ def maps_show(fmt: str) -> None:
 @click.option("--shim", is_flag=True,
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
                    "each entry point, and say which findings it covers at run time and which it does not.")
+@_selection_options
 def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path], shim: bool) -> None:
+        log_path: Optional[Path], shim: bool, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -261,9 +288,12 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             sys.exit(2)
     from .scan import without_excluded
 
-    found = without_excluded(discover(path), _exclusions(_project_config(path), path))  # [tool.migrator] exclude
+    config = _project_config(path)
+    selection = _selection(config, select, ignore)
+    found = without_excluded(discover(path), _exclusions(config, path))  # [tool.migrator] exclude
     scanned = file_digests(path, found.files)
-    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim)
+    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim,
+                        selection=selection)
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
               else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
     for item in result.files:

@@ -24,6 +24,7 @@ from .maps.load import TargetMap, third_party
 from .project import in_project
 from .project.coverage import apart
 from .project.roots import with_op_roots
+from .selection import Selection
 from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
 from .resolve import module_name_for
@@ -54,38 +55,40 @@ Trace = Tuple[Mapping[str, Any], str]
 
 def scan(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
          cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (), trace: Optional[Trace] = None,
-         exclude: Exclude = None) -> Report:
+         exclude: Exclude = None, selection: Selection = Selection()) -> Report:
     """Scan a folder (or one file) and judge everything found for each target.
 
     ``entries`` adds entry points (``pkg.mod`` or ``pkg.mod:func``) to the ones found in the repository;
     ``trace`` is a ``migrator.trace/1`` document (with its file name) to join to the findings. With a cache,
     a repository whose files, targets and entry points are all as before gets its report back whole
     (``report_key``): the cross-file work is a function of those alone. ``exclude``: ``[tool.migrator]
-    exclude`` patterns and the path of ``root`` below the configuration's folder (``without_excluded``).
+    exclude`` patterns and the path of ``root`` below the configuration's folder (``without_excluded``);
+    ``selection``: the rules reported (``--select`` / ``--ignore``).
     """
     if cache is None or trace is not None:
-        report, project = scan_with_graph(root, targets, jobs, progress, cache, entries, trace, exclude)
+        report, project = scan_with_graph(root, targets, jobs, progress, cache, entries, trace, exclude, selection)
         project.release()
         return report
     root = Path(root)
     found = without_excluded(discover(root), exclude)
     keys = {source.rel: content_key(source, cache) for source in found.files}
-    whole = report_key(cache, root, found.files, found.skipped, keys, targets, entries)
+    whole = report_key(cache, root, found.files, found.skipped, keys, targets, entries, selection)
     report = cache.get_report(whole) if whole is not None else None
     if report is None:
         report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True,
-                                keys=keys)
+                                keys=keys, selection=selection)
         if project is not None:
             project.release()
         # kept only when no file changed while it was scanned (the keys are now those of the bytes analysed)
-        if whole is not None and whole == report_key(cache, root, found.files, found.skipped, keys, targets, entries):
+        if whole is not None and whole == report_key(cache, root, found.files, found.skipped, keys, targets, entries,
+                                                     selection):
             cache.put(whole, report)
     return report
 
 
 def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], skipped: Sequence[FileResult],
-               keys: Mapping[str, Optional[str]], targets: Sequence[TargetMap], entries: Sequence[str]
-               ) -> Optional[str]:
+               keys: Mapping[str, Optional[str]], targets: Sequence[TargetMap], entries: Sequence[str],
+               selection: Selection = Selection()) -> Optional[str]:
     """The cache key of a whole report: everything the cross-file work reads (every file's content key, the
     files left out and why, the targets, the entry points given and the console scripts declared).
     ``None`` when a file could not be read (its result is not a function of its key)."""
@@ -94,7 +97,8 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
     digest = hashlib.sha256()
     parts = [str(root), repr(sorted((s.rel, s.kind.value, keys[s.rel]) for s in files)),
              repr(sorted((r.file.rel, r.status.value, r.reason) for r in skipped)),
-             repr([(t.id, t.version) for t in targets]), repr(list(entries))]
+             repr([(t.id, t.version) for t in targets]), repr(list(entries)),
+             repr((sorted(selection.select), sorted(selection.ignore)))]
     parts.append(repr(console_scripts(base_dir(root))))  # entry points: what the graph key reads too
     for part in parts:
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -103,11 +107,13 @@ def report_key(cache: AnalysisCache, root: Path, files: Sequence[SourceFile], sk
 
 def scan_with_graph(root: Path, targets: Sequence[TargetMap], jobs: Optional[int] = None, progress: Progress = None,
                     cache: Optional[AnalysisCache] = None, entries: Sequence[str] = (),
-                    trace: Optional[Trace] = None, exclude: Exclude = None) -> Tuple[Report, "ProjectGraph"]:
+                    trace: Optional[Trace] = None, exclude: Exclude = None,
+                    selection: Selection = Selection()) -> Tuple[Report, "ProjectGraph"]:
     """``scan``, and the call graph it judged reachability on (for ``migrator graph``)."""
     root = Path(root)
     found = without_excluded(discover(root), exclude)
-    report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True, trace)
+    report, project = _scan(root, found.files, targets, jobs, progress, cache, found.skipped, entries, True, trace,
+                            selection=selection)
     assert project is not None
     return report, project
 
@@ -129,11 +135,11 @@ def without_excluded(found: Discovery, exclude: Exclude) -> Discovery:
 def scan_files(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int] = None,
                progress: Progress = None, cache: Optional[AnalysisCache] = None,
                skipped: Sequence[FileResult] = (), entries: Sequence[str] = (), call_graph: bool = True,
-               suppress: bool = True) -> Report:
+               suppress: bool = True, selection: Selection = Selection()) -> Report:
     """``call_graph=False`` skips the graph and reachability (``check`` on a few files cannot judge them);
     ``suppress=False`` keeps the findings ``# migrator: ignore`` marks (``check`` reports them as suppressed)."""
     report, project = _scan(root, files, targets, jobs, progress, cache, skipped, entries, call_graph,
-                            suppress=suppress)
+                            suppress=suppress, selection=selection)
     if project is not None:
         project.release()
     return report
@@ -220,18 +226,20 @@ _FILES_IN_THIS_WORKER = itertools.count(1)
 def _scan(root: Path, files: Sequence[SourceFile], targets: Sequence[TargetMap], jobs: Optional[int],
           progress: Progress, cache: Optional[AnalysisCache], skipped: Sequence[FileResult],
           entries: Sequence[str], call_graph: bool, trace: Optional[Trace] = None,
-          keys: Optional[Dict[str, Optional[str]]] = None,
-          suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
+          keys: Optional[Dict[str, Optional[str]]] = None, suppress: bool = True,
+          selection: Selection = Selection()) -> Tuple[Report, Optional["ProjectGraph"]]:
     keys = {} if keys is None else keys
     with fewer_collections():
         results = analyze_all(files, jobs, progress, cache, keys, targets)
         with frozen_heap():  # the results live to the end of the scan: what follows need not walk them again
-            return _judge(root, results, targets, cache, skipped, entries, call_graph, trace, keys, suppress)
+            return _judge(root, results, targets, cache, skipped, entries, call_graph, trace, keys, suppress,
+                          selection)
 
 
 def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], cache: Optional[AnalysisCache],
            skipped: Sequence[FileResult], entries: Sequence[str], call_graph: bool, trace: Optional[Trace],
-           keys: Dict[str, Optional[str]], suppress: bool = True) -> Tuple[Report, Optional["ProjectGraph"]]:
+           keys: Dict[str, Optional[str]], suppress: bool = True,
+           selection: Selection = Selection()) -> Tuple[Report, Optional["ProjectGraph"]]:
     """The cross-file work, from every file's result: rules, custom operators, the call graph, readiness."""
     if cache is not None:
         cache.prune_if_due()
@@ -269,6 +277,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
+    if selection:  # --select / --ignore: what is reported, and so what readiness and the plan are over
+        findings = selection.apply(findings)
     if not call_graph:
         acted_on, covered = apart(findings)
         return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),

@@ -12,6 +12,7 @@ from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..scan import scan_files
+from ..selection import Selection
 from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
 from .config import Config
 from .suppress import Suppression, apply_suppressions, suppressions_in
@@ -39,7 +40,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
     root = config.root
     files, skipped = _select(root, paths, config.exclude)
     report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped, call_graph=False,
-                        suppress=False)
+                        suppress=False, selection=Selection.parse(config.select, config.ignore))
     at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)

@@ -16,7 +16,7 @@ else:  # pragma: no cover - Python < 3.11
 
 DEFAULT_FAIL_ON = (Status.REWRITE, Status.PORT, Status.UNSUPPORTED)
 DEFAULT_BASELINE = ".migrator-baseline.json"
-_KEYS = {"targets", "fail-on", "exclude", "baseline", "cards"}
+_KEYS = {"targets", "fail-on", "exclude", "baseline", "cards", "select", "ignore"}
 
 
 #: pyproject.toml files larger than this are not read (the scanned repository's own file is untrusted input)
@@ -36,6 +36,8 @@ class Config:
     exclude: Tuple[str, ...] = ()
     baseline: str = DEFAULT_BASELINE
     cards: Tuple[Tuple[str, Mapping[str, Any]], ...] = ()  # [tool.migrator.cards.<id>]: added or overridden cards
+    select: Tuple[str, ...] = ()  # rules or categories reported (empty: all); ``selection.Selection``
+    ignore: Tuple[str, ...] = ()
 
     @property
     def baseline_path(self) -> Path:
@@ -77,7 +79,22 @@ def load_config(starts: Iterable[Path]) -> Config:
         exclude=_strings(section, "exclude", pyproject),
         baseline=str(section.get("baseline", DEFAULT_BASELINE)),
         cards=_cards(section, pyproject),
+        select=_selectors(section, "select", pyproject),
+        ignore=_selectors(section, "ignore", pyproject),
     )
+
+
+def _selectors(section: Mapping[str, Any], key: str, pyproject: Path) -> Tuple[str, ...]:
+    """``select`` / ``ignore``: rule names or categories, each checked (``selection.Selection.parse``)."""
+    from ..selection import Selection, SelectionError
+
+    values = _strings(section, key, pyproject)
+    try:
+        Selection.parse(values if key == "select" else (), values if key == "ignore" else (),
+                        (f"{pyproject}: select", f"{pyproject}: ignore"))
+    except SelectionError as exc:
+        raise ConfigError(str(exc))
+    return values
 
 
 def parse_statuses(values: Iterable[str], where: str) -> Tuple[Status, ...]:

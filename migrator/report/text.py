@@ -27,7 +27,8 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
-    covered = f"; {len(report.covered)} more uses run as written on every target" if report.covered else ""
+    more = len(report.covered)
+    covered = f"; {more} more {'use runs' if more == 1 else 'uses run'} as written on every target" if more else ""
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
               f"{len(report.findings)} findings ({len(listed)} in training code at their cause){covered}\n\n")
     plans = {p.target: p for p in migration_plans(report)}
