@@ -29,7 +29,8 @@ from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Statu
 PATHS_CAP = 10**6
 WEIGHTS = {"automatic": 1, "manual": 3, "port": 25, "unsupported": 25}
 READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 25*(ports + unsupported)); "
-                     "runs = supported + partial + fallback findings, automatic/manual = rewrite findings, "
+                     "runs = supported + partial + fallback findings and the uses that run as written on every "
+                     "target (coverage), automatic/manual = rewrite findings, "
                      "ports/unsupported = blockers (one custom op = one port); "
                      "over findings on the training path (reachable), "
                      "or all findings when no entry point was found; unknown left out; 100 when nothing is judged; "

@@ -8,6 +8,7 @@ the only markup marked safe is our own assets and the SVG, whose text is escaped
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
@@ -17,13 +18,13 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary
+from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary, Verdict
 from ..plan import migration_plans
 from ..project.coverage import coverage_by_api
 from ..sources.notebook import read_notebook_cells
 from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
-from .wording import reach_text, worst_status
+from .wording import reach_text
 
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
@@ -56,14 +57,14 @@ def _view(report: Report) -> Dict[str, Any]:
     sources = _SourceLines(Path(report.root))
     targets = [_target(t, by_id, sources) for t in report.targets]
     kept, left_out = per_file_cap(report.findings)
-    findings = [_finding(f, by_id) for f in kept]
     covered = coverage_by_api(report.covered)
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
         "targets": targets,
         "comparison": _comparison(report.targets),
-        "findings": findings,
+        "findings_data": findings_data(kept, by_id, [t.id for t in report.targets]),
+        "findings_shown": len(kept),
         "left_out": sorted(left_out.items()), "max_per_file": MAX_RESULTS_PER_FILE,
         "counted": len(counted(report.findings)),
         "coverage": [{"api": r.api, "rule": r.rule, "uses": r.uses, "counted": r.counted, "sources": r.sources,
@@ -136,12 +137,51 @@ def _where(finding: Finding) -> str:
     return f"{finding.path}:{finding.span.line}" if finding.span.line else finding.path
 
 
-def _finding(finding: Finding, by_id: Mapping[str, Finding]) -> Dict[str, Any]:
-    root = by_id.get(finding.root) if finding.root else None
-    return {"f": finding, "where": _where(finding), "worst": worst_status(finding).value,
-            "root_where": _where(root) if root is not None else None,
-            "statuses": " ".join(f"{t}:{v.status.value}" for t, v in finding.verdicts.items()),
-            "verdicts": list(finding.verdicts.items())}
+#: ``Context`` as the page's script spells it (an index into this tuple)
+_CONTEXTS = ("training", "test", "tooling")
+
+
+def findings_data(findings: Sequence[Finding], by_id: Mapping[str, Finding], targets: Sequence[str]) -> Markup:
+    """The findings as the page's script reads them (``report.js``): JSON in a ``<script type=
+    "application/json">``, rendered file by file as the reader opens them, so that a repository with 40,000
+    findings is a page of a few MB, not of 40,000 table rows. Every string is stored once (``strings``;
+    findings share a few hundred messages), each distinct set of verdicts once (``verdicts``), and each
+    finding is a row of numbers:
+
+        [path, line, col, cell, rule, category, api, snippet, context, root_where, reachable, confidence,
+         verdicts]
+
+    (strings as indices, -1 for none; ``reachable`` 1, 0 or -1 for not judged). A verdict is
+    ``[status, message, suggestion, fixable, source]``, one per target in ``targets`` order (``null``
+    where a target has none). ``<``, ``>`` and ``&`` are written as ``\\u`` escapes: nothing in the data can
+    close the script element or start markup."""
+    strings: Dict[str, int] = {}
+    verdict_sets: Dict[Tuple[Any, ...], int] = {}
+
+    def text(value: Optional[str]) -> int:
+        return -1 if value is None else strings.setdefault(value, len(strings))
+
+    rows = []
+    for finding in findings:
+        key = tuple(_verdict_row(finding.verdicts.get(t), text) for t in targets)
+        root = by_id.get(finding.root) if finding.root else None
+        span = finding.span
+        rows.append([text(finding.path), span.line, span.col, span.cell, text(finding.rule),
+                     text(finding.category.value), text(finding.api), text(finding.snippet),
+                     _CONTEXTS.index(finding.context.value), text(_where(root)) if root is not None else -1,
+                     -1 if finding.reachable is None else int(finding.reachable), text(finding.confidence.value),
+                     verdict_sets.setdefault(key, len(verdict_sets))])
+    document = {"targets": list(targets), "contexts": list(_CONTEXTS), "strings": list(strings),
+                "verdicts": [list(key) for key in verdict_sets], "rows": rows}
+    encoded = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return Markup(encoded.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _verdict_row(verdict: Optional[Verdict], text) -> Optional[Tuple[Any, ...]]:
+    if verdict is None:
+        return None
+    return (verdict.status.value, text(verdict.message), text(verdict.suggestion), int(verdict.fixable),
+            text(verdict.source))
 
 
 def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
