@@ -99,15 +99,17 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
     phases = []
     for number, title, what in PHASES:
         members = by_phase.get(number, [])
-        items = _items(number, members, target)
+        items, hours = _items(number, members, target)
         phases.append(Phase(number=number, title=title, what=what, items=items, findings=tuple(f.id for f in members),
-                            hours=round(sum(i.hours for i in items), 2), readiness_after=readiness[number]))
+                            hours=round(hours, 2), readiness_after=readiness[number]))
     return MigrationPlan(target=target.id, readiness_now=readiness[0],
                          readiness_after_fix=phases[0].readiness_after, phases=tuple(phases),
                          shim=shim_plan(on_path, target.id))
 
 
-def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tuple[PlanItem, ...]:
+def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tuple[Tuple[PlanItem, ...], float]:
+    """A phase's items, and its hours summed before each item's are rounded (so that the phases add up to
+    the effort on the target's card, which is summed the same way)."""
     ids = {f.id for f in members}
     if number == 3:  # one item per API: what to validate
         by_api: Dict[str, List[Finding]] = OrderedDict()
@@ -121,15 +123,16 @@ def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tu
             items.append(PlanItem(key=api, title=api, status=verdict.status, findings=len(found), entries=0,
                                   hours=hours, where=f"{found[0].path}:{found[0].span.line or '-'}",
                                   message=verdict.message))
-        return tuple(sorted(items, key=lambda i: (-i.findings, i.key)))
+        return tuple(sorted(items, key=lambda i: (-i.findings, i.key))), sum(i.hours for i in items)
     per_finding = HOURS["automatic"] if number == 1 else HOURS["manual"]
-    items = []
+    items, total = [], 0.0
     for blocker in target.blockers:  # ranked by reach: the most entry points first
         inside = [i for i in blocker.findings if i in ids]
         if inside:
             hours = blocker.hours if number == 4 else per_finding * len(inside)
             items.append(_item(blocker, len(inside), hours))
-    return tuple(items)
+            total += hours
+    return tuple(items), total
 
 
 def _item(blocker: Blocker, findings: int, hours: float) -> PlanItem:

@@ -79,6 +79,19 @@ def test_each_kind_of_work_lands_in_its_phase(scan_tree):
     assert any(api.startswith("flash_attn") for api in phases[4])
 
 
+@pytest.mark.parametrize("project", ["example", "phased", "custom-op"])
+def test_the_effort_on_the_card_is_the_sum_of_the_plans_phases(scan_tree, example_report, project):
+    """One set of numbers: a manager reads the card's days, an engineer adds up the phases; they agree (to
+    the card's rounding), on every target."""
+    from .test_one_cause import CUSTOM_OP
+
+    report = {"example": lambda: example_report, "phased": lambda: scan_tree({"train.py": PHASED}),
+              "custom-op": lambda: scan_tree(CUSTOM_OP)}[project]()
+    for target, plan in zip(report.targets, migration_plans(report)):
+        phases = sum(phase.hours for phase in plan.phases)
+        assert phases > 0 and abs(target.effort["total_hours"] - phases) <= 0.05, (target.id, phases)
+
+
 def test_manual_rewrites_come_most_reached_first(example_report):
     plan = migration_plans(example_report)[0]
     entries = [item.entries for item in plan.phases[1].items]
