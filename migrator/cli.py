@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -123,14 +125,63 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
+@click.option("--stdin-filename", type=click.Path(path_type=Path),
+              help="With FILES `-`: the path the code read from stdin has in the project (an editor's buffer).")
 @_selection_options
 def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-          jobs, select, ignore) -> None:
+          jobs, stdin_filename, select, ignore) -> None:
     """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
 
-    Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline,
-    2 on usage or configuration errors.
+    Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline, or a
+    file could not be checked (a syntax error), 2 on usage or configuration errors. FILES `-` reads the code
+    from stdin (with --stdin-filename: its path in the project).
     """
+    if "-" in [str(f) for f in files]:
+        if len(files) > 1 or write_baseline:
+            click.echo("migrator: `-` (stdin) is checked alone, and never written to the baseline", err=True)
+            sys.exit(2)
+        with _stdin_as_file(stdin_filename or Path("stdin.py")) as (place, folder):
+            _run_check([place], targets, fail_on, exclude, baseline, False, report_unused_suppressions, fmt,
+                       no_cache, jobs, select, ignore, stdin=(stdin_filename or Path("stdin.py"), folder))
+        return
+    missing = [f for f in files if not Path(f).exists()]
+    if missing:
+        click.echo(f"migrator: no such file or folder: {missing[0]}", err=True)
+        sys.exit(2)
+    _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
+               jobs, select, ignore)
+
+
+#: What `check -` reads of stdin at most (the scan's own size cap for one file).
+_STDIN_CAP = 8 << 20
+
+
+@contextmanager
+def _stdin_as_file(name: Path):
+    """stdin written where ``name`` sits in its project, under a temporary folder: the check reads it like a
+    file (suppressions, notebooks by their suffix) and reports it by ``name``'s path in the project."""
+    from .gate.config import load_config
+
+    data = click.get_binary_stream("stdin").read(_STDIN_CAP + 1)
+    if len(data) > _STDIN_CAP:
+        click.echo(f"migrator: stdin is larger than {_STDIN_CAP >> 20} MiB: not checked", err=True)
+        sys.exit(2)
+    real = name.resolve()
+    try:
+        rel = real.relative_to(load_config([real]).root).as_posix()
+    except Exception:  # outside its configuration's folder, or a configuration that cannot be read (said later)
+        rel = real.name
+    with tempfile.TemporaryDirectory(prefix="migrator-stdin-") as folder:
+        place = Path(folder) / rel
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.write_bytes(data)
+        yield place, Path(folder)
+
+
+def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
+               jobs, select, ignore, stdin: Optional[Tuple[Path, Path]] = None) -> None:
+    """``check`` once its files are known; ``stdin``: the name given to stdin's code and the temporary folder
+    it was written to (the configuration is the name's, the files are checked from the folder)."""
     from dataclasses import replace as _replace
 
     from .cache import open_cache
@@ -138,12 +189,10 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
     from .gate.output import render_check
     from .gate.config import ConfigError, load_config, parse_statuses
 
-    missing = [f for f in files if not Path(f).exists()]
-    if missing:
-        click.echo(f"migrator: no such file or folder: {missing[0]}", err=True)
-        sys.exit(2)
     try:
-        config = load_config(list(files) or [Path.cwd()])
+        config = load_config([stdin[0]] if stdin else (list(files) or [Path.cwd()]))
+        if stdin:  # the project's baseline and settings, the code from the temporary folder
+            config = _replace(config, root=stdin[1], baseline=str(config.baseline_path))
         if exclude:
             config = _replace(config, exclude=config.exclude + tuple(exclude))
         if baseline is not None:

@@ -576,3 +576,33 @@ def test_the_cache_folder_is_created_private(tmp_path):
     for folder in (tmp_path / "cache", tmp_path / "cache" / "ab"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert cache.get_paths("ab" * 32) == ("train.py",)
+
+
+def test_a_file_check_cannot_read_fails_the_gate(tmp_path, monkeypatch):
+    """ruff's convention: a syntax error is a failure, not a silent pass (a gate that cannot read a file would
+    let anything in it through)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.py").write_text("import torch\ndef (:\n    torch.cuda.synchronize()\n", encoding="utf-8")
+    (tmp_path / "good.py").write_text("import torch\nx = torch.ones(2)\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "bad.py", "good.py", "--no-cache"])
+    assert result.exit_code == 1
+    assert "bad.py: error: not checked: syntax error at line 2" in result.output and "1 not checked" in result.output
+    assert CliRunner().invoke(main, ["check", "good.py", "--no-cache"]).exit_code == 0
+
+
+def test_check_reads_stdin_as_the_file_its_filename_names(tmp_path, monkeypatch):
+    """An editor hands its buffer on stdin: `-` with --stdin-filename gives findings under that name, with
+    the project's configuration, suppressions and baseline."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\n', encoding="utf-8")
+    code = "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()  # migrator: ignore\n"
+    runner = CliRunner()
+    result = runner.invoke(main, ["check", "-", "--stdin-filename", "src/train.py", "--no-cache"], input=code)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("src/train.py:2:5: device-move [cann:rewrite]")
+    assert "synchronize" not in result.output  # the buffer's own suppression holds
+    assert not (tmp_path / "src").exists()  # nothing written into the project
+    clean = runner.invoke(main, ["check", "-", "--no-cache"], input="import torch\nx = torch.ones(2)\n")
+    assert clean.exit_code == 0 and clean.output == ""
+    both = runner.invoke(main, ["check", "-", "train.py"], input=code)
+    assert both.exit_code == 2

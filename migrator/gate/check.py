@@ -31,7 +31,9 @@ class CheckResult:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failing else 0
+        """1 on a new finding at a failing status, and on a file that could not be checked (a syntax error,
+        an encoding it cannot read): a gate that passed what it could not read would fail open."""
+        return 1 if self.failing or self.errors else 0
 
 
 def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path], fail_on: Sequence[Status],

@@ -30,12 +30,13 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
             cell = f"cell {suppression.cell}:" if suppression.cell is not None else ""
             out.write(f"{path}:{cell}{suppression.line}: unused suppression\n")
     for error in result.errors:
-        out.write(f"{error.file.rel}: not checked: {error.reason}\n")
+        out.write(f"{error.file.rel}: error: not checked: {error.reason}\n")
     if result.baseline_written is not None:
         out.write(f"migrator: wrote {result.baseline_written} findings to the baseline\n")
     elif result.failing or result.fixed or result.errors or (report_unused and result.unused_suppressions):
+        unread = f", {len(result.errors)} not checked" if result.errors else ""
         out.write(f"migrator: {len(result.failing)} new, {len(result.baselined)} in baseline, "
-                  f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed{_fix_hint(result)}\n")
+                  f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed{unread}{_fix_hint(result)}\n")
 
 
 def _fix_hint(result: CheckResult) -> str:
