@@ -485,3 +485,32 @@ def test_a_saved_graph_keeps_the_order_of_successors_and_of_predecessors():
         assert list(again.graph.successors(node)) == list(graph.successors(node))
         assert list(again.graph.predecessors(node)) == list(graph.predecessors(node))
     assert [list(graph.predecessors("d"))] == [["c", "b", "a"]]
+
+
+LIBRARY = {
+    "setup.py": "from setuptools import setup\nsetup(name='lib', packages=['lib'])\n",
+    "lib/__init__.py": "from ._factory import create\n",
+    "lib/_factory.py": ("import torch\nfrom ._kernels import KERNELS\n\n\ndef create(kind):\n"
+                        "    torch.cuda.synchronize()\n    return Net(KERNELS[kind])\n\n\n"
+                        "class Net(torch.nn.Module):\n    def __init__(self, fn):\n        super().__init__()\n"
+                        "        self.fn = fn\n        self.apply(self._init_weights)\n\n"
+                        "    def _init_weights(self, m):\n        torch.cuda.manual_seed(0)\n"),
+    "lib/_kernels.py": ("import torch\n\n\ndef _dct(x):\n    return torch.cuda.current_stream()\n\n\n"
+                        "KERNELS = {'dct': _dct}\n"),
+    "lib/_unused.py": "import torch\n\n\ndef _dead():\n    torch.cuda.empty_cache()\n",
+}
+
+
+def test_a_library_with_only_its_packaging_starts_at_its_public_api(scan_tree):
+    """Its users call what it exports (timm's sdist has no script and no __main__): one `lib.<public api>`
+    entry reaches the re-exported factory and what it calls, functions kept in a table and methods passed
+    as callbacks; only code nothing names stays off the path."""
+    report = scan_tree(LIBRARY, ["cann"])
+    assert [e.node for e in report.graph.entries] == ["lib.<public api>", "setup"]  # pip runs setup.py too
+    reach = {f.api: f.reachable for f in report.findings}
+    assert reach["torch.cuda.synchronize"] is True  # the re-exported factory
+    assert reach["torch.cuda.current_stream"] is True  # in a table of functions
+    assert reach["torch.cuda.manual_seed"] is True  # self.apply(self._init_weights)
+    assert reach["torch.cuda.empty_cache"] is False  # nothing names it
+    (target,) = report.targets
+    assert target.readiness < 100.0  # the training path is judged, and it needs rewrites

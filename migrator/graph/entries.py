@@ -1,6 +1,9 @@
 """Entry points: where a run starts. ``__main__`` blocks, scripts named like ``train*.py`` / ``main.py``,
 notebooks, ``setup.py`` (pip runs it), the project's console scripts (``sources/packaging.py``) and
-``--entry MODULE[:FUNC]``. Test files are never entry points."""
+``--entry MODULE[:FUNC]``. A library with none of these but its packaging (timm's sdist) starts where its
+users do: every public module, function, class and method of its packages, and what their ``__init__``
+re-exports, behind one ``pkg.<public api>`` entry each (``public-api``).
+Test files are never entry points."""
 
 from __future__ import annotations
 
@@ -54,4 +57,47 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
     for spec in console_scripts(base_dir(root)):
         add_spec(spec, "console-script")
     unresolved = tuple(spec for spec in extra if not add_spec(spec, "cli"))
+    if all(entry.kind == "setup" for entry in found.values()):  # a library: runs start at what it exports
+        for package, rel, public in _public_apis(outlines, index):
+            node = f"{package}.{PUBLIC_API}"
+            index.graph.add_node(node, kind="public-api", path=rel, line=1)
+            for target in public:
+                index.graph.add_edge(node, target, kind="exports")
+            add(node, "public-api", rel, 1)
     return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
+
+
+#: The node that stands for a library's public API (``pkg.<public api>``): one entry for all it exports.
+PUBLIC_API = "<public api>"
+
+
+def _public_apis(outlines: Mapping[str, Tuple[FileResult, Outline]], index: "GraphIndex"):
+    """Per top-level package of training code: its ``__init__`` path and the nodes its users can call: every
+    module, function, class and method whose dotted name has no private part (``_helpers``; dunders such as
+    ``__init__`` are public), and whatever a public package's ``__init__`` re-exports from a private module
+    (``timm.create_model`` is ``timm.models._factory.create_model``). When in doubt the graph reaches more."""
+    packages = {module: result.file.rel for module, (result, _) in outlines.items()
+                if "." not in module and result.file.rel.endswith("__init__.py")
+                and path_context(result.file.rel) == Context.TRAINING}
+    public: Dict[str, set] = {package: set() for package in packages}
+    for node, data in index.graph.nodes(data=True):
+        package = node.split(".", 1)[0]
+        if package in public and data.get("kind") in _CALLABLE and _is_public(node):
+            public[package].add(node)
+    for module, (result, outline) in outlines.items():
+        package = module.split(".", 1)[0]
+        if package not in public or not _is_public(module) or not result.file.rel.endswith("__init__.py"):
+            continue
+        for name, target in outline.bindings:
+            node = index.resolve(target) if not name.startswith("_") else None
+            if node and index.graph.nodes[node].get("kind") in _CALLABLE:
+                public[package].add(node)
+    return [(package, packages[package], sorted(nodes)) for package, nodes in sorted(public.items()) if nodes]
+
+
+_CALLABLE = frozenset({"module", "function", "method", "class"})
+
+
+def _is_public(dotted: str) -> bool:
+    return not any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+                   for part in dotted.split("."))

@@ -224,15 +224,27 @@ class _OutlineReader:
                 (self.types if local is None else local)[f"<type>{target.id}"] = constructor
 
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
-        for sub in _calls_in(node):
+        containers: List[ast.AST] = []
+        for sub in _calls_in(node, containers):
             target = self._call_target(sub.func, cls, local)
             if target:
                 self.calls.append(Call(scope=scope, target=target))
             for arg in [*sub.args, *(k.value for k in sub.keywords)]:
-                if isinstance(arg, (ast.Name, ast.Attribute)):  # a callback: mp.spawn(main_worker, ...)
-                    ref = self._resolve(arg, local)
-                    if ref and not _external(ref):
-                        self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
+                self._reference(arg, scope, cls, local)  # a callback: mp.spawn(main_worker), self.apply(self._init)
+        for container in containers:  # a table of functions: {'2': _dct_kernel_type_2, '3': _dct_kernel_type_3}
+            for item in (container.values if isinstance(container, ast.Dict) else container.elts):
+                self._reference(item, scope, cls, local)
+
+    def _reference(self, value: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        """A function named as a value where it may be called later: reached from ``scope`` (the graph reaches
+        more, never less)."""
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
+                and cls:
+            self.calls.append(Call(scope=scope, target=SelfMethod(f"{self.module}.{cls}", value.attr)))
+        elif isinstance(value, (ast.Name, ast.Attribute)):
+            ref = self._resolve(value, local)
+            if ref and not _external(ref):
+                self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
 
     def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[CallTarget]:
         if isinstance(func, ast.Name):
@@ -287,9 +299,13 @@ class _OutlineReader:
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
-def _calls_in(node: ast.AST) -> List[ast.Call]:
+_CONTAINERS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
+
+
+def _calls_in(node: ast.AST, containers: Optional[List[ast.AST]] = None) -> List[ast.Call]:
     """The calls in ``node`` and below, in ``ast.walk``'s breadth-first order (the order calls are recorded in),
-    at half its cost: no generator per node, and leaves are never queued."""
+    at half its cost: no generator per node, and leaves are never queued. ``containers`` collects the dict,
+    list, tuple and set displays met on the way (a table of functions is a reference to each)."""
     found: List[ast.Call] = []
     todo = deque((node,))
     pop, push, extend = todo.popleft, todo.append, todo.extend
@@ -298,6 +314,8 @@ def _calls_in(node: ast.AST) -> List[ast.Call]:
         kind = type(sub)
         if kind is ast.Call:
             found.append(sub)
+        elif containers is not None and kind in _CONTAINERS:
+            containers.append(sub)
         for name in kind._fields:
             value = getattr(sub, name, None)
             if type(value) is list:
