@@ -1,3 +1,3 @@
 """migrator: how ready PyTorch CUDA training code is for Ascend, Cambricon and Kunlunxin."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
