@@ -88,7 +88,8 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
         readiness = readiness_score(runs, automatic, manual, ports, unsupported)
-        effort = _effort(on_path, target.id, len(ops), port_lines, op_of, automatic, manual)
+        effort = _effort(on_path, target.id, len(ops), port_lines, op_of,
+                         [b for b in blockers if b.reachable is not False])
         effort["readiness_inputs"] = {"runs": runs, "covered": sum(1 for f in on_path if f.id in covered),
                                       "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
@@ -133,41 +134,56 @@ def port_days(kernel_lines: int) -> float:
     return PORT_BASE_DAYS + kernel_lines / PORT_LINES_PER_DAY
 
 
+#: Rules whose findings are phase 4 (a port) whatever their status: the operator or library itself changes.
+PORT_PHASE_RULES = frozenset({"extension-build", "extension-call", "torch-ops-call", "torch-library-cuda",
+                              "cuda-kernel", "cuda-library", "triton-launch"})
+
+
+def phase_of(finding: Finding, target: str, op_of: OpMembership) -> int:
+    """The plan's phase that resolves ``finding`` on ``target`` (``plan.PHASES``); 0 when nothing is to do."""
+    verdict = finding.verdicts.get(target)
+    if verdict is None or verdict.status == Status.SUPPORTED:
+        return 0
+    if op_of.op_of(finding) or finding.rule in PORT_PHASE_RULES or verdict.status in (Status.PORT, Status.UNSUPPORTED):
+        return 4
+    if verdict.status == Status.REWRITE:
+        return 1 if verdict.fixable else 2
+    return 3
+
+
+def validation_hours(status: Status) -> float:
+    """Phase 3: the hours to check one API whose first use on the training path has ``status``."""
+    return {Status.FALLBACK: HOURS["fallback"], Status.PARTIAL: HOURS["partial"]}.get(status, HOURS["unknown"])
+
+
 def _effort(findings: Sequence[Finding], target: str, op_count: int, port_lines: Mapping[str, int],
-            op_of: OpMembership, automatic: int, manual: int) -> Dict[str, object]:
-    distinct: Dict[str, set] = defaultdict(set)
-    ported_ops, replaced_ops, libraries, triton = set(), set(), set(), set()
-    for finding in findings:
-        verdict = finding.verdicts.get(target)
-        if verdict is None:
-            continue
-        status = verdict.status
-        if status == Status.REWRITE and op_of.op_of(finding):
-            replaced_ops.add(op_of.op_of(finding))
-            manual -= 1  # counted once per operator below
-            continue
-        if status in (Status.FALLBACK, Status.PARTIAL, Status.UNKNOWN, Status.UNSUPPORTED):
-            distinct[status.value].add(finding.api)
-        elif status == Status.PORT:
-            op = op_of.op_of(finding)
-            if op:
-                ported_ops.add(op)
-            elif finding.rule.startswith("triton"):
-                triton.add(finding.api)
-            else:
-                libraries.add(finding.api.split(".")[0].split(":")[-1])
-    port_hours = HOURS_PER_DAY * sum(port_days(port_lines[op]) for op in ported_ops)
+            op_of: OpMembership, blockers: Sequence[Blocker]) -> Dict[str, object]:
+    """The card's effort, bucket by bucket, as the plan's phases count it (so that the two add up): phase 1
+    and 2 per finding, phase 3 per API by the status of its first use, phase 4 per blocker at its hours."""
+    phase = {f.id: phase_of(f, target, op_of) for f in findings}
+    automatic = sum(1 for f in findings if phase[f.id] == 1)
+    manual = sum(1 for f in findings if phase[f.id] == 2)
+    first_status: Dict[str, Status] = {}
+    for finding in sorted((f for f in findings if phase[f.id] == 3), key=lambda f: (f.api, f.path, f.span.line or 0)):
+        first_status.setdefault(finding.api, finding.verdicts[target].status)
+    validate = {status: sum(1 for s in first_status.values() if s == status)
+                for status in (Status.FALLBACK, Status.PARTIAL, Status.UNKNOWN)}
+    in_port_phase = {f.id for f in findings if phase[f.id] == 4}
+    ports: Dict[str, List[Blocker]] = defaultdict(list)
+    for blocker in blockers:
+        if any(i in in_port_phase for i in blocker.findings):
+            ports[_port_kind(blocker)].append(blocker)
+    ported_ops = [b.key.split(":", 1)[1] for b in ports["kernel port"]]
     buckets = [
         _bucket("automatic fix", automatic, HOURS["automatic"] * automatic, "minutes"),
         _bucket("manual rewrite", manual, HOURS["manual"] * manual, "hours"),
-        _bucket("custom operator replacement", len(replaced_ops), HOURS["op_replacement"] * len(replaced_ops), "hours"),
-        _bucket("op fallback to check", len(distinct["fallback"]), HOURS["fallback"] * len(distinct["fallback"]), "hours"),
-        _bucket("partial support to check", len(distinct["partial"]), HOURS["partial"] * len(distinct["partial"]), "hours"),
-        _bucket("unknown to try", len(distinct["unknown"]), HOURS["unknown"] * len(distinct["unknown"]), "hours"),
-        _bucket("kernel port", len(ported_ops), port_hours, "days"),
-        _bucket("triton kernel port", len(triton), HOURS["triton"] * len(triton), "days"),
-        _bucket("library port", len(libraries), HOURS["library"] * len(libraries), "days"),
-        _bucket("unsupported API", len(distinct["unsupported"]), HOURS["unsupported"] * len(distinct["unsupported"]), "days"),
+        _bucket("op fallback to check", validate[Status.FALLBACK],
+                HOURS["fallback"] * validate[Status.FALLBACK], "hours"),
+        _bucket("partial support to check", validate[Status.PARTIAL], HOURS["partial"] * validate[Status.PARTIAL],
+                "hours"),
+        _bucket("unknown to try", validate[Status.UNKNOWN], HOURS["unknown"] * validate[Status.UNKNOWN], "hours"),
+        *(_bucket(kind, len(found), sum(b.hours for b in found), "days" if kind != "custom operator replacement"
+                  else "hours") for kind, found in ((k, ports[k]) for k in _PORT_KINDS)),
     ]
     total = sum(b["hours"] for b in buckets)
     return {
@@ -175,13 +191,28 @@ def _effort(findings: Sequence[Finding], target: str, op_count: int, port_lines:
         "manual_rewrites": manual,
         "ports": sum(1 for f in findings if _verdict(f, target, Status.PORT)),
         "custom_ops": op_count,
-        "kernel_lines_to_port": sum(port_lines[op] for op in ported_ops),
+        "kernel_lines_to_port": sum(port_lines.get(op, 0) for op in ported_ops),
         "buckets": buckets,
         "total_hours": round(total, 1),
         "total_days": round(total / HOURS_PER_DAY, 1),
         "assumptions": list(EFFORT_ASSUMPTIONS),
         "formula": READINESS_FORMULA,
     }
+
+
+#: The card's phase-4 buckets, in order.
+_PORT_KINDS = ("custom operator replacement", "kernel port", "triton kernel port", "library port", "unsupported API",
+               "other library changes")
+
+
+def _port_kind(blocker: Blocker) -> str:
+    if blocker.key.startswith("custom-op:"):
+        return "kernel port" if blocker.status == Status.PORT else "custom operator replacement"
+    if blocker.status == Status.UNSUPPORTED:
+        return "unsupported API"
+    if blocker.status == Status.PORT:
+        return "triton kernel port" if blocker.key.startswith("triton") else "library port"
+    return "other library changes"  # a rewrite in a library's use (triton's device query), counted per finding
 
 
 def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]:

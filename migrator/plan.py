@@ -17,15 +17,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .assess import HOURS, RUNS, counted, readiness_score
+from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
 from .inventory import OpMembership
 from .model import Blocker, Finding, Report, Status, TargetSummary
 from .rules import ALL_RULES
 from .shim import ShimPlan, shim_plan
 
-#: Rules whose findings are a port, whatever their status: the operator or library itself must change.
-_PORT_RULES = frozenset({"extension-build", "extension-call", "torch-ops-call", "torch-library-cuda", "cuda-kernel",
-                         "cuda-library", "triton-launch"})
 PHASES = (
     (1, "Apply `migrator fix`", "safe, mechanical rewrites: review the diff and commit"),
     (2, "Manual rewrites on the training path", "device, AMP and distributed code a person changes, "
@@ -75,18 +72,6 @@ def migration_plans(report: Report) -> Tuple[MigrationPlan, ...]:
     return tuple(_plan(report, target, membership) for target in report.targets)
 
 
-def phase_of(finding: Finding, target: str, membership: OpMembership) -> int:
-    """0 when nothing is to do on ``target``."""
-    verdict = finding.verdicts.get(target)
-    if verdict is None or verdict.status == Status.SUPPORTED:
-        return 0
-    if membership.op_of(finding) or finding.rule in _PORT_RULES or verdict.status in (Status.PORT, Status.UNSUPPORTED):
-        return 4
-    if verdict.status == Status.REWRITE:
-        return 1 if verdict.fixable else 2
-    return 3
-
-
 def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> MigrationPlan:
     findings = counted(report.judged)  # what runs as written counts in readiness too
     judged = any(f.reachable is not None for f in findings)
@@ -118,8 +103,7 @@ def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tu
         items = []
         for api, found in by_api.items():
             verdict = found[0].verdicts[target.id]
-            hours = {Status.FALLBACK: HOURS["fallback"], Status.PARTIAL: HOURS["partial"]}.get(verdict.status,
-                                                                                                 HOURS["unknown"])
+            hours = validation_hours(verdict.status)
             items.append(PlanItem(key=api, title=api, status=verdict.status, findings=len(found), entries=0,
                                   hours=hours, where=f"{found[0].path}:{found[0].span.line or '-'}",
                                   message=verdict.message))
@@ -172,8 +156,9 @@ def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: M
     for blocker in target.blockers:
         if blocker.reachable is False:
             continue
-        numbers = [phase.get(i, 0) if i in on else 0 for i in blocker.findings]
-        open_until.append((blocker.status, max(numbers, default=0) if all(numbers) else float("inf")))
+        # resolved by the phase of its last finding on the training path (one off the path does not hold it)
+        numbers = [phase.get(i, 0) for i in blocker.findings if i in on]
+        open_until.append((blocker.status, max(numbers) if numbers and all(numbers) else float("inf")))
     scores = []
     for after in range(last + 1):
         ports = sum(1 for status, until in open_until if status == Status.PORT and until > after)

@@ -23,7 +23,7 @@ from .inventory import OpMembership, build_index, custom_ops, kernel_usages
 from .maps.load import TargetMap, third_party
 from .project import in_project
 from .project.coverage import apart
-from .project.roots import with_op_roots
+from .project.roots import with_op_roots, with_requirement_roots
 from .selection import Selection
 from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeReach, Report, RuleResults, SourceFile,
                     TargetSummary, Verdict)
@@ -277,6 +277,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
+    findings = with_requirement_roots(findings, third_party().library_of)
     if selection:  # --select / --ignore: what is reported, and so what readiness and the plan are over
         findings = selection.apply(findings)
     if not call_graph:

@@ -4,6 +4,7 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -61,3 +62,32 @@ def with_op_roots(findings: Sequence[Finding], op_of: Callable[[Finding], Option
                                           else len(_OP_CAUSE_RULES), f.path, f.span.line or 0))
         roots.update((f.id, cause.id) for f in found if f is not cause and f.root is None)
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+#: Rules whose findings are a use of a CUDA library in code.
+_LIBRARY_USE_RULES = ("cuda-library", "triton-launch")
+
+
+def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
+    """A requirement on a CUDA library (``triton`` in ``requirements-sparse_attn.txt``) is one cause with the
+    code that uses the library: a site of the first use (which carries the port), so the library is not
+    counted twice. A requirement nothing in the code uses stays its own finding (drop it). ``library_of``
+    names the library of an API (``third_party().library_of``)."""
+    first_use: Dict[str, str] = {}
+    for finding in findings:
+        if finding.rule in _LIBRARY_USE_RULES and finding.root is None:
+            library = library_of(finding.api) or finding.api.split(".", 1)[0]
+            first_use.setdefault(_package(library), finding.id)
+    roots = {}
+    for finding in findings:
+        if finding.rule == "cuda-requirement" and finding.root is None and finding.api.startswith("requirement:"):
+            use = first_use.get(_package(finding.api.split(":", 1)[1]))
+            if use is not None:
+                roots[finding.id] = use
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _package(name: str) -> str:
+    """The import name a distribution stands for: ``flash-attn`` is ``flash_attn`` (PEP 503 normalisation),
+    ``cupy-cuda12x`` is ``cupy`` (a CUDA-line build of it)."""
+    return re.sub(r"_cu(da)?\d+x?$", "", name.lower().replace("-", "_").replace(".", "_"))
