@@ -175,10 +175,12 @@ def test_readiness_after_each_phase_is_the_formula_over_what_the_phases_resolve(
         assert len({p.readiness_after for p in plan.phases} | {plan.readiness_now}) > 1  # the phases move it
 
 
+@pytest.mark.parametrize("project", ["examples", "tests/data/nanogpt"], ids=["bundled-example", "nanogpt"])
 @pytest.mark.parametrize("target", ["cann", "neuware"])
-def test_the_readiness_the_plan_predicts_after_fix_is_what_a_scan_after_fix_measures(tmp_path, target):
-    """Run `fix` on a copy of the bundled example, scan again, and compare with phase 1's prediction: a
-    rewritten call that stays a torch call is judged as one, a renamed CUDA API leaves the report."""
+def test_the_readiness_the_plan_predicts_after_fix_is_what_a_scan_after_fix_measures(tmp_path, target, project):
+    """Run `fix` on a copy of the bundled example and of a real repository (nanoGPT, `tests/data/nanogpt`),
+    scan again, and compare with phase 1's prediction: a rewritten call that stays a torch call is judged as
+    one, a renamed CUDA API leaves the report."""
     import shutil
 
     from migrator.fix import fix_report, write_fixes
@@ -187,7 +189,7 @@ def test_the_readiness_the_plan_predicts_after_fix_is_what_a_scan_after_fix_meas
 
     from .conftest import REPO
 
-    shutil.copytree(REPO / "examples", tmp_path / "project")
+    shutil.copytree(REPO / project, tmp_path / "project")
     chosen = resolve_targets([target])
     before = scan(tmp_path / "project", chosen, jobs=1)
     predicted = migration_plans(before)[0].readiness_after_fix
