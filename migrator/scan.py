@@ -294,8 +294,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     summary = summarise(project, reached, nodes)
     summaries = tuple(_with_call_paths(project, t)
                       for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
-    focus = [nodes[i] for t in summaries for b in t.blockers[:20] for i in b.findings if i in nodes]
-    summary = replace(summary, picture=subgraph_around(project, reached, dict.fromkeys(focus)))
+    top = {b.key: b.path for t in summaries for b in t.blockers[:12] if b.path}  # the most-reached, per target
+    summary = replace(summary, picture=subgraph_around(project, reached, top.values()))
     acted_on, covered = apart(marked)
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=acted_on, custom_ops=ops, graph=summary, op_plans=plans, trace=traced,

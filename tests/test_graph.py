@@ -514,3 +514,20 @@ def test_a_library_with_only_its_packaging_starts_at_its_public_api(scan_tree):
     assert reach["torch.cuda.empty_cache"] is False  # nothing names it
     (target,) = report.targets
     assert target.readiness < 100.0  # the training path is judged, and it needs rewrites
+
+
+def test_the_picture_is_the_call_paths_to_the_top_blockers_only(scan_tree):
+    """The page's drawing follows the call path from an entry point to each top blocker, and draws only the
+    calls along it: not every caller of every finding's function (DeepSpeed's picture had 250 boxes)."""
+    helpers = "".join(f"\ndef helper_{i}(x):\n    return sync()\n" for i in range(8))
+    calls = "".join(f"    helper_{i}(1)\n" for i in range(8))
+    report = scan_tree({
+        "train.py": ("import torch\nfrom util import sync\n" + helpers + "\n\ndef main():\n" + calls
+                     + "\n\nif __name__ == '__main__':\n    main()\n"),
+        "util.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
+    }, ["cann"])
+    nodes, edges = report.graph.picture
+    names = [n[0] for n in nodes]
+    assert len(names) == 4 and names[0] == "train.<main>" and names[-1] == "util.sync", names
+    assert sum(name.startswith("train.helper_") for name in names) == 1  # one path, not the eight callers
+    assert len(edges) == 3 and all((a, b) in set(zip(names, names[1:])) for a, b in edges)

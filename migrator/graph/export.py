@@ -3,35 +3,33 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Mapping, Tuple
+from typing import Dict, Iterable, Mapping, Sequence, Tuple
 
 from ..model import NodeReach
 from .build import ProjectGraph
 
 
-def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], focus: Iterable[str],
-                    limit: int = 250) -> Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]]:
-    """The nodes on the shortest paths to ``focus`` (plus their unreached callers), for a picture.
+def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], paths: Iterable[Sequence[str]],
+                    limit: int = 60) -> Tuple[Tuple[Tuple[str, str, int, bool], ...], Tuple[Tuple[str, str], ...]]:
+    """The call paths from an entry point to the top blockers, as one picture: the nodes on them and the
+    calls along them only (DeepSpeed's picture of every caller of every finding's node was 250 boxes and a
+    web of edges no one could follow).
 
-    Returns ``(nodes, edges)``: each node as ``(id, kind, depth, reached)``; at most ``limit`` nodes.
+    Returns ``(nodes, edges)``: each node as ``(id, kind, depth, reached)``; at most ``limit`` nodes (the
+    first paths win).
     """
     graph = project.graph
     keep: Dict[str, None] = {}
-    for node in focus:
-        if node not in graph:
+    edges: Dict[Tuple[str, str], None] = {}
+    for path in paths:
+        steps = [step for step in path if step in graph]
+        if len(keep) + len([s for s in steps if s not in keep]) > limit:
             continue
-        for step in (reached[node].path if node in reached else (node,)):
-            keep.setdefault(step)
-        for caller in list(graph.predecessors(node))[:5]:
-            keep.setdefault(caller)
-        if len(keep) >= limit:
-            break
-    chosen = list(keep)[:limit]
-    depth = {n: (len(reached[n].path) - 1 if n in reached else 0) for n in chosen}
-    nodes = tuple((n, graph.nodes[n].get("kind", "?"), depth[n], n in reached) for n in chosen)
-    members = set(chosen)
-    edges = tuple(sorted((a, b) for a, b in graph.subgraph(members).edges))
-    return nodes, edges
+        keep.update(dict.fromkeys(steps))
+        edges.update(dict.fromkeys(zip(steps, steps[1:])))
+    depth = {n: (len(reached[n].path) - 1 if n in reached else 0) for n in keep}
+    nodes = tuple((n, graph.nodes[n].get("kind", "?"), depth[n], n in reached) for n in keep)
+    return nodes, tuple(sorted(edges))
 
 
 def graph_document(project: ProjectGraph, reached: Mapping[str, NodeReach],
