@@ -183,6 +183,8 @@ def test_a_page_of_ten_thousand_findings_stays_small_and_draws_in_chromium(tmp_p
         return
     path = tmp_path / "big.html"
     path.write_text(page, encoding="utf-8")
-    dom = _chromium(tmp_path, "--dump-dom", f"{path.as_uri()}#context=all").stdout
+    dom = _chromium(tmp_path, "--window-size=1400,1000", "--dump-dom", f"{path.as_uri()}#context=all").stdout
     assert 'data-ready="1"' in dom and 'data-shown="10000"' in dom
     assert len(re.findall(r"<tr data-path=", dom)) <= 200  # only the first files' rows are drawn
+    width = int(re.search(r'data-page-width="(\d+)"', dom).group(1))
+    assert width <= 1400  # no sideways scrolling at 1,400 px

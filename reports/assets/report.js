@@ -200,5 +200,7 @@
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
   apply();
+  // for the browser test: a page wider than the window scrolls sideways (it must not at 1,400 px)
+  document.body.dataset.pageWidth = String(document.documentElement.scrollWidth);
   document.body.dataset.ready = "1";
 })();
