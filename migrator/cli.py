@@ -127,9 +127,12 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--stdin-filename", type=click.Path(path_type=Path),
               help="With FILES `-`: the path the code read from stdin has in the project (an editor's buffer).")
+@click.option("--quiet", "-q", is_flag=True, help="Text: the failing lines only, no summary.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Text: also the findings the baseline and suppressions let through.")
 @_selection_options
 def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-          jobs, stdin_filename, select, ignore) -> None:
+          jobs, stdin_filename, quiet, verbose, select, ignore) -> None:
     """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
 
     Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline, or a
@@ -142,14 +145,15 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
             sys.exit(2)
         with _stdin_as_file(stdin_filename or Path("stdin.py")) as (place, folder):
             _run_check([place], targets, fail_on, exclude, baseline, False, report_unused_suppressions, fmt,
-                       no_cache, jobs, select, ignore, stdin=(stdin_filename or Path("stdin.py"), folder))
+                       no_cache, jobs, select, ignore, stdin=(stdin_filename or Path("stdin.py"), folder),
+                       verbosity=verbose - quiet)
         return
     missing = [f for f in files if not Path(f).exists()]
     if missing:
         click.echo(f"migrator: no such file or folder: {missing[0]}", err=True)
         sys.exit(2)
     _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-               jobs, select, ignore)
+               jobs, select, ignore, verbosity=verbose - quiet)
 
 
 #: What `check -` reads of stdin at most (the scan's own size cap for one file).
@@ -179,7 +183,7 @@ def _stdin_as_file(name: Path):
 
 
 def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-               jobs, select, ignore, stdin: Optional[Tuple[Path, Path]] = None) -> None:
+               jobs, select, ignore, stdin: Optional[Tuple[Path, Path]] = None, verbosity: int = 0) -> None:
     """``check`` once its files are known; ``stdin``: the name given to stdin's code and the temporary folder
     it was written to (the configuration is the name's, the files are checked from the folder)."""
     from dataclasses import replace as _replace
@@ -216,7 +220,7 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
             click.echo(f"migrator: {exc}", err=True)
             sys.exit(2)
         raise
-    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions)
+    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions, verbosity)
     sys.exit(result.exit_code)
 
 
@@ -306,9 +310,10 @@ def maps_show(fmt: str) -> None:
 @click.option("--shim", is_flag=True,
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
                    "each entry point, and say which findings it covers at run time and which it does not.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the summary line (no line per change or held-back edit).")
 @_selection_options
 def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path], shim: bool, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+        log_path: Optional[Path], shim: bool, quiet: bool, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -348,7 +353,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     for item in result.files:
         if item.error:
             click.echo(f"{item.path}: {item.error}", err=True)
-        for skipped in item.skipped:
+        for skipped in () if quiet else item.skipped:
             click.echo(f"{item.path}:{skipped.line or '-'}: {skipped.rule}: not applied: {skipped.reason}", err=True)
     written = result.changed
     if show_diff:
@@ -361,7 +366,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             sys.exit(1)
         left = {p.split(": ", 1)[0] for p in problems}  # files changed under the run: not written
         written = tuple(item for item in result.changed if item.path not in left)
-    for line in change_lines(written):
+    for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
         log_path.write_text(markdown_log(written, chosen[0].id, written=not show_diff), encoding="utf-8")

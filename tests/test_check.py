@@ -606,3 +606,16 @@ def test_check_reads_stdin_as_the_file_its_filename_names(tmp_path, monkeypatch)
     assert clean.exit_code == 0 and clean.output == ""
     both = runner.invoke(main, ["check", "-", "train.py"], input=code)
     assert both.exit_code == 2
+
+
+def test_quiet_prints_the_failing_lines_only_and_verbose_what_was_let_through(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n"
+                                       "torch.cuda.synchronize()  # migrator: ignore\n", encoding="utf-8")
+    runner = CliRunner()
+    normal = runner.invoke(main, ["check", "train.py", "--no-cache", "--target", "cann"]).output.splitlines()
+    quiet = runner.invoke(main, ["check", "train.py", "--no-cache", "--target", "cann", "-q"]).output.splitlines()
+    verbose = runner.invoke(main, ["check", "train.py", "--no-cache", "--target", "cann", "-v"]).output.splitlines()
+    assert normal[-1].startswith("migrator: 1 new, 0 in baseline, 1 suppressed")
+    assert quiet == normal[:-1] and len(quiet) == 1
+    assert any(line.startswith("train.py:3:1: device-call") and line.endswith("(suppressed)") for line in verbose)

@@ -210,3 +210,13 @@ def test_sarif_paths_start_at_the_repository_root_for_a_subfolder_scan(tmp_path)
         (result,) = sarif["runs"][0]["results"]
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == uri
         assert result["fixes"][0]["artifactChanges"][0]["artifactLocation"]["uri"] == uri
+
+
+def test_fix_quiet_keeps_only_the_summary_line(tmp_path):
+    (tmp_path / "train.py").write_text("import torch\ntorch.cuda.synchronize()\n", encoding="utf-8")
+    runner = CliRunner()
+    loud = runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--diff", "--no-cache"])
+    quiet = runner.invoke(main, ["fix", str(tmp_path), "--target", "cann", "--diff", "--no-cache", "-q"])
+    assert "train.py:2: fix: torch.cuda.synchronize() ->" in loud.output
+    assert "train.py:2: fix" not in quiet.output and "would apply 1 rewrite(s)" in quiet.output
+    assert "+torch_npu.npu.synchronize()" in quiet.output  # the diff itself is the output, not a log line

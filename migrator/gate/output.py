@@ -6,22 +6,43 @@ from dataclasses import replace
 from typing import TextIO
 
 from ..report import FORMATTERS
+from ..model import Finding
 from .check import CheckResult
 
 
-def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False) -> None:
+def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0) -> None:
+    """``verbosity``: -1 (``-q``) the failing lines only; 1 (``-v``) also the findings the baseline and
+    suppressions let through, each said as such."""
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
     for finding in result.failing:
-        span = finding.span
-        where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
-        if span.cell is not None:
-            where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
-        failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
-        tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
-        message = failing[0][1].message if failing else ""
-        out.write(f"{where}: {finding.rule} [{tags}] {message}\n")
+        out.write(_line(finding) + "\n")
+    if verbosity > 0:
+        for finding in result.baselined:
+            out.write(_line(finding) + " (in the baseline)\n")
+        for finding in result.suppressed:
+            out.write(_line(finding) + " (suppressed)\n")
+    for error in result.errors:
+        out.write(f"{error.file.rel}: error: not checked: {error.reason}\n")
+    if verbosity < 0:
+        return
+    _summary(result, out, report_unused)
+
+
+def _line(finding: Finding) -> str:
+    """``path:line:col: RULE [target:status] message``, linter style."""
+    span = finding.span
+    where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
+    if span.cell is not None:
+        where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
+    failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
+    tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
+    message = failing[0][1].message if failing else ""
+    return f"{where}: {finding.rule} [{tags}] {message}"
+
+
+def _summary(result: CheckResult, out: TextIO, report_unused: bool) -> None:
     for entry in result.fixed:
         out.write(f"{entry.path}: {entry.rule} {entry.api}: fixed (still in the baseline"
                   f"{'' if result.baseline_written is not None else '; --write-baseline prunes it'})\n")
@@ -29,8 +50,6 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
         for path, suppression in result.unused_suppressions:
             cell = f"cell {suppression.cell}:" if suppression.cell is not None else ""
             out.write(f"{path}:{cell}{suppression.line}: unused suppression\n")
-    for error in result.errors:
-        out.write(f"{error.file.rel}: error: not checked: {error.reason}\n")
     if result.baseline_written is not None:
         out.write(f"migrator: wrote {result.baseline_written} findings to the baseline\n")
     elif result.failing or result.fixed or result.errors or (report_unused and result.unused_suppressions):
