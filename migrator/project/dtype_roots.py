@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Dict, FrozenSet, List, Mapping, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Category, Confidence, Context, DtypeChoice, Finding, Status, Verdict
 from ..rules.base import fingerprint
@@ -30,25 +30,22 @@ def with_dtype_roots(findings: Sequence[Finding], bites: Bites,
     choice of the dtype (added after them). A use that is already a site of another cause keeps it, and a
     use with another reason to be a finding on some target (a rewrite, an argument note) stays its own."""
     sites: Dict[DtypeChoice, List[Finding]] = {}
-    out: List[Finding] = []
     for finding in findings:
         bitten = bites.get(finding.id)
         choice = _choice(finding, bitten, choices_of.get(finding.path, ())) if bitten else None
-        if choice is None:
-            out.append(finding)
-            continue
-        sites.setdefault(choice, []).append(finding)
-        out.append(finding)  # rooted below, once the cause's id is known
+        if choice is not None:
+            sites.setdefault(choice, []).append(finding)
     rooted: Dict[str, str] = {}
     causes = []
     for choice, uses in sites.items():
         cause = _finding_at(choice, uses, bites)
         causes.append(cause)
         rooted.update((use.id, cause.id) for use in uses)
-    return [replace(f, root=rooted[f.id]) if f.id in rooted else f for f in out] + causes
+    return [replace(f, root=rooted[f.id]) if f.id in rooted else f for f in findings] + causes
 
 
-def _choice(finding: Finding, bitten: Mapping[str, FrozenSet[str]], choices: Sequence[DtypeChoice]):
+def _choice(finding: Finding, bitten: Mapping[str, FrozenSet[str]],
+            choices: Sequence[DtypeChoice]) -> Optional[DtypeChoice]:
     """The place the dtype that bites ``finding`` is chosen, when only such bites make it a finding."""
     if finding.root is not None or finding.cause is not None:
         return None
