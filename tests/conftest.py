@@ -40,3 +40,9 @@ def scan_code(scan_tree):
 
 def by_rule(findings, rule: str) -> List[Finding]:
     return [f for f in findings if f.rule == rule]
+
+
+@pytest.fixture(scope="module")
+def example_report() -> Report:
+    """The bundled example's training project, scanned for every target (once per test module)."""
+    return scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)

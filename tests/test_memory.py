@@ -69,7 +69,9 @@ def test_a_card_too_small_for_the_given_cards_says_how_many_it_needs():
     assert not fit.fits
     n = fit.cards_needed
     usable = 8 * GB * (1 - HEADROOM)
-    at = lambda cards: per_card(FACTS.trainable, FACTS.largest_layer, "bf16", "adamw", "zero3", cards).total + 4 * GB
+    def at(cards):
+        return per_card(FACTS.trainable, FACTS.largest_layer, "bf16", "adamw", "zero3", cards).total + 4 * GB
+
     assert at(n) <= usable < at(n - 1)
     assert "needs" in fit.reason and str(n) in fit.reason
 

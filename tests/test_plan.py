@@ -5,7 +5,7 @@ import pytest
 
 from migrator.plan import migration_plans
 
-from .test_report_formats import CHROMIUM, _chromium, _html, example_report  # noqa: F401 - a fixture
+from .test_report_formats import CHROMIUM, _chromium, _html
 
 TRAIN_FP32 = '''
 import torch

@@ -14,14 +14,9 @@ from migrator.report import html as html_format
 from migrator.report import sarif as sarif_format
 from migrator.scan import scan
 
-from .conftest import REPO, write_tree
+from .conftest import write_tree
 
 HOSTILE = '</script><img src=x onerror=alert(1)>'
-
-
-@pytest.fixture(scope="module")
-def example_report():
-    return scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)
 
 
 def _html(report) -> str:

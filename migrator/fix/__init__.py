@@ -248,8 +248,8 @@ def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional
                 changes.append(Change(number, tuple(dict.fromkeys(rules.get(number, ()))) or ("fix",),
                                       old_lines[i1 + k].strip(), new_lines[j1 + k].strip(), cell))
         elif tag != "equal":  # not expected from these edits; logged as a block so nothing goes unsaid
-            changes.append(Change(i1 + 1, ("fix",), " / ".join(l.strip() for l in old_lines[i1:i2]),
-                                  " / ".join(l.strip() for l in new_lines[j1:j2]), cell))
+            changes.append(Change(i1 + 1, ("fix",), " / ".join(line.strip() for line in old_lines[i1:i2]),
+                                  " / ".join(line.strip() for line in new_lines[j1:j2]), cell))
     return tuple(changes)
 
 
@@ -429,7 +429,9 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
     edits = list(edits)
     found = finder.found
     renames = {node for node, indices in found.items() if any(edits[i].edit.kind == "name" for i in indices)}
-    positions = (lambda cells: {(line, col) for _, line, col in cells if line is not None and col is not None})
+    def positions(cells):
+        return {(line, col) for _, line, col in cells if line is not None and col is not None}
+
     decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(edits)}, ("cuda", device_to),
                       positions(file_plan.settled), positions(file_plan.pending))
     skipped = [Skipped(edits[i].finding, edits[i].rule, edits[i].at.line, why) for i, why in decision.held.items()]

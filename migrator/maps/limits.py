@@ -180,10 +180,11 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
     status = Status.PARTIAL if biting and verdict.status == Status.SUPPORTED else verdict.status
     parts = [verdict.message]
     if biting:
-        parts.append("vendor notes that bite here: " + "; ".join(clip(l.text) + _why(l, profile) for l in biting))
+        parts.append("vendor notes that bite here: " + "; ".join(clip(limit.text) + _why(limit, profile)
+                                                                 for limit in biting))
     if idle:
-        parts.append("vendor notes that cannot bite here: " + "; ".join(f"{clip(l.text)} ({_why_not(l, profile)})"
-                                                                        for l in idle))
+        parts.append("vendor notes that cannot bite here: " + "; ".join(
+            f"{clip(limit.text)} ({_why_not(limit, profile)})" for limit in idle))
     return replace(verdict, status=status, message="; ".join(parts), limits=())
 
 

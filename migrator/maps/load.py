@@ -218,7 +218,9 @@ class ThirdParty:
 
     def has_replacement(self, library: str, target: str) -> bool:
         """Whether some API of ``library`` has a vendor replacement on ``target`` or a plain-PyTorch path."""
-        inside = (lambda api: api == library or api.startswith(library + "."))
+        def inside(api: str) -> bool:
+            return api == library or api.startswith(library + ".")
+
         return any(inside(api) and target in rows for api, rows in self.apis.items()) or \
             any(inside(api) for api in self.pytorch)
 
