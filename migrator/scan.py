@@ -286,9 +286,11 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
                       files=tuple(all_results), findings=acted_on, custom_ops=ops, op_plans=plans,
                       trace=traced, covered=covered), None
     from .graph import mark_reachable, subgraph_around, summarise  # networkx: only here
+    from .graph.shimmed import through_shims
 
     project, reached = _graph_and_reach(root, results, entries, cache)
     marked, nodes = mark_reachable(project, reached, findings, ops)
+    marked = tuple(through_shims(marked, project, nodes, results))  # an entry point already on a vendor's patcher
     if traced is not None:  # the run went through them, whatever the call graph could resolve
         marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
     summary = summarise(project, reached, nodes)

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from migrator.assess import counted
 from migrator.cli import main
 from migrator.maps.load import resolve_targets
+from migrator.model import Status
 from migrator.scan import scan
 from migrator.shim import ShimCover, shim_plan, shims
 
@@ -80,3 +81,43 @@ def test_the_report_plan_says_what_the_shim_covers(tmp_path):
     report = scan(tmp_path, resolve_targets(["neuware"]), jobs=1)
     neuware = shim_plan(counted(report.findings), "neuware")
     assert neuware.imports == ("import torch_mlu", "import torch_mlu.utils.gpu_migration")
+
+
+SHIMMED = {
+    "train.py": ("import torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n\nfrom model import Net\n"
+                 "\n\ndef main():\n    model = Net().cuda()\n    x = torch.randn(4, 8, device='cuda')\n"
+                 "    torch.cuda.synchronize()\n    if x.device.type == 'cuda':\n        print('on cuda')\n"
+                 "    return model(x)\n\n\nif __name__ == '__main__':\n    main()\n"),
+    "model.py": ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.fc = torch.nn.Linear(8, 8)\n\n    def forward(self, x):\n"
+                 "        torch.cuda.empty_cache()\n        return self.fc(x)\n"),
+}
+
+
+def test_an_entry_point_that_imports_the_shim_runs_what_it_covers(scan_tree):
+    """fairseq's Ascend port imports transfer_to_npu instead of editing its device calls: those calls are
+    not findings on cann any more (the shim is their source), a comparison with the device type the
+    runtime reports still is, and neuware, whose patcher is not imported, is judged as before."""
+    report = scan_tree(SHIMMED, ["cann", "neuware"])
+    judged = {(f.path, f.api): f for f in report.judged}
+    synchronize = judged[("train.py", "torch.cuda.synchronize")].verdicts
+    assert synchronize["cann"].status == Status.SUPPORTED and "transfer_to_npu" in synchronize["cann"].source
+    assert "train.py imports" in synchronize["cann"].message
+    assert synchronize["neuware"].status == Status.REWRITE
+    assert judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"].status == Status.SUPPORTED
+    compared = [f for f in report.findings if "compared with x.device.type" in f.verdicts["cann"].message]
+    assert compared and compared[0].verdicts["cann"].status == Status.REWRITE
+
+
+def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed_code(scan_tree):
+    """fairseq's port imports the shim in fairseq_cli/train.py only; its generate and eval scripts reach the
+    same modules. The training path runs through the shim; the message names the scripts that need the
+    import too, and code only they reach is judged as before."""
+    files = dict(SHIMMED)
+    files["evaluate.py"] = ("import torch\nfrom model import Net\n\n\ndef run():\n    torch.cuda.ipc_collect()\n"
+                            "    return Net()(torch.ones(4, 8))\n\n\nif __name__ == '__main__':\n    run()\n")
+    report = scan_tree(files, ["cann"])
+    judged = {(f.path, f.api): f for f in report.judged}
+    shared = judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"]
+    assert shared.status == Status.SUPPORTED and "evaluate.py also reach it without importing" in shared.message
+    assert judged[("evaluate.py", "torch.cuda.ipc_collect")].verdicts["cann"].status != Status.SUPPORTED
