@@ -164,7 +164,7 @@ _STDIN_CAP = 8 << 20
 def _stdin_as_file(name: Path):
     """stdin written where ``name`` sits in its project, under a temporary folder: the check reads it like a
     file (suppressions, notebooks by their suffix) and reports it by ``name``'s path in the project."""
-    from .gate.config import load_config
+    from .gate.config import ConfigError, load_config
 
     data = click.get_binary_stream("stdin").read(_STDIN_CAP + 1)
     if len(data) > _STDIN_CAP:
@@ -173,7 +173,8 @@ def _stdin_as_file(name: Path):
     real = name.resolve()
     try:
         rel = real.relative_to(load_config([real]).root).as_posix()
-    except Exception:  # outside its configuration's folder, or a configuration that cannot be read (said later)
+    except (ValueError, ConfigError):  # outside its configuration's folder, or a configuration that cannot be
+        # read (`_run_check` says so and exits 2)
         rel = real.name
     with tempfile.TemporaryDirectory(prefix="migrator-stdin-") as folder:
         place = Path(folder) / rel
