@@ -107,6 +107,9 @@ def test_an_entry_point_that_imports_the_shim_runs_what_it_covers(scan_tree):
     assert judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"].status == Status.SUPPORTED
     compared = [f for f in report.findings if "compared with x.device.type" in f.verdicts["cann"].message]
     assert compared and compared[0].verdicts["cann"].status == Status.REWRITE
+    from migrator.shim import through_shim
+
+    assert through_shim(report.judged, "cann") >= 3 and through_shim(report.judged, "neuware") == 0
 
 
 def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed_code(scan_tree):

@@ -18,7 +18,7 @@ from typing import List, Mapping, Sequence, Set
 import networkx as nx
 
 from ..model import FileResult, Finding, Status, Verdict
-from ..shim import Shim, ShimCover, shims
+from ..shim import THROUGH_SHIM, Shim, ShimCover, shims
 from .build import ProjectGraph
 
 
@@ -48,7 +48,7 @@ def _through(finding: Finding, shim: Shim, target: str, where: str, unpatched: S
     verdict = finding.verdicts[target]
     also = (f"; {', '.join(unpatched[:3])}{' and more' if len(unpatched) > 3 else ''} also reach it without "
             "importing the patcher: import it there too (`migrator fix --shim`)") if unpatched else ""
-    supported = Verdict(Status.SUPPORTED, f"runs as written through the runtime patcher {where} imports "
+    supported = Verdict(Status.SUPPORTED, f"{THROUGH_SHIM} {where} imports "
                         f"(`{'; '.join(shim.imports)}`): {judgement.why}{also}; without it: {verdict.message}",
                         shim.source)
     return replace(finding, verdicts={**finding.verdicts, target: supported})

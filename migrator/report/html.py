@@ -21,6 +21,7 @@ from ..discover import base_dir
 from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary, Verdict
 from ..plan import migration_plans
 from ..project.coverage import coverage_by_api
+from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
 from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
@@ -55,7 +56,7 @@ def render_page(template: str, script: str, **context: Any) -> str:
 def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
     sources = _SourceLines(Path(report.root))
-    targets = [_target(t, by_id, sources) for t in report.targets]
+    targets = [{**_target(t, by_id, sources), "shimmed": through_shim(report.judged, t.id)} for t in report.targets]
     kept, left_out = per_file_cap(report.findings)
     covered = coverage_by_api(report.covered)
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers

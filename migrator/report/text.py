@@ -12,6 +12,7 @@ import click
 from ..assess import counted
 from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
 from ..plan import MigrationPlan, migration_plans
+from ..shim import through_shim
 from . import View
 from .wording import reach_text, trace_text, worst_status
 
@@ -39,7 +40,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
     for target in report.targets:
-        _target(target, plans[target.id], paint, out)
+        _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id))
     if report.graph is not None:
         entries = ", ".join(e.node for e in report.graph.entries) or "none found (use --entry MODULE:FUNC)"
         out.write(f"Entry points: {entries}\n\n")
@@ -76,8 +77,11 @@ def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> st
             " days")
 
 
-def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO) -> None:
+def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO, shimmed: int = 0) -> None:
     out.write(_headline(target, plan, paint) + "\n")
+    if shimmed:
+        out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
+                  "while it is imported\n")
     counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items() if n)
     out.write(f"  {counts or 'nothing to judge'}\n")
     for phase in plan.phases:
