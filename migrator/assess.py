@@ -34,7 +34,8 @@ READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 
                      "ports/unsupported = blockers (one custom op = one port); "
                      "over findings on the training path (reachable), "
                      "or all findings when no entry point was found; unknown left out; 100 when nothing is judged; "
-                     "training findings at their cause only (tests, tooling and sites of a cause reported elsewhere are left out)")
+                     "training findings at their cause only (tests, tooling and sites of a cause reported elsewhere "
+                     "are left out)")
 #: Statuses whose findings run on the target (the readiness formula's ``runs``).
 RUNS = (Status.SUPPORTED, Status.PARTIAL, Status.FALLBACK)
 BLOCKING = (Status.UNSUPPORTED, Status.PORT, Status.REWRITE)
@@ -222,7 +223,8 @@ def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]
 def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str, int],
               op_of: OpMembership, reach: Mapping[str, NodeReach],
               finding_nodes: Mapping[str, str]) -> Tuple[Blocker, ...]:
-    """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then effort."""
+    """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then
+    effort."""
     groups: Dict[str, List[Finding]] = defaultdict(list)
     titles: Dict[str, str] = {}
     for finding in findings:
@@ -237,7 +239,8 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
     for key, members in groups.items():
         verdicts = [m.verdicts[target] for m in members]
         status = min((v.status for v in verdicts), key=BLOCKING.index)
-        reaches = [reach[finding_nodes[m.id]] for m in members if m.id in finding_nodes and finding_nodes[m.id] in reach]
+        reaches = [reach[finding_nodes[m.id]] for m in members
+                   if m.id in finding_nodes and finding_nodes[m.id] in reach]
         # the best-reached place, preferring code that runs in a function over a module's import-time body
         best = max(reaches, key=lambda r: (r.entries, r.kind not in ("module", "main"), r.paths), default=None)
         paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), PATHS_CAP)

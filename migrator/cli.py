@@ -121,7 +121,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--baseline", "baseline", type=click.Path(dir_okay=False, path_type=Path),
               help="Baseline file (default: [tool.migrator] baseline, else .migrator-baseline.json).")
 @click.option("--write-baseline", is_flag=True, help="Record the current findings as accepted; prune fixed ones.")
-@click.option("--report-unused-suppressions", is_flag=True, help="List '# migrator: ignore' comments that match nothing.")
+@click.option("--report-unused-suppressions", is_flag=True, help="List '# migrator: ignore' comments that match "
+                                                                 "nothing.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
@@ -301,7 +302,8 @@ def maps_show(fmt: str) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--target", "target", required=True, help="The one target to rewrite for: cann or neuware (with @version).")
+@click.option("--target", "target", required=True, help="The one target to rewrite for: cann or neuware (with "
+                                                        "@version).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and change nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
 @click.option("--force", is_flag=True, help="Run even when git reports uncommitted changes under PATH.")
@@ -454,7 +456,8 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 @click.option("--limit", type=click.FloatRange(min=1), default=600, show_default=True,
               help="Wall-clock seconds before the run is stopped (the ops seen so far are written).")
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="The project: the command runs there, and call sites are recorded in files under it.")
+              show_default=True, help="The project: the command runs there, and call sites are recorded in files "
+                                      "under it.")
 def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit: float, root: Path) -> None:
     """RUNS YOUR CODE: execute COMMAND (e.g. -- python train.py ARGS) and record the aten ops it dispatches.
 

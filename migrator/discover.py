@@ -213,7 +213,8 @@ def _gitignore(path: Path, rel: str):
     try:
         lines = read_source(str(path)).decode("utf-8", errors="replace").splitlines()
     except OSError as exc:
-        return None, FileResult(record, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}: nothing it lists is ignored")
+        return None, FileResult(record, FileStatus.ERROR, f"cannot read: {exc.strerror or exc}: nothing it lists is "
+                                                          f"ignored")
     used, left_out = [], []
     for number, line in enumerate(lines, 1):
         if len(line) > _IGNORE_LINE_CHARS or line.count("*") > MAX_IGNORE_WILDCARDS:
@@ -247,5 +248,6 @@ def _is_virtualenv(path: Path) -> bool:
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
     """Whether ``rel`` (POSIX, relative to the configuration's folder) matches one of ``[tool.migrator]
     exclude``'s patterns: a glob, or a folder and everything below it."""
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*") or rel.startswith(p.rstrip("/") + "/")
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*")
+               or rel.startswith(p.rstrip("/") + "/")
                for p in patterns)

@@ -27,7 +27,8 @@ class GitUnavailable(Exception):
     """git is not there, timed out, or the repository's configuration cannot be neutralised."""
 
 
-def _git(base: Path, args: Sequence[str], overrides: Sequence[str] = (), timeout: int = 60) -> subprocess.CompletedProcess:
+def _git(base: Path, args: Sequence[str], overrides: Sequence[str] = (),
+         timeout: int = 60) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(["git", *_SAFE, *overrides, *args], cwd=base, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)

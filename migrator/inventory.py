@@ -162,7 +162,8 @@ def _has_cuda_code(files: Sequence[str], by_path) -> bool:
         return True
     for rel in files:
         facts = by_path[rel].cuda
-        if rel.endswith((".cu", ".cuh")) or (facts is not None and (facts.kernels or facts.launches or facts.cuda_includes)):
+        if rel.endswith((".cu", ".cuh")) or (facts is not None
+                                              and (facts.kernels or facts.launches or facts.cuda_includes)):
             return True
     return False
 

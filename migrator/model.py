@@ -421,7 +421,8 @@ class Outline:
 
     module: str
     imports: Tuple[str, ...] = ()
-    bindings: Tuple[Tuple[str, str], ...] = ()  # module-level names bound by imports: ("TinyGPT", "model.transformer.TinyGPT")
+    #: module-level names bound by imports: ("TinyGPT", "model.transformer.TinyGPT")
+    bindings: Tuple[Tuple[str, str], ...] = ()
     definitions: Tuple[Definition, ...] = ()
     calls: Tuple[Call, ...] = ()
     attributes: Tuple[Tuple[str, str], ...] = ()  # ("Cls.attr", constructor) from ``self.attr = Ctor(...)``

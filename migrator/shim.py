@@ -125,7 +125,8 @@ THROUGH_SHIM = "runs as written through the runtime patcher"
 def through_shim(findings: Sequence[Finding], target: str) -> int:
     """How many of ``findings`` need no change on ``target`` because an entry point imports its patcher."""
     verdicts = (f.verdicts.get(target) for f in findings)
-    return sum(1 for v in verdicts if v is not None and v.status == Status.SUPPORTED and v.message.startswith(THROUGH_SHIM))
+    return sum(1 for v in verdicts
+               if v is not None and v.status == Status.SUPPORTED and v.message.startswith(THROUGH_SHIM))
 
 
 @lru_cache(maxsize=None)

@@ -130,7 +130,8 @@ def test_suppressions(repo, code, failing):
 
 
 def test_unused_suppression_is_reported_on_request(repo):
-    (repo / "mod.py").write_text("import torch\nx = 1  # migrator: ignore\ny = torch.ones(2).cuda()  # migrator: ignore\n")
+    (repo / "mod.py").write_text("import torch\nx = 1  # migrator: ignore\ny = torch.ones(2).cuda()  # migrator: "
+                                 "ignore\n")
     assert "unused" not in run("mod.py").output
     result = run("--report-unused-suppressions", "mod.py")
     assert "mod.py:2: unused suppression" in result.output and "mod.py:3" not in result.output

@@ -62,7 +62,8 @@ def test_vendor_replacements_for_libraries(scan_code):
     adam = next(f for f in findings if f.api == "apex.optimizers.FusedAdam" and f.span.line == 3).verdicts
     assert adam["neuware"].suggestion.startswith("torch_mlu.optimizers.FusedAdam")
     # the Ascend ports' fused optimizer, with its fp32/fp16 limit and torch's fused AdamW for bf16 beside it
-    assert adam["cann"].status == Status.REWRITE and adam["cann"].suggestion.startswith("torch_npu.optim.NpuFusedAdamW(")
+    assert adam["cann"].status == Status.REWRITE
+    assert adam["cann"].suggestion.startswith("torch_npu.optim.NpuFusedAdamW(")
     assert "bf16 parameter raises TypeError" in adam["cann"].message and "fused=True" in adam["cann"].message
     # no Kunlunxin optimizer in the data: the plain-PyTorch path, not a port
     assert adam["kunlun"].status == Status.REWRITE and adam["kunlun"].suggestion.startswith("torch.optim.AdamW(")

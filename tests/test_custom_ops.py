@@ -68,7 +68,8 @@ def test_extension_joined_end_to_end(scan_tree):
         "fastops/__init__.py": "",
         "fastops/ops.py": ("import torch\nfrom fastops import _C\n\n"
                            "class Scale(torch.autograd.Function):\n"
-                           "    @staticmethod\n    def forward(ctx, x, s):\n        _C.scale(x, s)\n        return x\n\n"
+                           "    @staticmethod\n    def forward(ctx, x, s):\n        _C.scale(x, s)\n        return "
+                           "x\n\n"
                            "def gelu(x):\n    return torch.ops.myops.fused_gelu(x, True)\n"),
         "train.py": "import torch\nfrom fastops.ops import Scale\ny = Scale.apply(torch.ones(3), 2.0)\n",
     })

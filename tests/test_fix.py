@@ -33,8 +33,10 @@ CASES = [
         id="device-argument"),
     pytest.param(
         "import torch\n\nbatch = (torch.ones(2)  # inputs\n         .cuda(non_blocking=True))\n",
-        {"cann": "import torch\nimport torch_npu\n\nbatch = (torch.ones(2)  # inputs\n         .npu(non_blocking=True))\n",
-         "neuware": "import torch\nimport torch_mlu\n\nbatch = (torch.ones(2)  # inputs\n         .mlu(non_blocking=True))\n"},
+        {"cann": "import torch\nimport torch_npu\n\nbatch = (torch.ones(2)  # inputs\n         "
+                 ".npu(non_blocking=True))\n",
+         "neuware": "import torch\nimport torch_mlu\n\nbatch = (torch.ones(2)  # inputs\n         "
+                    ".mlu(non_blocking=True))\n"},
         id="method-across-lines-with-comment"),
     pytest.param(
         "import torch\n\n\ndef step():\n    torch.cuda.synchronize()\n",
@@ -50,7 +52,8 @@ CASES = [
         "import torch\nfrom torch.cuda.amp import autocast, GradScaler\n\nwith autocast():\n    s = GradScaler()\n",
         {"cann": "import torch\nimport torch_npu\n\nwith torch_npu.npu.amp.autocast():\n"
                  "    s = torch_npu.npu.amp.GradScaler()\n",
-         "neuware": "import torch\nimport torch_mlu\n\nwith torch.mlu.amp.autocast():\n    s = torch.mlu.amp.GradScaler()\n"},
+         "neuware": "import torch\nimport torch_mlu\n\nwith torch.mlu.amp.autocast():\n    s = "
+                    "torch.mlu.amp.GradScaler()\n"},
         id="imports-of-renamed-names-removed-once-unused"),
     pytest.param(
         "import torch\nscaler = torch.amp.GradScaler()\n",
@@ -72,8 +75,10 @@ CASES = [
         id="f-string-device"),
     pytest.param(
         "import torch\nDEVICE = 'cuda'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n",
-        {"cann": "import torch\nimport torch_npu\nDEVICE = 'npu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n",
-         "neuware": "import torch\nimport torch_mlu\nDEVICE = 'mlu'  # one place to change\n\n\ndef f(x):\n    return x.to(DEVICE)\n"},
+        {"cann": "import torch\nimport torch_npu\nDEVICE = 'npu'  # one place to change\n\n\ndef f(x):\n    return "
+                 "x.to(DEVICE)\n",
+         "neuware": "import torch\nimport torch_mlu\nDEVICE = 'mlu'  # one place to change\n\n\ndef f(x):\n    return "
+                    "x.to(DEVICE)\n"},
         id="constant-changed-once"),
     pytest.param(
         "import torch\ny = torch.ones(2).to('cuda').cuda(torch.device('cuda', 0))\n",
@@ -98,7 +103,8 @@ def test_a_name_the_file_cannot_reach_is_left_alone(tmp_path):
     # torch.mlu.synchronize needs `torch` bound to torch; here only the alias T is
     code = "import torch as T\nT.cuda.synchronize()\n"
     assert _fixed(tmp_path, code, "neuware") == code
-    assert _fixed(tmp_path / "cann", code, "cann") == "import torch as T\nimport torch_npu\ntorch_npu.npu.synchronize()\n"
+    fixed = _fixed(tmp_path / "cann", code, "cann")
+    assert fixed == "import torch as T\nimport torch_npu\ntorch_npu.npu.synchronize()\n"
 
 
 def test_a_rename_the_vendor_has_not_validated_is_not_applied(tmp_path):
@@ -165,7 +171,8 @@ def test_the_change_log_has_one_row_per_changed_line_in_cambricons_form(tmp_path
     assert run.exit_code == 0, run.output
     assert "train.py:5: device-call: torch.cuda.synchronize() -> torch_npu.npu.synchronize()" in run.output
     assert "eval.ipynb:cell 2:1: device-move: x = torch.ones(2).cuda() -> x = torch.ones(2).npu()" in run.output
-    rows = [line for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "No." not in line]
+    rows = [line for line in log.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and "No." not in line]
     assert rows[0] == '| 1 | eval.ipynb:cell 1:4 | plugin-import | add "import torch_npu" |'
     assert '| train.py:6 | device-move | change "return x.cuda() \\| 1" to "return x.npu() \\| 1" |' in rows[-1]
     assert len(rows) == 6 and "Written to the files." in log.read_text(encoding="utf-8")
@@ -190,7 +197,8 @@ def test_cli_diff_write_idempotence_and_rails(tmp_path):
     diff = runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--diff", "--no-cache"])
     assert diff.exit_code == 0
     assert "-x = torch.ones(2).cuda()\n+import torch_npu\n+x = torch.ones(2).npu()\n" in diff.output
-    assert (repo / "src" / "train.py").read_text() == "import torch\nx = torch.ones(2).cuda()\n"  # --diff writes nothing
+    # --diff writes nothing
+    assert (repo / "src" / "train.py").read_text() == "import torch\nx = torch.ones(2).cuda()\n"
 
     (repo / "other" / "keep.py").write_text("import torch\ny = torch.ones(3).cuda()\n")  # dirty, outside src/
     assert runner.invoke(main, ["fix", str(repo / "src"), "--target", "cann", "--no-cache"]).exit_code == 0

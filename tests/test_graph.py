@@ -155,18 +155,21 @@ def _graph(files):
     pytest.param({"p/__init__.py": "from .impl import g\n", "p/impl.py": "def g(): pass\n",
                   "a.py": "from p import g\ndef f():\n    g()\n"}, ("a.f", "p.impl.g"), id="re-export"),
     pytest.param({"a.py": "class B:\n    def run(self):\n        self.step()\n    def step(self): pass\n"
-                          "class C(B):\n    def step(self): pass\n"}, ("a.B.run", "a.C.step"), id="override-in-subclass"),
+                          "class C(B):\n    def step(self): pass\n"}, ("a.B.run", "a.C.step"),
+                 id="override-in-subclass"),
     pytest.param({"a.py": "class B:\n    def __init__(self): pass\nclass C(B):\n    def __init__(self):\n"
                           "        super().__init__()\n"}, ("a.C.__init__", "a.B.__init__"), id="super"),
     pytest.param({"a.py": "import torch.multiprocessing as mp\ndef worker(rank): pass\n"
-                          "def main():\n    mp.spawn(worker, nprocs=2)\n"}, ("a.main", "a.worker"), id="callback-argument"),
+                          "def main():\n    mp.spawn(worker, nprocs=2)\n"}, ("a.main", "a.worker"),
+                 id="callback-argument"),
     pytest.param({"a.py": "import click\n@click.group()\ndef cli(): pass\n@cli.command()\ndef train(): pass\n"},
                  ("a.cli", "a.train"), id="decorator-root"),
     pytest.param({"a.py": "import torch\nclass Fn(torch.autograd.Function):\n    @staticmethod\n"
                           "    def forward(ctx, x): return x\n"
                           "def f(x):\n    return Fn.apply(x)\n"}, ("a.f", "a.Fn.forward"), id="autograd-apply"),
     pytest.param({"a.py": "class Trainer:\n    def fit(self): pass\n"
-                          "def main():\n    t = Trainer()\n    t.fit()\n"}, ("a.main", "a.Trainer.fit"), id="typed-local"),
+                          "def main():\n    t = Trainer()\n    t.fit()\n"}, ("a.main", "a.Trainer.fit"),
+                 id="typed-local"),
     pytest.param({"reg.py": "_models = {}\ndef register_model(fn):\n    _models[fn.__name__] = fn\n    return fn\n",
                   "nets.py": "from reg import register_model\n@register_model\ndef resnet(): pass\n"},
                  ("reg.register_model", "nets.resnet"), id="registering-decorator"),
@@ -236,7 +239,8 @@ def test_graph_command_exports_json_and_dot(tmp_path):
     assert nodes["pkg.models.Head.forward"]["findings"] == {"rewrite": 1}
     assert {"source": "pkg.models.Net", "target": "pkg.models.Net.forward", "kind": "constructs"} in document["edges"]
     dot = CliRunner().invoke(main, ["graph", str(tmp_path), "--no-cache", "--format", "dot"])
-    assert dot.output.startswith("digraph migrator {") and '"train.<main>" [label="train.<main>", shape=doubleoctagon' in dot.output
+    assert dot.output.startswith("digraph migrator {")
+    assert '"train.<main>" [label="train.<main>", shape=doubleoctagon' in dot.output
 
 
 def test_imports_resolve_from_the_script_directory_when_scanning_above_it(tmp_path):
@@ -305,7 +309,8 @@ class RoIHead(torch.nn.Module):
 OPS_CU = r"""
 #include <torch/extension.h>
 __global__ void roi_align_kernel(float* out) { out[threadIdx.x] = 0.f; }
-torch::Tensor roi_align_forward(torch::Tensor f, torch::Tensor r, int s) { roi_align_kernel<<<1, 32>>>(f.data_ptr<float>()); return f; }
+torch::Tensor roi_align_forward(torch::Tensor f, torch::Tensor r, int s) {
+  roi_align_kernel<<<1, 32>>>(f.data_ptr<float>()); return f; }
 torch::Tensor deform_conv_forward(torch::Tensor x, torch::Tensor o, torch::Tensor w) { return x; }
 torch::Tensor nms(torch::Tensor b, torch::Tensor s, double iou) { return b; }
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {

@@ -118,7 +118,8 @@ def test_explain_judges_a_teams_api_list_in_one_document(tmp_path):
     assert result.exit_code == 2  # one API is unknown: named, and the exit says so
     document = json.loads(result.stdout)
     assert [a["api"] for a in document["apis"]] == ["torch.cuda.synchronize", "torch.nn.functional.ctc_loss"]
-    assert document["unknown"][0]["api"] == "torch.nn.functional.ctc_los" and "ctc_loss" in document["unknown"][0]["error"]
+    (unknown,) = document["unknown"]
+    assert unknown["api"] == "torch.nn.functional.ctc_los" and "ctc_loss" in unknown["error"]
     single = json.loads(CliRunner().invoke(main, ["explain", "torch.cuda.synchronize", "--format", "json"]).output)
     assert single == document["apis"][0]  # one API keeps its own document
 

@@ -28,7 +28,8 @@ for batch in loader:
     pytest.param("import lightning as L\n", False, id="framework-sets-precision"),
 ])
 def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged):
-    report = scan_tree({"train.py": TRAIN_FP32 + extra, "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n"})
+    report = scan_tree({"train.py": TRAIN_FP32 + extra, "model.py": "import torch\nclass Net(torch.nn.Module):\n    "
+                                                                    "pass\n"})
     found = [f for f in report.findings if f.rule == "no-mixed-precision"]
     assert bool(found) == flagged
     if flagged:
@@ -39,7 +40,8 @@ def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged
 
 
 def test_no_training_step_means_no_precision_advice(scan_tree):
-    report = scan_tree({"infer.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nprint(model(torch.ones(2)))\n"})
+    report = scan_tree({"infer.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+                                    "print(model(torch.ones(2)))\n"})
     assert not [f for f in report.findings if f.rule == "no-mixed-precision"]
 
 

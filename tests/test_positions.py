@@ -151,8 +151,8 @@ def test_a_node_outside_the_walk_is_still_measured():
 
 @pytest.mark.parametrize("source, expected", [
     pytest.param("def f(a, b=1, *, c=2):\n    pass\n", ["f", "a", "b", "1", "c", "2"], id="parameters"),
-    pytest.param("x = a and b and c or d\n", ["x", "a and b and c or d", "a and b and c", "a and b", "a", "b", "c", "d"],
-                 id="boolean-chains"),
+    pytest.param("x = a and b and c or d\n",
+                 ["x", "a and b and c or d", "a and b and c", "a and b", "a", "b", "c", "d"], id="boolean-chains"),
     pytest.param("t = (\n    1,\n    2,\n)\n", ["t", "1,\n    2,", "1", "2"], id="parenthesized-tuple"),
     pytest.param("g(x, *xs, k=1, **kw)\n", ["g(x, *xs, k=1, **kw)", "g", "x", "xs", "k", "1", "kw"],
                  id="call-arguments"),

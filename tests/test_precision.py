@@ -21,9 +21,11 @@ FP32 = DtypeProfile()
     pytest.param("`self`仅支持fp32", [LimitKind.TEMPLATE], id="lone-fp32-template"),
     pytest.param("- `input`仅支持bf16，fp16，fp32 / - `approximate`参数仅支持设置为`tanh`",
                  [LimitKind.DTYPE, LimitKind.ARGUMENT], id="dtype-and-argument"),
-    pytest.param("`self`仅支持int64 / - 针对Ascend 950DT，由于硬件差异，在索引存在重复的情况下，精度可能和Atlas A2 训练系列产品"
-                 "/Atlas A3 训练系列产品存在差异", [LimitKind.DTYPE, LimitKind.PRODUCT], id="another-card"),
-    pytest.param("`input`仅支持fp16，fp32 / - 可能回退至CPU执行", [LimitKind.DTYPE, LimitKind.BEHAVIOUR], id="cpu-fallback"),
+    pytest.param("`self`仅支持int64 / - 针对Ascend 950DT，由于硬件差异，在索引存在重复的情况下，"
+                 "精度可能和Atlas A2 训练系列产品/Atlas A3 训练系列产品存在差异",
+                 [LimitKind.DTYPE, LimitKind.PRODUCT], id="another-card"),
+    pytest.param("`input`仅支持fp16，fp32 / - 可能回退至CPU执行", [LimitKind.DTYPE, LimitKind.BEHAVIOUR],
+                 id="cpu-fallback"),
     pytest.param("当前仅支持推理场景，不支持训练场景", [LimitKind.BEHAVIOUR], id="inference-only"),
     pytest.param("不支持反向求梯度。", [LimitKind.BEHAVIOUR], id="no-backward"),
     pytest.param("输入最大支持6维", [LimitKind.OTHER], id="shape-condition"),

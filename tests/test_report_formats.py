@@ -120,7 +120,8 @@ def test_sarif_validates_against_the_oasis_schema(example_report):
     help_of = {rule["id"]: rule["help"] for rule in rules}
     assert "no-mixed-precision" in help_of and "torch-op" in help_of
     move = help_of["device-move"]
-    assert "## Why is this bad?" in move["markdown"] and "```python\nimport torch\nx = torch.ones(2).cuda()" in move["markdown"]
+    assert "## Why is this bad?" in move["markdown"]
+    assert "```python\nimport torch\nx = torch.ones(2).cuda()" in move["markdown"]
     assert "Fix safety" in move["text"] and "```" not in move["text"]
 
 

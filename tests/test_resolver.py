@@ -36,9 +36,11 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
     pytest.param("import os\nv = os.getenv('CUDA_HOME')\n", ("os.environ", "env-read"), id="environment-read"),
     pytest.param("import torch\nDEVICE = 'cuda:0'\n", ("torch.device", "literal"), id="device-literal"),
     pytest.param("import triton\n@triton.jit\ndef k(p):\n    pass\n", ("triton.jit", "decorator"), id="decorator"),
-    pytest.param("import torch\nlib = torch.library.Library('ns', 'IMPL')\ndef setup():\n    lib.impl('f', g, 'CUDA')\n",
+    pytest.param("import torch\nlib = torch.library.Library('ns', 'IMPL')\n"
+                 "def setup():\n    lib.impl('f', g, 'CUDA')\n",
                  ("torch.library.Library.impl", "call"), id="method-of-an-instance-built-here"),
-    pytest.param("import torch\nclass Ops:\n    def __init__(self):\n        self.lib = torch.library.Library('ns', 'DEF')\n"
+    pytest.param("import torch\nclass Ops:\n    def __init__(self):\n        self.lib = torch.library.Library('ns', "
+                 "'DEF')\n"
                  "    def add(self):\n        self.lib.impl('f', g, 'CUDA')\n",
                  ("torch.library.Library.impl", "call"), id="method-of-an-instance-on-self"),
 ])

@@ -42,7 +42,8 @@ PROJECT = {
                 "    if next(net.parameters()).device.type == 'cuda':\n        torch.backends.cudnn.benchmark = True\n"
                 "\n\nif __name__ == '__main__':\n    main()\n",
     "tools/eval.py": "import torch_npu\nimport torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
-    "model.py": "import torch\n\n\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(2, 2)\n",
+    "model.py": "import torch\n\n\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(2, "
+                "2)\n",
     "setup.py": "from setuptools import setup\nsetup(name='p')\n",
     "tests/test_train.py": "import torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
 }
@@ -84,7 +85,8 @@ def test_the_report_plan_says_what_the_shim_covers(tmp_path):
 
 
 SHIMMED = {
-    "train.py": ("import torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n\nfrom model import Net\n"
+    "train.py": ("import torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n\nfrom model import "
+                 "Net\n"
                  "\n\ndef main():\n    model = Net().cuda()\n    x = torch.randn(4, 8, device='cuda')\n"
                  "    torch.cuda.synchronize()\n    if x.device.type == 'cuda':\n        print('on cuda')\n"
                  "    return model(x)\n\n\nif __name__ == '__main__':\n    main()\n"),

@@ -65,7 +65,8 @@ def test_fallback_code_is_valid_python_using_only_torch(family):
      "f(Tensor grad, int k, bool flag) -> Tensor[]"),
     ("std::tuple<at::Tensor, at::Tensor> two(const at::Tensor &x, c10::optional<at::Tensor> mask)",
      "f(Tensor x, Tensor? mask) -> (Tensor, Tensor)"),
-    ("void launch(at::Tensor out, at::IntArrayRef sizes, std::string mode)", "f(Tensor out, int[] sizes, str mode) -> ()"),
+    ("void launch(at::Tensor out, at::IntArrayRef sizes, std::string mode)", "f(Tensor out, int[] sizes, str mode) -> "
+                                                                             "()"),
     (None, "f(...) -> ..."),
 ])
 def test_cpp_signature_to_schema(signature, schema):
@@ -252,10 +253,12 @@ def test_effort_counts_only_the_kernels_left_to_port(tmp_path):
     write_tree(tmp_path, {
         "setup.py": ("from torch.utils.cpp_extension import CUDAExtension\n"
                      "ext = CUDAExtension('pkg._ops', ['ops.cu'])\n"),
-        "ops.cu": (RMS_KERNEL.replace("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"rms_norm\", &rms_norm, \"rms\"); }",
+        "ops.cu": (RMS_KERNEL.replace("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"rms_norm\", &rms_norm, "
+                                      "\"rms\"); }",
                                       "")
                    + KERNEL.replace("m.def(\"prefix_scan\", &prefix_scan, \"scan\");",
-                                    "m.def(\"prefix_scan\", &prefix_scan, \"scan\"); m.def(\"rms_norm\", &rms_norm, \"rms\");")),
+                                    "m.def(\"prefix_scan\", &prefix_scan, \"scan\"); m.def(\"rms_norm\", &rms_norm, "
+                                    "\"rms\");")),
         "train.py": "from pkg import _ops\n\nif __name__ == '__main__':\n    _ops.prefix_scan(1, 0)\n",
     })
     report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
@@ -268,7 +271,8 @@ def test_effort_counts_only_the_kernels_left_to_port(tmp_path):
 
 def test_a_call_to_a_covered_function_gets_that_functions_route(tmp_path):
     write_tree(tmp_path, {
-        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('pkg._ops', ['ops.cu'])\n",
+        "setup.py": ("from torch.utils.cpp_extension import CUDAExtension\n"
+                     "ext = CUDAExtension('pkg._ops', ['ops.cu'])\n"),
         "ops.cu": KERNEL.replace("m.def(\"prefix_scan\", &prefix_scan, \"scan\");",
                                 "m.def(\"prefix_scan\", &prefix_scan, \"scan\"); m.def(\"nms\", &nms, \"nms\");"),
         "train.py": ("import torch\n\nfrom pkg import _ops\n\n\ndef main(boxes, scores):\n"

@@ -586,7 +586,8 @@ def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
     if edit.kind == "argument" and isinstance(node, cst.Call) and not any(a.keyword is None and a.star == ""
                                                                             for a in node.args):
         first = cst.Arg(cst.parse_expression(edit.new),
-                        comma=cst.MaybeSentinel.DEFAULT if not node.args else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                        comma=cst.MaybeSentinel.DEFAULT if not node.args
+                        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return node.with_changes(args=[first, *node.args])
     return None
 

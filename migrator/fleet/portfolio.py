@@ -35,7 +35,8 @@ def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
         blockers=shared_blockers(on_target, needs), unlock=unlock_steps(needs))
 
 
-def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]], needs: Dict[str, Set[str]]) -> Tuple[SharedBlocker, ...]:
+def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]],
+                    needs: Dict[str, Set[str]]) -> Tuple[SharedBlocker, ...]:
     """Ranked by how many repositories they block, then on how many training paths, then entry points."""
     members: Dict[str, List[Tuple[str, RepoBlocker]]] = defaultdict(list)
     for row, target in on_target:

@@ -65,7 +65,8 @@ def to_dot(document: Mapping[str, object]) -> str:
         lines.append(f'  "{_dot_escape(node["id"])}" [{", ".join(attrs)}];')
     for edge in document["edges"]:  # type: ignore[union-attr]
         style = ', style="dashed"' if edge["kind"] == "imports" else ""
-        lines.append(f'  "{_dot_escape(edge["source"])}" -> "{_dot_escape(edge["target"])}" [label="{edge["kind"]}"{style}];')
+        lines.append(f'  "{_dot_escape(edge["source"])}" -> "{_dot_escape(edge["target"])}" '
+                     f'[label="{edge["kind"]}"{style}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -175,13 +175,15 @@ def _custom_op_families(upstream: Path, curated: Path) -> dict:
                                "source": source}
         hints = {}
         for target, row in sorted((family.get("kernel_hint") or {}).items()):
-            rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for {target}")
+            rel = checked_evidence(upstream, cache, row["evidence"], f"custom_op_families.yaml: {name} hint for "
+                                                                     f"{target}")
             hints[target] = {"kernel": row["kernel"], "source": Path(rel).name}
         families.append({"name": name, "what": family["what"], "match": list(family["match"]),
                          "pytorch": family.get("pytorch"), "pytorch_note": family.get("pytorch_note"),
                          "targets": targets, "kernel_hint": hints})
     return {"schema": MAPS_SCHEMA, "families": families,
-            "source": "operator_maps/curated/custom_op_families.yaml (each vendor row checked against its upstream file)"}
+            "source": "operator_maps/curated/custom_op_families.yaml (each vendor row checked against its upstream "
+                      "file)"}
 
 
 # ------------------------------------------------------------------------------------ tensor methods

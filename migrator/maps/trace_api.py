@@ -356,7 +356,8 @@ def _generic_candidates(native_functions: Optional[Path], table: _Table) -> List
                             Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         for entry in entries:
             base = entry["func"].split("(", 1)[0].split(".", 1)[0]
-            if not base.startswith("_") and base not in _NOT_SAMPLED and "function" in str(entry.get("variants", "function")):
+            if not base.startswith("_") and base not in _NOT_SAMPLED \
+                    and "function" in str(entry.get("variants", "function")):
                 names.append(f"torch.{base}")
     return [n for n in dict.fromkeys(names) if n not in table.apis]
 

@@ -42,7 +42,8 @@ def load_cards(overrides: Sequence[Tuple[str, Mapping[str, Any]]] = ()) -> Tuple
         if "source" not in override and card_id not in rows:
             merged["source"] = "[tool.migrator.cards] in the project's pyproject.toml"
         elif override:
-            merged["source"] = f"{rows.get(card_id, {}).get('source', '')}; overridden in [tool.migrator.cards]".lstrip("; ")
+            source = rows.get(card_id, {}).get("source", "")
+            merged["source"] = f"{source}; overridden in [tool.migrator.cards]".lstrip("; ")
         rows[card_id] = merged
     return tuple(_card(card_id, row) for card_id, row in rows.items())
 

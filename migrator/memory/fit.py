@@ -84,9 +84,11 @@ def fit_card(card: Card, facts: ModelFacts, activations: Activations, dtype: str
     if smallest is not None:
         reason = f"fits as {smallest.name} on {cards} card{'s' if cards != 1 else ''}"
     elif needed is not None:
-        reason = f"does not fit on {cards} card{'s' if cards != 1 else ''}; needs {needed} with ZeRO-3 / FSDP and checkpointing"
+        reason = (f"does not fit on {cards} card{'s' if cards != 1 else ''}; needs {needed} with ZeRO-3 / FSDP and "
+                  "checkpointing")
     else:
-        reason = "does not fit at this batch on any number of cards: one card's activations and gathered layer alone exceed it"
+        reason = ("does not fit at this batch on any number of cards: one card's activations and gathered layer "
+                  "alone exceed it")
     supported = card.dtypes.get(dtype)
     if supported is False:
         reason += f"; the card does not support {dtype}"
@@ -96,7 +98,8 @@ def fit_card(card: Card, facts: ModelFacts, activations: Activations, dtype: str
                    reason=reason)
 
 
-def cards_needed(usable: float, facts: ModelFacts, activations: Activations, dtype: str, optimizer: str) -> Optional[int]:
+def cards_needed(usable: float, facts: ModelFacts, activations: Activations, dtype: str,
+                 optimizer: str) -> Optional[int]:
     """The fewest data-parallel cards on which ZeRO-3 / FSDP with checkpointing fits (binary search)."""
     def fits(n: int) -> bool:
         return configurations(facts, activations, dtype, optimizer, n)[-1].total <= usable

@@ -38,7 +38,8 @@ def render_json(estimate: MemoryEstimate, out: TextIO) -> None:
 def render_text(estimate: MemoryEstimate, out: TextIO) -> None:
     facts = estimate.facts
     out.write(f"{estimate.model}: {facts.params / 1e6:,.1f}M parameters ({facts.trainable / 1e6:,.1f}M trainable; "
-              f"largest layer {facts.largest_layer / 1e6:,.1f}M); {facts.blocks or 'no repeated blocks to checkpoint'}\n")
+              f"largest layer {facts.largest_layer / 1e6:,.1f}M); "
+              f"{facts.blocks or 'no repeated blocks to checkpoint'}\n")
     out.write(f"per card: batch {estimate.batch}, sequence {estimate.seq} ({facts.input}), {estimate.dtype}, "
               f"{estimate.optimizer}, {estimate.cards} data-parallel cards\n")
     out.write(f"activations (measured): {estimate.activations.bytes / _GB:.2f} GB, "

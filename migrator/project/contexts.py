@@ -10,7 +10,8 @@ from functools import lru_cache
 from ..model import Category, Context
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "unit_tests", "test_utils"})
-_TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$|^requirements[-_.]?tests?\.(txt|in)$")
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$"
+                        r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment"})

@@ -192,7 +192,8 @@ def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
     rows = [
         ("readiness", [f"{t.readiness}%" for t in targets]),
         ("estimated effort", [f"{t.effort.get('total_days', '?')} days" for t in targets]),
-        ("blockers on the training path", [str(sum(1 for b in t.blockers if b.reachable is not False)) for t in targets]),
+        ("blockers on the training path",
+         [str(sum(1 for b in t.blockers if b.reachable is not False)) for t in targets]),
         ("kernel / library ports", [str(sum(1 for b in t.blockers if b.status == Status.PORT)) for t in targets]),
         ("automatic rewrites", [str(t.effort.get("automatic_rewrites", 0)) for t in targets]),
         ("manual rewrites", [str(t.effort.get("manual_rewrites", 0)) for t in targets]),
@@ -310,7 +311,8 @@ def _graph_svg(report: Report, blocking_nodes: set) -> Optional[Markup]:
         if node in entries:
             classes.append("entry")
         label = _short(node)
-        parts.append(f'<g class="{" ".join(classes)}" transform="translate({x},{y})"><title>{escape(node)} ({escape(kind)}'
+        parts.append(f'<g class="{" ".join(classes)}" transform="translate({x},{y})"><title>{escape(node)} '
+                     f'({escape(kind)}'
                      f'{"" if reached else ", not reached from an entry point"})</title>'
                      f'<rect width="{_BOX_W}" height="{_BOX_H}" rx="5"/>'
                      f'<text x="8" y="17">{escape(label)}</text></g>')

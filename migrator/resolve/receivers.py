@@ -73,7 +73,8 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
         callee = exprs[0].func
         if isinstance(callee, cst.Name) and callee.value in scopes.classes:
             return MODULE if _is_module_class(scopes, scopes.classes[callee.value]) else OTHER
-        if isinstance(callee, cst.Name) and callee.value in _BUILTIN_TYPES and scopes.lookup(callee.value) == (None, None):
+        if isinstance(callee, cst.Name) and callee.value in _BUILTIN_TYPES \
+                and scopes.lookup(callee.value) == (None, None):
             return OTHER
         qual = scopes.qualify(callee)
         if qual and qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper():

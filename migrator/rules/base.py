@@ -245,7 +245,8 @@ def _differs_here(note: str, api: str, usage: Usage) -> Tuple[str, ...]:
     parameters = api_parameters(api)
     limits = for_call(Verdict(Status.SUPPORTED, "", "", limits=parse_note(note, parameters)), usage.args, parameters)
     return tuple(clip(limit.text) for limit in limits.limits
-                 if limit.kind != LimitKind.TEMPLATE and not (limit.kind == LimitKind.ARGUMENT and limit.bites is False))
+                 if limit.kind != LimitKind.TEMPLATE
+                 and not (limit.kind == LimitKind.ARGUMENT and limit.bites is False))
 
 
 def with_role(verdicts: Verdicts, usage: Usage) -> Verdicts:

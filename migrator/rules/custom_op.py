@@ -208,7 +208,8 @@ class TorchLibraryCuda(Rule):
                 return Verdict(Status.UNKNOWN, f"a CUDA-key registration; {target.runtime_facts.dispatch_note}",
                                target.device_source)
             new = dispatch_key if key == "CUDA" else target.device_to
-            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the {dispatch_key} "
+            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the "
+                                           f"{dispatch_key} "
                            f"backend '{target.device_to}'); the Python implementation itself runs unchanged",
                            target.device_source, suggestion=usage.snippet.replace(f"'{key}'", f"'{new}'")
                            .replace(f'"{key}"', f'"{new}"'))

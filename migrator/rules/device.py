@@ -59,7 +59,8 @@ class DeviceMove(Rule):
                                    "def f(x):\n    return x.to(DEVICE)\n")),
         Invalid("import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
-                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', non_blocking=True)\n",
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', "
+                                "non_blocking=True)\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.ones(2)\n"
                                    "x = x.to('mlu:1', non_blocking=True)\n")),
         Valid("import torch\nx = torch.ones(2)\nx = x.to('cpu')\n"),
@@ -273,7 +274,8 @@ class DeviceCall(Rule):
         Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
                 expect=dict(cann=Status.UNKNOWN, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
-        Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    pass\n"}),
+        Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
+                                                                                             "pass\n"}),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:

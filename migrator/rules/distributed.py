@@ -49,7 +49,8 @@ class CollectiveBackend(Rule):
                                 "dist.init_process_group(backend='hccl')\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\n"
                                    "dist.init_process_group(backend='cncl')\n")),
-        Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    dist.init_process_group(BACKEND)\n",
+        Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    "
+                "dist.init_process_group(BACKEND)\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\nBACKEND = 'hccl'\n"
                                 "def setup():\n    dist.init_process_group(BACKEND)\n",

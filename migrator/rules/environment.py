@@ -104,7 +104,8 @@ class NvidiaTool(Rule):
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
     examples = (
-        Invalid("#!/bin/bash\nnvidia-smi\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh", expect=Status.REWRITE),
+        Invalid("#!/bin/bash\nnvidia-smi\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
+                expect=Status.REWRITE),
         Invalid("#!/bin/bash\nGPUS=$(nvidia-smi -L | wc -l)\n", path="run.sh", expect=Status.REWRITE),
         Valid("#!/bin/bash\necho 'check the nvidia-smi output first'\n", path="run.sh"),
     )
@@ -254,9 +255,11 @@ class CudaRequirement(Rule):
             return per_target(ctx, lambda t: Verdict(
                 Status.REWRITE, f"{usage.context}: install the plain torch {t.id} supports, then "
                 f"{t.import_first.split()[-1] if t.import_first else _stack(t)}",
-                "migrator environment rules", suggestion=" ".join(filter(None, ("torch", t.torch_line, f"(the line {_stack(t)} supports)")))))
+                "migrator environment rules",
+                suggestion=" ".join(filter(None, ("torch", t.torch_line, f"(the line {_stack(t)} supports)")))))
         library = usage.api.split(":", 1)[1]
         if library in ctx.third_party.libraries:
             return per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))
         return per_target(ctx, lambda t: Verdict(
-            Status.PORT, f"{usage.context} is an NVIDIA/CUDA package with no {t.id} build", "migrator environment rules"))
+            Status.PORT, f"{usage.context} is an NVIDIA/CUDA package with no {t.id} build",
+            "migrator environment rules"))

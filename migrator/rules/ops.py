@@ -74,7 +74,8 @@ class TorchOp(Rule):
                 expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         # made on the host CPU: a data loader's tensors run no device kernel until they are moved
-        Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\nlabels = torch.tensor([1, 2])\n"),
+        Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"
+              "labels = torch.tensor([1, 2])\n"),
         Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
     )
 

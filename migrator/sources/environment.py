@@ -38,7 +38,8 @@ _CUDA_PACKAGE_PREFIXES = ("nvidia-", "cupy-cuda", "spconv-cu", "cuda-python", "t
 
 
 def _env_name(line: str, start: int, name: str, kind: FileKind) -> str:
-    """What the line is: ``ENV NCCL_P2P_DISABLE`` in a Dockerfile, ``export NCCL_DEBUG`` or ``NCCL_DEBUG=`` in a script."""
+    """What the line is: ``ENV NCCL_P2P_DISABLE`` in a Dockerfile, ``export NCCL_DEBUG`` or ``NCCL_DEBUG=`` in a
+    script."""
     before = line[:start].split()
     if kind == FileKind.DOCKERFILE and before[:1] and before[0].upper() in ("ENV", "ARG"):
         return f"{before[0].upper()} {name}"

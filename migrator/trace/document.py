@@ -26,7 +26,8 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
     import torch
 
     ops = [{"op": name, "calls": s.calls, "dtypes": sorted(s.dtypes), "shape": s.shape, "phases": dict(s.phases),
-            "apis": sorted(s.apis), "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
+            "apis": sorted(s.apis),
+            "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
            for name, s in session.recorder.ops.items()]
     redirects = [{"api": api, "became": became, **_site(site), "calls": n}
                  for (api, became, site), n in session.redirects.calls.items()]

@@ -179,7 +179,8 @@ def npu_skips(upstream: Path) -> dict:
     skips: Dict[str, Dict[str, List[str]]] = {}
     for name, tests in sorted(data.items(), key=lambda item: str(item[0])):
         if isinstance(tests, dict):
-            skips[str(name)] = {str(test): sorted(str(d) for d in (dtypes or [])) for test, dtypes in sorted(tests.items())}
+            skips[str(name)] = {str(test): sorted(str(d) for d in (dtypes or []))
+                                for test, dtypes in sorted(tests.items())}
     return {"schema": "migrator.maps/1", "source": source_label(rel) + " (OpInfo tests torch_npu skips on NPU)",
             "skips": skips}
 
