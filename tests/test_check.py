@@ -589,6 +589,10 @@ def test_a_file_check_cannot_read_fails_the_gate(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert "bad.py: error: not checked: syntax error at line 2" in result.output and "1 not checked" in result.output
     assert CliRunner().invoke(main, ["check", "good.py", "--no-cache"]).exit_code == 0
+    sarif = CliRunner().invoke(main, ["check", "bad.py", "--no-cache", "--format", "sarif"])
+    (note,) = json.loads(sarif.output)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert sarif.exit_code == 1 and note["level"] == "error" and "syntax error" in note["message"]["text"]
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.py"
 
 
 def test_check_reads_stdin_as_the_file_its_filename_names(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, TextIO
 
 from .. import __version__
-from ..model import Finding, Report, Status
+from ..model import FileStatus, Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
 from . import View
@@ -32,6 +32,11 @@ def to_dict(report: Report) -> Dict[str, Any]:
                                                    f"{MAX_RESULTS_PER_FILE} in one file); the JSON report has them"},
               "locations": [{"physicalLocation": {"artifactLocation": {"uri": prefix + path}}}]}
              for path, count in sorted(left_out.items())]
+    # a file that could not be read is said as an error, where code scanning shows it (a syntax error fails
+    # `check`: it cannot pass what it could not read)
+    notes += [{"level": "error", "message": {"text": f"not analysed: {result.reason}"},
+               "locations": [{"physicalLocation": {"artifactLocation": {"uri": prefix + result.file.rel}}}]}
+              for result in report.files if result.status == FileStatus.ERROR]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
