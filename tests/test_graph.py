@@ -536,3 +536,20 @@ def test_the_picture_is_the_call_paths_to_the_top_blockers_only(scan_tree):
     assert len(names) == 4 and names[0] == "train.<main>" and names[-1] == "util.sync", names
     assert sum(name.startswith("train.helper_") for name in names) == 1  # one path, not the eight callers
     assert len(edges) == 3 and all((a, b) in set(zip(names, names[1:])) for a, b in edges)
+
+
+def test_a_librarys_public_api_entry_is_kept_in_the_saved_graph(tmp_path):
+    """The `<public api>` node's edges are recorded like every other edge, so the graph can be saved and the
+    scan after an edit restores it instead of building it again (it could not, and timm's edited scan took
+    4 points of a cold scan more)."""
+    from migrator.graph import reach
+    from migrator.graph.saved import snapshot_of
+    from migrator.scan import scan_with_graph
+
+    from .conftest import write_tree
+
+    write_tree(tmp_path, LIBRARY)
+    _, project = scan_with_graph(tmp_path, resolve_targets(["cann"]), jobs=1)
+    snapshot = snapshot_of(project, reach(project))
+    assert snapshot is not None and "lib.<public api>" in snapshot.nodes
+    assert ("lib.<public api>", "lib._factory.create") in set(zip(snapshot.sources, snapshot.targets))

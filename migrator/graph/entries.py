@@ -62,7 +62,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
             node = f"{package}.{PUBLIC_API}"
             index.graph.add_node(node, kind="public-api", path=rel, line=1)
             for target in public:
-                index.graph.add_edge(node, target, kind="exports")
+                index.add_edge(node, target, kind="exports")
             add(node, "public-api", rel, 1)
     return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
 
