@@ -59,3 +59,15 @@ def test_colour_only_when_asked_or_on_a_terminal_without_no_color(tmp_path, monk
     assert cli._colour("auto", tmp_path / "report.txt") is False  # a file gets no escape codes
     monkeypatch.setenv("NO_COLOR", "1")
     assert cli._colour("auto", None) is False and cli._colour("always", None) is True
+
+
+def test_long_lists_are_cut_to_a_screen_with_the_largest_first(tmp_path):
+    """DeepSpeed has 55 kernel folders: the summary names the eight with the most CUDA to port."""
+    for i in range(10):
+        kernel = "".join(f"__global__ void k{i}_{j}(float* x) {{ x[{j}] = 0; }}\n" for j in range(i + 1))
+        (tmp_path / f"op{i}").mkdir()
+        (tmp_path / f"op{i}" / "kernel.cu").write_text(kernel, encoding="utf-8")
+    text = _scan(tmp_path)
+    listed = [line for line in text.splitlines() if line.startswith("  op")]
+    assert [line.split(":")[0].strip() for line in listed] == [f"op{i}/" for i in range(9, 1, -1)]
+    assert "  ... 2 more (`--format html` or `json` has them all)" in text

@@ -42,13 +42,18 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     for target in report.targets:
         _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id))
     if report.graph is not None:
-        entries = ", ".join(e.node for e in report.graph.entries) or "none found (use --entry MODULE:FUNC)"
+        names = [e.node for e in report.graph.entries]
+        more = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
+        entries = ", ".join(names[:_TOP]) + more if names else "none found (use --entry MODULE:FUNC)"
         out.write(f"Entry points: {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")
-        for op in report.custom_ops:
+        # the ones with the most CUDA to port first
+        for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_TOP]:
             out.write(f"  {op.name}: {len(op.kernels)} kernels ({op.kernel_lines} lines), "
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
+        if len(report.custom_ops) > _TOP:
+            out.write(f"  ... {len(report.custom_ops) - _TOP} more (`--format html` or `json` has them all)\n")
         out.write("\n")
     if view.show == "all":
         _findings(listed, [t.id for t in report.targets], paint, out)
