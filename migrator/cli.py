@@ -482,7 +482,12 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
     calls = sum(op["calls"] for op in document["ops"])
     click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "
                f"optimizer step(s); {document['stopped']['detail']}", err=True)
-    if not document["processes"]:
+    crashed = document["stopped"]["reason"] == "error" or (run.returncode != 0 and document["stopped"]["reason"]
+                                                           not in ("steps", "limit", "killed"))
+    if not document["processes"] or crashed:  # the ops seen so far are written; the run did not succeed
+        if crashed:
+            click.echo(f"migrator trace: the command failed (exit {run.returncode}): the trace holds what ran before",
+                       err=True)
         sys.exit(1)
 
 

@@ -309,3 +309,15 @@ def test_the_meta_device_records_the_model_ops_the_cpu_runs(tmp_path):
         return {op["op"] for op in document["ops"] if any(s["line"] == line for s in op["sites"])}
     assert documents["meta"]["stopped"]["reason"] == "steps"
     assert at_line(documents["meta"]) == at_line(documents["cpu"]) >= {"aten::addmm", "aten::gelu"}
+
+
+def test_trace_exits_1_when_the_traced_command_fails_and_keeps_what_ran(tmp_path):
+    """A crash is not a successful trace (it exited 0): the document is written, and the exit code says so."""
+    pytest.importorskip("torch")
+    write_tree(tmp_path, {"job.py": CRASH})
+    out = tmp_path / "trace.json"
+    result = CliRunner().invoke(main, ["trace", "--root", str(tmp_path), "-o", str(out), "--", "python", "job.py"])
+    assert result.exit_code == 1, result.output
+    assert "the command failed" in result.output
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["stopped"]["reason"] == "error" and "aten::exp" in {o["op"] for o in document["ops"]}
