@@ -6,7 +6,7 @@ import json
 import os
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -531,10 +531,12 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
     try:
         require_torch()
         known = load_cards(load_config([root]).cards)
-        factory = load_factory(model_spec, root)
-        make_input = load_factory(input_spec, root) if input_spec else None
-        facts = model_facts(factory, batch, seq, make_input)
-        activations = measure_activations(factory, batch, seq, dtype, make_input)
+        # the user's factory may print (nanoGPT does): its prints go to stderr, the report alone to stdout
+        with redirect_stdout(sys.stderr):
+            factory = load_factory(model_spec, root)
+            make_input = load_factory(input_spec, root) if input_spec else None
+            facts = model_facts(factory, batch, seq, make_input)
+            activations = measure_activations(factory, batch, seq, dtype, make_input)
     except (TorchMissing, ConfigError, CardError) as exc:
         click.echo(f"migrator memory: {exc}", err=True)
         sys.exit(2)

@@ -210,3 +210,15 @@ def test_memory_without_torch_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "torch", None)
     result = CliRunner().invoke(main, ["memory", "--model", "x:y", "--root", str(tmp_path)])
     assert result.exit_code == 2 and "pip install torch==2.13.0" in result.output
+
+
+def test_a_factory_that_prints_leaves_the_json_report_whole(models):
+    """nanoGPT's constructor prints its parameter count: the report on stdout must still be one JSON document."""
+    (models / "zoo" / "chatty.py").write_text(
+        "from zoo.gpt import build as _build\n\n\ndef build():\n    print('number of parameters: 1.23M')\n"
+        "    return _build()\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["memory", "--model", "zoo.chatty:build", "--root", str(models), "--batch", "2",
+                                       "--seq", "128", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == "zoo.chatty:build"
+    assert "number of parameters" in result.stderr
