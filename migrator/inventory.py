@@ -10,8 +10,10 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .maps.load import runtimes
 from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
                     Usage, Value)
 from .rules.base import ProjectIndex, usages_across_files
@@ -20,7 +22,15 @@ from .rules.custom_op import EXTENSION_BUILDERS
 
 def read_by_inventory(usage: Usage) -> bool:
     """Whether ``build_index`` or ``custom_ops`` looks at this usage (the cache keeps those apart)."""
-    return _is_extension_build(usage) or _is_autograd_function(usage)
+    return _is_extension_build(usage) or _is_autograd_function(usage) or _vendor_build_target(usage) is not None
+
+
+def _vendor_build_target(usage: Usage) -> Optional[str]:
+    """The target whose own extension builder this usage calls or names (mmcv picks it into a variable:
+    ``extension = NpuExtension``, then ``extension(name, sources)``); importing it alone is not a build."""
+    if usage.kind == "import":
+        return None
+    return next((r.id for r in runtimes().values() if r.build_api and usage.api == r.build_api), None)
 
 
 def _is_extension_build(usage: Usage) -> bool:
@@ -111,7 +121,8 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
                       if r.kind == "torch_library" and r.namespace}
         calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)
                  or (f.rule == "torch-ops-call" and f.api.split(".")[2:3] and f.api.split(".")[2] in namespaces)]
-        ops.append(_op(name, build, files, by_path, calls, wrappers_of))
+        op = _op(name, build, files, by_path, calls, wrappers_of)
+        ops.append(replace(op, vendor_builds=_vendor_builds(by_path.get(build.path))))
     ops.sort(key=lambda op: op.name)
     orphans: Dict[str, List[str]] = {}
     for result in cuda_files:
@@ -121,6 +132,16 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
     for folder, files in sorted(orphans.items()):  # kernels no build names: one entry per folder
         ops.append(_op(folder + "/", None, _with_includes(sorted(files), by_path), by_path, [], wrappers_of))
     return tuple(ops)
+
+
+def _vendor_builds(result: Optional[FileResult]) -> Tuple[Tuple[str, int], ...]:
+    """Where the build file calls a target runtime's own extension builder: (target, line), first per target."""
+    found: Dict[str, int] = {}
+    for usage in usages_across_files(result) if result is not None else ():
+        target = _vendor_build_target(usage)
+        if target is not None:
+            found.setdefault(target, usage.span.line or 0)
+    return tuple(sorted(found.items()))
 
 
 def _with_includes(files: List[str], by_path) -> List[str]:

@@ -466,6 +466,9 @@ class CustomOp:
     #: whether any of its files holds CUDA code (kernels, launches, CUDA headers, .cu files); a host C++
     #: extension without any builds and runs on the host of the target as it does here
     cuda_code: bool = True
+    #: (target, line) of the target runtime's own extension builder called in the same build file
+    #: (``NpuExtension`` beside ``CUDAExtension`` in mmcv's setup.py): the project builds it for that target
+    vendor_builds: Tuple[Tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ def plan_custom_ops(ops: Sequence[CustomOp], targets: Sequence[TargetMap]) -> Tu
 
 
 def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
+    built = dict(op.vendor_builds).get(target)
+    if built is not None:
+        builder = runtime(target).build_api
+        where = f"{op.build.path}:{built}" if op.build is not None else f"line {built}"
+        return OpPlan(op=op.name, target=target, status=Status.SUPPORTED, routes=(), port=None,
+                      summary=f"built for {target} by the project itself: {builder} at {where}, beside the CUDA "
+                              "build (a build switch, not a port); check its kernels cover every function")
     if not op.cuda_code:
         return OpPlan(op=op.name, target=target, status=Status.FALLBACK, routes=(), port=None,
                       summary=f"a host C++ extension: none of its {len(op.files)} files holds CUDA code, so nothing "
@@ -292,7 +299,9 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
         verdicts = dict(finding.verdicts)
         for target, verdict in finding.verdicts.items():
             plan = by_key.get((op, target))
-            if plan is not None and plan.status == Status.FALLBACK:
+            if plan is not None and plan.status == Status.SUPPORTED:
+                verdicts[target] = Verdict(Status.SUPPORTED, f"custom operator {plan.op} is {plan.summary}", _INVENTORY)
+            elif plan is not None and plan.status == Status.FALLBACK:
                 verdicts[target] = _host_verdict(plan, finding)
             elif plan is not None and verdict.status == Status.PORT:
                 verdicts[target] = _planned_verdict(plan, verdict, function)

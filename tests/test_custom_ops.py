@@ -216,3 +216,61 @@ def test_a_globbed_extension_takes_its_own_folder_not_a_nested_project_or_a_depl
     members = [f for f in report.findings if f.category.value == "custom-op" and f.path.startswith("dtr/")]
     (build,) = [f for f in report.findings if f.rule == "extension-build" and f.path == "setup.py"]
     assert members and {f.root for f in members} == {build.id}
+
+
+_MMCV_SETUP = """\
+import os
+from setuptools import setup
+
+
+def get_extensions():
+    if os.getenv("FORCE_NPU", "0") == "1":
+        from torch_npu.utils.cpp_extension import NpuExtension
+        extension = NpuExtension
+        op_files = ["mmx/ops/csrc/pytorch/npu/nms_npu.cpp"]
+    else:
+        from torch.utils.cpp_extension import CUDAExtension
+        extension = CUDAExtension
+        op_files = ["mmx/ops/csrc/pytorch/cuda/nms_cuda.cu", "mmx/ops/csrc/pytorch/nms.cpp"]
+    return [extension(name="mmx._ext", sources=op_files)]
+
+
+setup(name="mmx", ext_modules=get_extensions())
+"""
+_MMCV_TREE = {
+    "mmx/__init__.py": "",
+    "mmx/ops.py": "from mmx import _ext\n\n\ndef nms(boxes):\n    return _ext.nms(boxes)\n",
+    "mmx/ops/csrc/pytorch/cuda/nms_cuda.cu": "#include <cuda.h>\n__global__ void nms_kernel(float* b) { b[0] = 0; }\n",
+    "mmx/ops/csrc/pytorch/nms.cpp": ('#include <torch/extension.h>\n'
+                                     'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("nms", &nms); }\n'),
+    "mmx/ops/csrc/pytorch/npu/nms_npu.cpp": "#include <torch/extension.h>\nvoid nms_npu() {}\n",
+}
+
+
+def test_an_extension_the_project_also_builds_with_the_targets_builder_is_a_build_switch(tmp_path):
+    """mmcv ships NPU and MLU builds of its ops: a setup.py that picks NpuExtension beside CUDAExtension builds
+    them for cann itself. The op is supported on cann (not a port) and its message says where; a target
+    whose builder the project does not call keeps its plan."""
+    from .conftest import write_tree
+
+    write_tree(tmp_path, {**_MMCV_TREE, "setup.py": _MMCV_SETUP})
+    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    (op,) = report.custom_ops
+    assert op.vendor_builds == (("cann", 8),)  # `extension = NpuExtension`
+    members = [f for f in report.judged if f.category.value == "custom-op"]
+    assert members and all(f.verdicts["cann"].status == Status.SUPPORTED for f in members)
+    assert "NpuExtension at setup.py:8" in members[0].verdicts["cann"].message
+    assert all(f.verdicts["neuware"].status in (Status.PORT, Status.REWRITE) for f in members)
+    cann, neuware = report.targets
+    assert not [b for b in cann.blockers if b.key.startswith("custom-op:")]
+    assert [b for b in neuware.blockers if b.key.startswith("custom-op:")]
+
+
+def test_importing_the_targets_builder_without_using_it_is_no_build(tmp_path):
+    from .conftest import write_tree
+
+    setup = _MMCV_SETUP.replace("        extension = NpuExtension\n", "        extension = None\n")
+    write_tree(tmp_path, {**_MMCV_TREE, "setup.py": setup})
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    (op,) = report.custom_ops
+    assert op.vendor_builds == ()

@@ -63,7 +63,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
 
 
 _RUNTIME_FIELDS = ("id", "name", "default_version", "cuda_names", "kernel_language", "kernel_device", "build_hint",
-                   "build_change", "dispatch_key", "dispatch_note")
+                   "build_change", "build_api", "dispatch_key", "dispatch_note")
 
 
 def _runtimes(curated: Path) -> List[dict]:

@@ -56,6 +56,9 @@ class Runtime:
     build_change: str
     dispatch_key: Optional[str]
     dispatch_note: Optional[str]
+    #: the runtime's own extension builder (``torch_npu.utils.cpp_extension.NpuExtension``); a project that
+    #: calls it beside CUDAExtension builds its operators for the target itself
+    build_api: Optional[str] = None
 
 
 @lru_cache(maxsize=None)
