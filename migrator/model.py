@@ -503,7 +503,8 @@ class PortPlan:
 @dataclass(frozen=True)
 class OpPlan:
     """A custom op on one target: ``rewrite`` when every function has a route, else ``port``; ``fallback`` for a
-    host C++ extension with no CUDA code (built as a CppExtension, run on the host CPU)."""
+    host C++ extension with no CUDA code (built as a CppExtension, run on the host CPU); ``partial`` when the
+    project builds it for the target with the target's own builder (mmcv's ``NpuExtension``)."""
 
     op: str
     target: str

@@ -39,9 +39,10 @@ def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
     if built is not None:
         builder = runtime(target).build_api
         where = f"{op.build.path}:{built}" if op.build is not None else f"line {built}"
-        return OpPlan(op=op.name, target=target, status=Status.SUPPORTED, routes=(), port=None,
+        return OpPlan(op=op.name, target=target, status=Status.PARTIAL, routes=(), port=None,
                       summary=f"built for {target} by the project itself: {builder} at {where}, beside the CUDA "
-                              "build (a build switch, not a port); check its kernels cover every function")
+                              f"build (a build switch, not a port); whether its {target} kernels cover every "
+                              "function the code calls is not in the data: check each on the card")
     if not op.cuda_code:
         return OpPlan(op=op.name, target=target, status=Status.FALLBACK, routes=(), port=None,
                       summary=f"a host C++ extension: none of its {len(op.files)} files holds CUDA code, so nothing "
@@ -299,8 +300,8 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
         verdicts = dict(finding.verdicts)
         for target, verdict in finding.verdicts.items():
             plan = by_key.get((op, target))
-            if plan is not None and plan.status == Status.SUPPORTED:
-                verdicts[target] = Verdict(Status.SUPPORTED, f"custom operator {plan.op} is {plan.summary}", _INVENTORY)
+            if plan is not None and plan.status == Status.PARTIAL:  # the project's own build for the target
+                verdicts[target] = Verdict(Status.PARTIAL, f"custom operator {plan.op} is {plan.summary}", _INVENTORY)
             elif plan is not None and plan.status == Status.FALLBACK:
                 verdicts[target] = _host_verdict(plan, finding)
             elif plan is not None and verdict.status == Status.PORT:

@@ -78,6 +78,9 @@ def _runtimes(curated: Path) -> List[dict]:
         if missing or extra or row["cuda_names"] not in ("renamed", "kept"):
             raise MapsBuildError(f"curated/targets.yaml row {row.get('id')!r}: missing {missing}, unknown {extra}, "
                                  "cuda_names must be renamed or kept")
+        if row["build_api"] is not None and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", str(row["build_api"])):
+            raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: build_api must be a dotted name, "
+                                 f"not {row['build_api']!r}")
     return [{f: row[f] for f in _RUNTIME_FIELDS} for row in rows]
 
 
