@@ -222,3 +222,40 @@ def test_a_factory_that_prints_leaves_the_json_report_whole(models):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["model"] == "zoo.chatty:build"
     assert "number of parameters" in result.stderr
+
+
+READS_A_VALUE = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.scale = float(torch.ones(1).sum().item())  # reads a value while it is built (timm does)
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+def build():
+    return Net()
+"""
+
+
+def test_a_model_that_reads_a_value_while_built_is_counted_on_the_cpu_and_fails_cleanly(models):
+    """timm's vit_large calls `.item()` in its constructor: the meta build cannot, so the parameters are
+    counted from a real build on the CPU (and the report says so); the fake-tensor step cannot either, which
+    is an error naming the cause, not a traceback."""
+    from migrator.memory.measure import FactoryError, load_factory, measure_activations, model_facts
+
+    (models / "zoo" / "reads.py").write_text(READS_A_VALUE, encoding="utf-8")
+    factory = load_factory("zoo.reads:build", models)
+    facts = model_facts(factory, 2, 16)
+    assert facts.params == 16 * 16 + 16 and facts.counted_on.startswith("cpu (the meta build failed")
+    with pytest.raises(FactoryError, match="building the model under fake tensors"):
+        measure_activations(factory, 2, 16, "bf16")
+    result = CliRunner().invoke(main, ["memory", "--model", "zoo.reads:build", "--root", str(models)])
+    assert result.exit_code == 1 and "building the model under fake tensors" in result.output
+    assert "Traceback" not in result.output

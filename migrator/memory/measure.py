@@ -31,6 +31,9 @@ class ModelFacts:
     largest_layer: int  # parameters of the largest leaf module (what ZeRO-3 / FSDP gathers at once)
     blocks: Optional[str]  # the repeated blocks activation checkpointing wraps ("blocks": 12 x Block)
     input: str  # how the sample input was made
+    #: how the parameters were counted: on the meta device, or from a real build on the CPU where the model
+    #: reads a tensor's value while it is built (timm's ``.item()`` in some constructors)
+    counted_on: str = "meta"
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,13 @@ def model_facts(factory: Callable[[], Any], batch: int, seq: int, make_input=Non
     """Counts on the meta device: ``sum(p.numel())`` over the model's parameters."""
     import torch
 
-    with torch.device("meta"):
-        model = factory()
+    counted_on = "meta"
+    try:
+        with torch.device("meta"):
+            model = factory()
+    except Exception as meta_error:  # the constructor reads a value (``.item()``): build it for real, on the CPU
+        counted_on = f"cpu (the meta build failed: {type(meta_error).__name__}: {_first_line(meta_error)})"
+        model = _built(factory, "on the CPU")
     params = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     leaves = [m for m in model.modules() if not list(m.children())]
@@ -77,7 +85,21 @@ def model_facts(factory: Callable[[], Any], batch: int, seq: int, make_input=Non
     container = _repeated_blocks(model)
     blocks = f"{container[0]}: {len(container[1])} x {type(container[1][0]).__name__}" if container else None
     description = "your input factory" if make_input else _input_plan(model, batch, seq)[1]
-    return ModelFacts(params=params, trainable=trainable, largest_layer=largest, blocks=blocks, input=description)
+    return ModelFacts(params=params, trainable=trainable, largest_layer=largest, blocks=blocks, input=description,
+                      counted_on=counted_on)
+
+
+def _built(factory: Callable[[], Any], where: str) -> Any:
+    """``factory()``, its failure a ``FactoryError`` that says where it was built and why (not a traceback)."""
+    try:
+        return factory()
+    except Exception as exc:
+        raise FactoryError(f"building the model {where} failed: {type(exc).__name__}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "(no message)"
 
 
 def measure_activations(factory: Callable[[], Any], batch: int, seq: int, dtype: str,
@@ -94,7 +116,7 @@ def _peak_activations(factory, batch: int, seq: int, dtype: str, make_input, che
 
     autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(dtype)
     with FakeTensorMode():
-        model = factory()
+        model = _built(factory, "under fake tensors (to measure a step without memory)")
         if checkpoint:
             _checkpoint_blocks(model)
         inputs = tuple(make_input(batch, seq)) if make_input else _input_plan(model, batch, seq)[0]()

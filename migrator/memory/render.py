@@ -40,6 +40,8 @@ def render_text(estimate: MemoryEstimate, out: TextIO) -> None:
     out.write(f"{estimate.model}: {facts.params / 1e6:,.1f}M parameters ({facts.trainable / 1e6:,.1f}M trainable; "
               f"largest layer {facts.largest_layer / 1e6:,.1f}M); "
               f"{facts.blocks or 'no repeated blocks to checkpoint'}\n")
+    if facts.counted_on != "meta":
+        out.write(f"parameters counted from a real build: {facts.counted_on}\n")
     out.write(f"per card: batch {estimate.batch}, sequence {estimate.seq} ({facts.input}), {estimate.dtype}, "
               f"{estimate.optimizer}, {estimate.cards} data-parallel cards\n")
     out.write(f"activations (measured): {estimate.activations.bytes / _GB:.2f} GB, "
