@@ -321,3 +321,28 @@ def test_trace_exits_1_when_the_traced_command_fails_and_keeps_what_ran(tmp_path
     assert "the command failed" in result.output
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["stopped"]["reason"] == "error" and "aten::exp" in {o["op"] for o in document["ops"]}
+
+
+DATA_PARALLEL = '''
+import torch
+import torch.nn as nn
+
+model = nn.DataParallel(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    x = torch.randn(4, 8).cuda()
+    loss = model(x).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def test_a_data_parallel_script_runs_its_module_on_the_cpu(tmp_path):
+    """imagenet's default path wraps the model in nn.DataParallel: on the redirected machine there is no GPU
+    to scatter to, so the module runs as is (it crashed at the first forward), and the log says so."""
+    write_tree(tmp_path, {"job.py": DATA_PARALLEL})
+    document = _trace(tmp_path, "job.py", steps=2, limit=120)
+    assert document["stopped"]["reason"] == "steps" and document["steps"] == 2, document["stopped"]
+    assert "aten::addmm" in {o["op"] for o in document["ops"]}
+    assert any(r["api"] == "torch.nn.DataParallel(...)" for r in document["redirects"])

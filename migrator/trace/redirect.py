@@ -1,6 +1,6 @@
 """Run an unmodified CUDA training script on the CPU (or the meta device), the way Ascend's
 ``transfer_to_npu`` runs it on the NPU: device arguments, ``.cuda()``, ``torch.cuda.*`` queries, AMP,
-GradScaler, pinned memory, NCCL and DDP's device ids are redirected, and every redirection is recorded
+GradScaler, pinned memory, NCCL, DDP's device ids and DataParallel are redirected, and every redirection is recorded
 with the user's call site so the trace says what the script asked for."""
 
 from __future__ import annotations
@@ -256,7 +256,8 @@ def _patch_memory_pinning(torch, log: Redirections) -> None:
 
 
 def _patch_distributed(torch, log: Redirections) -> None:
-    """NCCL -> gloo with the env:// defaults of a one-process job; DDP without CUDA device ids."""
+    """NCCL -> gloo with the env:// defaults of a one-process job; DDP without CUDA device ids; DataParallel
+    over no device (its module, run as is)."""
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -279,6 +280,14 @@ def _patch_distributed(torch, log: Redirections) -> None:
             log.note("DistributedDataParallel(device_ids=...)", "device_ids=None")
         original_ddp(self, module, None, None, *args, **kwargs)
     DistributedDataParallel.__init__ = ddp_init
+
+    def dp_init(self, module, device_ids=None, output_device=None, dim=0):
+        # nn.DataParallel with no device runs its module as is (what PyTorch does on a machine without GPUs);
+        # the redirected torch.cuda says a GPU is there, so it would scatter to one: imagenet crashed here
+        log.note("torch.nn.DataParallel(...)", "the module itself (no device to scatter to)")
+        torch.nn.Module.__init__(self)
+        self.module, self.device_ids, self.dim, self.output_device = module, [], dim, None
+    torch.nn.DataParallel.__init__ = dp_init
 
 
 def _free_port() -> int:
