@@ -221,15 +221,20 @@ class DtypeChoice:
     snippet: str
     scope: str = "<module>"
 
+    @property
+    def where(self) -> str:
+        """``torch.bfloat16 at evaluate.ipynb cell 3:12``"""
+        cell = f" cell {self.span.cell}" if self.span.cell is not None else ""
+        return f"{self.api} at {self.path}{cell}:{self.span.line}"
+
 
 @dataclass(frozen=True)
 class DtypeProfile:
     """The float dtypes a project computes in: fp32 always, fp16 / bf16 where its code says so."""
 
     dtypes: FrozenSet[str] = frozenset({"fp32"})
-    #: why each 16-bit dtype is in: ("bf16", "torch.bfloat16 at train.py:12")
-    evidence: Tuple[Tuple[str, str], ...] = ()
-    #: the same places, as data: the cause a dtype bite is a site of
+    #: why each 16-bit dtype is in: the place the project first says so, one per dtype (the cause a dtype
+    #: bite is a site of)
     choices: Tuple[DtypeChoice, ...] = ()
 
 

@@ -209,11 +209,11 @@ def _bites(limit: Limit, profile: DtypeProfile) -> bool:
 
 
 def _why(limit: Limit, profile: DtypeProfile) -> str:
-    """Where the project computes in a dtype a biting clause leaves out (``DtypeProfile.evidence``)."""
+    """Where the project computes in a dtype a biting clause leaves out (``DtypeProfile.choices``)."""
     used = limit.dtypes & profile.dtypes
     if not used:
         return ""
-    where = [place for dtype, place in profile.evidence if dtype in used]
+    where = [choice.where for choice in profile.choices if choice.dtype in used]
     return f" (the project computes in {', '.join(sorted(used))}{': ' + '; '.join(where) if where else ''})"
 
 

@@ -16,7 +16,6 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 from ..model import Category, Confidence, Context, DtypeChoice, Finding, Status, Verdict
 from ..rules.base import fingerprint
 from ..rules.dtype import DtypeLimits
-from .dtypes import where
 
 #: per finding id, per target: the project's dtypes that bite its verdict (only dtype clauses biting)
 Bites = Mapping[str, Mapping[str, FrozenSet[str]]]
@@ -68,14 +67,14 @@ def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites) -> F
 def _verdict(choice: DtypeChoice, target: str, uses: Sequence[Finding], bites: Bites) -> Verdict:
     bitten = [u for u in uses if choice.dtype in bites[u.id].get(target, ())]
     if not bitten:
-        return Verdict(Status.SUPPORTED, f"the project computes in {choice.dtype} from {where(choice)}; no vendor "
+        return Verdict(Status.SUPPORTED, f"the project computes in {choice.dtype} from {choice.where}; no vendor "
                        f"note on the APIs it uses leaves {choice.dtype} out on {target}", "migrator dtype profile")
     apis = Counter(u.api for u in bitten)
     listed = ", ".join(f"{api} ({n})" for api, n in apis.most_common(_SHOWN))
     more = f" and {len(apis) - _SHOWN} more" if len(apis) > _SHOWN else ""
     sources = list(dict.fromkeys(u.verdicts[target].source for u in bitten))
     return Verdict(Status.PARTIAL,
-                   f"the project computes in {choice.dtype} from here ({where(choice)}), and the {target} vendor "
+                   f"the project computes in {choice.dtype} from here ({choice.where}), and the {target} vendor "
                    f"notes on {len(apis)} API(s) it uses leave {choice.dtype} out: {listed}{more}; "
                    f"{len(bitten)} use(s) listed as sites of this finding, each with its note. Check those ops in "
                    f"{choice.dtype} on the card, or keep them in a dtype the notes list",

@@ -53,14 +53,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfil
 
 def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:
     ordered = sorted(choices.items())
-    return DtypeProfile(frozenset({"fp32", *choices}), tuple((d, where(c)) for d, c in ordered),
-                        tuple(c for _, c in ordered))
-
-
-def where(choice: DtypeChoice) -> str:
-    """``torch.bfloat16 at evaluate.ipynb cell 3:12``"""
-    cell = f" cell {choice.span.cell}" if choice.span.cell is not None else ""
-    return f"{choice.api} at {choice.path}{cell}:{choice.span.line}"
+    return DtypeProfile(frozenset({"fp32", *choices}), tuple(c for _, c in ordered))
 
 
 class _Groups:
