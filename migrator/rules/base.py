@@ -465,10 +465,12 @@ class KeptCudaNames(CudaNames):
                        f"covers `{api}`", target.sources[0])
 
     def unlisted_variable(self, target: TargetMap, action: str, name: str) -> Verdict:
-        if not name.startswith("CUDA_"):
+        if not name.startswith(("CUDA_", "NCCL_", "TORCH_NCCL_")):
             return super().unlisted_variable(target, action, name)
-        return Verdict(Status.UNKNOWN, f"{action} {name}: the CUDA shim keeps CUDA names, but no public data says "
-                       f"whether {target.runtime_facts.name} honours this variable", target.device_source)
+        # the shim keeps the `nccl` backend name too: whether an NCCL variable reaches it is not in the data,
+        # so "no effect" would claim more than it says
+        return Verdict(Status.UNKNOWN, f"{action} {name}: the CUDA shim keeps CUDA and NCCL names, but no public "
+                       f"data says whether {target.runtime_facts.name} honours this variable", target.device_source)
 
 
 #: Each ``cuda_names`` value a target's data row may take, and what it means.
