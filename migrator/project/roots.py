@@ -4,7 +4,6 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -76,18 +75,12 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
     first_use: Dict[str, str] = {}
     for finding in findings:
         if finding.rule in _LIBRARY_USE_RULES and finding.root is None:
-            library = library_of(finding.api) or finding.api.split(".", 1)[0]
-            first_use.setdefault(_package(library), finding.id)
+            first_use.setdefault(library_of(finding.api) or finding.api.split(".", 1)[0], finding.id)
     roots = {}
-    for finding in findings:
+    for finding in findings:  # the requirement names the library's import name (``sources/environment``)
         if finding.rule == "cuda-requirement" and finding.root is None and finding.api.startswith("requirement:"):
-            use = first_use.get(_package(finding.api.split(":", 1)[1]))
+            use = first_use.get(finding.api.split(":", 1)[1])
             if use is not None:
                 roots[finding.id] = use
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
-
-def _package(name: str) -> str:
-    """The import name a distribution stands for: ``flash-attn`` is ``flash_attn`` (PEP 503 normalisation),
-    ``cupy-cuda12x`` is ``cupy`` (a CUDA-line build of it)."""
-    return re.sub(r"_cu(da)?\d+x?$", "", name.lower().replace("-", "_").replace(".", "_"))

@@ -35,6 +35,9 @@ CUDA_PACKAGES = {
     "mmcv-full": "mmcv.ops", "torch-scatter": "torch_scatter", "torch-sparse": "torch_sparse", "spconv": "spconv",
 }
 _CUDA_PACKAGE_PREFIXES = ("nvidia-", "cupy-cuda", "spconv-cu", "cuda-python", "tensorrt")
+#: The import name of a CUDA-line build of a package (``cupy-cuda12x`` is ``cupy``), so that the requirement and
+#: the code's uses name one library.
+_CUDA_LINE_BUILDS = {"cupy-cuda": "cupy", "spconv-cu": "spconv"}
 
 
 def _env_name(line: str, start: int, name: str, kind: FileKind) -> str:
@@ -144,7 +147,8 @@ def _requirement(spec: str, offset: int, add) -> None:
     if name in ("torch", "torchvision", "torchaudio") and re.search(r"\+cu\d+", version):
         add(f"requirement:{name}", "requirement", start, end, context="CUDA build of " + name, value=spec.strip())
     elif name in CUDA_PACKAGES or name.startswith(_CUDA_PACKAGE_PREFIXES):
-        library = CUDA_PACKAGES.get(name, name)
+        library = CUDA_PACKAGES.get(name) or next(
+            (lib for prefix, lib in _CUDA_LINE_BUILDS.items() if name.startswith(prefix)), name)
         add(f"requirement:{library}", "requirement", start, end, context=name, value=spec.strip())
 
 
