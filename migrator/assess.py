@@ -18,11 +18,10 @@ Effort is a planner's estimate in buckets, each with its assumption written next
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
-from .project.coverage import apart
 from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
@@ -62,8 +61,11 @@ EFFORT_ASSUMPTIONS = (
 
 def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Sequence[CustomOp],
            plans: Sequence[OpPlan] = (), reach: Optional[Mapping[str, NodeReach]] = None,
-           finding_nodes: Optional[Mapping[str, str]] = None) -> Tuple[TargetSummary, ...]:
-    """``plans`` say how much of each custom op a target must port (the rest has a vendor call)."""
+           finding_nodes: Optional[Mapping[str, str]] = None,
+           covered: AbstractSet[str] = frozenset()) -> Tuple[TargetSummary, ...]:
+    """``plans`` say how much of each custom op a target must port (the rest has a vendor call); ``covered``:
+    the ids of the usages every target runs as written (``project/coverage.apart``), said apart among the
+    inputs of readiness."""
     reach = reach or {}
     finding_nodes = finding_nodes or {}
     every = findings
@@ -73,7 +75,6 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
                 "sites": sum(1 for f in every if f.context == Context.TRAINING and f.root is not None)}
     judged_by_reach = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
-    covered = {f.id for f in apart(every)[1]}  # usages that run as written everywhere: counted, not listed
     op_of = OpMembership(ops)
     summaries = []
     for target in targets:

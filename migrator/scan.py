@@ -282,7 +282,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         findings = selection.apply(findings)
     if not call_graph:
         acted_on, covered = apart(findings)
-        return Report(root=str(root), tool_version=__version__, targets=assess(targets, findings, ops, plans),
+        return Report(root=str(root), tool_version=__version__,
+                      targets=assess(targets, findings, ops, plans, covered={f.id for f in covered}),
                       files=tuple(all_results), findings=acted_on, custom_ops=ops, op_plans=plans,
                       trace=traced, covered=covered), None
     from .graph import mark_reachable, subgraph_around, summarise  # networkx: only here
@@ -294,11 +295,12 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     if traced is not None:  # the run went through them, whatever the call graph could resolve
         marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
     summary = summarise(project, reached, nodes)
+    acted_on, covered = apart(marked)
     summaries = tuple(_with_call_paths(project, t)
-                      for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes))
+                      for t in assess(targets, marked, ops, plans, summary.reach, summary.finding_nodes,
+                                      covered={f.id for f in covered}))
     top = {b.key: b.path for t in summaries for b in t.blockers[:12] if b.path}  # the most-reached, per target
     summary = replace(summary, picture=subgraph_around(project, reached, top.values()))
-    acted_on, covered = apart(marked)
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=acted_on, custom_ops=ops, graph=summary, op_plans=plans, trace=traced,
                   covered=covered), project
