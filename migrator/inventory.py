@@ -11,6 +11,7 @@ import fnmatch
 import posixpath
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .maps.load import runtimes
@@ -28,9 +29,13 @@ def read_by_inventory(usage: Usage) -> bool:
 def _vendor_build_target(usage: Usage) -> Optional[str]:
     """The target whose own extension builder this usage calls or names (mmcv picks it into a variable:
     ``extension = NpuExtension``, then ``extension(name, sources)``); importing it alone is not a build."""
-    if usage.kind == "import":
-        return None
-    return next((r.id for r in runtimes().values() if r.build_api and usage.api == r.build_api), None)
+    return None if usage.kind == "import" else _vendor_builders().get(usage.api)
+
+
+@lru_cache(maxsize=None)
+def _vendor_builders() -> Dict[str, str]:
+    """Each runtime's own extension builder -> its target id (asked of every usage the pool keeps apart)."""
+    return {r.build_api: r.id for r in runtimes().values() if r.build_api}
 
 
 def _is_extension_build(usage: Usage) -> bool:
