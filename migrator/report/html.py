@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import STATUS_SEVERITY, Blocker, FileStatus, Finding, Report, Status, TargetSummary, Verdict
+from ..model import STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
 from ..plan import migration_plans
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
@@ -139,7 +139,7 @@ def _where(finding: Finding) -> str:
 
 
 #: ``Context`` as the page's script spells it (an index into this tuple)
-_CONTEXTS = ("training", "test", "tooling")
+_CONTEXTS = tuple(context.value for context in Context)
 
 
 def findings_data(findings: Sequence[Finding], by_id: Mapping[str, Finding], targets: Sequence[str]) -> Markup:
