@@ -29,7 +29,10 @@ def demo_maps(tmp_path, monkeypatch, request):
     shutil.copytree(load.maps_dir(), maps)
     manifest = json.loads((maps / "targets.json").read_text())
     cann = next(t for t in manifest["targets"] if t["id"] == "cann" and t["default"])
-    manifest["targets"].append({**cann, "id": "demo", "version": "0.1", "runtime": "demo runtime 0.1"})
+    demo = {**cann, "id": "demo", "version": "0.1", "runtime": "demo runtime 0.1"}
+    if runtime["cuda_names"] == "kept":  # a runtime that keeps CUDA names keeps `cuda` and `nccl` in its device data
+        demo["device_map"] = next(t for t in manifest["targets"] if t["id"] == "kunlun" and t["default"])["device_map"]
+    manifest["targets"].append(demo)
     manifest["runtimes"].append(runtime)
     (maps / "targets.json").write_text(json.dumps(manifest))
     caches = (load.load_json, load.available_targets, load.runtimes, load.load_target)

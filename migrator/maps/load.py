@@ -94,6 +94,8 @@ class TargetMap:
     op_map_file: Optional[str] = None
     api_support_file: Optional[str] = None
     npu_skips_file: Optional[str] = None
+    #: what the vendor's own ports change where code uses an API (``curated/kunlun.yaml``): API -> row
+    adaptations: Mapping[str, Mapping[str, Optional[str]]] = field(default_factory=dict)
 
     def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
@@ -194,6 +196,7 @@ def load_target(target: str, version: str) -> TargetMap:
         api_support_file=entry.get("api_support"),
         npu_skips_file=entry.get("npu_skips"),
         runtime_facts=runtime(target),
+        adaptations=data.get("adaptations", {}),
     )
 
 

@@ -78,9 +78,11 @@ OP_RELEASES = (
     OpRelease("neuware", "1.22-2.1", "torch_mlu 1.22.2, torch 2.1.0", "2.1",
               "pytorch/native_functions.torch-2.1.0.yaml", ("neuware/mlu_functions.torch_mlu-r1.22_pt2.1.0.yaml",)),
     OpRelease("kunlun", "kl3", "torch_xmlir on Kunlunxin P800 (XPU3); substitute data: Paddle's XPU3 op list",
-              "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu3_op_list.paddle-700e9024.tsv",)),
+              "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu3_op_list.paddle-700e9024.tsv",),
+              api_support="api_support/kunlun.json"),
     OpRelease("kunlun", "kl2", "torch_xmlir on Kunlunxin R200 (XPU2); substitute data: Paddle's XPU2 op list",
-              "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu2_op_list.paddle-700e9024.tsv",)),
+              "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu2_op_list.paddle-700e9024.tsv",),
+              api_support="api_support/kunlun.json"),
 )
 
 

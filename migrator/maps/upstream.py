@@ -61,3 +61,16 @@ def is_cuda_name(name: str) -> bool:
     parts = name.split(".")
     return any(p in ("cuda", "cudnn") or "CUDA" in p or "NCCL" in p or "nccl" in p or "nvtx" in p
                for p in parts)
+
+
+def curated_environment(upstream: Path, curated: Path, target: str) -> dict:
+    """The curated launch-environment renames of ``target``; a row with ``evidence`` has its quote checked
+    against the upstream file it cites."""
+    rows = (parse_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
+    cache: Dict[str, str] = {}
+    for name, row in rows.items():
+        if row.get("evidence"):
+            checked_evidence(upstream, cache, row["evidence"], f"environment.yaml: {name} for {target}")
+    env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
+                  "doc": row["doc"]} for name, row in sorted(rows.items())}
+    return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}

@@ -10,6 +10,7 @@ from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
+from .adaptations import adapted
 from .amp import AmpDevice, CudaAmp
 from .base import (ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string, is_device_string,
                    normalised_snippet, on_cuda_branch)
@@ -73,7 +74,7 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     verdicts = rule.check(usage, ctx)
     if verdicts is None:
         return None
-    verdicts = _argument_notes_settled(verdicts, usage)
+    verdicts = adapted(_argument_notes_settled(verdicts, usage), usage, ctx.targets)
     if rule.category in _FLOWS and usage.cuda_guard is not None:
         verdicts = on_cuda_branch(verdicts, usage, ctx)
     key = (rule.name, usage.api, normalised_snippet(usage.snippet))

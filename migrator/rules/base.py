@@ -455,7 +455,16 @@ class KeptCudaNames(CudaNames):
         return self._as_written(target, f"the {what} string")
 
     def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
-        return self._as_written(target, "the 'nccl' backend name")
+        if target.backend_to == "nccl":
+            return self._as_written(target, "the 'nccl' backend name")
+        # a generation whose vendor writes another backend (FlagPerf's `xccl` on R300) while `nccl` still reaches
+        # the collectives through the shim (the source says both): partial, with the vendor's name as a
+        # suggestion that `fix` does not apply (the code runs as it is)
+        text = value.text or "nccl"
+        renamed = RenamedCudaNames().backend(target, value, snippet)
+        return Verdict(Status.PARTIAL, f"collective backend '{text}' runs through the shim on {target.id}, but the "
+                       f"vendor's own ports write '{target.backend_to}'{where(value)}", target.backend_source,
+                       suggestion=renamed.suggestion)
 
     def wrapper(self, target: TargetMap, api: str) -> Verdict:
         return self._as_written(target, api.rsplit(".", 1)[-1])

@@ -26,7 +26,8 @@ class CollectiveBackend(Rule):
 
     ## Why is this bad?
     NCCL exists only on NVIDIA GPUs: the process group fails to start. The collective backend is `hccl`
-    on Ascend and `cncl` on Cambricon; Kunlunxin's shim keeps the name `nccl`.
+    on Ascend and `cncl` on Cambricon; Kunlunxin's shim keeps the name `nccl`, though Kunlunxin's own R300
+    ports write `xccl` (`partial` on `kunlun@kl2`, with `xccl` suggested).
 
     ## Fix safety
     Exact where the string is written: in the call, or at the constant it came through. A backend that is

@@ -44,11 +44,12 @@ class EnvironmentVariable(Rule):
         environment_writers=frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"}),
         environment_prefixes=CUDA_ENV_PREFIXES)
     examples = (
+        # Kunlunxin's launches name its devices with XPU_VISIBLE_DEVICES (FlagPerf): a rewrite, never applied alone
         Invalid("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="import torch_mlu\nimport os\nos.environ['MLU_VISIBLE_DEVICES'] = '0,1'\n")),
         Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN),
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
-from ..upstream import MAPS_SCHEMA, checked_evidence, is_cuda_name, parse_yaml, read_json, read_text, source_label
+from ..upstream import (MAPS_SCHEMA, curated_environment, is_cuda_name, parse_yaml, read_json,
+                        read_text, source_label)
 
 if TYPE_CHECKING:
     from ..ops_build import OpRelease
@@ -116,19 +117,6 @@ def api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
     return {"schema": MAPS_SCHEMA, "target": "cann", "version": release.version,
             "source": source_label(release.docs_file) + " (Ascend/pytorch docs; absent = not verified by Ascend)",
             "apis": apis, **curated_environment(upstream, curated, "cann")}
-
-
-def curated_environment(upstream: Path, curated: Path, target: str) -> dict:
-    """The curated launch-environment renames of ``target``; a row with ``evidence`` has its quote checked
-    against the upstream file it cites."""
-    rows = (parse_yaml((curated / "environment.yaml").read_text(encoding="utf-8")) or {}).get(target) or {}
-    cache: Dict[str, str] = {}
-    for name, row in rows.items():
-        if row.get("evidence"):
-            checked_evidence(upstream, cache, row["evidence"], f"environment.yaml: {name} for {target}")
-    env = {name: {"to": row["to"], "exact": bool(row.get("exact", True)), "note": row.get("note"),
-                  "doc": row["doc"]} for name, row in sorted(rows.items())}
-    return {"env": env, "env_source": "operator_maps/curated/environment.yaml (vendor documentation, quoted)"}
 
 
 def full_api_name(api: str) -> str:

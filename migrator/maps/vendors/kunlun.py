@@ -1,8 +1,9 @@
 """Baidu Kunlunxin (XPU, torch_xmlir): the readers of its data.
 
-No public torch_xmlir coverage exists, so both maps are substitutes, and say so: the device map is the
-curated shim row (``curated/kunlun.yaml``: torch_xmlir presents itself as ``torch.cuda``), and the op map
-is Paddle's Kunlun XPU kernel list joined through a reviewed aten-to-Paddle name table.
+No public torch_xmlir coverage exists, so both maps are substitutes, and say so: the device map of each
+generation is the curated shim row (``curated/kunlun.yaml``: torch_xmlir presents itself as ``torch.cuda``)
+with what Kunlunxin's own ports change on it (its backend name, ``adaptations``), and the op map is Paddle's
+Kunlun XPU kernel list joined through a reviewed aten-to-Paddle name table.
 """
 
 from __future__ import annotations
@@ -11,28 +12,57 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping
 
 from ..aten import AtenOp
-from ..upstream import MAPS_SCHEMA, parse_yaml, read_text, source_label
+from ..upstream import (MAPS_SCHEMA, MapsBuildError, checked_sources, curated_environment, parse_yaml, read_text,
+                        source_label)
 
 if TYPE_CHECKING:
     from ..ops_build import OpRelease
 
 
-def device_table(curated: Path) -> dict:
+def device_table(upstream: Path, curated: Path, generation: str) -> dict:
+    """The shim row of one generation: CUDA names kept, the collective backend its sources use, and what
+    Kunlunxin's own adaptations change (``adaptations``), each row's quote checked against its upstream file."""
     data = parse_yaml((curated / "kunlun.yaml").read_text(encoding="utf-8"))
+    row = data["generations"][generation]
+    cache: Dict[str, str] = {}
+    if row.get("backend_evidence"):
+        backend_source = checked_sources(upstream, cache, row["backend_evidence"], f"kunlun.yaml: {generation} backend")
+    else:
+        backend_source = str(row["backend_cited"])
     return {
         "schema": MAPS_SCHEMA,
         "target": "kunlun",
-        "version": data["version"],
+        "version": generation,
         "torch_line": None,
         "runtime": data["runtime"],
         "sources": [data["source"]],
         "import_first": None,
         "substitute": True,
         "device_string": {"from": "cuda", "to": data["device_string"], "source": data["source"]},
-        "backend_string": {"from": "nccl", "to": data["backend"], "source": data["source"]},
+        "backend_string": {"from": "nccl", "to": row["backend"], "source": f"{backend_source}: {row['backend_note']}"},
         "device_kwargs": ["device", "device_type", "map_location", "device_id"],
         "apis": {},
+        "adaptations": adaptations(upstream, data["adaptations"], generation, cache),
     }
+
+
+def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, cache: Dict[str, str]) -> dict:
+    """``curated/kunlun.yaml`` adaptations that apply to ``generation``; ``same_as`` rows share another's."""
+    out = {}
+    for api, row in sorted(rows.items()):
+        row = rows[row["same_as"]] if "same_as" in row else row
+        if generation not in row["generations"]:
+            continue
+        if row["status"] not in ("partial", "rewrite", "unsupported"):
+            raise MapsBuildError(f"kunlun.yaml: {api}: status must be partial, rewrite or unsupported")
+        if row.get("evidence"):
+            source = checked_sources(upstream, cache, row["evidence"], f"kunlun.yaml: {api} for {generation}")
+        elif row.get("cited"):
+            source = str(row["cited"])
+        else:
+            raise MapsBuildError(f"kunlun.yaml: {api} cites no evidence")
+        out[api] = {"status": row["status"], "to": row.get("to"), "note": row["note"], "source": source}
+    return out
 
 
 def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str, AtenOp]):
@@ -73,19 +103,26 @@ def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str
 #: whether the maps are substitute evidence (another stack's data), as the op maps say
 SUBSTITUTE = True
 
-DEVICE_MAP = "device/kunlun-shim.json"
+GENERATIONS = ("kl2", "kl3")
 
 
 def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
-    return {DEVICE_MAP: device_table(curated)}
+    return {f"device/kunlun-{generation}.json": device_table(upstream, curated, generation)
+            for generation in GENERATIONS}
 
 
 def device_map(release: "OpRelease") -> str:
-    return DEVICE_MAP
+    return f"device/kunlun-{release.version}.json"
+
+
+API_SUPPORT = "api_support/kunlun.json"
 
 
 def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
-    return {}  # no public API list for torch_xmlir
+    """No public API list for torch_xmlir: the table holds the launch-environment renames alone."""
+    return {API_SUPPORT: {"schema": MAPS_SCHEMA, "target": "kunlun", "version": "all",
+                          "source": "no public torch_xmlir API list", "apis": {},
+                          **curated_environment(upstream, curated, "kunlun")}}
 
 
 def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):

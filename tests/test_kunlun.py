@@ -1,0 +1,86 @@
+"""Kunlunxin verdicts from what Kunlunxin's own engineers change (FlagPerf's adaptations for R300, filed under
+kl2; DeepSpeed's KLXPU accelerator, kl3), on top of the shim that keeps CUDA names."""
+
+from __future__ import annotations
+
+import pytest
+
+from migrator.fix import fix_report
+from migrator.maps.load import resolve_targets
+from migrator.maps.upstream import MapsBuildError
+from migrator.maps.vendors.kunlun import adaptations
+from migrator.model import Status
+
+#: (code, API, status on kl2, status on kl3, what the kl2/kl3 verdict cites)
+CASES = [
+    pytest.param("import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+                 "torch.distributed.init_process_group", Status.PARTIAL, Status.SUPPORTED, "flagperf",
+                 id="nccl-backend-is-xccl-on-r300"),
+    pytest.param("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
+                 "torch.cuda.amp.GradScaler", Status.PARTIAL, Status.SUPPORTED, "flagperf", id="grad-scaler"),
+    pytest.param("import torch\ndef step(model, x):\n    with torch.cuda.amp.autocast():\n        return model(x)\n",
+                 "torch.cuda.amp.autocast", Status.PARTIAL, Status.SUPPORTED, "flagperf", id="autocast"),
+    pytest.param("import torch\ndef convert(model):\n    return torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)\n",
+                 "torch.nn.SyncBatchNorm.convert_sync_batchnorm", Status.PARTIAL, None, "flagperf",
+                 id="sync-batchnorm"),
+    pytest.param("import torch\nstart = torch.cuda.Event(enable_timing=True)\n",
+                 "torch.cuda.Event", Status.SUPPORTED, Status.PARTIAL, "klxpu_accelerator", id="event-timer-on-kl3"),
+    pytest.param("import torch\ntorch.cuda.nvtx.range_push('step')\n",
+                 "torch.cuda.nvtx.range_push", Status.PARTIAL, Status.PARTIAL, "klxpu_accelerator", id="nvtx"),
+]
+
+
+@pytest.mark.parametrize("code, api, on_kl2, on_kl3, cited", CASES)
+def test_what_kunlunxin_changes_is_judged_per_generation(scan_code, code, api, on_kl2, on_kl3, cited):
+    for version, expected in (("kl2", on_kl2), ("kl3", on_kl3)):
+        judged = [f for f in scan_code(code, [f"kunlun@{version}"]) if f.api == api]
+        if expected is None:
+            assert all(f.verdicts["kunlun"].status != Status.PARTIAL for f in judged)
+            continue
+        [finding] = judged
+        verdict = finding.verdicts["kunlun"]
+        assert verdict.status == expected, (version, verdict.message)
+        if expected != Status.SUPPORTED:
+            assert cited in verdict.source.lower() and not verdict.fixable
+
+
+def test_the_xccl_backend_is_suggested_where_the_constant_is_set_and_never_applied(tmp_path, scan_tree):
+    """21 of FlagPerf's 22 Kunlunxin configs write `xccl`; faster_rcnn keeps `nccl` and still runs on 8 cards:
+    the vendor's name is suggested where the constant is set, and `fix` leaves code that runs alone."""
+    code = "import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    dist.init_process_group(BACKEND)\n"
+    report = scan_tree({"train.py": code}, ["kunlun@kl2"])
+    [cause] = [f for f in report.findings if f.rule == "collective-backend" and f.root is None]
+    verdict = cause.verdicts["kunlun"]
+    assert cause.span.line == 2 and verdict.status == Status.PARTIAL and verdict.suggestion == "'xccl'"
+    assert "faster_rcnn" in verdict.source and "runs through the shim" in verdict.message
+    [target] = resolve_targets(["kunlun@kl2"])
+    assert fix_report(tmp_path, report, target, unsafe=True).changed == ()
+
+
+@pytest.mark.parametrize("code, api, replacement", [
+    pytest.param("from apex.optimizers import FusedLAMB\nopt = FusedLAMB(params, lr=1e-3)\n",
+                 "apex.optimizers.FusedLAMB", "torch_xmlir.optimizer.FusedLAMB", id="fused-lamb"),
+])
+def test_apex_fused_lamb_is_swapped_the_way_kunlunxin_swaps_it(scan_code, code, api, replacement):
+    [use] = [f for f in scan_code(code, ["kunlun"]) if f.api == api and f.snippet.startswith("FusedLAMB(")]
+    verdict = use.verdicts["kunlun"]
+    assert verdict.status == Status.REWRITE and replacement in (verdict.suggestion or "")
+    assert "flagperf-kunlunxin-bert-trainer_adapter" in verdict.source
+
+
+def test_cuda_visible_devices_is_xpu_visible_devices_in_kunlunxin_launches(scan_tree):
+    report = scan_tree({"run.sh": "export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n"},
+                       ["kunlun"])
+    [variable] = [f for f in report.findings if f.rule == "environment-variable"]
+    verdict = variable.verdicts["kunlun"]
+    assert verdict.status == Status.REWRITE and "XPU_VISIBLE_DEVICES" in verdict.suggestion
+    assert not verdict.fixable  # whether the shim also reads CUDA_VISIBLE_DEVICES is not in the data
+
+
+def test_an_adaptation_row_must_cite_its_source(tmp_path):
+    rows = {"torch.cuda.amp.GradScaler": {"generations": ["kl2"], "status": "partial", "note": "said by no one"}}
+    with pytest.raises(MapsBuildError, match="cites no evidence"):
+        adaptations(tmp_path, rows, "kl2", {})
+    rows["torch.cuda.amp.GradScaler"]["evidence"] = ["kunlun/missing.py", "GradScaler"]
+    with pytest.raises(MapsBuildError):
+        adaptations(tmp_path, rows, "kl2", {})
