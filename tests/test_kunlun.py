@@ -68,6 +68,16 @@ def test_apex_fused_lamb_is_swapped_the_way_kunlunxin_swaps_it(scan_code, code, 
     assert "flagperf-kunlunxin-bert-trainer_adapter" in verdict.source
 
 
+def test_apex_the_vendor_runs_unchanged_is_partial_not_a_port(scan_code):
+    """FlagPerf's transformer imports apex unconditionally and reports an 8-card R300 result: on kl2 that
+    outweighs "no vendor file names apex"; kl3 has no such run, so apex stays to port or replace there."""
+    code = "from apex.optimizers.fused_adam import FusedAdam\n\ndef build(params):\n    return FusedAdam(params)\n"
+    on = {v: {f.api: f.verdicts["kunlun"] for f in scan_code(code, [f"kunlun@{v}"])} for v in ("kl2", "kl3")}
+    kl2 = on["kl2"]["apex.optimizers.fused_adam.FusedAdam"]
+    assert kl2.status == Status.PARTIAL and "flagperf-kunlunxin-transformer-README" in kl2.source
+    assert on["kl3"]["apex.optimizers.fused_adam.FusedAdam"].status in (Status.PORT, Status.REWRITE)
+
+
 def test_cuda_visible_devices_is_xpu_visible_devices_in_kunlunxin_launches(scan_tree):
     report = scan_tree({"run.sh": "export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n"},
                        ["kunlun"])

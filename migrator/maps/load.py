@@ -95,7 +95,7 @@ class TargetMap:
     api_support_file: Optional[str] = None
     npu_skips_file: Optional[str] = None
     #: what the vendor's own ports change where code uses an API (``curated/kunlun.yaml``): API -> row
-    adaptations: Mapping[str, Mapping[str, Optional[str]]] = field(default_factory=dict)
+    adaptations: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""

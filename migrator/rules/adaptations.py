@@ -5,12 +5,14 @@ from its shim's one claim, and ``unknown`` where no data covers an API. Where th
 the code that uses an API when they ran it on their device (Kunlunxin's FlagPerf adaptations swap the grad
 scaler, drop SyncBatchNorm; DeepSpeed's accelerator times on the host), that is better evidence than either:
 the target's ``adaptations`` row (``curated/kunlun.yaml``) replaces those two verdicts. A verdict from the
-vendor's own data that asks for a change already (a rewrite, a fallback) stands.
+vendor's own data that asks for a change already (a rewrite, a fallback) stands, unless the row says the vendor
+ran code that uses the API unchanged (``ran_unchanged``: FlagPerf's transformer runs apex on R300), which
+outweighs a ``port`` built on no vendor file naming the library.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from typing import Dict, Mapping
 
 from ..maps.load import TargetMap
 from ..model import Status, Usage, Verdict
@@ -25,7 +27,7 @@ def adapted(verdicts: Dict[str, Verdict], usage: Usage, targets) -> Dict[str, Ve
     for target in targets:
         row = target.adaptations.get(usage.api) if target.adaptations else None
         verdict = verdicts.get(target.id)
-        if row is None or verdict is None or verdict.status not in _REPLACED:
+        if row is None or verdict is None or (verdict.status not in _REPLACED and not row.get("ran_unchanged")):
             continue
         if out is verdicts:
             out = dict(verdicts)
@@ -33,7 +35,7 @@ def adapted(verdicts: Dict[str, Verdict], usage: Usage, targets) -> Dict[str, Ve
     return out
 
 
-def adaptation_verdict(target: TargetMap, api: str, row: Mapping[str, Optional[str]]) -> Verdict:
+def adaptation_verdict(target: TargetMap, api: str, row: Mapping[str, object]) -> Verdict:
     to = row.get("to")
     use = f"; use `{to}`" if to else ""
     return Verdict(Status(str(row["status"])),

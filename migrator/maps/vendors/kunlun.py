@@ -61,7 +61,8 @@ def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, ca
             source = str(row["cited"])
         else:
             raise MapsBuildError(f"kunlun.yaml: {api} cites no evidence")
-        out[api] = {"status": row["status"], "to": row.get("to"), "note": row["note"], "source": source}
+        out[api] = {"status": row["status"], "to": row.get("to"), "note": row["note"], "source": source,
+                    "ran_unchanged": bool(row.get("ran_unchanged"))}
     return out
 
 
