@@ -87,6 +87,15 @@ def test_cuda_visible_devices_is_xpu_visible_devices_in_kunlunxin_launches(scan_
     assert not verdict.fixable  # whether the shim also reads CUDA_VISIBLE_DEVICES is not in the data
 
 
+def test_an_nccl_variable_names_the_bkcl_family_on_kunlun(scan_tree):
+    report = scan_tree({"run.sh": "export NCCL_IB_DISABLE=1\ntorchrun --nproc_per_node=8 train.py\n"},
+                       ["kunlun", "cann"])
+    [variable] = [f for f in report.findings if f.rule == "environment-variable"]
+    kunlun = variable.verdicts["kunlun"]
+    assert kunlun.status == Status.UNKNOWN and "BKCL_*" in kunlun.message and "environment.yaml" in kunlun.source
+    assert "BKCL" not in variable.verdicts["cann"].message
+
+
 def test_an_adaptation_row_must_cite_its_source(tmp_path):
     rows = {"torch.cuda.amp.GradScaler": {"generations": ["kl2"], "status": "partial", "note": "said by no one"}}
     with pytest.raises(MapsBuildError, match="cites no evidence"):

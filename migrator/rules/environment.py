@@ -51,6 +51,7 @@ class EnvironmentVariable(Rule):
         Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
+        # no one-to-one name on any target; on kunlun the message names the BKCL_* family that does the job
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
                 expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN),
@@ -78,6 +79,11 @@ class EnvironmentVariable(Rule):
                                    fixable=bool(entry.get("exact", True)), edit=Edit("string", name, str(entry["to"])))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
+            family = target.environment(name.split("_", 1)[0] + "_*")  # NCCL_* -> BKCL_*: the job, not the name
+            if family is not None:
+                entry, source = family
+                return Verdict(Status.UNKNOWN, f"{action} {name}: on {target.id} use the {entry['to']} variable that "
+                               f"does its job ({entry['note']}); see {entry['doc']}", source)
             return cuda_names(target).unlisted_variable(target, action, name)
         return per_target(ctx, verdict)
 
