@@ -267,7 +267,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     if suppress:  # `# migrator: ignore` (``check`` keeps them, to report what it suppressed)
         marked = {r.file.rel for r in results if r.marked} & {f.path for f in findings}  # read only those again
         findings = apply_suppressions(findings, suppressions_in(base_dir(root), marked)).kept if marked else findings
-    findings = in_project(findings, results)
+    findings = in_project(findings, results, targets)
     traced = None
     if trace is not None:
         from .trace.join import join_trace

@@ -96,6 +96,8 @@ class TargetMap:
     npu_skips_file: Optional[str] = None
     #: what the vendor's own ports change where code uses an API (``curated/kunlun.yaml``): API -> row
     adaptations: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    #: 16-bit dtypes the vendor's own ports train without (fp16 / bf16 -> note and source)
+    dtype_caveats: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
@@ -197,6 +199,7 @@ def load_target(target: str, version: str) -> TargetMap:
         npu_skips_file=entry.get("npu_skips"),
         runtime_facts=runtime(target),
         adaptations=data.get("adaptations", {}),
+        dtype_caveats=data.get("dtype_caveats", {}),
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from ..maps.limits import dtype_bite, settle
+from ..maps.load import TargetMap
 from ..model import DtypeChoice, FileResult, Finding, Verdict
 from .contexts import context_of
 from .dtype_roots import with_dtype_roots
@@ -18,14 +19,17 @@ from .roots import with_roots
 __all__ = ["in_project"]
 
 
-def in_project(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
+               targets: Sequence[TargetMap] = ()) -> List[Finding]:
     """Each finding with its vendor notes settled against the dtypes of its project (the files its file is
     connected to by imports), its context and its root.
 
     The verdicts are settled in place, in maps no one else holds yet (each finding's own, from its rule run or
     its cache entry), as ``scan.share_verdicts`` pools them: a copy of every finding cost half of this stage
-    (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied."""
-    profile_of = dtype_profiles(results)
+    (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied. A dtype the project
+    chooses that a target's own ports train without (``TargetMap.dtype_caveats``) is a finding there too."""
+    project = dtype_profiles(results)
+    profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
     settled: Dict[Tuple[int, FrozenSet[str]], Tuple[Verdict, Verdict, FrozenSet[str]]] = {}
     by_value: Dict[Tuple[Verdict, FrozenSet[str]], Tuple[Verdict, FrozenSet[str]]] = {}  # equal ones settle once
@@ -51,4 +55,6 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult]) -> Li
                     choices[finding.path] = profile.choices
         context = context_of(finding.path, finding.category)
         placed.append(finding if context == finding.context else replace(finding, context=context))
-    return with_dtype_roots(with_roots(placed), bites, choices)
+    caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
+               for choice in project.choices}
+    return with_dtype_roots(with_roots(placed), bites, choices, {c: found for c, found in caveats.items() if found})

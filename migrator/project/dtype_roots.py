@@ -23,21 +23,29 @@ _RULE = DtypeLimits.name
 _SHOWN = 8
 
 
-def with_dtype_roots(findings: Sequence[Finding], bites: Bites,
-                     choices_of: Mapping[str, Tuple[DtypeChoice, ...]]) -> List[Finding]:
+def with_dtype_roots(findings: Sequence[Finding], bites: Bites, choices_of: Mapping[str, Tuple[DtypeChoice, ...]],
+                     caveats: Mapping[DtypeChoice, Mapping[str, Mapping[str, str]]] = {}) -> List[Finding]:
     """``findings`` with each dtype-only ``partial`` use rooted at a ``dtype-limits`` finding at its project's
     choice of the dtype (added after them). A use that is already a site of another cause keeps it, and a
-    use with another reason to be a finding on some target (a rewrite, an argument note) stays its own."""
+    use with another reason to be a finding on some target (a rewrite, an argument note) stays its own.
+    ``caveats``: per choice, the targets whose own ports train without that dtype (note and source); such a
+    choice is a finding on those targets whether or not a use is bitten."""
     sites: Dict[DtypeChoice, List[Finding]] = {}
     for finding in findings:
         bitten = bites.get(finding.id)
         choice = _choice(finding, bitten, choices_of.get(finding.path, ())) if bitten else None
         if choice is not None:
             sites.setdefault(choice, []).append(finding)
+    for choice in caveats:
+        sites.setdefault(choice, [])
+    targets = list(dict.fromkeys(t for f in findings for t in f.verdicts))
     rooted: Dict[str, str] = {}
     causes = []
-    for choice, uses in sites.items():
-        cause = _finding_at(choice, uses, bites)
+    seen: Counter = Counter()  # a framework import chooses fp16 and bf16 at one place: two findings, two ids
+    for choice, uses in sorted(sites.items(), key=lambda item: (item[0].path, item[0].dtype)):
+        place = (choice.path, choice.api, choice.snippet)
+        seen[place] += 1
+        cause = _finding_at(choice, uses, bites, targets, caveats.get(choice, {}), seen[place] - 1)
         causes.append(cause)
         rooted.update((use.id, cause.id) for use in uses)
     return [replace(f, root=rooted[f.id]) if f.id in rooted else f for f in findings] + causes
@@ -55,13 +63,25 @@ def _choice(finding: Finding, bitten: Mapping[str, FrozenSet[str]],
     return next((c for c in choices if c.dtype in dtypes), None)
 
 
-def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites) -> Finding:
-    targets = list(dict.fromkeys(t for use in uses for t in use.verdicts))
-    return Finding(id=fingerprint(_RULE, choice.path, choice.api, choice.snippet, 0), rule=_RULE,
+def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites, targets: Sequence[str],
+                caveats: Mapping[str, Mapping[str, str]], occurrence: int) -> Finding:
+    judged = list(dict.fromkeys([t for use in uses for t in use.verdicts] + list(caveats) + list(targets)))
+    return Finding(id=fingerprint(_RULE, choice.path, choice.api, choice.snippet, occurrence), rule=_RULE,
                    category=Category.DTYPE, path=choice.path, span=choice.span, api=choice.api,
                    snippet=choice.snippet, confidence=Confidence.RESOLVED,
-                   verdicts={t: _verdict(choice, t, uses, bites) for t in targets}, scope=choice.scope,
-                   context=Context.TRAINING)
+                   verdicts={t: _with_caveat(choice, t, _verdict(choice, t, uses, bites), caveats.get(t))
+                             for t in judged}, scope=choice.scope, context=Context.TRAINING)
+
+
+def _with_caveat(choice: DtypeChoice, target: str, verdict: Verdict,
+                 caveat: Optional[Mapping[str, str]]) -> Verdict:
+    """The verdict at a dtype choice, with what the target's own ports say of that dtype."""
+    if caveat is None:
+        return verdict
+    said = (f"the project computes in {choice.dtype} from here ({choice.where}); {caveat['note']}")
+    if verdict.status == Status.SUPPORTED:
+        return Verdict(Status.PARTIAL, said, caveat["source"])
+    return Verdict(verdict.status, f"{verdict.message}; and {said}", f"{verdict.source}; {caveat['source']}")
 
 
 def _verdict(choice: DtypeChoice, target: str, uses: Sequence[Finding], bites: Bites) -> Verdict:

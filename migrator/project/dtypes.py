@@ -3,7 +3,8 @@ a project that casts to bf16 or autocasts in it, and no other."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Sequence
+from dataclasses import dataclass
+from typing import Callable, Dict, Sequence, Tuple
 
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..names import longest
@@ -28,7 +29,7 @@ def reads(usage: Usage) -> bool:
             or (usage.kind == "import" and usage.api.startswith(FRAMEWORKS)))
 
 
-def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfile]:
+def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
     """The profile of each file (by its path): that of the files it is connected to by imports, so that a
     repository of separate examples (pytorch/examples: one folder a project) gives each its own dtypes, and a
     library's ops take the dtypes of the training script that imports it. Only training code says what the
@@ -48,7 +49,16 @@ def dtype_profiles(results: Sequence[FileResult]) -> Callable[[str], DtypeProfil
     profiles = {group: _profile(found) for group, found in evidence.items()}
     whole = _profile({d: e for found in evidence.values() for d, e in found.items()})
     python = {r.file.rel for r in results if r.outline is not None}
-    return lambda path: profiles.get(groups.find(path), whole) if path in python else whole
+    return ProjectDtypes(lambda path: profiles.get(groups.find(path), whole) if path in python else whole,
+                         tuple(c for profile in profiles.values() for c in profile.choices))
+
+
+@dataclass(frozen=True)
+class ProjectDtypes:
+    """What each file's project computes in, and every place a project of the repository chooses a dtype."""
+
+    of: Callable[[str], DtypeProfile]
+    choices: Tuple[DtypeChoice, ...]
 
 
 def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:

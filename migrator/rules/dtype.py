@@ -95,7 +95,9 @@ class DtypeLimits(DocumentedRule):
     CUDA), a `GradScaler`, a framework that sets precision from its configuration), the APIs whose vendor
     notes leave that dtype out on a target (the Ascend API lists: "`input`仅支持fp16，fp32"). Each use of
     such an API is a site of this finding (`root`): it keeps its own verdict and note, and is not counted
-    again. An argument note the call passes stays that call's own finding.
+    again. An argument note the call passes stays that call's own finding. The same place is reported where
+    a target's own ports train without that dtype (`kunlun@kl2`: Kunlunxin's R300 ports in FlagPerf switch
+    fp16 off), whether or not a listed op bites.
 
     ## Why is this bad?
     One decision causes them all: `autocast(dtype=torch.bfloat16)` in an evaluation notebook makes five

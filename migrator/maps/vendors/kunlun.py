@@ -43,6 +43,9 @@ def device_table(upstream: Path, curated: Path, generation: str) -> dict:
         "device_kwargs": ["device", "device_type", "map_location", "device_id"],
         "apis": {},
         "adaptations": adaptations(upstream, data["adaptations"], generation, cache),
+        "dtype_caveats": {dtype: {"note": caveat["note"], "source": checked_sources(
+            upstream, cache, caveat["evidence"], f"kunlun.yaml: {generation} {dtype}")}
+            for dtype, caveat in sorted((row.get("dtype_caveats") or {}).items())},
     }
 
 
