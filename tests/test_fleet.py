@@ -276,3 +276,67 @@ def test_fleet_without_dask_says_what_to_install(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["fleet", str(tmp_path)])
     assert result.exit_code == 2
     assert "pip install 'migrator[fleet]'" in result.output
+
+
+def _scans_of(repo) -> list:
+    """Pids of live processes whose command line names ``repo`` (the fleet's scan children)."""
+    from pathlib import Path
+
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(repo) in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find orphaned scans")
+def test_a_fleet_whose_only_worker_is_killed_ends_and_leaves_nothing_behind(tmp_path):
+    """A real `dask worker` process, SIGKILLed while its repository is being scanned: the run does not wait
+    forever for a worker that never comes (the row says so), and the task's scan and temporary folder go too."""
+    import os
+    import signal
+    import subprocess
+    import threading
+    import time
+
+    from distributed import Client, LocalCluster
+
+    from migrator.fleet.run import repo_tasks, run_fleet
+
+    big = "import torch\n\n" + "".join(f"def f{i}(x):\n    return torch.relu(x.cuda()) + {i}\n\n" for i in range(60))
+    repo = write_tree(tmp_path / "busy", {f"pkg/m{n}.py": big for n in range(300)})
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        worker = subprocess.Popen(["dask", "worker", cluster.scheduler_address, "--nworkers", "1", "--nthreads", "1",
+                                   "--no-nanny", "--no-dashboard"], env={**os.environ, "TMPDIR": str(temp)},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(cluster.scheduler_address) as client:
+                client.wait_for_workers(1, timeout=60)
+            tasks = repo_tasks([str(repo)], "cann", timeout=600, html=False, cache=False)
+            result = {}
+            run = threading.Thread(target=lambda: result.update(p=run_fleet(
+                tasks, scheduler=cluster.scheduler_address, no_worker_timeout=2)))
+            run.start()
+            deadline = time.monotonic() + 60
+            while not _scans_of(repo) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert _scans_of(repo), "the scan never started"
+            worker.send_signal(signal.SIGKILL)
+            run.join(timeout=60)
+        finally:
+            worker.kill()
+            worker.wait()
+    assert not run.is_alive(), "the fleet waited for a worker that never came"
+    [row] = result["p"].repos
+    assert row.status == "failed" and "no live worker" in row.reason
+    deadline = time.monotonic() + 10
+    while (_scans_of(repo) or list(temp.glob("migrator-fleet-*"))) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _scans_of(repo), "the killed worker's scan is still running"
+    assert not list(temp.glob("migrator-fleet-*")), "the killed worker's temporary folder is still there"

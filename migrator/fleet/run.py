@@ -41,27 +41,66 @@ def repo_tasks(paths: Sequence[str], targets: str, timeout: float, html: bool, c
 
 def run_fleet(tasks: Sequence[RepoTask], scheduler: Optional[str] = None, workers: Optional[int] = None,
               reports_dir: Optional[Path] = None, link_base: Optional[Path] = None,
-              progress: Progress = None) -> Portfolio:
+              progress: Progress = None, no_worker_timeout: Optional[float] = None) -> Portfolio:
     """Scan every task's repository on the cluster and join the rows, in the order the tasks were given.
 
     With ``reports_dir`` each repository's own page is written there and its row links to it (relative to
-    ``link_base``, the folder of the portfolio page).
+    ``link_base``, the folder of the portfolio page). When the cluster has had no live worker for
+    ``no_worker_timeout`` seconds (default: the longest task timeout), the run ends: every repository not
+    done by then is a row that says so, instead of a wait with no end.
     """
     started = time.perf_counter()
+    patience = no_worker_timeout if no_worker_timeout is not None else max((t.timeout for t in tasks), default=0.0)
     with _client(scheduler, workers) as (client, label, count):
         futures = client.map(run_repo_task, tasks, key=[f"migrator-repo-{i}-{t.name}" for i, t in enumerate(tasks)],
                              pure=False)
         position = {future.key: index for index, future in enumerate(futures)}
         rows: List[Optional[RepoRow]] = [None] * len(tasks)
-        from distributed import as_completed
-
-        for done, future in enumerate(as_completed(futures), start=1):
+        done = 0
+        for future in _as_completed_while_workers(client, futures, patience):
             index = position[future.key]
             rows[index] = _row(tasks[index], future, reports_dir, link_base)
+            done += 1
             if progress:
                 progress(done, len(tasks), rows[index])
+        for index, row in enumerate(rows):
+            if row is None:  # the cluster lost its last worker and none came back
+                futures[index].cancel()
+                rows[index] = RepoRow(name=tasks[index].name, path=tasks[index].path, status="failed",
+                                      reason=f"not scanned: the cluster had no live worker for {patience:g} s")
+                done += 1
+                if progress:
+                    progress(done, len(tasks), rows[index])
     return build_portfolio([r for r in rows if r is not None], scheduler=label, workers=count,
                            seconds=time.perf_counter() - started)
+
+
+#: How often the client looks for finished tasks and live workers, in seconds.
+_POLL = 1.0
+
+
+def _as_completed_while_workers(client, futures: Sequence, patience: float) -> Iterator:
+    """The futures as they finish, until all have, or until the scheduler has had no worker for ``patience``
+    seconds (a killed last worker: Dask would hold its tasks for a worker that never comes)."""
+    from distributed import wait
+
+    pending = set(futures)
+    alone_since: Optional[float] = None
+    while pending:
+        try:
+            finished, pending = wait(pending, timeout=_POLL, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            finished = set()
+        yield from sorted(finished, key=lambda f: str(f.key))
+        if finished or not pending:
+            alone_since = None
+            continue
+        if client.scheduler_info().get("workers"):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = time.monotonic()
+        elif time.monotonic() - alone_since >= patience:
+            return
 
 
 def _row(task: RepoTask, future, reports_dir: Optional[Path], link_base: Optional[Path]) -> RepoRow:
