@@ -167,9 +167,22 @@ def test_shared_blockers_rank_by_repositories_then_training_path():
     assert ranked[:3] == [("custom-op:roi_align", 2, 2), ("library:apex", 2, 1), ("custom-op:ms_deform_attn", 1, 1)]
     assert cann.scanned == 5 and cann.free_now == ("timm",)  # the failed row is not counted as scanned
     roi = next(b for b in cann.blockers if b.key == "custom-op:roi_align")
-    assert roi.frees_alone == ("mmseg",) and roi.hours == 16.0
+    assert roi.frees_alone == ("mmseg",) and roi.hours == 8.0  # one port serves both repositories
     dead = next(b for b in cann.blockers if b.key == "dead")
     assert dead.on_training_path == ()
+
+
+def test_a_shared_port_is_counted_once_in_the_fleets_hours():
+    """mmdet and mmseg each count roi_align's port (8 h) in their own 10 h: the fleet ports it once, so it
+    needs 8 h plus each repository's 2 h of local edits, not 20 h."""
+    def repo(name):
+        blocker = RepoBlocker(key="custom-op:roi_align", kind="custom operator", title="roi_align", status="port",
+                              shared=True, reachable=True, entries=1, findings=3, hours=8.0)
+        return RepoRow(name=name, path=f"/src/{name}", status="ok", targets=(
+            RepoTarget(id="cann", runtime="cann", version="1", readiness=40.0, counts={}, hours=10.0,
+                       blockers=(blocker,)),))
+    [cann] = build_portfolio([repo("mmdet"), repo("mmseg")]).targets
+    assert (cann.hours, cann.hours_shared_once, cann.blockers[0].hours) == (20.0, 12.0, 8.0)
 
 
 @pytest.mark.parametrize("needs, expected", [

@@ -78,8 +78,10 @@ class SharedBlocker:
     on_training_path: Tuple[str, ...]  # the repositories where a training entry point reaches it
     entries: int  # entry points reaching it, summed over the repositories
     findings: int
-    hours: float  # summed over the repositories
+    hours: float  # ported once: the largest estimate of a repository whose effort counts it (else of any)
     frees_alone: Tuple[str, ...] = ()  # repositories it is the only shared blocker of
+    #: some repository's effort counts it (it is on that repository's training path): in ``hours_shared_once``
+    counted: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,9 +102,11 @@ class TargetPortfolio:
     scanned: int
     free_now: Tuple[str, ...]  # no shared blocker today (only local edits remain)
     mean_readiness: Optional[float]
-    hours: float
+    hours: float  # the repositories' own totals, summed: each team porting alone
     blockers: Tuple[SharedBlocker, ...]
     unlock: Tuple[UnlockStep, ...]
+    #: each shared blocker ported once for the fleet, plus every repository's local edits
+    hours_shared_once: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,17 @@ def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
     on_target = [(row, row.target(target_id)) for row in rows if row.target(target_id) is not None]
     needs: Dict[str, Set[str]] = {row.name: {b.key for b in t.shared_blockers} for row, t in on_target}
     first = on_target[0][1]
+    blockers = shared_blockers(on_target, needs)
+    # a repository's own total counts the blockers on its training path (``_counted``); the rest is local edits
+    local = sum(max(t.hours - sum(b.hours for b in t.shared_blockers if _counted(b)), 0.0) for _, t in on_target)
+    once = sum(b.hours for b in blockers if b.counted)
     return TargetPortfolio(
         id=target_id, runtime=first.runtime, version=first.version, scanned=len(on_target),
         free_now=tuple(name for name, keys in needs.items() if not keys),
         mean_readiness=round(mean(t.readiness for _, t in on_target), 1) if on_target else None,
         hours=round(sum(t.hours for _, t in on_target), 1),
-        blockers=shared_blockers(on_target, needs), unlock=unlock_steps(needs))
+        blockers=blockers, unlock=unlock_steps(needs),
+        hours_shared_once=round(local + once, 1))
 
 
 def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]],
@@ -52,10 +57,18 @@ def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]],
             repos=tuple(name for name, _ in found),
             on_training_path=tuple(name for name, b in found if b.reachable),
             entries=sum(b.entries for _, b in found), findings=sum(b.findings for _, b in found),
-            hours=round(sum(b.hours for _, b in found), 2),
+            # one port serves them all: the largest estimate of a repository that counts it in its effort
+            hours=round(max(b.hours for _, b in ([f for f in found if _counted(f[1])] or found)), 2),
+            counted=any(_counted(b) for _, b in found),
             frees_alone=tuple(name for name, _ in found if needs[name] == {key})))
     ranked.sort(key=lambda b: (-len(b.repos), -len(b.on_training_path), -b.entries, -b.hours, b.key))
     return tuple(ranked)
+
+
+def _counted(blocker: RepoBlocker) -> bool:
+    """Whether a repository's own effort total counts this blocker: on its training path, or every blocker when
+    the scan found no entry point (``reachable`` unknown), as the report's readiness formula says."""
+    return blocker.reachable is not False
 
 
 def unlock_steps(needs: Dict[str, Set[str]]) -> Tuple[UnlockStep, ...]:

@@ -60,7 +60,8 @@ def render_text(portfolio: Portfolio, out: TextIO) -> None:
     for target in portfolio.targets:
         out.write(f"\n{target.id}@{target.version} ({target.runtime}): {len(target.free_now)} of {target.scanned} "
                   f"free of shared blockers now; mean readiness {target.mean_readiness}%, "
-                  f"effort ~{target.hours:g} hours in all\n")
+                  f"effort ~{target.hours_shared_once:g} hours with each shared blocker ported once "
+                  f"(~{target.hours:g} if each repository ports alone)\n")
         for blocker in target.blockers[:_TOP]:
             alone = f", alone frees {len(blocker.frees_alone)}" if blocker.frees_alone else ""
             out.write(f"  {blocker.status:<11} {blocker.title} [{blocker.kind}]: blocks {len(blocker.repos)} "

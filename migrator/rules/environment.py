@@ -250,8 +250,7 @@ class CudaRequirement(Rule):
     examples = (
         Invalid("torch==2.1.0+cu121\n", path="requirements.txt", expect=Status.REWRITE),
         Invalid("cupy-cuda12x\n", path="requirements.txt", expect=Status.PORT),
-        Invalid("nvidia-ml-py\n", path="requirements.txt",
-                expect=dict(cann=Status.REWRITE, neuware=Status.PORT, kunlun=Status.PORT)),
+        Invalid("nvidia-ml-py\n", path="requirements.txt", expect=Status.REWRITE),
         Valid("numpy>=1.24\ntorch==2.1.0\n", path="requirements.txt"),
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..maps.load import op_families
+from ..maps.load import device_tools, op_families
 from ..model import Category, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .base import Rule, RuleContext, Verdicts, documented_verdict, per_target
@@ -45,9 +45,13 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if plain is not None:
         return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
                        f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, suggestion=plain["to"])
-    if info["kind"] == "monitoring":
-        return Verdict(Status.PORT, f"{info['what']} needs NVIDIA's driver; replace with the {target.id} "
-                       "runtime's own queries (no equivalent in the vendor data)", _SOURCE)
+    if info["kind"] == "monitoring":  # host-side queries of the driver: code to rewrite, no kernel to port
+        tool = device_tools().get(target.id, {}).get("tools", {}).get("nvidia-smi", {}).get("to")
+        instead = f" (or its `{tool}` tool)" if tool else ""
+        return Verdict(Status.REWRITE, f"{info['what']} needs NVIDIA's driver; replace these queries with the "
+                       f"{target.id} runtime's own{instead}, or drop them where the numbers are only logged: a "
+                       "host-side rewrite, no kernel to port (the vendor data names no one-to-one call)", _SOURCE,
+                       suggestion=f"the {target.id} runtime's memory/utilisation queries{instead}, or drop this")
     if info["kind"] == "compiler" and usage.api.startswith(tuple(f"{library}.{h}" for h in _COMPILER_HELPERS)):
         return Verdict(Status.REWRITE, f"`{usage.api}` is a helper of {library} (its cache, driver, compiler or "
                        "benchmark machinery), not a kernel: nothing to port; guard its import (try/except "
@@ -73,7 +77,8 @@ class CudaLibrary(Rule):
     `operator_maps/third_party.json`: apex, flash-attn, xformers, bitsandbytes, TransformerEngine,
     triton, NVML bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names
     for the target (every row checked against the vendor file it cites), or the plain-PyTorch path, or a
-    `port`. An import guarded by `try/except ImportError` whose handler goes on (a fallback, not a
+    `port`; NVML's driver queries are host code, a manual rewrite (the runtime's own queries or its `smi`
+    tool), never a port. An import guarded by `try/except ImportError` whose handler goes on (a fallback, not a
     `raise`) is optional and is not reported; a use of such an import runs only where it worked, so it is
     `supported` (the code's fallback runs on the target).
 
@@ -99,8 +104,8 @@ class CudaLibrary(Rule):
     examples = (
         Invalid("from flash_attn import flash_attn_func\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
-        Invalid("import pynvml\npynvml.nvmlInit()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.PORT, kunlun=Status.PORT)),
+        # NVML queries are host code: a rewrite on every target (Ascend's data names the call), never a port
+        Invalid("import pynvml\npynvml.nvmlInit()\n", expect=Status.REWRITE),
         Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
         # a triton helper class is no kernel: a manual guard, not a port
         Invalid("from triton.runtime.cache import FileCacheManager\n\n\nclass Cache(FileCacheManager):\n    pass\n",
