@@ -346,3 +346,52 @@ def test_a_data_parallel_script_runs_its_module_on_the_cpu(tmp_path):
     assert document["stopped"]["reason"] == "steps" and document["steps"] == 2, document["stopped"]
     assert "aten::addmm" in {o["op"] for o in document["ops"]}
     assert any(r["api"] == "torch.nn.DataParallel(...)" for r in document["redirects"])
+
+
+SPAWNED_DDP = '''
+import os
+import socket
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def worker(rank, world, port):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("nccl", rank=rank, world_size=world)
+    torch.cuda.set_device(rank)
+    model = DDP(nn.Linear(8, 2).cuda(rank), device_ids=[rank])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        x = torch.randn(4, 8).cuda(rank)
+        loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    mp.spawn(worker, args=(1, free), nprocs=1)
+'''
+
+
+def test_steps_stop_an_mp_spawn_ddp_job_as_steps_not_as_a_crash(tmp_path):
+    """imagenet's one-process DDP path runs its training in an `mp.spawn` worker: `--steps 2` stops that worker
+    after two steps, which its parent reads as a worker that finished (it printed a traceback and exited 1),
+    and the document says it stopped after 2 steps (it said "the command ended")."""
+    write_tree(tmp_path, {"job.py": SPAWNED_DDP})
+    run = trace_command([PYTHON, "job.py"], tmp_path, steps=2, limit=120)
+    document = run.document
+    assert run.returncode == 0
+    assert document["stopped"] == {"reason": "steps", "detail": "stopped after 2 optimizer steps"}
+    assert document["steps"] == 2 and [p["steps"] for p in document["processes"] if p["steps"]] == [2]
+    assert any(r["api"].startswith("torch.distributed.init_process_group") for r in document["redirects"])
+

@@ -87,11 +87,26 @@ class Session:
         self.steps += 1
         wanted = self.config.get("steps")
         if wanted and self.steps >= wanted:
-            raise TraceStop("steps", f"stopped after {self.steps} optimizer step{'s' if self.steps > 1 else ''}")
+            self._stop("steps", f"stopped after {self.steps} optimizer step{'s' if self.steps > 1 else ''}")
 
     def _time_up(self, signum, frame) -> None:
-        raise TraceStop("limit", f"stopped at the {self.config['limit']:g} s wall-clock limit "
-                                 f"after {self.steps} optimizer steps")
+        self._stop("limit", f"stopped at the {self.config['limit']:g} s wall-clock limit "
+                            f"after {self.steps} optimizer steps")
+
+    def _stop(self, reason: str, detail: str) -> None:
+        """End the run here. The command's own process unwinds (``TraceStop``, caught by the excepthook); a
+        worker that ``multiprocessing`` started (``mp.spawn``) would print it as a crash and exit 1 (its
+        bootstrap catches every exception), so it writes its document and leaves with 0, which its parent
+        reads as a worker that finished."""
+        import multiprocessing
+
+        if multiprocessing.parent_process() is None:
+            raise TraceStop(reason, detail)
+        self.stopped = {"reason": reason, "detail": detail}
+        self.write()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
     def _extension_imported(self, stub: StubSpec, name: str) -> None:
         self.extensions[(stub.module, "", "import", self.frames.site(2))] += 1
