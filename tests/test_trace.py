@@ -395,3 +395,32 @@ def test_steps_stop_an_mp_spawn_ddp_job_as_steps_not_as_a_crash(tmp_path):
     assert document["steps"] == 2 and [p["steps"] for p in document["processes"] if p["steps"]] == [2]
     assert any(r["api"].startswith("torch.distributed.init_process_group") for r in document["redirects"])
 
+
+AMP_STEP = '''
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 2)).cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scaler = torch.cuda.amp.GradScaler()
+for step in range(5):
+    x = torch.randn(4, 8, device="cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = model(x).float().pow(2).mean()
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+'''
+
+
+def test_the_meta_device_runs_an_autocast_and_grad_scaler_step(tmp_path):
+    """`--device meta` crashed at `autocast('meta')` and at the scaler's inf check (an `.item()`): the step now
+    runs with the CPU's autocast context (it casts nothing on meta) and a disabled scaler, and the log says so."""
+    write_tree(tmp_path, {"job.py": AMP_STEP})
+    document = _trace(tmp_path, "job.py", device="meta", steps=2, limit=120)
+    assert document["stopped"]["reason"] == "steps" and document["steps"] == 2, document["stopped"]
+    assert "aten::addmm" in {o["op"] for o in document["ops"]}
+    became = {r["api"]: r["became"] for r in document["redirects"]}
+    assert "no autocast on meta" in became["torch.autocast(device_type='cuda')"]
+    assert "enabled=False" in became["torch.cuda.amp.GradScaler"]

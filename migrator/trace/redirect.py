@@ -199,7 +199,9 @@ def _patch_amp(torch, device: str, log: Redirections) -> None:
     ~40x slower than bfloat16 (a 6-layer GPT step: 88 s against 2 s on this machine), and the trace
     document says so (``dtype_substitutions``) so the dtypes that ran are read back as the script's.
     """
-    amp_device = "cpu" if device == "cpu" else device
+    # meta tensors have no autocast of their own: the CPU's context stands in (it casts nothing on them), and
+    # the log says the run's dtypes are the ones written, not the autocast's
+    amp_device = "cpu" if device in ("cpu", "meta") else device
     original_autocast = torch.autocast
 
     def amp_dtype(dtype):
@@ -209,31 +211,38 @@ def _patch_amp(torch, device: str, log: Redirections) -> None:
             return torch.bfloat16
         return dtype
 
+    uncast = " (no autocast on meta tensors: ops keep the code's dtypes)" if device == "meta" else ""
+
     class autocast(original_autocast):  # noqa: N801 - keeps torch's name
         def __init__(self, device_type: str = "cuda", dtype=None, *args, **kwargs) -> None:
             if device_type == "cuda":
-                log.note("torch.autocast(device_type='cuda')", f"device_type={amp_device!r}")
+                log.note("torch.autocast(device_type='cuda')", f"device_type={amp_device!r}{uncast}")
                 device_type, dtype = amp_device, amp_dtype(dtype)
             super().__init__(device_type, dtype, *args, **kwargs)
 
     class CudaAutocast(original_autocast):
         def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True) -> None:
-            log.note("torch.cuda.amp.autocast", f"torch.autocast({amp_device!r})")
+            log.note("torch.cuda.amp.autocast", f"torch.autocast({amp_device!r}){uncast}")
             super().__init__(amp_device, dtype=amp_dtype(dtype), enabled=enabled, cache_enabled=cache_enabled)
 
     original_scaler = torch.amp.GradScaler
 
+    # a scaler reads its inf check back to the host (``.item()``), which meta tensors cannot: on meta it is
+    # built disabled (scale() returns the loss, step() steps), and the log says so
+    scaler_off = {"enabled": False} if device == "meta" else {}
+    scaler_note = "GradScaler('cpu', enabled=False): no loss scaling on meta" if device == "meta" else None
+
     class GradScaler(original_scaler):
         def __init__(self, device: str = "cuda", *args, **kwargs) -> None:
             if device == "cuda":
-                log.note("torch.amp.GradScaler('cuda')", "GradScaler('cpu')")
+                log.note("torch.amp.GradScaler('cuda')", scaler_note or "GradScaler('cpu')")
                 device = "cpu"
-            super().__init__(device, *args, **kwargs)
+            super().__init__(device, *args, **{**kwargs, **scaler_off})
 
     class CudaGradScaler(original_scaler):
         def __init__(self, *args, **kwargs) -> None:
-            log.note("torch.cuda.amp.GradScaler", "torch.amp.GradScaler('cpu')")
-            super().__init__("cpu", *args, **kwargs)
+            log.note("torch.cuda.amp.GradScaler", scaler_note or "torch.amp.GradScaler('cpu')")
+            super().__init__("cpu", *args, **{**kwargs, **scaler_off})
 
     torch.autocast = torch.amp.autocast = autocast
     torch.amp.GradScaler = GradScaler
