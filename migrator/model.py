@@ -617,10 +617,11 @@ class TraceSummary:
     steps: int
     ops: int  # distinct aten ops the run dispatched
     calls: int
-    confirmed: int  # static findings whose line dispatched ops in the run
+    confirmed: int  # static findings the run showed (their ops ran at their line, or a redirect happened there)
     runtime_only: int  # findings added for ops seen only at run time
     dtype_findings: int
     not_redirected: Tuple[str, ...] = ()  # compiled extensions and what stood in for them
+    confirmed_by_redirects: int = 0  # of ``confirmed``: shown by the redirect log alone (a rewrite the run made)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from migrator.maps.coverage import op_verdict  # noqa: E402
 from migrator.maps.load import resolve_targets  # noqa: E402
+from migrator.model import Status  # noqa: E402
 from migrator.scan import scan  # noqa: E402
 from migrator.trace.recorder import op_name  # noqa: E402
 from migrator.trace.run import trace_command  # noqa: E402
@@ -424,3 +425,41 @@ def test_the_meta_device_runs_an_autocast_and_grad_scaler_step(tmp_path):
     became = {r["api"]: r["became"] for r in document["redirects"]}
     assert "no autocast on meta" in became["torch.autocast(device_type='cuda')"]
     assert "enabled=False" in became["torch.cuda.amp.GradScaler"]
+
+
+REDIRECTED = '''
+import torch
+import torch.nn as nn
+
+
+def main():
+    model = nn.Linear(8, 4)
+    model = model.cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        x = torch.randn(2, 8)
+        x = x.cuda()
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+
+
+main()
+'''
+
+
+def test_the_redirect_log_confirms_rewrites_and_ops_confirm_by_op_not_by_line(tmp_path):
+    """`.cuda()` dispatches nothing on the CPU, so by ops alone its rewrite stayed inferred: the run redirected
+    it there, which is the evidence. A layer built on a line that ran is reachable, but its matmul ran where the
+    layer is called, so the construction line is not confirmed by it."""
+    write_tree(tmp_path, {"train.py": REDIRECTED})
+    lines = REDIRECTED.splitlines()
+    document = _trace(tmp_path, "train.py", steps=2, limit=60)
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json"))
+    moves = [f for f in report.judged if f.rule == "device-move"]
+    assert {f.span.line for f in moves} == {lines.index("    model = model.cuda()") + 1,
+                                           lines.index("        x = x.cuda()") + 1}
+    assert all(f.confidence.value == "traced" and f.verdicts["cann"].status == Status.REWRITE for f in moves)
+    assert report.trace.confirmed_by_redirects >= 2
+    [layer] = [f for f in report.judged if f.api == "torch.nn.Linear"]
+    assert layer.reachable is True and layer.confidence.value != "traced"

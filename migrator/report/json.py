@@ -224,6 +224,7 @@ def _shim(shim: Optional[ShimPlan]) -> Optional[Dict[str, Any]]:
 def _trace(trace: TraceSummary) -> Dict[str, Any]:
     return {"path": trace.path, "command": list(trace.command), "device": trace.device, "stopped": trace.stopped,
             "steps": trace.steps, "ops": trace.ops, "calls": trace.calls, "confirmed": trace.confirmed,
+            "confirmed_by_redirects": trace.confirmed_by_redirects,
             "runtime_only": trace.runtime_only, "dtype_findings": trace.dtype_findings,
             "not_redirected": list(trace.not_redirected)}
 

@@ -22,7 +22,8 @@ def reach_text(blocker: Blocker) -> str:
 def trace_text(trace: TraceSummary) -> str:
     """What a joined trace contributed, in one paragraph: traced findings are facts, the rest inferred."""
     lines = [f"Traced: `{' '.join(trace.command)}` on {trace.device} ({trace.stopped}): {trace.ops} aten ops, "
-             f"{trace.calls} calls. {trace.confirmed} findings confirmed by the run (confidence traced), "
+             f"{trace.calls} calls. {trace.confirmed} findings confirmed by the run (confidence traced; "
+             f"{trace.confirmed_by_redirects} by the CUDA uses it redirected), "
              f"{trace.runtime_only} ops seen only at run time, {trace.dtype_findings} dtype findings from the "
              "dtypes that ran; every other finding is inferred from the code."]
     lines += [f"  not run: {item}" for item in trace.not_redirected]

@@ -1,7 +1,9 @@
 """``migrator scan --trace``: a traced run joined to the static findings.
 
-- A static finding whose line dispatched ops in the run becomes ``confidence: traced`` (and reachable:
-  the run went through it).
+- A static finding becomes ``confidence: traced`` (and reachable) when the run shows it: one of its own aten
+  ops ran at its line, or the run redirected a CUDA use there (``.cuda()``, ``device="cuda"``, ``nccl``: the
+  redirect log is the evidence for a rewrite), or, for a finding that names no op, its line ran at all. A
+  finding on a line that ran without its ops is reachable, not confirmed.
 - An aten op that ran at a line where no static finding names it (dispatch through ``getattr``,
   registries, ``torch.compile``, or a fused kernel the API's traced table did not show, like the flash
   attention ``F.scaled_dot_product_attention`` picks) becomes a ``traced-op`` finding when a target's data
@@ -49,15 +51,24 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
                targets: Sequence[TargetMap], trace_path: str = "") -> Tuple[List[Finding], TraceSummary]:
     """The findings with the trace folded in, and what it changed."""
     by_line = _ops_by_line(trace, scan_root)
+    redirected = _redirected_lines(trace, scan_root)
     substituted = trace.get("dtype_substitutions", {})
-    joined, confirmed = [], 0
+    joined, confirmed, by_redirect = [], 0, 0
     named_at: Dict[Line, Set[str]] = defaultdict(set)
     for finding in findings:
         line = (finding.path, finding.span.line or 0)
-        if line in by_line and finding.path.endswith((".py", ".ipynb")):
+        if not finding.path.endswith((".py", ".ipynb")):
+            joined.append(finding)
+            continue
+        named_at[line].update(finding.ops)
+        ran = by_line.get(line, {})
+        own = any(op in ran for op in finding.ops) or any(device_op(op) in finding.ops for op in ran)
+        if own or line in redirected or (ran and not finding.ops):
             finding = replace(finding, confidence=Confidence.TRACED, reachable=True)
             confirmed += 1
-            named_at[line].update(finding.ops)
+            by_redirect += line in redirected and not own
+        elif ran:
+            finding = replace(finding, reachable=True)  # the run went through the line, not through its ops
         joined.append(finding)
     apis = {op["op"]: tuple(a for a in op.get("apis", ()) if a not in _AUTOGRAD_ENTRIES) for op in trace.get("ops", ())}
     for op in list(apis):  # a backward op is reached the way its forward op is
@@ -70,7 +81,7 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
         path=trace_path, command=tuple(trace.get("command", ())), device=str(trace.get("device")),
         stopped=str(trace.get("stopped", {}).get("detail", "")), steps=int(trace.get("steps", 0)),
         ops=len(trace.get("ops", ())), calls=sum(o["calls"] for o in trace.get("ops", ())), confirmed=confirmed,
-        runtime_only=len(runtime_only), dtype_findings=len(dtypes),
+        confirmed_by_redirects=by_redirect, runtime_only=len(runtime_only), dtype_findings=len(dtypes),
         not_redirected=tuple(sorted({_extension_text(e) for e in trace.get("extensions", ())})))
     return joined + runtime_only + dtypes, summary
 
@@ -87,6 +98,18 @@ def _sites(trace: Mapping[str, Any], scan_root: str) -> Iterator[Tuple[Mapping[s
                 relative[path] = _relative(os.path.join(trace_root, path), base)
             if relative[path] is not None:
                 yield op, (relative[path], site["line"]), site["calls"]
+
+
+def _redirected_lines(trace: Mapping[str, Any], scan_root: str) -> Set[Line]:
+    """(scan-relative path, line) of every CUDA use the run redirected under the scanned root."""
+    trace_root = str(trace.get("root", ""))
+    base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
+    found = set()
+    for row in trace.get("redirects", ()):
+        rel = _relative(os.path.join(trace_root, str(row.get("path", ""))), base) if row.get("path") else None
+        if rel is not None:
+            found.add((rel, int(row.get("line") or 0)))
+    return found
 
 
 def _ops_by_line(trace: Mapping[str, Any], scan_root: str) -> Dict[Line, Dict[str, int]]:
