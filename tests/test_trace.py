@@ -463,3 +463,46 @@ def test_the_redirect_log_confirms_rewrites_and_ops_confirm_by_op_not_by_line(tm
     assert report.trace.confirmed_by_redirects >= 2
     [layer] = [f for f in report.judged if f.api == "torch.nn.Linear"]
     assert layer.reachable is True and layer.confidence.value != "traced"
+
+
+LSTM_TAGGER = '''
+import torch
+import torch.nn as nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(16, 32, batch_first=True)
+        self.head = nn.Linear(32, 5)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.head(out)
+
+
+model = Tagger().cuda()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(5):
+    x = torch.randn(4, 10, 16).cuda()
+    loss = model(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def test_a_cpu_only_lstm_kernel_is_judged_by_the_overload_the_device_runs(tmp_path):
+    """On the CPU, nn.LSTM runs oneDNN's `aten::mkldnn_rnn_layer`, which no vendor registers; the device runs
+    `aten::lstm.input`, which Ascend and Cambricon register: no `fallback` finding for the CPU's kernel."""
+    write_tree(tmp_path, {"train.py": LSTM_TAGGER})
+    document = _trace(tmp_path, "train.py", steps=2, limit=120)
+    assert "aten::mkldnn_rnn_layer" in {o["op"] for o in document["ops"]}  # what the CPU ran
+    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1, trace=(document, "trace.json"))
+    assert not [f for f in report.judged if "mkldnn" in f.api]
+    from migrator.trace.join import _verdict
+
+    [cann] = resolve_targets(["cann"])
+    verdict = _verdict(cann, "aten::mkldnn_rnn_layer", ("lstm",), stand_in=True)
+    assert verdict.status == Status.SUPPORTED and "aten::lstm.input" in verdict.message
+

@@ -11,7 +11,9 @@
 - float64, complex and fp8 tensors that really ran become ``traced-dtype`` findings.
 
 Ops the CPU dispatches in place of a device kernel (``*_for_cpu``) are judged as the device op they stand
-for. Collectives (``c10d::``) and profiler records are left to the static rules.
+for, and a CPU-only kernel (oneDNN's ``mkldnn_rnn_layer`` under ``nn.LSTM``) by the composite it ran for: a
+target that registers an overload of it (``aten::lstm.input``) runs its own kernel there. Collectives
+(``c10d::``) and profiler records are left to the static rules.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
     found = []
     for op, sites in sorted(unnamed.items()):
         judged = device_op(op)
-        verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=judged != op) for t in targets}
+        verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=_cpu_only(op)) for t in targets}
         if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
             continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
         calls, (path, line) = max(sites, key=lambda s: (s[0], s[1]))
@@ -157,15 +159,30 @@ def _verdict(target: TargetMap, op: str, apis: Sequence[str], stand_in: bool = F
     for the CPU; without a kernel for ``op`` the target's composite may choose another path, which the
     trace cannot show, so a would-be ``fallback`` reads ``unknown``.
     """
-    parents = [f"aten::{api}" for api in apis if f"aten::{api}" != op]
-    if parents and all(target.op_map()["ops"].get(p) == "registered" for p in parents):
-        return Verdict(Status.SUPPORTED, f"{target.id} registers {', '.join(parents)} itself: the call runs the "
-                       f"vendor's kernel and never reaches {op}", op_verdict(target, parents[0]).source)
+    # the composites are recorded by name (``lstm``): the device runs one of their overloads (``lstm.input``)
+    registered = [_registered_overloads(target, api) for api in apis if f"aten::{api}" != op]
+    if registered and all(registered):
+        names = ", ".join(o for found in registered for o in found)
+        return Verdict(Status.SUPPORTED, f"{target.id} registers {names} itself: the call runs the vendor's kernel "
+                       f"and never reaches {op}", op_verdict(target, registered[0][0]).source)
     verdict = op_verdict(target, op)
     if stand_in and verdict.status == Status.FALLBACK:
         return Verdict(Status.UNKNOWN, f"{verdict.message}; but the CPU ran its own variant of it, and which op "
                        f"{target.id} dispatches in its place is not in the trace", verdict.source)
     return verdict
+
+
+def _registered_overloads(target: TargetMap, api: str) -> Tuple[str, ...]:
+    """The overloads of composite ``api`` (``aten::lstm``, ``aten::lstm.input``, ...) the target registers."""
+    ops = target.op_map()["ops"]
+    return tuple(sorted(o for o, reason in ops.items()
+                        if (o == f"aten::{api}" or o.startswith(f"aten::{api}.")) and reason == "registered"))
+
+
+def _cpu_only(op: str) -> bool:
+    """A kernel only the CPU has (``*_for_cpu``, oneDNN's ``mkldnn_*``): a device dispatches another op there."""
+    name = op.split("::", 1)[-1]
+    return device_op(op) != op or name.startswith(("mkldnn_", "_mkldnn"))
 
 
 def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
