@@ -506,3 +506,22 @@ def test_a_cpu_only_lstm_kernel_is_judged_by_the_overload_the_device_runs(tmp_pa
     verdict = _verdict(cann, "aten::mkldnn_rnn_layer", ("lstm",), stand_in=True)
     assert verdict.status == Status.SUPPORTED and "aten::lstm.input" in verdict.message
 
+
+
+SCALED_WITH_A_DOUBLE = AMP_STEP + '''
+weights = torch.linspace(0, 1, 8, dtype=torch.float64).cuda()
+print(float(weights.sum()))
+'''
+
+
+def test_grad_scalers_own_float64_is_not_the_users_and_the_users_is(tmp_path):
+    """GradScaler inverts its scale in float64 inside torch: that is not a float64 the project computes in, and
+    it was pinned to the user's `scaler.step()` line. A float64 tensor the script makes is still found, there."""
+    write_tree(tmp_path, {"job.py": SCALED_WITH_A_DOUBLE})
+    document = _trace(tmp_path, "job.py", limit=120)
+    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json"))
+    [double] = [f for f in report.judged if f.rule == "traced-dtype"]  # one finding, at its busiest line
+    lines = SCALED_WITH_A_DOUBLE.splitlines()
+    users = {lines.index("weights = torch.linspace(0, 1, 8, dtype=torch.float64).cuda()") + 1,
+             lines.index("print(float(weights.sum()))") + 1}
+    assert double.api == "torch.float64" and double.span.line in users

@@ -35,9 +35,11 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
     extensions = [{"module": module, "function": function or None, "kind": kind, **_site(site), "calls": n,
                    "fallback": _fallback_of(specs.get(module, {})), "source": specs.get(module, {}).get("source")}
                   for (module, function, kind, site), n in session.extensions.items()]
+    risky = [{"dtype": dtype, **_site(site), "calls": sum(ran.values()), "ops": sorted(ran)}
+             for (dtype, site), ran in session.recorder.risky.items()]
     return {"pid": os.getpid(), "torch": torch.__version__, "stopped": session.stopped,
             "steps": session.steps, "seconds": round(seconds, 3), "ops": ops, "redirects": redirects,
-            "extensions": extensions, "dtype_substitutions": dict(session.redirects.dtypes)}
+            "extensions": extensions, "dtype_substitutions": dict(session.redirects.dtypes), "risky_dtypes": risky}
 
 
 def _fallback_of(spec: Mapping[str, Any]) -> Optional[str]:
@@ -68,6 +70,7 @@ def merge(processes: Sequence[Mapping[str, Any]], command: Sequence[str], root: 
         "redirects": _merge_rows((p["redirects"] for p in processes), ("api", "became", "path", "line")),
         "extensions": _merge_rows((p["extensions"] for p in processes),
                                   ("module", "function", "kind", "path", "line", "fallback", "source")),
+        "risky_dtypes": _merge_risky(p.get("risky_dtypes", ()) for p in processes),
     }
 
 
@@ -88,6 +91,19 @@ def _merge_ops(groups) -> List[Dict[str, Any]]:
     for name, op in merged.items():
         op["sites"] = [{"path": p, "line": line, "calls": n} for (p, line), n in sites[name].most_common()]
     return sorted(merged.values(), key=lambda o: (-o["calls"], o["op"]))
+
+
+def _merge_risky(groups) -> List[Dict[str, Any]]:
+    """Where float64, complex or fp8 tensors ran, per dtype and user line, with the ops that ran them."""
+    calls: Counter = Counter()
+    ops: Dict[tuple, set] = defaultdict(set)
+    for rows in groups:
+        for row in rows:
+            key = (row["dtype"], row["path"], row["line"])
+            calls[key] += row["calls"]
+            ops[key].update(row["ops"])
+    return [{"dtype": d, "path": p, "line": line, "calls": n, "ops": sorted(ops[(d, p, line)])}
+            for (d, p, line), n in calls.most_common()]
 
 
 def _merge_rows(groups, keys: Sequence[str]) -> List[Dict[str, Any]]:

@@ -188,11 +188,20 @@ def _cpu_only(op: str) -> bool:
 def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
                     substituted: Mapping[str, str]) -> List[Finding]:
     sites: Dict[str, Dict[Line, int]] = defaultdict(lambda: defaultdict(int))
-    for op, line, calls in _sites(trace, scan_root):
-        for dtype in op["dtypes"]:
-            dtype = substituted.get(dtype, dtype)  # what the script asked for (float16 ran as bfloat16)
-            if dtype in _RISKY_DTYPES:
-                sites[dtype][line] += calls
+    if "risky_dtypes" in trace:  # where each dtype ran, per line (torch's own transient float64 left out)
+        trace_root = str(trace.get("root", ""))
+        base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
+        for row in trace["risky_dtypes"]:
+            dtype = substituted.get(row["dtype"], row["dtype"])
+            rel = _relative(os.path.join(trace_root, row["path"]), base) if row.get("path") else None
+            if dtype in _RISKY_DTYPES and rel is not None:
+                sites[dtype][(rel, row["line"])] += row["calls"]
+    else:  # a trace written before: dtypes per op, pinned to the op's lines
+        for op, line, calls in _sites(trace, scan_root):
+            for dtype in op["dtypes"]:
+                dtype = substituted.get(dtype, dtype)  # what the script asked for (float16 ran as bfloat16)
+                if dtype in _RISKY_DTYPES:
+                    sites[dtype][line] += calls
     found = []
     for dtype, lines in sorted(sites.items()):
         api, why = _RISKY_DTYPES[dtype]

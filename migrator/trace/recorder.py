@@ -12,6 +12,14 @@ from typing import Dict, List, Optional, Set, Tuple
 SITES_PER_OP = 24
 #: Tensors whose shape is kept as the op's sample.
 _SAMPLE_TENSORS = 4
+#: dtypes few device kernels take: where they ran is kept per site (``OpRecorder.risky``).
+RISKY_DTYPES = frozenset({"float64", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2"})
+#: torch's own code that computes in float64 for a moment whatever the user's dtypes (GradScaler inverts its
+#: scale in double): its ops are not the user's float64
+_TRANSIENT_FLOAT64 = ("torch/amp/grad_scaler.py", "torch/cuda/amp/grad_scaler.py")
+#: frames between an op and the code that called it: the dispatch machinery and the recorder itself
+_MACHINERY = ("torch/utils/_python_dispatch.py", "torch/_ops.py", "torch/overrides.py", "torch/_tensor.py",
+              "torch/_compile.py", "torch/_dynamo/eval_frame.py")
 
 
 @dataclass
@@ -56,6 +64,17 @@ class UserFrames:
             return None
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
+    def called_from(self, skip: int, files: Tuple[str, ...]) -> bool:
+        """Whether the code that dispatched the running op (the first frame past the dispatch machinery and
+        migrator itself) is one of ``files`` (path suffixes)."""
+        frame = sys._getframe(skip)
+        while frame is not None:
+            name = frame.f_code.co_filename.replace(os.sep, "/")
+            if not (name.endswith(_MACHINERY) or name.startswith(self._mine.replace(os.sep, "/"))):
+                return name.endswith(files)
+            frame = frame.f_back
+        return False
+
 
 class OpRecorder:
     """Holds the stats; ``mode()`` gives the dispatch mode that feeds them."""
@@ -65,6 +84,8 @@ class OpRecorder:
         self.ops: Dict[str, OpStats] = {}
         self.phase = "forward"  # set to "optimizer" around optimizer steps by the session
         self.api: Optional[str] = None  # the torch function running now (outermost), set by ``api_mode``
+        #: (dtype, user site) -> {op: calls}: where risky dtypes ran, per site (an op's ``dtypes`` are per op)
+        self.risky: Dict[Tuple[str, Tuple[str, int]], Dict[str, int]] = {}
 
     def api_mode(self):
         """A ``TorchFunctionMode`` noting which torch function (``scaled_dot_product_attention``) is running, so
@@ -110,8 +131,8 @@ class OpRecorder:
             stats = self.ops[name] = OpStats()
             stats.shape = [list(t.shape) for t in tensors[:_SAMPLE_TENSORS]]
         stats.calls += 1
-        for t in tensors:
-            stats.dtypes.add(str(t.dtype).replace("torch.", ""))
+        dtypes = {str(t.dtype).replace("torch.", "") for t in tensors}
+        stats.dtypes.update(dtypes)
         stats.phases[phase] = stats.phases.get(phase, 0) + 1
         if self.api is not None and len(stats.apis) < SITES_PER_OP:
             stats.apis.add(self.api)
@@ -120,6 +141,11 @@ class OpRecorder:
             sites = stats.sites
             if site in sites or len(sites) < SITES_PER_OP:
                 sites[site] = sites.get(site, 0) + 1
+            risky = dtypes & RISKY_DTYPES
+            if risky and not ("float64" in risky and self.frames.called_from(3, _TRANSIENT_FLOAT64)):
+                for dtype in risky:
+                    ran = self.risky.setdefault((dtype, site), {})
+                    ran[name] = ran.get(name, 0) + 1
 
 
 def op_name(func) -> str:
