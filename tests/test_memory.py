@@ -259,3 +259,78 @@ def test_a_model_that_reads_a_value_while_built_is_counted_on_the_cpu_and_fails_
     result = CliRunner().invoke(main, ["memory", "--model", "zoo.reads:build", "--root", str(models)])
     assert result.exit_code == 1 and "building the model under fake tensors" in result.output
     assert "Traceback" not in result.output
+
+
+STAGED = '''
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        return F.relu(x + self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))))
+
+
+class ResNet(nn.Module):
+    """torchvision's layout: a stem, then four stages (layer1..layer4) of repeated blocks."""
+
+    def __init__(self, width=16, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU())
+        for n in range(1, 5):
+            setattr(self, f"layer{n}", nn.Sequential(*[Bottleneck(width) for _ in range(2)]))
+        self.fc = nn.Linear(width, classes)
+
+    def forward(self, x):
+        x = self.stem(x)
+        for n in range(1, 5):
+            x = getattr(self, f"layer{n}")(x)
+        return self.fc(x.mean((2, 3)))
+
+
+def build():
+    return ResNet()
+'''
+
+TARGETED = GPT.replace("    def forward(self, idx):", "    def forward(self, idx, targets=None):").replace(
+    "        return self.head(x)",
+    "        if targets is None:  # nanoGPT: without targets, only the last position's logits\n"
+    "            return self.head(x[:, [-1], :]), None\n"
+    "        logits = self.head(x)\n"
+    "        return logits, F.cross_entropy(logits.flatten(0, 1), targets.flatten())").replace(
+    "import torch.nn as nn\n", "import torch.nn as nn\nimport torch.nn.functional as F\n", 1)
+
+
+def test_every_stage_of_a_resnet_is_checkpointed(models):
+    """Checkpointing wrapped the blocks of one container (ResNet's last stage); it wraps every stage's blocks."""
+    from migrator.memory.measure import _repeated_blocks, load_factory, measure_activations, model_facts
+
+    write_tree(models, {"zoo/staged.py": STAGED})
+    factory = load_factory("zoo.staged:build", models)
+    names, blocks = _repeated_blocks(factory())
+    assert names == ["layer1", "layer2", "layer3", "layer4"] and len(blocks) == 8
+    assert model_facts(factory, 2, 32).blocks == "layer1, layer2, layer3, layer4: 8 x Bottleneck"
+    activations = measure_activations(factory, 4, 32, "fp32")
+    assert activations.checkpointed < 0.5 * activations.bytes
+
+
+def test_the_default_input_is_a_training_step_with_the_models_targets(models):
+    """nanoGPT computes the full logits only when given targets: the default step passes them (a training
+    step), and the report says which input it used."""
+    from migrator.memory.measure import load_factory, measure_activations, model_facts
+
+    write_tree(models, {"zoo/targeted.py": TARGETED})
+    with_targets = load_factory("zoo.targeted:build", models)
+    facts = model_facts(with_targets, 2, 128)
+    assert "with targets of the same shape (a training step)" in facts.input
+    plain = load_factory("zoo.gpt:build", models)  # the same model, whose forward always makes every logit
+    assert "takes no targets" in model_facts(plain, 2, 128).input
+    ratio = measure_activations(with_targets, 2, 128, "fp32").bytes / measure_activations(plain, 2, 128, "fp32").bytes
+    assert ratio > 0.9  # the loss adds a little; without targets it was a fraction (the last position only)

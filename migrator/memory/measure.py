@@ -83,7 +83,8 @@ def model_facts(factory: Callable[[], Any], batch: int, seq: int, make_input=Non
     leaves = [m for m in model.modules() if not list(m.children())]
     largest = max((sum(p.numel() for p in m.parameters(recurse=False)) for m in leaves), default=0)
     container = _repeated_blocks(model)
-    blocks = f"{container[0]}: {len(container[1])} x {type(container[1][0]).__name__}" if container else None
+    blocks = (f"{', '.join(container[0])}: {len(container[1])} x "
+              f"{'/'.join(dict.fromkeys(type(b).__name__ for b in container[1]))}" if container else None)
     description = "your input factory" if make_input else _input_plan(model, batch, seq)[1]
     return ModelFacts(params=params, trainable=trainable, largest_layer=largest, blocks=blocks, input=description,
                       counted_on=counted_on)
@@ -119,13 +120,14 @@ def _peak_activations(factory, batch: int, seq: int, dtype: str, make_input, che
         model = _built(factory, "under fake tensors (to measure a step without memory)")
         if checkpoint:
             _checkpoint_blocks(model)
-        inputs = tuple(make_input(batch, seq)) if make_input else _input_plan(model, batch, seq)[0]()
+        args, kwargs = ((tuple(make_input(batch, seq)), {}) if make_input
+                        else _input_plan(model, batch, seq)[0]())
         tracker = MemTracker()
         tracker.track_external(model)
         try:
             with tracker:
                 with torch.autocast("cpu", dtype=autocast, enabled=autocast is not None):
-                    loss = _loss(model(*inputs))
+                    loss = _loss(model(*args, **kwargs))
                 loss.backward()
         except Exception as exc:
             raise FactoryError(f"one step on fake tensors failed: {type(exc).__name__}: {exc}") from exc
@@ -138,49 +140,79 @@ def _activation_kinds(stats) -> Tuple[Any, ...]:
 
 
 def _loss(output):
+    """The step's loss: the model's own when it returns one (a dict's ``loss``, a 0-dim tensor in a tuple, as
+    nanoGPT's ``(logits, loss)``), else the mean of its first tensor."""
     import torch
 
     if isinstance(output, dict):
         output = output.get("loss", next(v for v in output.values() if isinstance(v, torch.Tensor)))
     if isinstance(output, (tuple, list)):
-        output = next(v for v in output if isinstance(v, torch.Tensor))
+        tensors = [v for v in output if isinstance(v, torch.Tensor)]
+        output = next((v for v in tensors if v.dim() == 0), tensors[0])
     return output.float().mean()
 
 
+#: forward parameters that take the training targets, and how a model names them
+_TARGET_PARAMETERS = ("targets", "labels", "target", "y")
+
+
+def _target_parameter(model) -> Optional[str]:
+    """The forward's parameter for training targets, when it has one (nanoGPT's ``targets``, HF's ``labels``):
+    a model given its targets computes what a training step computes (nanoGPT skips the full logits without)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return None
+    return next((name for name in _TARGET_PARAMETERS if name in parameters), None)
+
+
 def _input_plan(model, batch: int, seq: int):
-    """A sample input from the model's first layer: token ids for an embedding, images for a convolution."""
+    """A training step's input from the model's first layer: token ids for an embedding, images for a
+    convolution, with targets of the same shape where the forward takes them (``_target_parameter``)."""
     import torch
     from torch import nn
 
     first = next((m for m in model.modules() if isinstance(m, (nn.Embedding, nn.Conv2d, nn.Conv1d, nn.Linear))), None)
     if isinstance(first, nn.Embedding):
-        return (lambda: (torch.randint(0, first.num_embeddings, (batch, seq)),),
-                f"token ids ({batch}, {seq}) below {first.num_embeddings}")
+        targets = _target_parameter(model)
+        if targets is not None:
+            return (lambda: ((torch.randint(0, first.num_embeddings, (batch, seq)),),
+                             {targets: torch.randint(0, first.num_embeddings, (batch, seq))}),
+                    f"token ids ({batch}, {seq}) below {first.num_embeddings}, with {targets} of the same shape "
+                    "(a training step)")
+        return (lambda: ((torch.randint(0, first.num_embeddings, (batch, seq)),), {}),
+                f"token ids ({batch}, {seq}) below {first.num_embeddings} (the forward takes no targets)")
     if isinstance(first, nn.Conv2d):
-        return (lambda: (torch.randn(batch, first.in_channels, seq, seq),),
+        return (lambda: ((torch.randn(batch, first.in_channels, seq, seq),), {}),
                 f"images ({batch}, {first.in_channels}, {seq}, {seq})")
     if isinstance(first, nn.Conv1d):
-        return lambda: (torch.randn(batch, first.in_channels, seq),), f"sequences ({batch}, {first.in_channels}, {seq})"
+        return (lambda: ((torch.randn(batch, first.in_channels, seq),), {}),
+                f"sequences ({batch}, {first.in_channels}, {seq})")
     if isinstance(first, nn.Linear):
-        return (lambda: (torch.randn(batch, seq, first.in_features),),
+        return (lambda: ((torch.randn(batch, seq, first.in_features),), {}),
                 f"features ({batch}, {seq}, {first.in_features})")
     raise FactoryError("cannot tell the model's input from its first layer: pass --input MODULE:FUNC "
                        "(called with batch and seq, returning the forward's arguments)")
 
 
 def _repeated_blocks(model):
-    """The container of repeated same-class blocks holding the most parameters (a transformer's layers)."""
+    """Every container of repeated same-class blocks, outermost only (a transformer's layers; each of a
+    ResNet's four stages): ``(names, blocks)``, or None when the model has none."""
     from torch import nn
 
-    best = None
+    names, blocks, inside = [], [], []
     for name, module in model.named_modules():
+        if any(name.startswith(prefix) for prefix in inside):
+            continue  # within a block already taken: its own repeats are checkpointed with it
         if isinstance(module, (nn.ModuleList, nn.Sequential)):
             children = list(module.children())
             if len(children) >= 2 and len({type(c) for c in children}) == 1 and list(children[0].children()):
-                size = sum(p.numel() for p in module.parameters())
-                if best is None or size > best[2]:
-                    best = (name or "model", children, size)
-    return best[:2] if best else None
+                names.append(name or "model")
+                blocks.extend(children)
+                inside.append(f"{name}." if name else "")
+    return (names, blocks) if blocks else None
 
 
 def _checkpoint_blocks(model) -> None:
