@@ -263,19 +263,8 @@ def test_a_model_that_reads_a_value_while_built_is_counted_on_the_cpu_and_fails_
 
 STAGED = '''
 import torch.nn as nn
-import torch.nn.functional as F
 
-
-class Bottleneck(nn.Module):
-    def __init__(self, channels):
-        super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(channels)
-
-    def forward(self, x):
-        return F.relu(x + self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))))
+from zoo.resnet import BasicBlock
 
 
 class ResNet(nn.Module):
@@ -285,7 +274,7 @@ class ResNet(nn.Module):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, width, 3, padding=1, bias=False), nn.BatchNorm2d(width), nn.ReLU())
         for n in range(1, 5):
-            setattr(self, f"layer{n}", nn.Sequential(*[Bottleneck(width) for _ in range(2)]))
+            setattr(self, f"layer{n}", nn.Sequential(*[BasicBlock(width) for _ in range(2)]))
         self.fc = nn.Linear(width, classes)
 
     def forward(self, x):
@@ -316,7 +305,7 @@ def test_every_stage_of_a_resnet_is_checkpointed(models):
     factory = load_factory("zoo.staged:build", models)
     names, blocks = _repeated_blocks(factory())
     assert names == ["layer1", "layer2", "layer3", "layer4"] and len(blocks) == 8
-    assert model_facts(factory, 2, 32).blocks == "layer1, layer2, layer3, layer4: 8 x Bottleneck"
+    assert model_facts(factory, 2, 32).blocks == "layer1, layer2, layer3, layer4: 8 x BasicBlock"
     activations = measure_activations(factory, 4, 32, "fp32")
     assert activations.checkpointed < 0.5 * activations.bytes
 
