@@ -185,6 +185,24 @@ def test_a_shared_port_is_counted_once_in_the_fleets_hours():
     assert (cann.hours, cann.hours_shared_once, cann.blockers[0].hours) == (20.0, 12.0, 8.0)
 
 
+def test_a_library_the_fleet_holds_is_ported_with_its_repository():
+    """mmdet's blocker on the `mmcv` library is the port of mmcv's own kernels when mmcv is in the fleet: its
+    hours are mmcv's (counted once, with mmcv), and the row says who provides it."""
+    def blocked(name, key, hours, total, packages=()):
+        blocker = RepoBlocker(key=key, kind="CUDA library" if key.startswith("library") else "custom operator",
+                              title=key, status="port", shared=True, reachable=True, entries=1, findings=1,
+                              hours=hours)
+        return RepoRow(name=name, path=f"/src/{name}", status="ok", packages=packages, targets=(
+            RepoTarget(id="kunlun", runtime="kunlun", version="kl3", readiness=20.0, counts={}, hours=total,
+                       blockers=(blocker,)),))
+    [kunlun] = build_portfolio([blocked("mmcv", "custom-op:mmcv._ext", 640.0, 646.0, ("mmcv",)),
+                                blocked("mmdet", "library:mmcv", 40.0, 70.0)]).targets
+    library = next(b for b in kunlun.blockers if b.key == "library:mmcv")
+    assert library.provided_by == "mmcv"
+    assert kunlun.hours == 716.0 and kunlun.hours_shared_once == 6.0 + 30.0 + 640.0
+    assert [(step.port, step.freed) for step in kunlun.unlock] == [(("custom-op:mmcv._ext",), ("mmcv", "mmdet"))]
+
+
 @pytest.mark.parametrize("needs, expected", [
     pytest.param({"a": set()}, [], id="nothing-to-port"),
     pytest.param({"a": {"x"}, "b": {"x", "y"}}, [(("x",), ("a",), 1, 1), (("y",), ("b",), 2, 2)],

@@ -61,6 +61,8 @@ class RepoRow:
     findings: int = 0
     targets: Tuple[RepoTarget, ...] = ()
     report: Optional[str] = None  # the repository's own HTML report, relative to the portfolio page
+    #: the top-level Python packages it holds (``mmcv``): another repository's blocker on that library is its port
+    packages: Tuple[str, ...] = ()
 
     def target(self, target_id: str) -> Optional[RepoTarget]:
         return next((t for t in self.targets if t.id == target_id), None)
@@ -82,6 +84,9 @@ class SharedBlocker:
     frees_alone: Tuple[str, ...] = ()  # repositories it is the only shared blocker of
     #: some repository's effort counts it (it is on that repository's training path): in ``hours_shared_once``
     counted: bool = True
+    #: a CUDA library the fleet's own repository of that package provides (mmdet's ``mmcv``, with mmcv scanned
+    #: too): porting that repository ports it, so its hours are that repository's, not counted again
+    provided_by: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from statistics import mean
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .. import __version__
 from .model import Portfolio, RepoBlocker, RepoRow, RepoTarget, SharedBlocker, TargetPortfolio, UnlockStep
@@ -25,12 +25,13 @@ def build_portfolio(rows: Sequence[RepoRow], scheduler: str = "", workers: int =
 
 def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
     on_target = [(row, row.target(target_id)) for row in rows if row.target(target_id) is not None]
-    needs: Dict[str, Set[str]] = {row.name: {b.key for b in t.shared_blockers} for row, t in on_target}
+    providers = {package: row.name for row, _ in on_target for package in row.packages}
+    needs = _needs({row.name: {b.key for b in t.shared_blockers} for row, t in on_target}, providers)
     first = on_target[0][1]
-    blockers = shared_blockers(on_target, needs)
+    blockers = shared_blockers(on_target, needs, providers)
     # a repository's own total counts the blockers on its training path (``_counted``); the rest is local edits
     local = sum(max(t.hours - sum(b.hours for b in t.shared_blockers if _counted(b)), 0.0) for _, t in on_target)
-    once = sum(b.hours for b in blockers if b.counted)
+    once = sum(b.hours for b in blockers if b.counted and b.provided_by is None)
     return TargetPortfolio(
         id=target_id, runtime=first.runtime, version=first.version, scanned=len(on_target),
         free_now=tuple(name for name, keys in needs.items() if not keys),
@@ -40,9 +41,11 @@ def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
         hours_shared_once=round(local + once, 1))
 
 
-def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]],
-                    needs: Dict[str, Set[str]]) -> Tuple[SharedBlocker, ...]:
-    """Ranked by how many repositories they block, then on how many training paths, then entry points."""
+def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]], needs: Dict[str, Set[str]],
+                    providers: Optional[Mapping[str, str]] = None) -> Tuple[SharedBlocker, ...]:
+    """Ranked by how many repositories they block, then on how many training paths, then entry points.
+    ``providers``: package -> the fleet repository that holds it (a library blocker it provides is its port)."""
+    providers = providers or {}
     members: Dict[str, List[Tuple[str, RepoBlocker]]] = defaultdict(list)
     for row, target in on_target:
         for blocker in target.shared_blockers:
@@ -60,9 +63,29 @@ def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]],
             # one port serves them all: the largest estimate of a repository that counts it in its effort
             hours=round(max(b.hours for _, b in ([f for f in found if _counted(f[1])] or found)), 2),
             counted=any(_counted(b) for _, b in found),
+            provided_by=_provider(key, providers, [name for name, _ in found]),
             frees_alone=tuple(name for name, _ in found if needs[name] == {key})))
     ranked.sort(key=lambda b: (-len(b.repos), -len(b.on_training_path), -b.entries, -b.hours, b.key))
     return tuple(ranked)
+
+
+def _needs(own: Mapping[str, Set[str]], providers: Mapping[str, str]) -> Dict[str, Set[str]]:
+    """What each repository needs ported: its shared blockers, a library the fleet holds standing for that
+    repository's own blockers (porting mmcv frees mmdet's ``library:mmcv``)."""
+    needs: Dict[str, Set[str]] = {}
+    for name, keys in own.items():
+        needs[name] = set()
+        for key in keys:
+            provider = _provider(key, providers, (name,))
+            needs[name] |= {key} if provider is None else own[provider]
+    return needs
+
+
+def _provider(key: str, providers: Mapping[str, str], needed_by: Sequence[str]) -> Optional[str]:
+    """The fleet repository that holds a library blocker's package, when it is not one of those it blocks."""
+    kind, _, package = key.partition(":")
+    provider = providers.get(package) if kind == "library" else None
+    return provider if provider is not None and provider not in needed_by else None
 
 
 def _counted(blocker: RepoBlocker) -> bool:

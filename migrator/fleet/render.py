@@ -64,6 +64,8 @@ def render_text(portfolio: Portfolio, out: TextIO) -> None:
                   f"(~{target.hours:g} if each repository ports alone)\n")
         for blocker in target.blockers[:_TOP]:
             alone = f", alone frees {len(blocker.frees_alone)}" if blocker.frees_alone else ""
+            if blocker.provided_by:
+                alone += f"; the fleet's {blocker.provided_by} provides it: ported with it"
             out.write(f"  {blocker.status:<11} {blocker.title} [{blocker.kind}]: blocks {len(blocker.repos)} "
                       f"({len(blocker.on_training_path)} on the training path{alone})\n")
         if len(target.blockers) > _TOP:

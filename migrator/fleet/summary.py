@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..model import STATUS_SEVERITY
 from .model import RepoBlocker, RepoRow, RepoTarget
@@ -19,7 +19,14 @@ def summarise_report(document: Mapping[str, Any], name: str, path: str, seconds:
     files = document.get("files", ())
     return RepoRow(name=name, path=path, status="ok", seconds=round(seconds, 2), files=len(files),
                    unreadable_files=sum(1 for f in files if f.get("status") != "ok"),
-                   findings=len(document.get("findings", ())), targets=targets, report=report)
+                   findings=len(document.get("findings", ())), targets=targets, report=report,
+                   packages=_packages(files))
+
+
+def _packages(files: Sequence[Mapping[str, Any]]) -> Tuple[str, ...]:
+    """The top-level packages a repository holds: folders at its root with an ``__init__.py``."""
+    return tuple(sorted({f["path"].split("/", 1)[0] for f in files
+                         if f.get("path", "").count("/") == 1 and f["path"].endswith("/__init__.py")}))
 
 
 def classify(blocker: Mapping[str, Any], families: Mapping[str, str]) -> RepoBlocker:
