@@ -24,12 +24,13 @@ _SHOWN = 8
 
 
 def with_dtype_roots(findings: Sequence[Finding], bites: Bites, choices_of: Mapping[str, Tuple[DtypeChoice, ...]],
-                     caveats: Mapping[DtypeChoice, Mapping[str, Mapping[str, str]]] = {}) -> List[Finding]:
+                     caveats: Optional[Mapping[DtypeChoice, Mapping[str, Mapping[str, str]]]] = None) -> List[Finding]:
     """``findings`` with each dtype-only ``partial`` use rooted at a ``dtype-limits`` finding at its project's
     choice of the dtype (added after them). A use that is already a site of another cause keeps it, and a
     use with another reason to be a finding on some target (a rewrite, an argument note) stays its own.
     ``caveats``: per choice, the targets whose own ports train without that dtype (note and source); such a
     choice is a finding on those targets whether or not a use is bitten."""
+    caveats = caveats or {}
     sites: Dict[DtypeChoice, List[Finding]] = {}
     for finding in findings:
         bitten = bites.get(finding.id)

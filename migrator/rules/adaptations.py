@@ -36,7 +36,7 @@ def adapted(verdicts: Dict[str, Verdict], usage: Usage, targets) -> Dict[str, Ve
 
 
 def adaptation_verdict(target: TargetMap, api: str, row: Mapping[str, object]) -> Verdict:
-    to = row.get("to")
+    to = str(row["to"]) if row.get("to") else None
     use = f"; use `{to}`" if to else ""
     return Verdict(Status(str(row["status"])),
                    f"`{api}` on {target.id}@{target.version}: what the vendor's own ports do here: {row['note']}{use}",
