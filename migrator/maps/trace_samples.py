@@ -1,6 +1,7 @@
 """Sample calls for common APIs that PyTorch's own sample inputs (OpInfo, ModuleInfo, OptimizerInfo) leave
 out: module and functional dropout, ``nn.init``, tensor constructors, ``nn.Parameter``, containers, gradient
-clipping and the autocast / no-grad contexts. Each is one realistic call; ``trace_api`` records the aten ops
+clipping, the autocast / no-grad contexts and the autograd engine's entries (``loss.backward()``: on a leaf,
+so only the engine's own seed gradient is recorded; the backward kernels of a model's ops are in their rows). Each is one realistic call; ``trace_api`` records the aten ops
 it dispatches (none, for a container or a context: it needs no device kernel).
 
 A sample is built outside the recording (``make`` returns the call and whether to trace its backward), so
@@ -104,6 +105,20 @@ def _clip(name: str) -> Callable[[], Call]:
     return make
 
 
+def _engine(name: str) -> Callable[[], Call]:
+    """The autograd engine on a scalar leaf: what it dispatches itself (the seed gradient), nothing of a model."""
+    def make() -> Call:
+        import torch
+
+        leaf = torch.tensor(2.0, requires_grad=True)
+        if name == "torch.Tensor.backward":
+            return (lambda: leaf.backward()), False
+        if name == "torch.autograd.backward":
+            return (lambda: torch.autograd.backward(leaf)), False
+        return (lambda: torch.autograd.grad(leaf, leaf)), False
+    return make
+
+
 def _context(factory: Callable[[], object]) -> Callable[[], Call]:
     def make() -> Call:
         def enter():
@@ -160,4 +175,5 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.autocast", _context(_autocast)),
     Sample("torch.no_grad", _context(_no_grad)),
     Sample("torch.inference_mode", _context(_inference_mode)),
+    *(Sample(api, _engine(api)) for api in ("torch.Tensor.backward", "torch.autograd.backward", "torch.autograd.grad")),
 )
