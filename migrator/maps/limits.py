@@ -72,7 +72,7 @@ def parse_note(note: str, parameters: Optional[Tuple[str, ...]] = None) -> Tuple
 def _clauses(note: str) -> Iterable[str]:
     note = re.sub(r"```.*?(```|$)", " ", note, flags=re.DOTALL)  # examples of code, not clauses
     for part in re.split(r"\n|\s/\s|；|(?<=。)", note):
-        text = part.strip().lstrip("-").strip()
+        text = re.sub(r"^[\s/\-]+", "", part).strip()  # list marks and a separator at the note's start
         if text:
             yield text
 
