@@ -1,8 +1,9 @@
 """Sample calls for common APIs that PyTorch's own sample inputs (OpInfo, ModuleInfo, OptimizerInfo) leave
 out: module and functional dropout, ``nn.init``, tensor constructors, ``nn.Parameter``, containers, gradient
 clipping, the autocast / no-grad contexts and the autograd engine's entries (``loss.backward()``: on a leaf,
-so only the engine's own seed gradient is recorded; the backward kernels of a model's ops are in their rows). Each is one realistic call; ``trace_api`` records the aten ops
-it dispatches (none, for a container or a context: it needs no device kernel).
+so only the engine's own seed gradient is recorded; the backward kernels of a model's ops are in their rows).
+Each is one realistic call; ``trace_api`` records the aten ops it dispatches (none, for a container or a
+context: it needs no device kernel).
 
 A sample is built outside the recording (``make`` returns the call and whether to trace its backward), so
 the ops that build its inputs are not counted as the API's.
