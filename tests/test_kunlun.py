@@ -96,6 +96,18 @@ def test_apex_the_vendor_runs_unchanged_is_partial_not_a_port(scan_code):
     assert on["kl3"]["apex.optimizers.fused_adam.FusedAdam"].status in (Status.PORT, Status.REWRITE)
 
 
+def test_apex_the_vendor_only_imports_is_importable_not_shown_to_run(scan_code):
+    """The transformer imports FusedLayerNorm but its config never builds it (fuse_layer_norm = False): the
+    import is partial on kl2, a use of the class is judged as before (the plain nn.LayerNorm path)."""
+    code = ("from apex.normalization.fused_layer_norm import FusedLayerNorm\n\n"
+            "def norm(d):\n    return FusedLayerNorm(d)\n")
+    judged = {f.snippet.startswith("from"): f.verdicts["kunlun"]
+              for f in scan_code(code, ["kunlun@kl2"]) if "FusedLayerNorm" in f.api}
+    imported, used = judged[True], judged[False]
+    assert imported.status == Status.PARTIAL and "fuse_layer_norm = False" in imported.message
+    assert used.status == Status.REWRITE and (used.suggestion or "").startswith("torch.nn.LayerNorm(")
+
+
 def test_cuda_visible_devices_is_xpu_visible_devices_in_kunlunxin_launches(scan_tree):
     report = scan_tree({"run.sh": "export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n"},
                        ["kunlun"])

@@ -27,7 +27,9 @@ def adapted(verdicts: Dict[str, Verdict], usage: Usage, targets) -> Dict[str, Ve
     for target in targets:
         row = target.adaptations.get(usage.api) if target.adaptations else None
         verdict = verdicts.get(target.id)
-        if row is None or verdict is None or (verdict.status not in _REPLACED and not row.get("ran_unchanged")):
+        if row is None or verdict is None or (row.get("kinds") and usage.kind not in row["kinds"]):
+            continue  # no row, no verdict, or a row about another kind of use (the vendor only imports it)
+        if verdict.status not in _REPLACED and not row.get("ran_unchanged"):
             continue
         if out is verdicts:
             out = dict(verdicts)

@@ -65,7 +65,7 @@ def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, ca
         else:
             raise MapsBuildError(f"kunlun.yaml: {api} cites no evidence")
         out[api] = {"status": row["status"], "to": row.get("to"), "note": row["note"], "source": source,
-                    "ran_unchanged": bool(row.get("ran_unchanged"))}
+                    "ran_unchanged": bool(row.get("ran_unchanged")), "kinds": list(row.get("kinds") or ())}
     return out
 
 
