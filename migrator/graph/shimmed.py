@@ -13,7 +13,7 @@ are the ones ``fix --shim`` uses: one source for both.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import List, Mapping, Sequence, Set
+from typing import Callable, Dict, List, Mapping, Sequence, Set
 
 import networkx as nx
 
@@ -26,25 +26,33 @@ def through_shims(findings: Sequence[Finding], project: ProjectGraph, nodes: Map
                   results: Sequence[FileResult]) -> List[Finding]:
     """``findings`` with the verdicts a shimmed entry point's patcher covers made ``supported``."""
     imports = {r.file.rel: set(r.outline.imports) for r in results if r.outline is not None}
+    reach: Dict[str, Set[str]] = {}  # per entry point, what it reaches: asked once, whatever the targets
+
+    def reached(entry) -> Set[str]:
+        if entry.node not in reach:
+            reach[entry.node] = _reached(project, [entry.node])
+        return reach[entry.node]
+
     out = list(findings)
     for target, shim in shims().items():
         modules = _shim_modules(shim)
         shimmed = [e for e in project.entries if imports.get(e.path, set()) & modules]
         if not shimmed:
             continue
-        covered = _reached(project, [e.node for e in shimmed])
-        others = {e.path: _reached(project, [e.node]) for e in project.entries
-                  if e not in shimmed and e.kind not in ("setup", "public-api")}
+        covered = set().union(*(reached(e) for e in shimmed))
+        others = [e for e in project.entries if e not in shimmed and e.kind not in ("setup", "public-api")]
         where = ", ".join(sorted({e.path for e in shimmed}))
-        out = [_through(f, shim, target, where, sorted(p for p, seen in others.items() if nodes[f.id] in seen))
-               if nodes.get(f.id) in covered else f for f in out]
+        out = [_through(f, shim, target, where, lambda node: sorted({e.path for e in others if node in reached(e)}),
+                        nodes[f.id]) if nodes.get(f.id) in covered else f for f in out]
     return out
 
 
-def _through(finding: Finding, shim: Shim, target: str, where: str, unpatched: Sequence[str]) -> Finding:
+def _through(finding: Finding, shim: Shim, target: str, where: str,
+             unpatched_of: Callable[[str], Sequence[str]], node: str) -> Finding:
     judgement = shim.judge(finding)
     if judgement is None or judgement.cover != ShimCover.COVERED:
         return finding
+    unpatched = unpatched_of(node)  # the other entry points reaching it: only for what the shim covers
     verdict = finding.verdicts[target]
     also = (f"; {', '.join(unpatched[:3])}{' and more' if len(unpatched) > 3 else ''} also reach it without "
             "importing the patcher: import it there too (`migrator fix --shim`)") if unpatched else ""
