@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 import click
 
 from ..assess import counted
+from ..maps.limits import clip
 from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
 from ..plan import MigrationPlan, migration_plans
 from ..shim import through_shim
@@ -147,8 +148,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _clip(text: str, limit: int = 150) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """On one line (a vendor note's line breaks and indents folded), at most ``limit`` characters."""
+    return clip(" ".join(text.split()), limit)
 
 
 def _left_out(findings: Tuple[Finding, ...]) -> str:
