@@ -32,6 +32,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -80,10 +81,19 @@ def checkout(source: Path, into: Path) -> Path:
     return into / "training"
 
 
-def functions(path: Path) -> Iterator[Tuple[str, ast.AST]]:
+@lru_cache(maxsize=None)
+def parsed(path: Path) -> Tuple[str, Optional[ast.Module]]:
+    """A file's text and tree, read once (config keys ask of the same files again); no tree for bad syntax."""
+    text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        return text, ast.parse(text)
     except SyntaxError:
+        return text, None
+
+
+def functions(path: Path) -> Iterator[Tuple[str, ast.AST]]:
+    tree = parsed(path)[1]
+    if tree is None:
         return
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -96,14 +106,15 @@ def body(node: ast.AST) -> str:
 
 def config_values(path: Path) -> Dict[str, Tuple[object, int]]:
     """Top-level ``name = literal`` (or ``name: T = literal``) of a config file, with its line."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
-        return {}
+    tree = parsed(path)[1] if path.is_file() else None
     values: Dict[str, Tuple[object, int]] = {}
-    for node in tree.body:
-        target, value = (node.targets[0], node.value) if isinstance(node, ast.Assign) else (
-            (node.target, node.value) if isinstance(node, ast.AnnAssign) else (None, None))
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        else:
+            continue
         if isinstance(target, ast.Name) and value is not None:
             try:
                 values[target.id] = (ast.literal_eval(value), node.lineno)
@@ -115,9 +126,8 @@ def config_values(path: Path) -> Dict[str, Tuple[object, int]]:
 def readers(files: Sequence[Path], key: str, base: Path) -> Iterator[Tuple[str, int, int]]:
     """Lines that read ``<something>.key`` or ``'key'`` in these files."""
     for path in files:
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-        except SyntaxError:
+        tree = parsed(path)[1]
+        if tree is None:
             continue
         rel = str(path.relative_to(base))
         for node in ast.walk(tree):
@@ -149,7 +159,7 @@ def places(training: Path) -> Tuple[List[Place], Set[str]]:
         externs = sorted((vendor / "extern").rglob("*.py"))
         changed = False
         for path in externs:
-            source = path.read_text(encoding="utf-8", errors="replace")
+            source = parsed(path)[0]
             for name, node in functions(path):
                 if name not in own or getattr(node, "col_offset", 0):
                     continue
@@ -157,8 +167,7 @@ def places(training: Path) -> Tuple[List[Place], Set[str]]:
                 if body(shared_node) == body(node):
                     continue
                 changed = True
-                shared_text = ast.get_source_segment(shared_path.read_text(encoding="utf-8", errors="replace"),
-                                                     shared_node) or ""
+                shared_text = ast.get_source_segment(parsed(shared_path)[0], shared_node) or ""
                 place = Place(model, extern_kind(shared_text, ast.get_source_segment(source, node) or ""),
                               f"extern {name}", ((str(shared_path.relative_to(benchmarks)), shared_node.lineno,
                                                   shared_node.end_lineno or shared_node.lineno),))
