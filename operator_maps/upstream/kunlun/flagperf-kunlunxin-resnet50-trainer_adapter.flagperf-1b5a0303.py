@@ -1,4 +1,0 @@
-from torch import nn
-
-def model_to_fp16(model: nn.Module):
-    return model
