@@ -56,8 +56,8 @@ def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, ca
         row = rows[row["same_as"]] if "same_as" in row else row
         if generation not in row["generations"]:
             continue
-        if row["status"] not in ("partial", "rewrite", "unsupported"):
-            raise MapsBuildError(f"kunlun.yaml: {api}: status must be partial, rewrite or unsupported")
+        if row["status"] not in ("partial", "rewrite", "unsupported", "unknown"):
+            raise MapsBuildError(f"kunlun.yaml: {api}: status must be partial, rewrite, unsupported or unknown")
         if row.get("evidence"):
             source = checked_sources(upstream, cache, row["evidence"], f"kunlun.yaml: {api} for {generation}")
         elif row.get("cited"):
