@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..maps.coverage import op_verdict
 from ..maps.load import TargetMap
@@ -52,8 +52,9 @@ def device_op(op: str) -> str:
 def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root: str,
                targets: Sequence[TargetMap], trace_path: str = "") -> Tuple[List[Finding], TraceSummary]:
     """The findings with the trace folded in, and what it changed."""
-    by_line = _ops_by_line(trace, scan_root)
-    redirected = _redirected_lines(trace, scan_root)
+    locate = _locator(trace, scan_root)
+    by_line = _ops_by_line(trace, locate)
+    redirected = _redirected_lines(trace, locate)
     substituted = trace.get("dtype_substitutions", {})
     joined, confirmed, by_redirect = [], 0, 0
     named_at: Dict[Line, Set[str]] = defaultdict(set)
@@ -78,7 +79,7 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
         if forward in apis and not apis[op]:
             apis[op] = apis[forward]
     runtime_only = _runtime_only(by_line, named_at, targets, apis)
-    dtypes = _dtype_findings(trace, scan_root, targets, substituted)
+    dtypes = _dtype_findings(trace, locate, targets, substituted)
     summary = TraceSummary(
         path=trace_path, command=tuple(trace.get("command", ())), device=str(trace.get("device")),
         stopped=str(trace.get("stopped", {}).get("detail", "")), steps=int(trace.get("steps", 0)),
@@ -88,36 +89,44 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
     return joined + runtime_only + dtypes, summary
 
 
-def _sites(trace: Mapping[str, Any], scan_root: str) -> Iterator[Tuple[Mapping[str, Any], Line, int]]:
-    """(op, (scan-relative path, line), calls) for every recorded site under the scanned root."""
+Locate = Callable[[Optional[str], Optional[int]], Optional[Line]]
+
+
+def _locator(trace: Mapping[str, Any], scan_root: str) -> Locate:
+    """A recorded (path relative to the trace's root, line) as a line of the scan, or None when it lies outside
+    the scanned folder; one realpath per recorded file, not per site."""
     trace_root = str(trace.get("root", ""))
     base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
-    relative: Dict[str, Optional[str]] = {}  # one realpath per recorded file, not per site
+    relative: Dict[str, Optional[str]] = {}
+
+    def locate(path: Optional[str], line: Optional[int]) -> Optional[Line]:
+        if not path:
+            return None
+        if path not in relative:
+            relative[path] = _relative(os.path.join(trace_root, path), base)
+        return (relative[path], int(line or 0)) if relative[path] is not None else None
+    return locate
+
+
+def _sites(trace: Mapping[str, Any], locate: Locate) -> Iterator[Tuple[Mapping[str, Any], Line, int]]:
+    """(op, (scan-relative path, line), calls) for every recorded site under the scanned root."""
     for op in trace.get("ops", ()):
         for site in op["sites"]:
-            path = site["path"]
-            if path not in relative:
-                relative[path] = _relative(os.path.join(trace_root, path), base)
-            if relative[path] is not None:
-                yield op, (relative[path], site["line"]), site["calls"]
+            line = locate(site["path"], site["line"])
+            if line is not None:
+                yield op, line, site["calls"]
 
 
-def _redirected_lines(trace: Mapping[str, Any], scan_root: str) -> Set[Line]:
+def _redirected_lines(trace: Mapping[str, Any], locate: Locate) -> Set[Line]:
     """(scan-relative path, line) of every CUDA use the run redirected under the scanned root."""
-    trace_root = str(trace.get("root", ""))
-    base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
-    found = set()
-    for row in trace.get("redirects", ()):
-        rel = _relative(os.path.join(trace_root, str(row.get("path", ""))), base) if row.get("path") else None
-        if rel is not None:
-            found.add((rel, int(row.get("line") or 0)))
-    return found
+    return {line for row in trace.get("redirects", ())
+            if (line := locate(row.get("path"), row.get("line"))) is not None}
 
 
-def _ops_by_line(trace: Mapping[str, Any], scan_root: str) -> Dict[Line, Dict[str, int]]:
+def _ops_by_line(trace: Mapping[str, Any], locate: Locate) -> Dict[Line, Dict[str, int]]:
     """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root."""
     lines: Dict[Line, Dict[str, int]] = defaultdict(dict)
-    for op, line, calls in _sites(trace, scan_root):
+    for op, line, calls in _sites(trace, locate):
         if op["op"].startswith("aten::"):
             lines[line][op["op"]] = calls
     return lines
@@ -185,19 +194,17 @@ def _cpu_only(op: str) -> bool:
     return device_op(op) != op or name.startswith(("mkldnn_", "_mkldnn"))
 
 
-def _dtype_findings(trace: Mapping[str, Any], scan_root: str, targets: Sequence[TargetMap],
+def _dtype_findings(trace: Mapping[str, Any], locate: Locate, targets: Sequence[TargetMap],
                     substituted: Mapping[str, str]) -> List[Finding]:
     sites: Dict[str, Dict[Line, int]] = defaultdict(lambda: defaultdict(int))
     if "risky_dtypes" in trace:  # where each dtype ran, per line (torch's own transient float64 left out)
-        trace_root = str(trace.get("root", ""))
-        base = scan_root if os.path.isdir(scan_root) else os.path.dirname(scan_root)
         for row in trace["risky_dtypes"]:
             dtype = substituted.get(row["dtype"], row["dtype"])
-            rel = _relative(os.path.join(trace_root, row["path"]), base) if row.get("path") else None
-            if dtype in _RISKY_DTYPES and rel is not None:
-                sites[dtype][(rel, row["line"])] += row["calls"]
+            line = locate(row.get("path"), row.get("line"))
+            if dtype in _RISKY_DTYPES and line is not None:
+                sites[dtype][line] += row["calls"]
     else:  # a trace written before: dtypes per op, pinned to the op's lines
-        for op, line, calls in _sites(trace, scan_root):
+        for op, line, calls in _sites(trace, locate):
             for dtype in op["dtypes"]:
                 dtype = substituted.get(dtype, dtype)  # what the script asked for (float16 ran as bfloat16)
                 if dtype in _RISKY_DTYPES:
