@@ -248,6 +248,45 @@ def maps_build(upstream: Path, out: Path) -> None:
     click.echo(f"wrote {len(written)} files under {out}")
 
 
+@maps.command("update")
+@click.argument("lines", nargs=-1)
+@click.option("--index", default="https://pypi.org/pypi", show_default=True,
+              help="The package index's JSON API (a mirror, or a local folder as file:///path laid out the same way).")
+@click.option("--upstream", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=Path("operator_maps/upstream"), show_default=True,
+              help="Folder with the vendors' raw files; the fetched lists are added to it.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("operator_maps"),
+              show_default=True)
+def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -> None:
+    """Add torch_npu lines from their published wheels and rebuild the maps.
+
+    LINES are torch lines (2.14: that line's newest release) or exact versions (2.12.0.post3); with none, every
+    line on the index newer than the newest one held. Each wheel is checked against the index's sha256 before
+    anything is written. Offline, it says so, exits 2 and keeps the maps it has.
+    """
+    from .maps.build import MapsBuildError, write_maps
+    from .maps.update import UpdateError, update
+
+    try:
+        fetched, stored = update(upstream, lines, index=index)
+    except UpdateError as exc:
+        click.echo(f"maps update: {exc}", err=True)
+        sys.exit(2)
+    except MapsBuildError as exc:
+        raise click.ClickException(str(exc))
+    if not fetched:
+        click.echo("the maps already hold every torch_npu line on the index")
+        return
+    for item in fetched:
+        click.echo(f"torch_npu {item.choice.version}: {item.choice.filename} (sha256 {item.choice.sha256[:16]}, "
+                   f"checked), {len(item.text)} bytes of registrations")
+    try:
+        written = write_maps(upstream, out)
+    except MapsBuildError as exc:
+        raise click.ClickException(str(exc))
+    click.echo(f"wrote {len(stored)} upstream files and {len(written)} map files under {out}")
+
+
 @maps.command("trace")
 @click.option("--native-functions", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="native_functions.yaml naming the APIs no sample covers (e.g. torch 2.7.1's).")

@@ -34,7 +34,7 @@ def test_scan_json_follows_the_report_contract(tmp_path):
 def test_scan_text_and_target_selection():
     result = CliRunner().invoke(main, ["scan", str(REPO / "examples"), "--target", "cann"])
     assert result.exit_code == 0
-    assert "cann@2.7-9.1" in result.output and "neuware" not in result.output.split("Custom operators")[0]
+    assert "cann@2.12-9.1" in result.output and "neuware" not in result.output.split("Custom operators")[0]
 
 
 def test_bad_target_is_a_usage_error():

@@ -43,8 +43,11 @@ def test_every_map_entry_names_its_source():
 
 
 @pytest.mark.parametrize("spec, expected", [
-    pytest.param(None, ["cann@2.7-9.1", "neuware@1.25-2.4", "kunlun@kl3"], id="defaults"),
+    pytest.param(None, ["cann@2.12-9.1", "neuware@1.25-2.4", "kunlun@kl3"], id="defaults"),
     pytest.param(["cann@2.1-8.0"], ["cann@2.1-8.0"], id="pinned-version"),
+    pytest.param(["cann@2.11"], ["cann@2.11-9.1"], id="torch-line"),
+    pytest.param(["cann@2.7"], ["cann@2.7-9.1"], id="torch-line-newest-cann"),
+    pytest.param(["cann@2.13"], ["cann@2.13"], id="line-with-no-cann-pairing"),
 ])
 def test_target_selection(spec, expected):
     assert [t.label for t in resolve_targets(spec)] == expected

@@ -58,7 +58,7 @@ def test_a_target_added_as_data_is_judged_with_its_own_facts(demo_maps, tmp_path
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
     targets = resolve_targets(["demo", "cann"])
-    assert [t.label for t in targets] == ["demo@0.1", "cann@2.7-9.1"]
+    assert [t.label for t in targets] == ["demo@0.1", "cann@2.12-9.1"]
     report = scan(project, targets)
     kernel = next(f for f in report.findings if f.rule == "cuda-kernel")
     assert kernel.verdicts["demo"].status == Status.PORT

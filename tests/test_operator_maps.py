@@ -129,8 +129,12 @@ def test_maps_show_json():
     data = json.loads(result.output)
     versions = {(t["id"], t["version"]) for t in data["targets"]}
     assert ("cann", "2.1-8.0") in versions and ("kunlun", "kl2") in versions
+    assert {("cann", v) for v in ("2.8-9.0", "2.9-9.1", "2.10-9.1", "2.11-9.1", "2.12-9.1", "2.13")} <= versions
     cann = next(t for t in data["targets"] if t["id"] == "cann" and t["default"])
-    assert cann["by_reason"]["registered"] == 1080 and sum(cann["by_status"].values()) == cann["aten_ops"]
+    assert (cann["version"], cann["torch_line"]) == ("2.12-9.1", "2.12")
+    assert cann["aten_source"] == "native_functions.torch-2.12.0.yaml"
+    assert cann["by_reason"]["registered"] == 1088 and sum(cann["by_status"].values()) == cann["aten_ops"]
+    assert any("torch_npu-2.12.0-cp311" in s and "sha256" in s for s in cann["sources"])
 
 
 def test_tracer_records_forward_and_backward_aten_ops():

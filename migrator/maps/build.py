@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from .ops_build import OP_RELEASES, build_op_maps
+from .ops_build import build_op_maps, op_releases
 from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text
 from .vendors import READERS
 from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
@@ -38,7 +38,12 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     targets = []
     runtimes = _runtimes(curated)
     defaults = {row["id"]: row["default_version"] for row in runtimes}
-    for release in OP_RELEASES:
+    releases = op_releases(upstream)
+    for target, version in defaults.items():
+        if not any(r.target == target and r.version == version for r in releases):
+            raise MapsBuildError(f"curated/targets.yaml: default {target}@{version} is not a release the "
+                                 f"upstream folder holds")
+    for release in releases:
         device = READERS[release.target].device_map(release)
         op_map = f"ops/{release.target}-{release.version}.json"
         sources = sorted(set(outputs[device]["sources"]) | set(outputs[op_map]["sources"]))
@@ -57,7 +62,9 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         target: table for target, reader in sorted(READERS.items())
         if (table := reader.shim_table(upstream)) is not None}}
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
-    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes}
+    pairings = {target: rows for target, reader in sorted(READERS.items()) if (rows := reader.pairing_rows(upstream))}
+    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes,
+                               "pairings": pairings}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
             for path, data in sorted(outputs.items())}
 

@@ -154,8 +154,49 @@ def available_targets() -> Tuple[Mapping[str, object], ...]:
     return tuple(load_json("targets.json")["targets"])
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """A plugin build to install beside one torch version (``torch_npu 2.11.0`` for torch 2.11.0, CANN 9.1.0),
+    from the vendor's compatibility table or a wheel's own requirement."""
+
+    torch: str
+    package: str
+    version: str
+    runtime: str
+    source: str
+
+    @property
+    def torch_line(self) -> str:
+        return ".".join(self.torch.split(".")[:2])
+
+
+@lru_cache(maxsize=None)
+def pairings(target_id: str) -> Tuple[Pairing, ...]:
+    """The target's pairing rows in the vendor's order (newest runtime first for one torch version); empty
+    when no published table pairs its plugin with torch versions."""
+    rows = (load_json("targets.json").get("pairings") or {}).get(target_id) or ()
+    return tuple(Pairing(**row) for row in rows)
+
+
+def paired(target_id: str, torch_version: str) -> Optional[Pairing]:
+    """The plugin build for exactly ``torch_version`` (``2.11.0``), else the newest one on its line (torch
+    2.5.0 -> torch_npu 2.5.1, built for torch 2.5.1); ``None`` when the table has neither."""
+    rows = pairings(target_id)
+    line = ".".join(torch_version.split(".")[:2])
+    return next((p for p in rows if p.torch == torch_version), None) or next(
+        (p for p in rows if p.torch_line == line), None)
+
+
+def torch_lines(target_id: str) -> Tuple[str, ...]:
+    """The torch lines the target's releases in the maps run on, newest first."""
+    lines = {str(t["torch_line"]) for t in available_targets() if t["id"] == target_id and t.get("torch_line")}
+    return tuple(sorted(lines, key=lambda line: tuple(int(n) for n in line.split(".") if n.isdigit()),
+                        reverse=True))
+
+
 def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
-    """``["cann", "neuware@1.22-2.4"]`` -> maps, in the order given; ``None`` means every target's default."""
+    """``["cann", "neuware@1.22-2.4", "cann@2.11"]`` -> maps, in the order given; ``None`` means every target's
+    default. A version may name a torch line alone (``cann@2.11``): the newest release on that line."""
     items = list(spec) if spec else list(target_ids())
     chosen = []
     for item in items:
@@ -164,7 +205,8 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
         if not candidates:
             raise TargetSpecError(f"unknown target {name!r}; choose from {', '.join(target_ids())}")
         if version:
-            match = [t for t in candidates if t["version"] == version]
+            match = ([t for t in candidates if t["version"] == version]
+                     or [t for t in candidates if t.get("torch_line") == version])  # cann@2.11: that torch line
             if not match:
                 known = ", ".join(f"{name}@{t['version']}" for t in candidates)
                 raise TargetSpecError(f"no data for {name}@{version}; available: {known}")

@@ -22,9 +22,10 @@ kunlun-unmapped     unknown      (kunlun) no reviewed aten-to-Paddle row
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from .aten import AtenOp, aten_universe
 from .upstream import MAPS_SCHEMA, MapsBuildError, read_text, source_label
@@ -55,6 +56,7 @@ class OpRelease:
     npu_skips: Optional[str] = None
 
 
+#: the releases read from fixed vendor files; ``op_releases`` adds one per torch_npu wheel in the folder
 OP_RELEASES = (
     OpRelease("cann", "2.7-9.1", "torch_npu 2.7.1.post8, CANN 9.1.0", "2.7",
               "pytorch/native_functions.torch-2.7.1.yaml",
@@ -86,10 +88,46 @@ OP_RELEASES = (
 )
 
 
+def op_releases(upstream: Path) -> Tuple[OpRelease, ...]:
+    """Every release the upstream folder holds: the fixed ones, then one per torch_npu wheel whose registration
+    list is there (``maps update`` adds them), newest first; a wheel line already given by a fixed release
+    is skipped."""
+    from .vendors import cann
+
+    releases: List[OpRelease] = []
+    taken = {(r.target, r.version) for r in OP_RELEASES}
+    for version in cann.wheel_versions(upstream):
+        fields = cann.wheel_release_fields(upstream, version)
+        if ("cann", fields["version"]) in taken:
+            continue
+        taken.add(("cann", str(fields["version"])))
+        skips = "api_support/cann-npu-skips-26.1.0.json" if str(fields["branch"]).endswith("-26.1.0") else None
+        releases.append(OpRelease("cann", str(fields["version"]), str(fields["runtime"]), str(fields["torch_line"]),
+                                  native_functions_for(upstream, str(fields["torch_line"])),
+                                  tuple(fields["registrations"]), api_support="api_support/cann-2.7-9.1.json",
+                                  npu_skips=skips))
+    return tuple(releases) + OP_RELEASES
+
+
+def native_functions_for(upstream: Path, line: str) -> str:
+    """``pytorch/native_functions.torch-<line>.<patch>.yaml`` of the torch line (its newest patch release); a
+    line with none bundled uses the newest older line's, which the op map names as its ``aten_source``."""
+    found = {}
+    for path in (upstream / "pytorch").glob("native_functions.torch-*.yaml"):
+        match = re.fullmatch(r"native_functions\.torch-(\d+)\.(\d+)\.(\d+)\.yaml", path.name)
+        if match:
+            found[tuple(int(n) for n in match.groups())] = f"pytorch/{path.name}"
+    want = tuple(int(n) for n in line.split("."))
+    older = [v for v in found if v[:2] <= want]
+    if not older:
+        raise MapsBuildError(f"no native_functions.yaml at or below torch {line} under {upstream / 'pytorch'}")
+    return found[max(older)]
+
+
 def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
     outputs: Dict[str, object] = {}
     universes: Dict[str, Dict[str, AtenOp]] = {}
-    for release in OP_RELEASES:
+    for release in op_releases(upstream):
         universe = universes.setdefault(release.native, aten_universe(read_text(upstream, release.native)))
         reader = READERS[release.target]
         ops, dtypes, sources = reader.op_map(upstream, curated, release, universe)
@@ -111,4 +149,5 @@ def count_statuses(ops: Mapping[str, str]) -> Dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-__all__ = ["OP_RELEASES", "REASONS", "build_op_maps", "count_statuses", "MapsBuildError"]
+__all__ = ["OP_RELEASES", "op_releases", "native_functions_for", "REASONS", "build_op_maps", "count_statuses",
+           "MapsBuildError"]

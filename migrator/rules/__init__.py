@@ -18,7 +18,8 @@ from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCu
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
 from .dtype import DtypeLimits, RiskyDtype
-from .environment import BaseImage, CudaRequirement, EnvironmentVariable, LaunchEnvironment, NvidiaTool
+from .environment import (BaseImage, CudaRequirement, EnvironmentVariable, LaunchEnvironment, NvidiaTool,
+                          TorchPin)
 from .ops import TorchOp
 from .practice import NoMixedPrecision
 from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
@@ -28,7 +29,7 @@ ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
     CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(), CudaAmp(), AmpDevice(),
     CollectiveBackend(), NcclApi(), DataParallel(), DistributedWrapper(),
     DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(), RiskyDtype(),
-    EnvironmentVariable(), NvidiaTool(), LaunchEnvironment(), BaseImage(), CudaRequirement(), TorchOp(),
+    EnvironmentVariable(), NvidiaTool(), LaunchEnvironment(), BaseImage(), TorchPin(), CudaRequirement(), TorchOp(),
 ), key=lambda rule: rule.priority))
 
 #: Rules that judge the whole project at once, after every file's own findings.

@@ -3,13 +3,14 @@ base images and CUDA-only packages."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from ..model import Category, Edit, Status, Usage, Verdict
 from ..resolve.vocabulary import Vocabulary
 from ..sources.environment import CUDA_ENV_PREFIXES
 from .base import Rule, RuleContext, Verdicts, cuda_names, per_target
-from ..maps.load import device_tools
+from ..maps.load import Pairing, device_tools, paired, pairings, runtime, torch_lines
 from .examples import Invalid, Valid
 from .third_party import library_verdict
 
@@ -225,6 +226,118 @@ class BaseImage(Rule):
             suggestion=f"FROM <an image with {_stack(t)}>"))
 
 
+def _plain_torch_verdict(target, usage: Usage) -> Verdict:
+    return Verdict(
+        Status.REWRITE, f"{usage.context}: install the plain torch {target.id} supports, then "
+        f"{target.import_first.split()[-1] if target.import_first else _stack(target)}",
+        "migrator environment rules",
+        suggestion=" ".join(filter(None, ("torch", target.torch_line, f"(the line {_stack(target)} supports)"))))
+
+
+def _cuda_torch_verdict(target, usage: Usage, version: Optional[str]) -> Verdict:
+    """A CUDA build of torch: the plain build of the same version, with the plugin the vendor pairs with it."""
+    pairing = paired(target.id, version) if version else None
+    if pairing is None:
+        return _plain_torch_verdict(target, usage)
+    return Verdict(Status.REWRITE, f"{usage.context}: install the plain torch build, then {_pair_text(pairing)}"
+                   + _other_line(target, pairing), pairing.source, suggestion=_pair_pins(pairing))
+
+
+def _pair_text(pairing: Pairing) -> str:
+    return f"{pairing.package} {pairing.version} ({pairing.runtime}), built for torch {pairing.torch}"
+
+
+def _pair_pins(pairing: Pairing) -> str:
+    return f"torch=={pairing.torch}\n{pairing.package}=={pairing.version}"
+
+
+def _other_line(target, pairing: Pairing) -> str:
+    """When the pin is on another torch line than the release this scan judged: how to judge that line."""
+    if target.torch_line in (None, pairing.torch_line):
+        return ""
+    judged = f"; this scan judged {target.id}@{target.version} (torch {target.torch_line}): "
+    if pairing.torch_line in torch_lines(target.id):
+        return judged + f"`--target {target.id}@{pairing.torch_line}` judges the pinned line"
+    return judged + (f"the maps hold no release on torch {pairing.torch_line} "
+                     f"(`migrator maps update {pairing.torch_line}`)")
+
+
+class TorchPin(Rule):
+    """A torch pin with no device plugin paired with it.
+
+    ## What it does
+    Reads an exact pin of a plain torch build in a requirements file (`torch==2.11.0`) against the vendor's
+    pairing table: on Ascend, the torch_npu release built for that torch version (Ascend's compatibility
+    table, or the torch a torch_npu wheel requires). A file that already pins that plugin version is left
+    alone; a plugin pinned for another torch version is reported. On a runtime with no published pairing
+    table, the pin is checked against the torch lines its releases in the data run.
+
+    ## Why is this bad?
+    The plugin is built against one torch version: installed beside another, `import torch_npu` fails or
+    its kernels do not register. A pin with no plugin beside it installs a machine that has no device.
+
+    ## Example
+    `torch==2.11.0` alone becomes `torch==2.11.0` and `torch_npu==2.11.0` (CANN 9.1.0).
+
+    ## Fix safety
+    A suggestion, never applied: the CANN toolkit on the machines must match the plugin release too.
+    """
+
+    name = "torch-pin"
+    priority = 235
+    kinds = frozenset({"requirement"})
+    category = Category.ENVIRONMENT
+    summary = "torch pins with no device plugin paired with them"
+    examples = (
+        Invalid("numpy>=1.24\ntorch==2.11.0\n", path="requirements.txt",
+                expect={"cann": Status.REWRITE, "neuware": Status.REWRITE, "kunlun": Status.UNKNOWN}),
+        Invalid("torch==2.11.0\ntorch_npu==2.9.0.post6\n", path="requirements.txt",
+                expect={"cann": Status.REWRITE, "neuware": Status.REWRITE, "kunlun": Status.UNKNOWN}),
+        Valid("torch>=2.1\n", path="requirements.txt"),
+        Valid("torch==2.1.0+cu121\n", path="requirements.txt"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.api != "requirement-pin:torch":
+            return None
+        version = usage.args[0].value.text
+        plugins = dict(p.split("==", 1) for p in usage.args[1].value.text.split())
+        return per_target(ctx, lambda t: _pin_verdict(t, version, plugins))
+
+
+def _pin_verdict(target, version: str, plugins) -> Verdict:
+    pairing = paired(target.id, version)
+    if pairing is not None:
+        pinned = plugins.get(pairing.package)
+        if pinned is not None and paired_version(target.id, pinned) == pairing.torch:
+            return Verdict(Status.SUPPORTED, f"{pairing.package} {pinned} is built for torch {pairing.torch}",
+                           pairing.source)
+        if pinned is not None:
+            return Verdict(Status.REWRITE, f"{pairing.package} {pinned} is not built for torch {version}: pin "
+                           f"{_pair_text(pairing)}" + _other_line(target, pairing), pairing.source,
+                           suggestion=_pair_pins(pairing))
+        exact = "" if pairing.torch == version else f" (no {pairing.package} release is built for torch {version})"
+        return Verdict(Status.REWRITE, f"torch {version} is pinned with no {pairing.package}: pin "
+                       f"{_pair_text(pairing)}{exact}" + _other_line(target, pairing), pairing.source,
+                       suggestion=_pair_pins(pairing))
+    lines = torch_lines(target.id)
+    if runtime(target.id).cuda_names == "kept":
+        return Verdict(Status.UNKNOWN, f"no public data says which torch version {target.id}'s plugin "
+                       f"({_stack(target)}) is built for", "migrator environment rules")
+    line = ".".join(version.split(".")[:2])
+    if line in lines:
+        return Verdict(Status.SUPPORTED, f"torch {line} is a line {target.id}'s releases run",
+                       "operator_maps/targets.json")
+    return Verdict(Status.REWRITE, f"torch {version} is not a line {target.id}'s releases in the data run "
+                   f"({', '.join(lines)}): pin one of those", "operator_maps/targets.json",
+                   suggestion=f"torch=={lines[0]}.*" if lines else None)
+
+
+def paired_version(target_id: str, plugin_version: str) -> Optional[str]:
+    """The torch version a plugin release is built for, by the pairing table."""
+    return next((p.torch for p in pairings(target_id) if p.version == plugin_version), None)
+
+
 class CudaRequirement(Rule):
     """CUDA builds and CUDA-only packages in requirements.
 
@@ -257,12 +370,13 @@ class CudaRequirement(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds:
             return None
+        if usage.api.startswith("requirement-pin:"):
+            return None  # a plain pin: TorchPin's
+        if usage.api == "requirement:torch":
+            pinned = re.search(r"===?\s*(\d+\.\d+\.\d+)", usage.args[0].value.text if usage.args else "")
+            return per_target(ctx, lambda t: _cuda_torch_verdict(t, usage, pinned.group(1) if pinned else None))
         if usage.api == "pip.index-url" or usage.api.startswith("requirement:torch"):
-            return per_target(ctx, lambda t: Verdict(
-                Status.REWRITE, f"{usage.context}: install the plain torch {t.id} supports, then "
-                f"{t.import_first.split()[-1] if t.import_first else _stack(t)}",
-                "migrator environment rules",
-                suggestion=" ".join(filter(None, ("torch", t.torch_line, f"(the line {_stack(t)} supports)")))))
+            return per_target(ctx, lambda t: _plain_torch_verdict(t, usage))
         library = usage.api.split(":", 1)[1]
         if library in ctx.third_party.libraries:
             return per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))

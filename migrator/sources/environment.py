@@ -63,9 +63,37 @@ def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
     lines = list(_logical_lines(text))
     for line_no, line in lines:
         usages.extend(scan_line(line, line_no, kind))
+    if kind == FileKind.REQUIREMENTS:
+        usages.extend(_torch_pin(lines))
     if kind == FileKind.SHELL:
         usages.extend(_launch_without_environment(lines))
     return tuple(usages)
+
+
+#: the device plugins a requirements file may pin beside torch
+PLUGIN_PACKAGES = ("torch-npu", "torch-mlu", "torch-xmlir")
+_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*([0-9][0-9A-Za-z.]*)(\+\w+)?\s*(?:;.*)?$")
+
+
+def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
+    """An exact pin of a plain torch build (``torch==2.11.0``; a CUDA build is a ``requirement:torch``
+    usage): the plugin that pairs with it must be pinned too. Its arguments are the version and the
+    plugins the file pins (``torch_npu==2.11.0``), so the rule can tell a pin already paired."""
+    pins = {}
+    for line_no, line in lines:
+        match = _PIN.match(line.strip().strip("'\""))
+        if match:
+            pins[match.group(1).lower().replace("_", "-")] = (line_no, line, match)
+    if "torch" not in pins or (pins["torch"][2].group(3) or "").startswith("+cu"):
+        return []
+    line_no, line, match = pins["torch"]
+    plugins = " ".join(f"{name.replace('-', '_')}=={pins[name][2].group(2)}" for name in PLUGIN_PACKAGES
+                       if name in pins)
+    start = line.find(match.group(1))
+    return [Usage(api="requirement-pin:torch", kind="requirement",
+                  span=Span(line_no, max(start, 0), line_no, len(line.rstrip())), snippet=line.strip()[:160],
+                  context=f"torch {match.group(2)} pinned",
+                  args=(Argument(None, Value("str", match.group(2))), Argument("plugins", Value("str", plugins))))]
 
 
 def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
-from ..upstream import (MAPS_SCHEMA, curated_environment, is_cuda_name, parse_yaml, read_json,
+from ..upstream import (MAPS_SCHEMA, MapsBuildError, curated_environment, is_cuda_name, parse_yaml, read_json,
                         read_text, source_label)
 
 if TYPE_CHECKING:
@@ -124,7 +125,106 @@ def full_api_name(api: str) -> str:
     return "torch." + api if api.startswith(("Tensor.", "nn.")) else api
 
 
+# ------------------------------------------------------------------ torch_npu's published lines (its wheels)
+
+#: Ascend's version-pairing table (``COMPATIBILITY.en.md`` of Ascend/pytorch master), verbatim
+COMPATIBILITY_FILE = "cann/COMPATIBILITY.torch_npu-master.en.md"
+#: the registration list each torch_npu wheel ships (op-plugin's and torch_npu's entries for its torch line)
+WHEEL_REGISTRATIONS = "cann/npu_native_functions_by_codegen.torch_npu-{version}.yaml"
+_WHEEL_FILE = re.compile(r"npu_native_functions_by_codegen\.torch_npu-(?P<version>[0-9][0-9a-z.]*)\.yaml")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One row of Ascend's compatibility table: a torch_npu package, its branch, torch and CANN versions."""
+
+    torch_npu: str  # 2.11.0, 2.9.0.post6
+    branch: str  # v2.11.0-26.1.0
+    torch: str  # 2.11.0
+    cann: str  # 9.1.0, 8.3.RC1
+
+    @property
+    def torch_line(self) -> str:
+        return version_line(self.torch)
+
+
+def version_line(version: str) -> str:
+    """``2.11.0+cu126`` / ``2.9.0.post6`` -> ``2.11`` / ``2.9``."""
+    return ".".join(re.split(r"[+]", version)[0].split(".")[:2])
+
+
+def version_key(version: str) -> Tuple[int, ...]:
+    """Orders ``2.9.0.post6`` before ``2.10.0`` and ``2.10.0.post4`` after ``2.10.0``; a release candidate
+    (``2.10.0rc1``) before its release."""
+    numbers = [int(n) for n in re.findall(r"\d+", re.split(r"rc", version)[0])]
+    return tuple(numbers + [0] * (5 - len(numbers))) + ((0,) if "rc" in version else (1,))
+
+
+@lru_cache(maxsize=None)
+def pairings(upstream: Path) -> Tuple[Pairing, ...]:
+    """The rows of every version table in Ascend's compatibility document (current and historical)."""
+    rows = []
+    for line in read_text(upstream, COMPATIBILITY_FILE).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.fullmatch(r"v\d+\.\d+\.\d+-\S+", cells[1]):
+            rows.append(Pairing(torch_npu=cells[0].split()[0], branch=cells[1], torch=cells[2],
+                                cann=cells[3].replace("CANN", "").strip()))
+    if not rows:
+        raise MapsBuildError(f"{COMPATIBILITY_FILE}: no version table found")
+    return tuple(rows)
+
+
+def recommended(upstream: Path) -> Optional[str]:
+    """The torch_npu version of Ascend's "Recommended Version Combination" (the default cann line)."""
+    match = re.search(r"\|\s*TorchNPU\s*\|\s*([0-9][0-9a-z.]*)", read_text(upstream, COMPATIBILITY_FILE))
+    return match.group(1) if match else None
+
+
+def pairing_rows(upstream: Path) -> List[Dict[str, str]]:
+    """Which torch_npu to install beside a torch version: Ascend's compatibility rows in the table's order
+    (newest CANN first for one torch version), then each wheel line the table does not name, by the torch
+    its wheel requires (``cann/wheels.json``)."""
+    source = source_label(COMPATIBILITY_FILE) + " (Ascend/pytorch@9e73e708ab93)"
+    rows = [{"torch": p.torch, "package": "torch_npu", "version": p.torch_npu, "runtime": f"CANN {p.cann}",
+             "source": source} for p in pairings(upstream)]
+    named = {p.torch_npu for p in pairings(upstream)}
+    wheels = read_json(upstream, "cann/wheels.json").get("wheels", []) if (upstream / "cann/wheels.json").is_file() \
+        else []
+    for row in sorted(wheels, key=lambda r: version_key(str(r["version"]))):
+        torch = re.search(r"==\s*(\d+\.\d+\.\d+)", str(row.get("requires_torch") or ""))
+        if row["version"] not in named and torch:
+            rows.insert(0, {"torch": torch.group(1), "package": "torch_npu", "version": str(row["version"]),
+                            "runtime": "CANN not in the compatibility table",
+                            "source": f"{row['wheel']} (its Requires-Dist: {row['requires_torch']})"})
+    return rows
+
+
+def wheel_versions(upstream: Path) -> List[str]:
+    """The torch_npu versions whose registration list is in the upstream folder, newest first."""
+    folder = upstream / "cann"
+    found = [m.group("version") for p in folder.glob("npu_native_functions_by_codegen.torch_npu-*.yaml")
+             if (m := _WHEEL_FILE.fullmatch(p.name))]
+    return sorted(found, key=version_key, reverse=True)
+
+
+def wheel_release_fields(upstream: Path, version: str) -> Dict[str, object]:
+    """What an op release of one torch_npu wheel is: its id (``2.11-9.1``: torch line and CANN), runtime
+    label, the torch line, the registrations file, and whether op-plugin's NPU test skips (26.1.0) apply."""
+    pairing = next((p for p in pairings(upstream) if p.torch_npu == version), None)
+    line = version_line(version)
+    if pairing is None:
+        return {"version": line, "torch_line": line, "registrations": (WHEEL_REGISTRATIONS.format(version=version),),
+                "runtime": f"torch_npu {version} (CANN: not in Ascend's compatibility table bundled)",
+                "branch": None}
+    cann = ".".join(pairing.cann.split(".")[:2])
+    return {"version": f"{line}-{cann}", "torch_line": line,
+            "registrations": (WHEEL_REGISTRATIONS.format(version=version),),
+            "runtime": f"torch_npu {version}, CANN {pairing.cann}", "branch": pairing.branch}
+
+
 def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]:
+    if len(release.registrations) == 1:
+        return wheel_registered(upstream, release.registrations[0])
     plugin_file, native_file = release.registrations
     plugin = parse_yaml(read_text(upstream, plugin_file))
     line = f"v{release.torch_line}"
@@ -143,6 +243,31 @@ def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]
     sources = [source_label(plugin_file) + f" (official/symint/quant/autograd entries for {line})",
                source_label(native_file) + " (supported)"]
     return registered, sources
+
+
+def wheel_registered(upstream: Path, rel: str) -> Tuple[Set[str], List[str]]:
+    """A wheel's ``npu_native_functions_by_codegen.yaml``: torch_npu's code generator writes there the entries
+    of op-plugin and torch_npu that exist for the wheel's torch line, so every aten name in ``supported``,
+    ``symint``, ``quant`` and ``autograd`` has a kernel (for torch_npu 2.9-2.12 the set equals op-plugin
+    26.1.0's entries for that line plus torch_npu's own, name for name: ``tests/test_cann_lines.py``)."""
+    data = parse_yaml(read_text(upstream, rel)) or {}
+    found: Set[str] = set()
+    for section in ("supported", "symint", "quant", "autograd"):
+        for entry in data.get(section) or []:
+            name = entry["func"] if isinstance(entry, dict) else entry
+            found.add("aten::" + str(name).split("(", 1)[0])
+    return found, [source_label(rel) + f" (the registration list {wheel_label(upstream, rel)} ships)"]
+
+
+def wheel_label(upstream: Path, rel: str) -> str:
+    """``torch_npu-2.12.0-cp311-...whl, sha256 1c83a892cf18``: the wheel a list was read from, by its
+    provenance row in ``cann/wheels.json``."""
+    path = upstream / "cann" / "wheels.json"
+    rows = read_json(upstream, "cann/wheels.json").get("wheels", []) if path.is_file() else []
+    row = next((r for r in rows if r.get("file") == Path(rel).name), None)
+    if row is None:
+        raise MapsBuildError(f"{rel}: no provenance row in cann/wheels.json")
+    return f"{row['wheel']} (sha256 {str(row['wheel_sha256'])[:12]})"
 
 
 def _in_spec(spec, line: str, all_versions: List[str]) -> bool:
@@ -184,7 +309,10 @@ def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
 
 
 def device_map(release: "OpRelease") -> str:
-    return device_map_path(release.torch_line)
+    """The device map of the release's torch line; a line with no extracted ``transfer_to_npu`` table (the
+    wheel lines) uses the newest one extracted (torch_npu 2.7.1-26.1.0), which its sources name."""
+    lines = {r.torch_line for r in CANN_RELEASES}
+    return device_map_path(release.torch_line if release.torch_line in lines else CANN_RELEASES[0].torch_line)
 
 
 def device_map_path(torch_line: str) -> str:

@@ -110,6 +110,11 @@ SUBSTITUTE = True
 GENERATIONS = ("kl2", "kl3")
 
 
+def pairing_rows(upstream: Path) -> List[Dict[str, str]]:
+    """No published table pairs a torch version with a plugin build for this runtime."""
+    return []
+
+
 def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
     return {f"device/kunlun-{generation}.json": device_table(upstream, curated, generation)
             for generation in GENERATIONS}

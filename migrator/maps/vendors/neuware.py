@@ -123,6 +123,11 @@ SUBSTITUTE = False
 DEVICE_MAP = "device/neuware-r2.4.json"  # the only gpu_migration table published
 
 
+def pairing_rows(upstream: Path) -> List[Dict[str, str]]:
+    """No published table pairs a torch version with a plugin build for this runtime."""
+    return []
+
+
 def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
     return {DEVICE_MAP: device_table(upstream)}
 
