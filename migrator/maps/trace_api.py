@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import yaml
 
@@ -137,6 +137,7 @@ def generate(native_functions: Path, progress: Optional[Callable[[str], None]] =
 
 def write_table(native_functions: Path, out: Path, progress=None) -> Path:
     data = generate(native_functions, progress)
+    data["aliases"] = aliases(data["apis"])
     out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out
 
@@ -425,8 +426,52 @@ def add_sample_rows(table_path: Path) -> int:
             table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
     _trace_samples(table, _Recorder())
     fresh = table.to_json(data["torch_version"])
+    fresh["aliases"] = aliases(fresh["apis"])
     table_path.write_text(json.dumps(fresh, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return sum(1 for row in fresh["apis"].values() if row["source"] == SAMPLE_SOURCE)
+
+
+#: the modules whose public names are often written by their defining module (``torch.nn.modules.loss.MSELoss``
+#: for ``torch.nn.MSELoss``, ``torch.optim.sgd.SGD``, ``torch.functional.einsum``)
+ALIAS_PACKAGES = ("torch.nn.modules", "torch.nn.parameter", "torch.optim", "torch.utils.data", "torch.functional")
+
+
+def aliases(apis: Mapping[str, object]) -> Dict[str, str]:
+    """Other spellings of the table's APIs: a name in ``ALIAS_PACKAGES`` whose object *is* a table API's object
+    (the same class or function, by identity), mapped to the table's name."""
+    import importlib
+    import pkgutil
+
+    import torch
+
+    def lookup(dotted: str):
+        obj: object = torch
+        for part in dotted.split(".")[1:]:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                return None
+        return obj
+
+    owners: Dict[int, str] = {}
+    for api in sorted(apis):
+        obj = lookup(api)
+        if obj is not None and (isinstance(obj, type) or callable(obj)):
+            owners.setdefault(id(obj), api)
+    found: Dict[str, str] = {}
+    for package in ALIAS_PACKAGES:
+        module = importlib.import_module(package)
+        names = [package] + [m.name for m in pkgutil.walk_packages(getattr(module, "__path__", []), package + ".")]
+        for name in names:
+            try:
+                sub = importlib.import_module(name)
+            except Exception:
+                continue
+            for attr, obj in vars(sub).items():
+                full = f"{name}.{attr}"
+                owner = owners.get(id(obj))
+                if owner and owner != full and full not in apis and not attr.startswith("__"):
+                    found[full] = owner
+    return dict(sorted(found.items()))
 
 
 def _runs(call: Callable[[], object]) -> bool:

@@ -1,6 +1,8 @@
 """Sample calls for common APIs that PyTorch's own sample inputs (OpInfo, ModuleInfo, OptimizerInfo) leave
 out: module and functional dropout, ``nn.init``, tensor constructors, ``nn.Parameter``, containers, gradient
-clipping, the autocast / no-grad contexts and the autograd engine's entries (``loss.backward()``: on a leaf,
+clipping, the autocast / no-grad contexts, host-side utilities (dtype queries, the RNG state, shape helpers,
+profiler ranges, weight norm), the operator methods (``x.__add__(y)``), ``nn.Module``'s walking and
+registering methods and the autograd engine's entries (``loss.backward()``: on a leaf,
 so only the engine's own seed gradient is recorded; the backward kernels of a model's ops are in their rows).
 Each is one realistic call; ``trace_api`` records the aten ops it dispatches (none, for a container or a
 context: it needs no device kernel).
@@ -147,6 +149,124 @@ def _inference_mode():
     return torch.inference_mode()
 
 
+def _host(call: Callable[[object, object], object], needs_grad: bool = False) -> Callable[[], Call]:
+    """A call of a host-side utility (``call(torch, x)`` on a small tensor ``x``): a dtype query, the RNG
+    state, a shape helper, a profiler range. What it dispatches is recorded like any API's; most dispatch
+    nothing, so no device kernel is involved."""
+    def make() -> Call:
+        import torch
+
+        x = torch.randn(4, 8, requires_grad=needs_grad)
+        return (lambda: call(torch, x)), False
+    return make
+
+
+def _weight_norm(remove: bool) -> Callable[[], Call]:
+    def make() -> Call:
+        import torch
+
+        layer = torch.nn.Linear(8, 4)
+        if remove:
+            torch.nn.utils.weight_norm(layer)
+            return (lambda: torch.nn.utils.remove_weight_norm(layer)), False
+        return (lambda: torch.nn.utils.weight_norm(layer)), False
+    return make
+
+
+def _record_function(torch, x):
+    with torch.autograd.profiler.record_function("step"):
+        pass
+
+
+def _utils(name: str):
+    def call(torch, x):
+        import torch.nn.modules.utils as utils
+
+        return getattr(utils, name)(3)
+    return call
+
+
+def _dunder(name: str, other: bool) -> Callable[[], Call]:
+    """``x.__add__(y)``: the operator method a Python operator calls (``x + y``)."""
+    def make() -> Call:
+        import torch
+
+        x, y = torch.rand(4, 8) + 1, torch.rand(4, 8) + 1
+        if name in ("__and__", "__or__", "__xor__", "__ior__", "__invert__"):
+            x, y = x > 1.5, y > 1.5
+        method = getattr(x, name)
+        return ((lambda: method(y)) if other else method), False
+    return make
+
+
+#: operator methods and whether they take a second operand
+DUNDERS = {"__add__": True, "__sub__": True, "__mul__": True, "__truediv__": True, "__rtruediv__": True,
+           "__floordiv__": True, "__pow__": True, "__and__": True, "__or__": True,
+           "__xor__": True, "__ior__": True, "__eq__": True, "__ne__": True, "__lt__": True, "__le__": True,
+           "__gt__": True, "__ge__": True, "__neg__": False, "__invert__": False, "__len__": False}
+
+
+def _module_method(name: str, *args: Callable[[object], object]) -> Callable[[], Call]:
+    """``module.<name>(...)`` on a small model: the ``nn.Module`` methods that walk, register or switch."""
+    def make() -> Call:
+        import torch
+
+        module = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.BatchNorm1d(4))
+        values = [arg(torch) for arg in args]
+        method = getattr(module, name)
+        return (lambda: list(r) if hasattr(r := method(*values), "__next__") else r), False
+    return make
+
+
+MODULE_METHODS = {
+    "apply": (lambda torch: (lambda m: None),), "buffers": (), "children": (), "modules": (), "named_buffers": (),
+    "named_children": (), "named_modules": (), "named_parameters": (), "parameters": (), "state_dict": (),
+    "train": (), "eval": (), "zero_grad": (), "requires_grad_": (),
+    "add_module": (lambda torch: "extra", lambda torch: torch.nn.Identity()),
+    "register_buffer": (lambda torch: "scale", lambda torch: torch.ones(4)),
+    "register_parameter": (lambda torch: "bias2", lambda torch: torch.nn.Parameter(torch.zeros(4))),
+}
+
+
+def _checkpoint(torch, x):
+    import torch.utils.checkpoint as checkpoint
+
+    return checkpoint.checkpoint(lambda t: t.view(-1), x, use_reentrant=False)
+
+
+def _timer(torch, x):
+    import torch.utils.benchmark as benchmark
+
+    return benchmark.Timer(stmt="x + 1", globals={"x": x})
+
+
+def _packed(torch, x):
+    import torch.nn.utils.rnn as rnn
+
+    return rnn.pack_padded_sequence(x.view(2, 4, 4), torch.tensor([4, 3]), batch_first=True)
+
+
+def _unpacked(torch, x):
+    import torch.nn.utils.rnn as rnn
+
+    packed = rnn.pack_padded_sequence(x.view(2, 4, 4), torch.tensor([4, 3]), batch_first=True)
+    return lambda: rnn.pad_packed_sequence(packed, batch_first=True)
+
+
+def _sync_bn(torch, x):
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.BatchNorm2d(4))
+    return lambda: torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+
+
+def _built(build: Callable[[object, object], Callable[[], object]]) -> Callable[[], Call]:
+    """A call whose inputs take work to build (``build(torch, x)`` returns the call): only the call is traced."""
+    def make() -> Call:
+        import torch
+
+        return build(torch, torch.randn(4, 8, requires_grad=True)), False
+    return make
+
+
 SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.nn.Dropout", _module(_nn("Dropout", 0.1))),
     Sample("torch.nn.Dropout1d", _module(_nn("Dropout1d", 0.1), _sequence)),
@@ -177,4 +297,43 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.no_grad", _context(_no_grad)),
     Sample("torch.inference_mode", _context(_inference_mode)),
     *(Sample(api, _engine(api)) for api in ("torch.Tensor.backward", "torch.autograd.backward", "torch.autograd.grad")),
+    Sample("torch.Tensor.data_ptr", _host(lambda torch, x: x.data_ptr())),
+    Sample("torch.Tensor.untyped_storage", _host(lambda torch, x: x.untyped_storage())),
+    Sample("torch.Tensor.nbytes", _host(lambda torch, x: x.nbytes)),
+    Sample("torch.numel", _host(lambda torch, x: torch.numel(x))),
+    Sample("torch.is_complex", _host(lambda torch, x: torch.is_complex(x))),
+    Sample("torch.finfo", _host(lambda torch, x: torch.finfo(torch.float16).max)),
+    Sample("torch.iinfo", _host(lambda torch, x: torch.iinfo(torch.int32).max)),
+    Sample("torch.get_rng_state", _host(lambda torch, x: torch.get_rng_state())),
+    Sample("torch.is_grad_enabled", _host(lambda torch, x: torch.is_grad_enabled())),
+    Sample("torch.is_autocast_enabled", _host(lambda torch, x: torch.is_autocast_enabled())),
+    Sample("torch.are_deterministic_algorithms_enabled",
+           _host(lambda torch, x: torch.are_deterministic_algorithms_enabled())),
+    Sample("torch.get_default_device", _host(lambda torch, x: torch.get_default_device())),
+    Sample("torch.autograd.Variable", _host(lambda torch, x: torch.autograd.Variable(x))),
+    Sample("torch.autograd.profiler.record_function", _host(_record_function)),
+    Sample("torch.nn.modules.utils._single", _host(_utils("_single"))),
+    Sample("torch.nn.modules.utils._pair", _host(_utils("_pair"))),
+    Sample("torch.nn.modules.utils._triple", _host(_utils("_triple"))),
+    Sample("torch.nn.init.calculate_gain", _host(lambda torch, x: torch.nn.init.calculate_gain("relu"))),
+    Sample("torch.nn.init._calculate_fan_in_and_fan_out",
+           _host(lambda torch, x: torch.nn.init._calculate_fan_in_and_fan_out(x))),
+    Sample("torch.nn.utils.weight_norm", _weight_norm(remove=False)),
+    Sample("torch.nn.utils.remove_weight_norm", _weight_norm(remove=True)),
+    Sample("torch.Tensor.item", _host(lambda torch, x: x.sum().item())),
+    Sample("torch.Tensor.storage", _host(lambda torch, x: x.storage())),
+    Sample("torch.utils.checkpoint.checkpoint", _host(_checkpoint, needs_grad=True)),
+    Sample("torch.utils.benchmark.Timer", _host(_timer)),
+    Sample("torch.get_device_module", _host(lambda torch, x: torch.get_device_module("cpu"))),
+    Sample("torch.use_deterministic_algorithms", _host(lambda torch, x: torch.use_deterministic_algorithms(False))),
+    Sample("torch.manual_seed", _host(lambda torch, x: torch.manual_seed(0))),
+    Sample("torch.random.manual_seed", _host(lambda torch, x: torch.random.manual_seed(0))),
+    Sample("torch.set_rng_state", _host(lambda torch, x: torch.set_rng_state(torch.get_rng_state()))),
+    Sample("torch.nn.utils.rnn.pack_padded_sequence", _host(_packed)),
+    Sample("torch.nn.utils.rnn.pad_packed_sequence", _built(_unpacked)),
+    Sample("torch.nn.SyncBatchNorm.convert_sync_batchnorm", _built(_sync_bn)),
+    Sample("torch.nn.Embedding.from_pretrained",
+           _built(lambda torch, x: lambda: torch.nn.Embedding.from_pretrained(x.detach()))),
+    *(Sample(f"torch.Tensor.{name}", _dunder(name, other)) for name, other in DUNDERS.items()),
+    *(Sample(f"torch.nn.Module.{name}", _module_method(name, *args)) for name, args in MODULE_METHODS.items()),
 )
