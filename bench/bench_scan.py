@@ -2,7 +2,7 @@
 
     python bench/bench_scan.py [--jobs 2] [--only transformers|timm] [--repeat N]
 
-Downloads pinned sdists with `pip download --no-deps --no-binary :all:` into bench/_downloads (once), then
+Downloads pinned sdists from PyPI (checked by sha256) into bench/_downloads (once), then
 prints, for each project, on the same files and with the same number of processes:
 
     parse floor   libcst.parse_module over every .py file (what any libcst-based tool pays)
@@ -38,14 +38,30 @@ PROJECTS = {"transformers": "transformers==4.46.3", "timm": "timm==1.0.31"}
 
 
 def fetch(name: str, spec: str) -> Path:
+    """The unpacked sdist of ``name==version``, downloaded once from PyPI's JSON API and checked against the
+    sha256 PyPI publishes (not with ``pip download``, which builds the package's metadata: running its
+    ``setup.py``, which fails for fairseq without torch and runs code this bench only reads)."""
     DOWNLOADS.mkdir(exist_ok=True)
     version = spec.split("==")[1]
     folder = DOWNLOADS / f"{name}-{version}"
     if folder.is_dir():
         return folder
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", spec,
-                    "-d", str(DOWNLOADS), "-q"], check=True)
-    archive = next(DOWNLOADS.glob(f"{name}-{version}.tar.gz"))
+    archive = DOWNLOADS / f"{name}-{version}.tar.gz"
+    if not archive.is_file():
+        import hashlib
+        import json
+        import urllib.request
+
+        import urllib.parse
+
+        index = f"https://pypi.org/pypi/{name}/json"
+        with urllib.request.urlopen(index, timeout=60) as response:
+            sdist = next(u for u in json.load(response)["releases"][version] if u["packagetype"] == "sdist")
+        with urllib.request.urlopen(urllib.parse.urljoin(index, sdist["url"]), timeout=300) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != sdist["digests"]["sha256"]:
+            raise SystemExit(f"{sdist['filename']}: sha256 differs from PyPI's")
+        archive.write_bytes(data)
     with tarfile.open(archive) as tar:
         tar.extractall(DOWNLOADS, filter="data") if sys.version_info >= (3, 12) else tar.extractall(DOWNLOADS)
     return folder

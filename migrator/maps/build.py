@@ -52,6 +52,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
             "torch_line": release.torch_line, "default": defaults[release.target] == release.version,
             "sources": sources, "device_map": device, "op_map": op_map,
             "api_support": release.api_support, "npu_skips": release.npu_skips,
+            **({"bridge": release.bridge} if release.bridge else {}),
         })
     outputs["third_party.json"] = _third_party_table(upstream, curated)
     outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)

@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Limit, Status, Verdict
 from .limits import clip, parse_note, skip_limit
-from .load import TargetMap, load_json, torch_api_table
+from .load import TargetMap, load_json, torch_api_aliases, torch_api_table
 from .signatures import api_parameters
 
 #: How aten-level reasons read in a message.
@@ -18,6 +18,8 @@ _REASON_TEXT = {
     "composite-implicit": "a composite op (decomposes; not traced further)",
     "kunlun-unlisted": "no Kunlun kernel for its Paddle equivalent",
     "kunlun-unmapped": "no reviewed aten-to-Paddle mapping",
+    "kunlun-bridged-partial": "some kernels of its Paddle equivalent (PaConvert) are not in the Kunlun list",
+    "kunlun-bridged-unlisted": "no Kunlun kernel for its Paddle equivalent (PaConvert)",
     "kunlun-dtypes": "Kunlun kernel for float16/bfloat16 only",
     "missing": "not in aten {line}",
 }
@@ -52,7 +54,8 @@ class ApiCoverage:
 
 def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Optional[str]]:
     """(aten ops, row source) for an API: forward and backward, or one optimizer path."""
-    row = torch_api_table().get(api)
+    table = torch_api_table()
+    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
     if row is None:
         return (), None
     if path and row.get("paths", {}).get(path):
@@ -86,6 +89,45 @@ def api_coverage(target: TargetMap, api: str, path: Optional[str] = None,
 
 def _api_coverage(target: TargetMap, api: str, path: Optional[str],
                   form: Optional[CallForm]) -> Optional[ApiCoverage]:
+    """The aten path's verdict; where the target has a bridge table (kunlun) with a row for ``api``, that row
+    instead when the aten path cannot say (``unknown``, or no trace and no list entry) or says only what the
+    bridge says of the ops' names (the ops that decide it are judged through the bridge themselves: the API's
+    own row is the more specific)."""
+    found = _aten_coverage(target, api, path, form)
+    bridged = target.bridged(api) if target.bridge_file else None
+    if bridged is None or (found is not None and found.verdict.status != Status.UNKNOWN
+                           and not _decided_by_bridge(target, found)):
+        return found
+    return ApiCoverage(api, found.ops if found else (), bridge_verdict(target, api, *bridged),
+                       found.traced if found else False)
+
+
+def _decided_by_bridge(target: TargetMap, found: ApiCoverage) -> bool:
+    """Whether the ops with the verdict's status are all judged by the bridge (``kunlun-bridged*``)."""
+    op_map = target.op_map()
+    worst = [op for op in found.ops
+             if op_map["reasons"].get(op_map["ops"].get(op, "missing"), "unknown") == found.verdict.status.value]
+    return bool(worst) and all(str(op_map["ops"].get(op, "")).startswith("kunlun-bridged") for op in worst)
+
+
+def bridge_verdict(target: TargetMap, api: str, row: Mapping[str, object], sources: Sequence[str]) -> Verdict:
+    """A bridge row as a verdict: PaConvert's Paddle API, its kernels, and which the XPU list lacks."""
+    kernels = [str(k) for k in row["kernels"]]  # type: ignore[union-attr]
+    unlisted = [str(k) for k in row["unlisted"]]  # type: ignore[union-attr]
+    how = f"{_substitute(target)}PaConvert maps `{api}` to `{row['paddle_api']}`"
+    if row["status"] == "supported":
+        message = f"{how}, and every kernel it calls is in the list ({clip(', '.join(kernels), 160)})"
+    elif row["status"] == "partial":
+        message = (f"{how}; its kernels {', '.join(unlisted[:6])} are not in the list: the paths that take them (a "
+                   f"mode, dtype or shape the call picks) run on the CPU; {len(kernels) - len(unlisted)} of "
+                   f"{len(kernels)} kernels are listed")
+    else:
+        message = f"{how}; none of its kernels ({', '.join(unlisted[:6])}) is in the list: {_FALLBACK}"
+    return Verdict(Status(str(row["status"])), message, "; ".join(sources))
+
+
+def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
+                   form: Optional[CallForm]) -> Optional[ApiCoverage]:
     ops, row_source = api_ops(api, path)
     documented = target.documented(api)
     if not ops and row_source not in (None, "native_functions") and documented is None:

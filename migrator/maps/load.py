@@ -94,6 +94,8 @@ class TargetMap:
     op_map_file: Optional[str] = None
     api_support_file: Optional[str] = None
     npu_skips_file: Optional[str] = None
+    #: API-level substitute verdicts (kunlun: PaConvert's rows joined with the XPU list)
+    bridge_file: Optional[str] = None
     #: what the vendor's own ports change where code uses an API (``curated/kunlun.yaml``): API -> row
     adaptations: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     #: 16-bit dtypes the vendor's own ports train without (fp16 / bf16 -> note and source)
@@ -113,6 +115,14 @@ class TargetMap:
         data = load_json(self.api_support_file)
         entry = data.get("env", {}).get(name)
         return (entry, data["env_source"]) if entry is not None else None
+
+    def bridged(self, api: str) -> Optional[Tuple[Mapping[str, object], Sequence[str]]]:
+        """The bridge table's row for ``api`` and the table's sources, if it has one."""
+        if not self.bridge_file:
+            return None
+        data = load_json(self.bridge_file)
+        entry = data["apis"].get(api)
+        return (entry, data["sources"]) if entry is not None else None
 
     def op_map(self) -> Mapping[str, object]:
         return load_json(self.op_map_file) if self.op_map_file else {"ops": {}, "sources": [], "reasons": {}}
@@ -239,6 +249,7 @@ def load_target(target: str, version: str) -> TargetMap:
         op_map_file=entry.get("op_map"),
         api_support_file=entry.get("api_support"),
         npu_skips_file=entry.get("npu_skips"),
+        bridge_file=entry.get("bridge"),
         runtime_facts=runtime(target),
         adaptations=data.get("adaptations", {}),
         dtype_caveats=data.get("dtype_caveats", {}),
@@ -299,6 +310,16 @@ def torch_api_table() -> Mapping[str, Mapping[str, object]]:
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))["apis"]
+
+
+@lru_cache(maxsize=None)
+def torch_api_aliases() -> Mapping[str, str]:
+    """Other spellings of the table's APIs (``torch.nn.modules.loss.MSELoss`` -> ``torch.nn.MSELoss``), found
+    by object identity when the table was traced."""
+    path = maps_dir() / "torch_api.json"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8")).get("aliases", {})
 
 
 @dataclass(frozen=True)

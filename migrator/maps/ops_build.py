@@ -16,7 +16,11 @@ not-registered      fallback     no device kernel: the vendor's CPU fallback run
 kunlun-listed       supported    (kunlun) the reviewed Paddle equivalent is in the Kunlun XPU op list
 kunlun-dtypes       partial      (kunlun) listed for float16/bfloat16 but not float32
 kunlun-unlisted     fallback     (kunlun) the Paddle equivalent is not in the list: Paddle runs it on CPU
-kunlun-unmapped     unknown      (kunlun) no reviewed aten-to-Paddle row
+kunlun-unmapped     unknown      (kunlun) no reviewed aten-to-Paddle row, and no bridge row for its name
+kunlun-bridged      supported    (kunlun) no reviewed row; the bridge row of the torch function of its name
+                                 (PaConvert -> Paddle API -> kernels) has every kernel in the XPU list
+kunlun-bridged-partial partial   (kunlun) as above, with some of those kernels listed
+kunlun-bridged-unlisted fallback (kunlun) as above, with none listed: Paddle runs it on the CPU
 ==================  ===========  =====================================================================
 """
 
@@ -41,6 +45,9 @@ REASONS = {
     "kunlun-dtypes": "partial",
     "kunlun-unlisted": "fallback",
     "kunlun-unmapped": "unknown",
+    "kunlun-bridged": "supported",
+    "kunlun-bridged-partial": "partial",
+    "kunlun-bridged-unlisted": "fallback",
 }
 
 
@@ -54,6 +61,8 @@ class OpRelease:
     registrations: Tuple[str, ...]  # upstream files read
     api_support: Optional[str] = None
     npu_skips: Optional[str] = None
+    #: API-level substitute verdicts for what the op map cannot say (kunlun: ``vendors/kunlun_bridge.py``)
+    bridge: Optional[str] = None
 
 
 #: the releases read from fixed vendor files; ``op_releases`` adds one per torch_npu wheel in the folder
@@ -81,10 +90,10 @@ OP_RELEASES = (
               "pytorch/native_functions.torch-2.1.0.yaml", ("neuware/mlu_functions.torch_mlu-r1.22_pt2.1.0.yaml",)),
     OpRelease("kunlun", "kl3", "torch_xmlir on Kunlunxin P800 (XPU3); substitute data: Paddle's XPU3 op list",
               "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu3_op_list.paddle-700e9024.tsv",),
-              api_support="api_support/kunlun.json"),
+              api_support="api_support/kunlun.json", bridge="api_support/kunlun-bridge-kl3.json"),
     OpRelease("kunlun", "kl2", "torch_xmlir on Kunlunxin R200 (XPU2); substitute data: Paddle's XPU2 op list",
               "2.7", "pytorch/native_functions.torch-2.7.1.yaml", ("kunlun/xpu2_op_list.paddle-700e9024.tsv",),
-              api_support="api_support/kunlun.json"),
+              api_support="api_support/kunlun.json", bridge="api_support/kunlun-bridge-kl2.json"),
 )
 
 

@@ -70,8 +70,11 @@ class TorchOp(Rule):
         # passes it takes that overload, and runs on the host CPU there
         Invalid("import torch\ny = torch.round(x, decimals=2)\n",
                 expect=dict(cann=Status.SUPPORTED, neuware=Status.FALLBACK, kunlun=Status.SUPPORTED)),
-        Invalid("import torch\nz = torch.matmul(a, b)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+        # kunlun: PaConvert maps torch.matmul to paddle.matmul, whose one kernel is in Paddle's XPU list
+        Invalid("import torch\nz = torch.matmul(a, b)\n", expect=Status.SUPPORTED),
+        # ... and torch.svd to paddle.linalg.svd, whose kernel is not: Paddle runs it on the CPU
+        Invalid("import torch\nu, s, v = torch.svd(a)\n",
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.FALLBACK)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         # made on the host CPU: a data loader's tensors run no device kernel until they are moved
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"

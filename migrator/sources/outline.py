@@ -22,7 +22,7 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
@@ -283,16 +283,20 @@ class _OutlineReader:
 
     def _resolve(self, node: ast.expr, local: Optional[Dict[str, str]]) -> Optional[str]:
         """Absolute dotted name of a ``Name``/``Attribute`` chain rooted at an import or a definition."""
-        parts: List[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        root = (local or {}).get(node.id) or self.names.get(node.id)
-        if root is None:
-            return None
-        return ".".join([root, *reversed(parts)])
+        return dotted_name(node, lambda name: (local or {}).get(name) or self.names.get(name))
+
+
+def dotted_name(node: ast.AST, root_of: Callable[[str], Optional[str]]) -> Optional[str]:
+    """``a.b.c`` with ``a`` replaced by ``root_of('a')`` (an import's absolute name, a definition's), or ``None``
+    when the chain does not start at a plain name ``root_of`` knows."""
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = root_of(node.id)
+    return ".".join([root, *reversed(parts)]) if root else None
 
 
 #: Nodes that hold no call: the walk in ``_calls_in`` does not queue them (most of an expression's nodes).

@@ -8,10 +8,12 @@ Kunlun XPU kernel list joined through a reviewed aten-to-Paddle name table.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping
 
 from ..aten import AtenOp
+from .kunlun_bridge import PACONVERT, bridge_rows
 from ..upstream import (MAPS_SCHEMA, MapsBuildError, checked_sources, curated_environment, parse_yaml, read_text,
                         source_label)
 
@@ -69,20 +71,28 @@ def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, ca
     return out
 
 
-def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str, AtenOp]):
-    [rel] = release.registrations
+def xpu_list(upstream: Path, rel: str) -> Dict[str, List[str]]:
+    """Paddle op name -> the dtypes one generation's XPU list registers."""
     listed: Dict[str, List[str]] = {}
     for line in read_text(upstream, rel).splitlines():
         if line.startswith("#") or line.startswith("paddle_op\t") or not line.strip():
             continue
         name, _, dtypes = line.partition("\t")
         listed[name] = sorted(set(listed.get(name, [])) | {d for d in dtypes.split(",") if d})
+    return listed
+
+
+def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str, AtenOp]):
+    [rel] = release.registrations
+    listed = xpu_list(upstream, rel)
     table = parse_yaml((curated / "kunlun_aten_to_paddle.yaml").read_text(encoding="utf-8"))
+    bridged = bridge_table(upstream, rel)["apis"]
     ops: Dict[str, str] = {}
     dtypes: Dict[str, List[str]] = {}
     for overload, info in universe.items():
         base = overload.split("::", 1)[1].split(".", 1)[0]
-        paddle = table.get(base)
+        # an in-place variant (``sqrt_``) runs its op's computation: its row is the op's, unless it has its own
+        paddle = table.get(base) or (table.get(base[:-1]) if base.endswith("_") and not base.endswith("__") else None)
         if paddle:
             hit = next((name for name in paddle if name in listed), None)
             if hit is None:
@@ -96,9 +106,12 @@ def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str
         elif info.kind == "implicit":
             ops[overload] = "composite-implicit"
         else:
-            ops[overload] = "kunlun-unmapped"
+            row = next((bridged[f"{prefix}{base}"] for prefix in BRIDGE_PREFIXES if f"{prefix}{base}" in bridged), None)
+            ops[overload] = BRIDGE_REASONS[str(row["status"])] if row else "kunlun-unmapped"
     sources = [source_label(rel) + " (substitute: Paddle's Kunlun kernel list)",
-               "operator_maps/curated/kunlun_aten_to_paddle.yaml (reviewed aten-to-Paddle names)"]
+               "operator_maps/curated/kunlun_aten_to_paddle.yaml (reviewed aten-to-Paddle names)",
+               source_label(PACONVERT) + " (an aten op with no reviewed row: the PaConvert row of the torch "
+                                         "function of its name, joined with the same list)"]
     return ops, dtypes, sources
 
 
@@ -127,11 +140,32 @@ def device_map(release: "OpRelease") -> str:
 API_SUPPORT = "api_support/kunlun.json"
 
 
+#: each generation's XPU list, which its bridge table joins PaConvert's rows with
+XPU_LISTS = {"kl2": "kunlun/xpu2_op_list.paddle-700e9024.tsv", "kl3": "kunlun/xpu3_op_list.paddle-700e9024.tsv"}
+
+
+#: the torch functions whose name an aten op carries (``aten::erf`` is what ``torch.erf`` dispatches), in the
+#: order their bridge rows are asked for an aten op the reviewed table lacks
+BRIDGE_PREFIXES = ("torch.", "torch.Tensor.", "torch.nn.functional.", "torch.special.", "torch.linalg.")
+BRIDGE_REASONS = {"supported": "kunlun-bridged", "partial": "kunlun-bridged-partial",
+                  "fallback": "kunlun-bridged-unlisted"}
+
+
+@lru_cache(maxsize=None)
+def bridge_table(upstream: Path, rel: str) -> dict:
+    """One XPU list's bridge table, built once per ``maps build`` (the op map and the API table both read it)."""
+    return bridge_rows(upstream, rel, xpu_list(upstream, rel))
+
+
 def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
-    """No public API list for torch_xmlir: the table holds the launch-environment renames alone."""
-    return {API_SUPPORT: {"schema": MAPS_SCHEMA, "target": "kunlun", "version": "all",
-                          "source": "no public torch_xmlir API list", "apis": {},
-                          **curated_environment(upstream, curated, "kunlun")}}
+    """No public API list for torch_xmlir: the table holds the launch-environment renames alone; beside it,
+    each generation's bridge table (PaConvert's torch -> Paddle rows joined with its XPU list)."""
+    tables = {API_SUPPORT: {"schema": MAPS_SCHEMA, "target": "kunlun", "version": "all",
+                            "source": "no public torch_xmlir API list", "apis": {},
+                            **curated_environment(upstream, curated, "kunlun")}}
+    for generation, rel in XPU_LISTS.items():
+        tables[f"api_support/kunlun-bridge-{generation}.json"] = bridge_table(upstream, rel)
+    return tables
 
 
 def op_map(upstream: Path, curated: Path, release: "OpRelease", universe: Mapping[str, AtenOp]):
