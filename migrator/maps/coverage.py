@@ -118,11 +118,13 @@ def bridge_verdict(target: TargetMap, api: str, row: Mapping[str, object], sourc
     if row["status"] == "supported":
         message = f"{how}, and every kernel it calls is in the list ({clip(', '.join(kernels), 160)})"
     elif row["status"] == "partial":
-        message = (f"{how}; its kernels {', '.join(unlisted[:6])} are not in the list: the paths that take them (a "
-                   f"mode, dtype or shape the call picks) run on the CPU; {len(kernels) - len(unlisted)} of "
-                   f"{len(kernels)} kernels are listed")
+        message = (f"{how}; of the kernels it may call, {', '.join(unlisted[:6])} "
+                   f"{'is' if len(unlisted) == 1 else 'are'} not in the list: the paths that take "
+                   f"{'it' if len(unlisted) == 1 else 'them'} (a mode, dtype or shape the call picks) run on the CPU; "
+                   f"{len(kernels) - len(unlisted)} of {len(kernels)} kernels are listed")
     else:
-        message = f"{how}; none of its kernels ({', '.join(unlisted[:6])}) is in the list: {_FALLBACK}"
+        primary = [str(k) for k in row.get("primary", unlisted)]  # type: ignore[union-attr]
+        message = f"{how}; its kernel {', '.join(primary[:6])} is not in the list: {_FALLBACK}"
     return Verdict(Status(str(row["status"])), message, "; ".join(sources))
 
 

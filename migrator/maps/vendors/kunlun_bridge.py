@@ -9,8 +9,10 @@ XPU2/XPU3 lists say which of those run on the card. A torch API gets a row when 
 least one kernel:
 
   supported  every kernel it can call (forward) is in the generation's XPU list
-  partial    some are not: the paths through them (a mode, a dtype, a dimension the call picks) run on the CPU
-  fallback   none is: Paddle runs the op on the CPU (the list's own rule)
+  fallback   its primary kernels are not (those nearest to it: ``lerp_`` for ``Tensor.lerp_``, whatever
+             conversions around them are listed): Paddle runs the op on the CPU (the list's own rule)
+  partial    some others are not: the paths through them (a mode, a dtype, a dimension the call picks) run on
+             the CPU
 
 The kernels are the union over the Paddle function's branches, less those only another device's build takes
 (``paddle_source.py``) and the ``out=`` path (``assign_out_``: a torch call without ``out=`` never takes it).
@@ -96,28 +98,36 @@ def resolve(upstream: Path, name: str) -> Optional[str]:
     return None
 
 
-def kernels(upstream: Path, definition: str, depth: int = 0, seen: Optional[Set[str]] = None) -> Set[str]:
-    """The kernels a definition calls: its own ``_C_ops`` calls, those of the Paddle functions it calls, and
-    for a class without its own ``forward``, its bases'."""
+def kernels(upstream: Path, definition: str) -> Tuple[Set[str], Set[str]]:
+    """(every kernel a definition calls, its primary kernels). Every kernel: its own ``_C_ops`` calls, those of
+    the Paddle functions it calls (to ``DEPTH``), and for a class without its own entry method, its bases'.
+    Primary: the kernels found nearest to it (its own, else those one call away, ...): the op the API is
+    about, where the others serve a mode or a dtype conversion."""
     functions, _, _ = _paddle(upstream)
-    seen = set() if seen is None else seen
-    if definition in seen or depth > DEPTH:
-        return set()
-    seen.add(definition)
-    if definition.startswith(KERNEL_MODULES):  # the Paddle API is the kernel's own binding
-        return {definition.rsplit(".", 1)[1]}
-    info = functions.get(definition) or {}
-    found = set(info.get("ops", ()))
-    for call in info.get("calls", ()):
-        target = resolve(upstream, call)
-        if target is not None:
-            found |= kernels(upstream, target, depth + 1, seen)
-    if "bases" in info and info.get("entry") is None:
-        for base in info["bases"]:
-            target = resolve(upstream, base)
-            if target is not None:
-                found |= kernels(upstream, target, depth + 1, seen)
-    return found
+    found: Set[str] = set()
+    primary: Set[str] = set()
+    seen: Set[str] = set()
+    layer = [definition]
+    for _ in range(DEPTH + 1):
+        following: List[str] = []
+        here: Set[str] = set()
+        for name in layer:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name.startswith(KERNEL_MODULES):  # the Paddle API is the kernel's own binding
+                here.add(name.rsplit(".", 1)[1])
+                continue
+            info = functions.get(name) or {}
+            here |= set(info.get("ops", ()))
+            targets = list(info.get("calls", ()))
+            if "bases" in info and info.get("entry") is None:
+                targets += info["bases"]
+            following += [t for t in (resolve(upstream, c) for c in targets) if t is not None]
+        found |= here
+        primary = primary or here
+        layer = following
+    return found, primary
 
 
 def listed(kernel: str, xpu: Mapping[str, List[str]], legacy: Mapping[str, Tuple[str, ...]]) -> Optional[str]:
@@ -153,20 +163,19 @@ def bridge_rows(upstream: Path, xpu_file: str, xpu: Mapping[str, List[str]]) -> 
         row = mapping[canonical]
         target = paddle_api(canonical, row)
         definition = resolve(upstream, target) if target else None
-        found = kernels(upstream, definition) if definition else set()
-        if not found:
-            continue
+        found, primary = kernels(upstream, definition) if definition else (set(), set())
         names = {k: listed(k, xpu, legacy) for k in sorted(found - OUT_PATH)}
-        unlisted = sorted(k for k, name in names.items() if name is None)
         if not names:
             continue
-        status = "supported" if not unlisted else "fallback" if len(unlisted) == len(names) else "partial"
+        unlisted = sorted(k for k, name in names.items() if name is None)
+        primary -= OUT_PATH
+        status = "supported" if not unlisted else "fallback" if (set(unlisted) >= primary) else "partial"
         via = f"{canonical} -> {target}" + (f" ({row['Matcher']})" if row.get("Matcher") else "")
         rows[torch_api] = {
             "status": status,
             "paddle_api": target, "definition": definition, "paconvert": via,
             "kernels": sorted(f"{k} ({n})" if n and n != k else k for k, n in names.items()),
-            "unlisted": unlisted,
+            "unlisted": unlisted, "primary": sorted(primary),
         }
     return {"schema": MAPS_SCHEMA, "target": "kunlun", "xpu_list": source_label(xpu_file),
             "sources": [source_label(PACONVERT) + " (PaddlePaddle/PaConvert@73e14f0a11d1, torch -> Paddle API)",
