@@ -115,3 +115,77 @@ def test_a_pin_on_a_line_no_release_judges_names_maps_update(tmp_path):
     message = found["requirements.txt"].message
     assert "torch_npu 2.5.1.post1" in message and "no torch_npu release is built for torch 2.5.0" in message
     assert "migrator maps update 2.5" in message
+
+
+ASCEND_PAGE = """# torch.nn
+
+### <code><i>class</i></code> torch.nn.Linear
+
+<div style="margin-left: 2em">
+
+**原生文档**：[torch.nn.Linear](https://pytorch.org/docs/2.13/generated/torch.nn.Linear.html)
+
+**支持情况**：
+
+| 硬件 | 是否支持 |
+| ---- | :----: |
+| <term>Atlas A2 训练系列产品</term> | ✔ |
+| <term>Ascend 950DT</term> | ✘ |
+
+**限制与说明**：
+
+- `input`仅支持bf16，fp16，fp32
+- <term>Ascend 950DT</term>：不支持fp64
+
+</div>
+
+> <font size="3">forward()</font>
+
+<div style="margin-left: 2em">
+
+**原生文档**：[Linear.forward](https://pytorch.org/docs/2.13/generated/torch.nn.Linear.html)
+
+**支持情况**：
+
+| 硬件 | 是否支持 |
+| ---- | :----: |
+| <term>Atlas A2 训练系列产品</term> | ✔ |
+
+</div>
+
+### torch.cuda.synchronize
+
+**NPU 形式名称**：torch_npu.npu.synchronize
+
+**支持情况**：
+
+| 硬件 | 是否支持 |
+| ---- | :----: |
+| <term>Atlas A2 训练系列产品</term> | ✔ |
+
+**限制与说明**：只支持默认流
+
+</div>
+
+### torch.nn.Unlisted
+
+No support table: not a row.
+"""
+
+
+def test_ascends_api_pages_read_as_the_lists_rows():
+    from migrator.maps.vendors.ascend_docs import parse_page
+
+    rows = [e.row() for e in parse_page(ASCEND_PAGE, "torch-nn") if e.support]
+    assert rows == [
+        ["torch.nn.Linear", "class", "torch-nn", "", "Y", "", "N", "",
+         "- `input`仅支持bf16，fp16，fp32 / - Ascend 950DT：不支持fp64"],
+        ["Linear.forward", "member", "torch-nn", "", "Y", "", "", "", ""],
+        ["torch.cuda.synchronize", "", "torch-nn", "torch_npu.npu.synchronize", "Y", "", "", "", "只支持默认流"],
+    ]
+
+
+def test_the_newer_lines_read_their_own_api_list():
+    assert load_target("cann", "2.13").api_support_file == "api_support/cann-2.13.json"
+    assert load_target("cann", "2.9-9.1").api_support_file == "api_support/cann-2.7-9.1.json"  # none of its own
+    assert any("PyTorch 2.13.0 API list" in s for s in load_target("cann", "2.13").sources)

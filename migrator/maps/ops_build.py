@@ -63,6 +63,8 @@ class OpRelease:
     npu_skips: Optional[str] = None
     #: API-level substitute verdicts for what the op map cannot say (kunlun: ``vendors/kunlun_bridge.py``)
     bridge: Optional[str] = None
+    #: the device map, where the reader does not derive it from the torch line (a wheel line)
+    device_map: Optional[str] = None
 
 
 #: the releases read from fixed vendor files; ``op_releases`` adds one per torch_npu wheel in the folder
@@ -111,10 +113,11 @@ def op_releases(upstream: Path) -> Tuple[OpRelease, ...]:
             continue
         taken.add(("cann", str(fields["version"])))
         skips = "api_support/cann-npu-skips-26.1.0.json" if str(fields["branch"]).endswith("-26.1.0") else None
+        device, api_list = cann.wheel_line_maps(upstream, str(fields["torch_line"]))
         releases.append(OpRelease("cann", str(fields["version"]), str(fields["runtime"]), str(fields["torch_line"]),
                                   native_functions_for(upstream, str(fields["torch_line"])),
-                                  tuple(fields["registrations"]), api_support="api_support/cann-2.7-9.1.json",
-                                  npu_skips=skips))
+                                  tuple(fields["registrations"]), api_support=api_list, npu_skips=skips,
+                                  device_map=device))
     return tuple(releases) + OP_RELEASES
 
 

@@ -29,7 +29,7 @@ class CannRelease:
     torch_line: str
     runtime: str
     transfer_file: str
-    docs_file: Optional[str]  # Ascend's API docs are for torch 2.7.1 only
+    docs_file: Optional[str]  # Ascend's API list for the line (2.7.1, 2.11.0, 2.12.0, 2.13.0), if it has one
 
 
 CANN_RELEASES = (
@@ -64,7 +64,7 @@ def device_table(upstream: Path, release: CannRelease) -> dict:
         if row["value_kind"] == "attribute" and is_cuda_name(row["target"]) and "." in row["value"]:
             apis[row["target"]] = {"to": row["value"], "source": tsource}
     if release.docs_file:
-        dsource = source_label(release.docs_file) + " (Ascend/pytorch docs, PyTorch 2.7.1 API list)"
+        dsource = source_label(release.docs_file) + f" (Ascend/pytorch docs, PyTorch {docs_version(release.docs_file)} API list)"
         sources.append(dsource)
         for row in docs_rows(upstream, release.docs_file):
             api = full_api_name(row["api"])
@@ -304,15 +304,54 @@ def npu_skips(upstream: Path) -> dict:
 SUBSTITUTE = False
 
 
+DOCS = "cann/torch_api_support.ascend-docs-pytorch-{version}.tsv"
+
+
+def docs_version(rel: str) -> str:
+    return rel.rsplit("pytorch-", 1)[1][: -len(".tsv")]
+
+
+def docs_files(upstream: Path) -> Dict[str, str]:
+    """torch line -> Ascend's API list for it (``ascend_docs.py`` extracts them from Ascend's docs)."""
+    found = {}
+    for path in sorted((upstream / "cann").glob("torch_api_support.ascend-docs-pytorch-*.tsv")):
+        rel = f"cann/{path.name}"
+        found[version_line(docs_version(rel))] = rel
+    return found
+
+
+def line_releases(upstream: Path) -> List[CannRelease]:
+    """The fixed releases, then a device-map release for each line with an API list of its own and no fixed
+    release (2.11, 2.12, 2.13): Ascend's list of that line, with the newest extracted ``transfer_to_npu``
+    table (torch_npu 2.7.1-26.1.0; their sources name it)."""
+    lines = {r.torch_line for r in CANN_RELEASES}
+    extra = [CannRelease(version=line, torch_line=line, runtime=f"torch_npu on torch {line} (Ascend's API list "
+                         f"for PyTorch {docs_version(rel)})", transfer_file=CANN_RELEASES[0].transfer_file,
+                         docs_file=rel)
+             for line, rel in docs_files(upstream).items() if line not in lines]
+    return [*CANN_RELEASES, *extra]
+
+
 def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
-    return {device_map_path(release.torch_line): device_table(upstream, release) for release in CANN_RELEASES}
+    return {device_map_path(release.torch_line): device_table(upstream, release)
+            for release in line_releases(upstream)}
 
 
 def device_map(release: "OpRelease") -> str:
-    """The device map of the release's torch line; a line with no extracted ``transfer_to_npu`` table (the
-    wheel lines) uses the newest one extracted (torch_npu 2.7.1-26.1.0), which its sources name."""
-    lines = {r.torch_line for r in CANN_RELEASES}
-    return device_map_path(release.torch_line if release.torch_line in lines else CANN_RELEASES[0].torch_line)
+    """The device map a release names (a wheel line: ``wheel_line_maps``), else its torch line's."""
+    return release.device_map or device_map_path(release.torch_line)
+
+
+def wheel_line_maps(upstream: Path, line: str) -> Tuple[str, str]:
+    """(device map, API list) of a wheel line: its own line's where Ascend publishes an API list for it,
+    else the newest fixed release's (torch_npu 2.7.1-26.1.0; the sources name it)."""
+    if line in docs_files(upstream):
+        return device_map_path(line), api_support_path(line)
+    return device_map_path(CANN_RELEASES[0].torch_line), api_support_path(CANN_RELEASES[0].torch_line)
+
+
+def api_support_path(line: str) -> str:
+    return "api_support/cann-2.7-9.1.json" if line == CANN_RELEASES[0].torch_line else f"api_support/cann-{line}.json"
 
 
 def device_map_path(torch_line: str) -> str:
@@ -320,7 +359,8 @@ def device_map_path(torch_line: str) -> str:
 
 
 def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
-    return {"api_support/cann-2.7-9.1.json": api_support(upstream, CANN_RELEASES[0], curated),
+    return {**{api_support_path(r.torch_line): api_support(upstream, r, curated)
+               for r in line_releases(upstream) if r.docs_file},
             "api_support/cann-npu-skips-26.1.0.json": npu_skips(upstream)}
 
 
