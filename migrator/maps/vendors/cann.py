@@ -64,7 +64,8 @@ def device_table(upstream: Path, release: CannRelease) -> dict:
         if row["value_kind"] == "attribute" and is_cuda_name(row["target"]) and "." in row["value"]:
             apis[row["target"]] = {"to": row["value"], "source": tsource}
     if release.docs_file:
-        dsource = source_label(release.docs_file) + f" (Ascend/pytorch docs, PyTorch {docs_version(release.docs_file)} API list)"
+        version = docs_version(release.docs_file)
+        dsource = source_label(release.docs_file) + f" (Ascend/pytorch docs, PyTorch {version} API list)"
         sources.append(dsource)
         for row in docs_rows(upstream, release.docs_file):
             api = full_api_name(row["api"])
