@@ -4,7 +4,8 @@
 
 Two API sets:
   paconvert  every torch API key of PaConvert's api_mapping.json (the bundled copy): what a migration tool
-             is expected to know
+             is expected to know; "paconvert ops" are those of them the op rule judges (the others are
+             device calls, collectives, data loading, module plumbing: other rules' findings, or none)
   corpus     the --top most used torch APIs (calls, Tensor methods, modules, optimizers the op rule judged)
              in the six bench repositories (bench_fleet.PROJECTS; sdists fetched once into bench/_downloads)
 For each target release the maps hold, it prints the share whose verdict is `unknown` (or that no table
@@ -61,6 +62,11 @@ def shares(uses: Counter) -> dict:
     from migrator.maps.load import available_targets, load_target
 
     paconvert = sorted(k for k in json.loads(PACONVERT.read_text(encoding="utf-8")) if k.startswith("torch."))
+    try:  # the APIs the op rule judges (others are device calls, collectives, data loading: other rules' or none)
+        from migrator.rules.ops import _NOT_OPS
+    except ImportError:
+        _NOT_OPS = ()
+    judged = [k for k in paconvert if not k.startswith(_NOT_OPS)]
     rows = {}
     for entry in available_targets():
         target = load_target(str(entry["id"]), str(entry["version"]))
@@ -68,6 +74,7 @@ def shares(uses: Counter) -> dict:
         rows[target.label] = {
             "default": bool(entry["default"]),
             "paconvert": [len(unknown(target, paconvert)), len(paconvert)],
+            "ops": [len(unknown(target, judged)), len(judged)],
             "corpus": [len(on_corpus), len(uses)],
             "uses": [sum(uses[a] for a in on_corpus), sum(uses.values())],
             "worst": [f"{a} ({uses[a]})" for a in sorted(on_corpus, key=lambda a: -uses[a])[:8]],
@@ -113,12 +120,13 @@ def main() -> None:
     print(f"paconvert: {first['paconvert'][1]} torch APIs; corpus: the {first['corpus'][1]} most used torch APIs of "
           f"{len(PROJECTS)} repositories ({first['uses'][1]:,} uses); unknown share"
           + (f", before = {args.before}" if before else ""))
-    print(f"{'target':<20} {'':<7} {'paconvert':>16} {'corpus APIs':>16} {'corpus uses':>16}")
+    print(f"{'target':<20} {'':<7} {'paconvert':>16} {'paconvert ops':>16} {'corpus APIs':>16} {'corpus uses':>16}")
     for label, row in after.items():
         for when, data in (("before", before.get(label)), ("after" if before else "", row)):
             if data is None:
                 continue
-            print(f"{label:<20} {when:<7} {_share(*data['paconvert']):>16} {_share(*data['corpus']):>16} "
+            ops = _share(*data["ops"]) if "ops" in data else "-"
+            print(f"{label:<20} {when:<7} {_share(*data['paconvert']):>16} {ops:>16} {_share(*data['corpus']):>16} "
                   f"{_share(*data['uses']):>16}")
         if row["default"]:
             print(f"{'':<28}most used unknown: {', '.join(row['worst'])}")

@@ -304,22 +304,20 @@ def tensor_methods() -> FrozenSet[str]:
 
 
 @lru_cache(maxsize=None)
+def _torch_api_document() -> Mapping[str, object]:
+    path = maps_dir() / "torch_api.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 def torch_api_table() -> Mapping[str, Mapping[str, object]]:
     """Python API -> aten ops it runs (forward, backward), from ``operator_maps/torch_api.json``."""
-    path = maps_dir() / "torch_api.json"
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text(encoding="utf-8"))["apis"]
+    return _torch_api_document().get("apis", {})  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=None)
 def torch_api_aliases() -> Mapping[str, str]:
     """Other spellings of the table's APIs (``torch.nn.modules.loss.MSELoss`` -> ``torch.nn.MSELoss``), found
     by object identity when the table was traced."""
-    path = maps_dir() / "torch_api.json"
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text(encoding="utf-8")).get("aliases", {})
+    return _torch_api_document().get("aliases", {})  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -108,16 +108,15 @@ def op_releases(upstream: Path) -> Tuple[OpRelease, ...]:
     releases: List[OpRelease] = []
     taken = {(r.target, r.version) for r in OP_RELEASES}
     for version in cann.wheel_versions(upstream):
-        fields = cann.wheel_release_fields(upstream, version)
-        if ("cann", fields["version"]) in taken:
+        line = cann.wheel_line(upstream, version)
+        if ("cann", line.version) in taken:
             continue
-        taken.add(("cann", str(fields["version"])))
-        skips = "api_support/cann-npu-skips-26.1.0.json" if str(fields["branch"]).endswith("-26.1.0") else None
-        device, api_list = cann.wheel_line_maps(upstream, str(fields["torch_line"]))
-        releases.append(OpRelease("cann", str(fields["version"]), str(fields["runtime"]), str(fields["torch_line"]),
-                                  native_functions_for(upstream, str(fields["torch_line"])),
-                                  tuple(fields["registrations"]), api_support=api_list, npu_skips=skips,
-                                  device_map=device))
+        taken.add(("cann", line.version))
+        skips = "api_support/cann-npu-skips-26.1.0.json" if str(line.branch).endswith("-26.1.0") else None
+        device, api_list = cann.wheel_line_maps(upstream, line.torch_line)
+        releases.append(OpRelease("cann", line.version, line.runtime, line.torch_line,
+                                  native_functions_for(upstream, line.torch_line), (line.registrations,),
+                                  api_support=api_list, npu_skips=skips, device_map=device))
     return tuple(releases) + OP_RELEASES
 
 

@@ -276,6 +276,8 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.nn.functional.dropout2d", _dropout("dropout2d", _image)),
     Sample("torch.nn.functional.alpha_dropout", _dropout("alpha_dropout")),
     Sample("torch.nn.Identity", _module(_nn("Identity"))),
+    Sample("torch.nn.Flatten", _module(_nn("Flatten"), _image)),
+    Sample("torch.nn.Unflatten", _module(_nn("Unflatten", 1, (2, 4)))),
     Sample("torch.nn.Sequential", _module(_sequential)),
     Sample("torch.nn.init.normal_", _init("normal_", 0.0, 0.02)),
     Sample("torch.nn.init.uniform_", _init("uniform_", -0.1, 0.1)),

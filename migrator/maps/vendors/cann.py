@@ -208,19 +208,27 @@ def wheel_versions(upstream: Path) -> List[str]:
     return sorted(found, key=version_key, reverse=True)
 
 
-def wheel_release_fields(upstream: Path, version: str) -> Dict[str, object]:
-    """What an op release of one torch_npu wheel is: its id (``2.11-9.1``: torch line and CANN), runtime
-    label, the torch line, the registrations file, and whether op-plugin's NPU test skips (26.1.0) apply."""
+@dataclass(frozen=True)
+class WheelLine:
+    """One torch_npu wheel as a target release: its id (``2.11-9.1``: torch line and CANN, or the line alone
+    when Ascend's table does not name the wheel), runtime label, torch line, registration list and branch."""
+
+    version: str
+    torch_line: str
+    runtime: str
+    registrations: str
+    branch: Optional[str]
+
+
+def wheel_line(upstream: Path, version: str) -> WheelLine:
     pairing = next((p for p in pairings(upstream) if p.torch_npu == version), None)
     line = version_line(version)
+    registrations = WHEEL_REGISTRATIONS.format(version=version)
     if pairing is None:
-        return {"version": line, "torch_line": line, "registrations": (WHEEL_REGISTRATIONS.format(version=version),),
-                "runtime": f"torch_npu {version} (CANN: not in Ascend's compatibility table bundled)",
-                "branch": None}
-    cann = ".".join(pairing.cann.split(".")[:2])
-    return {"version": f"{line}-{cann}", "torch_line": line,
-            "registrations": (WHEEL_REGISTRATIONS.format(version=version),),
-            "runtime": f"torch_npu {version}, CANN {pairing.cann}", "branch": pairing.branch}
+        return WheelLine(line, line, f"torch_npu {version} (CANN: not in Ascend's compatibility table bundled)",
+                         registrations, None)
+    return WheelLine(f"{line}-{'.'.join(pairing.cann.split('.')[:2])}", line,
+                     f"torch_npu {version}, CANN {pairing.cann}", registrations, pairing.branch)
 
 
 def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]:
@@ -305,9 +313,6 @@ def npu_skips(upstream: Path) -> dict:
 SUBSTITUTE = False
 
 
-DOCS = "cann/torch_api_support.ascend-docs-pytorch-{version}.tsv"
-
-
 def docs_version(rel: str) -> str:
     return rel.rsplit("pytorch-", 1)[1][: -len(".tsv")]
 
@@ -352,7 +357,8 @@ def wheel_line_maps(upstream: Path, line: str) -> Tuple[str, str]:
 
 
 def api_support_path(line: str) -> str:
-    return "api_support/cann-2.7-9.1.json" if line == CANN_RELEASES[0].torch_line else f"api_support/cann-{line}.json"
+    newest = CANN_RELEASES[0]
+    return f"api_support/cann-{newest.version if line == newest.torch_line else line}.json"
 
 
 def device_map_path(torch_line: str) -> str:
