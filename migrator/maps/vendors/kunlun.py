@@ -106,7 +106,9 @@ def ops(upstream: Path, curated: Path, release: OpRelease, universe: Mapping[str
         elif info.kind == "implicit":
             ops[overload] = "composite-implicit"
         else:
-            row = next((bridged[f"{prefix}{base}"] for prefix in BRIDGE_PREFIXES if f"{prefix}{base}" in bridged), None)
+            names = (base, base[:-1]) if base.endswith("_") and not base.endswith("__") else (base,)
+            row = next((bridged[f"{prefix}{name}"] for name in names for prefix in BRIDGE_PREFIXES
+                        if f"{prefix}{name}" in bridged), None)
             ops[overload] = BRIDGE_REASONS[str(row["status"])] if row else "kunlun-unmapped"
     sources = [source_label(rel) + " (substitute: Paddle's Kunlun kernel list)",
                "operator_maps/curated/kunlun_aten_to_paddle.yaml (reviewed aten-to-Paddle names)",
@@ -145,7 +147,8 @@ XPU_LISTS = {"kl2": "kunlun/xpu2_op_list.paddle-700e9024.tsv", "kl3": "kunlun/xp
 
 
 #: the torch functions whose name an aten op carries (``aten::erf`` is what ``torch.erf`` dispatches), in the
-#: order their bridge rows are asked for an aten op the reviewed table lacks
+#: order their bridge rows are asked for an aten op the reviewed table lacks (an in-place ``erf_`` falls back to
+#: ``erf``'s rows, as it does in the reviewed table)
 BRIDGE_PREFIXES = ("torch.", "torch.Tensor.", "torch.nn.functional.", "torch.special.", "torch.linalg.")
 BRIDGE_REASONS = {"supported": "kunlun-bridged", "partial": "kunlun-bridged-partial",
                   "fallback": "kunlun-bridged-unlisted"}
