@@ -189,3 +189,14 @@ def test_the_newer_lines_read_their_own_api_list():
     assert load_target("cann", "2.13").api_support_file == "api_support/cann-2.13.json"
     assert load_target("cann", "2.9-9.1").api_support_file == "api_support/cann-2.7-9.1.json"  # none of its own
     assert any("PyTorch 2.13.0 API list" in s for s in load_target("cann", "2.13").sources)
+
+
+def test_each_wheel_lines_device_map_reads_its_own_transfer_tables():
+    rows = {r["version"]: r for r in json.loads((UPSTREAM / "cann" / "wheels.json").read_text())["wheels"]}
+    for version, row in rows.items():
+        tables = json.loads((UPSTREAM / "cann" / f"transfer_to_npu.torch_npu-{version}.json").read_text())
+        assert tables["_source"]["wheel_sha256"] == row["wheel_sha256"]
+        assert tables["_source"]["commit"] == row["git_version"]
+    device = json.loads((ROOT / "operator_maps" / "device" / "cann-torch2.13.json").read_text())
+    assert device["device_string"]["source"] == "transfer_to_npu.torch_npu-2.13.0.json (Ascend/pytorch@c798c6532a0d)"
+    assert device["apis"]["torch.Tensor.cuda"]["to"] == "torch.Tensor.npu"

@@ -20,10 +20,33 @@ UPSTREAM = ROOT / "operator_maps" / "upstream"
 MEMBER = "torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml"
 
 
-def _wheel(version: str, registrations: bytes) -> bytes:
+TRANSFER_TO_NPU = """
+import torch
+import torch_npu
+torch_fn_white_list = ['zeros', 'ones']
+device_kwargs_list = ['device', 'map_location']
+def _wrapper_cuda(fn):
+    return fn
+def _device_wrapper(enter_fn, white_list):
+    pass
+def _patch_cuda():
+    patches = [['cuda', torch_npu.npu], ['cuda.amp', torch_npu.npu.amp]]
+def _init():
+    _patch_cuda()
+    _device_wrapper(torch, torch_fn_white_list)
+    torch.Tensor.cuda = torch.Tensor.npu
+    torch.cuda.CUDAGraph = torch.npu.NPUGraph
+def _replace(device, backend):
+    return device.replace('cuda', 'npu'), backend.replace('nccl', 'hccl')
+_init()
+"""
+
+
+def _wheel(version: str, registrations: bytes, transfer: str = TRANSFER_TO_NPU) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as wheel:
         wheel.writestr(MEMBER, registrations)
+        wheel.writestr("torch_npu/contrib/transfer_to_npu.py", transfer)
         wheel.writestr("torch_npu/version.py", f"__version__ = '{version}'\ngit_version = 'abc123def456'\n")
         wheel.writestr(f"torch_npu-{version}.dist-info/METADATA",
                        f"Metadata-Version: 2.4\nName: torch_npu\nVersion: {version}\n"
@@ -88,6 +111,16 @@ def test_a_new_line_arrives_from_its_wheel_and_the_maps_offer_it(checkout):
     # no torch 2.14 aten list is bundled: the newest older one is used, and the map names it
     assert ops["aten_source"] == "native_functions.torch-2.13.0.yaml"
     assert ops["ops"]["aten::add.Tensor"] == "registered"
+    # its own transfer_to_npu tables make its device map
+    tables = json.loads((upstream / "cann" / "transfer_to_npu.torch_npu-2.14.0.post1.json").read_text())
+    assert tables["attribute_assignments_in_init"][0] == {
+        "target": "torch.Tensor.cuda", "value": "torch.Tensor.npu", "value_kind": "attribute"}
+    assert tables["_source"]["commit"] == "abc123def456"
+    device = json.loads((out / line["device_map"]).read_text())
+    assert line["device_map"] == "device/cann-torch2.14.json"
+    assert device["apis"]["torch.cuda.CUDAGraph"]["to"] == "torch.npu.NPUGraph"
+    assert device["device_string"] == {"from": "cuda", "to": "npu",
+                                       "source": "transfer_to_npu.torch_npu-2.14.0.post1.json (Ascend/pytorch@abc123def456)"}
 
 
 def test_a_wheel_that_fails_its_checksum_writes_nothing(checkout):

@@ -4,7 +4,8 @@ Every torch_npu wheel ships the registration list its build generated
 (``torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml``: the aten ops with an NPU kernel on the wheel's
 torch line). For each line asked, this reads the package index's JSON API, picks that line's newest release,
 downloads one of its wheels, checks the file against the sha256 the index publishes, copies the list into
-the upstream folder verbatim with its provenance (``cann/wheels.json``), and rebuilds the maps. Nothing is
+the upstream folder verbatim with its provenance (``cann/wheels.json``) and the tables of what its
+``transfer_to_npu`` patches (``transfer_tables.py``, read with ``ast``), and rebuilds the maps. Nothing is
 written unless every download checks out; offline, it says so and the maps stay as they are.
 """
 
@@ -24,7 +25,10 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .upstream import MapsBuildError
-from .vendors.cann import WHEEL_REGISTRATIONS, version_key, version_line, wheel_versions
+from .vendors.cann import TRANSFER_TABLES, WHEEL_REGISTRATIONS, version_key, version_line, wheel_versions
+from .vendors.transfer_tables import MEMBER as TRANSFER_MEMBER
+from .vendors.transfer_tables import NOTE as TRANSFER_NOTE
+from .vendors.transfer_tables import extract as extract_transfer
 
 #: PyPI's JSON API; ``--index`` may name a mirror or a local folder (``file:///...``) laid out the same way
 DEFAULT_INDEX = "https://pypi.org/pypi"
@@ -57,6 +61,8 @@ class FetchedList:
     text: bytes
     git_version: Optional[str]
     requires_torch: Optional[str]
+    #: what its ``transfer_to_npu`` patches (``transfer_tables.extract``), when the wheel has that module
+    transfer: Optional[dict] = None
 
 
 Opener = Callable[[str], bytes]
@@ -125,13 +131,24 @@ def fetch_list(choice: WheelChoice, opener: Opener = read_url) -> FetchedList:
             if "torch_npu/version.py" in names else ""
         metadata = next((wheel.read(n).decode("utf-8", "replace") for n in names
                          if n.endswith(".dist-info/METADATA")), "")
+        transfer_source = wheel.read(TRANSFER_MEMBER).decode("utf-8") if TRANSFER_MEMBER in names else None
     except KeyError as exc:
         raise UpdateError(f"{choice.filename} has no {MEMBER}") from exc
     except (zipfile.BadZipFile, OSError) as exc:
         raise UpdateError(f"{choice.filename} is not a readable wheel: {exc}") from exc
     git = re.search(r"git_version\s*=\s*['\"](\w+)['\"]", version_py)
     torch = re.search(r"^Requires-Dist:\s*(torch\b[^;\n]*)", metadata, re.M)
-    return FetchedList(choice, text, git.group(1) if git else None, torch.group(1).strip() if torch else None)
+    transfer = None
+    if transfer_source is not None:
+        try:
+            transfer = {"_source": {"repo": "Ascend/pytorch", "path": TRANSFER_MEMBER,
+                                    "commit": git.group(1) if git else None, "wheel": choice.filename,
+                                    "wheel_sha256": choice.sha256, "license": "BSD-3-Clause"},
+                        "_note": TRANSFER_NOTE, **extract_transfer(transfer_source)}
+        except (SyntaxError, ValueError):
+            transfer = None  # the device map then stays torch_npu 2.7.1's, and says so
+    return FetchedList(choice, text, git.group(1) if git else None, torch.group(1).strip() if torch else None,
+                       transfer)
 
 
 def store(upstream: Path, fetched: Sequence[FetchedList], today: Optional[str] = None) -> List[Path]:
@@ -146,6 +163,10 @@ def store(upstream: Path, fetched: Sequence[FetchedList], today: Optional[str] =
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(item.text)
         written.append(path)
+        if item.transfer is not None:
+            transfer = upstream / TRANSFER_TABLES.format(version=item.choice.version)
+            transfer.write_text(json.dumps(item.transfer, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            written.append(transfer)
         row = {"file": Path(rel).name, "package": "torch_npu", "version": item.choice.version,
                "wheel": item.choice.filename, "wheel_sha256": item.choice.sha256, "member": MEMBER,
                "sha256": hashlib.sha256(item.text).hexdigest(), "size": len(item.text),

@@ -55,6 +55,8 @@ def device_table(upstream: Path, release: CannRelease) -> dict:
     tsource = source_label(release.transfer_file, transfer.get("_source"))
     sources = [tsource]
     string_map = dict(transfer["string_replacements_in_device_args"])
+    if not {"cuda", "nccl"} <= set(string_map):
+        raise MapsBuildError(f"{release.transfer_file}: transfer_to_npu rewrites no 'cuda' and 'nccl' arguments")
     apis: Dict[str, dict] = {}
     for table in transfer["monkey_patch_tables"].values():
         for row in table:
@@ -326,16 +328,25 @@ def docs_files(upstream: Path) -> Dict[str, str]:
     return found
 
 
+TRANSFER_TABLES = "cann/transfer_to_npu.torch_npu-{version}.json"
+
+
 def line_releases(upstream: Path) -> List[CannRelease]:
-    """The fixed releases, then a device-map release for each line with an API list of its own and no fixed
-    release (2.11, 2.12, 2.13): Ascend's list of that line, with the newest extracted ``transfer_to_npu``
-    table (torch_npu 2.7.1-26.1.0; their sources name it)."""
-    lines = {r.torch_line for r in CANN_RELEASES}
-    extra = [CannRelease(version=line, torch_line=line, runtime=f"torch_npu on torch {line} (Ascend's API list "
-                         f"for PyTorch {docs_version(rel)})", transfer_file=CANN_RELEASES[0].transfer_file,
-                         docs_file=rel)
-             for line, rel in docs_files(upstream).items() if line not in lines]
-    return [*CANN_RELEASES, *extra]
+    """The fixed releases, then one device-map release per wheel line (2.8 ... 2.13): the ``transfer_to_npu``
+    tables of that wheel (``transfer_tables.py``; torch_npu 2.7.1-26.1.0's when the folder has none for it)
+    and Ascend's API list of that line (2.7.1's when Ascend publishes none for it); their sources name both."""
+    fixed = {r.torch_line for r in CANN_RELEASES}
+    newest, docs, extra = CANN_RELEASES[0], docs_files(upstream), {}
+    for version in wheel_versions(upstream):
+        line = version_line(version)
+        if line in fixed or line in extra:
+            continue
+        transfer = TRANSFER_TABLES.format(version=version)
+        extra[line] = CannRelease(
+            version=line, torch_line=line, runtime=f"torch_npu {version}",
+            transfer_file=transfer if (upstream / transfer).is_file() else newest.transfer_file,
+            docs_file=docs.get(line, newest.docs_file))
+    return [*CANN_RELEASES, *extra.values()]
 
 
 def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
@@ -349,11 +360,10 @@ def device_map(release: "OpRelease") -> str:
 
 
 def wheel_line_maps(upstream: Path, line: str) -> Tuple[str, str]:
-    """(device map, API list) of a wheel line: its own line's where Ascend publishes an API list for it,
-    else the newest fixed release's (torch_npu 2.7.1-26.1.0; the sources name it)."""
-    if line in docs_files(upstream):
-        return device_map_path(line), api_support_path(line)
-    return device_map_path(CANN_RELEASES[0].torch_line), api_support_path(CANN_RELEASES[0].torch_line)
+    """(device map, API list) of a wheel line: its own device map (``line_releases``), and its own line's API
+    list where Ascend publishes one, else the newest fixed release's (torch_npu 2.7.1-26.1.0's)."""
+    own = line in docs_files(upstream)
+    return device_map_path(line), api_support_path(line if own else CANN_RELEASES[0].torch_line)
 
 
 def api_support_path(line: str) -> str:
@@ -366,8 +376,9 @@ def device_map_path(torch_line: str) -> str:
 
 
 def api_support_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
+    lists = docs_files(upstream)
     return {**{api_support_path(r.torch_line): api_support(upstream, r, curated)
-               for r in line_releases(upstream) if r.docs_file},
+               for r in line_releases(upstream) if r.docs_file and lists.get(r.torch_line) == r.docs_file},
             "api_support/cann-npu-skips-26.1.0.json": npu_skips(upstream)}
 
 
