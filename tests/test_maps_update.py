@@ -119,8 +119,8 @@ def test_a_new_line_arrives_from_its_wheel_and_the_maps_offer_it(checkout):
     device = json.loads((out / line["device_map"]).read_text())
     assert line["device_map"] == "device/cann-torch2.14.json"
     assert device["apis"]["torch.cuda.CUDAGraph"]["to"] == "torch.npu.NPUGraph"
-    assert device["device_string"] == {
-        "from": "cuda", "to": "npu", "source": "transfer_to_npu.torch_npu-2.14.0.post1.json (Ascend/pytorch@abc123def456)"}
+    source = "transfer_to_npu.torch_npu-2.14.0.post1.json (Ascend/pytorch@abc123def456)"
+    assert device["device_string"] == {"from": "cuda", "to": "npu", "source": source}
 
 
 def test_a_wheel_that_fails_its_checksum_writes_nothing(checkout):
