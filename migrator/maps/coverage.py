@@ -93,6 +93,9 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str],
     instead when the aten path cannot say (``unknown``, or no trace and no list entry) or says only what the
     bridge says of the ops' names (the ops that decide it are judged through the bridge themselves: the API's
     own row is the more specific)."""
+    missing = _absent(target, api)
+    if missing is not None:
+        return ApiCoverage(api, (), missing, False)
     found = _aten_coverage(target, api, path, form)
     bridged = target.bridged(api) if target.bridge_file else None
     if bridged is None or (found is not None and found.verdict.status != Status.UNKNOWN
@@ -100,6 +103,16 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str],
         return found
     return ApiCoverage(api, found.ops if found else (), bridge_verdict(target, api, *bridged),
                        found.traced if found else False)
+
+
+def _absent(target: TargetMap, api: str) -> Optional[Verdict]:
+    """``api`` is not in the torch the target runs (read from that torch's wheel): the call fails there."""
+    op_map = target.op_map()
+    if api not in op_map.get("absent_apis", ()):
+        return None
+    return Verdict(Status.UNSUPPORTED, f"`{api}` is not in torch {op_map['torch_version']}, which "
+                   f"{target.label} runs: the call fails there (a later torch added it): write it another way, "
+                   "or move to a release on a newer torch line", str(op_map["absent_source"]))
 
 
 def _decided_by_bridge(target: TargetMap, found: ApiCoverage) -> bool:

@@ -26,6 +26,7 @@ kunlun-bridged-unlisted fallback (kunlun) as above, with none listed: Paddle run
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +136,20 @@ def native_functions_for(upstream: Path, line: str) -> str:
     return found[max(older)]
 
 
+def absent_apis(upstream: Path, native: str) -> Dict[str, object]:
+    """The table's APIs that the release's torch does not have (``pytorch/absent_apis.torch-<version>.json``,
+    read from its wheel by ``maps/torch_names.py``), when that file is bundled. A substitute target's torch
+    line is not known, so it gets none."""
+    version = re.sub(r"^native_functions\.torch-|\.yaml$", "", Path(native).name)
+    rel = f"pytorch/absent_apis.torch-{version}.json"
+    if not (upstream / rel).is_file():
+        return {}
+    data = json.loads(read_text(upstream, rel))
+    return {"torch_version": version, "absent_apis": data["absent"],
+            "absent_source": f"{Path(rel).name} ({data['_source']['wheel']}, sha256 "
+                             f"{data['_source']['wheel_sha256'][:12]}, against {data['_source']['against']})"}
+
+
 def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
     outputs: Dict[str, object] = {}
     universes: Dict[str, Dict[str, AtenOp]] = {}
@@ -148,6 +163,7 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
             "sources": sources, "substitute": reader.SUBSTITUTE,
             "reasons": REASONS, "ops": {op: ops[op] for op in sorted(ops)},
             **({"dtypes": dtypes} if dtypes else {}),
+            **({} if reader.SUBSTITUTE else absent_apis(upstream, release.native)),
         }
     return outputs
 
