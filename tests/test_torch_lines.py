@@ -63,3 +63,15 @@ def test_adafactor_is_judged_by_the_torch_each_target_runs(target, status):
     assert verdict.status.value == status
     if status == "unsupported":
         assert "is not in torch 2." in verdict.message and "absent_apis.torch-" in verdict.source
+
+
+def test_an_op_a_later_torch_added_backend_agnostically_does_not_decide_an_older_lines_verdict():
+    """F.scaled_dot_product_attention's trace (torch 2.13, CPU) names aten::_safe_softmax, added in torch 2.5 as
+    a CompositeExplicitAutograd op; torch_mlu r2.4 runs torch 2.4, whose SDPA decomposes without it."""
+    target = load_target("neuware", "1.25-2.4")
+    assert target.op_map()["ops"]["aten::_safe_softmax"] == "later-composite-explicit"
+    verdict = api_coverage(target, "torch.nn.functional.scaled_dot_product_attention").verdict
+    assert verdict.status.value == "supported"
+    assert "aten::_safe_softmax is not in torch 2.4" in verdict.message
+    # a later op with backend kernels stays out: the verdict still says the data cannot judge it
+    assert "aten::_scaled_grouped_mm" not in target.op_map()["ops"]

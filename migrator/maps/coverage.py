@@ -22,6 +22,8 @@ _REASON_TEXT = {
     "kunlun-bridged-unlisted": "no Kunlun kernel for its Paddle equivalent (PaConvert)",
     "kunlun-dtypes": "Kunlun kernel for float16/bfloat16 only",
     "missing": "not in aten {line}",
+    "later-composite-explicit": "not in torch {line}, whose own decomposition of the API runs instead",
+    "later-composite-implicit": "a composite op of a later torch, not in torch {line}",
 }
 #: Aggregation: the worst op decides, in this order.
 _ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
@@ -173,8 +175,11 @@ def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[s
     how = "listed by name in native_functions.yaml, not traced" if row_source == "native_functions" else \
         f"traced{' (' + path + ' path)' if path else ''}"
     if status == Status.SUPPORTED:
+        later = [op for op, reason in reasons.items() if reason.startswith("later-")]
+        note = (f"; {', '.join(later[:4])} {'is' if len(later) == 1 else 'are'} not in torch {target.torch_line}, "
+                "which decomposes the API its own way (not traced)") if later else ""
         return (f"{prefix}all {len(reasons)} aten ops it runs ({how}) have {target.id} kernels or backend-agnostic "
-                "implementations")
+                f"implementations{note}")
     worst = [op for op, s in statuses.items() if s == status]
     details = ", ".join(f"{op} ({_reason(target, reasons[op])})" for op in worst[:6])
     more = f" and {len(worst) - 6} more" if len(worst) > 6 else ""

@@ -21,6 +21,9 @@ kunlun-bridged      supported    (kunlun) no reviewed row; the bridge row of the
                                  (PaConvert -> Paddle API -> kernels) has every kernel in the XPU list
 kunlun-bridged-partial partial   (kunlun) as above, with some of those kernels listed
 kunlun-bridged-unlisted fallback (kunlun) as above, with none listed: Paddle runs it on the CPU
+later-composite-explicit supported  not in this line's torch; the traced (newer) torch implements it
+                                 backend-agnostically, and this line's torch decomposes the API its own way
+later-composite-implicit unknown    as above, a composite op of the newer torch (judged through its ops)
 ==================  ===========  =====================================================================
 """
 
@@ -49,6 +52,8 @@ REASONS = {
     "kunlun-bridged": "supported",
     "kunlun-bridged-partial": "partial",
     "kunlun-bridged-unlisted": "fallback",
+    "later-composite-explicit": "supported",
+    "later-composite-implicit": "unknown",
 }
 
 
@@ -136,6 +141,19 @@ def native_functions_for(upstream: Path, line: str) -> str:
     return found[max(older)]
 
 
+#: the torch the API table is traced with (``operator_maps/torch_api.json``): the ops a trace names
+TRACED_NATIVE = "pytorch/native_functions.torch-2.13.0.yaml"
+
+
+def later_composites(universe: Mapping[str, AtenOp], newest: Mapping[str, AtenOp]) -> Dict[str, str]:
+    """Ops the traced torch has and this line's torch does not, where the traced torch implements them
+    backend-agnostically (``_safe_softmax``, 2.5+, in the trace of ``F.scaled_dot_product_attention``): on
+    this line the API decomposes its own way (not traced), so such an op does not decide the verdict; the
+    reason says so. Ops the newer torch gives backend kernels stay out (the verdict says "not in aten")."""
+    return {op: f"later-{'composite-explicit' if info.kind == 'explicit' else 'composite-implicit'}"
+            for op, info in newest.items() if op not in universe and info.kind in ("explicit", "implicit")}
+
+
 def absent_apis(upstream: Path, native: str) -> Dict[str, object]:
     """The table's APIs that the release's torch does not have (``pytorch/absent_apis.torch-<version>.json``,
     read from its wheel by ``maps/torch_names.py``), when that file is bundled. A substitute target's torch
@@ -157,6 +175,8 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
         universe = universes.setdefault(release.native, aten_universe(read_text(upstream, release.native)))
         reader = READERS[release.target]
         ops, dtypes, sources = reader.op_map(upstream, curated, release, universe)
+        newest = universes.setdefault(TRACED_NATIVE, aten_universe(read_text(upstream, TRACED_NATIVE)))
+        ops.update(later_composites(universe, newest))
         outputs[f"ops/{release.target}-{release.version}.json"] = {
             "schema": MAPS_SCHEMA, "target": release.target, "version": release.version,
             "runtime": release.runtime, "torch_line": release.torch_line, "aten_source": source_label(release.native),
