@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
 from ..resolve.names import absolute_import
+from ..sources.outline import dotted_name
 
 #: modules whose every public name another module takes over at import time (``torch/__init__.py`` loops
 #: over ``dir(_C._VariableFunctions)``; ``torch.nn.functional`` over its stub's names)
@@ -128,11 +129,8 @@ def _members(node: ast.ClassDef) -> Set[str]:
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
-    parts: List[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+    """``a.b.c`` as written (no import resolved)."""
+    return dotted_name(node, lambda name: name)
 
 
 def index_wheel(wheel: Path) -> _Index:

@@ -22,6 +22,8 @@ from collections import deque
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from ...sources.outline import dotted_name
+
 MEMBER = "torch_npu/contrib/transfer_to_npu.py"
 NOTE = ("Data extracted mechanically (Python ast, no execution) from the source file above; lists/mappings only. "
         "Entries in attribute_assignments_in_init are 'target = value' statements executed on "
@@ -29,11 +31,8 @@ NOTE = ("Data extracted mechanically (Python ast, no execution) from the source 
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
-    parts: List[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+    """``a.b.c`` as written (no import resolved)."""
+    return dotted_name(node, lambda name: name)
 
 
 def _strings(node: ast.AST) -> Optional[List[str]]:
