@@ -149,13 +149,17 @@ def test_offline_it_says_so_and_keeps_the_maps(checkout):
     pytest.param("2.99", "no torch_npu release on the 2.99 line", id="line-not-published"),
     pytest.param("2.14.0rc1", "is not a readable wheel", id="broken-wheel"),
     pytest.param("2.14.0", "has no torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml", id="no-list-in-wheel"),
+    pytest.param("2.14.0rc2", "unpacks to more than 32 MB; refused", id="zip-bomb"),
 ])
 def test_what_cannot_be_fetched_is_named(checkout, asked, message):
     upstream, out, index_root = checkout
     empty = io.BytesIO()
     with zipfile.ZipFile(empty, "w") as wheel:
         wheel.writestr("torch_npu/__init__.py", "")
-    index = _index(index_root, {"2.14.0rc1": b"not a zip", "2.14.0": empty.getvalue()})
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as wheel:
+        wheel.writestr(MEMBER, b"\0" * (33 * 1024 * 1024))  # 33 MB of zeros, a few KB packed
+    index = _index(index_root, {"2.14.0rc1": b"not a zip", "2.14.0": empty.getvalue(), "2.14.0rc2": bomb.getvalue()})
     result = _run(asked, "--index", index, "--upstream", str(upstream), "--out", str(out))
     assert result.exit_code == 2
     assert message in result.output

@@ -35,8 +35,10 @@ DEFAULT_INDEX = "https://pypi.org/pypi"
 PROJECT = "torch-npu"
 MEMBER = "torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml"
 PROVENANCE = "cann/wheels.json"
-#: a wheel bigger than this is refused (torch_npu's are about 45 MB)
+#: a wheel bigger than this is refused (torch_npu's are about 45 MB), and a member that unpacks bigger than
+#: the second (the registration list is about 250 KB)
 MAX_WHEEL_BYTES = 400 * 1024 * 1024
+MAX_MEMBER_BYTES = 32 * 1024 * 1024
 
 
 class UpdateError(Exception):
@@ -125,6 +127,11 @@ def fetch_list(choice: WheelChoice, opener: Opener = read_url) -> FetchedList:
         raise UpdateError(f"{choice.filename}: sha256 {digest} is not the index's {choice.sha256}; nothing written")
     try:
         wheel = zipfile.ZipFile(io.BytesIO(data))
+        too_big = [i.filename for i in wheel.infolist()
+                   if i.filename in (MEMBER, TRANSFER_MEMBER) and i.file_size > MAX_MEMBER_BYTES]
+        if too_big:
+            raise UpdateError(f"{choice.filename}: {too_big[0]} unpacks to more than "
+                              f"{MAX_MEMBER_BYTES // (1024 * 1024)} MB; refused")
         text = wheel.read(MEMBER)
         names = wheel.namelist()
         version_py = wheel.read("torch_npu/version.py").decode("utf-8", "replace") \
