@@ -227,11 +227,25 @@ class BaseImage(Rule):
 
 
 def _plain_torch_verdict(target, usage: Usage) -> Verdict:
+    """A CUDA build of torch with no pairing to go by: the plain build of the line the target's releases run.
+    A substitute target's torch line is only how its data names ops (kunlun: torch 2.7 names joined with
+    Paddle's lists), not a torch its plugin is built for, so none is named."""
+    plugin = target.import_first.split()[-1] if target.import_first else _stack(target)
+    if target.substitute:
+        return Verdict(Status.REWRITE, f"{usage.context}: install the torch build {_stack(target)} is released with "
+                       "(which torch version that is, the public data does not say)", "migrator environment rules")
     return Verdict(
-        Status.REWRITE, f"{usage.context}: install the plain torch {target.id} supports, then "
-        f"{target.import_first.split()[-1] if target.import_first else _stack(target)}",
+        Status.REWRITE, f"{usage.context}: install the plain torch {target.id} supports, then {plugin}",
         "migrator environment rules",
-        suggestion=" ".join(filter(None, ("torch", target.torch_line, f"(the line {_stack(target)} supports)"))))
+        suggestion=f"torch {target.torch_line} (the line {_stack(target)} supports)")
+
+
+def _index_verdict(target, usage: Usage) -> Verdict:
+    """A CUDA wheel index: torch's plain build (and the plugin) come from the default index. Which torch to pin
+    is the pin's finding (``_cuda_torch_verdict``, ``TorchPin``), so this one names no version."""
+    return Verdict(Status.REWRITE, f"{usage.context}: it serves CUDA builds of torch, which {_stack(target)} do not "
+                   "run with: drop it (the torch pin's finding says which torch to install)",
+                   "migrator environment rules", suggestion="(remove the CUDA wheel index)")
 
 
 def _cuda_torch_verdict(target, usage: Usage, version: Optional[str]) -> Verdict:
@@ -375,7 +389,9 @@ class CudaRequirement(Rule):
         if usage.api == "requirement:torch":
             pinned = re.search(r"===?\s*(\d+\.\d+\.\d+)", usage.args[0].value.text if usage.args else "")
             return per_target(ctx, lambda t: _cuda_torch_verdict(t, usage, pinned.group(1) if pinned else None))
-        if usage.api == "pip.index-url" or usage.api.startswith("requirement:torch"):
+        if usage.api == "pip.index-url":
+            return per_target(ctx, lambda t: _index_verdict(t, usage))
+        if usage.api.startswith("requirement:torch"):  # torchvision, torchaudio
             return per_target(ctx, lambda t: _plain_torch_verdict(t, usage))
         library = usage.api.split(":", 1)[1]
         if library in ctx.third_party.libraries:
