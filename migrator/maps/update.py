@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .upstream import MapsBuildError
-from .vendors.cann import TRANSFER_TABLES, WHEEL_REGISTRATIONS, version_key, version_line, wheel_versions
+from .vendors.cann import TRANSFER_TABLES, WHEEL_REGISTRATIONS, WHEELS, version_key, version_line, wheel_versions
 from .vendors.transfer_tables import MEMBER as TRANSFER_MEMBER
 from .vendors.transfer_tables import NOTE as TRANSFER_NOTE
 from .vendors.transfer_tables import extract as extract_transfer
@@ -34,7 +34,6 @@ from .vendors.transfer_tables import extract as extract_transfer
 DEFAULT_INDEX = "https://pypi.org/pypi"
 PROJECT = "torch-npu"
 MEMBER = "torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml"
-PROVENANCE = "cann/wheels.json"
 #: a wheel bigger than this is refused (torch_npu's are about 45 MB), and a member that unpacks bigger than
 #: the second (the registration list is about 250 KB)
 MAX_WHEEL_BYTES = 400 * 1024 * 1024
@@ -160,7 +159,7 @@ def fetch_list(choice: WheelChoice, opener: Opener = read_url) -> FetchedList:
 
 def store(upstream: Path, fetched: Sequence[FetchedList], today: Optional[str] = None) -> List[Path]:
     """Write each list verbatim into ``upstream/cann/`` and its row into ``cann/wheels.json``."""
-    provenance_path = upstream / PROVENANCE
+    provenance_path = upstream / WHEELS
     provenance = json.loads(provenance_path.read_text(encoding="utf-8")) if provenance_path.is_file() \
         else {"schema": "migrator.upstream-wheels/1", "wheels": []}
     written = []

@@ -72,7 +72,9 @@ def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
 
 #: the device plugins a requirements file may pin beside torch
 PLUGIN_PACKAGES = ("torch-npu", "torch-mlu", "torch-xmlir")
-_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*([0-9][0-9A-Za-z.]*)(\+\w+)?\s*(?:;.*)?$")
+#: the version part of an exact pin (``==2.11.0``, ``===2.11.0+cpu``, with an environment marker or not), after
+#: ``_REQUIREMENT`` has taken the name
+_EXACT = re.compile(r"^===?\s*([0-9][0-9A-Za-z.]*)(\+\w+)?\s*(?:;.*)?$")
 
 
 def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
@@ -81,19 +83,19 @@ def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
     plugins the file pins (``torch_npu==2.11.0``), so the rule can tell a pin already paired."""
     pins = {}
     for line_no, line in lines:
-        match = _PIN.match(line.strip().strip("'\""))
-        if match:
-            pins[match.group(1).lower().replace("_", "-")] = (line_no, line, match)
-    if "torch" not in pins or (pins["torch"][2].group(3) or "").startswith("+cu"):
+        requirement = _REQUIREMENT.match(line.strip().strip("'\""))
+        exact = _EXACT.match(requirement.group(3).strip()) if requirement else None
+        if exact:
+            pins[requirement.group(1).lower().replace("_", "-")] = (line_no, line, requirement.group(1), exact)
+    if "torch" not in pins or (pins["torch"][3].group(2) or "").startswith("+cu"):
         return []
-    line_no, line, match = pins["torch"]
-    plugins = " ".join(f"{name.replace('-', '_')}=={pins[name][2].group(2)}" for name in PLUGIN_PACKAGES
-                       if name in pins)
-    start = line.find(match.group(1))
+    line_no, line, name, exact = pins["torch"]
+    plugins = " ".join(f"{plugin.replace('-', '_')}=={pins[plugin][3].group(1)}" for plugin in PLUGIN_PACKAGES
+                       if plugin in pins)
     return [Usage(api="requirement-pin:torch", kind="requirement",
-                  span=Span(line_no, max(start, 0), line_no, len(line.rstrip())), snippet=line.strip()[:160],
-                  context=f"torch {match.group(2)} pinned",
-                  args=(Argument(None, Value("str", match.group(2))), Argument("plugins", Value("str", plugins))))]
+                  span=Span(line_no, max(line.find(name), 0), line_no, len(line.rstrip())), snippet=line.strip()[:160],
+                  context=f"torch {exact.group(1)} pinned",
+                  args=(Argument(None, Value("str", exact.group(1))), Argument("plugins", Value("str", plugins))))]
 
 
 def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]:

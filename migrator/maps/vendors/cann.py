@@ -191,9 +191,7 @@ def pairing_rows(upstream: Path) -> List[Dict[str, str]]:
     rows = [{"torch": p.torch, "package": "torch_npu", "version": p.torch_npu, "runtime": f"CANN {p.cann}",
              "source": source} for p in pairings(upstream)]
     named = {p.torch_npu for p in pairings(upstream)}
-    wheels = read_json(upstream, "cann/wheels.json").get("wheels", []) if (upstream / "cann/wheels.json").is_file() \
-        else []
-    for row in sorted(wheels, key=lambda r: version_key(str(r["version"]))):
+    for row in sorted(wheel_rows(upstream), key=lambda r: version_key(str(r["version"]))):
         torch = re.search(r"==\s*(\d+\.\d+\.\d+)", str(row.get("requires_torch") or ""))
         if row["version"] not in named and torch:
             rows.insert(0, {"torch": torch.group(1), "package": "torch_npu", "version": str(row["version"]),
@@ -270,12 +268,25 @@ def wheel_registered(upstream: Path, rel: str) -> Tuple[Set[str], List[str]]:
     return found, [source_label(rel) + f" (the registration list {wheel_label(upstream, rel)} ships)"]
 
 
+WHEELS = "cann/wheels.json"
+
+
+def wheel_rows(upstream: Path) -> Tuple[Mapping[str, object], ...]:
+    """The provenance rows of the wheels the lists came from (``cann/wheels.json``), read once per version of
+    the file (``maps update`` rewrites it before it rebuilds)."""
+    path = upstream / WHEELS
+    return _wheel_rows(upstream, path.stat().st_mtime_ns if path.is_file() else 0)
+
+
+@lru_cache(maxsize=8)
+def _wheel_rows(upstream: Path, stamp: int) -> Tuple[Mapping[str, object], ...]:
+    return tuple(read_json(upstream, WHEELS).get("wheels", [])) if stamp else ()
+
+
 def wheel_label(upstream: Path, rel: str) -> str:
     """``torch_npu-2.12.0-cp311-...whl, sha256 1c83a892cf18``: the wheel a list was read from, by its
     provenance row in ``cann/wheels.json``."""
-    path = upstream / "cann" / "wheels.json"
-    rows = read_json(upstream, "cann/wheels.json").get("wheels", []) if path.is_file() else []
-    row = next((r for r in rows if r.get("file") == Path(rel).name), None)
+    row = next((r for r in wheel_rows(upstream) if r.get("file") == Path(rel).name), None)
     if row is None:
         raise MapsBuildError(f"{rel}: no provenance row in cann/wheels.json")
     return f"{row['wheel']} (sha256 {str(row['wheel_sha256'])[:12]})"

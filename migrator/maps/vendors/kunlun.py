@@ -71,8 +71,10 @@ def adaptations(upstream: Path, rows: Mapping[str, Mapping], generation: str, ca
     return out
 
 
-def xpu_list(upstream: Path, rel: str) -> Dict[str, List[str]]:
-    """Paddle op name -> the dtypes one generation's XPU list registers."""
+@lru_cache(maxsize=None)
+def xpu_list(upstream: Path, rel: str) -> Mapping[str, List[str]]:
+    """Paddle op name -> the dtypes one generation's XPU list registers (read once: the op map and the bridge
+    table both join with it)."""
     listed: Dict[str, List[str]] = {}
     for line in read_text(upstream, rel).splitlines():
         if line.startswith("#") or line.startswith("paddle_op\t") or not line.strip():
