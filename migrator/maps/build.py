@@ -49,7 +49,10 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         sources = sorted(set(outputs[device]["sources"]) | set(outputs[op_map]["sources"]))
         targets.append({
             "id": release.target, "version": release.version, "runtime": release.runtime,
-            "torch_line": release.torch_line, "default": defaults[release.target] == release.version,
+            # a substitute target's torch line only names the ops its data is joined with (kunlun: torch 2.7's
+            # names for Paddle's lists), not a torch its plugin is built for: the target says none
+            "torch_line": None if READERS[release.target].SUBSTITUTE else release.torch_line,
+            "default": defaults[release.target] == release.version,
             "sources": sources, "device_map": device, "op_map": op_map,
             "api_support": release.api_support, "npu_skips": release.npu_skips,
             **({"bridge": release.bridge} if release.bridge else {}),

@@ -176,7 +176,7 @@ def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[s
         f"traced{' (' + path + ' path)' if path else ''}"
     if status == Status.SUPPORTED:
         later = [op for op, reason in reasons.items() if reason.startswith("later-")]
-        note = (f"; {', '.join(later[:4])} {'is' if len(later) == 1 else 'are'} not in torch {target.torch_line}, "
+        note = (f"; {', '.join(later[:4])} {'is' if len(later) == 1 else 'are'} not in torch {_ops_line(target)}, "
                 "which decomposes the API its own way (not traced)") if later else ""
         return (f"{prefix}all {len(reasons)} aten ops it runs ({how}) have {target.id} kernels or backend-agnostic "
                 f"implementations{note}")
@@ -274,7 +274,12 @@ def _substitute(target: TargetMap) -> str:
 
 
 def _reason(target: TargetMap, reason: str) -> str:
-    return _REASON_TEXT.get(reason, reason).format(target=target.id, line=target.torch_line)
+    return _REASON_TEXT.get(reason, reason).format(target=target.id, line=_ops_line(target))
+
+
+def _ops_line(target: TargetMap) -> str:
+    """The torch line whose op names the target's op map uses (a substitute target's too)."""
+    return str(target.op_map().get("torch_line") or target.torch_line)
 
 
 def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdict:

@@ -227,11 +227,10 @@ class BaseImage(Rule):
 
 
 def _plain_torch_verdict(target, usage: Usage) -> Verdict:
-    """A CUDA build of torch with no pairing to go by: the plain build of the line the target's releases run.
-    A substitute target's torch line is only how its data names ops (kunlun: torch 2.7 names joined with
-    Paddle's lists), not a torch its plugin is built for, so none is named."""
+    """A CUDA build of torch with no pairing to go by: the plain build of the line the target's release runs,
+    where the data names one (kunlun's does not)."""
     plugin = target.import_first.split()[-1] if target.import_first else _stack(target)
-    if target.substitute:
+    if target.torch_line is None:
         return Verdict(Status.REWRITE, f"{usage.context}: install the torch build {_stack(target)} is released with "
                        "(which torch version that is, the public data does not say)", "migrator environment rules")
     return Verdict(
