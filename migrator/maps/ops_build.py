@@ -69,8 +69,6 @@ class OpRelease:
     npu_skips: Optional[str] = None
     #: API-level substitute verdicts for what the op map cannot say (kunlun: ``vendors/kunlun_bridge.py``)
     bridge: Optional[str] = None
-    #: the device map, where the reader does not derive it from the torch line (a wheel line)
-    device_map: Optional[str] = None
 
 
 #: the releases read from fixed vendor files; ``op_releases`` adds one per torch_npu wheel in the folder
@@ -119,10 +117,9 @@ def op_releases(upstream: Path) -> Tuple[OpRelease, ...]:
             continue
         taken.add(("cann", line.version))
         skips = "api_support/cann-npu-skips-26.1.0.json" if str(line.branch).endswith("-26.1.0") else None
-        device, api_list = cann.wheel_line_maps(upstream, line.torch_line)
         releases.append(OpRelease("cann", line.version, line.runtime, line.torch_line,
                                   native_functions_for(upstream, line.torch_line), (line.registrations,),
-                                  api_support=api_list, npu_skips=skips, device_map=device))
+                                  api_support=cann.wheel_line_api_list(upstream, line.torch_line), npu_skips=skips))
     return tuple(releases) + OP_RELEASES
 
 

@@ -366,15 +366,14 @@ def device_maps(upstream: Path, curated: Path) -> Dict[str, dict]:
 
 
 def device_map(release: "OpRelease") -> str:
-    """The device map a release names (a wheel line: ``wheel_line_maps``), else its torch line's."""
-    return release.device_map or device_map_path(release.torch_line)
+    """Every release's torch line has its device map (``line_releases``)."""
+    return device_map_path(release.torch_line)
 
 
-def wheel_line_maps(upstream: Path, line: str) -> Tuple[str, str]:
-    """(device map, API list) of a wheel line: its own device map (``line_releases``), and its own line's API
-    list where Ascend publishes one, else the newest fixed release's (torch_npu 2.7.1-26.1.0's)."""
-    own = line in docs_files(upstream)
-    return device_map_path(line), api_support_path(line if own else CANN_RELEASES[0].torch_line)
+def wheel_line_api_list(upstream: Path, line: str) -> str:
+    """The API list of a wheel line: its own line's where Ascend publishes one, else the newest fixed
+    release's (torch_npu 2.7.1-26.1.0's; its sources name it)."""
+    return api_support_path(line if line in docs_files(upstream) else CANN_RELEASES[0].torch_line)
 
 
 def api_support_path(line: str) -> str:
