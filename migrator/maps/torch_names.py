@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
-from ..resolve.names import absolute_import
+from .pysource import imported, top_level
 from ..sources.outline import dotted_name
 
 #: modules whose every public name another module takes over at import time (``torch/__init__.py`` loops
@@ -40,7 +40,7 @@ class _Index:
 
     def add(self, module: str, tree: ast.Module, is_package: bool) -> None:
         names = self.names.setdefault(module, {})
-        for node in _top_level(tree.body):
+        for node in top_level(tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names[node.name] = "def"
             elif isinstance(node, ast.ClassDef):
@@ -48,17 +48,12 @@ class _Index:
                 qual = f"{module}.{node.name}"
                 self.members.setdefault(qual, set()).update(_members(node))
                 self.bases[qual] = [b for b in (_dotted(base) for base in node.bases) if b]
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    names[alias.asname or alias.name.split(".")[0]] = \
-                        f"import:{alias.name if alias.asname else alias.name.split('.')[0]}"
-            elif isinstance(node, ast.ImportFrom):
-                source = absolute_import(module, is_package, node.level, node.module)
-                for alias in node.names if source is not None else ():
-                    if alias.name == "*":
-                        self.stars.setdefault(module, []).append(source)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for local, target in imported(node, module, is_package):
+                    if local == "*":
+                        self.stars.setdefault(module, []).append(target)
                     else:
-                        names[alias.asname or alias.name] = f"import:{source}.{alias.name}"
+                        names[local] = f"import:{target}"
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -109,17 +104,9 @@ class _Index:
         return f"{module}.{base}"
 
 
-def _top_level(body: List[ast.stmt]) -> Iterable[ast.stmt]:
-    for node in body:
-        yield node
-        if isinstance(node, (ast.If, ast.Try)):
-            yield from _top_level([*node.body, *node.orelse, *getattr(node, "finalbody", []),
-                                   *[s for h in getattr(node, "handlers", []) for s in h.body]])
-
-
 def _members(node: ast.ClassDef) -> Set[str]:
     found = set()
-    for child in _top_level(node.body):
+    for child in top_level(node.body):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.add(child.name)
         elif isinstance(child, (ast.Assign, ast.AnnAssign)):

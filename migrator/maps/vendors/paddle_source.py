@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from ...resolve.names import absolute_import
+from ..pysource import imported, top_level
 from ...sources.outline import dotted_name
 
 #: a class's methods that say what the class runs: a layer's forward, an optimizer's update
@@ -46,27 +46,16 @@ class _Module:
         self.module = module
         self.aliases: Dict[str, str] = {}  # local name -> absolute dotted name
         self.defs: Dict[str, ast.AST] = {}
-        for node in tree.body:
+        for node in top_level(tree.body):
             self._bind(node, is_package)
 
     def _bind(self, node: ast.AST, is_package: bool) -> None:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    self.aliases[alias.asname] = alias.name
-                else:
-                    self.aliases.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
-            source = absolute_import(self.module, is_package, node.level, node.module)
-            for alias in node.names if source is not None else ():
-                if alias.name != "*":
-                    self.aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, target in imported(node, self.module, is_package):
+                if local != "*":
+                    self.aliases[local] = target
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.defs[node.name] = node
-        elif isinstance(node, (ast.If, ast.Try)):  # `if TYPE_CHECKING:` / try-import blocks bind names too
-            for child in [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
-                          *[h for handler in getattr(node, "handlers", []) for h in handler.body]]:
-                self._bind(child, is_package)
         elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute)):
             target = self.dotted(node.value)
             for t in node.targets:
