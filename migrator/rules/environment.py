@@ -242,6 +242,10 @@ def _plain_torch_verdict(target, usage: Usage) -> Verdict:
 def _index_verdict(target, usage: Usage) -> Verdict:
     """A CUDA wheel index: torch's plain build (and the plugin) come from the default index. Which torch to pin
     is the pin's finding (``_cuda_torch_verdict``, ``TorchPin``), so this one names no version."""
+    if target.torch_line is None:
+        return Verdict(Status.REWRITE, f"{usage.context}: it serves NVIDIA's CUDA builds of torch; install the torch "
+                       f"build {_stack(target)} is released with instead (which one, the public data does not say)",
+                       "migrator environment rules", suggestion="(remove the CUDA wheel index)")
     return Verdict(Status.REWRITE, f"{usage.context}: it serves CUDA builds of torch, which {_stack(target)} do not "
                    "run with: drop it (the torch pin's finding says which torch to install)",
                    "migrator environment rules", suggestion="(remove the CUDA wheel index)")
