@@ -14,11 +14,12 @@ from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
 from .project import dtypes
 from .resolve import module_name_for
-from .rules import PROJECT_RULES, VOCABULARY
+from .rules import PROJECT_RULES, TUNE_RULES, VOCABULARY
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
+from .sources.step import step_facts
 from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_python, python2_marker,
                              without_deep_statements)
 
@@ -79,7 +80,8 @@ def _as_cached(result: FileResult) -> FileResult:
     if not result.usages:
         return result
     shared = tuple(u for u in result.usages
-                   if read_by_inventory(u) or dtypes.reads(u) or any(rule.reads(u) for rule in PROJECT_RULES))
+                   if read_by_inventory(u) or dtypes.reads(u) or any(rule.reads(u) for rule in PROJECT_RULES)
+                   or any(rule.reads(u) for rule in TUNE_RULES))
     return replace(result, usages=LazyUsages.of(result.usages), shared_usages=shared)
 
 
@@ -198,7 +200,8 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
     facts, usages = _resolve(module, name, is_package, source=text, tree=tree)
-    return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline)
+    step = step_facts(tree, name) if tree is not None else None
+    return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline, step=step)
 
 
 def _resolve(module, name: str, is_package: bool, position_map=None, source: Optional[str] = None,
@@ -233,7 +236,8 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     name = module_name_for(source.rel)
     facts, usages = _resolve(module, name, False, code.map_span, source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
-    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline)
+    step = step_facts(tree, name, code.map_span) if tree is not None else None
+    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline, step=step)
 
 
 def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage, ...], reason: str) -> FileResult:

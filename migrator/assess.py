@@ -22,7 +22,7 @@ from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
-from .model import Blocker, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
+from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
 PATHS_CAP = 10**6
@@ -68,7 +68,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
     inputs of readiness."""
     reach = reach or {}
     finding_nodes = finding_nodes or {}
-    every = findings
+    every = [f for f in findings if f.category != Category.TUNE]  # what runs but stalls: never in readiness
     findings = counted(findings)
     left_out = {"test": sum(1 for f in every if f.context == Context.TEST),
                 "tooling": sum(1 for f in every if f.context == Context.TOOLING),
@@ -106,8 +106,9 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
 
 def counted(findings: Sequence[Finding]) -> List[Finding]:
     """What readiness, effort and blockers count: training findings at their cause (not tests, not tooling,
-    not a site of a cause reported at another finding: ``Finding.root``)."""
-    return [f for f in findings if f.context == Context.TRAINING and f.root is None]
+    not a site of a cause reported at another finding: ``Finding.root``), and not ``tune`` findings (the code
+    runs; they say where it stalls)."""
+    return [f for f in findings if f.context == Context.TRAINING and f.root is None and f.category != Category.TUNE]
 
 
 def readiness_score(runs: int, automatic: int, manual: int, ports: int, unsupported: int) -> float:

@@ -15,6 +15,7 @@ import click
 from . import __version__
 from .maps.load import TargetSpecError, resolve_targets
 from .report import FORMATTERS, View
+from .model import Category
 from .scan import frozen_heap, scan as run_scan
 
 
@@ -59,8 +60,9 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
               help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
 @click.option("--fail-on", help="Exit 1 when a finding on the training path has one of these statuses on a chosen "
                                 "target (comma-separated: rewrite,port,unsupported,...), for CI.")
-@click.option("--show", type=click.Choice(["summary", "all"]), default="summary", show_default=True,
-              help="Text: per target readiness, plan and blockers; `all` adds every finding by file and rule.")
+@click.option("--show", type=click.Choice(["summary", "all", "tune"]), default="summary", show_default=True,
+              help="Text: per target readiness, plan and blockers; `all` adds every finding by file and rule; "
+                   "`tune` adds what stalls the device on the training step.")
 @click.option("--verbose", "-v", is_flag=True, help="Text: the same as --show all.")
 @click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
@@ -471,8 +473,8 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
                                       cache=None if no_cache else open_cache(), entries=entries)
     nodes = report.graph.finding_nodes if report.graph else {}
     by_node: Dict[str, Counter] = defaultdict(Counter)
-    for finding in report.judged:
-        if finding.id in nodes and finding.verdicts:
+    for finding in report.judged:  # what each node needs to run (its tuning points are not that)
+        if finding.id in nodes and finding.verdicts and finding.category != Category.TUNE:
             by_node[nodes[finding.id]][worst_status(finding).value] += 1
     document = graph_document(project, reach(project), by_node)
     text = to_dot(document) if fmt == "dot" else json.dumps(document, indent=1, ensure_ascii=False) + "\n"

@@ -45,6 +45,8 @@ class Category(str, Enum):
     CUSTOM_OP = "custom-op"
     THIRD_PARTY = "third-party"
     ENVIRONMENT = "environment"
+    #: runs, but stalls the device on the training step (``rules/tune.py``): never counted in readiness
+    TUNE = "tune"
 
 
 class Confidence(str, Enum):
@@ -277,6 +279,18 @@ class Finding:
     root: Optional[str] = None
     #: where the value this finding judges was set, when it came through a name (``project/roots.py``)
     cause: Optional[Span] = None
+    #: a ``tune`` finding's line as a traced run saw it (``scan --trace``)
+    measured: Optional["StepMeasure"] = None
+
+
+@dataclass(frozen=True)
+class StepMeasure:
+    """What a traced run showed at a ``tune`` finding's line: how often its ops ran per training step, how many
+    distinct input shapes they saw (a new shape is a new compile on Ascend), and its device-to-host reads."""
+
+    calls_per_step: float
+    shapes: int
+    host_transfers: int
 
 
 #: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),
@@ -435,6 +449,56 @@ class Outline:
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 
+class TuneKind(str, Enum):
+    """What a tuning site in a module's text is (``sources/step.py``); the rest come from usages."""
+
+    MASK_INDEX = "mask-index"  # ``x[mask]`` read with a boolean mask: its shape depends on the data
+    TENSOR_BRANCH = "tensor-branch"  # ``if (x > 0).any():``: Python control flow on a tensor's value
+    TENSOR_PRINT = "tensor-print"  # ``print(loss)``, ``writer.add_scalar("loss", loss)``: a tensor to the host
+    PARAMETER_LOOP = "parameter-loop"  # ``for p in model.parameters(): p.mul_(d)``: one launch per parameter
+
+
+@dataclass(frozen=True)
+class TuneSite:
+    """A tuning site read from a module's syntax (not a usage of an API): where and what."""
+
+    kind: TuneKind
+    scope: str
+    span: Span
+    snippet: str
+    detail: str = ""  # the mask, the test, the tensor printed, the parameters looped over
+
+
+@dataclass(frozen=True)
+class TrainingLoop:
+    """A loop that runs a training step each time round: it calls ``backward`` (``loss.backward()``,
+    ``scaler.scale(loss).backward()``, ``optimizer.backward(loss)``) in its body."""
+
+    scope: str  # the function it is in, qualified as usages' scopes are ("<module>" at the top level)
+    span: Span
+    #: the last name of everything its body calls (``train_one_epoch``, ``run_step``, ``step``): the functions
+    #: of the repository it runs each step are those of the scope's callees with one of these names
+    calls: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepFacts:
+    """What one module says about a training step (``sources/step.py``)."""
+
+    loops: Tuple[TrainingLoop, ...] = ()
+    #: functions that call ``backward`` outside any loop of their own (detectron2's ``run_step``, fairseq's
+    #: ``train_step``, Lightning's ``training_step``): each call of one is a step
+    steps: Tuple[str, ...] = ()
+    sites: Tuple[TuneSite, ...] = ()
+    #: bodies of ``if step % N == 0:``: what runs there runs once every N calls
+    periodic: Tuple[Span, ...] = ()
+    #: branches that run only in eval mode (``if not self.training:``, the ``else`` of ``if self.training:``)
+    inference: Tuple[Span, ...] = ()
+    #: per scope, the names it calls only in one of those branches (``self.box_predictor.inference``,
+    #: ``self.visualize_training``): what the step does not run each time
+    rare_calls: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+
+
 @dataclass(frozen=True)
 class FileResult:
     """The per-file outcome: status, and the facts or findings of that file's own kind."""
@@ -451,6 +515,8 @@ class FileResult:
     prefiltered: bool = False
     #: the file's text holds a ``# migrator:`` comment: the scan reads its suppressions (``gate/suppress.py``)
     marked: bool = False
+    #: what a Python module says about a training step: its loops, its step functions, its tuning sites
+    step: Optional[StepFacts] = None
     #: the few of ``usages`` the cross-file stages read, kept apart when the result comes from the cache (where
     #: ``usages`` loads only on first use: ``cache.LazyUsages``); ``None``: they read ``usages`` itself
     shared_usages: Optional[Tuple[Usage, ...]] = field(default=None, compare=False)

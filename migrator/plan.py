@@ -5,7 +5,10 @@ and the readiness the project reaches after it.
 2. manual rewrites on the training path, the most-reached first (core model and training loop before
    tools and tests: blockers are ranked by how many entry points reach them);
 3. fallbacks, partial support and unknowns to validate numerically on the device;
-4. custom operators, CUDA-only libraries, triton kernels and unsupported APIs to port.
+4. custom operators, CUDA-only libraries, triton kernels and unsupported APIs to port;
+5. once it runs: what stalls the device on the training step (the ``tune`` findings), module by module, the
+   most-reached (or, with a trace, the busiest) first. Not counted in readiness or effort: it is measured on
+   the device, not estimated.
 
 Derived from a ``Report`` alone (the JSON and HTML formatters call it), so it never disagrees with the
 readiness and blockers beside it.
@@ -13,13 +16,13 @@ readiness and blockers beside it.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
 from .inventory import OpMembership
-from .model import Blocker, Finding, Report, Status, TargetSummary
+from .model import Blocker, Category, Finding, Report, Status, TargetSummary
 from .rules import ALL_RULES
 from .shim import ShimPlan, shim_plan
 
@@ -32,6 +35,9 @@ PHASES = (
     (4, "Port custom operators and libraries", "custom CUDA operators, CUDA-only libraries, triton kernels and "
                                                "unsupported APIs"),
 )
+#: The phase after "it runs", over the ``tune`` findings (not counted in readiness or effort).
+TUNE_PHASE = (5, "Tune the training step", "what runs but stalls the device each step, module by module, core "
+                                           "modules first: measure each on the device (not in readiness or effort)")
 
 
 @dataclass(frozen=True)
@@ -87,9 +93,54 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
         items, hours = _items(number, members, target)
         phases.append(Phase(number=number, title=title, what=what, items=items, findings=tuple(f.id for f in members),
                             hours=round(hours, 2), readiness_after=readiness[number]))
+    phases.append(_tune_phase(report, target, readiness[-1]))
     return MigrationPlan(target=target.id, readiness_now=readiness[0],
                          readiness_after_fix=phases[0].readiness_after, phases=tuple(phases),
                          shim=shim_plan(on_path, target.id))
+
+
+def _tune_phase(report: Report, target: TargetSummary, readiness: float) -> Phase:
+    """One item per module of the training step: its ``tune`` findings on this target, the busiest (with a
+    trace) or the most-reached module first."""
+    tuning = [f for f in report.findings if f.category == Category.TUNE and f.reachable is not False
+              and f.verdicts.get(target.id) is not None and f.verdicts[target.id].status != Status.SUPPORTED]
+    by_module: Dict[str, List[Finding]] = OrderedDict()
+    for finding in sorted(tuning, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0)):
+        by_module.setdefault(finding.path, []).append(finding)
+    reach = report.graph.reach if report.graph is not None else {}
+    nodes = report.graph.finding_nodes if report.graph is not None else {}
+
+    def entries(finding: Finding) -> int:
+        node = reach.get(nodes.get(finding.id, ""))
+        return node.entries if node is not None else 0
+
+    items = []
+    for path, found in by_module.items():
+        busiest = sum(f.measured.calls_per_step for f in found if f.measured is not None)
+        kinds = Counter(f.rule for f in found)
+        first = max(found, key=lambda f: (f.measured.calls_per_step if f.measured else 0.0, entries(f)))
+        verdict = first.verdicts[target.id]
+        summary = ", ".join(_tune_count(rule, n) for rule, n in kinds.most_common())
+        advice = f"; {verdict.suggestion}" if verdict.suggestion else ""
+        items.append((-busiest, -max(entries(f) for f in found), -len(found), path, PlanItem(
+            key=path, title=path, status=verdict.status, findings=len(found), entries=max(entries(f) for f in found),
+            hours=0.0, where=f"{first.path}:{first.span.line or '-'}", message=f"{summary}{advice}")))
+    number, title, what = TUNE_PHASE
+    return Phase(number=number, title=title, what=what, items=tuple(item for *_, item in sorted(items)),
+                 findings=tuple(f.id for f in tuning), hours=0.0, readiness_after=readiness)
+
+
+#: What one ``tune`` finding is, and many, counted in a module's plan item.
+_TUNE_NOUNS = {"tune-dynamic-shape": ("data-dependent shape", "data-dependent shapes"),
+               "tune-host-sync": ("host sync", "host syncs"), "tune-cpu-fallback": ("CPU fallback", "CPU fallbacks"),
+               "tune-float64": ("float64 use", "float64 uses"),
+               "tune-parameter-loop": ("per-parameter loop", "per-parameter loops"),
+               "tune-cuda-switch": ("CUDA switch", "CUDA switches")}
+
+
+def _tune_count(rule: str, n: int) -> str:
+    one, many = _TUNE_NOUNS.get(rule, (rule, rule))
+    return f"{n} {one if n == 1 else many}"
 
 
 def _items(number: int, members: Sequence[Finding], target: TargetSummary) -> Tuple[Tuple[PlanItem, ...], float]:

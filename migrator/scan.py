@@ -292,6 +292,8 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     project, reached = _graph_and_reach(root, results, entries, cache)
     marked, nodes = mark_reachable(project, reached, findings, ops)
     marked = tuple(through_shims(marked, project, nodes, results))  # an entry point already on a vendor's patcher
+    marked += _tuning(results, marked, ctx, project, reached, ops, nodes, selection,
+                      trace[0] if trace is not None else None, str(root))
     if traced is not None:  # the run went through them, whatever the call graph could resolve
         marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
     summary = summarise(project, reached, nodes)
@@ -304,6 +306,29 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=acted_on, custom_ops=ops, graph=summary, op_plans=plans, trace=traced,
                   covered=covered), project
+
+
+def _tuning(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
+            reached: Mapping[str, NodeReach], ops, nodes: Dict[str, str], selection: Selection,
+            trace: Optional[Mapping[str, Any]], root: str) -> Tuple[Finding, ...]:
+    """The ``tune`` findings: what stalls the device on the training step (``rules/tune.py``), reached from
+    the entry points, and with a trace, how often each ran per step (``trace/join.measure_step``)."""
+    from .graph import mark_reachable
+    from .project.step import training_step
+    from .rules.tune import tune_findings
+
+    step = training_step(results, project.graph, main_lines=project.main_lines)
+    found = tune_findings(results, judged, step, project.node_of, ctx)
+    if selection:
+        found = selection.apply(found)
+    marked, placed = mark_reachable(project, reached, found, ops)
+    nodes.update(placed)
+    kept = [f for f in marked if f.reachable is not False]
+    if trace is not None:
+        from .trace.join import measure_step
+
+        kept = measure_step(kept, trace, root)
+    return tuple(kept)
 
 
 def _graph_and_reach(root: Path, results: Sequence[FileResult], entries: Sequence[str],

@@ -6,7 +6,7 @@ from migrator.cli import main
 
 from .conftest import REPO
 
-CATEGORIES = {"device", "distributed", "amp", "op", "dtype", "custom-op", "third-party", "environment"}
+CATEGORIES = {"device", "distributed", "amp", "op", "dtype", "custom-op", "third-party", "environment", "tune"}
 STATUSES = {"supported", "partial", "fallback", "rewrite", "port", "unsupported", "unknown"}
 
 

@@ -162,7 +162,8 @@ def test_backward_and_autograd_function_ops_carry_their_phase_and_line(ddp_proje
     sigmoid = next(op for op in document["ops"] if op["op"] == "aten::sigmoid")
     assert set(sigmoid["phases"]) == {"backward"}  # only the custom Function's backward calls it
     line = MODEL.splitlines().index("        s = torch.sigmoid(x)") + 1
-    assert {"path": "net.py", "line": line, "calls": 2} in sigmoid["sites"]
+    # two steps, the same shapes each time: one shape at the line (a second would be a recompile on Ascend)
+    assert {"path": "net.py", "line": line, "calls": 2, "shapes": 1} in sigmoid["sites"]
     silu = next(op for op in document["ops"] if op["op"] == "aten::silu")
     assert silu["phases"] == {"forward": 2}
     assert "bfloat16" in next(op for op in document["ops"] if op["op"] == "aten::addmm")["dtypes"]

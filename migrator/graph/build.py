@@ -9,10 +9,11 @@ from typing import Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 import networkx as nx
 
-from ..model import Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline
+from ..model import (Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline,
+                     UnknownReceiver)
 from ..resolve import module_name_for
 from ..resolve.names import script_dir_heads
-from ..sources.outline import MAIN, MODULE
+from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE
 from .entries import entry_points
 from .names import GraphIndex
 
@@ -161,9 +162,10 @@ def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
             source = _source(index, module, call.scope)
             if source is None:
                 continue
+            by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
             for target in index.targets(call.target):
-                if target != source:
-                    index.add_edge(source, target, kind="calls")
+                if target != source and not (by_name and graph.has_edge(source, target)):
+                    index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls")
     for node, data in list(graph.nodes(data=True)):
         if data.get("kind") == "class":
             for name in _ON_CONSTRUCT:

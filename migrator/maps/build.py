@@ -61,6 +61,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
     outputs["cards.json"] = _cards_table(curated)
     outputs["device_tools.json"] = _device_tools_table(curated)
+    outputs["tuning.json"] = _tuning_table(curated, [row["id"] for row in runtimes])
     outputs["rename_semantics.json"] = _rename_semantics_table(curated, outputs, targets)
     outputs["shims.json"] = {"schema": "migrator.shims/1", "targets": {
         target: table for target, reader in sorted(READERS.items())
@@ -139,6 +140,30 @@ def _device_tools_table(curated: Path) -> dict:
                 raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
     return {"schema": "migrator.device-tools/1", "targets": data,
             "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
+
+
+def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:
+    """``curated/tuning.yaml``: the vendors' performance guides (each quoted) and, per pitfall and per CUDA
+    switch, each target's status, cost and advice; every target has a row, every guide named exists."""
+    data = parse_yaml((curated / "tuning.yaml").read_text(encoding="utf-8")) or {}
+    guides = data.get("guides") or {}
+    for name, guide in guides.items():
+        if not all(guide.get(key) for key in ("title", "url", "quote")):
+            raise MapsBuildError(f"tuning.yaml: guide {name} needs title, url and quote")
+    for table in ("pitfalls", "switches"):
+        for key, rows in (data.get(table) or {}).items():
+            if sorted(rows) != sorted(runtimes):
+                raise MapsBuildError(f"tuning.yaml: {table}.{key} needs a row for each of {sorted(runtimes)}")
+            for target, row in rows.items():
+                where = f"tuning.yaml: {table}.{key}.{target}"
+                if row.get("status") not in ("partial", "unknown") or not row.get("cost"):
+                    raise MapsBuildError(f"{where}: status must be partial or unknown, and cost given")
+                unknown = [g for g in row.get("guides") or () if g not in guides]
+                if unknown:
+                    raise MapsBuildError(f"{where}: no guide named {unknown}")
+    return {"schema": "migrator.tuning/1", "guides": guides, "pitfalls": data.get("pitfalls") or {},
+            "switches": data.get("switches") or {},
+            "source": "operator_maps/curated/tuning.yaml (vendor performance guides, quoted)"}
 
 
 def _rename_semantics_table(curated: Path, outputs: Mapping[str, object], targets: Sequence[Mapping[str, object]]

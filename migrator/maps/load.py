@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import FrozenSet, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..data import data_dir
 from ..names import longest
@@ -362,6 +362,50 @@ def same_as_cuda(target: str, api: str, note: Optional[str]) -> Optional[str]:
 def device_tools() -> Mapping[str, Mapping[str, object]]:
     """Per target: ``stack`` (its software stack, by name) and ``tools`` (NVIDIA tool -> the vendor's, quoted)."""
     return load_json("device_tools.json")["targets"]
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A vendor's (or PyTorch's) performance guide, quoted (``curated/tuning.yaml``)."""
+
+    name: str
+    title: str
+    url: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class TuneAdvice:
+    """What one pitfall (or one CUDA switch) costs on one target, and what its guides say to do."""
+
+    status: str  # partial | unknown
+    cost: str
+    advice: str
+    guides: Tuple[Guide, ...]
+    vendor: bool = True  # False: the vendor's documentation does not name it; the guides are PyTorch's
+
+
+@dataclass(frozen=True)
+class Tuning:
+    pitfalls: Mapping[str, Mapping[str, TuneAdvice]]  # pitfall -> target -> advice
+    switches: Mapping[str, Mapping[str, TuneAdvice]]  # CUDA switch (``torch.backends.cudnn.benchmark``) -> ...
+
+
+@lru_cache(maxsize=None)
+def tuning() -> Tuning:
+    """The vendors' performance guides per pitfall and target (``rules/tune.py``)."""
+    data = load_json("tuning.json")
+    guides = {name: Guide(name, g["title"], g["url"], g["quote"]) for name, g in data["guides"].items()}
+
+    def table(rows: Mapping[str, Mapping[str, Mapping[str, object]]]) -> Dict[str, Dict[str, TuneAdvice]]:
+        return {key: {target: TuneAdvice(status=str(row["status"]), cost=str(row["cost"]),
+                                         advice=str(row.get("advice") or ""),
+                                         guides=tuple(guides[g] for g in row.get("guides") or ()),  # type: ignore[union-attr]
+                                         vendor=bool(row.get("vendor", True)))
+                      for target, row in per_target.items()}
+                for key, per_target in rows.items()}
+
+    return Tuning(pitfalls=table(data["pitfalls"]), switches=table(data["switches"]))
 
 
 @lru_cache(maxsize=None)

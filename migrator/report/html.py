@@ -9,6 +9,7 @@ the only markup marked safe is our own assets and the SVG, whose text is escaped
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
@@ -18,8 +19,9 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
-from ..plan import migration_plans
+from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
+                     Verdict)
+from ..plan import TUNE_PHASE, migration_plans
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
@@ -83,7 +85,52 @@ def _view(report: Report) -> Dict[str, Any]:
         "unread": [f for f in report.files if f.status != FileStatus.OK or f.reason],
         "files_ok": sum(1 for f in report.files if f.status == FileStatus.OK),
         "plans": migration_plans(report),
+        "tuning": _tuning(report),
+        "tuning_count": sum(1 for f in report.findings if f.category == Category.TUNE),
+        "tune_phase": TUNE_PHASE[0],
     }
+
+
+def _tuning(report: Report) -> List[Dict[str, Any]]:
+    """The ``tune`` findings by module: with a trace the module with the busiest lines first, else the one with
+    the most findings; in a module, the busiest line first, then in line order."""
+    targets = [t.id for t in report.targets]
+    by_path: Dict[str, List[Finding]] = {}
+    for finding in report.findings:
+        if finding.category == Category.TUNE:
+            by_path.setdefault(finding.path, []).append(finding)
+
+    def busy(finding: Finding) -> float:
+        return finding.measured.calls_per_step if finding.measured is not None else 0.0
+
+    modules = []
+    for path, found in by_path.items():
+        found.sort(key=lambda f: (-busy(f), f.span.cell or 0, f.span.line or 0))
+        rules = Counter(f.rule for f in found)
+        modules.append({"path": path, "busy": sum(busy(f) for f in found),
+                        "summary": ", ".join(f"{n} {rule}" for rule, n in rules.most_common()),
+                        "rows": [_tune_row(f, targets) for f in found]})
+    return sorted(modules, key=lambda m: (-m["busy"], -len(m["rows"]), m["path"]))
+
+
+def _tune_row(finding: Finding, targets: Sequence[str]) -> Dict[str, Any]:
+    documented = next((v for v in finding.verdicts.values() if v.status == Status.PARTIAL), None)
+    shown = documented or next(iter(finding.verdicts.values()))
+    guides = [(target, title, url) for target in targets if target in finding.verdicts
+              for title, url in _guides(finding.verdicts[target].source)]
+    return {"line": _where(finding), "rule": finding.rule, "snippet": finding.snippet, "message": shown.message,
+            "suggestion": shown.suggestion, "guides": guides, "measured": finding.measured,
+            "statuses": [finding.verdicts[t].status.value if t in finding.verdicts else "-" for t in targets]}
+
+
+def _guides(source: str) -> List[Tuple[str, Optional[str]]]:
+    """``title <https://...>; title <https://...>`` as (title, url) pairs; a url that is not http(s) is dropped."""
+    pairs = []
+    for part in source.split("; "):
+        title, _, rest = part.partition(" <")
+        url = rest[:-1] if rest.endswith(">") else ""
+        pairs.append((title, url if url.startswith(("https://", "http://")) else None))
+    return pairs
 
 
 def _target(target: TargetSummary, by_id: Mapping[str, Finding], sources: "_SourceLines") -> Dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..plan import MigrationPlan, migration_plans
@@ -117,7 +118,8 @@ def _file(result: FileResult) -> Dict[str, Any]:
 
 
 def _finding(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:
-    return {**_finding_fields(finding, nodes), "verdicts": _verdicts(finding)}
+    measured = {"measured": asdict(finding.measured)} if finding.measured is not None else {}
+    return {**_finding_fields(finding, nodes), **measured, "verdicts": _verdicts(finding)}
 
 
 def _finding_fields(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any]:

@@ -11,8 +11,8 @@ import click
 
 from ..assess import counted
 from ..maps.limits import clip
-from ..model import STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
-from ..plan import MigrationPlan, migration_plans
+from ..model import STATUS_SEVERITY, Category, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
+from ..plan import TUNE_PHASE, MigrationPlan, migration_plans
 from ..shim import through_shim
 from . import View
 from .wording import reach_text, trace_text, worst_status
@@ -29,10 +29,12 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
+    tuning = [f for f in report.findings if f.category == Category.TUNE]
     more = len(report.covered)
     covered = f"; {more} more {'use runs' if more == 1 else 'uses run'} as written on every target" if more else ""
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
-              f"{len(report.findings)} findings ({len(listed)} in training code at their cause){covered}\n\n")
+              f"{len(report.findings) - len(tuning)} findings ({len(listed)} in training code at their cause)"
+              f"{covered}\n\n")
     plans = {p.target: p for p in migration_plans(report)}
     if view.quiet:
         for target in report.targets:
@@ -64,6 +66,11 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     elif listed:
         out.write(f"{len(listed)} findings in training code at their cause: `--show all` lists them by file "
                   "and rule; `--format html` writes the page\n")
+    if view.show == "tune":
+        _tuning(tuning, [t.id for t in report.targets], paint, out)
+    elif tuning:
+        out.write(f"{_count(len(tuning), 'tuning point')} on the training step (what runs but stalls the device; "
+                  "not in readiness): `--show tune` lists them\n")
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
@@ -92,8 +99,10 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
     out.write(f"  {counts or 'nothing to judge'}\n")
     for phase in plan.phases:
         if phase.findings:
+            effort = (f"~{phase.hours:g} h -> {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
+                      else "measured on the device, not in readiness")
             out.write(f"  plan {phase.number}. {phase.title}: {_count(len(phase.items), 'item')}, "
-                      f"{_count(len(phase.findings), 'finding')}, ~{phase.hours:g} h -> {phase.readiness_after}%\n")
+                      f"{_count(len(phase.findings), 'finding')}, {effort}\n")
     for blocker in target.blockers[:_TOP]:
         where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
         sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
@@ -130,6 +139,28 @@ def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: T
             worst = _worst_verdict(found[0])
             if worst is not None:
                 target, verdict = worst
+                out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
+
+
+def _tuning(tuning: List[Finding], targets: List[str], paint: "_Paint", out: TextIO) -> None:
+    """The ``tune`` findings, by file, the busiest line first when a trace measured them."""
+    out.write(f"\nTuning the training step ({_count(len(tuning), 'finding')}; not counted in readiness):\n")
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
+    for finding in tuning:
+        by_file[finding.path].append(finding)
+    for path in sorted(by_file):
+        out.write(f"{path}\n")
+        for finding in sorted(by_file[path], key=lambda f: (-(f.measured.calls_per_step if f.measured else 0),
+                                                            f.span.cell or 0, f.span.line or 0)):
+            measured = (f"  [{finding.measured.calls_per_step:g} calls/step, {finding.measured.shapes} shapes]"
+                        if finding.measured is not None else "")
+            verdicts = " ".join(f"{t}:{paint.status(finding.verdicts[t].status)}" for t in targets
+                                if t in finding.verdicts)
+            out.write(f"  {_position(finding)}  {finding.rule}  {_clip(finding.snippet)}  [{verdicts}]{measured}\n")
+            advised = next(((t, v) for t, v in finding.verdicts.items() if v.status == Status.PARTIAL),
+                           _worst_verdict(finding))  # a target whose vendor documents it, before one that says nothing
+            if advised is not None:
+                target, verdict = advised
                 out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
 
 

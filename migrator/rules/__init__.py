@@ -23,6 +23,7 @@ from .environment import (BaseImage, CudaRequirement, EnvironmentVariable, Launc
 from .ops import TorchOp
 from .practice import NoMixedPrecision
 from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
+from .tune import TUNE_RULES, TuneRule
 
 ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
     ExtensionBuild(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
@@ -34,16 +35,17 @@ ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
 
 #: Rules that judge the whole project at once, after every file's own findings.
 PROJECT_RULES: Tuple[ProjectRule, ...] = (NoMixedPrecision(),)
-#: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list.
 #: Findings the project stage makes from the others' settled verdicts (``project/dtype_roots.py``).
 PROJECT_STAGE_RULES = (DtypeLimits(),)
-DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES, *PROJECT_STAGE_RULES)
+#: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list (the ``tune`` rules
+#: run over the training step once the call graph is built: ``rules/tune.py``).
+DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES, *PROJECT_STAGE_RULES, *TUNE_RULES)
 
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])
 
 __all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule", "RuleContext",
-           "VOCABULARY", "apply_rules", "fingerprint"]
+           "TUNE_RULES", "TuneRule", "VOCABULARY", "apply_rules", "fingerprint"]
 
 
 def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext, rules: Tuple[Rule, ...] = ALL_RULES,

@@ -29,6 +29,10 @@ from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall
 from ..resolve.names import absolute_import
 
 MAIN = "<main>"
+#: The kind of a call-graph edge from ``x.name(...)`` on a receiver of unknown type to a repository method of
+#: that name: a guess reachability takes, and the training step (``project/step.py``) takes only where the
+#: name is called.
+CALLS_BY_NAME = "calls-by-name"
 MODULE = "<module>"
 
 

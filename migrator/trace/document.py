@@ -27,7 +27,8 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
 
     ops = [{"op": name, "calls": s.calls, "dtypes": sorted(s.dtypes), "shape": s.shape, "phases": dict(s.phases),
             "apis": sorted(s.apis),
-            "sites": [{"path": p, "line": line, "calls": n} for (p, line), n in s.sites.items()]}
+            "sites": [{"path": p, "line": line, "calls": n, "shapes": len(s.shapes.get((p, line), ()))}
+                      for (p, line), n in s.sites.items()]}
            for name, s in session.recorder.ops.items()]
     redirects = [{"api": api, "became": became, **_site(site), "calls": n}
                  for (api, became, site), n in session.redirects.calls.items()]
@@ -77,6 +78,7 @@ def merge(processes: Sequence[Mapping[str, Any]], command: Sequence[str], root: 
 def _merge_ops(groups) -> List[Dict[str, Any]]:
     merged: Dict[str, Dict[str, Any]] = {}
     sites: Dict[str, Counter] = defaultdict(Counter)
+    shapes: Dict[str, Counter] = defaultdict(Counter)  # the most distinct shapes one process saw at a site
     for ops in groups:
         for op in ops:
             into = merged.setdefault(op["op"], {"op": op["op"], "calls": 0, "dtypes": [], "shape": op["shape"],
@@ -87,9 +89,12 @@ def _merge_ops(groups) -> List[Dict[str, Any]]:
             for phase, n in op["phases"].items():
                 into["phases"][phase] = into["phases"].get(phase, 0) + n
             for site in op["sites"]:
-                sites[op["op"]][(site["path"], site["line"])] += site["calls"]
+                key = (site["path"], site["line"])
+                sites[op["op"]][key] += site["calls"]
+                shapes[op["op"]][key] = max(shapes[op["op"]][key], site.get("shapes", 0))
     for name, op in merged.items():
-        op["sites"] = [{"path": p, "line": line, "calls": n} for (p, line), n in sites[name].most_common()]
+        op["sites"] = [{"path": p, "line": line, "calls": n, "shapes": shapes[name][(p, line)]}
+                       for (p, line), n in sites[name].most_common()]
     return sorted(merged.values(), key=lambda o: (-o["calls"], o["op"]))
 
 

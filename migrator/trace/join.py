@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from ..maps.coverage import op_verdict
 from ..maps.load import TargetMap
-from ..model import Category, Confidence, Finding, Span, Status, TraceSummary, Verdict
+from ..model import Category, Confidence, Finding, Span, Status, StepMeasure, TraceSummary, Verdict
 from ..rules import fingerprint
 from ..rules.base import documented_verdict
 
@@ -229,3 +229,40 @@ def _finding(rule: str, category: Category, path: str, line: int, api: str, snip
 def _extension_text(row: Mapping[str, Any]) -> str:
     stood_in = f"the {row['fallback']} PyTorch fallback ({row['source']})" if row.get("fallback") else "nothing"
     return f"{row['module']}: compiled CUDA extension, not run; {stood_in} ran in its place"
+
+
+#: Ops whose result the host reads: a scalar read back, a copy, or an output whose size only the device knows.
+_HOST_READS = frozenset({"aten::_local_scalar_dense", "aten::_to_copy", "aten::nonzero", "aten::masked_select",
+                         "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive",
+                         "aten::repeat_interleave.Tensor", "aten::argwhere"})
+#: Lines of a finding's span read for its ops (a parameter loop's body, a multi-line call), at most.
+_SPAN_LINES = 64
+
+
+def measure_step(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root: str) -> List[Finding]:
+    """``tune`` findings with what the traced run showed on their lines (``StepMeasure``): the ones the run
+    went through are confirmed (``Confidence.TRACED``)."""
+    locate = _locator(trace, scan_root)
+    calls: Dict[Line, Dict[str, int]] = defaultdict(dict)
+    shapes: Dict[Line, int] = defaultdict(int)
+    for op in trace.get("ops", ()):
+        for site in op["sites"]:
+            line = locate(site["path"], site["line"])
+            if line is not None:
+                calls[line][op["op"]] = calls[line].get(op["op"], 0) + site["calls"]
+                shapes[line] = max(shapes[line], int(site.get("shapes", 0)))
+    steps = max(int(trace.get("steps", 0) or 0), 1)
+    measured = []
+    for finding in findings:
+        first = finding.span.line or 0
+        last = min(finding.span.end_line or first, first + _SPAN_LINES)
+        lines = [(finding.path, n) for n in range(first, last + 1)] if finding.span.cell is None else []
+        ran = {op: n for line in lines for op, n in calls.get(line, {}).items()}
+        if not ran:
+            measured.append(finding)
+            continue
+        measure = StepMeasure(calls_per_step=round(sum(ran.values()) / steps, 2),
+                              shapes=max(shapes.get(line, 0) for line in lines),
+                              host_transfers=sum(n for op, n in ran.items() if op in _HOST_READS))
+        measured.append(replace(finding, measured=measure, confidence=Confidence.TRACED, reachable=True))
+    return measured

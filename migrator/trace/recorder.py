@@ -10,6 +10,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 #: Call sites kept per op (the most frequent are kept once the cap is reached).
 SITES_PER_OP = 24
+#: Distinct shapes kept per op and site: enough to tell a static shape from one that changes every step.
+SHAPES_PER_SITE = 32
 #: Tensors whose shape is kept as the op's sample.
 _SAMPLE_TENSORS = 4
 #: dtypes few device kernels take: where they ran is kept per site (``OpRecorder.risky``).
@@ -31,6 +33,8 @@ class OpStats:
     shape: Optional[List[List[int]]] = None
     phases: Dict[str, int] = field(default_factory=dict)
     sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
+    #: distinct input shapes per site, up to ``SHAPES_PER_SITE`` (a new shape is a new compile on Ascend)
+    shapes: Dict[Tuple[str, int], Set[Tuple[Tuple[int, ...], ...]]] = field(default_factory=dict)
     apis: Set[str] = field(default_factory=set)  # the outermost torch functions that dispatched it
 
 
@@ -141,6 +145,9 @@ class OpRecorder:
             sites = stats.sites
             if site in sites or len(sites) < SITES_PER_OP:
                 sites[site] = sites.get(site, 0) + 1
+                seen = stats.shapes.setdefault(site, set())
+                if len(seen) < SHAPES_PER_SITE:
+                    seen.add(tuple(tuple(t.shape) for t in tensors[:_SAMPLE_TENSORS]))
             risky = dtypes & RISKY_DTYPES
             if risky and not ("float64" in risky and self.frames.called_from(3, _TRANSIENT_FLOAT64)):
                 for dtype in risky:

@@ -1,0 +1,158 @@
+"""Which code runs on every training step: what the ``tune`` findings are confined to (``rules/tune.py``).
+
+The step is, from each module's ``StepFacts`` and the call graph:
+
+* the body of a **training loop** (a loop that calls ``backward``), and the repository functions it calls
+  there (the loop's scope's callees whose name the loop's body calls: ``train_one_epoch``, ``run_step``);
+* a **step function** (one that calls ``backward`` outside a loop of its own: detectron2's ``run_step``,
+  fairseq's ``train_step``), and Lightning's ``training_step`` / transformers' ``compute_loss``;
+* every module's ``forward`` (an ``nn.Module``'s forward runs on each batch it is given) and the
+  ``backward`` of a class that also defines ``forward`` (an ``autograd.Function``);
+* and whatever those call, through the call graph's ``calls`` and ``constructs`` edges (not ``imports``:
+  a module's top level runs once).
+
+A body under ``if step % N == 0:`` inside a training loop runs once every N steps: not on every step.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+
+from ..model import Context, FileResult, Finding, Span, TrainingLoop
+from .contexts import path_context
+from ..resolve import module_name_for
+from ..sources.outline import CALLS_BY_NAME
+
+#: Methods a framework calls once per step, whatever calls them.
+_STEP_METHODS = ("training_step", "compute_loss")
+#: What a step's code runs through: resolved calls and constructions (not a call joined by a method's name
+#: alone, ``x.update()`` to every repository ``update``, except where the loop or step calls that very name).
+_STEP_EDGES = ("calls", "constructs")
+_NAMED_EDGES = _STEP_EDGES + (CALLS_BY_NAME,)
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """What runs each training step: graph nodes (with why each is in), and each file's loops."""
+
+    #: node -> why it runs each step ("a module's forward", "called by the training loop at train.py:46")
+    nodes: Mapping[str, str] = field(default_factory=dict)
+    loops: Mapping[str, Tuple[TrainingLoop, ...]] = field(default_factory=dict)  # path -> loops
+    periodic: Mapping[str, Tuple[Span, ...]] = field(default_factory=dict)  # path -> ``if step % N`` bodies
+    inference: Mapping[str, Tuple[Span, ...]] = field(default_factory=dict)  # path -> eval-mode-only branches
+
+    def why(self, finding: Finding, node: Optional[str]) -> Optional[str]:
+        """Why ``finding`` runs on every step, or ``None`` when it does not (or only every N steps)."""
+        if any(_within(finding.span, span) for span in self.periodic.get(finding.path, ())) or \
+                any(_within(finding.span, span) for span in self.inference.get(finding.path, ())):
+            return None
+        for loop in self.loops.get(finding.path, ()):
+            if loop.scope == finding.scope and _within(finding.span, loop.span):
+                return f"inside the training loop at {_where(finding.path, loop.span)}"
+        if node is not None and node in self.nodes:
+            return self.nodes[node]
+        return None
+
+
+def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Mapping[str, str]] = None,
+                  main_lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> TrainingStep:
+    """The training step of a project: ``graph`` is the call graph (a networkx ``DiGraph`` whose edges carry
+    their ``kind``)."""
+    roots: Dict[str, str] = {}
+    loops: Dict[str, Tuple[TrainingLoop, ...]] = {}
+    periodic: Dict[str, Tuple[Span, ...]] = {}
+    inference: Dict[str, Tuple[Span, ...]] = {}
+    skipped: Dict[str, FrozenSet[str]] = {}  # node -> names it calls only in eval mode or every N calls
+    for result in results:
+        facts = result.step
+        if facts is None:
+            continue
+        module = result.outline.module if result.outline is not None else module_name_for(result.file.rel)
+        path = result.file.rel
+        if path_context(path) != Context.TRAINING:
+            continue  # a test's backward is no one's training step
+        if facts.loops:
+            loops[path] = facts.loops
+        if facts.periodic:
+            periodic[path] = facts.periodic
+        if facts.inference:
+            inference[path] = facts.inference
+        skipped.update((scope, frozenset(names)) for scope, names in facts.rare_calls)
+        for loop in facts.loops:
+            source = _loop_node(graph, module, loop, (main_lines or {}).get(module))
+            why = f"called by the training loop at {_where(path, loop.span)}"
+            for callee in _callees(graph, source, loop.calls):
+                roots.setdefault(callee, why)
+        for scope in facts.steps:
+            if scope in graph:
+                roots.setdefault(scope, f"`{_short(scope)}` is a training step (it calls backward)")
+                for callee in _callees(graph, scope, _named_calls(graph, scope)):
+                    roots.setdefault(callee, f"`{_short(scope)}`, a training step, calls it")
+    kinds = node_kinds if node_kinds is not None else {n: d.get("kind", "") for n, d in graph.nodes(data=True)}
+    methods = {node for node, kind in kinds.items() if kind == "method"}
+    for node in sorted(methods):
+        owner, _, name = node.rpartition(".")
+        if name == "forward" or name in _STEP_METHODS:
+            roots.setdefault(node, f"`{_short(node)}` runs on every batch")
+        elif name == "backward" and f"{owner}.forward" in methods:
+            roots.setdefault(node, f"`{_short(node)}` runs on every backward pass")
+    return TrainingStep(nodes=_expanded(graph, roots, skipped), loops=loops, periodic=periodic, inference=inference)
+
+
+def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]]) -> Dict[str, str]:
+    """The roots and everything they call (but what a node calls only in eval mode or every N calls), each
+    with why: the node it was first reached through, and the reason of the root that reached it."""
+    nodes = dict(roots)
+    root_of = {node: node for node in roots}
+    queue = deque(sorted(roots))
+    while queue:
+        node = queue.popleft()
+        rare = skipped.get(node, frozenset())
+        for _, callee, kind in graph.out_edges(node, data="kind"):
+            if kind in _STEP_EDGES and callee not in nodes and callee.rpartition(".")[2] not in rare:
+                root = root_of[callee] = root_of[node]
+                through = "" if node == root else f", on the step from `{_short(root)}`"
+                nodes[callee] = f"`{_short(callee)}` is called by `{_short(node)}`{through}; {roots[root]}"
+                queue.append(callee)
+    return nodes
+
+
+def _loop_node(graph, module: str, loop: TrainingLoop, main: Optional[Tuple[int, int]]) -> Optional[str]:
+    if loop.scope != "<module>":
+        return loop.scope if loop.scope in graph else None
+    if main and loop.span.line and main[0] <= loop.span.line <= main[1] and f"{module}.<main>" in graph:
+        return f"{module}.<main>"
+    return module if module in graph else None
+
+
+def _callees(graph, source: Optional[str], names: Iterable[str]) -> Iterable[str]:
+    """The callees of ``source`` whose last name is one the loop calls."""
+    if source is None:
+        return ()
+    wanted = set(names)
+    return sorted(callee for _, callee, kind in graph.out_edges(source, data="kind")
+                  if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted)
+
+
+def _named_calls(graph, scope: str) -> Tuple[str, ...]:
+    """The last names of what a step function calls by a method's name (``self.optimizer.step()``)."""
+    return tuple(callee.rpartition(".")[2] for _, callee, kind in graph.out_edges(scope, data="kind")
+                 if kind == CALLS_BY_NAME)
+
+
+def _within(span: Span, outer: Span) -> bool:
+    if span.line is None or outer.line is None or span.cell != outer.cell:
+        return False
+    return outer.line <= span.line <= (outer.end_line or outer.line)
+
+
+def _where(path: str, span: Span) -> str:
+    cell = f" cell {span.cell}" if span.cell is not None else ""
+    return f"{path}{cell}:{span.line}"
+
+
+def _short(node: str) -> str:
+    """``Pooler.forward`` from ``pkg.heads.Pooler.forward``: the last two parts."""
+    return ".".join(node.split(".")[-2:])

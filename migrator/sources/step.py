@@ -1,0 +1,484 @@
+"""What a module's syntax says about the training step (``StepFacts``), read from CPython's ``ast``.
+
+* **Training loops**: a ``for``/``while`` whose body calls ``backward`` (``loss.backward()``,
+  ``scaler.scale(loss).backward()``, ``optimizer.backward(loss)``, ``self.manual_backward(loss)``); the
+  innermost such loop, widened to its parent when the parent itself steps the optimizer (gradient
+  accumulation: the micro-batch loop sits inside the step). With the names its body calls.
+* **Step functions**: a function that calls ``backward`` outside any loop of its own (detectron2's
+  ``run_step``): the loop that calls it is elsewhere, so each of its calls is a step.
+* **Tuning sites** the usages cannot show, because they are syntax rather than an API: a boolean mask read
+  (``boxes[scores > t]``), control flow on a tensor's value (``if torch.isnan(loss).any():``), a tensor
+  printed or logged (``print(f"{loss}")``), a Python loop over parameters doing in-place math.
+
+A tensor is known here only by what made it: the receiver of ``backward``, or a name bound to a ``torch.*``
+call or a reduction (``.sum()``, ``.mean()``, ``.norm()``...). Names of anything else are not guessed at:
+``if step > 3`` is a Python ``int``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+
+from ..model import Span, StepFacts, TrainingLoop, TuneKind, TuneSite
+
+MapSpan = Optional[Callable[[Span], Span]]
+Loop = Union[ast.For, ast.AsyncFor, ast.While]
+Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+_BACKWARD = frozenset({"backward", "manual_backward"})
+_OPTIMIZER_STEP = frozenset({"step", "zero_grad"})
+#: Methods whose result is a tensor computed on the device (a reduction, a norm): a name bound to one is a tensor.
+_REDUCTIONS = frozenset({"sum", "mean", "norm", "max", "min", "std", "var", "abs", "amax", "amin", "prod",
+                         "logsumexp", "float", "half", "detach", "clone", "sqrt", "exp", "log"})
+#: ``torch.*`` calls whose value, tested by Python, is read back from the device.
+_TESTS = frozenset({"isnan", "isinf", "isfinite", "equal", "allclose", "any", "all", "is_nonzero",
+                    "count_nonzero"})
+#: Comparisons that build an elementwise mask.
+_MASK_COMPARE = (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)
+#: Methods and ``torch.*`` functions that build a boolean mask.
+_MASK_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
+                         "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "isin"})
+#: Host-side sinks: printing and logging a tensor reads it back.
+_LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "add_scalar", "add_scalars",
+                          "set_postfix", "put_scalar", "put_scalars"})
+_PARAMETER_SOURCES = frozenset({"parameters", "named_parameters"})
+
+
+def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None) -> Optional[StepFacts]:
+    """The module's training loops, step functions and tuning sites; ``None`` when it has none of them."""
+    reader = _StepReader(module, map_span)
+    reader.scope_body(tree.body, "<module>")
+    if not (reader.loops or reader.steps or reader.sites or reader.inference or reader.periodic):
+        return None
+    return StepFacts(loops=tuple(reader.loops), steps=tuple(reader.steps), sites=tuple(reader.sites),
+                     periodic=tuple(reader.periodic), inference=tuple(reader.inference),
+                     rare_calls=tuple(reader.rare_calls))
+
+
+class _StepReader:
+    def __init__(self, module: str, map_span: MapSpan) -> None:
+        self.module = module
+        self.map_span = map_span
+        self.loops: List[TrainingLoop] = []
+        self.steps: List[str] = []
+        self.sites: List[TuneSite] = []
+        self.periodic: List[Span] = []
+        self.inference: List[Span] = []
+        self.rare_calls: List[Tuple[str, Tuple[str, ...]]] = []
+
+    # ---------------------------------------------------------------------------------------- scopes
+
+    def scope_body(self, body: Sequence[ast.stmt], scope: str, names: Tuple[str, ...] = ()) -> None:
+        """One function's (or the module's) own statements, then each definition inside it as its own scope."""
+        own = list(_own_nodes(body))
+        tensors = _tensor_names(own)
+        self._loops_and_steps(body, own, scope)
+        self._rare_branches(body, own, scope)
+        self._sites(own, scope, tensors)
+        for node in _definitions(body):
+            inner = names + (node.name,)
+            self.scope_body(node.body, ".".join((self.module,) + inner), inner)
+
+    def _loops_and_steps(self, body: Sequence[ast.stmt], own: Sequence[ast.AST], scope: str) -> None:
+        backward = [n for n in own if _calls_named(n, _BACKWARD)]
+        if not backward:
+            return
+        parents = _loop_parents(body)
+        chosen: Dict[int, Loop] = {}
+        outside = False
+        for call in backward:
+            loop = _innermost_loop(call, parents)
+            if loop is None:
+                outside = True
+                continue
+            parent = parents.get(id(loop))
+            while parent is not None and _steps_optimizer_itself(parent, loop):
+                loop, parent = parent, parents.get(id(parent))
+            chosen[id(loop)] = loop
+        for loop in sorted(chosen.values(), key=lambda n: n.lineno):
+            every_n = {id(n) for branch in _every_n_ifs(loop) for stmt in branch.body for n in ast.walk(stmt)}
+            called = sorted({name for n in _loop_body_nodes(loop) if isinstance(n, ast.Call) and id(n) not in every_n
+                             and (name := _last_name(n.func))})
+            self.loops.append(TrainingLoop(scope=scope, span=self._span(loop), calls=tuple(called)))
+        if outside and scope != "<module>" and scope not in self.steps:
+            self.steps.append(scope)
+
+    def _rare_branches(self, body: Sequence[ast.stmt], own: Sequence[ast.AST], scope: str) -> None:
+        """Branches that do not run on every call: eval mode only (``if self.training: ... else: <here>``,
+        ``if not self.training: <here>``) and once every N (``if step % N == 0: <here>``). Their spans, and the
+        names the scope calls only there."""
+        rare: List[Tuple[List[Span], Sequence[ast.stmt]]] = []
+        for block in _blocks(body, own):
+            for index, node in enumerate(block):
+                if not isinstance(node, ast.If):
+                    continue
+                mode = _training_test(node.test)
+                if mode is True and node.orelse:
+                    rare.append((self.inference, node.orelse))
+                elif mode is True and _leaves(node.body) and block[index + 1:]:
+                    rare.append((self.inference, block[index + 1:]))  # ``if self.training: return loss`` then eval
+                elif mode is False:
+                    rare.append((self.inference, node.body))
+                elif _every_n(node.test):
+                    rare.append((self.periodic, node.body))
+        if not rare:
+            return
+        inside: Set[int] = set()
+        names: Set[str] = set()
+        for spans, branch in rare:
+            spans.append(self._span_of(branch))
+            for stmt in branch:
+                for node in ast.walk(stmt):
+                    inside.add(id(node))
+                    if isinstance(node, ast.Call) and (name := _last_name(node.func)):
+                        names.add(name)
+        elsewhere = {name for node in own if id(node) not in inside and isinstance(node, ast.Call)
+                     and (name := _last_name(node.func))}
+        if names - elsewhere:
+            self.rare_calls.append((scope, tuple(sorted(names - elsewhere))))
+
+    def _span_of(self, statements: Sequence[ast.stmt]) -> Span:
+        first, last = self._span(statements[0]), self._span(statements[-1])
+        return Span(line=first.line, col=first.col, end_line=last.end_line, end_col=last.end_col, cell=first.cell)
+
+    # ----------------------------------------------------------------------------------------- sites
+
+    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str]) -> None:
+        masks = _mask_names(own)
+        for node in own:
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                mask = _mask_in(node.slice, masks)
+                if mask is not None:
+                    self._site(TuneKind.MASK_INDEX, scope, node, mask)
+            elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                tested = _tensor_test(node.test, tensors)
+                if tested is not None:
+                    self._site(TuneKind.TENSOR_BRANCH, scope, node.test, tested)
+            elif isinstance(node, ast.Call) and _is_log_call(node.func):
+                shown = _tensor_argument(node, tensors)
+                if shown is not None:
+                    self._site(TuneKind.TENSOR_PRINT, scope, node, shown)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                source = _parameter_source(node.iter)
+                if source is not None and _updates_in_place(node):
+                    header = f"for {ast.unparse(node.target)} in {source}:"
+                    self._site(TuneKind.PARAMETER_LOOP, scope, node, source, header)
+
+    def _site(self, kind: TuneKind, scope: str, node: ast.AST, detail: str, snippet: str = "") -> None:
+        text = snippet or ast.unparse(node)
+        self.sites.append(TuneSite(kind=kind, scope=scope, span=self._span(node),
+                                   snippet=text.splitlines()[0][:160], detail=detail[:120]))
+
+    def _span(self, node: ast.AST) -> Span:
+        span = Span(line=node.lineno, col=node.col_offset, end_line=node.end_lineno,  # type: ignore[attr-defined]
+                    end_col=node.end_col_offset)  # type: ignore[attr-defined]
+        if self.map_span is None:
+            return span
+        start = self.map_span(Span(line=span.line, col=span.col))
+        end = self.map_span(Span(line=span.end_line, col=span.end_col))
+        if end.cell != start.cell:  # a loop does not cross cells; keep the start
+            return start
+        return Span(line=start.line, col=start.col, end_line=end.line, end_col=end.col, cell=start.cell)
+
+
+# ------------------------------------------------------------------------------------------ walking
+
+
+def _definitions(body: Sequence[ast.stmt]) -> Iterator[Union[Function, ast.ClassDef]]:
+    """Functions and classes defined in ``body`` (under ``if``/``try``/``with`` too), not inside another one."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node
+            continue
+        stack.extend(reversed([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]))
+
+
+def _own_nodes(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of ``body`` that is not inside a nested function, class or lambda."""
+    stack: List[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _loop_parents(body: Sequence[ast.stmt]) -> Dict[int, Optional[Loop]]:
+    """id(node) -> the innermost loop around it, for every own node of ``body``."""
+    parents: Dict[int, Optional[Loop]] = {}
+    stack: List[Tuple[ast.AST, Optional[Loop]]] = [(node, None) for node in reversed(body)]
+    while stack:
+        node, loop = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        parents[id(node)] = loop
+        inner = node if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else loop
+        for child in ast.iter_child_nodes(node):
+            if isinstance(node, (ast.For, ast.AsyncFor)) and child is node.iter:
+                stack.append((child, loop))  # the iterable is evaluated once, outside the loop
+            else:
+                stack.append((child, inner))
+    return parents
+
+
+def _innermost_loop(node: ast.AST, parents: Dict[int, Optional[Loop]]) -> Optional[Loop]:
+    return parents.get(id(node))
+
+
+def _steps_optimizer_itself(parent: Loop, inner: Loop) -> bool:
+    """Whether ``parent`` steps an optimizer outside ``inner`` (the accumulation loop sits inside the step)."""
+    inside = {id(n) for n in ast.walk(inner)}
+    return any(_calls_named(n, _OPTIMIZER_STEP) for n in ast.walk(parent) if id(n) not in inside)
+
+
+def _loop_body_nodes(loop: Loop) -> Iterator[ast.AST]:
+    """What runs each time round: the body (and a ``while``'s test), not a ``for``'s iterable."""
+    for stmt in loop.body:
+        yield from ast.walk(stmt)
+    if isinstance(loop, ast.While):
+        yield from ast.walk(loop.test)
+
+
+def _every_n_ifs(loop: Loop) -> Iterator[ast.If]:
+    """``if step % 100 == 0:`` (and ``if i % log_every == 0 and rank == 0:``) inside the loop."""
+    for node in ast.walk(loop):
+        if isinstance(node, ast.If) and _every_n(node.test):
+            yield node
+
+
+def _every_n(test: ast.expr) -> bool:
+    """A test with a modulo in it (``step % N == 0``), not a %-formatted string."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+               and not isinstance(n.left, (ast.Constant, ast.JoinedStr)) for n in ast.walk(test))
+
+
+def _blocks(body: Sequence[ast.stmt], own: Sequence[ast.AST]) -> Iterator[Sequence[ast.stmt]]:
+    """Every statement list of a scope: its body, and each own statement's bodies."""
+    yield body
+    for node in own:
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def _leaves(block: Sequence[ast.stmt]) -> bool:
+    """Whether a block always leaves its function (ends in ``return`` or ``raise``)."""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
+def _training_test(test: ast.expr) -> Optional[bool]:
+    """True for ``self.training`` (or ``model.training``), False for ``not self.training``, else None."""
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _training_test(test.operand)
+        return None if inner is None else not inner
+    return None
+
+
+def _calls_named(node: ast.AST, names: frozenset) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+
+
+def _last_name(func: ast.expr) -> Optional[str]:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _root_name(node: ast.expr) -> Optional[str]:
+    """The name an expression chain starts from: ``np`` in ``np.isnan(a).any``."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+# ------------------------------------------------------------------------------------------ tensors
+
+
+def _tensor_names(own: Sequence[ast.AST]) -> Set[str]:
+    """Names known to hold a device tensor: the receiver of ``backward`` (``loss``), and names bound to a
+    ``torch.*`` call or a reduction method."""
+    names: Set[str] = set()
+    for node in own:
+        if (_calls_named(node, frozenset({"backward"})) and isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
+            names.add(node.func.value.id)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _makes_tensor(node.value):
+                names.add(node.targets[0].id)
+    return names
+
+
+def _makes_tensor(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return False
+    dotted = _dotted(value.func) or ""
+    if dotted.startswith("torch.") and not dotted.startswith(("torch.cuda.", "torch.distributed.")):
+        return value.func.attr not in ("is_available", "device", "device_count", "get_rank", "numel")
+    return value.func.attr in _REDUCTIONS and not isinstance(value.func.value, ast.Constant)
+
+
+def _tensor_test(test: ast.expr, tensors: Set[str]) -> Optional[str]:
+    """What in ``test`` is a tensor value read back to decide a branch, if anything."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call):
+            name = _last_name(node.func)
+            if name == "item":
+                return None  # the ``.item()`` is the sync, reported as such
+            dotted = _dotted(node.func) or ""
+            if name in ("any", "all") and isinstance(node.func, ast.Attribute) and not node.args \
+                    and _root_name(node.func) not in ("np", "numpy"):
+                return ast.unparse(node)
+            if dotted.startswith("torch.") and name in _TESTS:
+                return ast.unparse(node)
+    if _names_in_value(test) & tensors:
+        return ast.unparse(test)
+    return None
+
+
+def _names_in_value(test: ast.expr) -> Set[str]:
+    """Names whose value ``test`` uses (not ``x.shape``, ``len(x)``, ``x is None``, ``isinstance(x, ...)``)."""
+    if isinstance(test, ast.Name):
+        return {test.id}
+    if isinstance(test, ast.UnaryOp):
+        return _names_in_value(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_names_in_value(v) for v in test.values))
+    if isinstance(test, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+            return set()
+        return set().union(*(_names_in_value(v) for v in [test.left, *test.comparators]))
+    if isinstance(test, ast.BinOp):
+        return _names_in_value(test.left) | _names_in_value(test.right)
+    return set()
+
+
+def _is_log_call(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id == "print"
+    if isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS:
+        owner = _dotted(func.value) or ""
+        last = owner.rpartition(".")[2].lower()
+        return any(word in last for word in ("log", "writer", "storage", "tb", "summary", "pbar", "bar", "wandb")) \
+            or func.attr in ("add_scalar", "add_scalars", "put_scalar", "put_scalars")
+    return False
+
+
+def _tensor_argument(call: ast.Call, tensors: Set[str]) -> Optional[str]:
+    """The tensor a print or log call shows (not through ``.item()``, which is its own finding)."""
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        for node in _shown(arg):
+            if isinstance(node, ast.Name) and node.id in tensors:
+                return node.id
+    return None
+
+
+def _shown(node: ast.expr) -> Iterator[ast.expr]:
+    """The values a print or log argument shows: itself, an f-string's fields, a %-format's or dict's values."""
+    if isinstance(node, ast.JoinedStr):
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                yield from _shown(value.value)
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for element in node.elts:
+            yield from _shown(element)
+    elif isinstance(node, ast.Dict):
+        for value in node.values:
+            yield from _shown(value)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        yield from _shown(node.right)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        for arg in node.args:
+            yield from _shown(arg)
+    else:
+        yield node
+
+
+# -------------------------------------------------------------------------------------------- masks
+
+
+def _mask_names(own: Sequence[ast.AST]) -> Set[str]:
+    """Names bound to a boolean mask in this scope (``keep = scores > thresh``)."""
+    names: Set[str] = set()
+    for node in own:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _is_mask(node.value, names):
+                names.add(node.targets[0].id)
+    return names
+
+
+def _is_mask(node: ast.expr, masks: Set[str]) -> bool:
+    if isinstance(node, ast.Compare):
+        return (len(node.ops) == 1 and isinstance(node.ops[0], _MASK_COMPARE)
+                and not any(isinstance(v, ast.Constant) and isinstance(v.value, (str, type(None)))
+                            for v in [node.left, *node.comparators])
+                and not any(isinstance(v, ast.Call) and _last_name(v.func) in ("len", "size", "dim", "numel")
+                            for v in [node.left, *node.comparators])
+                and not all(isinstance(v, ast.Constant) for v in [node.left, *node.comparators]))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _is_mask(node.operand, masks) or (isinstance(node.operand, ast.Name) and node.operand.id in masks)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+        return any(_is_mask(side, masks) or (isinstance(side, ast.Name) and side.id in masks)
+                   for side in (node.left, node.right))
+    if isinstance(node, ast.Call):
+        name = _last_name(node.func)
+        dotted = _dotted(node.func) or ""
+        if name in _MASK_CALLS and (dotted.startswith("torch.") or isinstance(node.func, ast.Attribute)):
+            return not dotted.startswith(("np.", "numpy.", "os.", "math."))
+    return False
+
+
+def _mask_in(index: ast.expr, masks: Set[str]) -> Optional[str]:
+    """The boolean mask ``index`` selects with (``x[m]``, ``x[m, :]``, ``x[:, a > 0]``), if any."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    for part in parts:
+        if isinstance(part, ast.Name) and part.id in masks:
+            return part.id
+        if not isinstance(part, (ast.Name, ast.Slice, ast.Constant)) and _is_mask(part, masks):
+            return ast.unparse(part)
+    return None
+
+
+# --------------------------------------------------------------------------------------- parameters
+
+
+def _parameter_source(iterable: ast.expr) -> Optional[str]:
+    """``model.parameters()``, ``group["params"]``, ``zip(ema.parameters(), model.parameters())``: what the
+    loop walks parameter by parameter."""
+    for node in ast.walk(iterable):
+        if isinstance(node, ast.Call) and _last_name(node.func) in _PARAMETER_SOURCES:
+            return ast.unparse(iterable)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == "params":
+            return ast.unparse(iterable)
+    return None
+
+
+def _updates_in_place(loop: Union[ast.For, ast.AsyncFor]) -> bool:
+    """Whether the loop body does tensor math in place (``p.mul_(d)``, ``p.data.add_(...)``, ``torch._foreach``
+    aside): one small kernel launch per parameter per step."""
+    for node in ast.walk(loop):
+        if node is loop.iter:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr = node.func.attr
+            if attr.endswith("_") and not attr.startswith("_") and attr not in ("requires_grad_", "share_memory_"):
+                return True
+    return False

@@ -1,0 +1,355 @@
+"""The ``tune`` findings: what runs but stalls the device, on the training step only (``rules/tune.py``).
+
+Each case is a small but whole project: a model, a training loop that reaches it from an entry point, and the
+same pattern somewhere the step does not run, which must stay quiet."""
+import ast
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+from migrator.maps.coverage import op_verdict
+from migrator.maps.load import resolve_targets
+from migrator.model import Category, Status, TuneKind
+from migrator.plan import TUNE_PHASE, migration_plans
+from migrator.selection import Selection
+from migrator.sources.step import step_facts
+
+from .conftest import write_tree
+
+TARGETS = resolve_targets(None)
+
+POOLER = '''
+import torch
+from torch import nn
+
+
+class BoxHead(nn.Module):
+    """A Mask R-CNN-style box head: scores, filtered proposals, per-class boxes."""
+
+    def __init__(self, dim=256, classes=81):
+        super().__init__()
+        self.cls = nn.Linear(dim, classes)
+        self.box = nn.Linear(dim, classes * 4)
+
+    def forward(self, feats, proposals, labels):
+        scores = self.cls(feats).softmax(-1)
+        fg = labels > 0
+        fg_boxes = proposals[fg]
+        fg_inds = torch.nonzero(fg).squeeze(1)
+        deltas = self.box(feats).view(-1, scores.shape[1], 4)[fg_inds, labels[fg_inds]]
+        loss = (deltas - fg_boxes).abs().mean()
+        if self.training:
+            return loss
+        keep = scores.max(-1).values > 0.05
+        return proposals[keep]
+'''
+
+TRAIN = '''
+import torch
+
+from heads import BoxHead
+
+
+def train(loader, steps):
+    model = BoxHead().cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for step, (feats, proposals, labels) in enumerate(loader):
+        loss = model(feats.cuda(), proposals.cuda(), labels.cuda())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"step {step} loss {loss.item():.4f}")
+        if step % 100 == 0:
+            print(f"lr {optimizer.param_groups[0]['lr']} loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    train([], 10)
+'''
+
+EVALUATE = '''
+import torch
+
+
+def evaluate(model, loader):
+    """Accuracy on a held-out set: no backward, the host reads every batch by design."""
+    correct = 0
+    for feats, proposals, labels in loader:
+        keep = labels > 0
+        correct += (proposals[keep].sum(-1) > 0).sum().item()
+    return correct
+
+
+if __name__ == "__main__":
+    evaluate(None, [])
+'''
+
+
+def _tune(report, rule=None):
+    return [f for f in report.findings if f.category == Category.TUNE and (rule is None or f.rule == rule)]
+
+
+def _line(code: str, text: str) -> int:
+    return next(i for i, line in enumerate(code.splitlines(), 1) if text in line)
+
+
+@pytest.fixture(scope="module")
+def detector(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("detector"),
+                      {"heads.py": POOLER, "train.py": TRAIN, "tools/evaluate.py": EVALUATE})
+    from migrator.scan import scan
+    return root, scan(root, TARGETS, jobs=1)
+
+
+def test_a_box_heads_boolean_masks_on_the_training_step_are_data_dependent_shapes(detector):
+    _, report = detector
+    shapes = {(f.path, f.span.line): f for f in _tune(report, "tune-dynamic-shape")}
+    assert set(shapes) == {("heads.py", _line(POOLER, "fg_boxes = proposals[fg]")),
+                           ("heads.py", _line(POOLER, "fg_inds = torch.nonzero(fg)"))}
+    masked = shapes["heads.py", _line(POOLER, "fg_boxes = proposals[fg]")]
+    assert masked.api == "torch.Tensor.__getitem__" and masked.snippet == "proposals[fg]"
+    cann = masked.verdicts["cann"]
+    assert cann.status == Status.PARTIAL and "BoxHead.forward" in cann.message and "compile" in cann.message
+    assert "hiascend.com" in cann.source and cann.suggestion and "torch.where" in cann.suggestion
+    # Cambricon documents no recompilation: the host still waits for the size, as PyTorch's guide says
+    neuware = masked.verdicts["neuware"]
+    assert neuware.status == Status.PARTIAL and "does not name this pitfall" in neuware.message
+    assert "pytorch.org/tutorials" in neuware.source
+
+
+def test_the_eval_only_branch_and_the_evaluation_script_stay_quiet(detector):
+    _, report = detector
+    lines = {(f.path, f.span.line) for f in _tune(report)}
+    assert ("heads.py", _line(POOLER, "return proposals[keep]")) not in lines  # under `if self.training: ... `
+    assert not [f for f in _tune(report) if f.path == "tools/evaluate.py"]
+
+
+def test_a_loss_logged_every_step_is_a_host_sync_and_every_hundred_steps_is_not(detector):
+    _, report = detector
+    syncs = _tune(report, "tune-host-sync")
+    assert [(f.path, f.span.line, f.api) for f in syncs] == [
+        ("train.py", _line(TRAIN, 'print(f"step {step} loss'), "torch.Tensor.item")]
+    message = syncs[0].verdicts["cann"].message
+    assert "inside the training loop at train.py:" in message and "host waits" in message
+
+
+def test_tune_findings_never_change_readiness_counts_or_effort(detector):
+    root, report = detector
+    from migrator.scan import scan
+    without = scan(root, TARGETS, jobs=1, selection=Selection.parse(ignore=["tune"]))
+    assert _tune(report) and not _tune(without)
+    for before, after in zip(report.targets, without.targets):
+        assert (before.readiness, dict(before.counts), before.effort) == (after.readiness, dict(after.counts),
+                                                                          after.effort)
+        assert [b.key for b in before.blockers] == [b.key for b in after.blockers]
+
+
+def test_the_plan_ends_with_a_tune_phase_grouped_by_module(detector):
+    _, report = detector
+    for plan in migration_plans(report):
+        tune = plan.phases[-1]
+        assert (tune.number, tune.title) == TUNE_PHASE[:2]
+        assert [item.key for item in tune.items] == ["heads.py", "train.py"]  # the model's head has the most
+        assert tune.items[0].message.startswith("2 data-dependent shapes")
+        assert tune.hours == 0.0 and tune.readiness_after == plan.phases[-2].readiness_after
+
+
+def test_text_hides_tune_findings_behind_one_line_and_lists_them_on_request(detector):
+    root, _ = detector
+    summary = CliRunner().invoke(main, ["scan", str(root), "--color", "never", "--no-cache"])
+    assert summary.exit_code == 0, summary.output
+    assert "3 tuning points on the training step" in summary.output and "proposals[fg]" not in summary.output
+    listed = CliRunner().invoke(main, ["scan", str(root), "--color", "never", "--no-cache", "--show", "tune"])
+    assert "tune-dynamic-shape  proposals[fg]" in listed.output and "tune-host-sync  loss.item()" in listed.output
+
+
+def test_a_fallback_op_in_the_forward_is_tuned_per_target_and_not_outside_the_step(tmp_path):
+    forward = POOLER.replace("loss = (deltas - fg_boxes).abs().mean()",
+                             "loss = (deltas - fg_boxes).abs().mean() + torch.special.zeta(feats, scores).mean()")
+    report_script = ("import torch\n\n\ndef spread(a, b):\n    return torch.special.zeta(a, b)\n\n\n"
+                     "if __name__ == \"__main__\":\n    spread(torch.ones(2), torch.ones(2))\n")
+    root = write_tree(tmp_path, {"heads.py": forward, "train.py": TRAIN, "report.py": report_script})
+    from migrator.scan import scan
+    report = scan(root, TARGETS, jobs=1)
+    (tuned,) = _tune(report, "tune-cpu-fallback")
+    assert (tuned.path, tuned.api) == ("heads.py", "torch.special.zeta")
+    original = next(f for f in report.judged if f.rule != tuned.rule and (f.path, f.span.line) == ("heads.py",
+                                                                                                 tuned.span.line))
+    for target in TARGETS:
+        falls = original.verdicts[target.id].status == Status.FALLBACK
+        assert (tuned.verdicts[target.id].status == Status.PARTIAL) == falls, target.id
+    assert any(original.verdicts[t.id].status == Status.FALLBACK for t in TARGETS)
+    assert any(op_verdict(t, op).status == Status.FALLBACK for t in TARGETS for op in tuned.ops)
+
+
+EMA = '''
+import torch
+
+
+class Ema:
+    def __init__(self, model, decay=0.999):
+        self.shadow = [p.detach().clone() for p in model.parameters()]
+        self.decay = decay
+
+    def update(self, model):
+        for shadow, p in zip(self.shadow, model.parameters()):
+            shadow.mul_(self.decay).add_(p.detach(), alpha=1 - self.decay)
+
+
+def train(model, loader, optimizer):
+    ema = Ema(model)
+    torch.backends.cudnn.benchmark = True
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        if torch.isnan(loss):
+            continue
+        loss.backward()
+        optimizer.step()
+        ema.update(model)
+
+
+if __name__ == "__main__":
+    train(torch.nn.Linear(2, 2), [], None)
+'''
+
+
+def test_a_per_parameter_ema_and_a_tensor_branch_on_the_step(tmp_path):
+    from migrator.scan import scan
+    report = scan(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1)
+    found = {(f.rule, f.span.line) for f in _tune(report)}
+    assert found == {("tune-parameter-loop", _line(EMA, "for shadow, p in zip")),
+                     ("tune-host-sync", _line(EMA, "if torch.isnan(loss)")),
+                     ("tune-cuda-switch", _line(EMA, "cudnn.benchmark"))}
+    loop = next(f for f in _tune(report) if f.rule == "tune-parameter-loop")
+    assert "NpuFused" in loop.verdicts["cann"].suggestion and "FusedAdam" in loop.verdicts["neuware"].suggestion
+    assert loop.verdicts["kunlun"].status == Status.UNKNOWN
+    switch = next(f for f in _tune(report) if f.rule == "tune-cuda-switch")
+    assert "set_compile_mode" in switch.verdicts["cann"].suggestion
+
+
+def test_a_notebook_training_loop_is_a_step_with_cell_positions(tmp_path):
+    cells = ["import torch\nmodel = torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+             "for x in [torch.ones(4)] * 3:\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"
+             "    print(loss.item())\n"]
+    notebook = {"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [], "execution_count": None}
+                          for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    from migrator.scan import scan
+    report = scan(write_tree(tmp_path, {"train.ipynb": json.dumps(notebook)}), TARGETS, jobs=1)
+    (sync,) = _tune(report, "tune-host-sync")
+    assert (sync.span.cell, sync.span.line) == (1, 5)
+
+
+@pytest.mark.parametrize("code, kind, detail", [
+    pytest.param("def f(x, s):\n    keep = s > 0.5\n    return x[keep]\n", TuneKind.MASK_INDEX, "keep", id="mask-name"),
+    pytest.param("def f(x):\n    return x[x > 0]\n", TuneKind.MASK_INDEX, "x > 0", id="mask-inline"),
+    pytest.param("def f(x, m):\n    return x[~m.bool(), :]\n", TuneKind.MASK_INDEX, "~m.bool()", id="mask-tuple"),
+    pytest.param("import torch\ndef f(x):\n    if torch.isinf(x).any():\n        pass\n", TuneKind.TENSOR_BRANCH,
+                 "torch.isinf(x).any()", id="branch-any"),
+    pytest.param("import torch\ndef f(x):\n    t = x.sum()\n    print('total', t)\n", TuneKind.TENSOR_PRINT, "t",
+                 id="print-reduction"),
+    pytest.param("def f(m):\n    for p in m.parameters():\n        p.data.mul_(0.9)\n", TuneKind.PARAMETER_LOOP,
+                 "m.parameters()", id="param-loop"),
+])
+def test_step_reader_finds(code, kind, detail):
+    facts = step_facts(ast.parse(code), "m")
+    assert [(s.kind, s.detail) for s in facts.sites] == [(kind, detail)]
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("def f(x, m):\n    x[m > 0] = 0\n    return x\n", id="mask-write-keeps-the-shape"),
+    pytest.param("def f(xs, n):\n    return xs[len(xs) > n]\n", id="python-bool-index"),
+    pytest.param("def f(d):\n    return d['key' == 'key']\n", id="constant-compare"),
+    pytest.param("def f(step, x):\n    if step > 3:\n        print(step, x.shape)\n", id="int-branch-and-shape"),
+    pytest.param("def f(loss):\n    if loss is None:\n        return\n", id="is-none"),
+    pytest.param("def f(m):\n    for p in m.parameters():\n        p.requires_grad_(False)\n", id="freeze-loop"),
+    pytest.param("import numpy as np\ndef f(a):\n    if np.isnan(a).any():\n        pass\n", id="numpy-branch"),
+])
+def test_step_reader_leaves_alone(code):
+    facts = step_facts(ast.parse(code), "m")
+    assert facts is None or facts.sites == ()
+
+
+@pytest.mark.parametrize("code, loop_line, steps", [
+    pytest.param("def train(l, m, o):\n    for x in l:\n        m(x).backward()\n        o.step()\n", 2, (),
+                 id="plain-loop"),
+    pytest.param("def train(l, m, o):\n    for batch in l:\n        for micro in batch:\n"
+                 "            m(micro).backward()\n        o.step()\n", 2, (), id="accumulation-widens-to-the-step"),
+    pytest.param("class T:\n    def run_step(self, x):\n        self.model(x).backward()\n", None, ("m.T.run_step",),
+                 id="step-function"),
+    pytest.param("def fit(s, o):\n    while True:\n        s.scale(o.loss()).backward()\n", 2, (), id="while-loop"),
+])
+def test_step_reader_finds_the_training_loop(code, loop_line, steps):
+    facts = step_facts(ast.parse(code), "m")
+    assert [loop.span.line for loop in facts.loops] == ([loop_line] if loop_line else [])
+    assert facts.steps == steps
+
+
+TRACED = '''
+import torch
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 1)
+
+    def forward(self, x):
+        keep = x[:, 0] > 0
+        return self.fc(x[keep]).mean()
+
+
+def main():
+    torch.manual_seed(0)
+    model = Head().cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(100):
+        loss = model(torch.randn(64, 8, device="cuda"))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(step, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_traced_run_ranks_and_confirms_the_tune_findings(tmp_path):
+    pytest.importorskip("torch", reason="torch==2.13.0 is not installed (.ci/run installs it)")
+    import sys
+
+    from migrator.scan import scan
+    from migrator.trace.run import trace_command
+
+    root = write_tree(tmp_path, {"train.py": TRACED})
+    document = trace_command([sys.executable, "train.py"], root, steps=3, limit=120).document
+    report = scan(root, TARGETS, jobs=1, trace=(document, "trace.json"))
+    found = {f.snippet: f for f in _tune(report)}
+    mask, item = found["x[keep]"], found["loss.item()"]
+    for finding in (mask, item):
+        assert finding.confidence.value == "traced" and finding.measured is not None
+    assert item.measured.host_transfers >= 1 and item.measured.calls_per_step == pytest.approx(1.0, abs=0.5)
+    assert mask.measured.shapes >= 2  # a random mask selects a different number of rows each step
+    listed = CliRunner().invoke(main, ["scan", str(root), "--trace", str(_write(tmp_path, document)), "--no-cache",
+                                       "--color", "never", "--show", "tune"])
+    assert "calls/step" in listed.output, listed.output
+
+
+def _write(tmp_path, document):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_a_switch_another_rule_already_rewrites_is_not_a_tuning_point_there(tmp_path):
+    from migrator.scan import scan
+    code = "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+    report = scan(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1)
+    (switch,) = _tune(report, "tune-cuda-switch")
+    (renamed,) = [f for f in report.findings if f.rule == "device-call"]
+    assert renamed.verdicts["neuware"].status == Status.REWRITE  # torch_mlu's table renames it: `fix` does that
+    assert switch.verdicts["neuware"].status == Status.SUPPORTED and "device-call" in switch.verdicts["neuware"].message
+    assert switch.verdicts["cann"].status == Status.PARTIAL and "allow_hf32" in switch.verdicts["cann"].suggestion
