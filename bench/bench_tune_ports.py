@@ -7,7 +7,12 @@ rules' business, ``bench_vendor_ports.py``), a comment, a blank line, an import 
 candidate performance change. Each is then:
 
 - on a finding   one of its upstream lines carries a ``tune`` finding (the rule is counted too);
-- missed         none does.
+- in a function  none does, but the function it changes does (the vendor often keeps the old function under
+                 another name and writes a static-shape one beside it: the change is an insertion or a renamed
+                 ``def`` line, not an edit of the line the finding is on);
+- missed         neither.
+
+Insertions count here too, attributed to the function they are inserted in.
 
 It prints the counts, the ``tune`` findings by rule, and the missed hunks to read (``--show N``).
 
@@ -20,13 +25,14 @@ facebookresearch/fairseq). Nothing is run from the repositories; only their text
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import re
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -51,6 +57,21 @@ def _code(lines: List[str]) -> bool:
     return any(not _NOT_CODE.match(line) for line in lines)
 
 
+def _functions(text: str) -> List[Tuple[int, int]]:
+    """(first line, last line) of every function in a module, innermost last (empty when it does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    return sorted(((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), key=lambda span: span[1] - span[0])
+
+
+def _enclosing(functions: List[Tuple[int, int]], line: int) -> Optional[Tuple[int, int]]:
+    """The innermost function around ``line``."""
+    return next((span for span in functions if span[0] <= line <= span[1]), None)
+
+
 def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int) -> Counter:
     before = tree(upstream, pair.commit, pair.upstream_prefix)
     after = tree(modelzoo, "HEAD", pair.vendor)
@@ -70,25 +91,32 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int) -> Counter:
     missed: List[str] = []
     for rel in files:
         old, new = before[rel].splitlines(), after[rel].splitlines()
+        functions = _functions(before[rel])
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-            if tag in ("equal", "insert"):
-                continue  # an insertion changes no upstream line: nothing upstream to find
-            changed = old[i1:i2]
+            if tag == "equal":
+                continue
+            changed = old[i1:i2] if tag != "insert" else []
             text = "\n".join(changed + new[j1:j2])
-            if DEVICE.search(text) and "npu_" not in text or not _code(changed) or "Copyright" in text:
+            if DEVICE.search(text) and "npu_" not in text or not _code(changed or new[j1:j2]) or "Copyright" in text:
                 continue
             counts["vendor performance hunks"] += 1
             rules: Set[str] = {tuned[rel, n + 1] for n in range(i1, i2) if (rel, n + 1) in tuned}
+            around = _enclosing(functions, i1 + 1 if tag != "insert" else max(i1, 1))
+            inside = {tuned[rel, n] for n in range(around[0], around[1] + 1) if (rel, n) in tuned} if around else set()
             if rules:
                 counts["on a tune finding"] += 1
                 counts.update(f"on {rule}" for rule in rules)
+            elif inside:
+                counts["in a function with a tune finding"] += 1
+                counts.update(f"in a function with {rule}" for rule in inside)
             else:
                 counts["missed"] += 1
-                missed.append(f"    {rel}:{i1 + 1}: {changed[0].strip()[:90]}\n      vendor: "
+                first = (changed or new[j1:j2] or [""])[0]
+                missed.append(f"    {rel}:{i1 + 1}: {first.strip()[:90]}\n      vendor: "
                               + " | ".join(v.strip() for v in new[j1:j2][:2])[:120])
     print(f"\n{pair.name}: {len(files)} file pairs")
-    for key in sorted(counts, key=lambda k: (not k.startswith("vendor"), not k.startswith("on a"),
-                                              k.startswith("tune"), k)):
+    order = ("vendor", "on a", "in a function with a", "missed", "on ", "in a function with ", "tune")
+    for key in sorted(counts, key=lambda k: (next(i for i, p in enumerate(order) if k.startswith(p)), k)):
         print(f"  {key:44s} {counts[key]}")
     for line in missed[:show]:
         print(line)

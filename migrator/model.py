@@ -497,6 +497,9 @@ class StepFacts:
     #: per scope, the names it calls only in one of those branches (``self.box_predictor.inference``,
     #: ``self.visualize_training``): what the step does not run each time
     rare_calls: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    #: functions that return a data-dependent shape (detectron2's ``nonzero_tuple``): each call of one on the
+    #: step is a data-dependent shape where it is called
+    shape_helpers: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

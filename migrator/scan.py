@@ -323,7 +323,15 @@ def _tuning(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleC
         found = selection.apply(found)
     marked, placed = mark_reachable(project, reached, found, ops)
     nodes.update(placed)
-    kept = [f for f in marked if f.reachable is not False]
+    imported = {n for n in reached if project.graph.nodes[n].get("kind") == "module"}
+    kept = []
+    for finding in marked:
+        if finding.reachable is False:
+            method = step.run_by_a_module(placed.get(finding.id))
+            if method is None or module_name_for(project.graph.nodes[method].get("path", "")) not in imported:
+                continue  # dead code, or code only a test or a tool runs
+            finding = replace(finding, reachable=None)  # a built module's forward: the graph cannot say by whom
+        kept.append(finding)
     if trace is not None:
         from .trace.join import measure_step
 

@@ -353,3 +353,44 @@ def test_a_switch_another_rule_already_rewrites_is_not_a_tuning_point_there(tmp_
     assert renamed.verdicts["neuware"].status == Status.REWRITE  # torch_mlu's table renames it: `fix` does that
     assert switch.verdicts["neuware"].status == Status.SUPPORTED and "device-call" in switch.verdicts["neuware"].message
     assert switch.verdicts["cann"].status == Status.PARTIAL and "allow_hf32" in switch.verdicts["cann"].suggestion
+
+
+WRAPPERS = '''
+import torch
+
+
+def nonzero_tuple(x):
+    """detectron2's: a scriptable ``x.nonzero(as_tuple=True)``."""
+    return x.nonzero().unbind(1)
+'''
+
+SAMPLED_HEAD = '''
+import torch
+
+from wrappers import nonzero_tuple
+
+
+class Head(torch.nn.Module):
+    def forward(self, labels, deltas):
+        fg_inds = nonzero_tuple(labels > 0)[0]
+        return deltas[fg_inds].abs().mean()
+
+
+def train(loader):
+    model = Head()
+    for labels, deltas in loader:
+        model(labels, deltas).backward()
+
+
+if __name__ == "__main__":
+    train([])
+'''
+
+
+def test_a_call_of_the_projects_own_nonzero_helper_is_a_data_dependent_shape_where_it_is_called(tmp_path):
+    from migrator.scan import scan
+    report = scan(write_tree(tmp_path, {"wrappers.py": WRAPPERS, "train.py": SAMPLED_HEAD}), TARGETS, jobs=1)
+    shapes = {(f.path, f.span.line): f for f in _tune(report, "tune-dynamic-shape")}
+    site = shapes["train.py", _line(SAMPLED_HEAD, "fg_inds = nonzero_tuple")]
+    assert site.api == "wrappers.nonzero_tuple" and "`nonzero_tuple` does" in site.verdicts["cann"].message
+    assert ("wrappers.py", _line(WRAPPERS, "return x.nonzero()")) in shapes  # the cause, on the step through it

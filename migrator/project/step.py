@@ -16,7 +16,7 @@ A body under ``if step % N == 0:`` inside a training loop runs once every N step
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
 
@@ -27,10 +27,17 @@ from ..sources.outline import CALLS_BY_NAME
 
 #: Methods a framework calls once per step, whatever calls them.
 _STEP_METHODS = ("training_step", "compute_loss")
+#: What a module runs each step once it is built: its forward (and an ``autograd.Function``'s backward).
+_MODULE_METHODS = ("forward", "backward") + _STEP_METHODS
 #: What a step's code runs through: resolved calls and constructions (not a call joined by a method's name
 #: alone, ``x.update()`` to every repository ``update``, except where the loop or step calls that very name).
 _STEP_EDGES = ("calls", "constructs")
 _NAMED_EDGES = _STEP_EDGES + (CALLS_BY_NAME,)
+#: A call joined by its name alone is followed when few repository methods bear the name and it is not one
+#: every other class has (``self.scaler.check_overflow()``, not ``x.update()``).
+_FEW_NAMESAKES = 3
+_COMMON_NAMES = frozenset({"update", "step", "get", "set", "add", "append", "run", "apply", "reset", "build",
+                           "forward", "__call__", "items", "keys", "values", "state_dict", "load_state_dict"})
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,15 @@ class TrainingStep:
     loops: Mapping[str, Tuple[TrainingLoop, ...]] = field(default_factory=dict)  # path -> loops
     periodic: Mapping[str, Tuple[Span, ...]] = field(default_factory=dict)  # path -> ``if step % N`` bodies
     inference: Mapping[str, Tuple[Span, ...]] = field(default_factory=dict)  # path -> eval-mode-only branches
+    #: node -> the root it is on the step from (a loop's callee, a step function, a module's ``forward``)
+    root_of: Mapping[str, str] = field(default_factory=dict)
+
+    def run_by_a_module(self, node: Optional[str]) -> Optional[str]:
+        """The module method (``Head.forward``) ``node`` is on the step from, if that is how it is: a module's
+        forward runs whenever the module is built, which a call graph often cannot follow (a model built from
+        a registry and called through ``self.model(data)``)."""
+        root = self.root_of.get(node or "")
+        return root if root is not None and root.rpartition(".")[2] in _MODULE_METHODS else None
 
     def why(self, finding: Finding, node: Optional[str]) -> Optional[str]:
         """Why ``finding`` runs on every step, or ``None`` when it does not (or only every N steps)."""
@@ -90,6 +106,8 @@ def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Map
                 roots.setdefault(scope, f"`{_short(scope)}` is a training step (it calls backward)")
                 for callee in _callees(graph, scope, _named_calls(graph, scope)):
                     roots.setdefault(callee, f"`{_short(scope)}`, a training step, calls it")
+                for caller in _step_callers(graph, scope):
+                    roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
     kinds = node_kinds if node_kinds is not None else {n: d.get("kind", "") for n, d in graph.nodes(data=True)}
     methods = {node for node, kind in kinds.items() if kind == "method"}
     for node in sorted(methods):
@@ -98,10 +116,12 @@ def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Map
             roots.setdefault(node, f"`{_short(node)}` runs on every batch")
         elif name == "backward" and f"{owner}.forward" in methods:
             roots.setdefault(node, f"`{_short(node)}` runs on every backward pass")
-    return TrainingStep(nodes=_expanded(graph, roots, skipped), loops=loops, periodic=periodic, inference=inference)
+    nodes, root_of = _expanded(graph, roots, skipped)
+    return TrainingStep(nodes=nodes, loops=loops, periodic=periodic, inference=inference, root_of=root_of)
 
 
-def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]]) -> Dict[str, str]:
+def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]]
+              ) -> Tuple[Dict[str, str], Dict[str, str]]:
     """The roots and everything they call (but what a node calls only in eval mode or every N calls), each
     with why: the node it was first reached through, and the reason of the root that reached it."""
     nodes = dict(roots)
@@ -110,13 +130,17 @@ def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[s
     while queue:
         node = queue.popleft()
         rare = skipped.get(node, frozenset())
-        for _, callee, kind in graph.out_edges(node, data="kind"):
-            if kind in _STEP_EDGES and callee not in nodes and callee.rpartition(".")[2] not in rare:
+        edges = list(graph.out_edges(node, data="kind"))
+        by_name = Counter(callee.rpartition(".")[2] for _, callee, kind in edges if kind == CALLS_BY_NAME)
+        for _, callee, kind in edges:
+            name = callee.rpartition(".")[2]
+            distinctive = kind == CALLS_BY_NAME and by_name[name] <= _FEW_NAMESAKES and name not in _COMMON_NAMES
+            if (kind in _STEP_EDGES or distinctive) and callee not in nodes and name not in rare:
                 root = root_of[callee] = root_of[node]
                 through = "" if node == root else f", on the step from `{_short(root)}`"
                 nodes[callee] = f"`{_short(callee)}` is called by `{_short(node)}`{through}; {roots[root]}"
                 queue.append(callee)
-    return nodes
+    return nodes, root_of
 
 
 def _loop_node(graph, module: str, loop: TrainingLoop, main: Optional[Tuple[int, int]]) -> Optional[str]:
@@ -134,6 +158,14 @@ def _callees(graph, source: Optional[str], names: Iterable[str]) -> Iterable[str
     wanted = set(names)
     return sorted(callee for _, callee, kind in graph.out_edges(source, data="kind")
                   if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted)
+
+
+def _step_callers(graph, step: str) -> Iterable[str]:
+    """What calls a step function and is itself named as a step (fairseq's ``Trainer.train_step`` around its
+    task's ``train_step``): it runs once per step too, with what it does before and after (the gradient clip,
+    the overflow check)."""
+    return sorted(caller for caller, _, kind in graph.in_edges(step, data="kind")
+                  if kind in _NAMED_EDGES and "step" in caller.rpartition(".")[2])
 
 
 def _named_calls(graph, scope: str) -> Tuple[str, ...]:

@@ -9,16 +9,20 @@ single file can say. Every verdict cites the vendor's performance guide it comes
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..maps.load import TargetMap, TuneAdvice, tuning
-from ..model import (Category, Confidence, Context, FileResult, Finding, Span, Status, TuneKind, TuneSite, Usage,
-                     Verdict)
+from ..discover import read_source
+from ..model import (Category, Confidence, Context, FileResult, Finding, NamedTarget, Span, Status, TuneKind, TuneSite,
+                     Usage, Verdict)
 from ..project.contexts import path_context
 from ..project.step import TrainingStep
 from ..resolve.vocabulary import Vocabulary
+from ..sources.python import decode_source
+from ..sources.step import calls_of
 from .base import DocumentedRule, RuleContext, fingerprint, usages_across_files
 from .examples import Invalid, Valid
 
@@ -207,7 +211,48 @@ class DataDependentShape(TuneRule):
         found += _site_findings(self, results, frozenset({TuneKind.MASK_INDEX}), step, node_of, ctx, training,
                                 lambda site: f"`{site.snippet}` reads as many elements as the mask `{site.detail}` "
                                              f"selects", lambda site: "torch.Tensor.__getitem__")
+        return found + self._helper_calls(results, step, node_of, ctx)
+
+    def _helper_calls(self, results, step, node_of, ctx) -> List[Finding]:
+        """Calls, on the step, of the project's own functions that return a data-dependent shape (detectron2's
+        ``nonzero_tuple``): the call site is where a port makes the shape static. Only the files whose outline
+        calls one are read again."""
+        helpers = {h for r in results if r.step is not None for h in r.step.shape_helpers}
+        if not helpers:
+            return []
+        by_name: Dict[str, str] = {}
+        for helper in sorted(helpers):
+            by_name.setdefault(helper.rpartition(".")[2], helper)
+        packages = {h.split(".")[0] for h in helpers}
+        occurrences: Counter = Counter()
+        found = []
+        for result in results:
+            calls = result.outline.calls if result.outline is not None and result.file.rel.endswith(".py") else ()
+            if not any(isinstance(c.target, NamedTarget) and c.target.name.rpartition(".")[2] in by_name
+                       and c.target.name.split(".")[0] in packages for c in calls):
+                continue
+            for name, scope, span, snippet in _calls_in_file(result, set(by_name)):
+                helper = by_name[name]
+                if scope == helper:
+                    continue
+                draft = self.finding(result.file.rel, span, helper, snippet, scope, {}, occurrences)
+                why = step.why(draft, node_of(draft)) if _training(draft) else None
+                if why is not None:
+                    what = f"`{snippet}` returns a data-dependent shape (`{helper.rpartition('.')[2]}` does)"
+                    found.append(replace(draft, verdicts=self.verdicts(ctx, what, why)))
         return found
+
+
+def _calls_in_file(result: FileResult, names: Set[str]) -> List[Tuple[str, str, Span, str]]:
+    """The calls named ``names`` in a file read again (it may have changed or gone since: then none)."""
+    try:
+        text = decode_source(read_source(result.file.path))
+        tree = ast.parse(text) if isinstance(text, str) else None
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if tree is None or result.outline is None:
+        return []
+    return calls_of(tree, result.outline.module, names)
 
 
 def _shape_change(usage: Usage) -> Optional[str]:

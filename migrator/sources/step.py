@@ -43,17 +43,19 @@ _MASK_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "l
 _LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "add_scalar", "add_scalars",
                           "set_postfix", "put_scalar", "put_scalars"})
 _PARAMETER_SOURCES = frozenset({"parameters", "named_parameters"})
+#: Parameter names that hold a tensor in training code whatever calls the function.
+_TENSOR_PARAMETERS = frozenset({"loss", "losses", "grad_norm", "total_norm", "logits"})
 
 
 def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None) -> Optional[StepFacts]:
     """The module's training loops, step functions and tuning sites; ``None`` when it has none of them."""
     reader = _StepReader(module, map_span)
     reader.scope_body(tree.body, "<module>")
-    if not (reader.loops or reader.steps or reader.sites or reader.inference or reader.periodic):
+    if not (reader.loops or reader.steps or reader.sites or reader.inference or reader.periodic or reader.helpers):
         return None
     return StepFacts(loops=tuple(reader.loops), steps=tuple(reader.steps), sites=tuple(reader.sites),
                      periodic=tuple(reader.periodic), inference=tuple(reader.inference),
-                     rare_calls=tuple(reader.rare_calls))
+                     rare_calls=tuple(reader.rare_calls), shape_helpers=tuple(reader.helpers))
 
 
 class _StepReader:
@@ -66,19 +68,25 @@ class _StepReader:
         self.periodic: List[Span] = []
         self.inference: List[Span] = []
         self.rare_calls: List[Tuple[str, Tuple[str, ...]]] = []
+        self.helpers: List[str] = []
 
     # ---------------------------------------------------------------------------------------- scopes
 
-    def scope_body(self, body: Sequence[ast.stmt], scope: str, names: Tuple[str, ...] = ()) -> None:
+    def scope_body(self, body: Sequence[ast.stmt], scope: str, names: Tuple[str, ...] = (),
+                   params: Sequence[str] = ()) -> None:
         """One function's (or the module's) own statements, then each definition inside it as its own scope."""
         own = list(_own_nodes(body))
-        tensors = _tensor_names(own)
+        tensors = _tensor_names(own, params)
         self._loops_and_steps(body, own, scope)
         self._rare_branches(body, own, scope)
         self._sites(own, scope, tensors)
+        if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None
+                                       and _data_dependent(n.value) for n in own):
+            self.helpers.append(scope)
         for node in _definitions(body):
             inner = names + (node.name,)
-            self.scope_body(node.body, ".".join((self.module,) + inner), inner)
+            arguments = [] if isinstance(node, ast.ClassDef) else [a.arg for a in node.args.args + node.args.kwonlyargs]
+            self.scope_body(node.body, ".".join((self.module,) + inner), inner, arguments)
 
     def _loops_and_steps(self, body: Sequence[ast.stmt], own: Sequence[ast.AST], scope: str) -> None:
         backward = [n for n in own if _calls_named(n, _BACKWARD)]
@@ -180,6 +188,39 @@ class _StepReader:
         if end.cell != start.cell:  # a loop does not cross cells; keep the start
             return start
         return Span(line=start.line, col=start.col, end_line=end.line, end_col=end.col, cell=start.cell)
+
+
+def calls_of(tree: ast.Module, module: str, names: Set[str]) -> List[Tuple[str, str, Span, str]]:
+    """(called name, scope, span, snippet) of every call whose last name is in ``names``: where a project's
+    own helper is called (``rules/tune.py`` reads the few files that call one)."""
+    found: List[Tuple[str, str, Span, str]] = []
+
+    def visit(body: Sequence[ast.stmt], scope: str, path: Tuple[str, ...]) -> None:
+        for node in _own_nodes(body):
+            if isinstance(node, ast.Call) and _last_name(node.func) in names:
+                span = Span(line=node.lineno, col=node.col_offset, end_line=node.end_lineno,
+                            end_col=node.end_col_offset)
+                found.append((str(_last_name(node.func)), scope, span, ast.unparse(node).splitlines()[0][:160]))
+        for definition in _definitions(body):
+            inner = path + (definition.name,)
+            visit(definition.body, ".".join((module,) + inner), inner)
+
+    visit(tree.body, "<module>", ())
+    return found
+
+
+_SHAPE_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+
+
+def _data_dependent(value: ast.expr) -> bool:
+    """Whether a returned expression holds a call whose output size depends on the data (``x.nonzero()``,
+    ``torch.where(mask)``), so that the function returns a data-dependent shape."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            name = _last_name(node.func)
+            if name in _SHAPE_METHODS or (name == "where" and len(node.args) == 1 and not node.keywords):
+                return _root_name(node.func) not in ("np", "numpy")
+    return False
 
 
 # ------------------------------------------------------------------------------------------ walking
@@ -313,10 +354,11 @@ def _dotted(node: ast.expr) -> Optional[str]:
 # ------------------------------------------------------------------------------------------ tensors
 
 
-def _tensor_names(own: Sequence[ast.AST]) -> Set[str]:
-    """Names known to hold a device tensor: the receiver of ``backward`` (``loss``), and names bound to a
-    ``torch.*`` call or a reduction method."""
-    names: Set[str] = set()
+def _tensor_names(own: Sequence[ast.AST], params: Sequence[str] = ()) -> Set[str]:
+    """Names known to hold a device tensor: the receiver of ``backward`` (``loss``), names bound to a ``torch.*``
+    call or a reduction method, and parameters named as a loss or a gradient norm is (``loss``, ``grad_norm``,
+    ``ctc_loss``: what a training step hands a helper)."""
+    names: Set[str] = {p for p in params if p in _TENSOR_PARAMETERS or p.endswith("_loss")}
     for node in own:
         if (_calls_named(node, frozenset({"backward"})) and isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)):
