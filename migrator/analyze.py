@@ -200,7 +200,7 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
     facts, usages = _resolve(module, name, is_package, source=text, tree=tree)
-    step = step_facts(tree, name) if tree is not None else None
+    step = step_facts(tree, name, source=text) if tree is not None else None
     return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline, step=step)
 
 
@@ -236,7 +236,7 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     name = module_name_for(source.rel)
     facts, usages = _resolve(module, name, False, code.map_span, source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
-    step = step_facts(tree, name, code.map_span) if tree is not None else None
+    step = step_facts(tree, name, code.map_span, code.python) if tree is not None else None
     return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline, step=step)
 
 

@@ -18,6 +18,7 @@ call or a reduction (``.sum()``, ``.mean()``, ``.norm()``...). Names of anything
 from __future__ import annotations
 
 import ast
+import re
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..model import Span, StepFacts, TrainingLoop, TuneKind, TuneSite
@@ -47,9 +48,13 @@ _PARAMETER_SOURCES = frozenset({"parameters", "named_parameters"})
 _TENSOR_PARAMETERS = frozenset({"loss", "losses", "grad_norm", "total_norm", "logits"})
 
 
-def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None) -> Optional[StepFacts]:
-    """The module's training loops, step functions and tuning sites; ``None`` when it has none of them."""
-    reader = _StepReader(module, map_span)
+def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None,
+               source: Optional[str] = None) -> Optional[StepFacts]:
+    """The module's training loops, step functions and tuning sites; ``None`` when it has none of them. With
+    the ``source`` the tree was parsed from, a statement's expressions are walked only when its text could hold
+    a site (``_Gate``): most statements of a model cannot, and walking every expression costs as much again as
+    parsing the file."""
+    reader = _StepReader(module, map_span, _Gate(source) if source is not None else None)
     reader.scope_body(tree.body, "<module>")
     if not (reader.loops or reader.steps or reader.sites or reader.inference or reader.periodic or reader.helpers):
         return None
@@ -58,10 +63,60 @@ def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None) -> Optio
                      rare_calls=tuple(reader.rare_calls), shape_helpers=tuple(reader.helpers))
 
 
+_BACKWARD_TEXT = re.compile("backward")
+
+
+def _lines_of(source: str, pattern: "re.Pattern[str]") -> Set[int]:
+    """The 1-based lines ``pattern`` matches on (the newlines between matches counted in C)."""
+    lines: Set[int] = set()
+    line, last = 1, 0
+    for match in pattern.finditer(source):
+        line += source.count("\n", last, match.start())
+        last = match.start()
+        lines.add(line)
+    return lines
+
+
+class _Gate:
+    """Which source lines could hold anything the reader looks for, marked once per file by one regular
+    expression (C speed): a statement's expressions are walked only when one of its lines is marked (or it
+    names one of its scope's masks). An ``if``'s test, a loop's header and a ``return``'s value are read from
+    the statement itself, when its header says a word they need (``says``)."""
+
+    #: a line worth walking: ``backward``, printing or logging, a mask built inside brackets (``x[x > 0]``,
+    #: ``x[~m.bool()]``: no ``]`` in between, so that a long literal's many brackets cost linear time), or a
+    #: conditional expression
+    MARKED = re.compile(r"backward|print\(|\.(?:info|debug|warning|warn|error|log)\(|add_scalar|put_scalar|"
+                        r"set_postfix|\[[^\]\n]*?(?:<|>|==|!=|~|\.bool\(|isnan|isinf|isfinite|logical_)|"
+                        r" if [^\n]* else ")
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.splitlines()
+        self.marked = _lines_of(source, self.MARKED)
+        self.backward = _lines_of(source, _BACKWARD_TEXT)
+
+    def opens(self, stmt: ast.stmt, masks: Set[str]) -> bool:
+        end = (stmt.end_lineno if not isinstance(stmt, _COMPOUND) else stmt.lineno) or stmt.lineno
+        if any(line in self.marked for line in range(stmt.lineno, end + 1)):
+            return True
+        return bool(masks) and any(name in line for line in self.lines[stmt.lineno - 1:end] for name in masks)
+
+    def calls_backward(self, statements: Sequence[ast.stmt]) -> bool:
+        return any(line in self.backward for stmt in statements
+                   for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+
+    def header(self, stmt: ast.stmt) -> str:
+        """A statement's first lines, through its test (``if``/``while``/``assert``) or its iterable (``for``)."""
+        part = getattr(stmt, "test", None) or getattr(stmt, "iter", None)
+        end = getattr(part, "end_lineno", None) or stmt.lineno
+        return "\n".join(self.lines[stmt.lineno - 1:end])
+
+
 class _StepReader:
-    def __init__(self, module: str, map_span: MapSpan) -> None:
+    def __init__(self, module: str, map_span: MapSpan, gate: Optional[_Gate] = None) -> None:
         self.module = module
         self.map_span = map_span
+        self.gate = gate
         self.loops: List[TrainingLoop] = []
         self.steps: List[str] = []
         self.sites: List[TuneSite] = []
@@ -75,18 +130,33 @@ class _StepReader:
     def scope_body(self, body: Sequence[ast.stmt], scope: str, names: Tuple[str, ...] = (),
                    params: Sequence[str] = ()) -> None:
         """One function's (or the module's) own statements, then each definition inside it as its own scope."""
-        own = list(_own_nodes(body))
+        statements = list(_own_statements(body))
+        masks = _mask_names(statements)
+        own = self._own(body, statements, masks)
         tensors = _tensor_names(own, params)
-        self._loops_and_steps(body, own, scope)
-        self._rare_branches(body, own, scope)
-        self._sites(own, scope, tensors)
-        if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None
-                                       and _data_dependent(n.value) for n in own):
+        if self.gate is None or self.gate.calls_backward(statements):
+            self._loops_and_steps(body, own, scope)
+        self._rare_branches(body, statements, scope)
+        self._sites(own, scope, tensors, masks)
+        if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None and self._says(n, _SHAPE_WORDS)
+                                       and _data_dependent(n.value) for n in statements):
             self.helpers.append(scope)
         for node in _definitions(body):
             inner = names + (node.name,)
             arguments = [] if isinstance(node, ast.ClassDef) else [a.arg for a in node.args.args + node.args.kwonlyargs]
             self.scope_body(node.body, ".".join((self.module,) + inner), inner, arguments)
+
+    def _own(self, body: Sequence[ast.stmt], statements: Sequence[ast.stmt], masks: Set[str]) -> List[ast.AST]:
+        """A scope's own statements, and the expressions of those whose text could hold a site."""
+        if self.gate is None:
+            return list(_own_nodes(body))
+        own: List[ast.AST] = []
+        for stmt in statements:
+            own.append(stmt)
+            if self.gate.opens(stmt, masks):
+                for part in _expressions(stmt):
+                    own.extend(_own_nodes([part]))  # type: ignore[list-item]
+        return own
 
     def _loops_and_steps(self, body: Sequence[ast.stmt], own: Sequence[ast.AST], scope: str) -> None:
         backward = [n for n in own if _calls_named(n, _BACKWARD)]
@@ -112,12 +182,12 @@ class _StepReader:
         if outside and scope != "<module>" and scope not in self.steps:
             self.steps.append(scope)
 
-    def _rare_branches(self, body: Sequence[ast.stmt], own: Sequence[ast.AST], scope: str) -> None:
+    def _rare_branches(self, body: Sequence[ast.stmt], statements: Sequence[ast.stmt], scope: str) -> None:
         """Branches that do not run on every call: eval mode only (``if self.training: ... else: <here>``,
         ``if not self.training: <here>``) and once every N (``if step % N == 0: <here>``). Their spans, and the
         names the scope calls only there."""
         rare: List[Tuple[List[Span], Sequence[ast.stmt]]] = []
-        for block in _blocks(body, own):
+        for block in _blocks(body, statements):
             for index, node in enumerate(block):
                 if not isinstance(node, ast.If):
                     continue
@@ -128,7 +198,7 @@ class _StepReader:
                     rare.append((self.inference, block[index + 1:]))  # ``if self.training: return loss`` then eval
                 elif mode is False:
                     rare.append((self.inference, node.body))
-                elif _every_n(node.test):
+                elif self._says(node, ("%",)) and _every_n(node.test):
                     rare.append((self.periodic, node.body))
         if not rare:
             return
@@ -141,8 +211,8 @@ class _StepReader:
                     inside.add(id(node))
                     if isinstance(node, ast.Call) and (name := _last_name(node.func)):
                         names.add(name)
-        elsewhere = {name for node in own if id(node) not in inside and isinstance(node, ast.Call)
-                     and (name := _last_name(node.func))}
+        elsewhere = {name for node in _own_nodes(body) if id(node) not in inside and isinstance(node, ast.Call)
+                     and (name := _last_name(node.func))}  # every call of the scope: no gate here
         if names - elsewhere:
             self.rare_calls.append((scope, tuple(sorted(names - elsewhere))))
 
@@ -152,14 +222,15 @@ class _StepReader:
 
     # ----------------------------------------------------------------------------------------- sites
 
-    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str]) -> None:
-        masks = _mask_names(own)
+    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str], masks: Set[str]) -> None:
         for node in own:
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
                 mask = _mask_in(node.slice, masks)
                 if mask is not None:
                     self._site(TuneKind.MASK_INDEX, scope, node, mask)
             elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                if not self._says(node, _TEST_WORDS, tensors):
+                    continue
                 tested = _tensor_test(node.test, tensors)
                 if tested is not None:
                     self._site(TuneKind.TENSOR_BRANCH, scope, node.test, tested)
@@ -167,11 +238,18 @@ class _StepReader:
                 shown = _tensor_argument(node, tensors)
                 if shown is not None:
                     self._site(TuneKind.TENSOR_PRINT, scope, node, shown)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and self._says(node, ("parameters", "params")):
                 source = _parameter_source(node.iter)
                 if source is not None and _updates_in_place(node):
                     header = f"for {ast.unparse(node.target)} in {source}:"
                     self._site(TuneKind.PARAMETER_LOOP, scope, node, source, header)
+
+    def _says(self, node: ast.AST, words: Sequence[str], names: Set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+        """Whether a statement's first line holds one of ``words`` or ``names`` (always, without the source)."""
+        if self.gate is None or not isinstance(node, ast.stmt):
+            return True
+        text = self.gate.header(node)
+        return any(word in text for word in words) or any(name in text for name in names)
 
     def _site(self, kind: TuneKind, scope: str, node: ast.AST, detail: str, snippet: str = "") -> None:
         text = snippet or ast.unparse(node)
@@ -210,6 +288,9 @@ def calls_of(tree: ast.Module, module: str, names: Set[str]) -> List[Tuple[str, 
 
 
 _SHAPE_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+#: What a ``return`` line must say to be read for a data-dependent shape; a test's line, for a tensor's value.
+_SHAPE_WORDS = tuple(_SHAPE_METHODS) + ("where",)
+_TEST_WORDS = (".any(", ".all(", "torch.")
 
 
 def _data_dependent(value: ast.expr) -> bool:
@@ -234,7 +315,51 @@ def _definitions(body: Sequence[ast.stmt]) -> Iterator[Union[Function, ast.Class
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield node
             continue
-        stack.extend(reversed([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]))
+        if isinstance(node, _COMPOUND):
+            stack.extend(reversed(_bodies(node)))
+
+
+#: Statements whose header is what their own line holds (their bodies are statements of their own).
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+
+
+def _own_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, nested in compound ones too, but not inside a function or class."""
+    stack: List[ast.stmt] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield stmt
+        if isinstance(stmt, _COMPOUND):
+            stack.extend(reversed(_bodies(stmt)))
+
+
+def _bodies(stmt: ast.stmt) -> List[ast.stmt]:
+    """The statements a compound statement holds, in order: body, handlers, cases, else, finally."""
+    inner: List[ast.stmt] = list(getattr(stmt, "body", None) or ())
+    for handler in getattr(stmt, "handlers", None) or ():
+        inner.extend(handler.body)
+    for case in getattr(stmt, "cases", None) or ():
+        inner.extend(case.body)
+    for name in ("orelse", "finalbody"):
+        inner.extend(getattr(stmt, name, None) or ())
+    return inner
+
+
+def _expressions(stmt: ast.stmt) -> List[ast.AST]:
+    """A statement's own expressions: all of a simple one, the header of a compound one."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return list(stmt.items)
+    if isinstance(stmt, ast.Match):
+        return [stmt.subject]
+    if isinstance(stmt, ast.Try):
+        return []
+    return [child for child in ast.iter_child_nodes(stmt)]
 
 
 def _own_nodes(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
@@ -297,10 +422,12 @@ def _every_n(test: ast.expr) -> bool:
                and not isinstance(n.left, (ast.Constant, ast.JoinedStr)) for n in ast.walk(test))
 
 
-def _blocks(body: Sequence[ast.stmt], own: Sequence[ast.AST]) -> Iterator[Sequence[ast.stmt]]:
-    """Every statement list of a scope: its body, and each own statement's bodies."""
+def _blocks(body: Sequence[ast.stmt], statements: Sequence[ast.stmt]) -> Iterator[Sequence[ast.stmt]]:
+    """Every statement list of a scope: its body, and each of its statements' bodies."""
     yield body
-    for node in own:
+    for node in statements:
+        if not isinstance(node, _COMPOUND):
+            continue
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
