@@ -545,6 +545,10 @@ def _rewritten(other: Optional[Finding], target: TargetMap) -> Optional[Verdict]
                    + (f" to `{verdict.suggestion}`" if verdict.suggestion else ""), verdict.source)
 
 
+#: Every API a tune rule's ``reads`` may keep (a set lookup before the rules are asked, once per usage).
+TUNE_APIS = frozenset({*_SHAPE_APIS, "torch.where", "torch.repeat_interleave", "torch.Tensor.repeat_interleave",
+                       *_SYNC_APIS, "torch.Tensor.to", *tuning().switches})
+
 TUNE_RULES: Tuple[TuneRule, ...] = (DataDependentShape(), HostSync(), StepFallback(), StepFloat64(), ParameterLoop(),
                                     CudaSwitch())
 
