@@ -374,35 +374,50 @@ class StepFallback(TuneRule):
     )
 
     def findings(self, results, judged, step, node_of, ctx):
-        occurrences: Counter = Counter()
-        found = []
-        for original in judged:
-            falls = {t for t, v in original.verdicts.items() if v.status == Status.FALLBACK}
-            if not falls or original.category == Category.TUNE or original.context != Context.TRAINING \
-                    or original.reachable is False:
-                continue
-            why = step.why(original, node_of(original))
-            if why is None:
-                continue
-            ops = ", ".join(original.ops[:3]) or original.api
+        return _again(self, judged, step, node_of, ctx, self._falls)
 
-            def own(target: TargetMap, original: Finding = original, falls=falls) -> Optional[Verdict]:
-                if target.id in falls:
-                    return None
-                theirs = original.verdicts.get(target.id)
-                if theirs is not None and theirs.status == Status.SUPPORTED:
-                    return Verdict(Status.SUPPORTED, f"`{original.api}` runs on the device on {target.id}",
-                                   theirs.source)
-                status = theirs.status.value if theirs else "no verdict"
-                return Verdict(Status.UNKNOWN, f"`{original.api}` does not fall back on {target.id} ({status}: its "
-                               f"own finding says more)", theirs.source if theirs else "operator_maps")
+    @staticmethod
+    def _falls(original: Finding) -> Optional[Tuple[str, Callable[[TargetMap], Optional[Verdict]]]]:
+        """What a finding whose op falls back on some target says here, and the targets it does not fall on."""
+        falls = {t for t, v in original.verdicts.items() if v.status == Status.FALLBACK}
+        if not falls or original.reachable is False:
+            return None
 
-            verdicts = self.verdicts(ctx, f"`{original.api}` ({ops}) falls back to the host CPU", why,
-                                     status_of=own)
-            found.append(self.finding(original.path, original.span, original.api, original.snippet, original.scope,
-                                      verdicts, occurrences, original.confidence))
-            found[-1] = replace(found[-1], ops=original.ops)
-        return found
+        def own(target: TargetMap) -> Optional[Verdict]:
+            if target.id in falls:
+                return None
+            theirs = original.verdicts.get(target.id)
+            if theirs is not None and theirs.status == Status.SUPPORTED:
+                return Verdict(Status.SUPPORTED, f"`{original.api}` runs on the device on {target.id}", theirs.source)
+            status = theirs.status.value if theirs else "no verdict"
+            return Verdict(Status.UNKNOWN, f"`{original.api}` does not fall back on {target.id} ({status}: its own "
+                           "finding says more)", theirs.source if theirs else "operator_maps")
+
+        ops = ", ".join(original.ops[:3]) or original.api
+        return f"`{original.api}` ({ops}) falls back to the host CPU", own
+
+
+def _again(rule: TuneRule, judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
+           says: Callable[[Finding], Optional[Tuple[str, Optional[Callable[[TargetMap], Optional[Verdict]]]]]]
+           ) -> List[Finding]:
+    """Another rule's findings in training code that sit on the step, reported again as ``rule``'s: ``says``
+    gives what happens there (and a target's own verdict, where it differs from the pitfall's row), or
+    ``None`` for a finding this rule leaves alone."""
+    occurrences: Counter = Counter()
+    found = []
+    for original in judged:
+        if original.category == Category.TUNE or original.context != Context.TRAINING:
+            continue
+        said = says(original)
+        why = step.why(original, node_of(original)) if said is not None else None
+        if said is None or why is None:
+            continue
+        what, status_of = said
+        verdicts = rule.verdicts(ctx, what, why, status_of=status_of)
+        found.append(replace(rule.finding(original.path, original.span, original.api, original.snippet,
+                                          original.scope, verdicts, occurrences, original.confidence),
+                             ops=original.ops))
+    return found
 
 
 _FLOAT64 = frozenset({"torch.float64", "torch.double", "torch.Tensor.double"})
@@ -435,17 +450,9 @@ class StepFloat64(TuneRule):
     )
 
     def findings(self, results, judged, step, node_of, ctx):
-        occurrences: Counter = Counter()
-        found = []
-        for original in judged:
-            if original.rule != "risky-dtype" or original.api not in _FLOAT64 or original.context != Context.TRAINING:
-                continue
-            why = step.why(original, node_of(original))
-            if why is not None:
-                verdicts = self.verdicts(ctx, f"`{original.snippet}` computes in float64", why)
-                found.append(self.finding(original.path, original.span, original.api, original.snippet,
-                                          original.scope, verdicts, occurrences, original.confidence))
-        return found
+        return _again(self, judged, step, node_of, ctx, lambda original: (
+            (f"`{original.snippet}` computes in float64", None)
+            if original.rule == "risky-dtype" and original.api in _FLOAT64 else None))
 
 
 class ParameterLoop(TuneRule):
