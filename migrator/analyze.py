@@ -11,7 +11,7 @@ from .cache import AnalysisCache, LazyUsages
 from .discover import read_source
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods
-from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, Usage
+from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, StepFacts, Usage
 from .project import dtypes
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, TUNE_RULES, VOCABULARY
@@ -201,8 +201,9 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
     facts, usages = _resolve(module, name, is_package, source=text, tree=tree)
-    step = step_facts(tree, name, source=text) if tree is not None else None
-    return FileResult(source, FileStatus.OK, note, usages=usages, python=facts, outline=outline, step=step)
+    step, left_out = _step(tree, name, text)
+    return FileResult(source, FileStatus.OK, _joined(note, left_out), usages=usages, python=facts, outline=outline,
+                      step=step)
 
 
 def _resolve(module, name: str, is_package: bool, position_map=None, source: Optional[str] = None,
@@ -212,6 +213,22 @@ def _resolve(module, name: str, is_package: bool, position_map=None, source: Opt
 
     return resolve_module(module, name, is_package, tensor_methods(), VOCABULARY, position_map, source=source,
                           tree=tree)
+
+
+def _step(tree: Optional[ast.Module], module: str, text: str,
+          map_span=None) -> Tuple[Optional[StepFacts], Optional[str]]:
+    """The file's training-step facts, and a note when an expression too deep for them left them out (the
+    file's usages, read by libcst, stand)."""
+    if tree is None:
+        return None, None
+    try:
+        return step_facts(tree, module, map_span, text), None
+    except (RecursionError, MemoryError) as exc:
+        return None, f"training-step reading left out: an expression nested too deeply ({type(exc).__name__})"
+
+
+def _joined(note: Optional[str], more: Optional[str]) -> Optional[str]:
+    return "; ".join(part for part in (note, more) if part) or None
 
 
 def _ast_tree(text: str) -> Optional[ast.Module]:
@@ -237,8 +254,9 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     name = module_name_for(source.rel)
     facts, usages = _resolve(module, name, False, code.map_span, source=code.python, tree=tree)
     outline = outline_of(tree, name, False) if tree is not None else None
-    step = step_facts(tree, name, code.map_span, code.python) if tree is not None else None
-    return FileResult(source, FileStatus.OK, usages=usages + shell, python=facts, outline=outline, step=step)
+    step, left_out = _step(tree, name, code.python, code.map_span)
+    return FileResult(source, FileStatus.OK, left_out, usages=usages + shell, python=facts, outline=outline,
+                      step=step)
 
 
 def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage, ...], reason: str) -> FileResult:

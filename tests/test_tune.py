@@ -394,3 +394,14 @@ def test_a_call_of_the_projects_own_nonzero_helper_is_a_data_dependent_shape_whe
     site = shapes["train.py", _line(SAMPLED_HEAD, "fg_inds = nonzero_tuple")]
     assert site.api == "wrappers.nonzero_tuple" and "`nonzero_tuple` does" in site.verdicts["cann"].message
     assert ("wrappers.py", _line(WRAPPERS, "return x.nonzero()")) in shapes  # the cause, on the step through it
+
+
+def test_an_expression_too_deep_for_the_step_reader_leaves_the_rest_of_the_file_and_the_scan(tmp_path):
+    from migrator.scan import scan
+    deep = " & ".join(["(a > 0)"] * 400)  # libcst reads it; the step reader's recursion does not
+    code = f"import torch\n\n\ndef f(a, x):\n    m = {deep}\n    return x[m].cuda()\n"
+    report = scan(write_tree(tmp_path, {"deep.py": code, "train.py": EMA}), TARGETS, jobs=1)
+    (deep_file,) = [r for r in report.files if r.file.rel == "deep.py"]
+    assert deep_file.status.value == "ok" and "training-step reading left out" in deep_file.reason
+    assert [f.api for f in report.findings if f.path == "deep.py"] == ["torch.Tensor.cuda"]
+    assert _tune(report, "tune-parameter-loop")  # the other file's step is read
