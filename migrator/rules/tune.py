@@ -12,8 +12,9 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
+from ..maps.limits import clip
 from ..maps.load import TargetMap, TuneAdvice, tuning
 from ..discover import read_source
 from ..model import (Category, Confidence, Context, FileResult, Finding, NamedTarget, Span, Status, TuneKind, TuneSite,
@@ -28,6 +29,8 @@ from .examples import Invalid, Valid
 
 #: Where a finding sits in the call graph (``ProjectGraph.node_of``).
 NodeOf = Callable[[Finding], Optional[str]]
+#: A target's own verdict on a tune finding, or its own words for what happens there (``None``: the row's).
+PerTarget = Callable[[TargetMap], Union[Verdict, str, None]]
 
 _MODEL = "class Pooler(torch.nn.Module):\n    def forward(self, boxes, scores):\n        {forward}\n\n\n"
 _LOOP = ("def train(model, loader, optimizer):\n    for step, (x, y) in enumerate(loader):\n"
@@ -63,15 +66,17 @@ class TuneRule(DocumentedRule):
     # ----------------------------------------------------------------------------------------- shared
 
     def verdicts(self, ctx: RuleContext, what: str, why: str, advice_key: Optional[str] = None,
-                 status_of: Optional[Callable[[TargetMap], Optional[Verdict]]] = None) -> Dict[str, Verdict]:
+                 status_of: Optional[PerTarget] = None) -> Dict[str, Verdict]:
         """Each target's verdict from the pitfall's row (or ``advice_key``'s switch row): ``what`` happens,
-        its cost there, ``why`` it is on the step, the guides it comes from."""
+        its cost there, ``why`` it is on the step, the guides it comes from. ``status_of`` may give a target
+        its own verdict, or its own words for what happens there."""
         table = tuning().switches if advice_key else tuning().pitfalls
         rows = table.get(advice_key or self.pitfall, {})
         verdicts = {}
         for target in ctx.targets:
             own = status_of(target) if status_of is not None else None
-            verdicts[target.id] = own if own is not None else _verdict(rows.get(target.id), what, why)
+            verdicts[target.id] = (own if isinstance(own, Verdict)
+                                   else _verdict(rows.get(target.id), own or what, why))
         return verdicts
 
     def finding(self, path: str, span: Span, api: str, snippet: str, scope: str, verdicts: Dict[str, Verdict],
@@ -377,29 +382,27 @@ class StepFallback(TuneRule):
         return _again(self, judged, step, node_of, ctx, self._falls)
 
     @staticmethod
-    def _falls(original: Finding) -> Optional[Tuple[str, Callable[[TargetMap], Optional[Verdict]]]]:
+    def _falls(original: Finding) -> Optional[Tuple[str, PerTarget]]:
         """What a finding whose op falls back on some target says here, and the targets it does not fall on."""
         falls = {t for t, v in original.verdicts.items() if v.status == Status.FALLBACK}
         if not falls or original.reachable is False:
             return None
 
-        def own(target: TargetMap) -> Optional[Verdict]:
-            if target.id in falls:
-                return None
+        def own(target: TargetMap) -> Union[Verdict, str, None]:
             theirs = original.verdicts.get(target.id)
+            if target.id in falls and theirs is not None:  # what falls back there, in the op data's own words
+                return f"`{original.api}` falls back to the host CPU on {target.id} ({clip(theirs.message, 160)})"
             if theirs is not None and theirs.status == Status.SUPPORTED:
                 return Verdict(Status.SUPPORTED, f"`{original.api}` runs on the device on {target.id}", theirs.source)
             status = theirs.status.value if theirs else "no verdict"
             return Verdict(Status.UNKNOWN, f"`{original.api}` does not fall back on {target.id} ({status}: its own "
                            "finding says more)", theirs.source if theirs else "operator_maps")
 
-        ops = ", ".join(original.ops[:3]) or original.api
-        return f"`{original.api}` ({ops}) falls back to the host CPU", own
+        return f"`{original.api}` falls back to the host CPU", own
 
 
 def _again(rule: TuneRule, judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
-           says: Callable[[Finding], Optional[Tuple[str, Optional[Callable[[TargetMap], Optional[Verdict]]]]]]
-           ) -> List[Finding]:
+           says: Callable[[Finding], Optional[Tuple[str, Optional[PerTarget]]]]) -> List[Finding]:
     """Another rule's findings in training code that sit on the step, reported again as ``rule``'s: ``says``
     gives what happens there (and a target's own verdict, where it differs from the pitfall's row), or
     ``None`` for a finding this rule leaves alone."""
