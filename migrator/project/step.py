@@ -8,10 +8,13 @@ The step is, from each module's ``StepFacts`` and the call graph:
   fairseq's ``train_step``), and Lightning's ``training_step`` / transformers' ``compute_loss``;
 * every module's ``forward`` (an ``nn.Module``'s forward runs on each batch it is given) and the
   ``backward`` of a class that also defines ``forward`` (an ``autograd.Function``);
+* a caller named as a step around a step function (fairseq's ``Trainer.train_step``);
 * and whatever those call, through the call graph's ``calls`` and ``constructs`` edges (not ``imports``:
-  a module's top level runs once).
+  a module's top level runs once), and a call joined by a method's name alone only where that name is
+  distinctive (a few namesakes, not ``update`` or ``step``).
 
-A body under ``if step % N == 0:`` inside a training loop runs once every N steps: not on every step.
+Not on every step: a body under ``if step % N == 0:`` (once every N), an eval-mode branch, and what a scope
+calls only there (``StepFacts.rare_calls``).
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
 
 from ..model import Context, FileResult, Finding, Span, TrainingLoop
-from .contexts import path_context
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
+from .contexts import path_context
 
 #: Methods a framework calls once per step, whatever calls them.
 _STEP_METHODS = ("training_step", "compute_loss")

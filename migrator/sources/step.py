@@ -10,9 +10,12 @@
   (``boxes[scores > t]``), control flow on a tensor's value (``if torch.isnan(loss).any():``), a tensor
   printed or logged (``print(f"{loss}")``), a Python loop over parameters doing in-place math.
 
-A tensor is known here only by what made it: the receiver of ``backward``, or a name bound to a ``torch.*``
-call or a reduction (``.sum()``, ``.mean()``, ``.norm()``...). Names of anything else are not guessed at:
-``if step > 3`` is a Python ``int``.
+* **Rare branches**: ``if step % N == 0:`` bodies and eval-mode branches, and what a scope calls only there.
+* **Shape helpers**: functions whose ``return`` holds ``nonzero``/``unique``/... (detectron2's ``nonzero_tuple``).
+
+A tensor is known here only by what made it: the receiver of ``backward``, a name bound to a ``torch.*`` call
+or a reduction (``.sum()``, ``.mean()``, ``.norm()``...), a parameter named ``loss``/``grad_norm``/``*_loss``.
+Names of anything else are not guessed at: ``if step > 3`` is a Python ``int``.
 """
 
 from __future__ import annotations
