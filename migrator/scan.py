@@ -31,7 +31,7 @@ from .resolve import module_name_for
 from .rules import PROJECT_RULES, ProjectIndex, RuleContext, apply_rules
 from .rules.reads import Answers, recording
 from .sources.packaging import console_scripts
-from .suggest import apply_plans, plan_custom_ops
+from .op_plans import apply_plans, plan_custom_ops
 
 if TYPE_CHECKING:
     from .graph import ProjectGraph

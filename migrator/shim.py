@@ -26,7 +26,7 @@ from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import load_json
 from .model import Category, Finding, Status
-from .names import longest
+from .prefixes import longest
 from .resolve.literals import COMPARED
 
 

@@ -7,7 +7,7 @@ import libcst
 import pytest
 
 from migrator.resolve import LiteralRole, Vocabulary, resolve_module
-from migrator.resolve.names import absolute_import
+from migrator.resolve.modules import absolute_import
 from migrator.rules import VOCABULARY
 from migrator.sources.outline import outline_of
 

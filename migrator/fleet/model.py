@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional, Tuple
 
-#: A repository row's ``status``: scanned, or why not.
-REPO_STATUSES = ("ok", "failed", "timeout")
-
-
 @dataclass(frozen=True)
 class RepoBlocker:
     """One blocker of one repository on one target, under the key it shares with other repositories.

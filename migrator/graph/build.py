@@ -12,10 +12,10 @@ import networkx as nx
 from ..model import (Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline,
                      UnknownReceiver)
 from ..resolve import module_name_for
-from ..resolve.names import script_dir_heads
+from ..resolve.modules import script_dir_heads
 from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE
 from .entries import entry_points
-from .names import GraphIndex
+from .index import GraphIndex
 
 #: Constructing a class reaches these methods (found through the class's repo bases).
 _ON_CONSTRUCT = ("__init__", "__post_init__", "forward", "__call__", "backward", "setup")

@@ -18,7 +18,7 @@ from ..sources.outline import MAIN
 from ..sources.packaging import console_scripts
 
 if TYPE_CHECKING:
-    from .names import GraphIndex
+    from .index import GraphIndex
 
 _SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|run_\w+)$")
 

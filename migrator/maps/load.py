@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from ..data import data_dir
-from ..names import longest
+from ..prefixes import longest
 
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, List, Tuple
 
-from ..resolve.names import absolute_import
+from ..resolve.modules import absolute_import
 
 
 def top_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Sequence, Tuple
 
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
-from ..names import longest
-from ..resolve.names import DTYPE_MENTIONS, script_dir_heads
+from ..prefixes import longest
+from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
 from ..rules.base import usages_across_files
 from ..rules.practice import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from .contexts import path_context

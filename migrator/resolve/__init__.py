@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .names import module_name_for
+from .modules import module_name_for
 from .vocabulary import LiteralRole, Vocabulary
 
 __all__ = ["LiteralRole", "Vocabulary", "module_name_for", "resolve_module"]

@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ..model import Confidence
-from .names import QUIET_ROOTS, STDLIB, is_torch
+from .modules import QUIET_ROOTS, STDLIB, is_torch
 from .scope import ClassInfo, Scopes
 
 MODULE, OTHER, UNKNOWN = "module", "other", "unknown"

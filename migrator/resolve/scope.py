@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from .dotted import dotted
-from .names import absolute_import, interesting, is_torch
+from .modules import absolute_import, interesting, is_torch
 from .strings import string_value
 from .vocabulary import Vocabulary
 

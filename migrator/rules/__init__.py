@@ -14,7 +14,7 @@ from .adaptations import adapted
 from .amp import AmpDevice, CudaAmp
 from .base import (ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string, is_device_string,
                    normalised_snippet, on_cuda_branch)
-from .custom_op import CudaKernel, ExtensionBuild, ExtensionCall, TorchLibraryCuda, TorchOpsCall
+from .custom_op import CudaKernel, ExtensionBuildRule, ExtensionCall, TorchLibraryCuda, TorchOpsCall
 from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
 from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
 from .dtype import DtypeLimits, RiskyDtype
@@ -26,7 +26,7 @@ from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
 from .tune import TUNE_RULES, TuneRule
 
 ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
-    ExtensionBuild(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
+    ExtensionBuildRule(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
     CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(), CudaAmp(), AmpDevice(),
     CollectiveBackend(), NcclApi(), DataParallel(), DistributedWrapper(),
     DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(), RiskyDtype(),

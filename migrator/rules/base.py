@@ -18,7 +18,7 @@ from ..maps.coverage import verdict_from_list
 from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
-from ..names import longest
+from ..prefixes import longest
 from ..model import (Category, Edit, ExtensionBuild, FileResult, Finding, GuardKind, LimitKind, Status, Usage,
                      Value, Verdict)
 from ..resolve.vocabulary import Vocabulary

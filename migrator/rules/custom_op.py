@@ -28,7 +28,7 @@ def _port(target, what: str) -> Verdict:
                    f"{key}; {facts.build_hint}", _SOURCE)
 
 
-class ExtensionBuild(Rule):
+class ExtensionBuildRule(Rule):
     """A C++/CUDA extension the repo compiles.
 
     ## What it does

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..model import Category, Status, Usage
-from ..resolve.names import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
+from ..resolve.modules import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
 from .base import DocumentedRule, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from .examples import Invalid, Valid
 

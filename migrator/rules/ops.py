@@ -8,7 +8,7 @@ from typing import FrozenSet, Optional, Tuple
 
 from ..maps.coverage import CallForm, api_coverage, api_ops
 from ..model import Category, Status, Usage, Verdict
-from ..resolve.names import TENSOR_FACTORIES
+from ..resolve.modules import TENSOR_FACTORIES
 from .base import Rule, RuleContext, Verdicts, first_arg, per_target
 from .examples import Invalid, Valid
 

@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
-from ..resolve.names import absolute_import
+from ..resolve.modules import absolute_import
 
 MAIN = "<main>"
 #: The kind of a call-graph edge from ``x.name(...)`` on a receiver of unknown type to a repository method of

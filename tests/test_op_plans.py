@@ -11,7 +11,7 @@ from migrator.cli import main
 from migrator.maps.load import op_families, resolve_targets
 from migrator.model import Status
 from migrator.scan import scan
-from migrator.suggest import _match, cpp_to_schema, plan_op
+from migrator.op_plans import _match, cpp_to_schema, plan_op
 
 from .conftest import write_tree
 

@@ -11,7 +11,7 @@ import networkx as nx
 from ..maps.load import tensor_methods
 from ..model import (AttributeMethod, CallTarget, InstanceCall, NamedTarget, Outline, SelfMethod, SuperMethod,
                      UnknownReceiver)
-from ..names import longest
+from ..prefixes import longest
 
 #: A method name defined in more repo classes than this is too common to join by name alone.
 _MAX_NAME_CANDIDATES = 6
