@@ -720,6 +720,8 @@ class Report:
     trace: Optional[TraceSummary] = None
     #: usages that run as written on every target (``project/coverage.py``): counted in readiness, not findings
     covered: Tuple[Finding, ...] = ()
+    #: a rule over the whole project that raised (a bug in migrator): its findings are missing, the rest stand
+    rule_errors: Tuple[str, ...] = ()
 
     @property
     def judged(self) -> Tuple[Finding, ...]:

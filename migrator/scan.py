@@ -29,6 +29,7 @@ from .model import (Confidence, FileKind, FileResult, FileStatus, Finding, NodeR
                     TargetSummary, Verdict)
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, ProjectIndex, RuleContext, apply_rules
+from .rules.base import findings_or_error
 from .rules.reads import Answers, recording
 from .sources.packaging import console_scripts
 from .op_plans import apply_plans, plan_custom_ops
@@ -261,9 +262,10 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
             failed[result.file.rel] = judged.errors
     if failed:
         all_results = [_with_rule_errors(r, failed[r.file.rel]) if r.file.rel in failed else r for r in all_results]
+    rule_errors: List[str] = []
     if call_graph:  # a project-wide judgement: not from the few files `check` or `fix` hand over
         for rule in PROJECT_RULES:
-            findings.extend(rule.findings(results, ctx))
+            findings.extend(findings_or_error(rule.name, partial(rule.findings, results, ctx), rule_errors))
     if suppress:  # `# migrator: ignore` (``check`` keeps them, to report what it suppressed)
         marked = {r.file.rel for r in results if r.marked} & {f.path for f in findings}  # read only those again
         findings = apply_suppressions(findings, suppressions_in(base_dir(root), marked)).kept if marked else findings
@@ -293,7 +295,7 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     marked, nodes = mark_reachable(project, reached, findings, ops)
     marked = tuple(through_shims(marked, project, nodes, results))  # an entry point already on a vendor's patcher
     marked += _tuning(results, marked, ctx, project, reached, ops, nodes, selection,
-                      trace[0] if trace is not None else None, str(root))
+                      trace[0] if trace is not None else None, str(root), rule_errors)
     if traced is not None:  # the run went through them, whatever the call graph could resolve
         marked = tuple(replace(f, reachable=True) if f.confidence == Confidence.TRACED else f for f in marked)
     summary = summarise(project, reached, nodes)
@@ -305,12 +307,12 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
     summary = replace(summary, picture=subgraph_around(project, reached, top.values()))
     return Report(root=str(root), tool_version=__version__, targets=summaries, files=tuple(all_results),
                   findings=acted_on, custom_ops=ops, graph=summary, op_plans=plans, trace=traced,
-                  covered=covered), project
+                  covered=covered, rule_errors=tuple(rule_errors)), project
 
 
 def _tuning(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
             reached: Mapping[str, NodeReach], ops, nodes: Dict[str, str], selection: Selection,
-            trace: Optional[Mapping[str, Any]], root: str) -> Tuple[Finding, ...]:
+            trace: Optional[Mapping[str, Any]], root: str, errors: List[str]) -> Tuple[Finding, ...]:
     """The ``tune`` findings: what stalls the device on the training step (``rules/tune.py``), reached from
     the entry points, and with a trace, how often each ran per step (``trace/join.measure_step``)."""
     from .graph import mark_reachable
@@ -318,7 +320,7 @@ def _tuning(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleC
     from .rules.tune import tune_findings
 
     step = training_step(results, project.graph, main_lines=project.main_lines)
-    found = tune_findings(results, judged, step, project.node_of, ctx)
+    found = tune_findings(results, judged, step, project.node_of, ctx, errors)
     if selection:
         found = selection.apply(found)
     marked, placed = mark_reachable(project, reached, found, ops)

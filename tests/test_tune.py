@@ -405,3 +405,18 @@ def test_an_expression_too_deep_for_the_step_reader_leaves_the_rest_of_the_file_
     assert deep_file.status.value == "ok" and "training-step reading left out" in deep_file.reason
     assert [f.api for f in report.findings if f.path == "deep.py"] == ["torch.Tensor.cuda"]
     assert _tune(report, "tune-parameter-loop")  # the other file's step is read
+
+
+def test_a_project_rule_that_raises_costs_its_findings_not_the_scan(tmp_path, monkeypatch):
+    from migrator.rules.tune import HostSync
+    from migrator.scan import scan
+
+    def broken(self, *args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(HostSync, "findings", broken)
+    report = scan(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1)
+    assert report.rule_errors == ("rule tune-host-sync failed: KeyError: 'a bug'",)
+    assert _tune(report, "tune-parameter-loop") and not _tune(report, "tune-host-sync")
+    listed = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--color", "never"])
+    assert listed.exit_code == 0 and "Rules that failed" in listed.output

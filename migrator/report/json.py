@@ -38,6 +38,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
         "plan": [_migration_plan(p) for p in migration_plans(report)],
+        **({"rule_errors": list(report.rule_errors)} if report.rule_errors else {}),
     }
 
 

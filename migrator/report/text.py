@@ -71,6 +71,10 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     elif tuning:
         out.write(f"{_count(len(tuning), 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
+    if report.rule_errors:
+        out.write("\nRules that failed (a migrator bug; their findings are missing, the rest stand):\n")
+        for error in report.rule_errors:
+            out.write(f"  {error}\n")
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")

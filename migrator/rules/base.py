@@ -135,6 +135,16 @@ class ProjectRule(DocumentedRule):
         raise NotImplementedError
 
 
+def findings_or_error(name: str, judge: Callable[[], Sequence[Finding]], errors: List[str]) -> List[Finding]:
+    """A project-wide rule's findings; when it raises (a bug in migrator, not in the repository), none, and
+    what failed goes to ``errors`` for the report (``Report.rule_errors``): the scan goes on."""
+    try:
+        return list(judge())
+    except Exception as exc:  # noqa: BLE001 - any bug in one rule costs that rule's findings, not the scan
+        errors.append(f"rule {name} failed: {type(exc).__name__}: {exc}"[:300])
+        return []
+
+
 def usages_across_files(result: FileResult) -> Sequence[Usage]:
     """The usages a cross-file stage may read of one file: the few kept apart for them when the file comes
     from the cache (so the rest need not load), else all of them."""

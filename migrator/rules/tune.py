@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ..maps.limits import clip
@@ -24,7 +25,7 @@ from ..project.step import TrainingStep
 from ..resolve.vocabulary import Vocabulary
 from ..sources.python import decode_source
 from ..sources.step import calls_of
-from .base import DocumentedRule, RuleContext, fingerprint, usages_across_files
+from .base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files
 from .examples import Invalid, Valid
 
 #: Where a finding sits in the call graph (``ProjectGraph.node_of``).
@@ -564,12 +565,15 @@ TUNE_RULES: Tuple[TuneRule, ...] = (DataDependentShape(), HostSync(), StepFallba
 
 
 def tune_findings(results: Sequence[FileResult], judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf,
-                  ctx: RuleContext) -> List[Finding]:
-    """Every tune rule's findings, in rule order."""
+                  ctx: RuleContext, errors: Optional[List[str]] = None) -> List[Finding]:
+    """Every tune rule's findings, in rule order. With ``errors``, a rule that raises costs its own findings
+    (noted there), not the scan's; without, the exception goes up."""
     found: List[Finding] = []
     for rule in TUNE_RULES:
         lines = set()
-        for finding in rule.findings(results, judged, step, node_of, ctx):
+        judge = partial(rule.findings, results, judged, step, node_of, ctx)
+        made = judge() if errors is None else findings_or_error(rule.name, judge, errors)
+        for finding in made:
             line = (finding.path, finding.span.cell, finding.span.line)
             if line not in lines:  # ``x1[mask], y1[mask] = ...``: one cause, one finding
                 lines.add(line)
