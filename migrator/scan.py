@@ -267,8 +267,9 @@ def _judge(root: Path, results: List[FileResult], targets: Sequence[TargetMap], 
         for rule in PROJECT_RULES:
             findings.extend(findings_or_error(rule.name, partial(rule.findings, results, ctx), rule_errors))
     if suppress:  # `# migrator: ignore` (``check`` keeps them, to report what it suppressed)
-        marked = {r.file.rel for r in results if r.marked} & {f.path for f in findings}  # read only those again
-        findings = apply_suppressions(findings, suppressions_in(base_dir(root), marked)).kept if marked else findings
+        commented = {r.file.rel for r in results if r.marked} & {f.path for f in findings}  # read only those again
+        findings = (apply_suppressions(findings, suppressions_in(base_dir(root), commented)).kept if commented
+                    else findings)
     findings = in_project(findings, results, targets)
     traced = None
     if trace is not None:

@@ -13,7 +13,7 @@ import ast
 from collections import Counter
 from dataclasses import replace
 from functools import partial
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 from ..maps.limits import clip
 from ..maps.load import TargetMap, TuneAdvice, tuning
@@ -28,6 +28,8 @@ from ..sources.step import calls_of
 from .base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files
 from .examples import Invalid, Valid
 
+#: What a draft finding carries to where its verdicts are made (the site it came from, what happens there).
+Extra = TypeVar("Extra")
 #: Where a finding sits in the call graph (``ProjectGraph.node_of``).
 NodeOf = Callable[[Finding], Optional[str]]
 #: A target's own verdict on a tune finding, or its own words for what happens there (``None``: the row's).
@@ -104,8 +106,8 @@ def _verdict(row: Optional[TuneAdvice], what: str, why: str) -> Verdict:
 # --------------------------------------------------------------------------------------------- sites
 
 
-def _on_step(candidates: Iterable[Tuple[Finding, object]], step: TrainingStep, node_of: NodeOf,
-             training: Callable[[Finding], bool]) -> Iterable[Tuple[Finding, object, str]]:
+def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep, node_of: NodeOf,
+             training: Callable[[Finding], bool]) -> Iterator[Tuple[Finding, Extra, str]]:
     for finding, extra in candidates:
         if not training(finding):
             continue
@@ -118,7 +120,7 @@ def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenS
                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext, training: Callable[[Finding], bool],
                    what: Callable[[TuneSite], str], api: Callable[[TuneSite], str]) -> List[Finding]:
     occurrences: Counter = Counter()
-    candidates = []
+    candidates: List[Tuple[Finding, TuneSite]] = []
     for result in results:
         for site in result.step.sites if result.step is not None else ():
             if site.kind in kinds:
@@ -127,7 +129,7 @@ def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenS
                 candidates.append((draft, site))
     found = []
     for draft, site, why in _on_step(candidates, step, node_of, training):
-        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))  # type: ignore[arg-type]
+        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))
     return found
 
 
@@ -136,7 +138,7 @@ def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callab
                     training: Callable[[Finding], bool], one_per_line: bool = False) -> List[Finding]:
     """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step."""
     occurrences: Counter = Counter()
-    candidates = []
+    candidates: List[Tuple[Finding, str]] = []
     for result in results:
         for usage in usages_across_files(result):
             what = picks(usage) if rule.reads(usage) else None

@@ -210,9 +210,9 @@ class _StepReader:
         for spans, branch in rare:
             spans.append(self._span_of(branch))
             for stmt in branch:
-                for node in ast.walk(stmt):
-                    inside.add(id(node))
-                    if isinstance(node, ast.Call) and (name := _last_name(node.func)):
+                for inner in ast.walk(stmt):
+                    inside.add(id(inner))
+                    if isinstance(inner, ast.Call) and (name := _last_name(inner.func)):
                         names.add(name)
         elsewhere = {name for node in _own_nodes(body) if id(node) not in inside and isinstance(node, ast.Call)
                      and (name := _last_name(node.func))}  # every call of the scope: no gate here
