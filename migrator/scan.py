@@ -330,10 +330,14 @@ def _tuning(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleC
     kept = []
     for finding in marked:
         if finding.reachable is False:
-            method = step.run_by_a_module(placed.get(finding.id))
-            if method is None or module_name_for(project.graph.nodes[method].get("path", "")) not in imported:
+            node = placed.get(finding.id)
+            method, trainer = step.run_by_a_module(node), step.run_by_a_trainer(node)
+            if not ((method is not None and module_name_for(project.graph.nodes[method].get("path", "")) in imported)
+                    or (trainer is not None and trainer in reached)):
                 continue  # dead code, or code only a test or a tool runs
-            finding = replace(finding, reachable=None)  # a built module's forward: the graph cannot say by whom
+            # a built module's forward, or what a reached trainer's step calls on an attribute: the graph cannot
+            # say who calls it, nor so whether it is reached
+            finding = replace(finding, reachable=None)
         kept.append(finding)
     if trace is not None:
         from .trace.join import measure_step

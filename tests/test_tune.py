@@ -420,3 +420,78 @@ def test_a_project_rule_that_raises_costs_its_findings_not_the_scan(tmp_path, mo
     assert _tune(report, "tune-parameter-loop") and not _tune(report, "tune-host-sync")
     listed = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--color", "never"])
     assert listed.exit_code == 0 and "Rules that failed" in listed.output
+
+
+FAIRSEQ_LIKE = {
+    "trainer.py": '''
+import torch
+
+
+class Trainer:
+    def __init__(self, task, optimizer):
+        self.task = task
+        self.optimizer = optimizer
+
+    def train_step(self, sample):
+        loss = self.task.train_step(sample, self.optimizer)
+        self.optimizer.clip_grad_norm(1.0)
+        self.optimizer.step()
+        return loss
+''',
+    "task.py": '''
+import torch
+
+
+class Task:
+    def train_step(self, sample, optimizer):
+        loss = sample.sum()
+        optimizer.backward(loss)
+        return loss
+''',
+    "optim.py": '''
+import torch
+
+
+class Scaler:
+    def check_overflow(self, grad_norm):
+        if grad_norm == float("inf") or grad_norm != grad_norm:
+            raise OverflowError
+
+
+class FP16Optimizer:
+    def __init__(self):
+        self.scaler = Scaler()
+
+    def backward(self, loss):
+        loss.backward()
+
+    def clip_grad_norm(self, max_norm):
+        grad_norm = torch.nn.utils.clip_grad_norm_([], max_norm)
+        self.scaler.check_overflow(grad_norm)
+''',
+    "train.py": '''
+from optim import FP16Optimizer
+from task import Task
+from trainer import Trainer
+
+
+def main(batches):
+    trainer = Trainer(Task(), FP16Optimizer())
+    for sample in batches:
+        trainer.train_step(sample)
+
+
+if __name__ == "__main__":
+    main([])
+''',
+}
+
+
+def test_a_trainers_step_reaches_the_overflow_check_behind_attributes_the_graph_cannot_type(tmp_path):
+    """fairseq's shape: the loop calls Trainer.train_step, which calls its task's train_step (the backward) and
+    its optimizer's clip_grad_norm, which asks its scaler whether the norm overflowed: a tensor read back."""
+    from migrator.scan import scan
+    report = scan(write_tree(tmp_path, FAIRSEQ_LIKE), TARGETS, jobs=1)
+    (check,) = [f for f in _tune(report, "tune-host-sync") if f.path == "optim.py"]
+    assert check.snippet.startswith("grad_norm == float('inf')") or "grad_norm" in check.snippet
+    assert "Trainer.train_step" in check.verdicts["cann"].message

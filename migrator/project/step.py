@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..model import Context, FileResult, Finding, Span, TrainingLoop
+from ..model import AttributeMethod, Context, FileResult, Finding, Span, TrainingLoop
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
 from .contexts import path_context
@@ -36,6 +36,13 @@ _MODULE_METHODS = ("forward", "backward") + _STEP_METHODS
 #: alone, ``x.update()`` to every repository ``update``, except where the loop or step calls that very name).
 _STEP_EDGES = ("calls", "constructs")
 _NAMED_EDGES = _STEP_EDGES + (CALLS_BY_NAME,)
+#: A call on an attribute the graph could not type, joined by the method's name (``_attribute_calls``): an
+#: attribute's method is one interface's (``self.optimizer.clip_grad_norm``: every optimizer has one), so more
+#: namesakes are taken than for a receiver of unknown type; followed only from a trainer's step (a loop, a
+#: step function and what it calls), not from a model's forward, whose attributes are its submodules (the
+#: graph types those) or wrapped models (``self._wrapped_model.inference``: any model's).
+_BY_ATTRIBUTE = "attribute-by-name"
+_ATTRIBUTE_NAMESAKES = 8
 #: A call joined by its name alone is followed when few repository methods bear the name and it is not one
 #: every other class has (``self.scaler.check_overflow()``, not ``x.update()``).
 _FEW_NAMESAKES = 3
@@ -54,6 +61,14 @@ class TrainingStep:
     inference: Mapping[str, Tuple[Span, ...]] = field(default_factory=dict)  # path -> eval-mode-only branches
     #: node -> the root it is on the step from (a loop's callee, a step function, a module's ``forward``)
     root_of: Mapping[str, str] = field(default_factory=dict)
+    #: nodes on the step through a call the graph could not type (``self.optimizer.clip_grad_norm``): the
+    #: graph's reachability cannot see them either
+    guessed: FrozenSet[str] = frozenset()
+
+    def run_by_a_trainer(self, node: Optional[str]) -> Optional[str]:
+        """The trainer's step ``node`` is reached from through an attribute call the graph could not type, if
+        that is how: its reachability is the root's."""
+        return self.root_of.get(node or "") if node in self.guessed else None
 
     def run_by_a_module(self, node: Optional[str]) -> Optional[str]:
         """The module method (``Head.forward``) ``node`` is on the step from, if that is how it is: a module's
@@ -113,37 +128,76 @@ def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Map
                     roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
     kinds = node_kinds if node_kinds is not None else {n: d.get("kind", "") for n, d in graph.nodes(data=True)}
     methods = {node for node, kind in kinds.items() if kind == "method"}
+    guessed = _attribute_calls(results, graph, methods)
+    step_names = {root.rpartition(".")[2]: root for root in roots if "training step (it calls" in roots[root]}
+    for caller, callees in guessed.items():  # fairseq's Trainer.train_step calls self.task.train_step(...)
+        named = [step_names[c.rpartition(".")[2]] for c in callees if c.rpartition(".")[2] in step_names]
+        if named and "step" in caller.rpartition(".")[2]:
+            roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(named[0])}`")
     for node in sorted(methods):
         owner, _, name = node.rpartition(".")
         if name == "forward" or name in _STEP_METHODS:
             roots.setdefault(node, f"`{_short(node)}` runs on every batch")
         elif name == "backward" and f"{owner}.forward" in methods:
             roots.setdefault(node, f"`{_short(node)}` runs on every backward pass")
-    nodes, root_of = _expanded(graph, roots, skipped)
-    return TrainingStep(nodes=nodes, loops=loops, periodic=periodic, inference=inference, root_of=root_of)
+    nodes, root_of, through_guess = _expanded(graph, roots, skipped, guessed)
+    return TrainingStep(nodes=nodes, loops=loops, periodic=periodic, inference=inference, root_of=root_of,
+                        guessed=frozenset(through_guess))
 
 
-def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]]
-              ) -> Tuple[Dict[str, str], Dict[str, str]]:
+def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]],
+              guessed: Optional[Mapping[str, Tuple[str, ...]]] = None
+              ) -> Tuple[Dict[str, str], Dict[str, str], Set[str]]:
     """The roots and everything they call (but what a node calls only in eval mode or every N calls), each
     with why: the node it was first reached through, and the reason of the root that reached it."""
     nodes = dict(roots)
     root_of = {node: node for node in roots}
+    through_guess: Set[str] = set()
     queue = deque(sorted(roots))
     while queue:
         node = queue.popleft()
         rare = skipped.get(node, frozenset())
         edges = list(graph.out_edges(node, data="kind"))
+        if root_of[node].rpartition(".")[2] not in _MODULE_METHODS:  # a trainer's step, not a model's forward
+            edges += [(node, callee, _BY_ATTRIBUTE) for callee in (guessed or {}).get(node, ())]
         by_name = Counter(callee.rpartition(".")[2] for _, callee, kind in edges if kind == CALLS_BY_NAME)
         for _, callee, kind in edges:
             name = callee.rpartition(".")[2]
             distinctive = kind == CALLS_BY_NAME and by_name[name] <= _FEW_NAMESAKES and name not in _COMMON_NAMES
-            if (kind in _STEP_EDGES or distinctive) and callee not in nodes and name not in rare:
+            if (kind in _STEP_EDGES or kind == _BY_ATTRIBUTE or distinctive) and callee not in nodes \
+                    and name not in rare:
                 root = root_of[callee] = root_of[node]
+                if kind == _BY_ATTRIBUTE or node in through_guess:
+                    through_guess.add(callee)
                 through = "" if node == root else f", on the step from `{_short(root)}`"
                 nodes[callee] = f"`{_short(callee)}` is called by `{_short(node)}`{through}; {roots[root]}"
                 queue.append(callee)
-    return nodes, root_of
+    return nodes, root_of, through_guess
+
+
+def _attribute_calls(results: Sequence[FileResult], graph, methods: Set[str]) -> Dict[str, Tuple[str, ...]]:
+    """``self.scaler.check_overflow(...)`` where the call graph could not type ``self.scaler`` (it has no edge
+    for it): the repository methods of that name, when there are few and the name is not one every class has
+    (``update``, ``step``). For the step only: reachability, and so readiness, stays the graph's."""
+    by_name: Dict[str, List[str]] = {}
+    for method in methods:
+        by_name.setdefault(method.rpartition(".")[2], []).append(method)
+    guessed: Dict[str, Tuple[str, ...]] = {}
+    for result in results:
+        outline = result.outline
+        if outline is None:
+            continue
+        for call in outline.calls:
+            target = call.target
+            if not isinstance(target, AttributeMethod) or target.name.startswith("__") \
+                    or target.name in _COMMON_NAMES:
+                continue
+            candidates = by_name.get(target.name, ())
+            source = f"{outline.module}.{call.scope}"
+            if 0 < len(candidates) <= _ATTRIBUTE_NAMESAKES and source in graph \
+                    and not any(graph.has_edge(source, c) for c in candidates):
+                guessed[source] = tuple(sorted(set(guessed.get(source, ())) | set(candidates)))
+    return guessed
 
 
 def _loop_node(graph, module: str, loop: TrainingLoop, main: Optional[Tuple[int, int]]) -> Optional[str]:
