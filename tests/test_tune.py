@@ -202,7 +202,8 @@ def train(model, loader, optimizer):
     ema = Ema(model)
     torch.backends.cudnn.benchmark = True
     for x, y in loader:
-        loss = torch.nn.functional.cross_entropy(model(x), y)
+        labelled = y[y >= 0]  # a data-dependent shape: what Ascend's compile mode is for
+        loss = torch.nn.functional.cross_entropy(model(x[y >= 0]), labelled)
         if torch.isnan(loss):
             continue
         loss.backward()
@@ -216,12 +217,16 @@ if __name__ == "__main__":
 
 
 def test_a_per_parameter_ema_and_a_tensor_branch_on_the_step(tmp_path):
+    """With data-dependent shapes on its step, the project's `cudnn.benchmark` gets Ascend's compile mode as the
+    switch that stands for it (`test_cudnn_benchmark_with_static_shapes_asks_nothing`: without, nothing)."""
     from migrator.scan import scan
     report = scan(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1)
     found = {(f.rule, f.span.line) for f in _tune(report)}
     assert found == {("tune-parameter-loop", _line(EMA, "for shadow, p in zip")),
                      ("tune-host-sync", _line(EMA, "if torch.isnan(loss)")),
-                     ("tune-cuda-switch", _line(EMA, "cudnn.benchmark"))}
+                     ("tune-cuda-switch", _line(EMA, "cudnn.benchmark")),
+                     ("tune-dynamic-shape", _line(EMA, "labelled = y[y >= 0]")),
+                     ("tune-dynamic-shape", _line(EMA, "model(x[y >= 0])"))}
     loop = next(f for f in _tune(report) if f.rule == "tune-parameter-loop")
     assert "NpuFused" in loop.verdicts["cann"].suggestion and "FusedAdam" in loop.verdicts["neuware"].suggestion
     assert loop.verdicts["kunlun"].status == Status.UNKNOWN
@@ -495,3 +500,14 @@ def test_a_trainers_step_reaches_the_overflow_check_behind_attributes_the_graph_
     (check,) = [f for f in _tune(report, "tune-host-sync") if f.path == "optim.py"]
     assert check.snippet.startswith("grad_norm == float('inf')") or "grad_norm" in check.snippet
     assert "Trainer.train_step" in check.verdicts["cann"].message
+
+
+def test_cudnn_benchmark_with_static_shapes_asks_nothing(tmp_path):
+    from migrator.scan import scan
+    masked = "        labelled = y[y >= 0]  # a data-dependent shape: what Ascend's compile mode is for\n"
+    static = EMA.replace(masked, "")
+    report = scan(write_tree(tmp_path, {"train.py": static.replace("model(x[y >= 0]), labelled", "model(x), y")}),
+                  TARGETS, jobs=1)
+    assert not _tune(report, "tune-dynamic-shape") and not _tune(report, "tune-cuda-switch")
+    (ported,) = [f for f in report.findings if f.api == "torch.backends.cudnn.benchmark"]
+    assert ported.rule == "device-call"  # the porting finding stands; the tuning one had nothing to ask

@@ -154,10 +154,13 @@ def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:
         for key, rows in (data.get(table) or {}).items():
             if sorted(rows) != sorted(runtimes):
                 raise MapsBuildError(f"tuning.yaml: {table}.{key} needs a row for each of {sorted(runtimes)}")
+            statuses = ("partial", "unknown", "supported") if table == "switches" else ("partial", "unknown")
             for target, row in rows.items():
                 where = f"tuning.yaml: {table}.{key}.{target}"
-                if row.get("status") not in ("partial", "unknown") or not row.get("cost"):
-                    raise MapsBuildError(f"{where}: status must be partial or unknown, and cost given")
+                if row.get("status") not in statuses or not row.get("cost"):
+                    raise MapsBuildError(f"{where}: status must be one of {statuses}, and cost given")
+                if row.get("when") not in (None, *(data.get("pitfalls") or {})):
+                    raise MapsBuildError(f"{where}: `when` names no pitfall: {row.get('when')!r}")
                 unknown = [g for g in row.get("guides") or () if g not in guides]
                 if unknown:
                     raise MapsBuildError(f"{where}: no guide named {unknown}")

@@ -378,11 +378,13 @@ class Guide:
 class TuneAdvice:
     """What one pitfall (or one CUDA switch) costs on one target, and what its guides say to do."""
 
-    status: str  # partial | unknown
+    status: str  # partial | unknown | supported (a switch whose effect the target already has)
     cost: str
     advice: str
     guides: Tuple[Guide, ...]
     vendor: bool = True  # False: the vendor's documentation does not name it; the guides are PyTorch's
+    #: a pitfall the project's training step must have for the row to hold (``dynamic-shape``), else supported
+    when: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -401,7 +403,8 @@ def tuning() -> Tuning:
         return {key: {target: TuneAdvice(status=str(row["status"]), cost=str(row["cost"]),
                                          advice=str(row.get("advice") or ""),
                                          guides=tuple(guides[g] for g in row.get("guides") or ()),  # type: ignore[union-attr]
-                                         vendor=bool(row.get("vendor", True)))
+                                         vendor=bool(row.get("vendor", True)),
+                                         when=str(row["when"]) if row.get("when") else None)
                       for target, row in per_target.items()}
                 for key, per_target in rows.items()}
 

@@ -520,8 +520,14 @@ class CudaSwitch(TuneRule):
     name = "tune-cuda-switch"
     summary = "CUDA library switches and the targets' own"
     examples = (
-        Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
-                expect={"cann": Status.PARTIAL, "neuware": Status.PARTIAL, "kunlun": Status.UNKNOWN}),
+        Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
+                expect={"cann": Status.PARTIAL, "neuware": Status.SUPPORTED, "kunlun": Status.UNKNOWN},
+                fixed={"neuware": "import torch\nimport torch_mlu\ntorch.backends.mlu.matmul.allow_tf32 = True\n"}),
+        Invalid(_trains("keep = scores > 0.5\n        return boxes[keep]",
+                        before="torch.backends.cudnn.benchmark = True\n"),
+                expect={"cann": Status.PARTIAL, "neuware": Status.UNKNOWN, "kunlun": Status.UNKNOWN}),
+        Valid(_trains(before="torch.backends.cudnn.benchmark = True\n")),  # static shapes: nothing to set
+        Valid("import torch\ntorch.backends.cudnn.allow_tf32 = True\n"),  # Ascend's convolutions: HF32 already
         Valid("import torch\ntorch.backends.cudnn.benchmark = False\n"),
     )
 
@@ -530,6 +536,7 @@ class CudaSwitch(TuneRule):
 
     def findings(self, results, judged, step, node_of, ctx):
         rewritten = {(f.path, f.span.line, f.api): f for f in judged if f.category != Category.TUNE}
+        present = {rule.pitfall for rule in TUNE_RULES if any(f.rule == rule.name for f in judged)}
         occurrences: Counter = Counter()
         found = []
         for result in results:
@@ -542,10 +549,22 @@ class CudaSwitch(TuneRule):
                     continue
                 other = rewritten.get((draft.path, usage.span.line, usage.api))
                 verdicts = self.verdicts(ctx, f"`{usage.api}` is CUDA's switch", "set for the training run",
-                                         advice_key=usage.api, status_of=lambda t, other=other: _rewritten(other, t))
-                if any(v.status != Status.SUPPORTED for v in verdicts.values()):
-                    found.append(replace(draft, verdicts=verdicts))
+                                         advice_key=usage.api,
+                                         status_of=lambda t, other=other, api=usage.api: (
+                                             _rewritten(other, t) or _without(api, t, present)))
+                found.append(replace(draft, verdicts=verdicts))
         return found
+
+
+def _without(api: str, target: TargetMap, present: Set[str]) -> Optional[Verdict]:
+    """``supported`` where the switch's row holds only with a pitfall this project's step does not have (the
+    compile mode Ascend documents for shapes that vary, in a project whose shapes do not)."""
+    row = tuning().switches.get(api, {}).get(target.id)
+    if row is None or row.when is None or row.when in present:
+        return None
+    return Verdict(Status.SUPPORTED, f"`{api}` is CUDA's switch; what {target.id} documents in its stead is for "
+                   f"a training step with {row.when} findings, and this project's has none",
+                   "; ".join(f"{g.title} <{g.url}>" for g in row.guides) or "operator_maps/curated/tuning.yaml")
 
 
 def _rewritten(other: Optional[Finding], target: TargetMap) -> Optional[Verdict]:
@@ -568,18 +587,21 @@ TUNE_RULES: Tuple[TuneRule, ...] = (DataDependentShape(), HostSync(), StepFallba
 
 def tune_findings(results: Sequence[FileResult], judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf,
                   ctx: RuleContext, errors: Optional[List[str]] = None) -> List[Finding]:
-    """Every tune rule's findings, in rule order. With ``errors``, a rule that raises costs its own findings
-    (noted there), not the scan's; without, the exception goes up."""
+    """Every tune rule's findings, in rule order: one per line and rule, and only where some target's guide
+    documents a cost (a ``partial`` verdict). With ``errors``, a rule that raises costs its own findings (noted
+    there), not the scan's; without, the exception goes up."""
     found: List[Finding] = []
-    for rule in TUNE_RULES:
+    for rule in TUNE_RULES:  # each sees the ones before it (the CUDA switches, the project's dynamic shapes)
         lines = set()
-        judge = partial(rule.findings, results, judged, step, node_of, ctx)
+        judge = partial(rule.findings, results, [*judged, *found], step, node_of, ctx)
         made = judge() if errors is None else findings_or_error(rule.name, judge, errors)
         for finding in made:
             line = (finding.path, finding.span.cell, finding.span.line)
-            if line not in lines:  # ``x1[mask], y1[mask] = ...``: one cause, one finding
-                lines.add(line)
-                found.append(finding)
+            if line in lines:  # ``x1[mask], y1[mask] = ...``: one cause, one finding
+                continue
+            lines.add(line)
+            if any(v.status == Status.PARTIAL for v in finding.verdicts.values()):
+                found.append(finding)  # else no target's guide documents a cost there: nothing to act on
     return found
 
 

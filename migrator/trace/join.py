@@ -231,8 +231,9 @@ def _extension_text(row: Mapping[str, Any]) -> str:
     return f"{row['module']}: compiled CUDA extension, not run; {stood_in} ran in its place"
 
 
-#: Ops whose result the host reads: a scalar read back, a copy, or an output whose size only the device knows.
-_HOST_READS = frozenset({"aten::_local_scalar_dense", "aten::_to_copy", "aten::nonzero", "aten::masked_select",
+#: Ops whose result the host reads: a scalar read back, or an output whose size only the device knows. (A copy,
+#: ``aten::_to_copy``, is left out: a traced run on the CPU cannot tell ``.cpu()`` from ``.float()``.)
+_HOST_READS = frozenset({"aten::_local_scalar_dense", "aten::nonzero", "aten::masked_select",
                          "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive",
                          "aten::repeat_interleave.Tensor", "aten::argwhere"})
 #: Lines of a finding's span read for its ops (a parameter loop's body, a multi-line call), at most.
