@@ -14,8 +14,8 @@ from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, StepFacts, Usage
 from .project import dtypes
 from .resolve import module_name_for
-from .rules import PROJECT_RULES, TUNE_RULES, VOCABULARY
-from .rules.tune import TUNE_APIS
+from .rules import PROJECT_RULES, VOCABULARY
+from .rules.tune import keeps_for_tuning
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
@@ -82,7 +82,7 @@ def _as_cached(result: FileResult) -> FileResult:
         return result
     shared = tuple(u for u in result.usages
                    if read_by_inventory(u) or dtypes.reads(u) or any(rule.reads(u) for rule in PROJECT_RULES)
-                   or (u.api in TUNE_APIS and any(rule.reads(u) for rule in TUNE_RULES)))
+                   or keeps_for_tuning(u))
     return replace(result, usages=LazyUsages.of(result.usages), shared_usages=shared)
 
 

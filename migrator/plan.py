@@ -22,7 +22,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
 from .inventory import OpMembership
-from .model import Blocker, Category, Finding, Report, Status, TargetSummary
+from .model import Blocker, Category, Finding, Report, Status, TargetSummary, Verdict
 from .rules import ALL_RULES
 from .shim import ShimPlan, shim_plan
 
@@ -100,34 +100,57 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
 
 
 def _tune_phase(report: Report, target: TargetSummary, readiness: float) -> Phase:
-    """One item per module of the training step: its ``tune`` findings on this target, the busiest (with a
-    trace) or the most-reached module first."""
-    tuning = [f for f in report.findings if f.category == Category.TUNE and f.reachable is not False
-              and f.verdicts.get(target.id) is not None and f.verdicts[target.id].status != Status.SUPPORTED]
-    by_module: Dict[str, List[Finding]] = OrderedDict()
-    for finding in sorted(tuning, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0)):
-        by_module.setdefault(finding.path, []).append(finding)
-    reach = report.graph.reach if report.graph is not None else {}
-    nodes = report.graph.finding_nodes if report.graph is not None else {}
-
-    def entries(finding: Finding) -> int:
-        node = reach.get(nodes.get(finding.id, ""))
-        return node.entries if node is not None else 0
-
+    """One item per module of the training step: its ``tune`` findings on this target, in ``tune_modules``'s
+    order, with the busiest (or most-reached) finding's advice."""
     items = []
-    for path, found in by_module.items():
-        busiest = sum(f.measured.calls_per_step for f in found if f.measured is not None)
+    for path, found in tune_modules(report, target.id):
         kinds = Counter(f.rule for f in found)
-        first = max(found, key=lambda f: (f.measured.calls_per_step if f.measured else 0.0, entries(f)))
-        verdict = first.verdicts[target.id]
+        first, verdict = found[0], found[0].verdicts[target.id]
         summary = ", ".join(_tune_count(rule, n) for rule, n in kinds.most_common())
         advice = f"; {verdict.suggestion}" if verdict.suggestion else ""
-        items.append((-busiest, -max(entries(f) for f in found), -len(found), path, PlanItem(
-            key=path, title=path, status=verdict.status, findings=len(found), entries=max(entries(f) for f in found),
-            hours=0.0, where=f"{first.path}:{first.span.line or '-'}", message=f"{summary}{advice}")))
+        items.append(PlanItem(key=path, title=path, status=verdict.status, findings=len(found),
+                              entries=max(_entries(report, f) for f in found), hours=0.0,
+                              where=f"{first.path}:{first.span.line or '-'}", message=f"{summary}{advice}"))
     number, title, what = TUNE_PHASE
-    return Phase(number=number, title=title, what=what, items=tuple(item for *_, item in sorted(items)),
-                 findings=tuple(f.id for f in tuning), hours=0.0, readiness_after=readiness)
+    return Phase(number=number, title=title, what=what, items=tuple(items),
+                 findings=tuple(f.id for _, found in tune_modules(report, target.id) for f in found),
+                 hours=0.0, readiness_after=readiness)
+
+
+def tune_modules(report: Report, target: Optional[str] = None) -> List[Tuple[str, List[Finding]]]:
+    """The ``tune`` findings on the training path (those ``target``'s guides document, when one is given), by
+    file: the busiest file first (calls per step, with a trace), then the most-reached, then the one with the
+    most findings; in a file, the busiest line, then the most-reached, then line order. The plan, the page and
+    the text list them in this one order."""
+    by_path: Dict[str, List[Finding]] = {}
+    for finding in report.findings:
+        verdict = finding.verdicts.get(target) if target is not None else None
+        if finding.category != Category.TUNE or finding.reachable is False or (
+                target is not None and (verdict is None or verdict.status != Status.PARTIAL)):
+            continue
+        by_path.setdefault(finding.path, []).append(finding)
+    for found in by_path.values():
+        found.sort(key=lambda f: (-_busy(f), -_entries(report, f), f.span.cell or 0, f.span.line or 0))
+    return sorted(by_path.items(), key=lambda item: (-sum(_busy(f) for f in item[1]),
+                                                     -max(_entries(report, f) for f in item[1]), -len(item[1]),
+                                                     item[0]))
+
+
+def advised(finding: Finding) -> Optional[Tuple[str, Verdict]]:
+    """The verdict to show for a ``tune`` finding: the first target whose guide documents it (``partial``)."""
+    return next(((t, v) for t, v in finding.verdicts.items() if v.status == Status.PARTIAL), None)
+
+
+def _busy(finding: Finding) -> float:
+    return finding.measured.calls_per_step if finding.measured is not None else 0.0
+
+
+def _entries(report: Report, finding: Finding) -> int:
+    """How many entry points reach the node a finding sits in."""
+    if report.graph is None:
+        return 0
+    reach = report.graph.reach.get(report.graph.finding_nodes.get(finding.id, ""))
+    return reach.entries if reach is not None else 0
 
 
 #: What one ``tune`` finding is, and many, counted in a module's plan item.

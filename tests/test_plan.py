@@ -46,6 +46,7 @@ def test_no_training_step_means_no_precision_advice(scan_tree):
 
 
 def test_phases_partition_the_training_path_and_end_at_full_readiness(example_report):
+    tuned = set()  # the example's tuning points: the TF32 switch Ascend needs HF32 for (torch_mlu's table renames it)
     for plan, target in zip(migration_plans(example_report), example_report.targets):
         assert plan.readiness_now == target.readiness  # the same formula as the summary beside it
         assert [p.number for p in plan.phases] == [1, 2, 3, 4, 5]
@@ -53,15 +54,19 @@ def test_phases_partition_the_training_path_and_end_at_full_readiness(example_re
         open_on_path = {f.id for f in example_report.findings
                         if f.reachable is not False and f.context.value == "training" and f.root is None
                         and f.verdicts[target.id].status.value != "supported"}
-        tuning = {i for i in open_on_path if by_id(example_report)[i].category.value == "tune"}
+        tune_ids = {i for i in open_on_path if by_id(example_report)[i].category.value == "tune"}
         placed = [i for phase in migration for i in phase.findings]
-        assert len(placed) == len(set(placed)) and set(placed) == open_on_path - tuning  # each open finding, once
-        assert set(tune.findings) == tuning and tuning  # what runs but stalls: after it runs, never in readiness
+        assert len(placed) == len(set(placed)) and set(placed) == open_on_path - tune_ids  # each open finding, once
+        # what runs but stalls: after it runs, never in readiness; on a target, what its guides document
+        tuning = {i for i in tune_ids if by_id(example_report)[i].verdicts[target.id].status.value == "partial"}
+        assert set(tune.findings) == tuning
+        tuned |= tuning
         after = [p.readiness_after for p in migration]
         assert after == sorted(after) and after[-1] == 100.0 == tune.readiness_after
         assert plan.readiness_after_fix == after[0] >= plan.readiness_now
         fixable = [f for f in example_report.findings if f.id in plan.phases[0].findings]
         assert all(f.verdicts[target.id].fixable for f in fixable)
+    assert tuned
 
 
 def by_id(report):

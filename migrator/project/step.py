@@ -90,7 +90,7 @@ class TrainingStep:
         return None
 
 
-def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Mapping[str, str]] = None,
+def training_step(results: Sequence[FileResult], graph,
                   main_lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> TrainingStep:
     """The training step of a project: ``graph`` is the call graph (a networkx ``DiGraph`` whose edges carry
     their ``kind``)."""
@@ -126,8 +126,7 @@ def training_step(results: Sequence[FileResult], graph, node_kinds: Optional[Map
                     roots.setdefault(callee, f"`{_short(scope)}`, a training step, calls it")
                 for caller in _step_callers(graph, scope):
                     roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
-    kinds = node_kinds if node_kinds is not None else {n: d.get("kind", "") for n, d in graph.nodes(data=True)}
-    methods = {node for node, kind in kinds.items() if kind == "method"}
+    methods = {node for node, kind in graph.nodes(data="kind") if kind == "method"}
     guessed = _attribute_calls(results, graph, methods)
     step_names = {root.rpartition(".")[2]: root for root in roots if "training step (it calls" in roots[root]}
     for caller, callees in guessed.items():  # fairseq's Trainer.train_step calls self.task.train_step(...)

@@ -21,7 +21,7 @@ from ..data import data_dir
 from ..discover import base_dir
 from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
                      Verdict)
-from ..plan import TUNE_PHASE, migration_plans
+from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
@@ -92,30 +92,15 @@ def _view(report: Report) -> Dict[str, Any]:
 
 
 def _tuning(report: Report) -> List[Dict[str, Any]]:
-    """The ``tune`` findings by module: with a trace the module with the busiest lines first, else the one with
-    the most findings; in a module, the busiest line first, then in line order."""
+    """The ``tune`` findings by module, in the plan's order (``plan.tune_modules``)."""
     targets = [t.id for t in report.targets]
-    by_path: Dict[str, List[Finding]] = {}
-    for finding in report.findings:
-        if finding.category == Category.TUNE:
-            by_path.setdefault(finding.path, []).append(finding)
-
-    def busy(finding: Finding) -> float:
-        return finding.measured.calls_per_step if finding.measured is not None else 0.0
-
-    modules = []
-    for path, found in by_path.items():
-        found.sort(key=lambda f: (-busy(f), f.span.cell or 0, f.span.line or 0))
-        rules = Counter(f.rule for f in found)
-        modules.append({"path": path, "busy": sum(busy(f) for f in found),
-                        "summary": ", ".join(f"{n} {rule}" for rule, n in rules.most_common()),
-                        "rows": [_tune_row(f, targets) for f in found]})
-    return sorted(modules, key=lambda m: (-m["busy"], -len(m["rows"]), m["path"]))
+    return [{"path": path, "rows": [_tune_row(f, targets) for f in found],
+             "summary": ", ".join(f"{n} {rule}" for rule, n in Counter(f.rule for f in found).most_common())}
+            for path, found in tune_modules(report)]
 
 
 def _tune_row(finding: Finding, targets: Sequence[str]) -> Dict[str, Any]:
-    documented = next((v for v in finding.verdicts.values() if v.status == Status.PARTIAL), None)
-    shown = documented or next(iter(finding.verdicts.values()))
+    shown = (advised(finding) or next(iter(finding.verdicts.items())))[1]
     guides = [(target, title, url) for target in targets if target in finding.verdicts
               for title, url in _guides(finding.verdicts[target].source)]
     return {"line": _where(finding), "rule": finding.rule, "snippet": finding.snippet, "message": shown.message,

@@ -12,7 +12,7 @@ import click
 from ..assess import counted
 from ..maps.limits import clip
 from ..model import STATUS_SEVERITY, Category, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
-from ..plan import TUNE_PHASE, MigrationPlan, migration_plans
+from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
 from ..shim import through_shim
 from . import View
 from .wording import reach_text, trace_text, worst_status
@@ -67,7 +67,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         out.write(f"{len(listed)} findings in training code at their cause: `--show all` lists them by file "
                   "and rule; `--format html` writes the page\n")
     if view.show == "tune":
-        _tuning(tuning, [t.id for t in report.targets], paint, out)
+        _tuning(report, [t.id for t in report.targets], paint, out)
     elif tuning:
         out.write(f"{_count(len(tuning), 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
@@ -146,26 +146,22 @@ def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: T
                 out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
 
 
-def _tuning(tuning: List[Finding], targets: List[str], paint: "_Paint", out: TextIO) -> None:
-    """The ``tune`` findings, by file, the busiest line first when a trace measured them."""
-    out.write(f"\nTuning the training step ({_count(len(tuning), 'finding')}; not counted in readiness):\n")
-    by_file: Dict[str, List[Finding]] = defaultdict(list)
-    for finding in tuning:
-        by_file[finding.path].append(finding)
-    for path in sorted(by_file):
+def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO) -> None:
+    """The ``tune`` findings by file, in the plan's order (``plan.tune_modules``)."""
+    modules = tune_modules(report)
+    count = sum(len(found) for _, found in modules)
+    out.write(f"\nTuning the training step ({_count(count, 'finding')}; not counted in readiness):\n")
+    for path, found in modules:
         out.write(f"{path}\n")
-        for finding in sorted(by_file[path], key=lambda f: (-(f.measured.calls_per_step if f.measured else 0),
-                                                            f.span.cell or 0, f.span.line or 0)):
+        for finding in found:
             measured = (f"  [{finding.measured.calls_per_step:g} calls/step, {finding.measured.shapes} shapes]"
                         if finding.measured is not None else "")
             verdicts = " ".join(f"{t}:{paint.status(finding.verdicts[t].status)}" for t in targets
                                 if t in finding.verdicts)
             out.write(f"  {_position(finding)}  {finding.rule}  {_clip(finding.snippet)}  [{verdicts}]{measured}\n")
-            advised = next(((t, v) for t, v in finding.verdicts.items() if v.status == Status.PARTIAL),
-                           _worst_verdict(finding))  # a target whose vendor documents it, before one that says nothing
-            if advised is not None:
-                target, verdict = advised
-                out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
+            shown = advised(finding)
+            if shown is not None:
+                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or shown[1].message)}\n")
 
 
 def _worst_verdict(finding: Finding) -> Optional[Tuple[str, Verdict]]:

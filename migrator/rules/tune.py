@@ -106,10 +106,11 @@ def _verdict(row: Optional[TuneAdvice], what: str, why: str) -> Verdict:
 # --------------------------------------------------------------------------------------------- sites
 
 
-def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep, node_of: NodeOf,
-             training: Callable[[Finding], bool]) -> Iterator[Tuple[Finding, Extra, str]]:
+def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep,
+             node_of: NodeOf) -> Iterator[Tuple[Finding, Extra, str]]:
+    """The drafts in training code that sit on the step, with why."""
     for finding, extra in candidates:
-        if not training(finding):
+        if not _training(finding):
             continue
         why = step.why(finding, node_of(finding))
         if why is not None:
@@ -117,7 +118,7 @@ def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep, no
 
 
 def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenSet[TuneKind],
-                   step: TrainingStep, node_of: NodeOf, ctx: RuleContext, training: Callable[[Finding], bool],
+                   step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
                    what: Callable[[TuneSite], str], api: Callable[[TuneSite], str]) -> List[Finding]:
     occurrences: Counter = Counter()
     candidates: List[Tuple[Finding, TuneSite]] = []
@@ -128,15 +129,15 @@ def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenS
                                      occurrences)
                 candidates.append((draft, site))
     found = []
-    for draft, site, why in _on_step(candidates, step, node_of, training):
+    for draft, site, why in _on_step(candidates, step, node_of):
         found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))
     return found
 
 
 def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callable[[Usage], Optional[str]],
-                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
-                    training: Callable[[Finding], bool], one_per_line: bool = False) -> List[Finding]:
-    """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step."""
+                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext) -> List[Finding]:
+    """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step, in line and
+    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back)."""
     occurrences: Counter = Counter()
     candidates: List[Tuple[Finding, str]] = []
     for result in results:
@@ -146,17 +147,10 @@ def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callab
                 draft = rule.finding(result.file.rel, usage.span, usage.api, usage.snippet, usage.scope, {},
                                      occurrences, usage.confidence)
                 candidates.append((draft, what))
-    found: List[Finding] = []
-    lines = set()
-    for draft, what, why in sorted(_on_step(candidates, step, node_of, training),
-                                   key=lambda c: (c[0].path, c[0].span.cell or 0, c[0].span.line or 0,
-                                                  c[0].span.col or 0)):
-        line = (draft.path, draft.span.cell, draft.span.line, draft.scope)
-        if one_per_line and line in lines:
-            continue  # ``x.cpu().numpy()``: one read back, one finding
-        lines.add(line)
-        found.append(replace(draft, verdicts=rule.verdicts(ctx, str(what), why)))
-    return found
+    return [replace(draft, verdicts=rule.verdicts(ctx, what, why))
+            for draft, what, why in sorted(_on_step(candidates, step, node_of),
+                                           key=lambda c: (c[0].path, c[0].span.cell or 0, c[0].span.line or 0,
+                                                          c[0].span.col or 0))]
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -214,9 +208,8 @@ class DataDependentShape(TuneRule):
                                                          "torch.Tensor.repeat_interleave")
 
     def findings(self, results, judged, step, node_of, ctx):
-        training = _training
-        found = _usage_findings(self, results, _shape_change, step, node_of, ctx, training)
-        found += _site_findings(self, results, frozenset({TuneKind.MASK_INDEX}), step, node_of, ctx, training,
+        found = _usage_findings(self, results, _shape_change, step, node_of, ctx)
+        found += _site_findings(self, results, frozenset({TuneKind.MASK_INDEX}), step, node_of, ctx,
                                 lambda site: f"`{site.snippet}` reads as many elements as the mask `{site.detail}` "
                                              f"selects", lambda site: "torch.Tensor.__getitem__")
         return found + self._helper_calls(results, step, node_of, ctx)
@@ -333,18 +326,15 @@ class HostSync(TuneRule):
     def reads(self, usage: Usage) -> bool:
         return usage.api in _SYNC_APIS or (usage.api == "torch.Tensor.to" and _sync(usage) is not None)
 
-    def findings(self, results, judged, step, node_of, ctx):
-        training = _training
-        found = _usage_findings(self, results, _sync, step, node_of, ctx, training, one_per_line=True)
-        taken = {(f.path, f.span.cell, f.span.line) for f in found}
+    def findings(self, results, judged, step, node_of, ctx):  # a line's sync usage comes first, then its site
+        found = _usage_findings(self, results, _sync, step, node_of, ctx)
         sites = _site_findings(
             self, results, frozenset({TuneKind.TENSOR_PRINT, TuneKind.TENSOR_BRANCH}), step, node_of, ctx,
-            training,
             lambda site: (f"`{site.snippet}` reads `{site.detail}` back to the host to show it"
                           if site.kind == TuneKind.TENSOR_PRINT else
                           f"`{site.detail}` is read back to the host to decide a branch"),
             lambda site: "torch.Tensor.__format__" if site.kind == TuneKind.TENSOR_PRINT else "torch.Tensor.__bool__")
-        return found + [f for f in sites if (f.path, f.span.cell, f.span.line) not in taken]
+        return found + sites
 
 
 def _sync(usage: Usage) -> Optional[str]:
@@ -494,7 +484,6 @@ class ParameterLoop(TuneRule):
 
     def findings(self, results, judged, step, node_of, ctx):
         return _site_findings(self, results, frozenset({TuneKind.PARAMETER_LOOP}), step, node_of, ctx,
-                              _training,
                               lambda site: f"`{site.snippet}` updates the parameters one by one",
                               lambda site: ("torch.optim.Optimizer.param_groups" if "params" in site.detail
                                             else "torch.nn.Module.parameters"))
@@ -536,7 +525,8 @@ class CudaSwitch(TuneRule):
 
     def findings(self, results, judged, step, node_of, ctx):
         rewritten = {(f.path, f.span.line, f.api): f for f in judged if f.category != Category.TUNE}
-        present = {rule.pitfall for rule in TUNE_RULES if any(f.rule == rule.name for f in judged)}
+        tuned = {f.rule for f in judged if f.category == Category.TUNE}
+        present = {rule.pitfall for rule in TUNE_RULES if rule.name in tuned}
         occurrences: Counter = Counter()
         found = []
         for result in results:
@@ -577,9 +567,17 @@ def _rewritten(other: Optional[Finding], target: TargetMap) -> Optional[Verdict]
                    + (f" to `{verdict.suggestion}`" if verdict.suggestion else ""), verdict.source)
 
 
-#: Every API a tune rule's ``reads`` may keep (a set lookup before the rules are asked, once per usage).
+#: Every API a tune rule's ``reads`` may keep (a set lookup before the rules are asked, once per usage); the
+#: CUDA switches are the assignments of ``torch.backends.*`` the resolver records (read lazily: no map at import)
 TUNE_APIS = frozenset({*_SHAPE_APIS, "torch.where", "torch.repeat_interleave", "torch.Tensor.repeat_interleave",
-                       *_SYNC_APIS, "torch.Tensor.to", *tuning().switches})
+                       *_SYNC_APIS, "torch.Tensor.to"})
+
+
+def keeps_for_tuning(usage: Usage) -> bool:
+    """Whether some tune rule reads this usage (``analyze`` keeps those apart in a cached result)."""
+    if usage.api not in TUNE_APIS and not (usage.kind == "assign" and usage.api.startswith("torch.backends.")):
+        return False
+    return any(rule.reads(usage) for rule in TUNE_RULES)
 
 TUNE_RULES: Tuple[TuneRule, ...] = (DataDependentShape(), HostSync(), StepFallback(), StepFloat64(), ParameterLoop(),
                                     CudaSwitch())

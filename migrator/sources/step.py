@@ -133,7 +133,8 @@ class _StepReader:
     def scope_body(self, body: Sequence[ast.stmt], scope: str, names: Tuple[str, ...] = (),
                    params: Sequence[str] = ()) -> None:
         """One function's (or the module's) own statements, then each definition inside it as its own scope."""
-        statements = list(_own_statements(body))
+        every = list(_statements(body))
+        statements = [stmt for stmt in every if not isinstance(stmt, _DEFINITIONS)]
         masks = _mask_names(statements)
         own = self._own(body, statements, masks)
         tensors = _tensor_names(own, params)
@@ -144,7 +145,9 @@ class _StepReader:
         if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None and self._says(n, _SHAPE_WORDS)
                                        and _data_dependent(n.value) for n in statements):
             self.helpers.append(scope)
-        for node in _definitions(body):
+        for node in every:
+            if not isinstance(node, _DEFINITIONS):
+                continue
             inner = names + (node.name,)
             arguments = [] if isinstance(node, ast.ClassDef) else [a.arg for a in node.args.args + node.args.kwonlyargs]
             self.scope_body(node.body, ".".join((self.module,) + inner), inner, arguments)
@@ -310,32 +313,27 @@ def _data_dependent(value: ast.expr) -> bool:
 # ------------------------------------------------------------------------------------------ walking
 
 
-def _definitions(body: Sequence[ast.stmt]) -> Iterator[Union[Function, ast.ClassDef]]:
-    """Functions and classes defined in ``body`` (under ``if``/``try``/``with`` too), not inside another one."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node
-            continue
-        if isinstance(node, _COMPOUND):
-            stack.extend(reversed(_bodies(node)))
-
-
 #: Statements whose header is what their own line holds (their bodies are statements of their own).
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 
 
-def _own_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of ``body``, nested in compound ones too, but not inside a function or class."""
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, nested in compound ones too, in order; a function or class is yielded but
+    not entered (it is a scope of its own)."""
     stack: List[ast.stmt] = list(reversed(body))
     while stack:
         stmt = stack.pop()
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
         yield stmt
         if isinstance(stmt, _COMPOUND):
             stack.extend(reversed(_bodies(stmt)))
+
+
+def _definitions(body: Sequence[ast.stmt]) -> Iterator[Union[Function, ast.ClassDef]]:
+    """Functions and classes defined in ``body`` (under ``if``/``try``/``with`` too), not inside another one."""
+    return (stmt for stmt in _statements(body) if isinstance(stmt, _DEFINITIONS))  # type: ignore[misc]
 
 
 def _bodies(stmt: ast.stmt) -> List[ast.stmt]:
