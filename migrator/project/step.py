@@ -99,14 +99,13 @@ def training_step(results: Sequence[FileResult], graph,
     periodic: Dict[str, Tuple[Span, ...]] = {}
     inference: Dict[str, Tuple[Span, ...]] = {}
     skipped: Dict[str, FrozenSet[str]] = {}  # node -> names it calls only in eval mode or every N calls
+    step_functions: Dict[str, str] = {}  # last name -> a step function of that name
     for result in results:
         facts = result.step
-        if facts is None:
-            continue
-        module = result.outline.module if result.outline is not None else module_name_for(result.file.rel)
         path = result.file.rel
-        if path_context(path) != Context.TRAINING:
+        if facts is None or path_context(path) != Context.TRAINING:
             continue  # a test's backward is no one's training step
+        module = result.outline.module if result.outline is not None else module_name_for(path)
         if facts.loops:
             loops[path] = facts.loops
         if facts.periodic:
@@ -121,6 +120,7 @@ def training_step(results: Sequence[FileResult], graph,
                 roots.setdefault(callee, why)
         for scope in facts.steps:
             if scope in graph:
+                step_functions.setdefault(scope.rpartition(".")[2], scope)
                 roots.setdefault(scope, f"`{_short(scope)}` is a training step (it calls backward)")
                 for callee in _callees(graph, scope, _named_calls(graph, scope)):
                     roots.setdefault(callee, f"`{_short(scope)}`, a training step, calls it")
@@ -128,9 +128,8 @@ def training_step(results: Sequence[FileResult], graph,
                     roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
     methods = {node for node, kind in graph.nodes(data="kind") if kind == "method"}
     guessed = _attribute_calls(results, graph, methods)
-    step_names = {root.rpartition(".")[2]: root for root in roots if "training step (it calls" in roots[root]}
     for caller, callees in guessed.items():  # fairseq's Trainer.train_step calls self.task.train_step(...)
-        named = [step_names[c.rpartition(".")[2]] for c in callees if c.rpartition(".")[2] in step_names]
+        named = [step_functions[c.rpartition(".")[2]] for c in callees if c.rpartition(".")[2] in step_functions]
         if named and "step" in caller.rpartition(".")[2]:
             roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(named[0])}`")
     for node in sorted(methods):

@@ -15,9 +15,9 @@ from dataclasses import replace
 from functools import partial
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar, Union
 
+from ..discover import read_source
 from ..maps.limits import clip
 from ..maps.load import TargetMap, TuneAdvice, tuning
-from ..discover import read_source
 from ..model import (Category, Confidence, Context, FileResult, Finding, NamedTarget, Span, Status, TuneKind, TuneSite,
                      Usage, Verdict)
 from ..project.contexts import path_context
@@ -99,8 +99,12 @@ def _verdict(row: Optional[TuneAdvice], what: str, why: str) -> Verdict:
     said = "" if row.vendor else " (the vendor's documentation does not name this pitfall; PyTorch's guide does, " \
                                  "for any accelerator)"
     message = f"{what}, {why}: {row.cost}{said}"
-    source = "; ".join(f"{g.title} <{g.url}>" for g in row.guides) or "operator_maps/curated/tuning.yaml"
-    return Verdict(Status(row.status), message, source, suggestion=row.advice or None)
+    return Verdict(Status(row.status), message, _cited(row), suggestion=row.advice or None)
+
+
+def _cited(row: TuneAdvice) -> str:
+    """A verdict's source: the row's guides, ``title <url>`` each."""
+    return "; ".join(f"{g.title} <{g.url}>" for g in row.guides) or "operator_maps/curated/tuning.yaml"
 
 
 # --------------------------------------------------------------------------------------------- sites
@@ -553,8 +557,7 @@ def _without(api: str, target: TargetMap, present: Set[str]) -> Optional[Verdict
     if row is None or row.when is None or row.when in present:
         return None
     return Verdict(Status.SUPPORTED, f"`{api}` is CUDA's switch; what {target.id} documents in its stead is for "
-                   f"a training step with {row.when} findings, and this project's has none",
-                   "; ".join(f"{g.title} <{g.url}>" for g in row.guides) or "operator_maps/curated/tuning.yaml")
+                   f"a training step with {row.when} findings, and this project's has none", _cited(row))
 
 
 def _rewritten(other: Optional[Finding], target: TargetMap) -> Optional[Verdict]:
