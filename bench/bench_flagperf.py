@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from migrator.maps.load import resolve_targets  # noqa: E402
 from migrator.model import Status  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
 #: config keys about the device, by the kind of change; other overrides (batch sizes, rates) are tuning
 CONFIG_KINDS = {
@@ -215,7 +215,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         training = checkout(args.flagperf, Path(tmp))
         where, unchanged = places(training)
         [target] = resolve_targets([args.target])
-        report = scan(training / "benchmarks", [target], jobs=2)
+        report = scan(ScanRequest(training / "benchmarks", [target], jobs=2))
     flags = flagged(report, target.id)
     total, found = Counter(), Counter()
     missed: List[Place] = []

@@ -29,7 +29,7 @@ from bench_scan import fetch  # noqa: E402
 
 from migrator.maps.load import resolve_targets  # noqa: E402
 from migrator.report import html  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--findings", type=int, default=10_000)
     args = parser.parse_args()
     path = Path(args.path) if args.path else fetch("timm", "timm==1.0.31")
-    report = grown(scan(path, resolve_targets(None), jobs=2), args.findings)
+    report = grown(scan(ScanRequest(path, resolve_targets(None), jobs=2)), args.findings)
     out = io.StringIO()
     html.render(report, out)
     text = out.getvalue()

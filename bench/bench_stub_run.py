@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from migrator.fix import fix_report, write_fixes  # noqa: E402
 from migrator.maps.load import resolve_targets  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 from tests.npu_stub import run_on_npu, write_stub  # noqa: E402
 
 #: timm's packages as bare namespaces, so one module loads without ``timm/__init__`` (which needs torchvision)
@@ -52,7 +52,7 @@ def main() -> None:
         shutil.copytree(args.timm, original)
         shutil.copytree(args.timm, fixed)
         target = resolve_targets(["cann"])
-        result = fix_report(fixed, scan(fixed, target, jobs=2), target[0])
+        result = fix_report(fixed, scan(ScanRequest(fixed, target, jobs=2)), target[0])
         write_fixes(fixed, result.changed)
         edits = sum(len(f.changes) for f in result.changed)
         print(f"timm: fix (safe) changed {edits} lines in {len(result.changed)} files")

@@ -70,13 +70,13 @@ def overhead(steps: int) -> None:
 def compare(name: str, root: Path, command, steps: int = 2) -> None:
     """What the trace of ``command`` adds to the static scan of ``root``."""
     from migrator.maps.load import resolve_targets
-    from migrator.scan import scan
+    from migrator.pipeline import ScanRequest, scan
     from migrator.trace.run import trace_command
 
     document = trace_command(command, root, steps=steps, limit=600).document
     targets = resolve_targets(None)
-    static = scan(root, targets, jobs=1)
-    traced = scan(root, targets, jobs=1, trace=(document, "trace.json"))
+    static = scan(ScanRequest(root, targets, jobs=1))
+    traced = scan(ScanRequest(root, targets, jobs=1, trace=(document, "trace.json")))
     named = {op for f in static.findings for op in f.ops}
     ran = {op["op"] for op in document["ops"] if op["op"].startswith("aten::")}
     print(f"{name}: the trace saw {len(ran)} aten ops; {len(ran - named)} of them no static finding names: "

@@ -41,7 +41,7 @@ from bench_vendor_ports import DEVICE, Pair, tree  # noqa: E402
 
 from migrator.maps.load import resolve_targets  # noqa: E402
 from migrator.model import Category  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
 PAIRS = (
     Pair("detectron2 @be792b9 / Faster_Mask_RCNN", "detectron2", "be792b959bca9af0aacfa04799537856c7a92802", "",
@@ -81,7 +81,7 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int) -> Counter:
         for rel in files:
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(before[rel], encoding="utf-8")
-        report = scan(root, resolve_targets(["cann"]), jobs=2)
+        report = scan(ScanRequest(root, resolve_targets(["cann"]), jobs=2))
     tuned: Dict[Tuple[str, int], str] = {}
     for finding in report.findings:
         if finding.category == Category.TUNE and finding.span.cell is None and finding.span.line:

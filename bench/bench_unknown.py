@@ -34,14 +34,14 @@ PACONVERT = HERE.parent / "operator_maps" / "upstream" / "kunlun" / "api_mapping
 
 
 def corpus_uses(top: int) -> Counter:
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
     from migrator.maps.load import resolve_targets
-    from migrator.scan import scan
+    from migrator.pipeline import ScanRequest, scan
 
     used: Counter = Counter()
     targets = resolve_targets(None)
     for name, spec in PROJECTS.items():
-        report = scan(fetch(name, spec), targets, cache=open_cache())
+        report = scan(ScanRequest(fetch(name, spec), targets, cache=open_cache()))
         used.update(f.api for f in report.judged if f.rule == "torch-op")  # findings and covered uses alike
     return Counter(dict(used.most_common(top)))
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from migrator.fix import fix_report  # noqa: E402
 from migrator.maps.load import resolve_targets  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
 DEVICE = re.compile(r"cuda|nccl|npu|hccl|apex|\bamp\b|autocast|GradScaler", re.IGNORECASE)
 OP_SUBSTITUTION = re.compile(r"\b(?:torch_npu|torch)\.(npu_\w+)")
@@ -105,7 +105,7 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
             (root / up).parent.mkdir(parents=True, exist_ok=True)
             (root / up).write_text(before[up], encoding="utf-8")
         target = resolve_targets(["cann"])
-        report = scan(root, target, jobs=2)
+        report = scan(ScanRequest(root, target, jobs=2))
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode).changed}
                  for mode in (False, True)}
     # a line the scan says something actionable about: not supported on cann, or with a suggestion (the

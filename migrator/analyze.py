@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
-from .cache import AnalysisCache, LazyUsages
+from .engine.cache import AnalysisCache, LazyUsages
 from .discover import read_source
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods
@@ -49,7 +49,7 @@ class Analysed(NamedTuple):
 
 
 def analyze_new(source: SourceFile, cache: AnalysisCache) -> Analysed:
-    """Analyse a file the cache lacks (``scan.analyze_all`` looked), and store its result.
+    """Analyse a file the cache lacks (``engine/pool.analyze_all`` looked), and store its result.
 
     A pool worker sends the stored form on as it is, its usages pickled apart (``LazyUsages``), instead of
     pickling them a second time; it runs the rules on the result's own usages, and files their findings under

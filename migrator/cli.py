@@ -16,7 +16,8 @@ from . import __version__
 from .maps.load import TargetSpecError, resolve_targets
 from .report import FORMATTERS, View
 from .model import Category
-from .scan import frozen_heap, scan as run_scan
+from .engine.collector import FEWER_COLLECTIONS
+from .pipeline import ScanRequest, scan as run_scan
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,7 +78,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     Exit 0 when the scan completed (1 with --fail-on when such a finding is on the training path), 2 on
     usage errors.
     """
-    from .cache import open_cache
+    from .engine.cache import open_cache
     from .gate.config import ConfigError, parse_statuses
 
     try:
@@ -96,12 +97,13 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
             trace = (load_trace(trace_file), str(trace_file))
         except TraceError as exc:
             raise click.BadParameter(str(exc), param_hint="--trace")
-    report = run_scan(path, chosen, jobs=jobs, progress=_progress_bar(), cache=None if no_cache else open_cache(),
-                      entries=entries, trace=trace, exclude=_exclusions(config, path),
-                      selection=_selection(config, select, ignore))
+    report = run_scan(ScanRequest(path, chosen, entries=entries, trace=trace, exclude=_exclusions(config, path),
+                                  selection=_selection(config, select, ignore), jobs=jobs,
+                                  cache=None if no_cache else open_cache(), progress=_progress_bar(),
+                                  collector=FEWER_COLLECTIONS))
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
-    with frozen_heap():  # the scan's objects live until the end: collections while writing skip them
+    with FEWER_COLLECTIONS.keeping():  # the scan's objects live until the end: collections while writing skip them
         view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output))
         _write(lambda out: FORMATTERS[fmt](report, out, view), output)
     if failing:
@@ -192,7 +194,7 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
     it was written to (the configuration is the name's, the files are checked from the folder)."""
     from dataclasses import replace as _replace
 
-    from .cache import open_cache
+    from .engine.cache import open_cache
     from .gate.check import run_check
     from .gate.output import render_check
     from .gate.config import ConfigError, load_config, parse_statuses
@@ -363,12 +365,11 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
     Refuses to write on a dirty git tree unless --force (a clean tree makes the change reviewable and revertible).
     """
-    from .cache import open_cache
+    from .engine.cache import open_cache
     from .fix import dirty_files, file_digests, fix_report, write_fixes
     from .fix.log import change_lines, markdown_log
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
-    from .scan import scan_files
     from .discover import discover
 
     chosen = _targets(target)
@@ -384,14 +385,14 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             click.echo(f"refusing to write: {len(dirty)} uncommitted change(s) under {path} (first: {dirty[0]}); "
                        "commit or stash them, or pass --force", err=True)
             sys.exit(2)
-    from .scan import without_excluded
+    from .pipeline import without_excluded
 
     config = _project_config(path)
     selection = _selection(config, select, ignore)
     found = without_excluded(discover(path), _exclusions(config, path))  # [tool.migrator] exclude
     scanned = file_digests(path, found.files)
-    report = scan_files(path, found.files, chosen, cache=None if no_cache else open_cache(), call_graph=shim,
-                        selection=selection)
+    report = run_scan(ScanRequest(path, chosen, files=found.files, selection=selection, call_graph=shim,
+                                  cache=None if no_cache else open_cache(), collector=FEWER_COLLECTIONS))
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
               else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
     for item in result.files:
@@ -464,13 +465,14 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
     on each node the count of findings by status (worst status over the chosen targets)."""
     from collections import Counter, defaultdict
 
-    from .cache import open_cache
+    from .engine.cache import open_cache
     from .graph import graph_document, reach, to_dot
     from .report.wording import worst_status
-    from .scan import scan_with_graph
+    from .pipeline import scan_with_graph
 
-    report, project = scan_with_graph(path, _targets(targets), progress=_progress_bar(),
-                                      cache=None if no_cache else open_cache(), entries=entries)
+    report, project = scan_with_graph(ScanRequest(path, _targets(targets), entries=entries,
+                                                  cache=None if no_cache else open_cache(),
+                                                  progress=_progress_bar(), collector=FEWER_COLLECTIONS))
     nodes = report.graph.finding_nodes if report.graph else {}
     by_node: Dict[str, Counter] = defaultdict(Counter)
     for finding in report.judged:  # what each node needs to run (its tuning points are not that)

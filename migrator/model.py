@@ -295,14 +295,14 @@ class StepMeasure:
 
 #: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),
 #: e.g. ``("constants", "get", "pkg.cfg.DEVICE", (True, Value(...)))`` or
-#: ``("extension_of", "call", "pkg._ext.fused", "pkg._ext")`` (``rules/reads.py``).
+#: ``("extension_of", "call", "pkg._ext.fused", "pkg._ext")`` (``engine/reads.py``).
 Read = Tuple[str, str, Any, Any]
 
 
 @dataclass(frozen=True)
 class RuleResults:
     """One file's findings, and what its rules read of the project index to make them: they stand for any
-    index that answers those questions the same (``rules/reads.Answers.hold``)."""
+    index that answers those questions the same (``engine/reads.Answers.hold``)."""
 
     findings: Tuple[Finding, ...]
     reads: Tuple[Read, ...]
@@ -521,7 +521,7 @@ class FileResult:
     #: what a Python module says about a training step: its loops, its step functions, its tuning sites
     step: Optional[StepFacts] = None
     #: the few of ``usages`` the cross-file stages read, kept apart when the result comes from the cache (where
-    #: ``usages`` loads only on first use: ``cache.LazyUsages``); ``None``: they read ``usages`` itself
+    #: ``usages`` loads only on first use: ``engine/cache.LazyUsages``); ``None``: they read ``usages`` itself
     shared_usages: Optional[Tuple[Usage, ...]] = field(default=None, compare=False)
 
 

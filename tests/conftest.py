@@ -5,7 +5,7 @@ import pytest
 
 from migrator.maps.load import resolve_targets
 from migrator.model import Finding, Report
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "operator_maps" / "upstream"  # the vendors' raw files, verbatim (PROVENANCE.md)
@@ -26,7 +26,7 @@ def write_tree(root: Path, files: Dict[str, object]) -> Path:
 def scan_tree(tmp_path):
     def run(files: Dict[str, object], targets=None) -> Report:
         write_tree(tmp_path, files)
-        return scan(tmp_path, resolve_targets(targets), jobs=1)
+        return scan(ScanRequest(tmp_path, resolve_targets(targets), jobs=1))
     return run
 
 
@@ -45,4 +45,4 @@ def by_rule(findings, rule: str) -> List[Finding]:
 @pytest.fixture(scope="module")
 def example_report() -> Report:
     """The bundled example's training project, scanned for every target (once per test module)."""
-    return scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)
+    return scan(ScanRequest(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1))

@@ -6,6 +6,7 @@ import pytest
 
 from migrator.discover import MAX_FILE_BYTES
 from migrator.model import FileStatus
+from migrator.pipeline import ScanRequest, scan
 
 GOOD = "import torch\ntorch.cuda.synchronize()\n"
 
@@ -127,9 +128,8 @@ def test_special_files_and_links_out_of_the_root_are_skipped_with_a_reason(tmp_p
     os.symlink(root / "loop_a.py", root / "loop_b.py")
     (root / "good.py").write_text(GOOD)
     from migrator.maps.load import resolve_targets
-    from migrator.scan import scan
 
-    report = scan(root, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(root, resolve_targets(["cann"]), jobs=1))
     reasons = {f.file.rel: (f.status, f.reason) for f in report.files}
     assert reasons["pipe.py"] == (FileStatus.SKIPPED, "a FIFO: not read")
     assert reasons["zero.py"] == (FileStatus.SKIPPED, "a device (through a symbolic link): not read")
@@ -147,11 +147,10 @@ def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(tmp_path):
     from migrator.report import html, sarif
     from migrator.report import json as json_report
     from migrator.report import text
-    from migrator.scan import scan
 
     name = os.fsdecode(b"caf\xe9_train.py")
     (tmp_path / name).write_text(GOOD)
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     assert [f.path for f in report.findings] == ["caf\\xe9_train.py"]
     for render in (text.render, json_report.render, sarif.render, html.render):
         out = io.StringIO()
@@ -195,17 +194,17 @@ _REAL_WORKER = None
 
 
 def test_a_worker_that_dies_takes_down_one_file_not_the_scan(tmp_path, monkeypatch):
-    import migrator.scan as scan_module
+    import migrator.engine.pool as pool
     from migrator.maps.load import resolve_targets
 
     global _REAL_WORKER
-    _REAL_WORKER = scan_module._analyze_in_worker
-    monkeypatch.setattr(scan_module, "_analyze_in_worker", _dies_on_boom)
+    _REAL_WORKER = pool._analyze_in_worker
+    monkeypatch.setattr(pool, "_analyze_in_worker", _dies_on_boom)
     (tmp_path / "pkg").mkdir()
     for i in range(60):  # over the pool threshold
         (tmp_path / "pkg" / f"m{i:02d}.py").write_text(GOOD)
     (tmp_path / "pkg" / "boom.py").write_text(GOOD)
-    report = scan_module.scan(tmp_path, resolve_targets(["cann"]), jobs=2)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=2))
     status, reason = _status(report, "pkg/boom.py")
     assert status == FileStatus.ERROR and "killed its worker process" in reason
     assert sum(f.api == "torch.cuda.synchronize" for f in report.findings) == 60  # every other file is judged
@@ -216,7 +215,6 @@ def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch
     file's other findings, and the other files, are judged as usual."""
     from migrator.maps.load import resolve_targets
     from migrator.rules.device import DeviceCall
-    from migrator.scan import scan
 
     from .conftest import write_tree
 
@@ -232,7 +230,7 @@ def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch
         "train.py": "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\nn = torch.cuda.device_count()\n",
         "other.py": "import torch\ntorch.cuda.synchronize()\n",
     })
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     apis = {(f.path, f.api) for f in report.findings}
     assert ("train.py", "torch.Tensor.cuda") in apis and ("train.py", "torch.cuda.device_count") in apis
     assert not {api for _, api in apis} & {"torch.cuda.synchronize"}  # no stand-in verdict from a lower rule

@@ -14,7 +14,7 @@ from migrator.maps.load import load_target, paired, resolve_targets
 from migrator.maps.ops_build import OpRelease
 from migrator.maps.upstream import parse_yaml
 from migrator.maps.vendors import cann
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
@@ -82,7 +82,7 @@ def test_no_pairing_for_a_line_ascend_never_built():
 
 def _pin_findings(tmp_path, files, target="cann"):
     write_tree(tmp_path, files)
-    report = scan(tmp_path, resolve_targets([target]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets([target]), jobs=1))
     return {f.path: f.verdicts[target] for f in report.judged if f.rule in ("torch-pin", "cuda-requirement")}
 
 

@@ -7,11 +7,11 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from migrator.cache import AnalysisCache, cache_salt
+from migrator.engine.cache import AnalysisCache, cache_salt
 from migrator.cli import main
 from migrator.maps.load import resolve_targets
 from migrator.report.json import render as render_json
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import REPO, write_tree
 
@@ -166,7 +166,7 @@ def test_cache_hits_misses_and_invalidation(tmp_path):
 
 
 def test_cache_salt_follows_tool_version_and_maps(monkeypatch, tmp_path):
-    import migrator.cache as cache_module
+    import migrator.engine.cache as cache_module
 
     before = cache_salt()
     monkeypatch.setattr(cache_module, "__version__", "9.9.9")
@@ -234,7 +234,7 @@ def test_scans_check_the_cache_size_at_most_every_ten_minutes(tmp_path):
     import os
     import time
 
-    from migrator.cache import PRUNE_EVERY
+    from migrator.engine.cache import PRUNE_EVERY
     from migrator.model import FileKind, FileResult, FileStatus, SourceFile
 
     cache = AnalysisCache(tmp_path, salt="s", max_bytes=2000)
@@ -260,8 +260,8 @@ def test_pool_and_single_process_reports_are_identical(tmp_path):
     write_tree(tmp_path, files)
     targets = resolve_targets(None)
     single, pooled = io.StringIO(), io.StringIO()
-    render_json(scan(tmp_path, targets, jobs=1), single)
-    render_json(scan(tmp_path, targets, jobs=2), pooled)
+    render_json(scan(ScanRequest(tmp_path, targets, jobs=1)), single)
+    render_json(scan(ScanRequest(tmp_path, targets, jobs=2)), pooled)
     assert single.getvalue() == pooled.getvalue()
 
 
@@ -300,9 +300,8 @@ def test_pre_commit_hook_through_the_real_client(tmp_path):
 def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
     """A file's findings come from the cache only while the constants, extensions and modules of the
     whole project that its rules read are unchanged: a backend constant edited in another file re-judges it."""
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
     from migrator.maps.load import resolve_targets
-    from migrator.scan import scan
 
     write_tree(tmp_path / "src", {"settings.py": "BACKEND = 'nccl'\n",
                                   "train.py": "import torch.distributed as dist\nfrom settings import BACKEND\n"
@@ -311,7 +310,7 @@ def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
     targets = resolve_targets(["cann"])
 
     def backend_findings():
-        report = scan(tmp_path / "src", targets, jobs=1, cache=cache)
+        report = scan(ScanRequest(tmp_path / "src", targets, jobs=1, cache=cache))
         return [f for f in report.findings if f.path == "train.py" and f.rule == "collective-backend"]
 
     first = backend_findings()
@@ -323,8 +322,8 @@ def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
 def test_an_edit_runs_again_only_the_rules_whose_reads_of_the_index_changed(tmp_path, monkeypatch):
     """A constant added to one module changes the project index, not what the other files' rules asked of it:
     their findings come from the cache; changing the constant a file reads judges that file again."""
-    import migrator.scan as scan_module
-    from migrator.cache import open_cache
+    import migrator.engine.memo as memo
+    from migrator.engine.cache import open_cache
 
     src = write_tree(tmp_path / "src", {
         "settings.py": "BACKEND = 'nccl'\n",
@@ -334,20 +333,20 @@ def test_an_edit_runs_again_only_the_rules_whose_reads_of_the_index_changed(tmp_
     cache = open_cache(tmp_path / "cache")
     targets = resolve_targets(["cann"])
     judged = []
-    real = scan_module.rule_results
-    monkeypatch.setattr(scan_module, "rule_results", lambda result, ctx: judged.append(result.file.rel)
+    real = memo.rule_results
+    monkeypatch.setattr(memo, "rule_results", lambda result, ctx: judged.append(result.file.rel)
                         or real(result, ctx))
 
-    scan(src, targets, jobs=1, cache=cache)
+    scan(ScanRequest(src, targets, jobs=1, cache=cache))
     assert sorted(judged) == ["settings.py", "train.py", "util.py"]
     del judged[:]
     (src / "settings.py").write_text("BACKEND = 'nccl'\nLOG_DIR = 'runs'\n")
-    edited = scan(src, targets, jobs=1, cache=cache)
+    edited = scan(ScanRequest(src, targets, jobs=1, cache=cache))
     assert judged == ["settings.py"]
-    assert edited == scan(src, targets, jobs=1, cache=None)
+    assert edited == scan(ScanRequest(src, targets, jobs=1, cache=None))
     del judged[:]
     (src / "settings.py").write_text("BACKEND = 'gloo'\nLOG_DIR = 'runs'\n")
-    edited = scan(src, targets, jobs=1, cache=cache)
+    edited = scan(ScanRequest(src, targets, jobs=1, cache=cache))
     assert "train.py" in judged and "util.py" not in judged
     assert not [f for f in edited.findings if f.rule == "collective-backend"]
 
@@ -357,7 +356,7 @@ def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
     constants), and caches them with what they read of it; a file whose verdict hangs on another module's
     constant is judged again once the index is built, and the report is the one a single process makes
     without a cache."""
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
 
     files = {f"pkg/m{i}.py": "import torch.distributed as dist\nfrom pkg.settings import BACKEND\n"
                              f"def setup{i}():\n    dist.init_process_group(backend=BACKEND)\n" for i in range(45)}
@@ -365,8 +364,8 @@ def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
     src = write_tree(tmp_path / "src", files)
     targets = resolve_targets(["cann"])
     single, pooled = io.StringIO(), io.StringIO()
-    render_json(scan(src, targets, jobs=1), single)
-    report = scan(src, targets, jobs=2, cache=open_cache(tmp_path / "cache"))
+    render_json(scan(ScanRequest(src, targets, jobs=1)), single)
+    report = scan(ScanRequest(src, targets, jobs=2, cache=open_cache(tmp_path / "cache")))
     render_json(report, pooled)
     assert single.getvalue() == pooled.getvalue()
     assert len([f for f in report.findings if f.rule == "collective-backend" and f.path != "pkg/settings.py"]) == 45
@@ -375,50 +374,50 @@ def test_rules_a_pool_worker_ran_are_checked_against_the_whole_index(tmp_path):
 def test_a_pooled_scan_whose_worker_rules_hold_never_loads_the_usages_in_the_main_process(tmp_path, monkeypatch):
     """The usages stay as the workers pickled them: the main process judges from the rule results the workers
     cached (transformers' peak: 500 -> 366 MiB)."""
-    from migrator.cache import LazyUsages, open_cache
+    from migrator.engine.cache import LazyUsages, open_cache
 
     files = {f"pkg/m{i}.py": TRAIN.replace("batch", f"b{i}") for i in range(45)}
     files["pkg/__init__.py"] = ""
     src = write_tree(tmp_path / "src", files)
     targets = resolve_targets(["cann"])
-    expected = scan(src, targets, jobs=1)
+    expected = scan(ScanRequest(src, targets, jobs=1))
     loaded = []
     real = LazyUsages._loaded
     monkeypatch.setattr(LazyUsages, "_loaded", lambda self: loaded.append(self) or real(self))
-    assert scan(src, targets, jobs=2, cache=open_cache(tmp_path / "cache")) == expected
+    assert scan(ScanRequest(src, targets, jobs=2, cache=open_cache(tmp_path / "cache"))) == expected
     assert loaded == []
 
 
 def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, monkeypatch):
     """The cross-file work reads only the files, the targets, the entry points and the packaging files: while
     none of them changes, the report comes back whole; any one of them changing judges the repository again."""
-    import migrator.scan as scan_module
-    from migrator.cache import open_cache
+    import migrator.pipeline.flow as flow
+    from migrator.engine.cache import open_cache
 
     src = write_tree(tmp_path / "src", {"train.py": TRAIN, "pyproject.toml": "[project]\nname = 'demo'\n"})
     cache = open_cache(tmp_path / "cache")
     cann, both = resolve_targets(["cann"]), resolve_targets(["cann", "neuware"])
     judged = []
-    real_judge = scan_module._judge
-    monkeypatch.setattr(scan_module, "_judge", lambda *a, **k: judged.append(1) or real_judge(*a, **k))
+    real_judge = flow._across_files
+    monkeypatch.setattr(flow, "_across_files", lambda *a, **k: judged.append(1) or real_judge(*a, **k))
 
-    first = scan(src, cann, jobs=1, cache=cache)
-    assert scan(src, cann, jobs=1, cache=cache) == first and len(judged) == 1
-    assert scan(src, both, jobs=1, cache=cache) != first and len(judged) == 2  # other targets
+    first = scan(ScanRequest(src, cann, jobs=1, cache=cache))
+    assert scan(ScanRequest(src, cann, jobs=1, cache=cache)) == first and len(judged) == 1
+    assert scan(ScanRequest(src, both, jobs=1, cache=cache)) != first and len(judged) == 2  # other targets
     (src / "pyproject.toml").write_text("[project]\nname = 'demo'\n[project.scripts]\ndemo = 'train:main'\n")
-    scan(src, cann, jobs=1, cache=cache)
+    scan(ScanRequest(src, cann, jobs=1, cache=cache))
     assert len(judged) == 3  # a console script is an entry point: reachability may change
     (src / "train.py").write_text(TRAIN.replace("nccl", "gloo"))
-    changed = scan(src, cann, jobs=1, cache=cache)
+    changed = scan(ScanRequest(src, cann, jobs=1, cache=cache))
     assert len(judged) == 4 and not any(f.rule == "collective-backend" for f in changed.findings)
-    assert scan(src, cann, jobs=1, cache=None) == changed  # what the cache serves is what a scan finds
+    assert scan(ScanRequest(src, cann, jobs=1, cache=None)) == changed  # what the cache serves is what a scan finds
 
 
 def test_a_cached_file_loads_its_usages_only_when_its_rules_run_again(tmp_path, monkeypatch):
     """After an edit, the other files come from the cache with their usages unread: the cross-file stages
     (extension builds, autograd functions, the mixed-precision rule) see the few kept apart for them, and the
     report is the one a scan without a cache makes."""
-    from migrator.cache import LazyUsages, open_cache
+    from migrator.engine.cache import LazyUsages, open_cache
 
     files = {
         "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
@@ -433,14 +432,14 @@ def test_a_cached_file_loads_its_usages_only_when_its_rules_run_again(tmp_path, 
     src = write_tree(tmp_path / "src", files)
     cache = open_cache(tmp_path / "cache")
     targets = resolve_targets(["cann"])
-    scan(src, targets, jobs=1, cache=cache)
+    scan(ScanRequest(src, targets, jobs=1, cache=cache))
     (src / "util.py").write_text(files["util.py"] + "\n\ndef more():\n    torch.cuda.empty_cache()\n")
     loaded = []
     real = LazyUsages._loaded
     monkeypatch.setattr(LazyUsages, "_loaded", lambda self: loaded.append(self) or real(self))
-    edited = scan(src, targets, jobs=1, cache=cache)
+    edited = scan(ScanRequest(src, targets, jobs=1, cache=cache))
     assert loaded == []  # util.py was analysed again; no other file's usages were read
-    assert edited == scan(src, targets, jobs=1, cache=None)
+    assert edited == scan(ScanRequest(src, targets, jobs=1, cache=None))
     assert {"extension-call", "no-mixed-precision", "device-call"} <= {f.rule for f in edited.findings}
     assert edited.custom_ops and edited.custom_ops[0].wrappers  # the autograd function wraps the extension
 
@@ -449,7 +448,7 @@ def test_crafted_usages_in_a_cache_entry_run_nothing(tmp_path):
     import os
     import pickle
 
-    from migrator.cache import LazyUsages
+    from migrator.engine.cache import LazyUsages
 
     marker = tmp_path / "ran"
 
@@ -468,7 +467,7 @@ def test_loaded_usages_drop_their_bytes_and_still_pickle_as_what_they_hold():
 
     import libcst
 
-    from migrator.cache import LazyUsages, _ResultUnpickler
+    from migrator.engine.cache import LazyUsages, _ResultUnpickler
     from migrator.maps.load import tensor_methods
     from migrator.resolve import resolve_module
     from migrator.rules import VOCABULARY
@@ -486,7 +485,7 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
     extensions (``fused_ops``, which no fixed pattern knows): which files do is kept in the cache, so a
     scan after an unrelated edit reads none of them again, and one that starts naming it is resolved."""
     import migrator.analyze as analyze_module
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
 
     files = {
         "setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
@@ -504,7 +503,8 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
     monkeypatch.setattr(analyze_module, "_bytes_of", lambda source: read.append(source.rel) or real(source))
 
     def extension_calls():
-        return sorted({f.path for f in scan(src, targets, jobs=1, cache=cache).findings if f.rule == "extension-call"})
+        report = scan(ScanRequest(src, targets, jobs=1, cache=cache))
+        return sorted({f.path for f in report.findings if f.rule == "extension-call"})
 
     assert extension_calls() == ["helpers.py"] and "plain.py" in read
     assert read.count("helpers.py") == 1  # searched and resolved from one read
@@ -514,7 +514,7 @@ def test_which_plain_files_name_a_repo_extension_is_remembered_across_scans(tmp_
     (src / "plain.py").write_text(files["plain.py"] + "\n\ndef scaled(x):\n    import fused_ops\n"
                                                      "    return fused_ops.scale(x)\n")
     assert extension_calls() == ["helpers.py", "plain.py"]
-    assert scan(src, targets, jobs=1, cache=cache) == scan(src, targets, jobs=1, cache=None)
+    assert scan(ScanRequest(src, targets, jobs=1, cache=cache)) == scan(ScanRequest(src, targets, jobs=1, cache=None))
 
 
 @pytest.mark.parametrize("findings", [
@@ -542,7 +542,7 @@ def test_a_file_edited_during_a_scan_never_leaves_its_other_version_in_the_cache
     """The main process keys a file by the bytes it read; the analysis reads it again. When an editor saved in
     between, the results are filed under the bytes analysed, so a later scan of either version reads its own."""
     import migrator.analyze as analyze
-    from migrator.cache import AnalysisCache
+    from migrator.engine.cache import AnalysisCache
 
     v1 = "import torch\ntorch.cuda.synchronize()\n"
     v2 = "import torch\nx = torch.ones(2).cuda()\n"
@@ -560,13 +560,14 @@ def test_a_file_edited_during_a_scan_never_leaves_its_other_version_in_the_cache
 
     monkeypatch.setattr(analyze, "read_source", saved_meanwhile)
     targets = resolve_targets(["cann"])
-    during = scan(tmp_path / "repo", targets, jobs=1, cache=cache)
+    during = scan(ScanRequest(tmp_path / "repo", targets, jobs=1, cache=cache))
     assert [f.api for f in during.findings] == ["torch.Tensor.cuda"]  # what was analysed: v2
     monkeypatch.setattr(analyze, "read_source", real_read)
     train.write_text(v1)
-    assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.cuda.synchronize"]
+    request = ScanRequest(tmp_path / "repo", targets, jobs=1, cache=cache)
+    assert [f.api for f in scan(request).findings] == ["torch.cuda.synchronize"]
     train.write_text(v2)
-    assert [f.api for f in scan(tmp_path / "repo", targets, jobs=1, cache=cache).findings] == ["torch.Tensor.cuda"]
+    assert [f.api for f in scan(request).findings] == ["torch.Tensor.cuda"]
 
 
 def test_the_cache_folder_is_created_private(tmp_path):

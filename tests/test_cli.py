@@ -3,6 +3,7 @@ import json
 from click.testing import CliRunner
 
 from migrator.cli import main
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import REPO
 
@@ -68,9 +69,8 @@ def test_streamed_json_is_byte_for_byte_json_dumps(monkeypatch):
 
     from migrator.maps.load import resolve_targets
     from migrator.report import json as json_report
-    from migrator.scan import scan
 
-    report = scan(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1)
+    report = scan(ScanRequest(REPO / "examples" / "llm_trainer", resolve_targets(None), jobs=1))
     monkeypatch.setattr(json_report, "_CHUNK", 7)  # several chunks even for the example's 63 findings
     out = io.StringIO()
     json_report.render(report, out)
@@ -79,9 +79,8 @@ def test_streamed_json_is_byte_for_byte_json_dumps(monkeypatch):
 
 def test_equal_verdicts_are_one_object_across_a_scans_findings():
     from migrator.maps.load import resolve_targets
-    from migrator.scan import scan
 
-    report = scan(REPO / "examples", resolve_targets(None), jobs=1)
+    report = scan(ScanRequest(REPO / "examples", resolve_targets(None), jobs=1))
     verdicts = [v for f in report.findings for v in f.verdicts.values()]
     assert len({id(v) for v in verdicts}) == len(set(verdicts)) < len(verdicts)
 

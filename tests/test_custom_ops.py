@@ -1,7 +1,7 @@
 """Custom operators: one inventory entry ties build, kernels, registrations, wrapper and call sites."""
 from migrator.maps.load import resolve_targets
 from migrator.model import Status
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 from migrator.sources.cuda import read_cuda
 
 from .conftest import REPO, by_rule
@@ -105,7 +105,7 @@ def test_torch_library_cuda_registration(scan_code):
 
 
 def test_example_project_inventory():
-    report = scan(REPO / "examples", resolve_targets(None), jobs=1)
+    report = scan(ScanRequest(REPO / "examples", resolve_targets(None), jobs=1))
     [op] = report.custom_ops
     assert op.name == "model._fused_rmsnorm"
     assert [k.name for k in op.kernels] == ["rmsnorm_forward_kernel", "rmsnorm_backward_kernel"]
@@ -206,7 +206,7 @@ def test_a_globbed_extension_takes_its_own_folder_not_a_nested_project_or_a_depl
         "projects/tm/tm/layers/csrc/swap/swap_cuda.cu": _CU.format(fn="swap"),
         "tools/deploy/run_model.cpp": "#include <torch/script.h>\nint main() { return 0; }\n",
     })
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     ops = {op.name: op for op in report.custom_ops}
     assert set(ops) == {"dtr._C", "tm._C"}
     assert [k.name for k in ops["dtr._C"].kernels] == ["nms_kernel"]
@@ -255,7 +255,7 @@ def test_an_extension_the_project_also_builds_with_the_targets_builder_is_a_buil
     from .conftest import write_tree
 
     write_tree(tmp_path, {**_MMCV_TREE, "setup.py": _MMCV_SETUP})
-    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1))
     (op,) = report.custom_ops
     assert op.vendor_builds == (("cann", 8),)  # `extension = NpuExtension`
     members = [f for f in report.judged if f.category.value == "custom-op"]
@@ -272,6 +272,6 @@ def test_importing_the_targets_builder_without_using_it_is_no_build(tmp_path):
 
     setup = _MMCV_SETUP.replace("        extension = NpuExtension\n", "        extension = None\n")
     write_tree(tmp_path, {**_MMCV_TREE, "setup.py": setup})
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     (op,) = report.custom_ops
     assert op.vendor_builds == ()

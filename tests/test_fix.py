@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from migrator.cli import main
 from migrator.fix import fix_report, write_fixes
 from migrator.maps.load import resolve_targets
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
@@ -19,7 +19,7 @@ from .conftest import write_tree
 def _fixed(tmp_path, code: str, target: str, unsafe: bool = False, name: str = "train.py") -> str:
     write_tree(tmp_path, {name: code})
     chosen = resolve_targets([target])
-    report = scan(tmp_path, chosen, jobs=1)
+    report = scan(ScanRequest(tmp_path, chosen, jobs=1))
     result = fix_report(tmp_path, report, chosen[0], unsafe=unsafe)
     changed = {f.path: f.new for f in result.changed}
     return changed.get(name, code)
@@ -150,7 +150,7 @@ NOTEBOOK = {
 def test_notebooks_are_rewritten_cell_by_cell(tmp_path):
     write_tree(tmp_path, {"eval.ipynb": json.dumps(NOTEBOOK, indent=1)})
     chosen = resolve_targets(["cann"])
-    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    result = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0])
     write_fixes(tmp_path, result.changed)
     cells = json.loads((tmp_path / "eval.ipynb").read_text())["cells"]
     assert cells[0] == NOTEBOOK["cells"][0]
@@ -295,7 +295,7 @@ def test_a_file_changed_between_the_scan_and_the_edit_is_left_alone(tmp_path):
     (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
     found = discover(tmp_path)
     scanned = file_digests(tmp_path, found.files)
-    report = scan(tmp_path, chosen, jobs=1)
+    report = scan(ScanRequest(tmp_path, chosen, jobs=1))
     (tmp_path / "train.py").write_text("import torch\nstate = {}\n\n\nx = state['a']\n")  # changed under it
     result = fix_report(tmp_path, report, chosen[0], scanned=scanned)
     assert [f.error for f in result.files] == ["changed since the scan read it: not fixed (run again)"]
@@ -306,7 +306,7 @@ def test_a_file_changed_between_the_scan_and_the_edit_is_left_alone(tmp_path):
 def test_a_file_changed_after_the_edit_was_made_is_not_overwritten(tmp_path):
     chosen = resolve_targets(["cann"])
     (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
-    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    result = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0])
     (tmp_path / "train.py").write_text("import torch\nx = 1\n")  # saved by an editor meanwhile
     problems = write_fixes(tmp_path, result.changed)
     assert problems == ["train.py: changed while migrator worked on it: not written (run again)"]
@@ -321,7 +321,7 @@ def test_no_file_changes_when_one_cannot_be_written(tmp_path, monkeypatch):
     chosen = resolve_targets(["cann"])
     for name in ("a.py", "b.py"):
         (tmp_path / name).write_text("import torch\nx = torch.ones(2).cuda()\n")
-    result = fix_report(tmp_path, scan(tmp_path, chosen, jobs=1), chosen[0])
+    result = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0])
     real_stage, calls = fix_module._stage, []
 
     def failing_stage(real, text):

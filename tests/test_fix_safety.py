@@ -6,7 +6,7 @@ import pytest
 
 from migrator.fix import fix_report
 from migrator.maps.load import resolve_targets
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 from .npu_stub import run_on_npu, write_stub
@@ -18,7 +18,7 @@ def _fix(root, files, target="cann", unsafe=False):
     """Write ``files`` under ``root``, fix them in place; the fix result, per path."""
     write_tree(root, files)
     chosen = resolve_targets([target])
-    result = fix_report(root, scan(root, chosen, jobs=1), chosen[0], unsafe=unsafe)
+    result = fix_report(root, scan(ScanRequest(root, chosen, jobs=1)), chosen[0], unsafe=unsafe)
     for item in result.changed:
         (root / item.path).write_text(item.new, encoding="utf-8")
     return {item.path: item for item in result.files}
@@ -171,7 +171,7 @@ def describe(i):
 def test_a_rename_the_vendor_notes_behaves_differently_waits_for_unsafe(tmp_path):
     project = tmp_path / "project"
     assert "caps.py" not in _fix(project, {"caps.py": CAPABILITY})  # nothing to do in safe mode
-    findings = scan(project, resolve_targets(["cann"]), jobs=1).findings
+    findings = scan(ScanRequest(project, resolve_targets(["cann"]), jobs=1)).findings
     capability = next(f for f in findings if f.api == "torch.cuda.get_device_capability").verdicts["cann"]
     assert not capability.fixable and "TORCH_NPU_DEVICE_CAPABILITY" in capability.message
     assert "--unsafe" in capability.message
@@ -225,7 +225,7 @@ def test_device_strings_inside_a_renamed_call_are_rewritten_with_it(tmp_path):
 ])
 def test_a_rename_is_safe_only_when_it_is_the_device_twin_and_its_note_cannot_bite(tmp_path, call, target, safe):
     write_tree(tmp_path, {"t.py": f"import torch\nx = {call}\n"})
-    findings = scan(tmp_path, resolve_targets([target]), jobs=1).findings
+    findings = scan(ScanRequest(tmp_path, resolve_targets([target]), jobs=1)).findings
     verdict = next(f.verdicts[target] for f in findings if f.rule in ("device-call", "device-move"))
     assert verdict.edit is not None and verdict.fixable is safe, verdict.message
     assert ("--unsafe" in verdict.message) is not safe
@@ -241,7 +241,7 @@ def test_the_plans_automatic_rewrites_are_what_fix_applies(tmp_path):
         "    y = torch.zeros(3, device='cuda')\n    torch.cuda.synchronize()\n    return model(x).cuda() + y\n\n\n"
         "if __name__ == '__main__':\n    step(torch.nn.Linear(3, 3), torch.ones(3))\n")})
     chosen = resolve_targets(["cann"])
-    report = scan(tmp_path, chosen, jobs=1)
+    report = scan(ScanRequest(tmp_path, chosen, jobs=1))
     phase_one = next(p for p in migration_plans(report) if p.target.startswith("cann")).phases[0]
     applied = fix_report(tmp_path, report, chosen[0]).files[0].applied
     assert set(phase_one.findings) == set(applied) and len(applied) >= 3

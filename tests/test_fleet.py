@@ -12,7 +12,7 @@ from migrator.fleet.portfolio import build_portfolio, unlock_steps
 from migrator.fleet.summary import summarise_report
 from migrator.maps.load import resolve_targets
 from migrator.report.json import to_dict
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import REPO, write_tree
 from .test_report_formats import CHROMIUM, _chromium
@@ -124,14 +124,15 @@ def language_model(root):
 
 
 def test_a_repository_row_keys_a_custom_op_by_family_and_a_library_by_package(tmp_path):
-    report = scan(detector(tmp_path / "mmdet_lite", "mmdet_lite"), resolve_targets(["cann", "neuware"]), jobs=1)
+    report = scan(ScanRequest(detector(tmp_path / "mmdet_lite", "mmdet_lite"), resolve_targets(["cann", "neuware"]),
+                              jobs=1))
     row = summarise_report(to_dict(report), "mmdet_lite", str(tmp_path))
     cann = row.target("cann")
     shared = {b.key: b for b in cann.shared_blockers}
     assert "custom-op:roi_align" in shared, [b.key for b in cann.blockers]
     assert shared["custom-op:roi_align"].kind == "custom operator"
     assert not any(b.shared for b in cann.blockers if b.key.startswith("device-"))  # local edits stay local
-    lm = scan(language_model(tmp_path / "lm"), resolve_targets(["cann"]), jobs=1)
+    lm = scan(ScanRequest(language_model(tmp_path / "lm"), resolve_targets(["cann"]), jobs=1))
     row = summarise_report(to_dict(lm), "lm", str(tmp_path / "lm"))
     assert {b.key for b in row.target("cann").shared_blockers} == {"library:flash_attn"}
     assert row.unreadable_files == sum(1 for f in lm.files if f.status.value != "ok") >= 1

@@ -11,7 +11,8 @@ from migrator.graph import build_graph
 from migrator.model import (AttributeMethod, InstanceCall, NamedTarget, SelfMethod, SuperMethod,
                             UnknownReceiver)
 from migrator.maps.load import resolve_targets
-from migrator.scan import analyze_all, scan
+from migrator.engine.pool import analyze_all
+from migrator.pipeline import ScanRequest, scan
 from migrator.discover import discover
 from migrator.sources.outline import outline_of
 
@@ -53,7 +54,7 @@ TWO_ENTRIES = {
 @pytest.fixture
 def two_entries(tmp_path):
     write_tree(tmp_path, TWO_ENTRIES)
-    return scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    return scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
 
 
 def _by_line(report):
@@ -113,14 +114,14 @@ def test_readiness_counts_the_training_path_only(two_entries):
 def test_a_ready_repository_reads_100_and_a_kernel_on_the_path_cannot(tmp_path):
     ready = write_tree(tmp_path / "ready", {"train.py": (
         "import torch\n\n\ndef main():\n    return torch.ones(3).sum()\n\n\nif __name__ == '__main__':\n    main()\n")})
-    assert scan(ready, resolve_targets(["kunlun"]), jobs=1).targets[0].readiness == 100.0
+    assert scan(ScanRequest(ready, resolve_targets(["kunlun"]), jobs=1)).targets[0].readiness == 100.0
     kernel = write_tree(tmp_path / "kernel", {
         "train.py": ("from torch.utils.cpp_extension import load\n\n"
                      "ext = load(name='fused', sources=['fused.cu'])\n\n\n"
                      "def main():\n    return ext.run()\n\n\nif __name__ == '__main__':\n    main()\n"),
         "fused.cu": "__global__ void run_kernel(float* x) { x[0] = 1; }\n",
     })
-    cann = scan(kernel, resolve_targets(["cann"]), jobs=1).targets[0]
+    cann = scan(ScanRequest(kernel, resolve_targets(["cann"]), jobs=1)).targets[0]
     assert cann.effort["readiness_inputs"]["ports"] == 1
     assert cann.readiness < 100.0
     assert cann.blockers[0].status.value == "port" and cann.blockers[0].reachable
@@ -128,10 +129,10 @@ def test_a_ready_repository_reads_100_and_a_kernel_on_the_path_cannot(tmp_path):
 
 def test_without_entry_points_reachability_is_not_judged(tmp_path):
     write_tree(tmp_path, {"lib/ops.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     assert [f.reachable for f in report.findings] == [None]
     assert report.targets[0].effort["readiness_inputs"]["reachability_judged"] is False
-    with_entry = scan(tmp_path, resolve_targets(["cann"]), jobs=1, entries=["lib.ops:f"])
+    with_entry = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1, entries=["lib.ops:f"]))
     assert [f.reachable for f in with_entry.findings] == [True]
 
 
@@ -252,7 +253,7 @@ def test_imports_resolve_from_the_script_directory_when_scanning_above_it(tmp_pa
                          "        torch.cuda.synchronize()\n        return x\n",
         "proj/unused.py": "import torch\n\n\ndef old():\n    torch.cuda.synchronize()\n",
     })
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     by_path = {f.path: f.reachable for f in report.findings}
     assert by_path == {"proj/model.py": True, "proj/unused.py": False}
 
@@ -347,7 +348,7 @@ def test_custom_op_calls_behind_aliases_are_on_the_training_path(tmp_path):
     write_tree(tmp_path, {"det/__init__.py": "", "det/ops/__init__.py": "", "det/ops/ext.py": OPS_EXT,
                           "det/ops/head.py": OPS_USE, "tools/train.py": TRAIN_HEAD, "csrc/ops.cu": OPS_CU,
                           "setup.py": OPS_SETUP})
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     calls = {f.api.rsplit(".", 1)[-1]: f.reachable for f in report.findings
              if f.rule == "extension-call" and f.path == "det/ops/ext.py" and f.scope != "<module>"}
     # Fn.apply bound to a name, a conditional alias (except-branch) and functools.partial of a function
@@ -407,7 +408,7 @@ def test_a_launch_helper_and_a_dist_utils_behind_a_package_init(tmp_path):
     write_tree(tmp_path, {"tools/launch.py": LAUNCH, "proj/__init__.py": "",
                           "proj/utils/__init__.py": "from .dist_utils import init_dist\n",
                           "proj/utils/dist_utils.py": DIST_UTILS})
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     found = {(f.path, f.span.line, f.rule): f for f in report.findings}
     launch_count = found[("tools/launch.py", 13, "device-call")]
     init_call = found[("tools/launch.py", 9, "collective-backend")]  # backend='nccl' handed to the repo's helper
@@ -431,18 +432,18 @@ def test_an_edit_that_moves_lines_takes_the_graph_from_the_cache_with_the_new_li
     """The graph is a function of imports, definitions and calls, not of lines: after lines move, the
     cached graph serves, and every line it reports (findings, entry points, ``__main__`` blocks) is where
     the code now is, as a scan without a cache finds it."""
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
 
     src = write_tree(tmp_path / "src", TWO_ENTRIES)
     cache = open_cache(tmp_path / "cache")
     cann = resolve_targets(["cann"])
     built = _builds(monkeypatch)
-    scan(src, cann, jobs=1, cache=cache)
+    scan(ScanRequest(src, cann, jobs=1, cache=cache))
     for rel in ("train.py", "pkg/models.py"):
         (src / rel).write_text("# a header\n# of three\n# lines\n" + (src / rel).read_text())
-    moved = scan(src, cann, jobs=1, cache=cache)
+    moved = scan(ScanRequest(src, cann, jobs=1, cache=cache))
     assert len(built) == 1  # the first scan's graph served the second
-    fresh = scan(src, cann, jobs=1, cache=None)
+    fresh = scan(ScanRequest(src, cann, jobs=1, cache=None))
     assert moved == fresh
     main_block = next(e for e in moved.graph.entries if e.kind == "main-block")
     assert (main_block.path, main_block.line) == ("train.py", 16)
@@ -451,21 +452,21 @@ def test_an_edit_that_moves_lines_takes_the_graph_from_the_cache_with_the_new_li
 
 
 def test_an_edit_that_adds_a_call_builds_the_graph_again(tmp_path, monkeypatch):
-    from migrator.cache import open_cache
+    from migrator.engine.cache import open_cache
 
     src = write_tree(tmp_path / "src", TWO_ENTRIES)
     cache = open_cache(tmp_path / "cache")
     cann = resolve_targets(["cann"])
     built = _builds(monkeypatch)
-    before = scan(src, cann, jobs=1, cache=cache)
+    before = scan(ScanRequest(src, cann, jobs=1, cache=cache))
     dead = next(f for f in before.findings if f.path == "pkg/legacy.py")
     assert dead.reachable is False
     train = src / "train.py"
     train.write_text(train.read_text().replace("    net = Net()\n", "    net = Net()\n    legacy.old_train()\n"))
-    after = scan(src, cann, jobs=1, cache=cache)
+    after = scan(ScanRequest(src, cann, jobs=1, cache=cache))
     assert len(built) == 2
     assert next(f for f in after.findings if f.path == "pkg/legacy.py").reachable is True
-    assert after == scan(src, cann, jobs=1, cache=None)
+    assert after == scan(ScanRequest(src, cann, jobs=1, cache=None))
 
 
 def test_a_saved_graph_keeps_the_order_of_successors_and_of_predecessors():
@@ -544,12 +545,12 @@ def test_a_librarys_public_api_entry_is_kept_in_the_saved_graph(tmp_path):
     4 points of a cold scan more)."""
     from migrator.graph import reach
     from migrator.graph.saved import snapshot_of
-    from migrator.scan import scan_with_graph
+    from migrator.pipeline import ScanRequest, scan_with_graph
 
     from .conftest import write_tree
 
     write_tree(tmp_path, LIBRARY)
-    _, project = scan_with_graph(tmp_path, resolve_targets(["cann"]), jobs=1)
+    _, project = scan_with_graph(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     snapshot = snapshot_of(project, reach(project))
     assert snapshot is not None and "lib.<public api>" in snapshot.nodes
     assert ("lib.<public api>", "lib._factory.create") in set(zip(snapshot.sources, snapshot.targets))

@@ -12,7 +12,7 @@ import pytest
 from migrator.maps import load
 from migrator.maps.load import resolve_targets
 from migrator.model import Status
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 DEMO_RUNTIME = {
     "id": "demo", "name": "Demo accelerator", "default_version": "0.1", "cuda_names": "renamed",
@@ -59,7 +59,7 @@ def test_a_target_added_as_data_is_judged_with_its_own_facts(demo_maps, tmp_path
         (project / rel).write_text(text)
     targets = resolve_targets(["demo", "cann"])
     assert [t.label for t in targets] == ["demo@0.1", "cann@2.12-9.1"]
-    report = scan(project, targets)
+    report = scan(ScanRequest(project, targets))
     kernel = next(f for f in report.findings if f.rule == "cuda-kernel")
     assert kernel.verdicts["demo"].status == Status.PORT
     assert "Demo C" in kernel.verdicts["demo"].message and "demo_ext.DemoExtension" in kernel.verdicts["demo"].message
@@ -79,7 +79,7 @@ def test_a_runtime_that_keeps_cuda_names_is_one_field(demo_maps, tmp_path):
         "import os\nimport torch\nimport torch.distributed as dist\n"
         "os.environ['CUDA_CACHE_PATH'] = '/tmp'\n"
         "dist.init_process_group('nccl')\nx = torch.ones(2, device='cuda:0')\ntorch.cuda.synchronize()\n")
-    report = scan(project, resolve_targets(["demo", "cann"]))
+    report = scan(ScanRequest(project, resolve_targets(["demo", "cann"])))
     by_rule = {f.rule: f for f in report.findings}
     for rule in ("device-argument", "collective-backend", "device-call"):
         demo, cann = by_rule[rule].verdicts["demo"], by_rule[rule].verdicts["cann"]

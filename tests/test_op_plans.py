@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from migrator.cli import main
 from migrator.maps.load import op_families, resolve_targets
 from migrator.model import Status
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 from migrator.op_plans import _match, cpp_to_schema, plan_op
 
 from .conftest import write_tree
@@ -113,7 +113,7 @@ EXTENSION_REPO = {
 
 def test_unknown_kernel_gets_a_port_plan_and_a_known_one_a_vendor_call(tmp_path):
     write_tree(tmp_path, EXTENSION_REPO)
-    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1))
     plans = {(p.op, p.target): p for p in report.op_plans}
     scan_cann = plans[("scanlib._scan", "cann")]
     assert scan_cann.status == Status.PORT and scan_cann.uncovered == ("prefix_scan",)
@@ -261,7 +261,7 @@ def test_effort_counts_only_the_kernels_left_to_port(tmp_path):
                                     "\"rms\");")),
         "train.py": "from pkg import _ops\n\nif __name__ == '__main__':\n    _ops.prefix_scan(1, 0)\n",
     })
-    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1))
     op = report.custom_ops[0]
     kernels = {k.name: k.lines for k in op.kernels}
     cann, neuware = (t.effort for t in report.targets)
@@ -278,7 +278,7 @@ def test_a_call_to_a_covered_function_gets_that_functions_route(tmp_path):
         "train.py": ("import torch\n\nfrom pkg import _ops\n\n\ndef main(boxes, scores):\n"
                      "    keep = _ops.nms(boxes, scores, 0.5)\n    return _ops.prefix_scan(keep, 0)\n"),
     })
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     calls = {f.api.rsplit(".", 1)[-1]: f.verdicts["cann"] for f in report.findings if f.rule == "extension-call"}
     assert calls["nms"].status == Status.REWRITE and calls["nms"].suggestion.startswith("torch_npu.npu_nms_v4(")
     assert calls["prefix_scan"].status == Status.PORT  # no family: the kernel port stays

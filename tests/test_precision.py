@@ -5,6 +5,7 @@ import pytest
 
 from migrator.maps.limits import for_call, parse_note, settle
 from migrator.model import Argument, DtypeProfile, LimitKind, Status, Value, Verdict
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import by_rule
 
@@ -432,7 +433,6 @@ def test_real_reports_hold_to_the_report_schema(tmp_path, scan_tree):
     import jsonschema
 
     from migrator.report.json import render
-    from migrator.scan import scan
     from migrator.maps.load import resolve_targets
 
     from .conftest import REPO
@@ -440,7 +440,7 @@ def test_real_reports_hold_to_the_report_schema(tmp_path, scan_tree):
     schema = json.loads((REPO / "reports" / "schema" / "report.schema.json").read_text(encoding="utf-8"))
     project = scan_tree({"train.py": NANOGPT_STYLE, "tests/test_train.py": "import torch\ntorch.cuda.synchronize()\n",
                          **HOST_ONLY_EXTENSION})
-    for report in (scan(REPO / "examples", resolve_targets(None), jobs=1), project):
+    for report in (scan(ScanRequest(REPO / "examples", resolve_targets(None), jobs=1)), project):
         out = io.StringIO()
         render(report, out)
         document = json.loads(out.getvalue())

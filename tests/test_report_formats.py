@@ -12,7 +12,7 @@ from migrator.maps.load import resolve_targets
 from migrator.model import Status
 from migrator.report import html as html_format
 from migrator.report import sarif as sarif_format
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
@@ -33,7 +33,7 @@ def test_code_from_the_scanned_repo_stays_text(tmp_path):
                      "if __name__ == '__main__':\n    main()\n"),
         "bad<b onmouseover=x>.py": "def (:\n",
     })
-    page = _html(scan(tmp_path, resolve_targets(["cann"]), jobs=1))
+    page = _html(scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1)))
     assert "<img" not in page and "<b onmouseover" not in page
     assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
     # the page's script, and the findings' data, where markup characters are JSON escapes
@@ -144,12 +144,11 @@ def test_a_file_with_thousands_of_findings_is_capped_in_sarif_and_the_page(tmp_p
     from migrator.maps.load import resolve_targets
     from migrator.report import sarif
     from migrator.report.caps import MAX_RESULTS_PER_FILE
-    from migrator.scan import scan
 
     calls = MAX_RESULTS_PER_FILE + 50
     (tmp_path / "gen.py").write_text("import torch\n" + "x = torch.ones(2).cuda()\n" * calls)
     (tmp_path / "train.py").write_text("import torch\ntorch.cuda.synchronize()\n")
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     assert sum(f.path == "gen.py" for f in report.findings) == calls
     document = sarif.to_dict(report)
     results = document["runs"][0]["results"]

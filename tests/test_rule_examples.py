@@ -10,7 +10,7 @@ from migrator.model import Category, Status
 from migrator.rules import ALL_RULES, DOCUMENTED_RULES, ProjectRule
 from migrator.rules.docs import SECTIONS, rule_doc
 from migrator.rules.examples import Invalid, Valid
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
@@ -25,7 +25,7 @@ def _cases(kind):
 
 def _scan(tmp_path: Path, example):
     write_tree(tmp_path, {**example.files, example.path: example.code})
-    report = scan(tmp_path, TARGETS, jobs=1)
+    report = scan(ScanRequest(tmp_path, TARGETS, jobs=1))
     return report, [f for f in report.judged if f.path == example.path]
 
 

@@ -9,7 +9,7 @@ from migrator.assess import counted
 from migrator.cli import main
 from migrator.maps.load import resolve_targets
 from migrator.model import Status
-from migrator.scan import scan
+from migrator.pipeline import ScanRequest, scan
 from migrator.shim import ShimCover, shim_plan, shims
 
 from .conftest import write_tree
@@ -32,7 +32,7 @@ from .conftest import write_tree
 ])
 def test_what_transfer_to_npu_covers(tmp_path, code, cover):
     write_tree(tmp_path, {"train.py": f"import torch\n{code}\n"})
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     judged = {shims()["cann"].judge(f) for f in report.findings} - {None}
     assert judged and {j.cover for j in judged} == {cover}, judged
 
@@ -79,7 +79,7 @@ def test_the_report_plan_says_what_the_shim_covers(tmp_path):
     CliRunner().invoke(main, ["scan", str(tmp_path), "--format", "html", "-o", str(html), "--no-cache"])
     assert (f"shim: {cann['covered']} findings covered at run time, {cann['if_passed']} where the value reaches "
             f"a patched call, 1 not covered") in html.read_text(encoding="utf-8")  # the page agrees with the JSON
-    report = scan(tmp_path, resolve_targets(["neuware"]), jobs=1)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["neuware"]), jobs=1))
     neuware = shim_plan(counted(report.findings), "neuware")
     assert neuware.imports == ("import torch_mlu", "import torch_mlu.utils.gpu_migration")
 

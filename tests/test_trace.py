@@ -16,7 +16,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 from migrator.maps.coverage import op_verdict  # noqa: E402
 from migrator.maps.load import resolve_targets  # noqa: E402
 from migrator.model import Status  # noqa: E402
-from migrator.scan import scan  # noqa: E402
+from migrator.pipeline import ScanRequest, scan  # noqa: E402
 from migrator.trace.recorder import op_name  # noqa: E402
 from migrator.trace.run import trace_command  # noqa: E402
 
@@ -208,11 +208,11 @@ def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(tmp_path):
     with Dispatched() as reference:
         torch.special.i0e(torch.rand(4))
     (op,) = reference.ops - {"aten::rand"}
-    static = scan(tmp_path, resolve_targets(None), jobs=1)
+    static = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1))
     line = GETATTR.splitlines().index('        out = act(model(torch.rand(4, 8, device="cuda")))') + 1
     assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
     document = _trace(tmp_path, "train.py", steps=1, limit=60)
-    report = scan(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json"))
+    report = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
     (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
     assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
     for target in resolve_targets(None):
@@ -261,7 +261,7 @@ def test_the_example_project_traces_end_to_end_with_the_extension_fallback(tmp_p
     calls = [e for e in document["extensions"] if e["kind"] == "call"]
     assert {e["function"] for e in calls} >= {"forward", "backward"}
     assert {e["fallback"] for e in calls} == {"rms_norm"}
-    report = scan(root, resolve_targets(["cann"]), jobs=1, trace=(document, str(out)))
+    report = scan(ScanRequest(root, resolve_targets(["cann"]), jobs=1, trace=(document, str(out))))
     assert report.trace.not_redirected and "rms_norm PyTorch fallback" in report.trace.not_redirected[0]
     # the CPU ran F.scaled_dot_product_attention as a fused flash kernel the static table does not list;
     # a target that registers the composite itself runs its own kernel and never reaches the fused one
@@ -456,7 +456,7 @@ def test_the_redirect_log_confirms_rewrites_and_ops_confirm_by_op_not_by_line(tm
     write_tree(tmp_path, {"train.py": REDIRECTED})
     lines = REDIRECTED.splitlines()
     document = _trace(tmp_path, "train.py", steps=2, limit=60)
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json"))
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json")))
     moves = [f for f in report.judged if f.rule == "device-move"]
     assert {f.span.line for f in moves} == {lines.index("    model = model.cuda()") + 1,
                                            lines.index("        x = x.cuda()") + 1}
@@ -499,7 +499,7 @@ def test_a_cpu_only_lstm_kernel_is_judged_by_the_overload_the_device_runs(tmp_pa
     write_tree(tmp_path, {"train.py": LSTM_TAGGER})
     document = _trace(tmp_path, "train.py", steps=2, limit=120)
     assert "aten::mkldnn_rnn_layer" in {o["op"] for o in document["ops"]}  # what the CPU ran
-    report = scan(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1, trace=(document, "trace.json"))
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1, trace=(document, "trace.json")))
     assert not [f for f in report.judged if "mkldnn" in f.api]
     from migrator.trace.join import _verdict
 
@@ -520,7 +520,7 @@ def test_grad_scalers_own_float64_is_not_the_users_and_the_users_is(tmp_path):
     it was pinned to the user's `scaler.step()` line. A float64 tensor the script makes is still found, there."""
     write_tree(tmp_path, {"job.py": SCALED_WITH_A_DOUBLE})
     document = _trace(tmp_path, "job.py", limit=120)
-    report = scan(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json"))
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1, trace=(document, "trace.json")))
     [double] = [f for f in report.judged if f.rule == "traced-dtype"]  # one finding, at its busiest line
     lines = SCALED_WITH_A_DOUBLE.splitlines()
     users = {lines.index("weights = torch.linspace(0, 1, 8, dtype=torch.float64).cuda()") + 1,

@@ -15,6 +15,7 @@ from migrator.model import Category, Status, TuneKind
 from migrator.plan import TUNE_PHASE, migration_plans
 from migrator.selection import Selection
 from migrator.sources.step import step_facts
+from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
@@ -99,8 +100,7 @@ def _line(code: str, text: str) -> int:
 def detector(tmp_path_factory):
     root = write_tree(tmp_path_factory.mktemp("detector"),
                       {"heads.py": POOLER, "train.py": TRAIN, "tools/evaluate.py": EVALUATE})
-    from migrator.scan import scan
-    return root, scan(root, TARGETS, jobs=1)
+    return root, scan(ScanRequest(root, TARGETS, jobs=1))
 
 
 def test_a_box_heads_boolean_masks_on_the_training_step_are_data_dependent_shapes(detector):
@@ -137,8 +137,7 @@ def test_a_loss_logged_every_step_is_a_host_sync_and_every_hundred_steps_is_not(
 
 def test_tune_findings_never_change_readiness_counts_or_effort(detector):
     root, report = detector
-    from migrator.scan import scan
-    without = scan(root, TARGETS, jobs=1, selection=Selection.parse(ignore=["tune"]))
+    without = scan(ScanRequest(root, TARGETS, jobs=1, selection=Selection.parse(ignore=["tune"])))
     assert _tune(report) and not _tune(without)
     for before, after in zip(report.targets, without.targets):
         assert (before.readiness, dict(before.counts), before.effort) == (after.readiness, dict(after.counts),
@@ -171,8 +170,7 @@ def test_a_fallback_op_in_the_forward_is_tuned_per_target_and_not_outside_the_st
     report_script = ("import torch\n\n\ndef spread(a, b):\n    return torch.special.zeta(a, b)\n\n\n"
                      "if __name__ == \"__main__\":\n    spread(torch.ones(2), torch.ones(2))\n")
     root = write_tree(tmp_path, {"heads.py": forward, "train.py": TRAIN, "report.py": report_script})
-    from migrator.scan import scan
-    report = scan(root, TARGETS, jobs=1)
+    report = scan(ScanRequest(root, TARGETS, jobs=1))
     (tuned,) = _tune(report, "tune-cpu-fallback")
     assert (tuned.path, tuned.api) == ("heads.py", "torch.special.zeta")
     original = next(f for f in report.judged if f.rule != tuned.rule and (f.path, f.span.line) == ("heads.py",
@@ -219,8 +217,7 @@ if __name__ == "__main__":
 def test_a_per_parameter_ema_and_a_tensor_branch_on_the_step(tmp_path):
     """With data-dependent shapes on its step, the project's `cudnn.benchmark` gets Ascend's compile mode as the
     switch that stands for it (`test_cudnn_benchmark_with_static_shapes_asks_nothing`: without, nothing)."""
-    from migrator.scan import scan
-    report = scan(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1))
     found = {(f.rule, f.span.line) for f in _tune(report)}
     assert found == {("tune-parameter-loop", _line(EMA, "for shadow, p in zip")),
                      ("tune-host-sync", _line(EMA, "if torch.isnan(loss)")),
@@ -240,8 +237,7 @@ def test_a_notebook_training_loop_is_a_step_with_cell_positions(tmp_path):
              "    print(loss.item())\n"]
     notebook = {"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [], "execution_count": None}
                           for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    from migrator.scan import scan
-    report = scan(write_tree(tmp_path, {"train.ipynb": json.dumps(notebook)}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.ipynb": json.dumps(notebook)}), TARGETS, jobs=1))
     (sync,) = _tune(report, "tune-host-sync")
     assert (sync.span.cell, sync.span.line) == (1, 5)
 
@@ -326,12 +322,11 @@ def test_a_traced_run_ranks_and_confirms_the_tune_findings(tmp_path):
     pytest.importorskip("torch", reason="torch==2.13.0 is not installed (.ci/run installs it)")
     import sys
 
-    from migrator.scan import scan
     from migrator.trace.run import trace_command
 
     root = write_tree(tmp_path, {"train.py": TRACED})
     document = trace_command([sys.executable, "train.py"], root, steps=3, limit=120).document
-    report = scan(root, TARGETS, jobs=1, trace=(document, "trace.json"))
+    report = scan(ScanRequest(root, TARGETS, jobs=1, trace=(document, "trace.json")))
     found = {f.snippet: f for f in _tune(report)}
     mask, item = found["x[keep]"], found["loss.item()"]
     for finding in (mask, item):
@@ -350,9 +345,8 @@ def _write(tmp_path, document):
 
 
 def test_a_switch_another_rule_already_rewrites_is_not_a_tuning_point_there(tmp_path):
-    from migrator.scan import scan
     code = "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
-    report = scan(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1))
     (switch,) = _tune(report, "tune-cuda-switch")
     (renamed,) = [f for f in report.findings if f.rule == "device-call"]
     assert renamed.verdicts["neuware"].status == Status.REWRITE  # torch_mlu's table renames it: `fix` does that
@@ -393,8 +387,8 @@ if __name__ == "__main__":
 
 
 def test_a_call_of_the_projects_own_nonzero_helper_is_a_data_dependent_shape_where_it_is_called(tmp_path):
-    from migrator.scan import scan
-    report = scan(write_tree(tmp_path, {"wrappers.py": WRAPPERS, "train.py": SAMPLED_HEAD}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"wrappers.py": WRAPPERS, "train.py": SAMPLED_HEAD}), TARGETS,
+                              jobs=1))
     shapes = {(f.path, f.span.line): f for f in _tune(report, "tune-dynamic-shape")}
     site = shapes["train.py", _line(SAMPLED_HEAD, "fg_inds = nonzero_tuple")]
     assert site.api == "wrappers.nonzero_tuple" and "`nonzero_tuple` does" in site.verdicts["cann"].message
@@ -402,10 +396,9 @@ def test_a_call_of_the_projects_own_nonzero_helper_is_a_data_dependent_shape_whe
 
 
 def test_an_expression_too_deep_for_the_step_reader_leaves_the_rest_of_the_file_and_the_scan(tmp_path):
-    from migrator.scan import scan
     deep = " & ".join(["(a > 0)"] * 400)  # libcst reads it; the step reader's recursion does not
     code = f"import torch\n\n\ndef f(a, x):\n    m = {deep}\n    return x[m].cuda()\n"
-    report = scan(write_tree(tmp_path, {"deep.py": code, "train.py": EMA}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"deep.py": code, "train.py": EMA}), TARGETS, jobs=1))
     (deep_file,) = [r for r in report.files if r.file.rel == "deep.py"]
     assert deep_file.status.value == "ok" and "training-step reading left out" in deep_file.reason
     assert [f.api for f in report.findings if f.path == "deep.py"] == ["torch.Tensor.cuda"]
@@ -414,13 +407,12 @@ def test_an_expression_too_deep_for_the_step_reader_leaves_the_rest_of_the_file_
 
 def test_a_project_rule_that_raises_costs_its_findings_not_the_scan(tmp_path, monkeypatch):
     from migrator.rules.tune import HostSync
-    from migrator.scan import scan
 
     def broken(self, *args):
         raise KeyError("a bug")
 
     monkeypatch.setattr(HostSync, "findings", broken)
-    report = scan(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": EMA}), TARGETS, jobs=1))
     assert report.rule_errors == ("rule tune-host-sync failed: KeyError: 'a bug'",)
     assert _tune(report, "tune-parameter-loop") and not _tune(report, "tune-host-sync")
     listed = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--color", "never"])
@@ -495,19 +487,17 @@ if __name__ == "__main__":
 def test_a_trainers_step_reaches_the_overflow_check_behind_attributes_the_graph_cannot_type(tmp_path):
     """fairseq's shape: the loop calls Trainer.train_step, which calls its task's train_step (the backward) and
     its optimizer's clip_grad_norm, which asks its scaler whether the norm overflowed: a tensor read back."""
-    from migrator.scan import scan
-    report = scan(write_tree(tmp_path, FAIRSEQ_LIKE), TARGETS, jobs=1)
+    report = scan(ScanRequest(write_tree(tmp_path, FAIRSEQ_LIKE), TARGETS, jobs=1))
     (check,) = [f for f in _tune(report, "tune-host-sync") if f.path == "optim.py"]
     assert check.snippet == "grad_norm == float('inf') or grad_norm != grad_norm"
     assert "Trainer.train_step" in check.verdicts["cann"].message
 
 
 def test_cudnn_benchmark_with_static_shapes_asks_nothing(tmp_path):
-    from migrator.scan import scan
     masked = "        labelled = y[y >= 0]  # a data-dependent shape: what Ascend's compile mode is for\n"
     static = EMA.replace(masked, "")
-    report = scan(write_tree(tmp_path, {"train.py": static.replace("model(x[y >= 0]), labelled", "model(x), y")}),
-                  TARGETS, jobs=1)
+    tree = write_tree(tmp_path, {"train.py": static.replace("model(x[y >= 0]), labelled", "model(x), y")})
+    report = scan(ScanRequest(tree, TARGETS, jobs=1))
     assert not _tune(report, "tune-dynamic-shape") and not _tune(report, "tune-cuda-switch")
     (ported,) = [f for f in report.findings if f.api == "torch.backends.cudnn.benchmark"]
     assert ported.rule == "device-call"  # the porting finding stands; the tuning one had nothing to ask

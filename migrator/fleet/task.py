@@ -135,13 +135,15 @@ def _main(argv: Sequence[str]) -> int:
     if args.parent is not None:
         _watch_parent(Path(args.out), args.parent)
 
-    from ..cache import open_cache
+    from ..engine.cache import open_cache
     from ..maps.load import resolve_targets
     from ..report import FORMATTERS
-    from ..scan import scan
+    from ..engine.collector import FEWER_COLLECTIONS
+    from ..pipeline import ScanRequest, scan
 
     targets = resolve_targets([t for t in args.target.split(",") if t.strip()])
-    report = scan(Path(args.repo), targets, jobs=args.jobs, cache=None if args.no_cache else open_cache())
+    report = scan(ScanRequest(Path(args.repo), targets, jobs=args.jobs, cache=None if args.no_cache else open_cache(),
+                              collector=FEWER_COLLECTIONS))
     out = Path(args.out)
     formats = ("json", "html") if args.html else ("json",)
     for fmt in formats:

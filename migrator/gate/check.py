@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from ..cache import AnalysisCache
+from ..engine.cache import AnalysisCache
 from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
-from ..scan import scan_files
+from ..pipeline import ScanRequest, scan
 from ..selection import Selection
 from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
 from .config import Config
@@ -41,8 +41,8 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
               write: bool = False) -> CheckResult:
     root = config.root
     files, skipped = _select(root, paths, config.exclude)
-    report = scan_files(root, files, targets, jobs=jobs, cache=cache, skipped=skipped, call_graph=False,
-                        suppress=False, selection=Selection.parse(config.select, config.ignore))
+    report = scan(ScanRequest(root, targets, files=files, skipped=skipped, call_graph=False, suppress=False,
+                              selection=Selection.parse(config.select, config.ignore), jobs=jobs, cache=cache))
     at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)

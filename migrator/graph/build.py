@@ -37,7 +37,7 @@ class ProjectGraph:
     def release(self) -> None:
         """Free the graph now, for a caller done with it. networkx keeps views of a graph on the graph (a
         cycle), so a dropped one waits for the cyclic collector, which a scan runs rarely and never while it
-        writes the report (``scan.frozen_heap``): on transformers that is 100 MB held through the writing."""
+        writes the report (``FewerCollections.keeping``): on transformers that is 100 MB held through the writing."""
         self.graph.clear()
 
     def node_of(self, finding: Finding) -> Optional[str]:

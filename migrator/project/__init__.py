@@ -25,7 +25,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     connected to by imports), its context and its root.
 
     The verdicts are settled in place, in maps no one else holds yet (each finding's own, from its rule run or
-    its cache entry), as ``scan.share_verdicts`` pools them: a copy of every finding cost half of this stage
+    its cache entry), as ``engine/memo.share_verdicts`` pools them: a copy of every finding cost half of this stage
     (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied. A dtype the project
     chooses that a target's own ports train without (``TargetMap.dtype_caveats``) is a finding there too."""
     project = dtype_profiles(results)

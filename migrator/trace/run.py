@@ -78,13 +78,13 @@ def static_stubs(root: Path):
     """The custom ops of a static scan of ``root`` (no code runs) as stub specs."""
     from ..discover import discover
     from ..maps.load import resolve_targets
-    from ..scan import scan_files
+    from ..pipeline import ScanRequest, scan
     from .stubs import stub_specs
 
-    from ..cache import open_cache
+    from ..engine.cache import open_cache
 
     found = discover(root)
-    report = scan_files(root, found.files, resolve_targets(None), cache=open_cache(), call_graph=False)
+    report = scan(ScanRequest(root, resolve_targets(None), files=found.files, call_graph=False, cache=open_cache()))
     return stub_specs(report.custom_ops, report.op_plans)
 
 

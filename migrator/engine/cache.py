@@ -20,9 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Optional, Sequence, Tuple
 
-from . import __version__
-from .maps.load import maps_dir
-from .model import FileResult, GraphSnapshot, Report, RuleResults, Usage
+from .. import __version__
+from ..maps.load import maps_dir
+from ..model import FileResult, GraphSnapshot, Report, RuleResults, Usage
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: What loading a truncated, corrupt or crafted pickle can raise: each makes the entry a miss.
@@ -256,7 +256,7 @@ def _allowed_classes() -> dict:
     import dataclasses
     import enum
 
-    from . import model
+    from .. import model
 
     return {name: value for name, value in vars(model).items()
             if isinstance(value, type) and value.__module__ == model.__name__

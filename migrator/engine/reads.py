@@ -25,7 +25,7 @@ import dataclasses
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 from ..model import Read
-from .base import ProjectIndex
+from ..rules.base import ProjectIndex
 
 _ABSENT = object()
 

@@ -1,0 +1,23 @@
+"""The custom operators stage: the repository's own CUDA/C++ operators (build, kernels, registrations, calls),
+a port plan per target for each, and every finding on an operator pointed at the finding on its build."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from ..engine.memo import share_verdicts
+from ..inventory import OpMembership, custom_ops
+from ..maps.load import TargetMap, third_party
+from ..model import CustomOp, FileResult, Finding, OpPlan
+from ..op_plans import apply_plans, plan_custom_ops
+from ..project.roots import with_op_roots, with_requirement_roots
+from ..rules import ProjectIndex
+
+
+def custom_operators(findings: List[Finding], results: Sequence[FileResult], index: ProjectIndex,
+                     targets: Sequence[TargetMap]) -> Tuple[Tuple[CustomOp, ...], Tuple[OpPlan, ...], List[Finding]]:
+    """The operators, their plans, and ``findings`` with the plans' verdicts and their roots."""
+    ops = custom_ops(results, index, findings)
+    plans = plan_custom_ops(ops, targets)
+    findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
+    return ops, plans, with_requirement_roots(findings, third_party().library_of)

@@ -1,0 +1,50 @@
+"""The tune stage: what stalls the device on the training step (``rules/tune.py``), kept where an entry point
+reaches it, and with a trace, how often each ran per step (``trace/join.measure_step``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..model import CustomOp, FileResult, Finding, NodeReach
+from ..resolve import module_name_for
+from ..rules import RuleContext
+from ..selection import Selection
+
+if TYPE_CHECKING:
+    from ..graph import ProjectGraph
+
+
+def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
+         reached: Mapping[str, NodeReach], ops: Sequence[CustomOp], nodes: Dict[str, str], selection: Selection,
+         trace: Optional[Mapping[str, Any]], root: str, errors: List[str]) -> Tuple[Finding, ...]:
+    """The ``tune`` findings; ``nodes`` (finding id -> call-graph node) receives theirs, ``errors`` a tune rule
+    that raised."""
+    from ..graph import mark_reachable
+    from ..project.step import training_step
+    from ..rules.tune import tune_findings
+
+    step = training_step(results, project.graph, main_lines=project.main_lines)
+    found = tune_findings(results, judged, step, project.node_of, ctx, errors)
+    if selection:
+        found = selection.apply(found)
+    marked, placed = mark_reachable(project, reached, found, ops)
+    nodes.update(placed)
+    imported = {n for n in reached if project.graph.nodes[n].get("kind") == "module"}
+    kept = []
+    for finding in marked:
+        if finding.reachable is False:
+            node = placed.get(finding.id)
+            method, trainer = step.run_by_a_module(node), step.run_by_a_trainer(node)
+            if not ((method is not None and module_name_for(project.graph.nodes[method].get("path", "")) in imported)
+                    or (trainer is not None and trainer in reached)):
+                continue  # dead code, or code only a test or a tool runs
+            # a built module's forward, or what a reached trainer's step calls on an attribute: the graph cannot
+            # say who calls it, nor so whether it is reached
+            finding = replace(finding, reachable=None)
+        kept.append(finding)
+    if trace is not None:
+        from ..trace.join import measure_step
+
+        kept = measure_step(kept, trace, root)
+    return tuple(kept)
