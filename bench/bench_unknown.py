@@ -63,7 +63,7 @@ def shares(uses: Counter) -> dict:
 
     paconvert = sorted(k for k in json.loads(PACONVERT.read_text(encoding="utf-8")) if k.startswith("torch."))
     try:  # the APIs the op rule judges (others are device calls, collectives, data loading: other rules' or none)
-        from migrator.rules.ops import _NOT_OPS
+        from migrator.rules.op.torch_op import _NOT_OPS
     except ImportError:
         _NOT_OPS = ()
     judged = [k for k in paconvert if not k.startswith(_NOT_OPS)]

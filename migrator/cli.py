@@ -215,7 +215,8 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
         spec = [t for t in (targets.split(",") if targets else config.targets) if t.strip()]
         chosen = resolve_targets(spec or None)
         result = run_check(config, chosen, [Path(f) for f in files], statuses, jobs=jobs,
-                           cache=None if no_cache else open_cache(), write=write_baseline)
+                           cache=None if no_cache else open_cache(), write=write_baseline,
+                           collector=FEWER_COLLECTIONS)
     except (ConfigError, TargetSpecError) as exc:
         click.echo(f"migrator: {exc}", err=True)
         sys.exit(2)

@@ -45,7 +45,7 @@ class Category(str, Enum):
     CUSTOM_OP = "custom-op"
     THIRD_PARTY = "third-party"
     ENVIRONMENT = "environment"
-    #: runs, but stalls the device on the training step (``rules/tune.py``): never counted in readiness
+    #: runs, but stalls the device on the training step (``rules/tune/``): never counted in readiness
     TUNE = "tune"
 
 
@@ -281,6 +281,11 @@ class Finding:
     cause: Optional[Span] = None
     #: a ``tune`` finding's line as a traced run saw it (``scan --trace``)
     measured: Optional["StepMeasure"] = None
+
+    @property
+    def place(self) -> Tuple[str, int, int, int, str, str]:
+        """The order a report lists findings in: by file and position, then rule."""
+        return self.path, self.span.cell or 0, self.span.line or 0, self.span.col or 0, self.rule, self.id
 
 
 @dataclass(frozen=True)

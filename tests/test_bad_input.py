@@ -214,7 +214,7 @@ def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch
     """A rule's bug (here: the device-call rule raising on one API) is an error for that file and rule; the
     file's other findings, and the other files, are judged as usual."""
     from migrator.maps.load import resolve_targets
-    from migrator.rules.device import DeviceCall
+    from migrator.rules.device.device_call import DeviceCall
 
     from .conftest import write_tree
 

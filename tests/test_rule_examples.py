@@ -7,7 +7,7 @@ import pytest
 from migrator.fix import fix_report
 from migrator.maps.load import resolve_targets, target_ids
 from migrator.model import Category, Status
-from migrator.rules import ALL_RULES, DOCUMENTED_RULES, ProjectRule
+from migrator.rules import ALL_RULES, DOCUMENTED_RULES, Claim, ProjectRule
 from migrator.rules.docs import SECTIONS, rule_doc
 from migrator.rules.examples import Invalid, Valid
 from migrator.pipeline import ScanRequest, scan
@@ -70,12 +70,10 @@ def test_rule_docs_render_the_checked_example():
     assert "```" not in doc.text() and "    x = torch.ones(2).cuda()" in doc.text()
 
 
-def test_rule_priorities_are_explicit_and_distinct():
-    priorities = [rule.priority for rule in ALL_RULES]
-    assert len(set(priorities)) == len(priorities), "two rules share a priority: which one claims a usage is unclear"
-    assert priorities == sorted(priorities)
-    # the generic operator rule claims only what no specific rule did
-    assert ALL_RULES[-1].name == "torch-op"
+def test_rules_run_tier_by_tier_and_the_generic_operator_rule_alone_last():
+    tiers = [rule.claim for rule in ALL_RULES]
+    assert tiers == sorted(tiers) and set(tiers) == set(Claim)
+    assert [rule.name for rule in ALL_RULES if rule.claim == Claim.OPERATOR] == ["torch-op"]
 
 
 def test_a_docstring_section_beyond_the_three_is_rendered_after_them():
@@ -105,22 +103,45 @@ def test_a_docstring_section_beyond_the_three_is_rendered_after_them():
     assert text.rstrip().endswith("Only demo files.")
 
 
-def test_a_rule_is_only_asked_about_the_usage_kinds_it_declares(tmp_path):
-    """``kinds`` is a dispatch table, not a guess: over every example of every rule, no rule would claim a
-    usage of a kind it does not declare (so skipping those loses nothing)."""
+@pytest.fixture(scope="module")
+def example_usages(tmp_path_factory):
+    """Every usage of every rule's examples and of the bundled example project, with its project's context."""
     from migrator.analyze import analyze_file
     from migrator.discover import discover
     from migrator.inventory import build_index, kernel_usages
     from migrator.maps.load import third_party
     from migrator.rules import RuleContext
 
-    usages, checked = [], 0
+    tmp_path = tmp_path_factory.mktemp("examples")
+    roots = [Path(__file__).resolve().parents[1] / "examples"]
     for index, example in enumerate(e for rule in DOCUMENTED_RULES for e in rule.examples):
-        root = tmp_path / str(index)
-        write_tree(root, {**example.files, example.path: example.code})
+        roots.append(write_tree(tmp_path / str(index), {**example.files, example.path: example.code}))
+    usages = []
+    for root in roots:
         results = [analyze_file(source) for source in discover(root).files]
         ctx = RuleContext(targets=tuple(TARGETS), third_party=third_party(), project=build_index(results))
         usages += [(ctx, u) for r in results for u in r.usages + kernel_usages(r)]
+    return usages
+
+
+def test_rules_of_one_claim_tier_never_claim_the_same_usage(example_usages):
+    """A tier is a set, not an order: over every example and the bundled project, no usage is claimed by two
+    rules of one tier (so their order cannot decide a finding), while rules of different tiers do overlap
+    (a repository's own extension build is also a CUDA-named call): the tiers are what decides those."""
+    across = set()
+    for ctx, usage in example_usages:
+        claimed = [rule for rule in ALL_RULES if rule.check(usage, ctx) is not None]
+        for tier in Claim:
+            same = [rule.name for rule in claimed if rule.claim == tier]
+            assert len(same) <= 1, (tier.name, same, usage.api, usage.snippet)
+        across |= {(claimed[0].name, other.name) for other in claimed[1:]}
+    assert ("extension-build", "device-call") in across and ("device-call", "torch-op") in across
+
+
+def test_a_rule_is_only_asked_about_the_usage_kinds_it_declares(example_usages):
+    """``kinds`` is a dispatch table, not a guess: over every example of every rule, no rule would claim a
+    usage of a kind it does not declare (so skipping those loses nothing)."""
+    usages, checked = example_usages, 0
     assert {u.kind for _, u in usages} >= {"call", "method", "literal", "import", "env", "command", "kernel"}
     for ctx, usage in usages:
         for rule in ALL_RULES:

@@ -406,7 +406,7 @@ def test_an_expression_too_deep_for_the_step_reader_leaves_the_rest_of_the_file_
 
 
 def test_a_project_rule_that_raises_costs_its_findings_not_the_scan(tmp_path, monkeypatch):
-    from migrator.rules.tune import HostSync
+    from migrator.rules.tune.host_sync import HostSync
 
     def broken(self, *args):
         raise KeyError("a bug")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from ..engine.cache import AnalysisCache
+from ..engine.collector import Collector
 from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
@@ -38,11 +39,12 @@ class CheckResult:
 
 def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path], fail_on: Sequence[Status],
               jobs: Optional[int] = None, cache: Optional[AnalysisCache] = None,
-              write: bool = False) -> CheckResult:
+              write: bool = False, collector: Collector = Collector()) -> CheckResult:
     root = config.root
     files, skipped = _select(root, paths, config.exclude)
     report = scan(ScanRequest(root, targets, files=files, skipped=skipped, call_graph=False, suppress=False,
-                              selection=Selection.parse(config.select, config.ignore), jobs=jobs, cache=cache))
+                              selection=Selection.parse(config.select, config.ignore), jobs=jobs, cache=cache,
+                              collector=collector))
     at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)

@@ -395,7 +395,7 @@ class Tuning:
 
 @lru_cache(maxsize=None)
 def tuning() -> Tuning:
-    """The vendors' performance guides per pitfall and target (``rules/tune.py``)."""
+    """The vendors' performance guides per pitfall and target (``rules/tune/``)."""
     data = load_json("tuning.json")
     guides = {name: Guide(name, g["title"], g["url"], g["quote"]) for name, g in data["guides"].items()}
 

@@ -1,4 +1,4 @@
-"""The tune stage: what stalls the device on the training step (``rules/tune.py``), kept where an entry point
+"""The tune stage: what stalls the device on the training step (``rules/tune/``), kept where an entry point
 reaches it, and with a trace, how often each ran per step (``trace/join.measure_step``)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One dtype choice, one finding: the uses of ops whose vendor notes leave out a dtype the project computes in
-are sites of the place the project chooses that dtype (rule ``dtype-limits``, ``rules/dtype.py``).
+are sites of the place the project chooses that dtype (rule ``dtype-limits``, ``rules/dtype/dtype_limits.py``).
 
 ``settle`` makes ``nn.Linear`` ``partial`` on cann in a project that autocasts in bf16 (the Ascend docs list
 fp16/fp32 for its input). Five layers and a loss in the model code are then five and one findings with one
@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Category, Confidence, Context, DtypeChoice, Finding, Status, Verdict
 from ..rules.base import fingerprint
-from ..rules.dtype import DtypeLimits
+from ..rules.dtype.dtype_limits import DtypeLimits
 
 #: per finding id, per target: the project's dtypes that bite its verdict (only dtype clauses biting)
 Bites = Mapping[str, Mapping[str, FrozenSet[str]]]

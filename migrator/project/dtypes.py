@@ -10,7 +10,7 @@ from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..prefixes import longest
 from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
 from ..rules.base import usages_across_files
-from ..rules.practice import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
+from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from .contexts import path_context
 
 #: APIs whose use puts a dtype in the profile.

@@ -1,4 +1,4 @@
-"""Which code runs on every training step: what the ``tune`` findings are confined to (``rules/tune.py``).
+"""Which code runs on every training step: what the ``tune`` findings are confined to (``rules/tune/``).
 
 The step is, from each module's ``StepFacts`` and the call graph:
 

@@ -1,51 +1,73 @@
-"""The rule set, ordered by each rule's ``priority``: the first rule that claims a usage makes its finding."""
+"""The rule set: one rule a file under ``rules/<category>/``, found there (``discovered``), each with its own
+valid and invalid examples. A usage's finding is made by the first rule that claims it, tier by tier
+(``Claim``); the rules of one tier claim disjoint usages, so within a tier their order does not matter."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections import Counter
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
-from .amp import AmpDevice, CudaAmp
-from .base import (ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string, is_device_string,
-                   normalised_snippet, on_cuda_branch)
-from .custom_op import CudaKernel, ExtensionBuildRule, ExtensionCall, TorchLibraryCuda, TorchOpsCall
-from .device import DeviceArgument, DeviceCall, DeviceMove, DeviceString
-from .distributed import CollectiveBackend, DataParallel, DistributedWrapper, NcclApi
-from .dtype import DtypeLimits, RiskyDtype
-from .environment import (BaseImage, CudaRequirement, EnvironmentVariable, LaunchEnvironment, NvidiaTool,
-                          TorchPin)
-from .ops import TorchOp
-from .practice import NoMixedPrecision
-from .third_party import CudaLibrary, TorchCompile, TritonLaunch, VisionOp
-from .tune import TUNE_RULES, TuneRule
+from .base import (
+    Claim,
+    DocumentedRule,
+    ProjectIndex,
+    ProjectRule,
+    Rule,
+    RuleContext,
+    fingerprint,
+    is_backend_string,
+    is_device_string,
+    normalised_snippet,
+    on_cuda_branch,
+)
+from .tune import TuneRule
 
-ALL_RULES: Tuple[Rule, ...] = tuple(sorted((
-    ExtensionBuildRule(), ExtensionCall(), TorchOpsCall(), TorchLibraryCuda(), CudaKernel(),
-    CudaLibrary(), TritonLaunch(), TorchCompile(), VisionOp(), CudaAmp(), AmpDevice(),
-    CollectiveBackend(), NcclApi(), DataParallel(), DistributedWrapper(),
-    DeviceMove(), DeviceArgument(), DeviceString(), DeviceCall(), RiskyDtype(),
-    EnvironmentVariable(), NvidiaTool(), LaunchEnvironment(), BaseImage(), TorchPin(), CudaRequirement(), TorchOp(),
-), key=lambda rule: rule.priority))
 
+def discovered(package: str = __name__) -> Iterator[DocumentedRule]:
+    """An instance of every rule defined in a module of a category folder of ``package`` (``rules/device/
+    device_call.py``): a class with a ``name`` that is a ``DocumentedRule``, defined in that module (not
+    imported into it). A folder's ``__init__`` holds what its rules share, never a rule."""
+    for category in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if not category.ispkg:
+            continue
+        folder = importlib.import_module(f"{package}.{category.name}")
+        for module in pkgutil.iter_modules(folder.__path__):
+            loaded = importlib.import_module(f"{folder.__name__}.{module.name}")
+            for value in vars(loaded).values():
+                if (isinstance(value, type) and issubclass(value, DocumentedRule)
+                        and value.__module__ == loaded.__name__ and value.name):
+                    yield value()
+
+
+_FOUND = sorted(discovered(), key=lambda rule: rule.name)
+
+#: The rules over one usage at a time, tier by tier (``Claim``), by name within a tier.
+ALL_RULES: Tuple[Rule, ...] = tuple(sorted((r for r in _FOUND if isinstance(r, Rule)), key=lambda r: r.claim))
 #: Rules that judge the whole project at once, after every file's own findings.
-PROJECT_RULES: Tuple[ProjectRule, ...] = (NoMixedPrecision(),)
+PROJECT_RULES: Tuple[ProjectRule, ...] = tuple(r for r in _FOUND if isinstance(r, ProjectRule))
+#: The ``tune`` rules, run over the training step once the call graph is built (``rules/tune``); a rule that
+#: reads the others' tune findings runs after them.
+TUNE_RULES: Tuple[TuneRule, ...] = tuple(sorted((r for r in _FOUND if isinstance(r, TuneRule)),
+                                                key=lambda r: r.reads_tune_findings))
 #: Findings the project stage makes from the others' settled verdicts (``project/dtype_roots.py``).
-PROJECT_STAGE_RULES = (DtypeLimits(),)
-#: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list (the ``tune`` rules
-#: run over the training step once the call graph is built: ``rules/tune.py``).
-DOCUMENTED_RULES = (*ALL_RULES, *PROJECT_RULES, *PROJECT_STAGE_RULES, *TUNE_RULES)
+PROJECT_STAGE_RULES: Tuple[DocumentedRule, ...] = tuple(
+    r for r in _FOUND if not isinstance(r, (Rule, ProjectRule, TuneRule)))
+#: Every rule with its documentation and examples: what ``migrator rules`` and SARIF list.
+DOCUMENTED_RULES: Tuple[DocumentedRule, ...] = (*ALL_RULES, *PROJECT_RULES, *PROJECT_STAGE_RULES, *TUNE_RULES)
 
 #: Everything the rules need the resolver to record, from their own declarations.
 VOCABULARY: Vocabulary = Vocabulary.union([rule.vocabulary for rule in DOCUMENTED_RULES])
 
-__all__ = ["ALL_RULES", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule", "RuleContext",
-           "TUNE_RULES", "TuneRule", "VOCABULARY", "apply_rules", "fingerprint"]
+__all__ = ["ALL_RULES", "Claim", "DOCUMENTED_RULES", "PROJECT_RULES", "ProjectIndex", "ProjectRule", "Rule",
+           "RuleContext", "TUNE_RULES", "TuneRule", "VOCABULARY", "apply_rules", "discovered", "fingerprint"]
 
 
 def apply_rules(usages: Iterable[Usage], path: str, ctx: RuleContext, rules: Tuple[Rule, ...] = ALL_RULES,
@@ -123,7 +145,7 @@ def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[
 
 @lru_cache(maxsize=8)
 def _by_kind(rules: Tuple[Rule, ...]) -> Dict[Optional[str], Tuple[Rule, ...]]:
-    """For each usage kind a rule names, the rules that may claim it, in priority order; under ``None``, the
+    """For each usage kind a rule names, the rules that may claim it, tier by tier; under ``None``, the
     rules that take any kind (what a kind no rule names gets)."""
     kinds = {kind for rule in rules for kind in rule.kinds or ()}
     table: Dict[Optional[str], Tuple[Rule, ...]] = {

@@ -12,15 +12,27 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
+from enum import IntEnum
 from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..maps.coverage import verdict_from_list
 from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
+from ..model import (
+    Category,
+    Edit,
+    ExtensionBuild,
+    FileResult,
+    Finding,
+    GuardKind,
+    LimitKind,
+    Status,
+    Usage,
+    Value,
+    Verdict,
+)
 from ..prefixes import longest
-from ..model import (Category, Edit, ExtensionBuild, FileResult, Finding, GuardKind, LimitKind, Status, Usage,
-                     Value, Verdict)
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
 
@@ -96,12 +108,30 @@ class DocumentedRule:
     vocabulary: ClassVar[Vocabulary] = Vocabulary()
 
 
+class Claim(IntEnum):
+    """Which rule makes a usage's finding when rules of several tiers would claim it: the lowest tier's (a call
+    into the repository's own extension is that, not a torch operator). The rules of one tier claim disjoint
+    usages (``tests/test_rule_examples.py`` holds every example to it), so a tier is a set, not an order."""
+
+    #: the repository's own CUDA operators: their builds, calls into them, registrations and kernels
+    PROJECT_OPERATOR = 1
+    #: a third-party CUDA library, triton, ``torch.compile``, torchvision's CUDA operators
+    LIBRARY = 2
+    #: torch's CUDA-named APIs and settings (device, mixed precision, distributed), and the environment's
+    #: (variables, tools, base images, pinned wheels, CUDA packages)
+    CUDA_API = 3
+    #: a dtype some target computes in differently (``torch.cuda.DoubleTensor`` is a device call first)
+    DTYPE = 4
+    #: any other torch call: the aten operators behind it
+    OPERATOR = 5
+
+
 class Rule(DocumentedRule):
     """A rule over one usage at a time. Subclasses set the class attributes and implement ``check``."""
 
-    #: Lower runs first; the first rule that claims a usage makes its finding (a custom-op rule, say, before
-    #: the generic operator rule that would also claim the call).
-    priority: ClassVar[int] = 1000
+    #: The tier this rule claims usages in (``Claim``); a rule of a lower tier that claims a usage makes its
+    #: finding instead.
+    claim: ClassVar[Claim] = Claim.OPERATOR
     #: The usage kinds (``call``, ``method``, ``literal``, ...) ``check`` may claim; ``None``: any. Only these
     #: reach the rule (``apply_rules`` dispatches on them).
     kinds: ClassVar[Optional[FrozenSet[str]]] = None

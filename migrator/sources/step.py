@@ -276,7 +276,7 @@ class _StepReader:
 
 def calls_of(tree: ast.Module, module: str, names: Set[str]) -> List[Tuple[str, str, Span, str]]:
     """(called name, scope, span, snippet) of every call whose last name is in ``names``: where a project's
-    own helper is called (``rules/tune.py`` reads the few files that call one)."""
+    own helper is called (``rules/tune/`` reads the few files that call one)."""
     found: List[Tuple[str, str, Span, str]] = []
 
     def visit(body: Sequence[ast.stmt], scope: str, path: Tuple[str, ...]) -> None:

@@ -1,21 +1,27 @@
-"""Practices that change memory or speed on the targets, judged over the whole project, not one call."""
+"""The ``no-mixed-precision`` rule."""
 
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ..model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
-from ..resolve.vocabulary import Vocabulary
-from .base import ProjectRule, RuleContext, fingerprint, usages_across_files
-from .examples import Invalid, Valid
+from ...model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
+from ...resolve.vocabulary import Vocabulary
+from ..base import ProjectRule, RuleContext, fingerprint, usages_across_files
+from ..examples import Invalid, Valid
 
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
           "torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.Tensor.half", "torch.Tensor.bfloat16",
           "torch.nn.Module.half", "torch.nn.Module.bfloat16", "torch.float16", "torch.half", "torch.bfloat16")
+
+
 #: Frameworks that set precision from their configuration, where no code shows it (``project/dtypes`` too).
 FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "deepspeed", "transformers.Trainer",
               "transformers.trainer", "colossalai", "mmengine", "mmcv.runner")
+
+
 _NOT_OPTIMIZERS = ("torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.optim.Optimizer")
+
+
 _TRAINS = ("import torch\nmodel = torch.nn.Linear(4, 4)\nopt = torch.optim.AdamW(model.parameters())\n"
            "loss = model(torch.ones(4)).sum()\nloss.backward()\nopt.step()\n")
 

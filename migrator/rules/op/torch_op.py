@@ -1,4 +1,4 @@
-"""Every other torch API use: judged by the aten ops it runs on each target (the operator maps)."""
+"""The ``torch-op`` rule."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import re
 from functools import lru_cache
 from typing import FrozenSet, Optional, Tuple
 
-from ..maps.coverage import CallForm, api_coverage, api_ops
-from ..model import Category, Status, Usage, Verdict
-from ..resolve.modules import TENSOR_FACTORIES
-from .base import Rule, RuleContext, Verdicts, first_arg, per_target
-from .examples import Invalid, Valid
+from ...maps.coverage import CallForm, api_coverage, api_ops
+from ...model import Category, Status, Usage, Verdict
+from ...resolve.modules import TENSOR_FACTORIES
+from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
+from ..examples import Invalid, Valid
 
 _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", "torch.multiprocessing",
             "torch.testing", "torch.hub", "torch.onnx", "torch.jit", "torch.backends", "torch.no_grad",
@@ -53,7 +53,7 @@ class TorchOp(Rule):
     """
 
     name = "torch-op"
-    priority = 250
+    claim = Claim.OPERATOR
     kinds = frozenset({"call", "method"})
     category = Category.OP
     summary = "torch operators, modules and optimizers"
@@ -143,6 +143,8 @@ def _optimizer_path(usage: Usage) -> Optional[str]:
 
 #: "`input`仅支持bf16，fp16，fp32，fp64": the dtypes a vendor's API list allows for an API's input.
 _INPUT_DTYPES = re.compile(r"`?input`?\s*仅支持\s*([a-z0-9，,、 ]+)", re.IGNORECASE)
+
+
 _SHORT = {"int64": ("int64", "long"), "int32": ("int32", "int"), "int16": ("int16",), "int8": ("int8",),
           "uint8": ("uint8",), "bool": ("bool",)}
 

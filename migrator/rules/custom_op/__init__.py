@@ -1,0 +1,30 @@
+"""Custom operators: extension builds, calls into compiled extensions, ``torch.library`` registrations,
+``torch.ops.<ns>`` calls and the CUDA kernels themselves.
+"""
+
+
+from __future__ import annotations
+
+from ...model import Status, Verdict
+
+EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
+                      "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline")
+
+
+_SOURCE = "migrator custom-op inventory"
+
+
+_SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+          "setup(name='fused', ext_modules=[CUDAExtension('fused_ops', ['csrc/fused.cu'])],\n"
+          "      cmdclass={'build_ext': BuildExtension})\n")
+
+
+_KERNEL = ("#include <torch/extension.h>\n\n__global__ void scale_kernel(float* x, float s, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= s;\n}\n")
+
+
+def _port(target, what: str) -> Verdict:
+    facts = target.runtime_facts
+    key = f"the {facts.dispatch_key} key" if facts.dispatch_key else "the runtime's dispatch key"
+    return Verdict(Status.PORT, f"{what}: rewrite its CUDA kernels in {facts.kernel_language} and register them for "
+                   f"{key}; {facts.build_hint}", _SOURCE)

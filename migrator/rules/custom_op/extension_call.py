@@ -1,0 +1,55 @@
+"""The ``extension-call`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Status, Usage, Verdict
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..examples import Invalid, Valid
+from . import _KERNEL, _SETUP, _SOURCE, _port
+
+
+class ExtensionCall(Rule):
+    """A call into one of the repo's compiled CUDA extensions.
+
+    ## What it does
+    Finds imports, attributes and calls of a module the repo builds as an extension, joined by its module
+    name across files: `import fused_ops` then `fused_ops.forward(x)`, `from fastops import _C`, a module
+    returned by `cpp_extension.load(name=...)`, and the repo's own loader helpers (`load_ext('_ext', ...)`).
+
+    ## Why is this bad?
+    The call lands in CUDA kernels that do not exist on the target until the extension is ported; each call
+    site is a place the port must keep working, and a reason to look for a vendor op that does the same.
+
+    ## Fix safety
+    No automatic fix: the call stays as it is once the extension is ported under the same name, or moves to
+    the vendor op the custom-op plan names (`torch_npu.npu_rms_norm`), whose arguments may differ.
+    """
+
+    name = "extension-call"
+    claim = Claim.PROJECT_OPERATOR
+    kinds = frozenset({"call", "import", "attribute"})
+    category = Category.CUSTOM_OP
+    summary = "calls into compiled CUDA extensions"
+    examples = (
+        # nothing in this file names torch or CUDA: only the build in setup.py says `fused_ops` is an extension
+        Invalid("import fused_ops\n\ndef scale(x):\n    return fused_ops.scale(x, 2.0)\n",
+                files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL}, expect=Status.PORT),
+        Invalid("from torch.utils.cpp_extension import load\nwarp = load(name='warp', sources=['warp.cu'])\n"
+                "y = warp.forward(1)\n", expect=Status.PORT),
+        Valid("import other_ops\ny = other_ops.scale(1)\n", files={"setup.py": _SETUP}),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds:
+            return None
+        extension = ctx.project.extension_of(usage.api)
+        if extension is None:
+            return None
+        build = ctx.project.extensions[extension]
+        what = f"uses `{usage.api}` from the compiled extension `{extension}` (built at {build.path}:{build.span.line})"
+        if build.api.endswith("CppExtension"):
+            return per_target(ctx, lambda t: Verdict(Status.FALLBACK, f"{what}: a CPU extension; its ops run on "
+                                                     "the host", _SOURCE))
+        return per_target(ctx, lambda t: _port(t, what))

@@ -1,0 +1,67 @@
+"""The ``torch-library-cuda`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Status, Usage, Verdict
+from ...resolve.vocabulary import Vocabulary
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..examples import Invalid, Valid
+
+
+class TorchLibraryCuda(Rule):
+    """A Python `torch.library` registration for the CUDA dispatch key.
+
+    ## What it does
+    Finds `torch.library.impl('ns::op', 'CUDA')`, `Library(...).impl(name, fn, 'CUDA')`,
+    `torch.library.custom_op(..., device_types='cuda')` and `register_kernel(..., 'cuda')`.
+
+    ## Why is this bad?
+    The implementation is registered for CUDA only, so on the target the op has no kernel for its device
+    and raises. The Python implementation itself usually runs unchanged: only the key is wrong. Where the
+    public data does not say which key the runtime uses (Kunlunxin), the verdict is `unknown`.
+
+    ## Fix safety
+    A suggestion, not applied by `fix`: registering for the target's key (`PrivateUse1`, or the device
+    name for `device_types`) is exact for the registration, but the implementation may call CUDA-only code
+    that the other rules report.
+    """
+
+    name = "torch-library-cuda"
+    claim = Claim.PROJECT_OPERATOR
+    kinds = frozenset({"call", "decorator"})
+    category = Category.CUSTOM_OP
+    summary = "torch.library registrations for CUDA"
+    vocabulary = Vocabulary(instance_methods=frozenset({"torch.library.Library.impl"}))
+    examples = (
+        Invalid("import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
+                "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Invalid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\n\ndef f_cuda(x):\n    return x\n\n"
+                "lib.impl('f', f_cuda, 'CUDA')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Valid("import torch\n@torch.library.impl('mylib::f', 'CPU')\ndef f(x):\n    return x\n"),
+        Valid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\nlib.impl('f', lambda x: x, 'CPU')\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if not usage.api.startswith("torch.library.") or usage.kind not in self.kinds:
+            return None
+        key = next((a.value.text for a in usage.args if a.value.kind == "str" and a.value.text in ("CUDA", "cuda")),
+                   None)
+        if key is None:
+            return None
+
+        def verdict(target) -> Verdict:
+            dispatch_key = target.runtime_facts.dispatch_key
+            if dispatch_key is None:
+                return Verdict(Status.UNKNOWN, f"a CUDA-key registration; {target.runtime_facts.dispatch_note}",
+                               target.device_source)
+            new = dispatch_key if key == "CUDA" else target.device_to
+            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the "
+                                           f"{dispatch_key} "
+                           f"backend '{target.device_to}'); the Python implementation itself runs unchanged",
+                           target.device_source, suggestion=usage.snippet.replace(f"'{key}'", f"'{new}'")
+                           .replace(f'"{key}"', f'"{new}"'))
+        return per_target(ctx, verdict)

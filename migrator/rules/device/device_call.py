@@ -1,0 +1,91 @@
+"""The ``device-call`` rule."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from ...model import Category, Status, Usage, Verdict
+from ...resolve.vocabulary import Vocabulary
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
+from ..examples import Invalid, Valid
+
+
+def _is_cuda_api(api: str) -> bool:
+    parts = api.split(".")
+    return parts[0] == "torch" and any(p in ("cuda", "cudnn") or p.startswith("CUDA") for p in parts[1:])
+
+
+class DeviceCall(Rule):
+    """`torch.cuda` and `torch.backends.cuda` / `cudnn` APIs.
+
+    ## What it does
+    Finds calls and attributes of `torch.cuda.*` in every import form (`from torch import cuda`,
+    `import torch.cuda as tc`), `torch.backends.cudnn.*` flags, CUDA classes (`torch.cuda.CUDAGraph`,
+    `torch.cuda.Stream`) and `x.is_cuda`. Each target's verdict comes from the vendor's own lists:
+    Ascend's API docs name the `torch_npu.npu.*` equivalent or say it is unsupported, transfer_to_npu's
+    patch tables give module renames, Cambricon's API list and migration tables give the `torch.mlu.*`
+    name. An API that is in no list is `unknown`, never guessed.
+
+    ## Why is this bad?
+    `torch.cuda` talks to the CUDA driver, which the targets do not have: calls raise, and
+    `torch.cuda.is_available()` returns False, so code guarded by it silently runs on the CPU. A flag
+    documented as working (`cudnn.benchmark` on Ascend) is reported as `supported` or `partial`, so the
+    report shows it was checked.
+
+    ## Fix safety
+    Exact when the vendor documents a one-to-one equivalent and the new name's module is bound in the
+    file (`torch.cuda.synchronize()` becomes `torch_npu.npu.synchronize()`, with `import torch_npu` added).
+    A rename is a suggestion only (applied with `--unsafe`) when the vendor's note on it can make it
+    behave otherwise at this call: `torch_npu.npu.get_device_capability()` returns `None` unless an
+    environment variable is set, so `get_device_capability(0)[0]` would raise. A note on an argument the
+    call does not pass, and a note judged word for word to describe the CUDA behaviour
+    (`curated/rename_semantics.yaml`), keep it safe. A rename from a migration table that carries a note,
+    or one whose module the file does not import, is a suggestion only.
+    """
+
+    name = "device-call"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"call", "attribute", "assign", "decorator"})
+    category = Category.DEVICE
+    summary = "torch.cuda / torch.backends CUDA APIs"
+    vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
+    examples = (
+        Invalid("import torch\ntorch.cuda.synchronize()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ntorch_npu.npu.synchronize()\n",
+                           neuware="import torch\nimport torch_mlu\ntorch.mlu.synchronize()\n")),
+        # `torch` is not bound in this file, so `torch.mlu.device_count` would be a NameError: no fix on neuware
+        Invalid("from torch import cuda\nn = cuda.device_count()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="from torch import cuda\nimport torch_npu\nn = torch_npu.npu.device_count()\n")),
+        Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
+                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+        # both vendors note limits (inference only; no dropout RNN capture...): a suggestion, not a safe fix
+        Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
+                expect=dict(cann=Status.UNKNOWN, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+        Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
+        Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
+                                                                                             "pass\n"}),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds:
+            return None
+        if not _is_cuda_api(usage.api) and usage.api != "torch.Tensor.is_cuda":
+            return None
+        if ".amp." in usage.api or "nccl" in usage.api.lower():
+            return None
+        if usage.api == "torch.cuda.is_available":
+            return per_target(ctx, lambda t: _is_available(t, usage))
+        return per_target(ctx, lambda t: rename_verdict(t, usage))
+
+
+def _is_available(target, usage: Usage) -> Verdict:
+    verdict = rename_verdict(target, usage)  # a runtime that keeps CUDA names answers True as written
+    if verdict.status == Status.REWRITE:
+        return replace(verdict, message=verdict.message + f"; as written it returns False on {target.id}, so code "
+                       "guarded by it silently runs on the CPU")
+    return verdict

@@ -1,0 +1,76 @@
+"""The ``device-move`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Status, Usage
+from ...resolve.vocabulary import Vocabulary
+from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
+from ..examples import Invalid, Valid
+
+
+class DeviceMove(Rule):
+    """Moving tensors or modules to the CUDA device.
+
+    ## What it does
+    Finds `x.cuda()` and `model.cuda()`, and `.to(...)`, `.to_empty(device=...)`, `.pin_memory(...)` and
+    `.new_*(device=...)` given a CUDA device: a string, an f-string, a `torch.device`, or a name set to one
+    in this file or another module of the repo. A device that only arrives as a parameter (`x.to(device)`)
+    is not reported here; its default is, where it is written.
+
+    ## Why is this bad?
+    The targets call their device `npu` (Ascend) or `mlu` (Cambricon): `.cuda()` raises there unless a
+    runtime patcher (`transfer_to_npu`) is imported first. Kunlunxin's torch_xmlir presents itself as
+    `torch.cuda`, so the line runs as written there.
+
+    ## Fix safety
+    Exact and safe: `.cuda(...)` becomes the method the vendor's table names (`.npu(...)`, `.mlu(...)`) with
+    the arguments kept, and a device string is rewritten where it is written, in the call or at the
+    constant it came through. `fix` adds the plugin import (`import torch_npu`) when the file lacks it.
+    """
+
+    name = "device-move"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"method"})
+    category = Category.DEVICE
+    summary = "moving tensors or modules to the CUDA device"
+    vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
+    examples = (
+        Invalid("import torch\nx = torch.ones(2).cuda()\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2).npu()\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.ones(2).mlu()\n")),
+        Invalid("import torch\nDEVICE = torch.device('cuda', 0)\ndef f(x):\n    return x.to(DEVICE)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = torch.device('npu', 0)\n"
+                                "def f(x):\n    return x.to(DEVICE)\n",
+                           neuware="import torch\nimport torch_mlu\nDEVICE = torch.device('mlu', 0)\n"
+                                   "def f(x):\n    return x.to(DEVICE)\n")),
+        Invalid("import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', "
+                                "non_blocking=True)\n",
+                           neuware="import torch\nimport torch_mlu\nx = torch.ones(2)\n"
+                                   "x = x.to('mlu:1', non_blocking=True)\n")),
+        Valid("import torch\nx = torch.ones(2)\nx = x.to('cpu')\n"),
+        Valid("import torch\ndef f(x, device):\n    return x.to(device)\n"),
+        Valid("import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n"),
+        Valid("import torch\nclass Cfg:\n    def to(self, d): pass\nc = Cfg()\nc.to('cuda')\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds:
+            return None
+        method = usage.api.rsplit(".", 1)[-1]
+        if method == "cuda":
+            return per_target(ctx, lambda t: rename_verdict(t, usage, usage.api))
+        if method not in ("to", "to_empty", "pin_memory", "new_tensor", "new_zeros", "new_ones", "new_empty",
+                          "new_full"):
+            return None
+        for arg in usage.args:
+            if method == "to" or arg.keyword == "device" or (arg.keyword is None and method == "pin_memory"):
+                device = cuda_device_in(arg.value, ctx.project)
+                if device is not None:
+                    return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+        return None

@@ -1,0 +1,73 @@
+"""The ``device-string`` rule."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from ...model import Category, Status, Usage
+from ...resolve.vocabulary import LiteralRole, Vocabulary
+from ..base import DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, per_target, with_role
+from ..examples import Invalid, Valid
+
+
+class DeviceString(Rule):
+    """A CUDA device string in code, outside a call's device argument.
+
+    ## What it does
+    Finds `"cuda"` and `"cuda:N"` written as a constant (`DEVICE = "cuda"`), a default (an argparse
+    `default=`, a parameter default), or compared with a device (`x.device.type == "cuda"`). Only exact
+    device strings count: `"cuda"` inside a log message, a docstring or a name like `NCCL_TIMEOUT` is not
+    a device.
+
+    ## Why is this bad?
+    The constant becomes a device later, and fails there on Ascend and Cambricon. A comparison fails
+    silently: `x.device.type == "cuda"` is False on an `npu` tensor, so the CUDA branch is skipped and
+    the code takes its CPU path without an error.
+
+    ## Fix safety
+    Safe where the string has a known role (an assignment, a default, a comparison): `cuda` becomes the
+    target's device. A bare `"cuda"` with no known role (a dict key, a list item) may be looked up
+    elsewhere by that spelling, so `fix` rewrites it only with `--unsafe`.
+    """
+
+    name = "device-string"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"literal"})
+    category = Category.DEVICE
+    summary = "a CUDA device string in code"
+    vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
+    examples = (
+        Invalid("import torch\nDEVICE = 'cuda'\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = 'npu'\n",
+                           neuware="import torch\nimport torch_mlu\nDEVICE = 'mlu'\n")),
+        Invalid("import torch\ndef f(x):\n    if x.device.type == 'cuda':\n        return 1\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch\nimport torch_npu\ndef f(x):\n    if x.device.type == 'npu':\n"
+                                "        return 1\n",
+                           neuware="import torch\nimport torch_mlu\ndef f(x):\n    if x.device.type == 'mlu':\n"
+                                   "        return 1\n")),
+        Invalid("import argparse\np = argparse.ArgumentParser()\np.add_argument('--device', default='cuda:0')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch_npu\nimport argparse\np = argparse.ArgumentParser()\n"
+                                "p.add_argument('--device', default='npu:0')\n",
+                           neuware="import torch_mlu\nimport argparse\np = argparse.ArgumentParser()\n"
+                                   "p.add_argument('--device', default='mlu:0')\n")),
+        Invalid("import torch\nDEVICES = ['cpu', 'cuda']\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Valid("import torch\n'''Runs on cuda when available.'''\nx = 1\n"),
+        Valid("import logging\nlogging.info('moving the model to cuda')\n"),
+        Valid("NCCL_TIMEOUT = 30\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds or usage.api != "torch.device":
+            return None
+        value = usage.args[0].value
+        verdicts = with_role(per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet)), usage)
+        if usage.context in (None, "expression"):
+            # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
+            # elsewhere looks up, so `fix` applies it only with --unsafe
+            verdicts = {k: replace(v, fixable=False) for k, v in verdicts.items()}
+        return verdicts

@@ -1,0 +1,102 @@
+"""The ``collective-backend`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Status, Usage
+from ...resolve.vocabulary import LiteralRole, Vocabulary
+from ..base import (
+    BACKEND_STRING,
+    Claim,
+    Rule,
+    RuleContext,
+    Verdicts,
+    backend_in,
+    backend_verdict,
+    first_arg,
+    per_target,
+    with_role,
+)
+from ..examples import Invalid, Valid
+
+_PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
+                        "torch.distributed.distributed_c10d.init_process_group",
+                        "torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
+
+
+class CollectiveBackend(Rule):
+    """The NCCL collective backend, in every spelling.
+
+    ## What it does
+    Finds `'nccl'` given to `init_process_group`, `new_group` and `init_device_mesh`, to a framework's or
+    the repo's own setup (`init_dist('pytorch', backend='nccl')`), through a constant
+    (`BACKEND = 'nccl'`), an environment default (`os.environ.get('BACKEND', 'nccl')`), and in comparisons
+    (`args.backend == 'nccl'`).
+
+    ## Why is this bad?
+    NCCL exists only on NVIDIA GPUs: the process group fails to start. The collective backend is `hccl`
+    on Ascend and `cncl` on Cambricon; Kunlunxin's shim keeps the name `nccl`, though Kunlunxin's own R300
+    ports write `xccl` (`partial` on `kunlun@kl2`, with `xccl` suggested).
+
+    ## Fix safety
+    Exact where the string is written: in the call, or at the constant it came through. A backend that is
+    a default of an environment read is reported without a fix, because the variable may set it at run
+    time; change the default and the launch scripts together.
+    """
+
+    name = "collective-backend"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"literal", "call"})
+    category = Category.DISTRIBUTED
+    summary = "the NCCL collective backend"
+    vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
+                            text_arguments=frozenset({"torch.distributed.init_process_group",
+                                                      "torch.distributed.new_group"}))
+    examples = (
+        Invalid("import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
+                                "dist.init_process_group(backend='hccl')\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\n"
+                                   "dist.init_process_group(backend='cncl')\n")),
+        Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    "
+                "dist.init_process_group(BACKEND)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\nBACKEND = 'hccl'\n"
+                                "def setup():\n    dist.init_process_group(BACKEND)\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\nBACKEND = 'cncl'\n"
+                                   "def setup():\n    dist.init_process_group(BACKEND)\n")),
+        Invalid("import os\nimport torch.distributed as dist\n"
+                "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\ndef f(args):\n"
+                                "    if args.backend == 'hccl':\n        pass\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
+                                   "    if args.backend == 'cncl':\n        pass\n")),
+        Invalid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch_npu\nfrom mmengine.dist import init_dist\n"
+                                "init_dist('pytorch', backend='hccl')\n",
+                           neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
+                                   "init_dist('pytorch', backend='cncl')\n")),
+        Valid("import torch.distributed as dist\ndist.init_process_group('gloo')\n"),
+        Valid("import logging\nlogging.info('nccl is slow here')\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
+            value = usage.args[0].value
+            return with_role(per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet)), usage)
+        if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
+            value = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
+        elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
+            value = first_arg(usage, ("backend", "dist_backend"), None)
+        else:
+            return None
+        found = backend_in(value, ctx.project) if value is not None else None
+        if found is not None:
+            return per_target(ctx, lambda t: backend_verdict(t, found, usage.snippet))
+        return None

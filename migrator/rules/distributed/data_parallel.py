@@ -1,0 +1,50 @@
+"""The ``data-parallel`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Status, Usage, Verdict
+from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, documented_verdict, per_target
+from ..examples import Invalid, Valid
+
+
+class DataParallel(Rule):
+    """`torch.nn.DataParallel`: one process driving several devices.
+
+    ## What it does
+    Finds `nn.DataParallel(...)` and `nn.parallel.DataParallel(...)`; each target's verdict is the vendor's
+    API list entry for it.
+
+    ## Why is this bad?
+    The vendors support one process per device (DistributedDataParallel under torchrun); where their list
+    marks DataParallel unsupported, or does not list it, the model does not spread over the devices.
+
+    ## Fix safety
+    Manual: moving to DDP means a launcher, a process group and a sampler per rank, so `fix` only prints
+    the suggested `DistributedDataParallel(model, device_ids=[local_rank])`.
+    """
+
+    name = "data-parallel"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"call"})
+    category = Category.DISTRIBUTED
+    summary = "torch.nn.DataParallel"
+    examples = (
+        Invalid("import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        Valid("import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds or usage.api not in ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel"):
+            return None
+
+        def verdict(target) -> Verdict:
+            doc = documented_verdict(target, "torch.nn.DataParallel", "DataParallel")
+            if doc.status in (Status.UNSUPPORTED, Status.UNKNOWN) and cuda_names(target).rewritten:
+                return Verdict(Status.REWRITE, f"{doc.message}; use DistributedDataParallel with one process per "
+                               f"device (torchrun) and the '{target.backend_to}' backend", doc.source,
+                               suggestion="torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])")
+            return doc
+        return per_target(ctx, verdict)

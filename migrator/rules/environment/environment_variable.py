@@ -1,0 +1,85 @@
+"""The ``environment-variable`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...model import Category, Edit, Status, Usage, Verdict
+from ...resolve.vocabulary import Vocabulary
+from ...sources.environment import CUDA_ENV_PREFIXES
+from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
+from ..examples import Invalid, Valid
+
+
+class EnvironmentVariable(Rule):
+    """CUDA and NCCL environment variables, set or read.
+
+    ## What it does
+    Finds `CUDA_*`, `NCCL_*`, `CUDNN_*`, `NVIDIA_*`, `PYTORCH_CUDA_*`, `TORCH_CUDA_*` and `CUBLAS_*`
+    variables set or read from Python (`os.environ[...]`, `os.environ.get`, `os.getenv`, `setdefault`,
+    `putenv`), and set in shell scripts (`export X=`, `X=... cmd`) and Dockerfiles (`ENV`, `ARG`). Each
+    target's verdict is the equivalent variable the vendor documents, if the bundled data has one.
+
+    ## Why is this bad?
+    The targets ignore CUDA's variables: `CUDA_VISIBLE_DEVICES` selects nothing on Ascend, so every process
+    sees every card, and an NCCL tuning variable has no effect on HCCL. Where the data names no
+    equivalent the verdict is `unknown`: the variable is inert, and its purpose needs the runtime's docs.
+
+    ## Fix safety
+    Exact where the vendor documents a one-to-one variable (`MLU_VISIBLE_DEVICES` on Cambricon): the name
+    is replaced where it is written. An equivalent with different semantics (Ascend's
+    `ASCEND_RT_VISIBLE_DEVICES` takes ascending device ids only) is a suggestion, not applied by `fix`.
+    """
+
+    name = "environment-variable"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"env", "env-read"})
+    category = Category.ENVIRONMENT
+    summary = "CUDA and NCCL environment variables"
+    vocabulary = Vocabulary(
+        environment_readers=frozenset({"os.environ.get", "os.getenv", "os.environ.pop"}),
+        environment_writers=frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"}),
+        environment_prefixes=CUDA_ENV_PREFIXES)
+    examples = (
+        # Kunlunxin's launches name its devices with XPU_VISIBLE_DEVICES (FlagPerf): a rewrite, never applied alone
+        Invalid("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
+                fixed=dict(neuware="import torch_mlu\nimport os\nos.environ['MLU_VISIBLE_DEVICES'] = '0,1'\n")),
+        Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
+                fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
+        # no one-to-one name on any target; on kunlun the message names the BKCL_* family that does the job
+        Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
+        Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
+                expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN),
+                fixed=dict(cann="export TORCH_HCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n")),
+        Valid("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n"),
+        Valid("export OMP_NUM_THREADS=4\npython train.py\n", path="run.sh"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        # os.environ from Python; ``ENV X`` / ``export X`` / ``X=`` from Dockerfiles and scripts
+        if usage.kind not in self.kinds or not usage.context:
+            return None
+        name = usage.context
+        action = "reads" if usage.kind == "env-read" else "sets"
+
+        def verdict(target) -> Verdict:
+            found = target.environment(name)
+            if found is not None:
+                entry, source = found
+                if entry.get("to"):
+                    note = f" ({entry['note']})" if entry.get("note") else ""
+                    doc = f"; documented at {entry['doc']}" if entry.get("doc") else ""
+                    return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}{note}{doc}",
+                                   source, suggestion=usage.snippet.replace(name, str(entry["to"])),
+                                   fixable=bool(entry.get("exact", True)), edit=Edit("string", name, str(entry["to"])))
+                return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
+                               source)
+            family = target.environment(name.split("_", 1)[0] + "_*")  # NCCL_* -> BKCL_*: the job, not the name
+            if family is not None:
+                entry, source = family
+                return Verdict(Status.UNKNOWN, f"{action} {name}: on {target.id} use the {entry['to']} variable that "
+                               f"does its job ({entry['note']}); see {entry['doc']}", source)
+            return cuda_names(target).unlisted_variable(target, action, name)
+        return per_target(ctx, verdict)

@@ -1,0 +1,58 @@
+"""The ``nvidia-tool`` rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...maps.load import device_tools
+from ...model import Category, Status, Usage, Verdict
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..examples import Invalid, Valid
+from . import _stack
+
+
+class NvidiaTool(Rule):
+    """NVIDIA command-line tools in scripts and notebooks.
+
+    ## What it does
+    Finds `nvidia-smi`, `nvcc`, `nsys`, `ncu`, `nvprof`, `nvidia-docker` and `docker --gpus` run from shell
+    scripts, Dockerfiles and notebook `!` lines, including inside `$(...)`. A tool name that is only
+    printed (`echo "run nvidia-smi"`) is not a command.
+
+    ## Why is this bad?
+    The tools need NVIDIA's driver, which target machines do not have: the script fails at that line, or
+    a check built on its output (counting GPUs with `nvidia-smi -L`) gives zero.
+
+    ## Fix safety
+    A suggestion, never applied: the vendor's tool (`npu-smi info`, `cnmon`) where the bundled data names
+    one, but its options and output differ, so scripts that parse the output need a look.
+    """
+
+    name = "nvidia-tool"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"command"})
+    category = Category.ENVIRONMENT
+    summary = "NVIDIA command-line tools"
+    examples = (
+        Invalid("#!/bin/bash\nnvidia-smi\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
+                expect=Status.REWRITE),
+        Invalid("#!/bin/bash\nGPUS=$(nvidia-smi -L | wc -l)\n", path="run.sh", expect=Status.REWRITE),
+        Valid("#!/bin/bash\necho 'check the nvidia-smi output first'\n", path="run.sh"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind not in self.kinds:
+            return None
+        return per_target(ctx, lambda t: _tool_verdict(t, usage.api))
+
+
+def _tool_verdict(target, tool: str) -> Verdict:
+    known = device_tools().get(target.id, {})
+    entry = (known.get("tools") or {}).get(tool)
+    if entry is not None:
+        return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; "
+                       f"use `{entry['to']}`", f"operator_maps/curated/device_tools.yaml ({entry['doc']})",
+                       suggestion=str(entry["to"]))
+    return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; the "
+                   f"bundled data names no {_stack(target)} equivalent, so find it in the vendor's tool documentation",
+                   "migrator environment rules")

@@ -1,0 +1,270 @@
+"""What runs on the target but stalls it: the ``tune`` findings, on the training step only.
+
+Each rule here judges the project after the call graph is built (``scan`` runs them through
+``tune_findings``): a finding needs to know it sits on the training step (``project/step.py``), which no
+single file can say. Every verdict cites the vendor's performance guide it comes from
+(``operator_maps/curated/tuning.yaml``); a target whose vendor does not document the pitfall says so.
+``tune`` findings never count in readiness, effort or blockers (``assess.counted``): the code runs.
+"""
+
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from functools import partial
+from typing import (
+    Callable,
+    ClassVar,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from ...maps.load import TargetMap, TuneAdvice, tuning
+from ...model import (
+    Category,
+    Confidence,
+    Context,
+    FileResult,
+    Finding,
+    Span,
+    Status,
+    TuneKind,
+    TuneSite,
+    Usage,
+    Verdict,
+)
+from ...project.contexts import path_context
+from ...project.step import TrainingStep
+from ..base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files
+
+#: What a draft finding carries to where its verdicts are made (the site it came from, what happens there).
+Extra = TypeVar("Extra")
+
+
+#: Where a finding sits in the call graph (``ProjectGraph.node_of``).
+NodeOf = Callable[[Finding], Optional[str]]
+
+
+#: A target's own verdict on a tune finding, or its own words for what happens there (``None``: the row's).
+PerTarget = Callable[[TargetMap], Union[Verdict, str, None]]
+
+
+_MODEL = "class Pooler(torch.nn.Module):\n    def forward(self, boxes, scores):\n        {forward}\n\n\n"
+
+
+_LOOP = ("def train(model, loader, optimizer):\n    for step, (x, y) in enumerate(loader):\n"
+         "        loss = model(x, y).sum()\n        optimizer.zero_grad()\n        loss.backward()\n"
+         "        optimizer.step()\n{step}\n\nif __name__ == \"__main__\":\n"
+         "    train(Pooler(), [], torch.optim.SGD(Pooler().parameters(), lr=0.1))\n")
+
+
+def _trains(forward: str = "return boxes * scores", step: str = "", before: str = "") -> str:
+    """An example project in one file: a module whose ``forward`` is ``forward``, a training loop that runs it
+    with ``step`` added to its body, and an entry point that reaches both; ``before`` is a function defined
+    first, which nothing on the step calls."""
+    return ("import torch\n\n\n" + (before + "\n\n" if before else "") + _MODEL.format(forward=forward)
+            + _LOOP.format(step=step + "\n" if step else ""))
+
+
+class TuneRule(DocumentedRule):
+    """A rule over the training step: ``findings`` sees every file's usages and syntax sites, the findings the
+    other rules made, and what the step is."""
+
+    category = Category.TUNE
+    #: the row of ``curated/tuning.yaml`` its verdicts come from
+    pitfall: str = ""
+    #: whether ``findings`` reads the other tune rules' findings in ``judged`` (it then runs after them)
+    reads_tune_findings: ClassVar[bool] = False
+
+    def reads(self, usage: Usage) -> bool:
+        """Whether ``findings`` looks at this usage (the cache keeps those apart from the rest)."""
+        return False
+
+    def findings(self, results: Sequence[FileResult], judged: Sequence[Finding], step: TrainingStep,
+                 node_of: NodeOf, ctx: RuleContext) -> List[Finding]:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------------------------------- shared
+
+    def verdicts(self, ctx: RuleContext, what: str, why: str, advice_key: Optional[str] = None,
+                 status_of: Optional[PerTarget] = None) -> Dict[str, Verdict]:
+        """Each target's verdict from the pitfall's row (or ``advice_key``'s switch row): ``what`` happens,
+        its cost there, ``why`` it is on the step, the guides it comes from. ``status_of`` may give a target
+        its own verdict, or its own words for what happens there."""
+        table = tuning().switches if advice_key else tuning().pitfalls
+        rows = table.get(advice_key or self.pitfall, {})
+        verdicts = {}
+        for target in ctx.targets:
+            own = status_of(target) if status_of is not None else None
+            verdicts[target.id] = (own if isinstance(own, Verdict)
+                                   else _verdict(rows.get(target.id), own or what, why))
+        return verdicts
+
+    def finding(self, path: str, span: Span, api: str, snippet: str, scope: str, verdicts: Dict[str, Verdict],
+                occurrences: Counter, confidence: Confidence = Confidence.HEURISTIC) -> Finding:
+        key = (path, api, snippet)
+        occurrence = occurrences[key]
+        occurrences[key] += 1
+        return Finding(id=fingerprint(self.name, path, api, snippet, occurrence), rule=self.name,
+                       category=self.category, path=path, span=span, api=api, snippet=snippet,
+                       confidence=confidence, verdicts=verdicts, scope=scope)
+
+
+def _verdict(row: Optional[TuneAdvice], what: str, why: str) -> Verdict:
+    if row is None:
+        return Verdict(Status.UNKNOWN, f"{what}; no performance guide for this target is bundled",
+                       "operator_maps/curated/tuning.yaml")
+    said = "" if row.vendor else " (the vendor's documentation does not name this pitfall; PyTorch's guide does, " \
+                                 "for any accelerator)"
+    message = f"{what}, {why}: {row.cost}{said}"
+    return Verdict(Status(row.status), message, _cited(row), suggestion=row.advice or None)
+
+
+def _cited(row: TuneAdvice) -> str:
+    """A verdict's source: the row's guides, ``title <url>`` each."""
+    return "; ".join(f"{g.title} <{g.url}>" for g in row.guides) or "operator_maps/curated/tuning.yaml"
+
+
+def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep,
+             node_of: NodeOf) -> Iterator[Tuple[Finding, Extra, str]]:
+    """The drafts in training code that sit on the step, with why."""
+    for finding, extra in candidates:
+        if not _training(finding):
+            continue
+        why = step.why(finding, node_of(finding))
+        if why is not None:
+            yield finding, extra, why
+
+
+def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenSet[TuneKind],
+                   step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
+                   what: Callable[[TuneSite], str], api: Callable[[TuneSite], str]) -> List[Finding]:
+    occurrences: Counter = Counter()
+    candidates: List[Tuple[Finding, TuneSite]] = []
+    for result in results:
+        for site in result.step.sites if result.step is not None else ():
+            if site.kind in kinds:
+                draft = rule.finding(result.file.rel, site.span, api(site), site.snippet, site.scope, {},
+                                     occurrences)
+                candidates.append((draft, site))
+    found = []
+    for draft, site, why in _on_step(candidates, step, node_of):
+        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))
+    return found
+
+
+def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callable[[Usage], Optional[str]],
+                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext) -> List[Finding]:
+    """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step, in line and
+    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back)."""
+    occurrences: Counter = Counter()
+    candidates: List[Tuple[Finding, str]] = []
+    for result in results:
+        for usage in usages_across_files(result):
+            what = picks(usage) if rule.reads(usage) else None
+            if what is not None:
+                draft = rule.finding(result.file.rel, usage.span, usage.api, usage.snippet, usage.scope, {},
+                                     occurrences, usage.confidence)
+                candidates.append((draft, what))
+    return [replace(draft, verdicts=rule.verdicts(ctx, what, why))
+            for draft, what, why in sorted(_on_step(candidates, step, node_of),
+                                           key=lambda c: (c[0].path, c[0].span.cell or 0, c[0].span.line or 0,
+                                                          c[0].span.col or 0))]
+
+
+_SHAPE_APIS = {
+    "torch.nonzero": "`nonzero` returns as many rows as there are nonzero elements",
+    "torch.Tensor.nonzero": "`nonzero` returns as many rows as there are nonzero elements",
+    "torch.argwhere": "`argwhere` returns as many rows as there are nonzero elements",
+    "torch.Tensor.argwhere": "`argwhere` returns as many rows as there are nonzero elements",
+    "torch.masked_select": "`masked_select` returns as many elements as the mask selects",
+    "torch.Tensor.masked_select": "`masked_select` returns as many elements as the mask selects",
+    "torch.unique": "`unique` returns as many elements as there are distinct values",
+    "torch.Tensor.unique": "`unique` returns as many elements as there are distinct values",
+    "torch.unique_consecutive": "`unique_consecutive` returns as many elements as there are runs",
+    "torch.Tensor.unique_consecutive": "`unique_consecutive` returns as many elements as there are runs",
+}
+
+
+_SYNC_APIS = {
+    "torch.Tensor.item": "`.item()` reads a value back to the host",
+    "torch.Tensor.tolist": "`.tolist()` reads the tensor back to the host",
+    "torch.Tensor.numpy": "`.numpy()` reads the tensor back to the host",
+    "torch.Tensor.cpu": "`.cpu()` copies the tensor to the host",
+    "torch.cuda.synchronize": "`synchronize()` waits for the device",
+    "torch.npu.synchronize": "`synchronize()` waits for the device",
+}
+
+
+def _again(rule: TuneRule, judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
+           says: Callable[[Finding], Optional[Tuple[str, Optional[PerTarget]]]]) -> List[Finding]:
+    """Another rule's findings in training code that sit on the step, reported again as ``rule``'s: ``says``
+    gives what happens there (and a target's own verdict, where it differs from the pitfall's row), or
+    ``None`` for a finding this rule leaves alone."""
+    occurrences: Counter = Counter()
+    found = []
+    for original in judged:
+        if original.category == Category.TUNE or original.context != Context.TRAINING:
+            continue
+        said = says(original)
+        why = step.why(original, node_of(original)) if said is not None else None
+        if said is None or why is None:
+            continue
+        what, status_of = said
+        verdicts = rule.verdicts(ctx, what, why, status_of=status_of)
+        found.append(replace(rule.finding(original.path, original.span, original.api, original.snippet,
+                                          original.scope, verdicts, occurrences, original.confidence),
+                             ops=original.ops))
+    return found
+
+
+#: Every API a tune rule's ``reads`` may keep (a set lookup before the rules are asked, once per usage); the
+#: CUDA switches are the assignments of ``torch.backends.*`` the resolver records (read lazily: no map at import)
+TUNE_APIS = frozenset({*_SHAPE_APIS, "torch.where", "torch.repeat_interleave", "torch.Tensor.repeat_interleave",
+                       *_SYNC_APIS, "torch.Tensor.to"})
+
+
+def keeps_for_tuning(usage: Usage) -> bool:
+    """Whether some tune rule reads this usage (``analyze`` keeps those apart in a cached result)."""
+    if usage.api not in TUNE_APIS and not (usage.kind == "assign" and usage.api.startswith("torch.backends.")):
+        return False
+    from .. import TUNE_RULES  # found once every rule file is imported
+
+    return any(rule.reads(usage) for rule in TUNE_RULES)
+
+
+def tune_findings(results: Sequence[FileResult], judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf,
+                  ctx: RuleContext, errors: Optional[List[str]] = None) -> List[Finding]:
+    """Every tune rule's findings, in file order: one per line and rule, and only where some target's guide
+    documents a cost (a ``partial`` verdict). With ``errors``, a rule that raises costs its own findings (noted
+    there), not the scan's; without, the exception goes up."""
+    from .. import TUNE_RULES  # found once every rule file is imported
+
+    found: List[Finding] = []
+    for rule in TUNE_RULES:  # a rule that reads the others' findings comes after them (the CUDA switches)
+        lines = set()
+        judge = partial(rule.findings, results, [*judged, *found], step, node_of, ctx)
+        made = judge() if errors is None else findings_or_error(rule.name, judge, errors)
+        for finding in made:
+            line = (finding.path, finding.span.cell, finding.span.line)
+            if line in lines:  # ``x1[mask], y1[mask] = ...``: one cause, one finding
+                continue
+            lines.add(line)
+            if any(v.status == Status.PARTIAL for v in finding.verdicts.values()):
+                found.append(finding)  # else no target's guide documents a cost there: nothing to act on
+    return sorted(found, key=lambda f: f.place)
+
+
+def _training(finding: Finding) -> bool:
+    """Training code (not tests, not tooling): the step of a test is no one's step. Reachability from the
+    entry points is judged with the other findings' (``scan`` drops those the entry points do not reach)."""
+    return path_context(finding.path) == Context.TRAINING
