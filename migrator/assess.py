@@ -18,7 +18,7 @@ Effort is a planner's estimate in buckets, each with its assumption written next
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
@@ -160,7 +160,7 @@ def validation_hours(status: Status) -> float:
 
 
 def _effort(findings: Sequence[Finding], target: str, op_count: int, port_lines: Mapping[str, int],
-            op_of: OpMembership, blockers: Sequence[Blocker]) -> Dict[str, object]:
+            op_of: OpMembership, blockers: Sequence[Blocker]) -> Dict[str, Any]:
     """The card's effort, bucket by bucket, as the plan's phases count it (so that the two add up): phase 1
     and 2 per finding, phase 3 per API by the status of its first use, phase 4 per blocker at its hours."""
     phase = {f.id: phase_of(f, target, op_of) for f in findings}
@@ -218,7 +218,7 @@ def _port_kind(blocker: Blocker) -> str:
     return "other library changes"  # a rewrite in a library's use (triton's device query), counted per finding
 
 
-def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, object]:
+def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, Any]:
     return {"name": name, "count": count, "hours": round(hours, 2), "unit": unit}
 
 

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import click
 
@@ -782,7 +782,7 @@ class _Progress:
     """A click progress bar on stderr, only for a terminal and only once a scan is big enough to wait for."""
 
     def __init__(self) -> None:
-        self.bar = None
+        self.bar: Optional[Any] = None  # click's ProgressBar, once the scan is big enough
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence
+from typing import Any, Dict, List, Sequence
 
 from .maps.coverage import api_coverage, api_ops, close_matches
 from .maps.load import TargetMap, third_party
@@ -16,13 +16,13 @@ class UnknownApi(Exception):
 
 
 def explain_api(api: str, targets: Sequence[TargetMap],
-                dtypes: Sequence[str] = TRAINING_DTYPES) -> Dict[str, object]:
+                dtypes: Sequence[str] = TRAINING_DTYPES) -> Dict[str, Any]:
     """The verdicts ``scan`` would give a call of ``api`` with no arguments but its inputs, in a project that
     computes in ``dtypes``: the same rules, dispatched the same way, and the vendor's notes settled the same
     way (each note said to bite or not, and why)."""
     profile = DtypeProfile(frozenset(dtypes))
     ops, source = api_ops(api)
-    verdicts: Dict[str, Dict[str, object]] = {}
+    verdicts: Dict[str, Dict[str, Any]] = {}
     usage = Usage(api=api, kind="call", span=Span(None), snippet=f"{api}()")
     ctx = RuleContext(targets=tuple(targets), third_party=third_party())
     findings = apply_rules([usage], "<explain>", ctx)
@@ -49,7 +49,7 @@ def explain_api(api: str, targets: Sequence[TargetMap],
             "dtypes": [d for d in TRAINING_DTYPES if d in profile.dtypes]}
 
 
-def render_explanation(result: Dict[str, object]) -> str:
+def render_explanation(result: Dict[str, Any]) -> str:
     lines: List[str] = [f"{result['api']}  (a call with no optional arguments, in a project computing in "
                         f"{', '.join(result['dtypes'])}; `--dtypes` to change)"]
     ops = result["ops"]

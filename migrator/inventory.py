@@ -12,7 +12,7 @@ import posixpath
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
 from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
@@ -49,8 +49,8 @@ def _is_autograd_function(usage: Usage) -> bool:
 def build_index(results: Sequence[FileResult]) -> ProjectIndex:
     constants: Dict[str, Value] = {}
     extensions: Dict[str, ExtensionBuild] = {}
-    triton = set()
-    namespaces = set()
+    triton: Set[str] = set()
+    namespaces: Set[str] = set()
     for result in results:
         if result.python is not None:
             for name, value in result.python.constants.items():
@@ -119,10 +119,11 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
         if files and any(ch in pattern for pattern in build.sources for ch in "*?["):
             files = _extension_folders(files, free, by_path) or files
         if not files:  # sources we could not read statically: fall back to a pybind module of that name
-            files = sorted(r.file.rel for r in free if r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
+            files = sorted(r.file.rel for r in free
+                           if r.cuda is not None and r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
         files = _with_includes(files, by_path)
         claimed.update(files)
-        namespaces = {r.namespace for rel in files for r in by_path[rel].cuda.registrations
+        namespaces = {r.namespace for rel in files for r in _registrations(by_path[rel])
                       if r.kind == "torch_library" and r.namespace}
         calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)
                  or (f.rule == "torch-ops-call" and f.api.split(".")[2:3] and f.api.split(".")[2] in namespaces)]
@@ -131,7 +132,7 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
     ops.sort(key=lambda op: op.name)
     orphans: Dict[str, List[str]] = {}
     for result in cuda_files:
-        if result.file.rel in claimed or not (result.cuda.kernels or result.cuda.registrations):
+        if result.file.rel in claimed or result.cuda is None or not (result.cuda.kernels or result.cuda.registrations):
             continue
         orphans.setdefault(posixpath.dirname(result.file.rel) or ".", []).append(result.file.rel)
     for folder, files in sorted(orphans.items()):  # kernels no build names: one entry per folder
@@ -147,6 +148,10 @@ def _vendor_builds(result: Optional[FileResult]) -> Tuple[Tuple[str, int], ...]:
         if target is not None:
             found.setdefault(target, usage.span.line or 0)
     return tuple(sorted(found.items()))
+
+
+def _registrations(result: FileResult) -> Tuple[Registration, ...]:
+    return result.cuda.registrations if result.cuda is not None else ()
 
 
 def _with_includes(files: List[str], by_path) -> List[str]:

@@ -7,9 +7,9 @@ never an exception that stops a scan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, FrozenSet, Mapping, Optional, Tuple, Union
+from typing import Any, FrozenSet, Mapping, Optional, Sequence, Tuple, Union
 
 
 class Status(str, Enum):
@@ -241,15 +241,73 @@ class DtypeProfile:
 
 
 @dataclass(frozen=True)
+class Auto:
+    """An exact rewrite ``migrator fix`` applies: it cannot change behaviour on the target."""
+
+    suggestion: str
+    edit: Edit
+
+
+@dataclass(frozen=True)
+class Unsafe:
+    """An exact rewrite ``migrator fix`` applies only with ``--unsafe``: it may change behaviour on the target
+    (a constant other code reads too, a name looked up elsewhere, an API that is not the renamed twin)."""
+
+    suggestion: str
+    edit: Edit
+
+
+@dataclass(frozen=True)
+class Manual:
+    """A rewrite for a hand to make: ``suggestion`` says what to write, and ``fix`` leaves it alone."""
+
+    suggestion: str
+
+
+#: What can be done about a verdict, and by whom: a closed set (no rewrite is ``None``).
+Fix = Union[Auto, Unsafe, Manual]
+
+
+def fix_of(suggestion: Optional[str], edit: Optional[Edit] = None, safe: bool = False) -> Optional[Fix]:
+    """A rule's rewrite as a ``Fix``: none without a suggestion, ``Manual`` without an exact edit, else ``Auto``
+    when the edit is ``safe`` and ``Unsafe`` when it is not."""
+    if suggestion is None:
+        return None
+    if edit is None:
+        return Manual(suggestion)
+    return Auto(suggestion, edit) if safe else Unsafe(suggestion, edit)
+
+
+@dataclass(frozen=True)
 class Verdict:
     status: Status
     message: str
     source: str
-    suggestion: Optional[str] = None
-    fixable: bool = False  # ``edit`` applies safely: it cannot change behaviour on the target
-    edit: Optional[Edit] = None
+    fix: Optional[Fix] = None
     #: vendor notes still to settle against the call and the project (``maps/limits.settle``); empty in a report
     limits: Tuple[Limit, ...] = ()
+
+    @property
+    def suggestion(self) -> Optional[str]:
+        """What to write instead, whoever writes it."""
+        return self.fix.suggestion if self.fix is not None else None
+
+    @property
+    def fixable(self) -> bool:
+        """Whether ``migrator fix`` applies the rewrite by default (the report's ``fixable``)."""
+        return isinstance(self.fix, Auto)
+
+    @property
+    def edit(self) -> Optional[Edit]:
+        """The exact source change, when there is one (``fix`` applies it: always, or with ``--unsafe``)."""
+        return self.fix.edit if isinstance(self.fix, (Auto, Unsafe)) else None
+
+    def held_back(self) -> "Verdict":
+        """This verdict with an ``Auto`` rewrite made ``Unsafe`` (its rule knows a reason it may change
+        behaviour here)."""
+        if isinstance(self.fix, Auto):
+            return replace(self, fix=Unsafe(self.fix.suggestion, self.fix.edit))
+        return self
 
 
 class Context(str, Enum):
@@ -514,7 +572,8 @@ class FileResult:
     file: SourceFile
     status: FileStatus
     reason: Optional[str] = None
-    usages: Tuple[Usage, ...] = ()
+    #: every use the resolver recorded (from the cache: a sequence that loads on first use)
+    usages: Sequence[Usage] = ()
     python: Optional[PythonFacts] = None
     cuda: Optional[CudaFacts] = None
     outline: Optional[Outline] = None
@@ -675,7 +734,7 @@ class TargetSummary:
     sources: Tuple[str, ...]
     readiness: float
     counts: Mapping[str, int]
-    effort: Mapping[str, object]
+    effort: Mapping[str, Any]
     blockers: Tuple[Blocker, ...] = ()
     import_first: Optional[str] = None  # the plugin import the target needs (``import torch_npu``)
 

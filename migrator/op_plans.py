@@ -15,9 +15,9 @@ from dataclasses import replace
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import port_days
-from .maps.load import OpFamily, TargetMap, op_families, runtime
 from .inventory import OpMembership
-from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict
+from .maps.load import OpFamily, TargetMap, op_families, runtime
+from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict, fix_of
 
 SOURCE = "custom_op_families.yaml"
 #: Words that say nothing about what a function computes (``forward``, ``fwd_kernel``, ``backward_cuda``).
@@ -61,8 +61,8 @@ def plan_op(op: CustomOp, target: str, families: Sequence[OpFamily]) -> OpPlan:
     routes = tuple(_route(family_by_name[name], target, tuple(covered)) for name, covered in sorted(by_family.items()))
     vendor_families = {r.family for r in routes if r.level == "vendor"}
     kernel_family = {k.name: _family_of([k.name], families, default) for k in op.kernels}
-    port_kernels = tuple(k for k in op.kernels
-                         if kernel_family[k.name] is None or kernel_family[k.name].name not in vendor_families)
+    port_kernels = tuple(k for k in op.kernels for family in (kernel_family[k.name],)
+                         if family is None or family.name not in vendor_families)
     names_uncovered = [unit for unit, _ in uncovered]
     port = _port_plan(op, target, port_kernels, names_uncovered, kernel_family) if port_kernels or uncovered \
         else None
@@ -230,7 +230,9 @@ def cpp_to_schema(name: str, signature: Optional[str]) -> str:
 
 
 def _split_args(text: str) -> List[str]:
-    parts, depth, current = [], 0, []
+    parts: List[str] = []
+    depth = 0
+    current: List[str] = []
     for char in text:
         if char in "<([":
             depth += 1
@@ -322,7 +324,7 @@ def _host_verdict(plan: OpPlan, finding: Finding) -> Verdict:
     """A custom op with no CUDA code: its build becomes a CppExtension; its calls run on the host CPU."""
     if finding.rule == "extension-build" and finding.api.endswith("CUDAExtension"):
         return Verdict(Status.REWRITE, f"custom operator {plan.op} is {plan.summary}", _INVENTORY,
-                       suggestion=finding.snippet.replace("CUDAExtension", "CppExtension"))
+                       fix=fix_of(finding.snippet.replace("CUDAExtension", "CppExtension")))
     return Verdict(Status.FALLBACK, f"custom operator {plan.op} is {plan.summary}; device tensors passed to it are "
                    "copied to the host and back", _INVENTORY)
 
@@ -341,5 +343,6 @@ def _planned_verdict(plan: OpPlan, verdict: Verdict, function: Optional[str]) ->
                 "paste the PyTorch fallback from the custom-operator plan"
         scope = f"`{function}` of {plan.op}" if function else f"custom operator {plan.op}"
         return Verdict(Status.REWRITE, f"{scope} is {route.what} on {plan.target}: {how}. Plan: {plan.summary}",
-                       route.source, suggestion=suggestion)
+                       route.source,
+                       fix=fix_of(suggestion))
     return replace(verdict, message=f"{verdict.message}. Plan: {plan.summary}")

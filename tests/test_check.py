@@ -3,6 +3,8 @@ import io
 import json
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -181,6 +183,27 @@ def test_cache_salt_follows_tool_version_and_maps(monkeypatch, tmp_path):
     cache_module.maps_digest.cache_clear()
     assert cache_module.maps_digest() != original
     cache_module.maps_digest.cache_clear()
+
+
+def test_cache_salt_follows_a_change_anywhere_in_the_package(tmp_path):
+    """An edit to any module (the model's classes, a rule) makes a new salt, not only one to the cache's own
+    folder: a cached report pickled with other classes would load with their fields missing."""
+    import migrator
+
+    package = tmp_path / "migrator"
+    shutil.copytree(Path(migrator.__file__).resolve().parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__", "_data"))
+
+    def digest() -> str:
+        done = subprocess.run([sys.executable, "-c", "from migrator.engine.cache import code_digest; "
+                               "print(code_digest())"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    before = digest()
+    model = package / "model.py"
+    model.write_text(model.read_text() + "\n# an edit\n")
+    assert digest() != before
 
 
 def test_corrupt_cache_entry_is_a_miss(tmp_path):

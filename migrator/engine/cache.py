@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Any, Iterator, Optional, Sequence, Tuple, Type
 
 from .. import __version__
 from ..maps.load import maps_dir
@@ -54,7 +54,7 @@ def code_digest() -> str:
     """A digest of migrator's own analysis code: a change to a reader or the resolver invalidates the cache
     even when the version number did not move (an editable install, a patched release)."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # migrator/, not only this engine/ folder
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
@@ -103,12 +103,12 @@ class AnalysisCache:
         """A call graph stored by ``put`` (``graph/saved.py``), or ``None``."""
         return self._load(key, GraphSnapshot)
 
-    def _load(self, key: str, kind: type, items: Optional[type] = None):
+    def _load(self, key: str, kind: Type[Any], items: Optional[type] = None) -> Any:
         """The entry, when it is a ``kind`` (of ``items``, for a tuple); a miss otherwise, and when it cannot be
         read or loaded."""
         try:
             with self._path(key).open("rb") as handle:
-                value = _ResultUnpickler(handle).load()
+                value: Any = _ResultUnpickler(handle).load()
         except (OSError, *_UNPICKLING_ERRORS):
             return None
         if not isinstance(value, kind) or (items is not None and not all(isinstance(x, items) for x in value)):
@@ -186,7 +186,8 @@ class LazyUsages(Sequence):
     __slots__ = ("_blob", "_length", "_items")
 
     def __init__(self, blob: bytes, length: int) -> None:
-        self._blob, self._length, self._items = blob, length, None
+        self._blob, self._length = blob, length
+        self._items: Optional[Tuple[Usage, ...]] = None
 
     @classmethod
     def of(cls, usages: Sequence[Usage]) -> "LazyUsages":

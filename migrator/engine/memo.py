@@ -43,7 +43,7 @@ def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
     """The rules' findings for one file, with every question they asked of ``ctx.project`` and its answer."""
     project, answers = recording(ctx.project)
     errors: List[str] = []
-    findings = apply_rules(result.usages + kernel_usages(result), result.file.rel, replace(ctx, project=project),
+    findings = apply_rules((*result.usages, *kernel_usages(result)), result.file.rel, replace(ctx, project=project),
                            errors=errors)
     return RuleResults(findings=tuple(findings), reads=answers.reads, errors=tuple(errors))
 

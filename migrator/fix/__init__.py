@@ -453,7 +453,7 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
                                f"`{name}` is a variable an assignment binds: rewritten where it is bound, not "
                                "where it is used (the binding may hold another value too)" if name else
                                "the code at this position no longer matches the finding"))
-    return changed, applied, skipped  # type: ignore[return-value]
+    return changed, applied, skipped
 
 
 def _device_edit(node: cst.CSTNode, device_to: str) -> Edit:

@@ -102,7 +102,8 @@ class _Units(cst.CSTVisitor):
         self.edit_units: Dict[int, int] = {}  # id(edited node) -> unit
 
     def _unit(self) -> int:
-        holder = next((n for n in reversed(self.stack) if isinstance(n, cst.FunctionDef)), None)
+        holder: Optional[cst.CSTNode] = next((n for n in reversed(self.stack) if isinstance(n, cst.FunctionDef)),
+                                             None)
         if holder is None:
             holder = self.stack[1] if len(self.stack) > 1 else self.stack[0]
         key = id(holder)

@@ -24,7 +24,7 @@ def build_portfolio(rows: Sequence[RepoRow], scheduler: str = "", workers: int =
 
 
 def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
-    on_target = [(row, row.target(target_id)) for row in rows if row.target(target_id) is not None]
+    on_target = [(row, target) for row in rows for target in (row.target(target_id),) if target is not None]
     providers = {package: row.name for row, _ in on_target for package in row.packages}
     needs = _needs({row.name: {b.key for b in t.shared_blockers} for row, t in on_target}, providers)
     first = on_target[0][1]

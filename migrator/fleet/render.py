@@ -53,8 +53,8 @@ def render_text(portfolio: Portfolio, out: TextIO) -> None:
             continue
         cells = []
         for target_id in ids:
-            target = row.target(target_id)
-            cells.append(f"{target.readiness:5.1f}% {len(target.shared_blockers):2d} shared" if target else "-")
+            on = row.target(target_id)
+            cells.append(f"{on.readiness:5.1f}% {len(on.shared_blockers):2d} shared" if on else "-")
         unread = f"  ({row.unreadable_files} files unread)" if row.unreadable_files else ""
         out.write(f"{row.name:<{width}}  " + "  ".join(f"{c:>16}" for c in cells) + unread + "\n")
     for target in portfolio.targets:

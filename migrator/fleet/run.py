@@ -7,7 +7,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from .model import Portfolio, RepoRow
 from .portfolio import build_portfolio
@@ -59,18 +59,19 @@ def run_fleet(tasks: Sequence[RepoTask], scheduler: Optional[str] = None, worker
         done = 0
         for future in _as_completed_while_workers(client, futures, patience):
             index = position[future.key]
-            rows[index] = _row(tasks[index], future, reports_dir, link_base)
+            finished = rows[index] = _row(tasks[index], future, reports_dir, link_base)
             done += 1
             if progress:
-                progress(done, len(tasks), rows[index])
+                progress(done, len(tasks), finished)
         for index, row in enumerate(rows):
             if row is None:  # the cluster lost its last worker and none came back
                 futures[index].cancel()
-                rows[index] = RepoRow(name=tasks[index].name, path=tasks[index].path, status="failed",
-                                      reason=f"not scanned: the cluster had no live worker for {patience:g} s")
+                lost = RepoRow(name=tasks[index].name, path=tasks[index].path, status="failed",
+                               reason=f"not scanned: the cluster had no live worker for {patience:g} s")
+                rows[index] = lost
                 done += 1
                 if progress:
-                    progress(done, len(tasks), rows[index])
+                    progress(done, len(tasks), lost)
     return build_portfolio([r for r in rows if r is not None], scheduler=label, workers=count,
                            seconds=time.perf_counter() - started)
 
@@ -117,7 +118,7 @@ def _row(task: RepoTask, future, reports_dir: Optional[Path], link_base: Optiona
 
 
 @contextmanager
-def _client(scheduler: Optional[str], workers: Optional[int]) -> Iterator[Tuple[object, str, int]]:
+def _client(scheduler: Optional[str], workers: Optional[int]) -> Iterator[Tuple[Any, str, int]]:
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:

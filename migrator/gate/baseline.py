@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ..model import Finding
 
@@ -63,7 +63,7 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> int:
 
 
 def split_new(findings: Sequence[Finding], baseline: Mapping[str, BaselineEntry],
-              checked_paths=None) -> (List[Finding], List[BaselineEntry]):
+              checked_paths=None) -> Tuple[List[Finding], List[BaselineEntry]]:
     """(findings not in the baseline, baseline entries no longer found among the checked paths)."""
     current = {f.id for f in findings}
     new = [f for f in findings if f.id not in baseline]

@@ -115,7 +115,7 @@ def _cards(section: dict, pyproject: Path) -> Tuple[Tuple[str, Mapping[str, Any]
     return tuple((card_id, dict(row)) for card_id, row in cards.items())
 
 
-def _strings(section: dict, key: str, pyproject: Path) -> Tuple[str, ...]:
+def _strings(section: Mapping[str, Any], key: str, pyproject: Path) -> Tuple[str, ...]:
     value = section.get(key, [])
     if isinstance(value, str):
         return tuple(v.strip() for v in value.split(",") if v.strip())

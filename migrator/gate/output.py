@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TextIO
+from typing import Dict, TextIO
 
 from ..report import FORMATTERS
 from ..model import Finding
@@ -60,7 +60,7 @@ def _summary(result: CheckResult, out: TextIO, report_unused: bool) -> None:
 
 def _fix_hint(result: CheckResult) -> str:
     """'; 3 can be fixed with `migrator fix --target cann`' for the targets where new findings have exact edits."""
-    counts = {}
+    counts: Dict[str, int] = {}
     for finding in result.failing:
         for target, verdict in finding.verdicts.items():
             if verdict.fixable and verdict.edit is not None:

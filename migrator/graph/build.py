@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
 import networkx as nx
 
@@ -109,7 +109,7 @@ def _rebased(target: CallTarget, fix: Callable[[str], str]) -> CallTarget:
     return target
 
 
-def node_rows(outline: Outline, path: str) -> Iterator[Tuple[str, Dict[str, object]]]:
+def node_rows(outline: Outline, path: str) -> Iterator[Tuple[str, Dict[str, Any]]]:
     """The nodes one module's outline gives, with their attributes (a name defined twice: the last wins)."""
     module = outline.module
     yield module, {"kind": "module", "path": path, "line": 1}

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterable, Mapping, Sequence, Tuple
 
 from ..model import NodeReach
 from .build import ProjectGraph
@@ -33,7 +33,7 @@ def subgraph_around(project: ProjectGraph, reached: Mapping[str, NodeReach], pat
 
 
 def graph_document(project: ProjectGraph, reached: Mapping[str, NodeReach],
-                   findings_by_node: Mapping[str, Mapping[str, int]]) -> Dict[str, object]:
+                   findings_by_node: Mapping[str, Mapping[str, int]]) -> Dict[str, Any]:
     """The whole graph as data (``migrator graph --format json``): nodes, edges, entry points."""
     entry_kinds = {e.node: e.kind for e in project.entries}
     nodes = []
@@ -51,10 +51,10 @@ def graph_document(project: ProjectGraph, reached: Mapping[str, NodeReach],
             "edges": edges}
 
 
-def to_dot(document: Mapping[str, object]) -> str:
+def to_dot(document: Mapping[str, Any]) -> str:
     """Graphviz text: entry points as double octagons, nodes with blocking findings in red, unreached in grey."""
     lines = ["digraph migrator {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];']
-    for node in document["nodes"]:  # type: ignore[union-attr]
+    for node in document["nodes"]:
         attrs = [f'label="{_dot_escape(node["id"])}"']
         if node["entry"]:
             attrs.append("shape=doubleoctagon")
@@ -63,7 +63,7 @@ def to_dot(document: Mapping[str, object]) -> str:
         elif any(status in node["findings"] for status in ("port", "unsupported", "rewrite")):
             attrs += ['color="red3"', 'penwidth=2']
         lines.append(f'  "{_dot_escape(node["id"])}" [{", ".join(attrs)}];')
-    for edge in document["edges"]:  # type: ignore[union-attr]
+    for edge in document["edges"]:
         style = ', style="dashed"' if edge["kind"] == "imports" else ""
         lines.append(f'  "{_dot_escape(edge["source"])}" -> "{_dot_escape(edge["target"])}" '
                      f'[label="{edge["kind"]}"{style}];')

@@ -4,7 +4,7 @@ target from an outline, stands for (re-exports, class members, bases and overrid
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Callable, Dict, List, Mapping, Optional, Set
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 
 import networkx as nx
 
@@ -166,7 +166,7 @@ class GraphIndex:
 
 #: How each kind of call target is resolved: plain functions of the index, not bound methods kept on it (a
 #: cycle, which would keep every index, with its caches, alive until the collector ran).
-_BY_KIND: Dict[type, Callable[[GraphIndex, CallTarget], List[str]]] = {
+_BY_KIND: Dict[type, Callable[[GraphIndex, Any], List[str]]] = {  # each takes its own kind of ``CallTarget``
     NamedTarget: GraphIndex._named, InstanceCall: GraphIndex._constructed, SelfMethod: GraphIndex._self_method,
     SuperMethod: GraphIndex._super_method, AttributeMethod: GraphIndex._attribute_method,
     UnknownReceiver: GraphIndex._unknown_receiver,

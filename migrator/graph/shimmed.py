@@ -65,7 +65,7 @@ def _through(finding: Finding, shim: Shim, target: str, where: str,
 def _shim_modules(shim: Shim) -> Set[str]:
     """The modules whose import installs the shim, from its lines (``from torch_npu.contrib import
     transfer_to_npu`` -> ``torch_npu.contrib.transfer_to_npu``)."""
-    modules = set()
+    modules: Set[str] = set()
     for line in shim.imports:
         words = line.replace(",", " ").split()
         if words[:1] == ["from"] and "import" in words:

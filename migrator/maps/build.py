@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import build_op_maps, op_releases
 from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text
@@ -30,7 +30,7 @@ NATIVE_FUNCTIONS = "pytorch/native_functions.torch-2.7.1.yaml"
 def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     """Return {relative output path: file text} for every generated map."""
     upstream = Path(upstream)
-    outputs: Dict[str, object] = {}
+    outputs: Dict[str, Any] = {}
     for reader in READERS.values():
         outputs.update(reader.device_maps(upstream, curated))
         outputs.update(reader.api_support_maps(upstream, curated))
@@ -169,7 +169,7 @@ def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:
             "source": "operator_maps/curated/tuning.yaml (vendor performance guides, quoted)"}
 
 
-def _rename_semantics_table(curated: Path, outputs: Mapping[str, object], targets: Sequence[Mapping[str, object]]
+def _rename_semantics_table(curated: Path, outputs: Mapping[str, Any], targets: Sequence[Mapping[str, Any]]
                             ) -> dict:
     """Renames whose vendor note is judged to describe the CUDA behaviour: each row's ``note`` must be, word for
     word, the note of that API in the target's device maps (of every version that has it)."""
@@ -181,7 +181,7 @@ def _rename_semantics_table(curated: Path, outputs: Mapping[str, object], target
         for api, row in rows.items():
             if not row.get("note") or not row.get("same"):
                 raise MapsBuildError(f"rename_semantics.yaml: {target} {api} needs note and same")
-            notes = {(m["apis"].get(api) or {}).get("limitations") for m in maps}  # type: ignore[index]
+            notes = {(m["apis"].get(api) or {}).get("limitations") for m in maps}
             if row["note"] not in notes:
                 raise MapsBuildError(f"rename_semantics.yaml: {target} {api}: the device maps' note is not the one "
                                      f"judged here ({sorted(n or '' for n in notes)})")
@@ -238,8 +238,9 @@ def _tensor_methods(upstream: Path) -> dict:
         variants = str(entry.get("variants", "function"))
         if "method" in variants:
             names.add(entry["func"].split("(", 1)[0].split(".", 1)[0])
-    if (upstream / CANN_RELEASES[0].docs_file).is_file():
-        for row in docs_rows(upstream, CANN_RELEASES[0].docs_file):
+    docs = CANN_RELEASES[0].docs_file
+    if docs is not None and (upstream / docs).is_file():
+        for row in docs_rows(upstream, docs):
             api = full_api_name(row["api"])
             if api.startswith("torch.Tensor."):
                 names.add(api.split(".")[2])

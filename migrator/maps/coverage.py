@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Limit, Status, Verdict
 from .limits import clip, parse_note, skip_limit
@@ -125,10 +125,10 @@ def _decided_by_bridge(target: TargetMap, found: ApiCoverage) -> bool:
     return bool(worst) and all(str(op_map["ops"].get(op, "")).startswith("kunlun-bridged") for op in worst)
 
 
-def bridge_verdict(target: TargetMap, api: str, row: Mapping[str, object], sources: Sequence[str]) -> Verdict:
+def bridge_verdict(target: TargetMap, api: str, row: Mapping[str, Any], sources: Sequence[str]) -> Verdict:
     """A bridge row as a verdict: PaConvert's Paddle API, its kernels, and which the XPU list lacks."""
-    kernels = [str(k) for k in row["kernels"]]  # type: ignore[union-attr]
-    unlisted = [str(k) for k in row["unlisted"]]  # type: ignore[union-attr]
+    kernels = [str(k) for k in row["kernels"]]
+    unlisted = [str(k) for k in row["unlisted"]]
     how = f"{_substitute(target)}PaConvert maps `{api}` to `{row['paddle_api']}`"
     if row["status"] == "supported":
         message = f"{how}, and every kernel it calls is in the list ({clip(', '.join(kernels), 160)})"
@@ -138,7 +138,7 @@ def bridge_verdict(target: TargetMap, api: str, row: Mapping[str, object], sourc
                    f"{'it' if len(unlisted) == 1 else 'them'} (a mode, dtype or shape the call picks) run on the CPU; "
                    f"{len(kernels) - len(unlisted)} of {len(kernels)} kernels are listed")
     else:
-        primary = [str(k) for k in row.get("primary", unlisted)]  # type: ignore[union-attr]
+        primary = [str(k) for k in row.get("primary", unlisted)]
         message = f"{how}; its kernel {', '.join(primary[:6])} is not in the list: {_FALLBACK}"
     return Verdict(Status(str(row["status"])), message, "; ".join(sources))
 
@@ -203,7 +203,7 @@ def _registered_by_name(op_map_file: Optional[str]) -> Dict[str, Tuple[str, ...]
     return {name: tuple(ops) for name, ops in found.items()}
 
 
-def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping[str, object],
+def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping[str, Any],
                        op_map_file: Optional[str], documented, form: Optional[CallForm] = None) -> Optional[Verdict]:
     """The vendor's API list calls ``api`` supported, but its op registrations cover only some overloads of
     the ops it runs: ``partial``, naming both sources and the overloads, instead of picking one side.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
+from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
 
@@ -174,7 +174,8 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
     call passes, a behaviour), its own status otherwise; every clause named in the message either way."""
     if not verdict.limits:
         return verdict
-    biting, idle = [], []
+    biting: List[Limit] = []
+    idle: List[Limit] = []
     for limit in verdict.limits:
         (biting if _bites(limit, profile) else idle).append(limit)
     status = Status.PARTIAL if biting and verdict.status == Status.SUPPORTED else verdict.status

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..data import data_dir
 from ..prefixes import longest
@@ -89,7 +89,7 @@ class TargetMap:
     backend_source: str
     import_first: Optional[str]
     substitute: bool
-    apis: Mapping[str, Mapping[str, object]]
+    apis: Mapping[str, Mapping[str, Any]]
     runtime_facts: Runtime  # the runtime's row (``curated/targets.yaml``)
     op_map_file: Optional[str] = None
     api_support_file: Optional[str] = None
@@ -97,11 +97,11 @@ class TargetMap:
     #: API-level substitute verdicts (kunlun: PaConvert's rows joined with the XPU list)
     bridge_file: Optional[str] = None
     #: what the vendor's own ports change where code uses an API (``curated/kunlun.yaml``): API -> row
-    adaptations: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    adaptations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: 16-bit dtypes the vendor's own ports train without (fp16 / bf16 -> note and source)
     dtype_caveats: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
-    def documented(self, api: str) -> Optional[Tuple[Mapping[str, object], str]]:
+    def documented(self, api: str) -> Optional[Tuple[Mapping[str, Any], str]]:
         """The vendor's Python-API list entry for ``api`` and that list's source, if the list has one."""
         if not self.api_support_file:
             return None
@@ -109,14 +109,14 @@ class TargetMap:
         entry = data["apis"].get(api)
         return (entry, data["source"]) if entry is not None else None
 
-    def environment(self, name: str) -> Optional[Tuple[Mapping[str, object], str]]:
+    def environment(self, name: str) -> Optional[Tuple[Mapping[str, Any], str]]:
         if not self.api_support_file:
             return None
         data = load_json(self.api_support_file)
         entry = data.get("env", {}).get(name)
         return (entry, data["env_source"]) if entry is not None else None
 
-    def bridged(self, api: str) -> Optional[Tuple[Mapping[str, object], Sequence[str]]]:
+    def bridged(self, api: str) -> Optional[Tuple[Mapping[str, Any], Sequence[str]]]:
         """The bridge table's row for ``api`` and the table's sources, if it has one."""
         if not self.bridge_file:
             return None
@@ -124,10 +124,10 @@ class TargetMap:
         entry = data["apis"].get(api)
         return (entry, data["sources"]) if entry is not None else None
 
-    def op_map(self) -> Mapping[str, object]:
+    def op_map(self) -> Mapping[str, Any]:
         return load_json(self.op_map_file) if self.op_map_file else {"ops": {}, "sources": [], "reasons": {}}
 
-    def npu_skips(self, opinfo_name: str) -> Optional[Tuple[Mapping[str, object], str]]:
+    def npu_skips(self, opinfo_name: str) -> Optional[Tuple[Mapping[str, Any], str]]:
         if not self.npu_skips_file:
             return None
         data = load_json(self.npu_skips_file)
@@ -160,7 +160,7 @@ class TargetMap:
 
 
 @lru_cache(maxsize=None)
-def available_targets() -> Tuple[Mapping[str, object], ...]:
+def available_targets() -> Tuple[Mapping[str, Any], ...]:
     return tuple(load_json("targets.json")["targets"])
 
 
@@ -208,7 +208,7 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
     """``["cann", "neuware@1.22-2.4", "cann@2.11"]`` -> maps, in the order given; ``None`` means every target's
     default. A version may name a torch line alone (``cann@2.11``): the newest release on that line."""
     items = list(spec) if spec else list(target_ids())
-    chosen = []
+    chosen: List[TargetMap] = []
     for item in items:
         name, _, version = item.strip().partition("@")
         candidates = [t for t in available_targets() if t["id"] == name]
@@ -275,7 +275,7 @@ class ThirdParty:
         return hit[0] if hit else None
 
     def replacement(self, qualname: str, target: str) -> Optional[Tuple[str, Mapping[str, str]]]:
-        hit = longest(qualname, lambda name: target in self.apis.get(name, {}) and self.apis[name])
+        hit = longest(qualname, lambda name: self.apis[name] if target in self.apis.get(name, {}) else None)
         return (hit[0], hit[2][target]) if hit else None
 
     def has_replacement(self, library: str, target: str) -> bool:
@@ -304,20 +304,20 @@ def tensor_methods() -> FrozenSet[str]:
 
 
 @lru_cache(maxsize=None)
-def _torch_api_document() -> Mapping[str, object]:
+def _torch_api_document() -> Mapping[str, Any]:
     path = maps_dir() / "torch_api.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def torch_api_table() -> Mapping[str, Mapping[str, object]]:
+def torch_api_table() -> Mapping[str, Mapping[str, Any]]:
     """Python API -> aten ops it runs (forward, backward), from ``operator_maps/torch_api.json``."""
-    return _torch_api_document().get("apis", {})  # type: ignore[return-value]
+    return _torch_api_document().get("apis", {})
 
 
 def torch_api_aliases() -> Mapping[str, str]:
     """Other spellings of the table's APIs (``torch.nn.modules.loss.MSELoss`` -> ``torch.nn.MSELoss``), found
     by object identity when the table was traced."""
-    return _torch_api_document().get("aliases", {})  # type: ignore[return-value]
+    return _torch_api_document().get("aliases", {})
 
 
 @dataclass(frozen=True)
@@ -359,7 +359,7 @@ def same_as_cuda(target: str, api: str, note: Optional[str]) -> Optional[str]:
 
 
 @lru_cache(maxsize=None)
-def device_tools() -> Mapping[str, Mapping[str, object]]:
+def device_tools() -> Mapping[str, Mapping[str, Any]]:
     """Per target: ``stack`` (its software stack, by name) and ``tools`` (NVIDIA tool -> the vendor's, quoted)."""
     return load_json("device_tools.json")["targets"]
 
@@ -399,10 +399,10 @@ def tuning() -> Tuning:
     data = load_json("tuning.json")
     guides = {name: Guide(name, g["title"], g["url"], g["quote"]) for name, g in data["guides"].items()}
 
-    def table(rows: Mapping[str, Mapping[str, Mapping[str, object]]]) -> Dict[str, Dict[str, TuneAdvice]]:
+    def table(rows: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Dict[str, Dict[str, TuneAdvice]]:
         return {key: {target: TuneAdvice(status=str(row["status"]), cost=str(row["cost"]),
                                          advice=str(row.get("advice") or ""),
-                                         guides=tuple(guides[g] for g in row.get("guides") or ()),  # type: ignore[union-attr]
+                                         guides=tuple(guides[g] for g in row.get("guides") or ()),
                                          vendor=bool(row.get("vendor", True)),
                                          when=str(row["when"]) if row.get("when") else None)
                       for target, row in per_target.items()}

@@ -33,7 +33,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .aten import AtenOp, aten_universe
 from .upstream import MAPS_SCHEMA, MapsBuildError, read_text, source_label
@@ -151,7 +151,7 @@ def later_composites(universe: Mapping[str, AtenOp], newest: Mapping[str, AtenOp
             for op, info in newest.items() if op not in universe and info.kind in ("explicit", "implicit")}
 
 
-def absent_apis(upstream: Path, native: str) -> Dict[str, object]:
+def absent_apis(upstream: Path, native: str) -> Dict[str, Any]:
     """The table's APIs that the release's torch does not have (``pytorch/absent_apis.torch-<version>.json``,
     read from its wheel by ``maps/torch_names.py``), when that file is bundled. A substitute target's torch
     line is not known, so it gets none."""
@@ -165,8 +165,8 @@ def absent_apis(upstream: Path, native: str) -> Dict[str, object]:
                              f"{data['_source']['wheel_sha256'][:12]}, against {data['_source']['against']})"}
 
 
-def build_op_maps(upstream: Path, curated: Path) -> Dict[str, object]:
-    outputs: Dict[str, object] = {}
+def build_op_maps(upstream: Path, curated: Path) -> Dict[str, Any]:
+    outputs: Dict[str, Any] = {}
     universes: Dict[str, Dict[str, AtenOp]] = {}
     for release in op_releases(upstream):
         universe = universes.setdefault(release.native, aten_universe(read_text(upstream, release.native)))

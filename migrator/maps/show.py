@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Any, Dict, List
 
 from .load import available_targets, load_target, torch_api_table
 from .ops_build import count_statuses
 
 
-def maps_summary() -> Dict[str, object]:
-    targets: List[Dict[str, object]] = []
+def maps_summary() -> Dict[str, Any]:
+    targets: List[Dict[str, Any]] = []
     for entry in available_targets():
         target = load_target(str(entry["id"]), str(entry["version"]))
         op_map = target.op_map()
@@ -30,7 +30,7 @@ def maps_summary() -> Dict[str, object]:
     return {"targets": targets, "torch_api": {"apis": len(table), "by_source": dict(sorted(by_source.items()))}}
 
 
-def render_summary(summary: Dict[str, object]) -> str:
+def render_summary(summary: Dict[str, Any]) -> str:
     lines = []
     for t in summary["targets"]:
         default = " (default)" if t["default"] else ""

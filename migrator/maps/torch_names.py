@@ -56,8 +56,8 @@ class _Index:
                         names[local] = f"import:{target}"
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for name in ast.walk(target):
+                for assigned in targets:
+                    for name in ast.walk(assigned):
                         if isinstance(name, ast.Name):
                             names.setdefault(name.id, "def")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import yaml
 
@@ -51,7 +51,7 @@ class _Recorder:
         self.ops: Set[str] = set()
         self.dtypes: Set[str] = set()
 
-    def run(self, call: Callable[[], object]) -> Tuple[Set[str], Set[str], object]:
+    def run(self, call: Callable[[], Any]) -> Tuple[Set[str], Set[str], object]:
         self.ops, self.dtypes = set(), set()
         with self.mode_class():
             result = call()
@@ -94,7 +94,7 @@ class _Table:
         apis = {}
         for api in sorted(self.apis):
             entry = self.apis[api]
-            row = {"forward": sorted(entry["forward"]), "backward": sorted(entry["backward"]),
+            row: Dict[str, Any] = {"forward": sorted(entry["forward"]), "backward": sorted(entry["backward"]),
                    "dtypes": sorted(entry["dtypes"]), "source": self.sources[api]}
             if api in self.paths:
                 row["paths"] = {k: sorted(v) for k, v in sorted(self.paths[api].items())}
@@ -223,7 +223,7 @@ def _sample_dtype(info):
     return None
 
 
-def _trace_call(recorder: _Recorder, call: Callable[[], object], grad: bool):
+def _trace_call(recorder: _Recorder, call: Callable[[], Any], grad: bool):
     import torch
 
     try:
@@ -267,8 +267,8 @@ def _trace_modules(table: _Table, recorder: _Recorder, progress) -> None:
 
     for info in module_db:
         cls = info.module_cls
-        api = f"torch.nn.{cls.__name__}" if getattr(torch.nn, cls.__name__, None) is cls else \
-            f"{cls.__module__}.{cls.__qualname__}"
+        name = cls.__name__
+        api = f"torch.nn.{name}" if getattr(torch.nn, name, None) is cls else f"{cls.__module__}.{cls.__qualname__}"
         if progress:
             progress(f"module {api}")
         try:
@@ -306,7 +306,7 @@ def _trace_optimizers(table: _Table, recorder: _Recorder, progress) -> None:
             optim_inputs = info.optim_inputs_func(device="cpu")
         except Exception:
             continue
-        kwargs = next((o.kwargs for o in optim_inputs if o.params is None), {})
+        kwargs: Dict[str, Any] = next((o.kwargs for o in optim_inputs if o.params is None), {})
         paths = {"for-loop": {"foreach": False}}
         if "foreach" in info.supported_impls:
             paths["foreach"] = {"foreach": True}
@@ -436,7 +436,7 @@ def add_sample_rows(table_path: Path) -> int:
 ALIAS_PACKAGES = ("torch.nn.modules", "torch.nn.parameter", "torch.optim", "torch.utils.data", "torch.functional")
 
 
-def aliases(apis: Mapping[str, object]) -> Dict[str, str]:
+def aliases(apis: Mapping[str, Any]) -> Dict[str, str]:
     """Other spellings of the table's APIs: a name in ``ALIAS_PACKAGES`` whose object *is* a table API's object
     (the same class or function, by identity), mapped to the table's name."""
     import importlib
@@ -474,7 +474,7 @@ def aliases(apis: Mapping[str, object]) -> Dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def _runs(call: Callable[[], object]) -> bool:
+def _runs(call: Callable[[], Any]) -> bool:
     """Whether ``call`` succeeds (a metadata call dispatches no op and records nothing)."""
     try:
         call()

@@ -14,11 +14,11 @@ the ops that build its inputs are not counted as the API's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Tuple
+from typing import Any, Callable, Tuple
 
 SAMPLE_SOURCE = "curated-sample"
 
-Call = Tuple[Callable[[], object], bool]
+Call = Tuple[Callable[[], Any], bool]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _sequential():
     return torch.nn.Sequential(torch.nn.Identity())
 
 
-def _module(build: Callable[[], object], inputs: Callable[[], object] = _x) -> Callable[[], Call]:
+def _module(build: Callable[[], Any], inputs: Callable[[], Any] = _x) -> Callable[[], Call]:
     def make() -> Call:
         module, x = build(), inputs()
         module.train()
@@ -68,7 +68,7 @@ def _init(name: str, *args) -> Callable[[], Call]:
     return make
 
 
-def _dropout(name: str, inputs: Callable[[], object] = _x) -> Callable[[], Call]:
+def _dropout(name: str, inputs: Callable[[], Any] = _x) -> Callable[[], Call]:
     def make() -> Call:
         import torch
 
@@ -77,7 +77,7 @@ def _dropout(name: str, inputs: Callable[[], object] = _x) -> Callable[[], Call]
     return make
 
 
-def _nn(name: str, *args) -> Callable[[], object]:
+def _nn(name: str, *args) -> Callable[[], Any]:
     def build():
         import torch
 
@@ -122,7 +122,7 @@ def _engine(name: str) -> Callable[[], Call]:
     return make
 
 
-def _context(factory: Callable[[], object]) -> Callable[[], Call]:
+def _context(factory: Callable[[], Any]) -> Callable[[], Call]:
     def make() -> Call:
         def enter():
             with factory():
@@ -149,7 +149,7 @@ def _inference_mode():
     return torch.inference_mode()
 
 
-def _host(call: Callable[[object, object], object], needs_grad: bool = False) -> Callable[[], Call]:
+def _host(call: Callable[[Any, Any], Any], needs_grad: bool = False) -> Callable[[], Call]:
     """A call of a host-side utility (``call(torch, x)`` on a small tensor ``x``): a dtype query, the RNG
     state, a shape helper, a profiler range. What it dispatches is recorded like any API's; most dispatch
     nothing, so no device kernel is involved."""
@@ -206,7 +206,7 @@ DUNDERS = {"__add__": True, "__sub__": True, "__mul__": True, "__truediv__": Tru
            "__gt__": True, "__ge__": True, "__neg__": False, "__invert__": False, "__len__": False}
 
 
-def _module_method(name: str, *args: Callable[[object], object]) -> Callable[[], Call]:
+def _module_method(name: str, *args: Callable[[Any], Any]) -> Callable[[], Call]:
     """``module.<name>(...)`` on a small model: the ``nn.Module`` methods that walk, register or switch."""
     def make() -> Call:
         import torch
@@ -258,7 +258,7 @@ def _sync_bn(torch, x):
     return lambda: torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
 
 
-def _built(build: Callable[[object, object], Callable[[], object]]) -> Callable[[], Call]:
+def _built(build: Callable[[Any, Any], Callable[[], Any]]) -> Callable[[], Call]:
     """A call whose inputs take work to build (``build(torch, x)`` returns the call): only the call is traced."""
     def make() -> Call:
         import torch

@@ -22,7 +22,7 @@ import zipfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .upstream import MapsBuildError
 from .vendors.cann import TRANSFER_TABLES, WHEEL_REGISTRATIONS, WHEELS, version_key, version_line, wheel_versions
@@ -160,7 +160,7 @@ def fetch_list(choice: WheelChoice, opener: Opener = read_url) -> FetchedList:
 def store(upstream: Path, fetched: Sequence[FetchedList], today: Optional[str] = None) -> List[Path]:
     """Write each list verbatim into ``upstream/cann/`` and its row into ``cann/wheels.json``."""
     provenance_path = upstream / WHEELS
-    provenance = json.loads(provenance_path.read_text(encoding="utf-8")) if provenance_path.is_file() \
+    provenance: Dict[str, Any] = json.loads(provenance_path.read_text(encoding="utf-8")) if provenance_path.is_file() \
         else {"schema": "migrator.upstream-wheels/1", "wheels": []}
     written = []
     for item in fetched:

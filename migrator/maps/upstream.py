@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 import yaml
 
@@ -46,7 +46,7 @@ def checked_sources(upstream: Path, cache: Dict[str, str], evidence: Sequence, w
     return ", ".join(dict.fromkeys(Path(checked_evidence(upstream, cache, pair, what)).name for pair in pairs))
 
 
-def parse_yaml(path_text: str) -> object:
+def parse_yaml(path_text: str) -> Any:
     return yaml.load(path_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 

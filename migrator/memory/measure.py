@@ -51,7 +51,7 @@ def require_torch() -> None:
         raise TorchMissing(INSTALL_HINT) from exc
 
 
-def load_factory(spec: str, root: Path) -> Callable[[], Any]:
+def load_factory(spec: str, root: Path) -> Callable[..., Any]:
     """``pkg.module:function`` (or ``:Class``) under ``root``."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:

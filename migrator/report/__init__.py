@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable, Dict, TextIO
-
+from typing import Dict, Protocol, TextIO
 
 from ..model import Report
 
@@ -27,7 +26,10 @@ class View:
     color: bool = False
 
 
-Formatter = Callable[[Report, TextIO, View], None]
+class Formatter(Protocol):
+    """``render(report, out, view)``: what every format shares."""
+
+    def __call__(self, report: Report, out: TextIO, view: View = View()) -> None: ...
 
 
 def _formatter(module: str) -> Formatter:

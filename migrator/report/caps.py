@@ -14,7 +14,8 @@ MAX_RESULTS_PER_FILE = 1000
 def per_file_cap(findings: Sequence[Finding]) -> Tuple[List[Finding], Dict[str, int]]:
     """The findings, at most ``MAX_RESULTS_PER_FILE`` a file (the first ones), and how many each file had over."""
     seen: Dict[str, int] = {}
-    kept, left_out = [], {}
+    kept: List[Finding] = []
+    left_out: Dict[str, int] = {}
     for finding in findings:
         seen[finding.path] = seen.get(finding.path, 0) + 1
         if seen[finding.path] <= MAX_RESULTS_PER_FILE:

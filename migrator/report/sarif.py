@@ -120,8 +120,8 @@ def _location(finding: Finding, prefix: str) -> Dict[str, Any]:
 def _fixes(finding: Finding, plugins: Dict[str, str], prefix: str) -> List[Dict[str, Any]]:
     """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
     span = finding.span
-    if span.cell is not None or None in (span.line, span.col, span.end_line, span.end_col) \
-            or span.line != span.end_line:
+    if span.cell is not None or span.line is None or span.col is None or span.end_line is None \
+            or span.end_col is None or span.line != span.end_line:
         return []
     fixes = []
     for target, verdict in finding.verdicts.items():

@@ -46,8 +46,8 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id))
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
-        more = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
-        entries = ", ".join(names[:_TOP]) + more if names else "none found (use --entry MODULE:FUNC)"
+        others = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
+        entries = ", ".join(names[:_TOP]) + others if names else "none found (use --entry MODULE:FUNC)"
         out.write(f"Entry points: {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")

@@ -9,6 +9,7 @@ strings are visited.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Dict, Optional, Set, Tuple, Union
 
 import libcst as cst
@@ -65,7 +66,10 @@ class Literals:
             return
         func = node.func
         for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
-            self.note(arg.value, lambda i=index: f"argument {i + 1} of {self._callee(func)}")
+            self.note(arg.value, partial(self._argument_of, func, index))
+
+    def _argument_of(self, func: cst.BaseExpression, index: int) -> str:
+        return f"argument {index + 1} of {self._callee(func)}"
 
     def _callee(self, func: cst.BaseExpression) -> str:
         qual = self.scopes.qualify(func)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -150,7 +150,7 @@ class Positions:
         if self._source is None:
             self._source = self._module.code
         self._line_starts = line_starts(self._source)
-        if self._tree is None or not self._measure_from_tree():
+        if self._tree is None or not self._measure_from_tree(self._tree, self._source):
             self._spans = {}
             self._generate(self._module, 0, (), checked=False)
 
@@ -179,10 +179,10 @@ class Positions:
 
     # ------------------------------------------------------------------------------ from ast, then by statement
 
-    def _measure_from_tree(self) -> bool:
+    def _measure_from_tree(self, tree: ast.Module, source: str) -> bool:
         """Offsets from ``ast``, then code generation for the statements holding what it could not place;
         False when even that cannot be trusted."""
-        spans = TreeSpans(self._tree, self._source, self._line_starts)
+        spans = TreeSpans(tree, source, self._line_starts)
         holding: Set[int] = set()  # statements with an unplaced node outside any statement nested in them
         enclosing: Set[int] = set()  # statements with an unplaced node in a statement nested in them
         for key in self._nodes:
@@ -198,7 +198,7 @@ class Positions:
                 return False
             holding.add(id(statements[-1]))
             enclosing.update(id(statement) for statement in statements[:-1])
-        if holding and not self._measure_block(self._module.body, self._tree.body, (), holding, enclosing):
+        if holding and not self._measure_block(self._module.body, tree.body, (), holding, enclosing):
             return False
         return len(self._spans) == len(self._nodes)
 
@@ -208,10 +208,10 @@ class Positions:
         below: List[cst.CSTNode] = []
         if key not in parents:  # not walked: look under the node that was being walked when it was asked for
             top = self._asked_in.get(key)
-            below = _path_below(top, node) if top is not None and id(top) in parents else None
-            if below is None:
+            path = _path_below(top, node) if top is not None and id(top) in parents else None
+            if top is None or path is None:
                 return None
-            node = top
+            node, below = top, path
         chain = [node]
         parent = parents.get(id(node))
         while parent is not None:
@@ -237,7 +237,7 @@ class Positions:
                 return False
         return True
 
-    def _measure_body(self, statement: cst.CSTNode, first: ast.stmt, indents: Tuple[str, ...],
+    def _measure_body(self, statement: cst.CSTNode, first: Any, indents: Tuple[str, ...],
                       holding: Set[int], enclosing: Set[int]) -> bool:
         """Measure a class or function body statement by statement, leaving its header ungenerated."""
         body = getattr(statement, "body", None)
@@ -246,7 +246,7 @@ class Positions:
         indent = self._module.default_indent if body.indent is None else body.indent
         return self._measure_block(body.body, first.body, indents + (indent,), holding, enclosing)
 
-    def _start_of(self, statement: cst.CSTNode, first: ast.stmt) -> Optional[int]:
+    def _start_of(self, statement: Any, first: Any) -> Optional[int]:
         """The offset where libcst's statement starts: the ``ast`` line of its first token, less the blank
         and comment lines libcst counts as the statement's own (before it, and before its first decorator)."""
         line = first.lineno - len(statement.leading_lines)
@@ -268,13 +268,15 @@ class Positions:
         if not checked:
             return True
         text = "".join(state.tokens)
-        if self._source.startswith(text, start):
+        source = self._source
+        assert source is not None, "resolve() reads the module's text first"
+        if source.startswith(text, start):
             return True
         # the file's last line has no newline: libcst generates one and drops it at the module's end
         newline = self._module.default_newline
         return (not self._module.has_trailing_newline and text.endswith(newline)
-                and start + len(text) - len(newline) == len(self._source)
-                and self._source.startswith(text[:-len(newline)], start))
+                and start + len(text) - len(newline) == len(source)
+                and source.startswith(text[:-len(newline)], start))
 
 
 

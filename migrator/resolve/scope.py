@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -275,7 +275,7 @@ def _goes_on(handler: cst.ExceptHandler) -> bool:
     return True
 
 
-def _block(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
+def _block(stmt: Any) -> Sequence[cst.CSTNode]:  # a compound statement (``if``, ``with``, ``for``...)
     return stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -46,7 +46,7 @@ class _Line:
 class _Via:
     """A libcst node ``ast`` has no node for (an ``Arg``, an ``Annotation``): what each field leads to."""
 
-    fields: Dict[str, object]
+    fields: Dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +63,7 @@ class _NamePlace:
     relative to an ``ast`` node: starting ``at`` its start, ending where it ``ends``, or right ``after`` the
     ``def``/``class`` keyword that starts it."""
 
-    anchor: ast.AST
+    anchor: Optional[Any]  # an ``ast`` node with a position
     where: str  # "at", "ends", "after"
 
 
@@ -76,7 +76,7 @@ class _BoolPrefix:
     count: int
 
 
-Counterpart = object  # an ast node, or one of the markers above
+Counterpart = Any  # an ast node, or one of the markers above
 _Step = Callable[[cst.CSTNode, str, Optional[int], cst.CSTNode, Counterpart], Optional[Counterpart]]
 
 
@@ -120,7 +120,7 @@ def _fields(kind, **names):
     return step
 
 
-def _else(child: cst.CSTNode, orelse: Sequence[ast.stmt]) -> Optional[Counterpart]:
+def _else(child: Any, orelse: Sequence[ast.stmt]) -> Optional[Counterpart]:  # an ``else``, or an ``elif``
     if isinstance(child, cst.If):  # ``elif``
         return orelse[0] if len(orelse) == 1 and isinstance(orelse[0], ast.If) else None
     return _Via({"body": _block_of(child.body, orelse)})
@@ -398,7 +398,7 @@ for _kind in (cst.Arg, cst.AssignTarget, cst.Annotation, cst.Decorator, cst.Elem
     _STEPS[_kind] = _via
 
 #: What the ``ast`` node found for a wanted libcst node must be, and how its source text must read.
-_EXPECTED: Dict[type, Tuple[tuple, Callable[[cst.CSTNode, str], bool]]] = {
+_EXPECTED: Dict[type, Tuple[tuple, Callable[[Any, str], bool]]] = {  # each takes its own kind of node
     # ``True``, ``False`` and ``None`` are names to libcst and constants to ``ast``
     cst.Name: ((ast.Name, ast.Constant, _NamePlace), lambda node, text: text == node.value),
     cst.Attribute: ((ast.Attribute,), lambda node, text: text.endswith(node.attr.value)),
@@ -467,7 +467,7 @@ class TreeSpans:
 
     def offsets(self, chain: Sequence[cst.CSTNode]) -> Optional[Offsets]:
         """Where ``chain[-1]`` is, given its chain of parents from the module (``chain[0]``) down."""
-        node = chain[-1]
+        node: Any = chain[-1]  # of any node type ``_EXPECTED`` names
         expected = _EXPECTED.get(type(node))
         if expected is None:
             return None
@@ -502,17 +502,17 @@ class TreeSpans:
         start, end = self._node_offsets(found.elts[0]), self._node_offsets(found.elts[-1])
         if start is None or end is None:
             return None
-        end = end[1]
+        stop = end[1]
         if isinstance(last.comma, cst.Comma):
             space = last.comma.whitespace_before
             if not isinstance(space, cst.SimpleWhitespace):
                 return None
-            end += len(space.value) + 1
-            if self._source[end - 1:end] != ",":
+            stop += len(space.value) + 1
+            if self._source[stop - 1:stop] != ",":
                 return None
-        return start[0], end
+        return start[0], stop
 
-    def _node_offsets(self, found: ast.AST) -> Optional[Offsets]:
+    def _node_offsets(self, found: Any) -> Optional[Offsets]:  # an ``ast`` node with a position
         if getattr(found, "end_lineno", None) is None:
             return None
         start = self._offset(found.lineno, found.col_offset)
@@ -546,17 +546,18 @@ class TreeSpans:
             above = self._counterpart(chain, at - 1)
             step = _STEPS.get(type(parent))
             place = _place_in(parent, node) if step is not None and above is not None else None
-            found = step(parent, place[0], place[1], node, above) if place is not None else None
+            found = step(parent, place[0], place[1], node, above) if step is not None and place is not None else None
         self._counterparts[key] = found
         return found
 
-    def _block_counterparts(self, block: cst.CSTNode, above: Optional[Counterpart]) -> None:
+    def _block_counterparts(self, block: Any, above: Optional[Counterpart]) -> None:  # a module or a block
         """Fill in the counterparts of a module's or an indented block's statements, all at once."""
         tree_statements = (above.body if isinstance(above, ast.Module) else
                            above.statements if isinstance(above, _Block) else None)
         pairs = statement_counterparts(block.body, tree_statements) if tree_statements is not None else None
         for statement, position in pairs or ((s, -1) for s in block.body):
-            if position < 0:
+            found: Optional[Counterpart]
+            if position < 0 or tree_statements is None:
                 found = None
             elif isinstance(statement, cst.SimpleStatementLine):
                 found = _Line(tree_statements, position)

@@ -5,7 +5,7 @@ accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``val
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -334,6 +334,6 @@ def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression
     return key.text if key.kind == "str" and scopes.vocabulary.watches_variable(key.text or "") else None
 
 
-def _body(node: cst.CSTNode):
+def _body(node: Any) -> Sequence[cst.BaseStatement]:  # a function or class definition
     return node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
 

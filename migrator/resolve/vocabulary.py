@@ -10,7 +10,7 @@ is what ``analyze`` hands to ``resolve_module``.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import FrozenSet, Iterable, Pattern, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Pattern, Tuple
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Vocabulary:
     def union(parts: Iterable["Vocabulary"]) -> "Vocabulary":
         """Every part's entries: sets are joined, sequences concatenated in order without repeats."""
         parts = tuple(parts)
-        joined = {}
+        joined: Dict[str, Any] = {}
         for f in fields(Vocabulary):
             values = [getattr(p, f.name) for p in parts]
             joined[f.name] = frozenset().union(*values) if isinstance(f.default, frozenset) \

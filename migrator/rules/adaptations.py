@@ -12,10 +12,10 @@ outweighs a ``port`` built on no vendor file naming the library.
 
 from __future__ import annotations
 
-from typing import Dict, Mapping
+from typing import Any, Dict, Mapping
 
 from ..maps.load import TargetMap
-from ..model import Status, Usage, Verdict
+from ..model import Status, Usage, Verdict, fix_of
 
 #: the verdicts an adaptation row replaces: the shim's blanket claim, and no data at all
 _REPLACED = frozenset({Status.SUPPORTED, Status.UNKNOWN})
@@ -37,9 +37,9 @@ def adapted(verdicts: Dict[str, Verdict], usage: Usage, targets) -> Dict[str, Ve
     return out
 
 
-def adaptation_verdict(target: TargetMap, api: str, row: Mapping[str, object]) -> Verdict:
+def adaptation_verdict(target: TargetMap, api: str, row: Mapping[str, Any]) -> Verdict:
     to = str(row["to"]) if row.get("to") else None
     use = f"; use `{to}`" if to else ""
     return Verdict(Status(str(row["status"])),
                    f"`{api}` on {target.id}@{target.version}: what the vendor's own ports do here: {row['note']}{use}",
-                   str(row["source"]), suggestion=to)
+                   str(row["source"]), fix=fix_of(to))

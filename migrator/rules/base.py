@@ -31,6 +31,7 @@ from ..model import (
     Usage,
     Value,
     Verdict,
+    fix_of,
 )
 from ..prefixes import longest
 from ..resolve.vocabulary import Vocabulary
@@ -186,7 +187,7 @@ def usages_across_files(result: FileResult) -> Sequence[Usage]:
 
 def resolve_value(value: Value, project: ProjectIndex, depth: int = 0) -> Value:
     """Follow a ``ref`` to a constant defined in another module of the repo."""
-    if value.kind == "ref" and value.ref in project.constants and depth < 5:
+    if value.kind == "ref" and value.ref is not None and value.ref in project.constants and depth < 5:
         target = resolve_value(project.constants[value.ref], project, depth + 1)
         return Value(target.kind, target.text, target.options, target.ref, target.origin, value.ref)
     return value
@@ -445,8 +446,8 @@ class RenamedCudaNames(CudaNames):
                 head, dot, tail = usage.snippet.rpartition(f".{old_method}")
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
             edit = _rename_edit(api, rule.to, usage) if rule.exact else None
-            return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}",
-                           rule.source, suggestion=suggestion, fixable=exact and edit is not None, edit=edit)
+            return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}", rule.source,
+                           fix=fix_of(suggestion, edit, safe=exact))
         return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                        + (f" ({rule.note})" if rule.note else ""), rule.source)
 
@@ -461,8 +462,8 @@ class RenamedCudaNames(CudaNames):
         edit = (literal_edit(value, "cuda", target.device_to) if value.kind == "fstr"
                 else literal_edit(value, text, new))
         return Verdict(Status.REWRITE, message, target.device_source,
-                       suggestion=suggestion or f"set {value.via} to '{new}'",
-                       fixable=direct and suggestion != snippet and edit is not None, edit=edit)
+                       fix=fix_of(suggestion or f"set {value.via} to '{new}'", edit,
+                                  safe=direct and suggestion != snippet))
 
     def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
         text = value.text or "nccl"
@@ -472,8 +473,8 @@ class RenamedCudaNames(CudaNames):
         edit = literal_edit(value, text, new) if value.kind == "str" else None
         return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                        f"{needs_import(target)}", target.backend_source,
-                       suggestion=suggestion or f"set {value.via} to '{new}'",
-                       fixable=bool(direct and suggestion != snippet) and edit is not None, edit=edit)
+                       fix=fix_of(suggestion or f"set {value.via} to '{new}'", edit,
+                                  safe=direct and suggestion != snippet))
 
 
 class KeptCudaNames(CudaNames):
@@ -504,7 +505,7 @@ class KeptCudaNames(CudaNames):
         renamed = RenamedCudaNames().backend(target, value, snippet)
         return Verdict(Status.PARTIAL, f"collective backend '{text}' runs through the shim on {target.id}, but the "
                        f"vendor's own ports write '{target.backend_to}'{where(value)}", target.backend_source,
-                       suggestion=renamed.suggestion)
+                       fix=fix_of(renamed.suggestion))
 
     def wrapper(self, target: TargetMap, api: str) -> Verdict:
         return self._as_written(target, api.rsplit(".", 1)[-1])

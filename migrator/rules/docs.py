@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
+from ..model import Status
 from .examples import Example, Invalid, Valid
+
+E = TypeVar("E", Valid, Invalid)
 
 WHAT, WHY, FIX_SAFETY = "What it does", "Why is this bad?", "Fix safety"
 SECTIONS: Tuple[str, ...] = (WHAT, WHY, FIX_SAFETY)
@@ -55,7 +58,10 @@ def rule_doc(rule) -> RuleDoc:
 
 def parse_docstring(doc: str) -> Tuple[str, Tuple[Tuple[str, str], ...]]:
     """``(title, ((heading, text), ...))``: the text before the first ``## `` heading is the title."""
-    title_lines, sections, heading, body = [], [], None, []
+    title_lines: List[str] = []
+    sections: List[Tuple[str, str]] = []
+    heading: Optional[str] = None
+    body: List[str] = []
     for line in doc.splitlines():
         if line.startswith("## "):
             if heading is not None:
@@ -92,12 +98,12 @@ def _render(doc: RuleDoc, fence) -> str:
     return "\n\n".join(part for part in parts if part) + "\n"
 
 
-def _first(examples: Sequence[Example], kind) -> Optional[Example]:
+def _first(examples: Sequence[Example], kind: Type[E]) -> Optional[E]:
     return next((example for example in examples if isinstance(example, kind)), None)
 
 
 def _verdicts(example: Invalid) -> str:
-    if not isinstance(example.expect, dict):
+    if isinstance(example.expect, Status):
         return f"{example.expect.value} on every target"
     return " · ".join(f"{target}: {status.value}" for target, status in example.expect.items())
 

@@ -85,7 +85,7 @@ def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
     for line_no, line in lines:
         requirement = _REQUIREMENT.match(line.strip().strip("'\""))
         exact = _EXACT.match(requirement.group(3).strip()) if requirement else None
-        if exact:
+        if requirement and exact:
             pins[requirement.group(1).lower().replace("_", "-")] = (line_no, line, requirement.group(1), exact)
     if "torch" not in pins or (pins["torch"][3].group(2) or "").startswith("+cu"):
         return []
@@ -134,9 +134,9 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
     for match in _COMMAND.finditer(line):
         if not _echoed(line, match.start(1)):
             add(match.group(1), "command", match.start(1), match.end(1))
-    if _DOCKER_GPUS.search(line):
-        match = _DOCKER_GPUS.search(line)
-        add("docker --gpus", "command", match.start(), match.end())
+    gpus = _DOCKER_GPUS.search(line)
+    if gpus:
+        add("docker --gpus", "command", gpus.start(), gpus.end())
     for match in _BACKEND_ARG.finditer(line):
         add("torch.distributed.Backend", "literal", match.start(1), match.end(1), context="command-line option",
             value=match.group(1))

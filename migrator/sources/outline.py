@@ -22,7 +22,7 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
@@ -106,7 +106,7 @@ class _OutlineReader:
             self._function(stmt, scope, cls, local)
         elif isinstance(stmt, ast.ClassDef):
             self._class(stmt, scope, local)
-        elif scope == MODULE and _is_main_guard(stmt):
+        elif scope == MODULE and isinstance(stmt, ast.If) and _is_main_guard(stmt):
             self.main_lines = (stmt.lineno, stmt.end_lineno or stmt.lineno)
             self._expressions(stmt.test, MAIN, cls, local)
             self.read_body(stmt.body, MAIN, cls, local)
@@ -125,7 +125,7 @@ class _OutlineReader:
                     self.read_body(value, scope, cls, local)
                 elif isinstance(value, list):
                     for item in value:
-                        if isinstance(item, (ast.excepthandler, ast.match_case)):
+                        if isinstance(item, _HANDLERS):
                             self.read_body(item.body, scope, cls, local)
                         elif isinstance(item, ast.AST):
                             self._expressions(item, scope, cls, local)
@@ -142,7 +142,7 @@ class _OutlineReader:
             self.names[node.name] = f"{self.module}.{name}"
         return name
 
-    def _function(self, node: ast.FunctionDef, scope: str, cls: Optional[str],
+    def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef], scope: str, cls: Optional[str],
                   local: Optional[Dict[str, str]]) -> None:
         name = self._define(node, "function", scope, local)
         for decorator in node.decorator_list:
@@ -228,7 +228,7 @@ class _OutlineReader:
                 (self.types if local is None else local)[f"<type>{target.id}"] = constructor
 
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
-        containers: List[ast.AST] = []
+        containers: List[Any] = []  # dict, list, tuple and set displays
         for sub in _calls_in(node, containers):
             target = self._call_target(sub.func, cls, local)
             if target:
@@ -314,7 +314,7 @@ def _calls_in(node: ast.AST, containers: Optional[List[ast.AST]] = None) -> List
     """The calls in ``node`` and below, in ``ast.walk``'s breadth-first order (the order calls are recorded in),
     at half its cost: no generator per node, and leaves are never queued. ``containers`` collects the dict,
     list, tuple and set displays met on the way (a table of functions is a reference to each)."""
-    found: List[ast.Call] = []
+    found: List[Any] = []  # the calls (a kind compared by ``type``, which mypy does not narrow on)
     todo = deque((node,))
     pop, push, extend = todo.popleft, todo.append, todo.extend
     while todo:
@@ -349,6 +349,10 @@ def _alias_values(value: ast.expr) -> List[ast.expr]:
         if name == "partial":
             return _alias_values(value.args[0])
     return []
+
+
+#: What holds a block of statements in a list field: ``except`` handlers, and ``case`` blocks (Python 3.10+).
+_HANDLERS: Tuple[Any, ...] = tuple(getattr(ast, name) for name in ("ExceptHandler", "match_case") if hasattr(ast, name))
 
 
 def _is_main_guard(stmt: ast.stmt) -> bool:

@@ -13,7 +13,7 @@ import threading
 import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple, Union
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -108,7 +108,7 @@ _TOO_DEEP = "expression nested too deeply to analyse"
 
 _trusting = threading.Lock()
 _trusted_parses = 0
-_checked_post_init = None
+_checked_post_init: Any = None  # libcst's own ``CSTNode.__post_init__`` while a block has it replaced
 
 
 @contextmanager

@@ -333,7 +333,7 @@ def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 def _definitions(body: Sequence[ast.stmt]) -> Iterator[Union[Function, ast.ClassDef]]:
     """Functions and classes defined in ``body`` (under ``if``/``try``/``with`` too), not inside another one."""
-    return (stmt for stmt in _statements(body) if isinstance(stmt, _DEFINITIONS))  # type: ignore[misc]
+    return (stmt for stmt in _statements(body) if isinstance(stmt, _DEFINITIONS))
 
 
 def _bodies(stmt: ast.stmt) -> List[ast.stmt]:

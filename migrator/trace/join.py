@@ -104,7 +104,8 @@ def _locator(trace: Mapping[str, Any], scan_root: str) -> Locate:
             return None
         if path not in relative:
             relative[path] = _relative(os.path.join(trace_root, path), base)
-        return (relative[path], int(line or 0)) if relative[path] is not None else None
+        rel = relative[path]
+        return (rel, int(line or 0)) if rel is not None else None
     return locate
 
 
@@ -151,12 +152,13 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
         verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=_cpu_only(op)) for t in targets}
         if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
             continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
-        calls, (path, line) = max(sites, key=lambda s: (s[0], s[1]))
+        calls, (path, busiest) = max(sites, key=lambda s: (s[0], s[1]))
         note = f" (the CPU ran it as {op})" if judged != op else ""
         verdicts = {t: replace(v, message=f"dispatched at run time ({sum(c for c, _ in sites)} calls at "
                                           f"{len(sites)} line(s){note}) where the static scan did not expect it: "
                                           f"{v.message}") for t, v in verdicts.items()}
-        found.append(_finding("traced-op", Category.OP, path, line, judged, f"{judged} (traced)", verdicts, (judged,)))
+        found.append(_finding("traced-op", Category.OP, path, busiest, judged, f"{judged} (traced)", verdicts,
+                              (judged,)))
     return found
 
 
@@ -212,9 +214,9 @@ def _dtype_findings(trace: Mapping[str, Any], locate: Locate, targets: Sequence[
     found = []
     for dtype, lines in sorted(sites.items()):
         api, why = _RISKY_DTYPES[dtype]
-        (path, line), _ = max(lines.items(), key=lambda item: item[1])
+        (path, busiest), _ = max(lines.items(), key=lambda item: item[1])
         verdicts = {t.id: documented_verdict(t, api, why) for t in targets}
-        found.append(_finding("traced-dtype", Category.DTYPE, path, line, api, f"{dtype} tensors (traced)",
+        found.append(_finding("traced-dtype", Category.DTYPE, path, busiest, api, f"{dtype} tensors (traced)",
                               verdicts, ()))
     return found
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Dict, List, Optional, Set, Tuple
 
 #: Call sites kept per op (the most frequent are kept once the cap is reached).
@@ -48,14 +49,14 @@ class UserFrames:
         self._verdicts: Dict[object, Optional[str]] = {}
 
     def site(self, skip: int = 2) -> Optional[Tuple[str, int]]:
-        frame = sys._getframe(skip)
+        frame: Optional[FrameType] = sys._getframe(skip)
         verdicts = self._verdicts
         while frame is not None:
             code = frame.f_code
             rel = verdicts.get(code, False)
             if rel is False:
                 rel = verdicts[code] = self.relative(code.co_filename)
-            if rel is not None:
+            if isinstance(rel, str):
                 return rel, frame.f_lineno
             frame = frame.f_back
         return None
@@ -71,7 +72,7 @@ class UserFrames:
     def called_from(self, skip: int, files: Tuple[str, ...]) -> bool:
         """Whether the code that dispatched the running op (the first frame past the dispatch machinery and
         migrator itself) is one of ``files`` (path suffixes)."""
-        frame = sys._getframe(skip)
+        frame: Optional[FrameType] = sys._getframe(skip)
         while frame is not None:
             name = frame.f_code.co_filename.replace(os.sep, "/")
             if not (name.endswith(_MACHINERY) or name.startswith(self._mine.replace(os.sep, "/"))):

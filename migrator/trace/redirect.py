@@ -99,7 +99,7 @@ class _FakeProperties:
 
 class _Event:
     def __init__(self, *args, **kwargs) -> None:
-        self.at = None
+        self.at: Optional[float] = None
 
     def record(self, *args, **kwargs) -> None:
         self.at = time.perf_counter()
@@ -202,7 +202,7 @@ def _patch_amp(torch, device: str, log: Redirections) -> None:
     # meta tensors have no autocast of their own: the CPU's context stands in (it casts nothing on them), and
     # the log says the run's dtypes are the ones written, not the autocast's
     amp_device = "cpu" if device in ("cpu", "meta") else device
-    original_autocast = torch.autocast
+    original_autocast: Any = torch.autocast
 
     def amp_dtype(dtype):
         dtype = dtype or torch.float16  # CUDA autocast's default
@@ -225,7 +225,7 @@ def _patch_amp(torch, device: str, log: Redirections) -> None:
             log.note("torch.cuda.amp.autocast", f"torch.autocast({amp_device!r}){uncast}")
             super().__init__(amp_device, dtype=amp_dtype(dtype), enabled=enabled, cache_enabled=cache_enabled)
 
-    original_scaler = torch.amp.GradScaler
+    original_scaler: Any = torch.amp.GradScaler
 
     # a scaler reads its inf check back to the host (``.item()``), which meta tensors cannot: on meta it is
     # built disabled (scale() returns the loss, step() steps), and the log says so

@@ -16,7 +16,7 @@ import inspect
 import sys
 import types
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 _BACKWARD_WORDS = ("backward", "bwd", "grad")
 
@@ -80,7 +80,7 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         fallback = _compile_fallback(stub)
         for name in stub.functions:
             setattr(module, name, self._function(stub, name, fallback))
-        module.__getattr__ = lambda name: self._missing(stub, name)  # type: ignore[attr-defined]
+        setattr(module, "__getattr__", lambda name: self._missing(stub, name))  # PEP 562: the stub's other names
 
     def _missing(self, stub: StubSpec, name: str) -> Callable:
         if name.startswith("__"):  # inspect, pickle and friends probe modules for dunders
@@ -114,7 +114,7 @@ def _compile_fallback(stub: StubSpec) -> Optional[Callable]:
     import torch
     import torch.nn.functional as F
 
-    namespace: Dict[str, object] = {"torch": torch, "F": F, "math": __import__("math")}
+    namespace: Dict[str, Any] = {"torch": torch, "F": F, "math": __import__("math")}
     exec(compile(stub.code, f"<fallback {stub.family}>", "exec"), namespace)  # our data, not user code
     functions = [v for k, v in namespace.items() if inspect.isfunction(v) and not k.startswith("_")]
     return functions[-1] if functions else None

@@ -84,7 +84,7 @@ def parse_page(text: str, page: str) -> List[Entry]:
 
 
 def extract(docs: Path) -> List[List[str]]:
-    rows = []
+    rows: List[List[str]] = []
     for path in sorted(docs.glob("*.md")):
         rows.extend(entry.row() for entry in parse_page(path.read_text(encoding="utf-8"), path.stem)
                     if entry.support)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
 from ..upstream import (MAPS_SCHEMA, MapsBuildError, curated_environment, is_cuda_name, parse_yaml, read_json,
@@ -112,6 +112,7 @@ def docs_rows(upstream: Path, rel: str) -> Tuple[Dict[str, str], ...]:
 def api_support(upstream: Path, release: CannRelease, curated: Path) -> dict:
     """Ascend's Python-API list: documented Y/N on Atlas A2 training hardware, with limitation text; and the
     environment variables from the curated, documentation-cited table."""
+    assert release.docs_file is not None, "only a release with an API list has its support read"
     apis = {}
     for row in docs_rows(upstream, release.docs_file):
         entry = {"documented": row.get("Atlas_A2_训练系列产品", "")}
@@ -271,7 +272,7 @@ def wheel_registered(upstream: Path, rel: str) -> Tuple[Set[str], List[str]]:
 WHEELS = "cann/wheels.json"
 
 
-def wheel_rows(upstream: Path) -> Tuple[Mapping[str, object], ...]:
+def wheel_rows(upstream: Path) -> Tuple[Mapping[str, Any], ...]:
     """The provenance rows of the wheels the lists came from (``cann/wheels.json``), read once per version of
     the file (``maps update`` rewrites it before it rebuilds)."""
     path = upstream / WHEELS
@@ -279,7 +280,7 @@ def wheel_rows(upstream: Path) -> Tuple[Mapping[str, object], ...]:
 
 
 @lru_cache(maxsize=8)
-def _wheel_rows(upstream: Path, stamp: int) -> Tuple[Mapping[str, object], ...]:
+def _wheel_rows(upstream: Path, stamp: int) -> Tuple[Mapping[str, Any], ...]:
     return tuple(read_json(upstream, WHEELS).get("wheels", [])) if stamp else ()
 
 

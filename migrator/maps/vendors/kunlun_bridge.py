@@ -29,7 +29,7 @@ import ast
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from ..upstream import MAPS_SCHEMA, read_text, source_label
 
@@ -140,7 +140,7 @@ def listed(kernel: str, xpu: Mapping[str, List[str]], legacy: Mapping[str, Tuple
     return None
 
 
-def paddle_api(torch_api: str, row: Mapping[str, object]) -> Optional[str]:
+def paddle_api(torch_api: str, row: Mapping[str, Any]) -> Optional[str]:
     """The Paddle API PaConvert maps ``torch_api`` to: its ``paddle_api``, or by the prefix rule."""
     if row.get("paddle_api"):
         return str(row["paddle_api"])

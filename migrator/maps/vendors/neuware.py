@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Set, Tuple
 
 from ..aten import AtenOp, classify
 from ..upstream import MAPS_SCHEMA, is_cuda_name, parse_yaml, read_json, read_text, source_label
@@ -30,7 +30,7 @@ def api_support(upstream: Path) -> dict:
     """Cambricon's Python-API list (validated or not, limitations) and its environment-variable table."""
     apis, env = {}, {}
     for api, item in api_items(read_text(upstream, NEUWARE_API_LIST)):
-        entry = {"validated": bool(item.get("supported"))}
+        entry: Dict[str, Any] = {"validated": bool(item.get("supported"))}
         if item.get("limitations"):
             entry["limitations"] = _flatten(item["limitations"])
         apis[api] = entry

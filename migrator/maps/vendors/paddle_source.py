@@ -19,7 +19,7 @@ import json
 import sys
 import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..pysource import imported, top_level
 from ...sources.outline import dotted_name
@@ -57,10 +57,10 @@ class _Module:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.defs[node.name] = node
         elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute)):
-            target = self.dotted(node.value)
+            aliased = self.dotted(node.value)
             for t in node.targets:
-                if isinstance(t, ast.Name) and target:
-                    self.aliases[t.id] = target
+                if isinstance(t, ast.Name) and aliased:
+                    self.aliases[t.id] = aliased
 
     def dotted(self, node: ast.AST) -> Optional[str]:
         """The absolute name an expression like ``F.relu`` or ``_C_ops.add`` stands for, if it is one."""
@@ -115,7 +115,7 @@ _NO_KERNEL = ("LayerHelper", "in_dynamic_mode", "in_pir_mode", "in_dynamic_or_pi
 def extract(wheel: Path) -> dict:
     """{"functions": {absolute name: {ops, calls[, bases, entry]}}, "exports": {module: {name: absolute name}},
     "tensor_methods": [...]}; a function that calls no kernel and no other Paddle function is left out."""
-    functions: Dict[str, Dict[str, List[str]]] = {}
+    functions: Dict[str, Dict[str, Any]] = {}  # ops, calls, bases: names; entry: a method's name or None
     exports: Dict[str, Dict[str, str]] = {}
     tensor_methods: List[str] = []
     with zipfile.ZipFile(wheel) as archive:

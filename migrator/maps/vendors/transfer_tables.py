@@ -20,7 +20,7 @@ import sys
 import zipfile
 from collections import deque
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ...sources.outline import dotted_name
 
@@ -57,7 +57,7 @@ def _statements(body: List[ast.stmt]) -> List[ast.stmt]:
     return out
 
 
-def extract(text: str) -> Dict[str, object]:
+def extract(text: str) -> Dict[str, Any]:
     tree = ast.parse(text)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     lists = {t.id: values for n in tree.body if isinstance(n, ast.Assign)
@@ -75,8 +75,8 @@ def extract(text: str) -> Dict[str, object]:
             continue
         for stmt in function.body:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.List):
-                rows = [row.elts for row in stmt.value.elts if isinstance(row, ast.List) and len(row.elts) == 2
-                        and isinstance(row.elts[0], ast.Constant)]
+                rows: List[Any] = [row.elts for row in stmt.value.elts if isinstance(row, ast.List)
+                                   and len(row.elts) == 2 and isinstance(row.elts[0], ast.Constant)]
                 if rows:
                     patches[name] = [{"torch_attr": f"torch.{a.value}", "replaced_by": _dotted(b) or ast.unparse(b)}
                                      for a, b in rows]
@@ -90,7 +90,7 @@ def extract(text: str) -> Dict[str, object]:
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
                 and _dotted(stmt.value.func) == "_device_wrapper" and len(stmt.value.args) == 2:
             target, names = stmt.value.args
-            row: Dict[str, object] = {"object": _dotted(target)}
+            row: Dict[str, Any] = {"object": _dotted(target)}
             if isinstance(names, ast.Name):
                 row["functions_from"] = names.id
                 row["functions"] = lists.get(names.id, [])
@@ -102,7 +102,7 @@ def extract(text: str) -> Dict[str, object]:
             "device_argument_rewrites": rewrites}
 
 
-def from_wheel(wheel: Path) -> Dict[str, object]:
+def from_wheel(wheel: Path) -> Dict[str, Any]:
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(MEMBER).decode("utf-8")
         version_py = archive.read("torch_npu/version.py").decode("utf-8", "replace")
@@ -119,8 +119,8 @@ def main(argv: List[str]) -> int:
         return 2
     data = from_wheel(Path(argv[0]))
     Path(argv[1]).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"{len(data['attribute_assignments_in_init'])} assignments, "  # type: ignore[arg-type]
-          f"{len(data['device_argument_rewrites'])} device rewrites -> {argv[1]}")  # type: ignore[arg-type]
+    print(f"{len(data['attribute_assignments_in_init'])} assignments, "
+          f"{len(data['device_argument_rewrites'])} device rewrites -> {argv[1]}")
     return 0
 
 

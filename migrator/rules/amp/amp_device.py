@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, Status, Usage, Value, Verdict
+from ...model import Category, Edit, Status, Usage, Value, Verdict, fix_of
 from ..base import (
     Claim,
     Rule,
@@ -78,7 +78,7 @@ class AmpDevice(Rule):
         if value is None and usage.api in _CUDA_BY_DEFAULT:
             value = Value("str", "cuda", via=f"the default device of {usage.api.rsplit('.', 1)[-1]}")
         device = cuda_device_in(value, ctx.project) if value is not None else None
-        if device is None:
+        if value is None or device is None:
             return None
         if value.via and value.via.startswith("the default device"):
             return per_target(ctx, lambda t: _implicit_cuda(t, device, usage.snippet))
@@ -94,5 +94,5 @@ def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
     suggestion = f"{head}('{target.device_to}'" + (", " + rest if rest.strip() != ")" else ")")
     message = (f"{head.strip()}() defaults to device 'cuda': pass '{target.device_to}' on {target.id}"
                f"{needs_import(target)}")
-    return Verdict(verdict.status, message, verdict.source, suggestion, fixable=True,
-                   edit=Edit("argument", "", repr(target.device_to)))
+    return Verdict(verdict.status, message, verdict.source,
+                   fix=fix_of(suggestion, Edit("argument", "", repr(target.device_to)), safe=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ...model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict
+from ...model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ..base import ProjectRule, RuleContext, fingerprint, usages_across_files
 from ..examples import Invalid, Valid
@@ -75,12 +75,10 @@ class NoMixedPrecision(ProjectRule):
             return []
         path, usage = step
         verdict = {t.id: Verdict(
-            Status.PARTIAL,
-            "the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; bf16/fp16 mixed "
-            "precision holds activations in half the bytes, and the targets' cards have less memory than an H100 "
-            "(`migrator memory` measures the fit)",
-            "migrator practice rules",
-            suggestion=f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)")
+            Status.PARTIAL, "the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; bf16/fp16 "
+            "mixed precision holds activations in half the bytes, and the targets' cards have less memory than an H100 "
+            "(`migrator memory` measures the fit)", "migrator practice rules",
+            fix=fix_of(f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)"))
             for t in ctx.targets}
         # the finding names what is missing (autocast), at the line that starts training (the optimizer)
         return [Finding(id=fingerprint(self.name, path, "torch.autocast", usage.snippet, 0), rule=self.name,

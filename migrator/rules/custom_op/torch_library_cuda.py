@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
@@ -62,6 +62,7 @@ class TorchLibraryCuda(Rule):
             return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the "
                                            f"{dispatch_key} "
                            f"backend '{target.device_to}'); the Python implementation itself runs unchanged",
-                           target.device_source, suggestion=usage.snippet.replace(f"'{key}'", f"'{new}'")
-                           .replace(f'"{key}"', f'"{new}"'))
+                           target.device_source,
+                           fix=fix_of(usage.snippet.replace(f"'{key}'", f"'{new}'")
+                           .replace(f'"{key}"', f'"{new}"')))
         return per_target(ctx, verdict)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 from ...model import Category, Status, Usage
@@ -69,5 +68,5 @@ class DeviceString(Rule):
         if usage.context in (None, "expression"):
             # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
             # elsewhere looks up, so `fix` applies it only with --unsafe
-            verdicts = {k: replace(v, fixable=False) for k, v in verdicts.items()}
+            verdicts = {k: v.held_back() for k, v in verdicts.items()}
         return verdicts

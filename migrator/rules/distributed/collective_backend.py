@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, Value
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (
     BACKEND_STRING,
@@ -90,13 +90,14 @@ class CollectiveBackend(Rule):
         if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
             return with_role(per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet)), usage)
+        argument: Optional[Value]
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
-            value = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
+            argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
         elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
-            value = first_arg(usage, ("backend", "dist_backend"), None)
+            argument = first_arg(usage, ("backend", "dist_backend"), None)
         else:
             return None
-        found = backend_in(value, ctx.project) if value is not None else None
+        found = backend_in(argument, ctx.project) if argument is not None else None
         if found is not None:
             return per_target(ctx, lambda t: backend_verdict(t, found, usage.snippet))
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, documented_verdict, per_target
 from ..examples import Invalid, Valid
 
@@ -45,6 +45,6 @@ class DataParallel(Rule):
             if doc.status in (Status.UNSUPPORTED, Status.UNKNOWN) and cuda_names(target).rewritten:
                 return Verdict(Status.REWRITE, f"{doc.message}; use DistributedDataParallel with one process per "
                                f"device (torchrun) and the '{target.backend_to}' backend", doc.source,
-                               suggestion="torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])")
+                               fix=fix_of("torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])"))
             return doc
         return per_target(ctx, verdict)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _stack
@@ -44,4 +44,4 @@ class BaseImage(Rule):
         return per_target(ctx, lambda t: Verdict(
             Status.REWRITE, f"base image {image} carries CUDA, not {_stack(t)}: start from an image with "
             f"{_stack(t)} installed (the bundled data names no image)", "migrator environment rules",
-            suggestion=f"FROM <an image with {_stack(t)}>"))
+            fix=fix_of(f"FROM <an image with {_stack(t)}>")))

@@ -6,7 +6,7 @@ import re
 from typing import Optional
 
 from ...maps.load import paired
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from ..third_party import library_verdict
@@ -23,7 +23,7 @@ def _plain_torch_verdict(target, usage: Usage) -> Verdict:
     return Verdict(
         Status.REWRITE, f"{usage.context}: install the plain torch {target.id} supports, then {plugin}",
         "migrator environment rules",
-        suggestion=f"torch {target.torch_line} (the line {_stack(target)} supports)")
+        fix=fix_of(f"torch {target.torch_line} (the line {_stack(target)} supports)"))
 
 
 def _index_verdict(target, usage: Usage) -> Verdict:
@@ -32,10 +32,12 @@ def _index_verdict(target, usage: Usage) -> Verdict:
     if target.torch_line is None:
         return Verdict(Status.REWRITE, f"{usage.context}: it serves NVIDIA's CUDA builds of torch; install the torch "
                        f"build {_stack(target)} is released with instead (which one, the public data does not say)",
-                       "migrator environment rules", suggestion="(remove the CUDA wheel index)")
+                       "migrator environment rules",
+                       fix=fix_of("(remove the CUDA wheel index)"))
     return Verdict(Status.REWRITE, f"{usage.context}: it serves CUDA builds of torch, which {_stack(target)} do not "
                    "run with: drop it (the torch pin's finding says which torch to install)",
-                   "migrator environment rules", suggestion="(remove the CUDA wheel index)")
+                   "migrator environment rules",
+                   fix=fix_of("(remove the CUDA wheel index)"))
 
 
 def _cuda_torch_verdict(target, usage: Usage, version: Optional[str]) -> Verdict:
@@ -44,7 +46,7 @@ def _cuda_torch_verdict(target, usage: Usage, version: Optional[str]) -> Verdict
     if pairing is None:
         return _plain_torch_verdict(target, usage)
     return Verdict(Status.REWRITE, f"{usage.context}: install the plain torch build, then {_pair_text(pairing)}"
-                   + _other_line(target, pairing), pairing.source, suggestion=_pair_pins(pairing))
+                   + _other_line(target, pairing), pairing.source, fix=fix_of(_pair_pins(pairing)))
 
 
 class CudaRequirement(Rule):
@@ -82,7 +84,7 @@ class CudaRequirement(Rule):
         if usage.api.startswith("requirement-pin:"):
             return None  # a plain pin: TorchPin's
         if usage.api == "requirement:torch":
-            pinned = re.search(r"===?\s*(\d+\.\d+\.\d+)", usage.args[0].value.text if usage.args else "")
+            pinned = re.search(r"===?\s*(\d+\.\d+\.\d+)", (usage.args[0].value.text or "") if usage.args else "")
             return per_target(ctx, lambda t: _cuda_torch_verdict(t, usage, pinned.group(1) if pinned else None))
         if usage.api == "pip.index-url":
             return per_target(ctx, lambda t: _index_verdict(t, usage))

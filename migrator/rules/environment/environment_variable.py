@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, Status, Usage, Verdict
+from ...model import Category, Edit, Status, Usage, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ...sources.environment import CUDA_ENV_PREFIXES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
@@ -72,8 +72,9 @@ class EnvironmentVariable(Rule):
                     note = f" ({entry['note']})" if entry.get("note") else ""
                     doc = f"; documented at {entry['doc']}" if entry.get("doc") else ""
                     return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}{note}{doc}",
-                                   source, suggestion=usage.snippet.replace(name, str(entry["to"])),
-                                   fixable=bool(entry.get("exact", True)), edit=Edit("string", name, str(entry["to"])))
+                                   source, fix=fix_of(usage.snippet.replace(name, str(entry["to"])),
+                                                      Edit("string", name, str(entry["to"])),
+                                                      safe=bool(entry.get("exact", True))))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
             family = target.environment(name.split("_", 1)[0] + "_*")  # NCCL_* -> BKCL_*: the job, not the name

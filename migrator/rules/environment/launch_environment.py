@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import device_tools
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _stack
@@ -55,5 +55,4 @@ def _launch_verdict(target) -> Verdict:
                        f"{_stack(target)} before a launch", "operator_maps/curated/device_tools.yaml")
     return Verdict(Status.REWRITE, f"the script launches training without sourcing the environment of "
                    f"{_stack(target)}: `{setup['to']}` first (the default install path, as the vendor's quick start "
-                   "does)",
-                   f"operator_maps/curated/device_tools.yaml ({setup['doc']})", suggestion=str(setup["to"]))
+                   "does)", f"operator_maps/curated/device_tools.yaml ({setup['doc']})", fix=fix_of(str(setup["to"])))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import device_tools
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _stack
@@ -52,7 +52,7 @@ def _tool_verdict(target, tool: str) -> Verdict:
     if entry is not None:
         return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; "
                        f"use `{entry['to']}`", f"operator_maps/curated/device_tools.yaml ({entry['doc']})",
-                       suggestion=str(entry["to"]))
+                       fix=fix_of(str(entry["to"])))
     return Verdict(Status.REWRITE, f"`{tool}` needs an NVIDIA driver and is absent on {target.id} machines; the "
                    f"bundled data names no {_stack(target)} equivalent, so find it in the vendor's tool documentation",
                    "migrator environment rules")

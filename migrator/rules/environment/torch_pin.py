@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import paired, pairings, runtime, torch_lines
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _other_line, _pair_pins, _pair_text, _stack
@@ -49,8 +49,8 @@ class TorchPin(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.api != "requirement-pin:torch":
             return None
-        version = usage.args[0].value.text
-        plugins = dict(p.split("==", 1) for p in usage.args[1].value.text.split())
+        version = usage.args[0].value.text or ""
+        plugins = dict(p.split("==", 1) for p in (usage.args[1].value.text or "").split())
         return per_target(ctx, lambda t: _pin_verdict(t, version, plugins))
 
 
@@ -64,11 +64,11 @@ def _pin_verdict(target, version: str, plugins) -> Verdict:
         if pinned is not None:
             return Verdict(Status.REWRITE, f"{pairing.package} {pinned} is not built for torch {version}: pin "
                            f"{_pair_text(pairing)}" + _other_line(target, pairing), pairing.source,
-                           suggestion=_pair_pins(pairing))
+                           fix=fix_of(_pair_pins(pairing)))
         exact = "" if pairing.torch == version else f" (no {pairing.package} release is built for torch {version})"
         return Verdict(Status.REWRITE, f"torch {version} is pinned with no {pairing.package}: pin "
                        f"{_pair_text(pairing)}{exact}" + _other_line(target, pairing), pairing.source,
-                       suggestion=_pair_pins(pairing))
+                       fix=fix_of(_pair_pins(pairing)))
     lines = torch_lines(target.id)
     if runtime(target.id).cuda_names == "kept":
         return Verdict(Status.UNKNOWN, f"no public data says which torch version {target.id}'s plugin "
@@ -79,7 +79,7 @@ def _pin_verdict(target, version: str, plugins) -> Verdict:
                        "operator_maps/targets.json")
     return Verdict(Status.REWRITE, f"torch {version} is not a line {target.id}'s releases in the data run "
                    f"({', '.join(lines)}): pin one of those", "operator_maps/targets.json",
-                   suggestion=f"torch=={lines[0]}.*" if lines else None)
+                   fix=fix_of(f"torch=={lines[0]}.*" if lines else None))
 
 
 def paired_version(target_id: str, plugin_version: str) -> Optional[str]:

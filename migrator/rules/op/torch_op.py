@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import FrozenSet, Optional, Tuple
 
 from ...maps.coverage import CallForm, api_coverage, api_ops
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ...resolve.modules import TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
 from ..examples import Invalid, Valid
@@ -164,4 +164,5 @@ def _integer_input(target, api: str, dtype: str) -> Optional[Verdict]:
         return None
     return Verdict(Status.REWRITE, f"`{api}` is documented on {target.id} for `input` in {', '.join(allowed)} only, "
                    f"and this call passes a tensor of dtype {dtype}: cast it to float for the call and back after",
-                   source, suggestion=f"{api.rsplit('.', 1)[-1]}(x.float(), ...).to(x.dtype)")
+                   source,
+                   fix=fix_of(f"{api.rsplit('.', 1)[-1]}(x.float(), ...).to(x.dtype)"))

@@ -10,7 +10,7 @@ row checked against the vendor file it cites); otherwise the library needs a por
 from __future__ import annotations
 
 from ...maps.load import device_tools
-from ...model import Status, Usage, Verdict
+from ...model import Status, Usage, Verdict, fix_of
 from ..base import RuleContext
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
@@ -26,34 +26,36 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         hint = f"; the vendor's own path, if the fallback is too slow: `{faster[1]['to']}`" if faster else ""
         return Verdict(Status.SUPPORTED, f"a use of {library}, imported optionally (try/except ImportError): it "
                        f"runs only where the import worked; on {target.id} the code's fallback runs instead{hint}",
-                       _SOURCE, suggestion=faster[1]["to"] if faster else None)
+                       _SOURCE,
+                       fix=fix_of(faster[1]["to"] if faster else None))
     if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
         return Verdict(Status.REWRITE, f"{info['what']}: the data names a {target.id} or plain-PyTorch replacement "
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
                        f"the code findings still mark `port` keeps it needed)", _SOURCE,
-                       suggestion=f"remove the {library} requirement once its uses are replaced")
+                       fix=fix_of(f"remove the {library} requirement once its uses are replaced"))
     found = ctx.third_party.replacement(usage.api, target.id)
     if found is not None:
         matched, row = found
         status = Status(row["status"])
         return Verdict(status, f"{info['what']}: use `{row['to']}` on {target.id}; {row['note']}",
-                       f"{row['source']} via {_SOURCE}", suggestion=row["to"])
+                       f"{row['source']} via {_SOURCE}",
+                       fix=fix_of(row["to"]))
     plain = ctx.third_party.pytorch_path(usage.api) if usage.kind != "import" else None
     if plain is not None:
         return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
-                       f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, suggestion=plain["to"])
+                       f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))
     if info["kind"] == "monitoring":  # host-side queries of the driver: code to rewrite, no kernel to port
         tool = device_tools().get(target.id, {}).get("tools", {}).get("nvidia-smi", {}).get("to")
         instead = f" (or its `{tool}` tool)" if tool else ""
         return Verdict(Status.REWRITE, f"{info['what']} needs NVIDIA's driver; replace these queries with the "
                        f"{target.id} runtime's own{instead}, or drop them where the numbers are only logged: a "
                        "host-side rewrite, no kernel to port (the vendor data names no one-to-one call)", _SOURCE,
-                       suggestion=f"the {target.id} runtime's memory/utilisation queries{instead}, or drop this")
+                       fix=fix_of(f"the {target.id} runtime's memory/utilisation queries{instead}, or drop this"))
     if info["kind"] == "compiler" and usage.api.startswith(tuple(f"{library}.{h}" for h in _COMPILER_HELPERS)):
         return Verdict(Status.REWRITE, f"`{usage.api}` is a helper of {library} (its cache, driver, compiler or "
                        "benchmark machinery), not a kernel: nothing to port; guard its import (try/except "
                        f"ImportError) or drop the code that uses it where {target.id} has no {library}", _SOURCE,
-                       suggestion=f"guard the {library} import, or drop this on {target.id}")
+                       fix=fix_of(f"guard the {library} import, or drop this on {target.id}"))
     if info["kind"] == "compiler":
         return Verdict(Status.PORT, f"{info['what']}: Triton kernels must be ported (rewritten in plain torch ops "
                        f"or the target's kernel language); the vendor data lists no Triton backend for {target.id}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import op_families
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 
@@ -65,5 +65,4 @@ def _vision_verdict(target, api: str, family) -> Verdict:
     if call.to.startswith("torchvision."):
         return Verdict(Status.SUPPORTED, f"`{api}` runs on {target.id}: {call.mapping}", call.source)
     return Verdict(Status.REWRITE, f"`{api}` ({family.what}): torchvision registers its kernel for CUDA and the CPU; "
-                   f"on {target.id} use `{call.to}` ({call.mapping}; {call.differs})", call.source,
-                   suggestion=call.to)
+                   f"on {target.id} use `{call.to}` ({call.mapping}; {call.differs})", call.source, fix=fix_of(call.to))

@@ -41,6 +41,7 @@ from ...model import (
     TuneSite,
     Usage,
     Verdict,
+    fix_of,
 )
 from ...project.contexts import path_context
 from ...project.step import TrainingStep
@@ -126,7 +127,7 @@ def _verdict(row: Optional[TuneAdvice], what: str, why: str) -> Verdict:
     said = "" if row.vendor else " (the vendor's documentation does not name this pitfall; PyTorch's guide does, " \
                                  "for any accelerator)"
     message = f"{what}, {why}: {row.cost}{said}"
-    return Verdict(Status(row.status), message, _cited(row), suggestion=row.advice or None)
+    return Verdict(Status(row.status), message, _cited(row), fix=fix_of(row.advice or None))
 
 
 def _cited(row: TuneAdvice) -> str:

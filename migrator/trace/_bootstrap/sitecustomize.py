@@ -18,4 +18,6 @@ if os.environ.get("MIGRATOR_TRACE_CONFIG"):
         import sitecustomize  # noqa: F401  - the environment's own, now that ours is off the path
     except ImportError:
         pass
-    sys.modules["sitecustomize"] = sys.modules.get("sitecustomize") or _ours
+    _theirs = sys.modules.get("sitecustomize") or _ours
+    if _theirs is not None:
+        sys.modules["sitecustomize"] = _theirs
