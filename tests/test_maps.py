@@ -60,7 +60,7 @@ def test_bad_target_selection(spec):
 
 
 @pytest.mark.parametrize("pattern, schema", [
-    ("targets.json", "targets.schema.json"),
+    ("targets/*/target.json", "target.schema.json"),
     ("device/*.json", "device.schema.json"),
     ("ops/*.json", "ops.schema.json"),
     ("torch_api.json", "torch_api.schema.json"),

@@ -103,7 +103,7 @@ def test_a_new_line_arrives_from_its_wheel_and_the_maps_offer_it(checkout):
                if r["version"] == "2.14.0.post1")
     assert row["wheel_sha256"] == hashlib.sha256(wheel).hexdigest()
     assert row["git_version"] == "abc123def456" and row["requires_torch"] == "torch==2.14.0.*"
-    targets = json.loads((out / "targets.json").read_text())["targets"]
+    targets = json.loads((out / "targets" / "cann" / "target.json").read_text())["releases"]
     line = next(t for t in targets if t["id"] == "cann" and t["version"] == "2.14")
     assert line["torch_line"] == "2.14" and "CANN: not in" in line["runtime"]
     assert any("sha256 " + row["wheel_sha256"][:12] in s for s in line["sources"])
@@ -134,7 +134,7 @@ def test_a_wheel_that_fails_its_checksum_writes_nothing(checkout):
     assert "is not the index's" in result.output
     assert not list((upstream / "cann").glob("*2.14.0*"))
     assert (upstream / "cann" / "wheels.json").read_bytes() == before
-    assert not (out / "targets.json").exists()
+    assert not (out / "targets").exists()
 
 
 def test_offline_it_says_so_and_keeps_the_maps(checkout):
@@ -142,7 +142,7 @@ def test_offline_it_says_so_and_keeps_the_maps(checkout):
     result = _run("2.14", "--index", "http://127.0.0.1:9/pypi", "--upstream", str(upstream), "--out", str(out))
     assert result.exit_code == 2
     assert "cannot reach the package index" in result.output and "the maps are unchanged" in result.output
-    assert not (out / "targets.json").exists()
+    assert not (out / "targets").exists()
 
 
 @pytest.mark.parametrize("asked, message", [

@@ -1,8 +1,7 @@
-"""Adding a target is data: a throw-away runtime row and release row, no Python change, judged end to end.
-
-The demo target borrows Ascend's coverage files (a real runtime would bring its own, from its reader under
-``migrator/maps/``) but has its own name, kernel language, build hint and dispatch facts, and every stage
-(rules, custom-op plans, target choice) must pick them up from the row.
+"""Adding a target is adding a folder: ``operator_maps/targets/demo/`` with its ``target.json`` (runtime facts,
+one release) and its own data files (a device table, an operator list), no Python change and no other file
+edited, judged end to end. Every verdict on the demo target must come from its folder: its device and
+collective names, its renames and their source, its operators' statuses, its kernel language and build hint.
 """
 import json
 import shutil
@@ -17,25 +16,59 @@ from migrator.pipeline import ScanRequest, scan
 DEMO_RUNTIME = {
     "id": "demo", "name": "Demo accelerator", "default_version": "0.1", "cuda_names": "renamed",
     "kernel_language": "Demo C", "kernel_device": "dmo", "build_hint": "build with demo_ext.DemoExtension",
-    "build_change": "build with demo_ext.DemoExtension(name, sources)", "dispatch_key": None,
-    "dispatch_note": "the demo runtime's dispatch key is not published",
+    "build_change": "build with demo_ext.DemoExtension(name, sources)", "build_api": "demo_ext.DemoExtension",
+    "dispatch_key": None, "dispatch_note": "the demo runtime's dispatch key is not published",
 }
+
+DEVICE_TABLE = "demo device table 0.1 (a test's)"
+OP_LIST = "demo op list 0.1 (a test's)"
+
+
+
+def _device(runtime):
+    """The demo's device table: its own names, or CUDA's where the runtime keeps them."""
+    kept = runtime["cuda_names"] == "kept"
+    return {
+        "schema": "migrator.maps/1", "target": "demo", "runtime": "demo runtime 0.1", "sources": [DEVICE_TABLE],
+        "device_string": {"from": "cuda", "to": "cuda" if kept else "dmo", "source": DEVICE_TABLE},
+        "backend_string": {"from": "nccl", "to": "nccl" if kept else "dccl", "source": DEVICE_TABLE},
+        "import_first": None if kept else "import torch_dmo",
+        "apis": {} if kept else {
+            "torch.cuda.synchronize": {"to": "torch.dmo.synchronize", "source": DEVICE_TABLE, "exact": True}},
+        "dtype_caveats": {}, "adaptations": {},
+    }
+
+
+OPS = {
+    "schema": "migrator.maps/1", "target": "demo", "version": "0.1", "runtime": "demo runtime 0.1",
+    "aten_source": "native_functions.torch-2.7.1.yaml", "sources": [OP_LIST],
+    "reasons": {"registered": "supported", "not-registered": "fallback"},
+    "ops": {"aten::add.Tensor": "registered", "aten::sum": "registered", "aten::cumsum": "not-registered"},
+}
+
+
+def _folder(runtime):
+    return {
+        "schema": "migrator.maps/1", "runtime": runtime,  # no position: listed after the bundled targets
+        "releases": [{"id": "demo", "version": "0.1", "runtime": "demo runtime 0.1", "torch_line": "2.7",
+                      "default": True, "sources": [DEVICE_TABLE, OP_LIST],
+                      "device_map": "targets/demo/device.json", "op_map": "targets/demo/ops.json"}],
+    }
 
 
 @pytest.fixture
 def demo_maps(tmp_path, monkeypatch, request):
+    """The bundled maps with one more folder, ``targets/demo/``, and nothing else changed."""
     runtime = {**DEMO_RUNTIME, **getattr(request, "param", {})}
     maps = tmp_path / "operator_maps"
-    shutil.copytree(load.maps_dir(), maps)
-    manifest = json.loads((maps / "targets.json").read_text())
-    cann = next(t for t in manifest["targets"] if t["id"] == "cann" and t["default"])
-    demo = {**cann, "id": "demo", "version": "0.1", "runtime": "demo runtime 0.1"}
-    if runtime["cuda_names"] == "kept":  # a runtime that keeps CUDA names keeps `cuda` and `nccl` in its device data
-        demo["device_map"] = next(t for t in manifest["targets"] if t["id"] == "kunlun" and t["default"])["device_map"]
-    manifest["targets"].append(demo)
-    manifest["runtimes"].append(runtime)
-    (maps / "targets.json").write_text(json.dumps(manifest))
-    caches = (load.load_json, load.available_targets, load.runtimes, load.load_target)
+    shutil.copytree(load.maps_dir(), maps, ignore=shutil.ignore_patterns("upstream"))
+    before = {p.relative_to(maps): p.read_bytes() for p in maps.rglob("*") if p.is_file()}
+    folder = maps / "targets" / "demo"
+    folder.mkdir()
+    for name, document in (("target.json", _folder(runtime)), ("device.json", _device(runtime)), ("ops.json", OPS)):
+        (folder / name).write_text(json.dumps(document))
+    assert all((maps / rel).read_bytes() == data for rel, data in before.items())  # the folder is the whole change
+    caches = (load.load_json, load.target_folders, load.available_targets, load.runtimes, load.load_target)
     for cached in caches:
         cached.cache_clear()
     monkeypatch.setattr(load, "maps_dir", lambda: maps)
@@ -44,22 +77,55 @@ def demo_maps(tmp_path, monkeypatch, request):
         cached.cache_clear()
 
 
-CODE = {
-    "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('fused', ['fused.cu'])\n",
-    "fused.cu": "__global__ void scale_kernel(float* x) { x[0] *= 2.0f; }\n",
-    "ops.py": "import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
-              "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",
-}
-
-
-def test_a_target_added_as_data_is_judged_with_its_own_facts(demo_maps, tmp_path):
+def _project(tmp_path, files):
     project = tmp_path / "project"
-    for rel, text in CODE.items():
+    for rel, text in files.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
-    targets = resolve_targets(["demo", "cann"])
-    assert [t.label for t in targets] == ["demo@0.1", "cann@2.12-9.1"]
-    report = scan(ScanRequest(project, targets))
+    return project
+
+
+def test_a_target_folder_validates_against_the_target_schema(demo_maps):
+    import jsonschema
+
+    schema = json.loads((demo_maps / "schema" / "target.schema.json").read_text())
+    jsonschema.validate(json.loads((demo_maps / "targets" / "demo" / "target.json").read_text()), schema)
+
+
+def test_a_target_added_as_a_folder_is_listed_after_the_bundled_ones(demo_maps):
+    assert load.target_ids() == ("cann", "neuware", "kunlun", "demo")
+    assert [t.label for t in resolve_targets(["demo", "cann"])] == ["demo@0.1", "cann@2.12-9.1"]
+    assert [t.id for t in resolve_targets(None)][-1] == "demo"
+
+
+def test_a_target_added_as_a_folder_is_judged_from_its_own_data(demo_maps, tmp_path):
+    project = _project(tmp_path, {"train.py": (
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "def main():\n    dist.init_process_group('nccl')\n    x = torch.ones(4, device='cuda')\n"
+        "    torch.cuda.synchronize()\n    return torch.cumsum(x, 0) + torch.add(x, x)\n\n\n"
+        "if __name__ == '__main__':\n    main()\n")})
+    report = scan(ScanRequest(project, resolve_targets(["demo", "cann"])))
+    by_api = {f.api: f.verdicts["demo"] for f in report.judged}
+    sync = by_api["torch.cuda.synchronize"]
+    assert sync.status == Status.REWRITE and sync.suggestion == "torch.dmo.synchronize()"
+    assert sync.source == DEVICE_TABLE and sync.fixable
+    device = next(f for f in report.findings if f.rule == "device-argument").verdicts["demo"]
+    assert device.suggestion == "torch.ones(4, device='dmo')" and device.source == DEVICE_TABLE
+    backend = next(f for f in report.findings if f.rule == "collective-backend").verdicts["demo"]
+    assert "'dccl'" in backend.message and backend.source == DEVICE_TABLE
+    assert by_api["torch.cumsum"].status == Status.FALLBACK and OP_LIST in by_api["torch.cumsum"].source
+    assert by_api["torch.add"].status == Status.SUPPORTED and OP_LIST in by_api["torch.add"].source
+    assert report.targets[0].id == "demo" and report.targets[0].version == "0.1"
+
+
+def test_a_target_added_as_a_folder_brings_its_own_kernel_and_build_facts(demo_maps, tmp_path):
+    project = _project(tmp_path, {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('fused', ['fused.cu'])\n",
+        "fused.cu": "__global__ void scale_kernel(float* x) { x[0] *= 2.0f; }\n",
+        "ops.py": "import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
+                  "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",
+    })
+    report = scan(ScanRequest(project, resolve_targets(["demo", "cann"])))
     kernel = next(f for f in report.findings if f.rule == "cuda-kernel")
     assert kernel.verdicts["demo"].status == Status.PORT
     assert "Demo C" in kernel.verdicts["demo"].message and "demo_ext.DemoExtension" in kernel.verdicts["demo"].message
@@ -73,12 +139,10 @@ def test_a_target_added_as_data_is_judged_with_its_own_facts(demo_maps, tmp_path
 @pytest.mark.parametrize("demo_maps", [{"cuda_names": "kept"}], indirect=True, ids=["kept"])
 def test_a_runtime_that_keeps_cuda_names_is_one_field(demo_maps, tmp_path):
     """``cuda_names: kept`` alone turns every CUDA spelling into a shim verdict, in the runtime's own name."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "train.py").write_text(
+    project = _project(tmp_path, {"train.py": (
         "import os\nimport torch\nimport torch.distributed as dist\n"
         "os.environ['CUDA_CACHE_PATH'] = '/tmp'\n"
-        "dist.init_process_group('nccl')\nx = torch.ones(2, device='cuda:0')\ntorch.cuda.synchronize()\n")
+        "dist.init_process_group('nccl')\nx = torch.ones(2, device='cuda:0')\ntorch.cuda.synchronize()\n")})
     report = scan(ScanRequest(project, resolve_targets(["demo", "cann"])))
     by_rule = {f.rule: f for f in report.findings}
     for rule in ("device-argument", "collective-backend", "device-call"):

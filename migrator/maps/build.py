@@ -67,9 +67,11 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         target: table for target, reader in sorted(READERS.items())
         if (table := reader.shim_table(upstream)) is not None}}
     outputs["tensor_methods.json"] = _tensor_methods(upstream)
-    pairings = {target: rows for target, reader in sorted(READERS.items()) if (rows := reader.pairing_rows(upstream))}
-    outputs["targets.json"] = {"schema": MAPS_SCHEMA, "targets": targets, "runtimes": runtimes,
-                               "pairings": pairings}
+    for position, row in enumerate(runtimes, 1):  # a target is a folder: its runtime, releases and pairings
+        pairing = READERS[row["id"]].pairing_rows(upstream)
+        outputs[f"targets/{row['id']}/target.json"] = {
+            "schema": MAPS_SCHEMA, "position": position, "runtime": row,
+            "releases": [t for t in targets if t["id"] == row["id"]], **({"pairings": pairing} if pairing else {})}
     return {path: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
             for path, data in sorted(outputs.items())}
 

@@ -62,8 +62,19 @@ class Runtime:
 
 
 @lru_cache(maxsize=None)
+def target_folders() -> Tuple[Mapping[str, Any], ...]:
+    """Every target: ``targets/<id>/target.json`` (its runtime, its releases, its pairings), in the order of
+    their ``position`` (a target without one after those with one), then by id. Adding a target is adding a
+    folder (``tests/test_new_target.py``)."""
+    root = maps_dir()
+    found = [load_json(path.relative_to(root).as_posix()) for path in sorted(root.glob("targets/*/target.json"))]
+    return tuple(sorted(found, key=lambda doc: (doc.get("position") is None, doc.get("position") or 0,
+                                                doc["runtime"]["id"])))
+
+
+@lru_cache(maxsize=None)
 def runtimes() -> Mapping[str, Runtime]:
-    return {row["id"]: Runtime(**row) for row in load_json("targets.json")["runtimes"]}
+    return {doc["runtime"]["id"]: Runtime(**doc["runtime"]) for doc in target_folders()}
 
 
 def target_ids() -> Tuple[str, ...]:
@@ -161,7 +172,7 @@ class TargetMap:
 
 @lru_cache(maxsize=None)
 def available_targets() -> Tuple[Mapping[str, Any], ...]:
-    return tuple(load_json("targets.json")["targets"])
+    return tuple(release for doc in target_folders() for release in doc["releases"])
 
 
 @dataclass(frozen=True)
@@ -184,7 +195,7 @@ class Pairing:
 def pairings(target_id: str) -> Tuple[Pairing, ...]:
     """The target's pairing rows in the vendor's order (newest runtime first for one torch version); empty
     when no published table pairs its plugin with torch versions."""
-    rows = (load_json("targets.json").get("pairings") or {}).get(target_id) or ()
+    rows = next((doc.get("pairings") or () for doc in target_folders() if doc["runtime"]["id"] == target_id), ())
     return tuple(Pairing(**row) for row in rows)
 
 

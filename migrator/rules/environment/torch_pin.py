@@ -76,9 +76,9 @@ def _pin_verdict(target, version: str, plugins) -> Verdict:
     line = ".".join(version.split(".")[:2])
     if line in lines:
         return Verdict(Status.SUPPORTED, f"torch {line} is a line {target.id}'s releases run",
-                       "operator_maps/targets.json")
+                       f"operator_maps/targets/{target.id}/target.json")
     return Verdict(Status.REWRITE, f"torch {version} is not a line {target.id}'s releases in the data run "
-                   f"({', '.join(lines)}): pin one of those", "operator_maps/targets.json",
+                   f"({', '.join(lines)}): pin one of those", f"operator_maps/targets/{target.id}/target.json",
                    fix=fix_of(f"torch=={lines[0]}.*" if lines else None))
 
 
