@@ -20,7 +20,8 @@ from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
 from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
-                     Verdict)
+                     Unsafe, Verdict)
+from .preview import line_rewrite
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
@@ -148,18 +149,16 @@ def _diff(finding: Finding, target: str, sources: "_SourceLines", plugin: Option
     verdict = finding.verdicts.get(target)
     if verdict is None or not verdict.suggestion:
         return []
-    edit, span = verdict.edit, finding.span
-    line = sources.line(finding)
-    if edit is None or edit.at is not None or line is None or span.col is None or span.end_col is None \
-            or span.line != span.end_line or line[span.col:span.end_col] != finding.snippet:
+    rewrite, line = line_rewrite(finding, target), sources.line(finding)
+    new = rewrite.applied_to(line) if rewrite is not None and line is not None else None
+    if rewrite is None or new is None:
         return [("note", verdict.suggestion)]
-    new = line[:span.col] + verdict.suggestion + line[span.end_col:]
-    lines = [("file", f"--- a/{finding.path}"), ("file", f"+++ b/{finding.path}"),
-             ("hunk", f"@@ -{span.line} +{span.line} @@" + (f" cell {span.cell}" if span.cell is not None else "")),
-             ("del", f"-{line}"), ("add", f"+{new}")]
+    cell = f" cell {rewrite.cell}" if rewrite.cell is not None else ""
+    lines = [("file", f"--- a/{rewrite.path}"), ("file", f"+++ b/{rewrite.path}"),
+             ("hunk", f"@@ -{rewrite.line} +{rewrite.line} @@{cell}"), ("del", f"-{line}"), ("add", f"+{new}")]
     if plugin and plugin not in (sources.text(finding.path) or ""):
         lines.append(("note", f"and once per file, after `import torch`: {plugin}"))
-    if not verdict.fixable:
+    if isinstance(rewrite.fix, Unsafe):
         lines.append(("note", "not applied by default: `migrator fix --unsafe` applies it"))
     return lines
 

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, TextIO
 
 from .. import __version__
-from ..model import FileStatus, Finding, Report, Status
+from ..model import Auto, FileStatus, Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
 from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
+from .preview import line_rewrite
 from .wording import worst_status
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -118,24 +119,22 @@ def _location(finding: Finding, prefix: str) -> Dict[str, Any]:
 
 
 def _fixes(finding: Finding, plugins: Dict[str, str], prefix: str) -> List[Dict[str, Any]]:
-    """An exact replacement of the finding's own text, per target whose rewrite is safe to apply."""
-    span = finding.span
-    if span.cell is not None or span.line is None or span.col is None or span.end_line is None \
-            or span.end_col is None or span.line != span.end_line:
-        return []
+    """An exact replacement of the finding's own text (``report/preview.py``), per target whose rewrite ``fix``
+    applies by default; not in a notebook (SARIF has no cells)."""
     fixes = []
-    for target, verdict in finding.verdicts.items():
-        exact = verdict.edit is not None and verdict.edit.at is None and verdict.edit.kind != "text"
-        if verdict.fixable and exact and verdict.suggestion and verdict.suggestion != finding.snippet \
-                and span.end_col - span.col == len(finding.snippet):
-            plugin = f" (the file also needs `{plugins[target]}`)" if target in plugins else ""
-            fixes.append({
-                "description": {"text": f"{target}: {verdict.suggestion}{plugin}"},
-                "artifactChanges": [{
-                    "artifactLocation": {"uri": prefix + finding.path},
-                    "replacements": [{"deletedRegion": {"startLine": span.line, "startColumn": span.col + 1,
-                                                        "endLine": span.end_line, "endColumn": span.end_col + 1},
-                                      "insertedContent": {"text": verdict.suggestion}}],
-                }],
-            })
+    for target in finding.verdicts:
+        rewrite = line_rewrite(finding, target)
+        if rewrite is None or rewrite.cell is not None or not isinstance(rewrite.fix, Auto) or not rewrite.new \
+                or rewrite.new == rewrite.old:
+            continue
+        plugin = f" (the file also needs `{plugins[target]}`)" if target in plugins else ""
+        fixes.append({
+            "description": {"text": f"{target}: {rewrite.new}{plugin}"},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": prefix + rewrite.path},
+                "replacements": [{"deletedRegion": {"startLine": rewrite.line, "startColumn": rewrite.col + 1,
+                                                    "endLine": rewrite.line, "endColumn": rewrite.end_col + 1},
+                                  "insertedContent": {"text": rewrite.new}}],
+            }],
+        })
     return fixes
