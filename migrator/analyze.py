@@ -7,8 +7,8 @@ import re
 from dataclasses import replace
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
-from .engine.cache import AnalysisCache, LazyUsages
 from .discover import read_source
+from .engine.cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, StepFacts, Usage
@@ -20,9 +20,15 @@ from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
+from .sources.python import (
+    ParseFailure,
+    decode_source,
+    is_too_deep,
+    parse_python,
+    python2_marker,
+    without_deep_statements,
+)
 from .sources.step import step_facts
-from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_python, python2_marker,
-                             without_deep_statements)
 
 
 def analyze_file(source: SourceFile, cache: Optional[AnalysisCache] = None, look_up: bool = True) -> FileResult:

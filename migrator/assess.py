@@ -18,10 +18,10 @@ Effort is a planner's estimate in buckets, each with its assumption written next
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .maps.load import TargetMap, third_party
 from .inventory import OpMembership
+from .maps.load import TargetMap, third_party
 from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.

@@ -13,11 +13,12 @@ from typing import Any, Dict, Optional, Tuple
 import click
 
 from . import __version__
-from .maps.load import TargetSpecError, resolve_targets
-from .report import FORMATTERS, View
-from .model import Category
 from .engine.collector import FEWER_COLLECTIONS
-from .pipeline import ScanRequest, scan as run_scan
+from .maps.load import TargetSpecError, resolve_targets
+from .model import Category
+from .pipeline import ScanRequest
+from .pipeline import scan as run_scan
+from .report import FORMATTERS, View
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -196,8 +197,8 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
 
     from .engine.cache import open_cache
     from .gate.check import run_check
-    from .gate.output import render_check
     from .gate.config import ConfigError, load_config, parse_statuses
+    from .gate.output import render_check
 
     try:
         config = load_config([stdin[0]] if stdin else (list(files) or [Path.cwd()]))
@@ -366,12 +367,12 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
     Refuses to write on a dirty git tree unless --force (a clean tree makes the change reviewable and revertible).
     """
+    from .discover import discover
     from .engine.cache import open_cache
     from .fix import dirty_files, file_digests, fix_report, write_fixes
     from .fix.log import change_lines, markdown_log
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
-    from .discover import discover
 
     chosen = _targets(target)
     if len(chosen) != 1:
@@ -468,8 +469,8 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 
     from .engine.cache import open_cache
     from .graph import graph_document, reach, to_dot
-    from .report.wording import worst_status
     from .pipeline import scan_with_graph
+    from .report.wording import worst_status
 
     report, project = scan_with_graph(ScanRequest(path, _targets(targets), entries=entries,
                                                   cache=None if no_cache else open_cache(),
@@ -565,10 +566,15 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
     """
     from .gate.config import ConfigError, load_config
     from .memory.cards import CardError, load_cards
-    from .memory.fit import estimate_assumptions, fit_all
-    from .memory.fit import MemoryEstimate
-    from .memory.measure import (FactoryError, TorchMissing, load_factory, measure_activations, model_facts,
-                                 require_torch)
+    from .memory.fit import MemoryEstimate, estimate_assumptions, fit_all
+    from .memory.measure import (
+        FactoryError,
+        TorchMissing,
+        load_factory,
+        measure_activations,
+        model_facts,
+        require_torch,
+    )
     from .memory.render import RENDERERS
 
     chosen = {t.id for t in _targets(targets)}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from .maps.coverage import api_coverage, api_ops, close_matches
-from .maps.load import TargetMap, third_party
 from .maps.limits import TRAINING_DTYPES, settle
-from .model import DtypeProfile, Span, Status, Usage
+from .maps.load import TargetMap, third_party
+from .model import DtypeProfile, Span, Status, Usage, UsageKind
 from .rules import RuleContext, apply_rules
 
 
@@ -23,7 +23,7 @@ def explain_api(api: str, targets: Sequence[TargetMap],
     profile = DtypeProfile(frozenset(dtypes))
     ops, source = api_ops(api)
     verdicts: Dict[str, Dict[str, Any]] = {}
-    usage = Usage(api=api, kind="call", span=Span(None), snippet=f"{api}()")
+    usage = Usage(api=api, kind=UsageKind.CALL, span=Span(None), snippet=f"{api}()")
     ctx = RuleContext(targets=tuple(targets), third_party=third_party())
     findings = apply_rules([usage], "<explain>", ctx)
     finding = findings[0] if findings else None

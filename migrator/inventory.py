@@ -15,8 +15,19 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
-from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span,
-                    Usage, Value)
+from .model import (
+    Confidence,
+    CustomOp,
+    ExtensionBuild,
+    FileResult,
+    Finding,
+    Kernel,
+    Registration,
+    Span,
+    Usage,
+    UsageKind,
+    Value,
+)
 from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
 
@@ -99,7 +110,8 @@ def kernel_usages(result: FileResult) -> Tuple[Usage, ...]:
     if result.cuda is None:
         return ()
     return tuple(
-        Usage(api=f"{result.file.rel}::{k.name}", kind="kernel", span=Span(k.line), confidence=Confidence.RESOLVED,
+        Usage(api=f"{result.file.rel}::{k.name}", kind=UsageKind.KERNEL, span=Span(k.line),
+              confidence=Confidence.RESOLVED,
               snippet=f"__global__ {k.name}(...)", context=f"{k.lines} lines in {result.file.rel}")
         for k in result.cuda.kernels)
 

@@ -12,6 +12,65 @@ from enum import Enum
 from typing import Any, FrozenSet, Mapping, Optional, Sequence, Tuple, Union
 
 
+class Closed(str, Enum):
+    """A closed set of names: each member is its name's string, compares, hashes and formats as it (so
+    ``f"{kind}"`` and a JSON document say ``call``), and a type checker knows the set."""
+
+    __hash__ = str.__hash__  # a member and its string are one key (rules name kinds in sets; the cache keys)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
+
+
+class UsageKind(Closed):
+    """How a usage is written (``Usage.kind``)."""
+
+    CALL = "call"
+    METHOD = "method"  # a Tensor method on a receiver that could not be typed
+    ATTRIBUTE = "attribute"  # read
+    ASSIGN = "assign"  # an attribute set: ``torch.backends.cudnn.benchmark = True``
+    DECORATOR = "decorator"
+    IMPORT = "import"
+    SUBCLASS = "subclass"  # a class deriving from it
+    LITERAL = "literal"  # a device or backend string
+    LAUNCH = "launch"  # a ``kernel[grid](...)`` launch
+    ENV = "env"  # an environment variable set (Python, a script, a Dockerfile)
+    ENV_READ = "env-read"  # an environment variable read from Python
+    COMMAND = "command"  # a shell command (``nvidia-smi``, ``docker --gpus``)
+    RUN = "run"  # a script's launch of training
+    BASE_IMAGE = "base-image"  # a Dockerfile's ``FROM``
+    REQUIREMENT = "requirement"  # a requirements line
+    KERNEL = "kernel"  # a CUDA kernel or registration of a ``.cu``/``.cpp`` file (``inventory.kernel_usages``)
+
+
+class ValueKind(Closed):
+    """What a value read from the code is (``Value.kind``)."""
+
+    STR = "str"
+    FSTR = "fstr"
+    DEVICE = "device"
+    CHOICE = "choice"
+    REF = "ref"
+    INT = "int"
+    FLOAT = "float"
+    TENSOR = "tensor"
+    OTHER = "other"
+
+
+class EditKind(Closed):
+    """How ``fix`` applies an ``Edit`` (``Edit.kind``)."""
+
+    STRING = "string"
+    FSTRING = "fstring"
+    NAME = "name"
+    METHOD = "method"
+    ARGUMENT = "argument"
+    TEXT = "text"
+
+
 class Status(str, Enum):
     """The closed set of verdict statuses (ARCHITECTURE.md, "Verdict statuses")."""
 
@@ -110,7 +169,7 @@ class Value:
     every use of the parameter.
     """
 
-    kind: str
+    kind: ValueKind
     text: Optional[str] = None
     options: Tuple["Value", ...] = ()
     ref: Optional[str] = None
@@ -155,7 +214,7 @@ class Usage:
     """
 
     api: str
-    kind: str
+    kind: UsageKind
     span: Span
     snippet: str
     confidence: Confidence = Confidence.RESOLVED
@@ -181,7 +240,7 @@ class Edit:
     ``at`` is where to apply it when that is not the finding itself (a constant the value came through).
     """
 
-    kind: str
+    kind: EditKind
     old: str
     new: str
     at: Optional[Span] = None

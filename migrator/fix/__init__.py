@@ -33,10 +33,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, uncommitted
 from ..maps.load import TargetMap
-from ..model import Edit, Report, SourceFile, Span
-from .together import decide
+from ..model import Edit, EditKind, Report, SourceFile, Span
 from ..resolve.dotted import dotted
 from ..sources.notebook import python_lines
+from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -459,9 +459,9 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
 def _device_edit(node: cst.CSTNode, device_to: str) -> Edit:
     """The edit that rewrites a CUDA device spelling ``together`` adds to its group."""
     if isinstance(node, cst.FormattedString):
-        return Edit("fstring", "cuda", device_to)
+        return Edit(EditKind.FSTRING, "cuda", device_to)
     value = node.evaluated_value  # type: ignore[attr-defined]
-    return Edit("string", value, device_to + value[len("cuda"):])
+    return Edit(EditKind.STRING, value, device_to + value[len("cuda"):])
 
 
 def _imported_names(module: cst.Module) -> Set[str]:

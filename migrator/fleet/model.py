@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional, Tuple
 
+
 @dataclass(frozen=True)
 class RepoBlocker:
     """One blocker of one repository on one target, under the key it shares with other repositories.

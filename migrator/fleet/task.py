@@ -136,10 +136,10 @@ def _main(argv: Sequence[str]) -> int:
         _watch_parent(Path(args.out), args.parent)
 
     from ..engine.cache import open_cache
-    from ..maps.load import resolve_targets
-    from ..report import FORMATTERS
     from ..engine.collector import FEWER_COLLECTIONS
+    from ..maps.load import resolve_targets
     from ..pipeline import ScanRequest, scan
+    from ..report import FORMATTERS
 
     targets = resolve_targets([t for t in args.target.split(",") if t.strip()])
     report = scan(ScanRequest(Path(args.repo), targets, jobs=args.jobs, cache=None if args.no_cache else open_cache(),

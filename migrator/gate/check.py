@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from ..discover import classify, discover, display_name, excluded, kind_of
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
-from ..discover import classify, discover, display_name, excluded, kind_of
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..pipeline import ScanRequest, scan

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, TextIO
 
-from ..report import FORMATTERS
 from ..model import Finding
+from ..report import FORMATTERS
 from .check import CheckResult
 
 

@@ -13,7 +13,6 @@ from ..data import data_dir
 from ..prefixes import longest
 
 
-
 class TargetSpecError(ValueError):
     """A ``--target`` value names no target or version the maps cover."""
 

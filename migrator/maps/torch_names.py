@@ -20,8 +20,8 @@ import zipfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
-from .pysource import imported, top_level
 from ..sources.outline import dotted_name
+from .pysource import imported, top_level
 
 #: modules whose every public name another module takes over at import time (``torch/__init__.py`` loops
 #: over ``dir(_C._VariableFunctions)``; ``torch.nn.functional`` over its stub's names)

@@ -9,7 +9,6 @@ from typing import Any, Dict, Mapping, Optional, Sequence
 
 import yaml
 
-
 MAPS_SCHEMA = "migrator.maps/1"
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..assess import assess
 from ..analyze import content_key
+from ..assess import assess
 from ..discover import Discovery
 from ..engine.memo import RuleMemo, report_key, whole_report
 from ..engine.pool import analyze_all

@@ -9,8 +9,8 @@ from typing import Callable, Dict, Sequence, Tuple
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..prefixes import longest
 from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
-from ..rules.base import usages_across_files
 from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
+from ..rules.base import usages_across_files
 from .contexts import path_context
 
 #: APIs whose use puts a dtype in the profile.

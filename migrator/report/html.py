@@ -19,15 +19,26 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
-                     Unsafe, Verdict)
-from .preview import line_rewrite
+from ..model import (
+    STATUS_SEVERITY,
+    Blocker,
+    Category,
+    Context,
+    FileStatus,
+    Finding,
+    Report,
+    Status,
+    TargetSummary,
+    Unsafe,
+    Verdict,
+)
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
 from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
+from .preview import line_rewrite
 from .wording import reach_text
 
 #: Worst first: the order statuses are listed and stacked in.

@@ -6,10 +6,10 @@ import json
 from dataclasses import asdict
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, TextIO, Tuple
 
+from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 from ..plan import MigrationPlan, migration_plans
 from ..project.coverage import coverage_by_api
 from ..shim import ShimPlan
-from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 from . import View
 
 SCHEMA = "migrator.report/1"

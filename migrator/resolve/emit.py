@@ -13,6 +13,7 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, Span, Usage, Value
 from .positions import Positions
 from .scope import Scopes
+from ..model import UsageKind
 
 PositionMap = Callable[[Span], Span]
 
@@ -40,7 +41,7 @@ class Emitter:
             return "<expr>"
         return _clip(text)
 
-    def emit(self, api: str, kind: str, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
+    def emit(self, api: str, kind: UsageKind, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
              node_for_snippet: Optional[cst.CSTNode] = None) -> None:
         guarded = self.scopes.guard_depth > 0 if kind == "import" else self.scopes.is_guarded(api)

@@ -18,6 +18,7 @@ from ..model import Argument, Confidence
 from .emit import Emitter
 from .scope import LOADED, Scopes
 from .values import LITERAL_NODES, STRING_NODES, Evaluator
+from ..model import UsageKind
 
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
 #: Keywords whose string argument is a device or backend whatever the call is.
@@ -125,4 +126,5 @@ class Literals:
         api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
         if api:
             context, confidence = self.role_of(node)
-            self.emitter.emit(api, "literal", node, (Argument(None, value),), confidence=confidence, context=context)
+            self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
+                              context=context)

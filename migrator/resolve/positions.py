@@ -26,8 +26,8 @@ from libcst._nodes.internal import CodegenState
 
 from ..lines import line_col, line_starts
 from ..model import Span
-from .tree_spans import field_names as _field_names
 from .tree_spans import TreeSpans, statement_counterparts
+from .tree_spans import field_names as _field_names
 
 
 @dataclass

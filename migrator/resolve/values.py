@@ -8,20 +8,20 @@ from typing import Dict, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Value
+from ..model import Argument, Value, ValueKind
 from .emit import Emitter
 from .scope import Scopes
 from .strings import string_value
 
 #: An argument migrator does not model (most of them): one shared object keeps results small to cache.
-_OPAQUE = Value("other")
+_OPAQUE = Value(ValueKind.OTHER)
 _OPAQUE_POSITIONAL = Argument(None, _OPAQUE)
 _MAX_DEPTH = 8
 #: Tensor methods that make an integer (or bool) tensor, and the dtype they make.
 #: One object per numeric literal text: they repeat across a repository (``dim=1``, ``0.5``).
-_NUMBERS: Dict[Tuple[str, str], Value] = {}
+_NUMBERS: Dict[Tuple[ValueKind, str], Value] = {}
 def _number(node) -> Value:
-    key = ("int" if isinstance(node, cst.Integer) else "float", node.value)
+    key = (ValueKind.INT if isinstance(node, cst.Integer) else ValueKind.FLOAT, node.value)
     found = _NUMBERS.get(key)
     if found is None:
         found = Value(*key)
@@ -87,15 +87,15 @@ class Evaluator:
     def _value_of(self, node: cst.BaseExpression) -> Value:
         if isinstance(node, STRING_NODES):
             text = string_value(node)
-            return Value("str", text) if isinstance(text, str) else self._other(node)
+            return Value(ValueKind.STR, text) if isinstance(text, str) else self._other(node)
         if isinstance(node, cst.FormattedString):
-            return Value("fstr", "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}"
+            return Value(ValueKind.FSTR, "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}"
                                          for part in node.parts))
         if isinstance(node, cst.Call):
             if self.scopes.qualify(node.func) == "torch.device":
                 return self._device_value(node)
             cast = _integer_cast(node, self.scopes)
-            return Value("tensor", cast) if cast else self._other(node)
+            return Value(ValueKind.TENSOR, cast) if cast else self._other(node)
         if isinstance(node, cst.Name):
             return self._name_value(node.value)
         if isinstance(node, cst.Attribute):
@@ -103,48 +103,48 @@ class Evaluator:
         if isinstance(node, (cst.Integer, cst.Float)):  # which overload a call takes (a Scalar one)
             return _number(node)
         if isinstance(node, cst.IfExp):
-            return Value("choice", None, options=(self.value_of(node.body), self.value_of(node.orelse)))
+            return Value(ValueKind.CHOICE, None, options=(self.value_of(node.body), self.value_of(node.orelse)))
         if isinstance(node, cst.BooleanOperation):
-            return Value("choice", None, options=(self.value_of(node.left), self.value_of(node.right)))
+            return Value(ValueKind.CHOICE, None, options=(self.value_of(node.left), self.value_of(node.right)))
         return self._other(node)
 
     def _other(self, node: cst.BaseExpression) -> Value:
         """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""
-        return Value("other", self.emitter.code(node) if self._want_text else None)
+        return Value(ValueKind.OTHER, self.emitter.code(node) if self._want_text else None)
 
     def _device_value(self, call: cst.Call) -> Value:
         args = [a for a in call.args if a.keyword is None]
         kind = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "type"), None)
         first = kind if kind is not None else (args[0].value if args else None)
         if first is None:
-            return Value("device", None)
+            return Value(ValueKind.DEVICE, None)
         inner = self.value_of(first)
         has_index = len(args) > 1 or any(a.keyword is not None and a.keyword.value == "index" for a in call.args)
         if inner.kind in ("str", "fstr") and inner.text is not None:
             text = inner.text + (":{}" if has_index and ":" not in inner.text else "")
-            return Value("device", text, origin=inner.origin, via=inner.via)
-        return Value("device", None, options=(inner,), origin=inner.origin, via=inner.via)
+            return Value(ValueKind.DEVICE, text, origin=inner.origin, via=inner.via)
+        return Value(ValueKind.DEVICE, None, options=(inner,), origin=inner.origin, via=inner.via)
 
     def _name_value(self, name: str) -> Value:
         qual, binding = self.scopes.lookup(name)
         if qual is not None:
-            return Value("ref", name, ref=qual)
+            return Value(ValueKind.REF, name, ref=qual)
         if binding is None:
-            return Value("other", name)
+            return Value(ValueKind.OTHER, name)
         exprs = binding.values.get(name)
         if exprs is None:  # a parameter
             default = binding.params.get(name)
             if default is None:
-                return Value("other", name)
+                return Value(ValueKind.OTHER, name)
             value = self.with_origin(self.value_of(default), default, name)
             return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via, True)
         if not exprs:
-            return Value("other", name)
+            return Value(ValueKind.OTHER, name)
         values = tuple(self.with_origin(self.value_of(e), e, name) for e in exprs)
         if len(values) == 1 or all((v.kind, v.text) == (values[0].kind, values[0].text) and v.kind == "str"
                                    for v in values):
             return values[0]
-        return Value("choice", name, options=values, via=name)
+        return Value(ValueKind.CHOICE, name, options=values, via=name)
 
     def _attribute_value(self, node: cst.Attribute) -> Value:
         receiver = node.value
@@ -153,15 +153,17 @@ class Evaluator:
             exprs = info.attrs.get(node.attr.value) if info else None
             if exprs:
                 values = tuple(self.with_origin(self.value_of(e), e, f"self.{node.attr.value}") for e in exprs)
-                return values[0] if len(values) == 1 else Value("choice", self.emitter.code(node), options=values)
+                if len(values) == 1:
+                    return values[0]
+                return Value(ValueKind.CHOICE, self.emitter.code(node), options=values)
         qual = self.scopes.qualify(node)
         if qual is not None:
-            return Value("ref", self.emitter.code(node), ref=qual)
+            return Value(ValueKind.REF, self.emitter.code(node), ref=qual)
         default = self.argparse_defaults.get(node.attr.value)
         if default is not None and isinstance(receiver, cst.Name):
             value = self.with_origin(self.value_of(default), default, f"--{node.attr.value} default")
             return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via)
-        return Value("other", self.emitter.code(node))
+        return Value(ValueKind.OTHER, self.emitter.code(node))
 
 
 def _integer_cast(call: cst.Call, scopes: Scopes) -> Optional[str]:

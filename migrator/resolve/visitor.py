@@ -10,16 +10,25 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
+from .dotted import dotted
 from .emit import Emitter
 from .guards import body_guard
 from .literals import Literals
-from .dotted import dotted
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, interesting, interesting_base,
-                    is_torch, is_torch_dtype)
+from .modules import (
+    DTYPE_COMPARED,
+    DTYPE_LISTED,
+    DTYPE_ON_HOST,
+    TENSOR_FACTORIES,
+    interesting,
+    interesting_base,
+    is_torch,
+    is_torch_dtype,
+)
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
+from ..model import UsageKind
 
 
 class ModuleResolver:
@@ -53,7 +62,7 @@ class ModuleResolver:
             if base:
                 bases.append(base)
                 if interesting_base(base):
-                    self.emitter.emit(base, "subclass", arg.value, context=qual)
+                    self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
         info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
@@ -151,7 +160,7 @@ class ModuleResolver:
 
     def _import(self, name: str, node: cst.CSTNode, statement: cst.CSTNode) -> None:
         if interesting(name) and not is_torch(name):
-            self.emitter.emit(name, "import", node, node_for_snippet=statement)
+            self.emitter.emit(name, UsageKind.IMPORT, node, node_for_snippet=statement)
 
     # ------------------------------------------------------------------------------ calls
 
@@ -161,7 +170,7 @@ class ModuleResolver:
         func = node.func
         qual = self.scopes.qualify(func)
         if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
-            self.emitter.emit(qual, "call", node, self.values.arguments(node.args))
+            self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args))
             qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method
         if qual is not None and not qual.endswith("add_argument"):
             if qual in self.vocabulary.environment_readers or qual in self.vocabulary.environment_writers:
@@ -169,7 +178,7 @@ class ModuleResolver:
             elif interesting(qual):
                 self.consumed.add(id(func))
                 keep_text = qual in self.vocabulary.text_arguments
-                self.emitter.emit(qual, "call", node, self.values.arguments(node.args, keep_text=keep_text))
+                self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text))
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
@@ -182,7 +191,7 @@ class ModuleResolver:
             kernel = self.scopes.qualify(func.value) or (
                 self.scopes.qualname(func.value.value) if isinstance(func.value, cst.Name) else None)
             if kernel:  # ``kernel[grid](...)``: a launch
-                self.emitter.emit(kernel, "launch", node, self.values.arguments(node.args))
+                self.emitter.emit(kernel, UsageKind.LAUNCH, node, self.values.arguments(node.args))
         return True
 
     def _instance_call(self, node: cst.Call, func: cst.Attribute) -> bool:
@@ -193,7 +202,7 @@ class ModuleResolver:
         api = f"{owner}.{func.attr.value}" if owner else ""
         if api not in self.vocabulary.instance_methods:
             return False
-        self.emitter.emit(api, "call", node, self.values.arguments(node.args))
+        self.emitter.emit(api, UsageKind.CALL, node, self.values.arguments(node.args))
         return True
 
     def _method_call(self, node: cst.Call, func: cst.Attribute) -> bool:
@@ -206,7 +215,7 @@ class ModuleResolver:
                     self.consumed.add(id(arg.value))
             return False
         api_owner, confidence = owner
-        self.emitter.emit(f"{api_owner}.{func.attr.value}", "method", node, self.values.arguments(node.args),
+        self.emitter.emit(f"{api_owner}.{func.attr.value}", UsageKind.METHOD, node, self.values.arguments(node.args),
                           confidence=confidence)
         return True
 
@@ -214,7 +223,7 @@ class ModuleResolver:
         args = self.values.arguments(node.args)
         key = args[0].value.text if args and args[0].value.kind == "str" else None
         if key and self.vocabulary.watches_variable(key):
-            kind = "env-read" if qual in self.vocabulary.environment_readers else "env"
+            kind = UsageKind.ENV_READ if qual in self.vocabulary.environment_readers else UsageKind.ENV
             self.emitter.emit("os.environ", kind, node, args, context=key)
 
     def _argparse(self, node: cst.Call) -> None:
@@ -230,7 +239,7 @@ class ModuleResolver:
         qual = self.scopes.qualify(target)
         if qual and interesting(qual):
             args = self.values.arguments(expr.args) if isinstance(expr, cst.Call) else ()
-            self.emitter.emit(qual, "decorator", expr, args)
+            self.emitter.emit(qual, UsageKind.DECORATOR, expr, args)
             self.consumed.add(id(target))
             if isinstance(expr, cst.Call):
                 self.consumed.add(id(expr))
@@ -243,11 +252,13 @@ class ModuleResolver:
             return False
         qual = self.scopes.qualify(node)
         if qual is not None and interesting(qual):
-            self.emitter.emit(qual, "attribute", node, context=self._dtype_role(node) if is_torch_dtype(qual) else None)
+            self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
+                              context=self._dtype_role(node) if is_torch_dtype(qual) else None)
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) != OTHER:
-            self.emitter.emit(f"torch.Tensor.{node.attr.value}", "attribute", node, confidence=Confidence.HEURISTIC)
+            self.emitter.emit(f"torch.Tensor.{node.attr.value}", UsageKind.ATTRIBUTE, node,
+                              confidence=Confidence.HEURISTIC)
         return True
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -255,7 +266,8 @@ class ModuleResolver:
             return
         qual, _ = self.scopes.lookup(node.value)
         if qual is not None and interesting(qual) and "." in qual:
-            self.emitter.emit(qual, "attribute", node, context=self._dtype_role(node) if is_torch_dtype(qual) else None)
+            self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
+                              context=self._dtype_role(node) if is_torch_dtype(qual) else None)
 
     def _dtype_role(self, node: cst.CSTNode) -> Optional[str]:
         """Whether a dtype is named in a test or a collection of dtypes (``DTYPE_MENTIONS``), from its parent."""
@@ -277,7 +289,7 @@ class ModuleResolver:
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
         key = _environment_key(self.scopes, self.values, node)
         if key is not None and id(node) not in self.consumed:
-            self.emitter.emit("os.environ", "env-read", node, context=key)
+            self.emitter.emit("os.environ", UsageKind.ENV_READ, node, context=key)
         return True
 
     # ------------------------------------------------------------------------------ assignments
@@ -298,12 +310,12 @@ class ModuleResolver:
             return
         qual = self.scopes.qualify(target) if isinstance(target, cst.Attribute) else None
         if qual is not None and interesting(qual):
-            api, kind, context = qual, "assign", None
+            api, kind, context = qual, UsageKind.ASSIGN, None
         else:
             context = _environment_key(self.scopes, self.values, target)
             if context is None:
                 return
-            api, kind = "os.environ", "env"
+            api, kind = "os.environ", UsageKind.ENV
         self.consumed.add(id(target))
         self.emitter.emit(api, kind, target, (Argument(None, self.values.value_of(value)),), context=context)
         if isinstance(value, STRING_NODES):

@@ -22,6 +22,7 @@ from ..maps.signatures import api_parameters
 from ..model import (
     Category,
     Edit,
+    EditKind,
     ExtensionBuild,
     FileResult,
     Finding,
@@ -30,6 +31,7 @@ from ..model import (
     Status,
     Usage,
     Value,
+    ValueKind,
     Verdict,
     fix_of,
 )
@@ -223,7 +225,7 @@ def backend_in(value: Value, project: ProjectIndex) -> Optional[Value]:
             if found is not None:
                 return found
     if value.kind == "other" and value.text and ('"nccl"' in value.text or "'nccl'" in value.text):
-        return Value("str", "nccl", origin=value.origin, via=value.via or value.text)
+        return Value(ValueKind.STR, "nccl", origin=value.origin, via=value.via or value.text)
     return None
 
 
@@ -319,9 +321,9 @@ def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -
 def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
     if usage.kind == "method":  # torch.Tensor.cuda -> torch.Tensor.npu: rename the method where it is called
         old_name, new_name = api.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
-        return Edit("method", old_name, new_name) if api.rsplit(".", 1)[0] == new.rsplit(".", 1)[0] else None
+        return Edit(EditKind.METHOD, old_name, new_name) if api.rsplit(".", 1)[0] == new.rsplit(".", 1)[0] else None
     if usage.kind in ("call", "attribute", "assign", "decorator"):
-        return Edit("name", api, new)
+        return Edit(EditKind.NAME, api, new)
     return None
 
 
@@ -333,7 +335,8 @@ def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
     """
     if value.kind not in ("str", "fstr") or (value.via is not None and value.origin is None):
         return None
-    return Edit("fstring" if value.kind == "fstr" else "string", old, new, at=value.origin if value.via else None)
+    kind = EditKind.FSTRING if value.kind == ValueKind.FSTR else EditKind.STRING
+    return Edit(kind, old, new, at=value.origin if value.via else None)
 
 
 def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:

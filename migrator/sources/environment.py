@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from ..model import Argument, Confidence, FileKind, Span, Usage, Value
+from ..model import Argument, Confidence, FileKind, Span, Usage, UsageKind, Value, ValueKind
 
 #: The prefixes of the variables CUDA, NCCL and PyTorch's CUDA and NCCL layers read (scripts and Python alike).
 CUDA_ENV_PREFIXES = ("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "TORCH_NCCL_", "CUBLAS_")
@@ -92,10 +92,11 @@ def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
     line_no, line, name, exact = pins["torch"]
     plugins = " ".join(f"{plugin.replace('-', '_')}=={pins[plugin][3].group(1)}" for plugin in PLUGIN_PACKAGES
                        if plugin in pins)
-    return [Usage(api="requirement-pin:torch", kind="requirement",
+    return [Usage(api="requirement-pin:torch", kind=UsageKind.REQUIREMENT,
                   span=Span(line_no, max(line.find(name), 0), line_no, len(line.rstrip())), snippet=line.strip()[:160],
                   context=f"torch {exact.group(1)} pinned",
-                  args=(Argument(None, Value("str", exact.group(1))), Argument("plugins", Value("str", plugins))))]
+                  args=(Argument(None, Value(ValueKind.STR, exact.group(1))),
+                        Argument("plugins", Value(ValueKind.STR, plugins))))]
 
 
 def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
@@ -106,7 +107,8 @@ def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]
             return []
         match = _LAUNCH.search(line)
         if match and not _echoed(line, match.start(1)):
-            return [Usage(api="shell.launch", kind="run", span=Span(line_no, match.start(1), line_no, match.end(1)),
+            return [Usage(api="shell.launch", kind=UsageKind.RUN,
+                          span=Span(line_no, match.start(1), line_no, match.end(1)),
                           snippet=line.strip()[:160], context=match.group(1).split()[0])]
     return []
 
@@ -115,9 +117,9 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
     """Usages on one logical line of a shell script, Dockerfile or requirements file."""
     found: List[Usage] = []
 
-    def add(api: str, usage_kind: str, start: int, end: int, context: Optional[str] = None,
+    def add(api: str, usage_kind: UsageKind, start: int, end: int, context: Optional[str] = None,
             value: Optional[str] = None, confidence: Confidence = Confidence.RESOLVED) -> None:
-        args = (Argument(None, Value("str", value)),) if value is not None else ()
+        args = (Argument(None, Value(ValueKind.STR, value)),) if value is not None else ()
         found.append(Usage(api=api, kind=usage_kind, span=Span(line_no, start, line_no, end, cell),
                            snippet=line.strip()[:160], confidence=confidence, args=args, context=context))
 
@@ -127,18 +129,18 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
     if kind == FileKind.DOCKERFILE:
         match = _FROM.match(line)
         if match and _NVIDIA_IMAGE.match(match.group(1)):
-            add("docker.base-image", "base-image", match.start(1), match.end(1), value=match.group(1))
+            add("docker.base-image", UsageKind.BASE_IMAGE, match.start(1), match.end(1), value=match.group(1))
     for match in _ENV_ASSIGN.finditer(line):
-        add(_env_name(line, match.start(1), match.group(1), kind), "env", match.start(1), match.end(2),
+        add(_env_name(line, match.start(1), match.group(1), kind), UsageKind.ENV, match.start(1), match.end(2),
             context=match.group(1), value=match.group(2))
     for match in _COMMAND.finditer(line):
         if not _echoed(line, match.start(1)):
-            add(match.group(1), "command", match.start(1), match.end(1))
+            add(match.group(1), UsageKind.COMMAND, match.start(1), match.end(1))
     gpus = _DOCKER_GPUS.search(line)
     if gpus:
-        add("docker --gpus", "command", gpus.start(), gpus.end())
+        add("docker --gpus", UsageKind.COMMAND, gpus.start(), gpus.end())
     for match in _BACKEND_ARG.finditer(line):
-        add("torch.distributed.Backend", "literal", match.start(1), match.end(1), context="command-line option",
+        add("torch.distributed.Backend", UsageKind.LITERAL, match.start(1), match.end(1), context="command-line option",
             value=match.group(1))
     pip = _PIP_INSTALL.search(line)
     if pip:
@@ -147,7 +149,7 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
             if not token.group().startswith("-"):
                 _requirement(token.group(), offset + token.start(), add)
         for match in _INDEX_URL.finditer(line):
-            add("pip.index-url", "requirement", match.start(1), match.end(1), context="CUDA wheel index",
+            add("pip.index-url", UsageKind.REQUIREMENT, match.start(1), match.end(1), context="CUDA wheel index",
                 value=match.group(1))
     return found
 
@@ -165,7 +167,8 @@ def _echoed(line: str, start: int) -> bool:
 def _requirement(spec: str, offset: int, add) -> None:
     url = _INDEX_URL.search(spec)
     if url:
-        add("pip.index-url", "requirement", offset + url.start(1), offset + url.end(1), context="CUDA wheel index",
+        add("pip.index-url", UsageKind.REQUIREMENT, offset + url.start(1), offset + url.end(1),
+            context="CUDA wheel index",
             value=url.group(1))
         return
     match = _REQUIREMENT.match(spec.strip().strip("'\""))
@@ -175,11 +178,12 @@ def _requirement(spec: str, offset: int, add) -> None:
     version = match.group(3) or ""
     start, end = offset, offset + len(spec)
     if name in ("torch", "torchvision", "torchaudio") and re.search(r"\+cu\d+", version):
-        add(f"requirement:{name}", "requirement", start, end, context="CUDA build of " + name, value=spec.strip())
+        add(f"requirement:{name}", UsageKind.REQUIREMENT, start, end, context="CUDA build of " + name,
+            value=spec.strip())
     elif name in CUDA_PACKAGES or name.startswith(_CUDA_PACKAGE_PREFIXES):
         library = CUDA_PACKAGES.get(name) or next(
             (lib for prefix, lib in _CUDA_LINE_BUILDS.items() if name.startswith(prefix)), name)
-        add(f"requirement:{library}", "requirement", start, end, context=name, value=spec.strip())
+        add(f"requirement:{library}", UsageKind.REQUIREMENT, start, end, context=name, value=spec.strip())
 
 
 def _logical_lines(text: str) -> Iterable[Tuple[int, str]]:

@@ -77,11 +77,10 @@ def trace_command(command: Sequence[str], root: Path, device: str = "cpu", steps
 def static_stubs(root: Path):
     """The custom ops of a static scan of ``root`` (no code runs) as stub specs."""
     from ..discover import discover
+    from ..engine.cache import open_cache
     from ..maps.load import resolve_targets
     from ..pipeline import ScanRequest, scan
     from .stubs import stub_specs
-
-    from ..engine.cache import open_cache
 
     found = discover(root)
     report = scan(ScanRequest(root, resolve_targets(None), files=found.files, call_graph=False, cache=open_cache()))

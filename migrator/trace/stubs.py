@@ -10,12 +10,12 @@ raises ``ExtensionUnavailable`` at its call, so the run stops there with the cal
 from __future__ import annotations
 
 import importlib.abc
-from functools import lru_cache
 import importlib.machinery
 import inspect
 import sys
 import types
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 _BACKWARD_WORDS = ("backward", "bwd", "grad")

@@ -13,11 +13,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
-from ..upstream import (MAPS_SCHEMA, MapsBuildError, curated_environment, is_cuda_name, parse_yaml, read_json,
-                        read_text, source_label)
+from ..upstream import (
+    MAPS_SCHEMA,
+    MapsBuildError,
+    curated_environment,
+    is_cuda_name,
+    parse_yaml,
+    read_json,
+    read_text,
+    source_label,
+)
 
 if TYPE_CHECKING:
     from ..ops_build import OpRelease

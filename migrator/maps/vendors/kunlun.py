@@ -13,9 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping
 
 from ..aten import AtenOp
+from ..upstream import (
+    MAPS_SCHEMA,
+    MapsBuildError,
+    checked_sources,
+    curated_environment,
+    parse_yaml,
+    read_text,
+    source_label,
+)
 from .kunlun_bridge import PACONVERT, bridge_rows
-from ..upstream import (MAPS_SCHEMA, MapsBuildError, checked_sources, curated_environment, parse_yaml, read_text,
-                        source_label)
 
 if TYPE_CHECKING:
     from ..ops_build import OpRelease

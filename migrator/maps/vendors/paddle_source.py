@@ -21,8 +21,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..pysource import imported, top_level
 from ...sources.outline import dotted_name
+from ..pysource import imported, top_level
 
 #: a class's methods that say what the class runs: a layer's forward, an optimizer's update
 ENTRY_METHODS = ("forward", "_append_optimize_op", "__call__")

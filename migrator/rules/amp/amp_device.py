@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, Status, Usage, Value, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
 from ..base import (
     Claim,
     Rule,
@@ -76,7 +76,7 @@ class AmpDevice(Rule):
             return None
         value = first_arg(usage, ("device_type", "device"), 0)
         if value is None and usage.api in _CUDA_BY_DEFAULT:
-            value = Value("str", "cuda", via=f"the default device of {usage.api.rsplit('.', 1)[-1]}")
+            value = Value(ValueKind.STR, "cuda", via=f"the default device of {usage.api.rsplit('.', 1)[-1]}")
         device = cuda_device_in(value, ctx.project) if value is not None else None
         if value is None or device is None:
             return None
@@ -95,4 +95,4 @@ def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
     message = (f"{head.strip()}() defaults to device 'cuda': pass '{target.device_to}' on {target.id}"
                f"{needs_import(target)}")
     return Verdict(verdict.status, message, verdict.source,
-                   fix=fix_of(suggestion, Edit("argument", "", repr(target.device_to)), safe=True))
+                   fix=fix_of(suggestion, Edit(EditKind.ARGUMENT, "", repr(target.device_to)), safe=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, Status, Usage, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ...sources.environment import CUDA_ENV_PREFIXES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
@@ -73,7 +73,7 @@ class EnvironmentVariable(Rule):
                     doc = f"; documented at {entry['doc']}" if entry.get("doc") else ""
                     return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}{note}{doc}",
                                    source, fix=fix_of(usage.snippet.replace(name, str(entry["to"])),
-                                                      Edit("string", name, str(entry["to"])),
+                                                      Edit(EditKind.STRING, name, str(entry["to"])),
                                                       safe=bool(entry.get("exact", True))))
                 return Verdict(Status.UNSUPPORTED, f"{action} {name}: the vendor lists no {target.id} equivalent",
                                source)
