@@ -71,6 +71,31 @@ class EditKind(Closed):
     TEXT = "text"
 
 
+class RegistrationKind(Closed):
+    """How C++ exposes a function to Python (``Registration.kind``)."""
+
+    PYBIND11 = "pybind11"  # ``m.def`` in ``PYBIND11_MODULE``
+    TORCH_LIBRARY = "torch_library"  # ``m.def`` in ``TORCH_LIBRARY``: a schema
+    TORCH_LIBRARY_IMPL = "torch_library_impl"  # ``m.impl`` in ``TORCH_LIBRARY_IMPL``: a kernel for a key
+
+
+class DefinitionKind(Closed):
+    FUNCTION = "function"
+    CLASS = "class"
+
+
+class EntryKind(Closed):
+    """Why a call-graph node is an entry point (``EntryPoint.kind``)."""
+
+    MAIN_BLOCK = "main-block"  # ``if __name__ == "__main__":``
+    SCRIPT_NAME = "script-name"  # ``train*.py`` and the like
+    NOTEBOOK = "notebook"
+    SETUP = "setup"  # ``setup.py``: runs at build time
+    CONSOLE_SCRIPT = "console-script"  # ``[project.scripts]``
+    CLI = "cli"  # ``--entry``
+    PUBLIC_API = "public-api"  # a library's exports, when it has no other entry point
+
+
 class Status(str, Enum):
     """The closed set of verdict statuses (ARCHITECTURE.md, "Verdict statuses")."""
 
@@ -447,7 +472,7 @@ class Registration:
     """A C++ function exposed to Python: ``m.def`` in ``PYBIND11_MODULE`` or ``TORCH_LIBRARY``."""
 
     name: str
-    kind: str  # "pybind11" | "torch_library" | "torch_library_impl"
+    kind: RegistrationKind
     path: str
     line: int
     namespace: Optional[str] = None  # TORCH_LIBRARY namespace / dispatch key for _impl
@@ -493,7 +518,7 @@ class Definition:
     """A function, method or class of a module; ``name`` is qualified within the module (``Trainer.step``)."""
 
     name: str
-    kind: str  # "function" | "class"
+    kind: DefinitionKind
     line: int
     bases: Tuple[str, ...] = ()  # classes: absolute dotted names of the bases, where the imports say
 
@@ -714,10 +739,10 @@ class OpPlan:
 
 @dataclass(frozen=True)
 class EntryPoint:
-    """Where a run starts: ``kind`` is main-block, script-name, notebook, setup, console-script or cli."""
+    """Where a run starts, and why (``EntryKind``)."""
 
     node: str
-    kind: str
+    kind: EntryKind
     path: str
     line: int
 

@@ -16,6 +16,7 @@ from ..model import Context, EntryPoint, FileKind, FileResult, Outline
 from ..project.contexts import path_context
 from ..sources.outline import MAIN
 from ..sources.packaging import console_scripts
+from ..model import EntryKind
 
 if TYPE_CHECKING:
     from .index import GraphIndex
@@ -28,7 +29,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
     """The entry points, and the ``--entry`` specs that name nothing in the scanned code."""
     found: Dict[str, EntryPoint] = {}
 
-    def add(node: Optional[str], kind: str, path: str, line: int) -> None:
+    def add(node: Optional[str], kind: EntryKind, path: str, line: int) -> None:
         if node and node in index.graph and node not in found:
             found[node] = EntryPoint(node=node, kind=kind, path=path, line=line)
 
@@ -38,15 +39,15 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
             continue
         stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if result.file.kind == FileKind.NOTEBOOK:
-            add(module, "notebook", rel, 1)
+            add(module, EntryKind.NOTEBOOK, rel, 1)
         elif stem == "setup":
-            add(module, "setup", rel, 1)
+            add(module, EntryKind.SETUP, rel, 1)
         elif outline.main_lines:
-            add(f"{module}.{MAIN}", "main-block", rel, outline.main_lines[0])
+            add(f"{module}.{MAIN}", EntryKind.MAIN_BLOCK, rel, outline.main_lines[0])
         elif _SCRIPT_NAME.match(stem):
-            add(module, "script-name", rel, 1)
+            add(module, EntryKind.SCRIPT_NAME, rel, 1)
 
-    def add_spec(spec: str, kind: str) -> bool:
+    def add_spec(spec: str, kind: EntryKind) -> bool:
         """``pkg.mod:func`` (a console script, ``--entry``): added when it names a node."""
         node = index.resolve(spec.replace(":", "."))
         if node:
@@ -55,15 +56,15 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
         return node is not None
 
     for spec in console_scripts(base_dir(root)):
-        add_spec(spec, "console-script")
-    unresolved = tuple(spec for spec in extra if not add_spec(spec, "cli"))
-    if all(entry.kind == "setup" for entry in found.values()):  # a library: runs start at what it exports
+        add_spec(spec, EntryKind.CONSOLE_SCRIPT)
+    unresolved = tuple(spec for spec in extra if not add_spec(spec, EntryKind.CLI))
+    if all(entry.kind == EntryKind.SETUP for entry in found.values()):  # a library: runs start at what it exports
         for package, rel, public in _public_apis(outlines, index):
             node = f"{package}.{PUBLIC_API}"
             index.graph.add_node(node, kind="public-api", path=rel, line=1)
             for target in public:
                 index.add_edge(node, target, kind="exports")
-            add(node, "public-api", rel, 1)
+            add(node, EntryKind.PUBLIC_API, rel, 1)
     return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
 
 

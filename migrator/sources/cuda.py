@@ -9,10 +9,11 @@ a kernel named in a comment is not a kernel, and braces are matched to measure e
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..lines import line_col, line_starts
 from ..model import CudaFacts, Kernel, Registration
+from ..model import RegistrationKind
 
 _GLOBAL = re.compile(r"\b__global__\b")
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
@@ -55,7 +56,8 @@ def read_cuda(text: str) -> CudaFacts:
                 continue
             literal = _literal_at(text, masked, match)
             name = literal.split("(", 1)[0].strip() if literal else match.group(3)
-            kind = block_kind if match.group(2) == "def" or block_kind == "pybind11" else "torch_library_impl"
+            kind = (block_kind if match.group(2) == "def" or block_kind == RegistrationKind.PYBIND11
+                    else RegistrationKind.TORCH_LIBRARY_IMPL)
             bound = match.group(4)
             signature = literal if literal and "(" in literal else functions.get((bound or "").split("::")[-1])
             registrations.append(Registration(name=name, kind=kind, path="", line=line_col(starts, match.start())[0],
@@ -114,14 +116,14 @@ def _match_brace(masked: str, offset: int) -> Optional[int]:
     return None
 
 
-def _registration_blocks(masked: str):
+def _registration_blocks(masked: str) -> Iterator[Tuple[RegistrationKind, str, Optional[str], str, int, int]]:
     """(kind, namespace or module, dispatch key, module variable, body start, body end)."""
     for match in _PYBIND.finditer(masked):
         end = _match_brace(masked, masked.find("(", match.start()) + 1)
-        yield "pybind11", match.group(1), None, match.group(2), match.end(), end or len(masked)
+        yield RegistrationKind.PYBIND11, match.group(1), None, match.group(2), match.end(), end or len(masked)
     for match in _TORCH_LIBRARY.finditer(masked):
         end = _match_brace(masked, masked.find("(", match.start()) + 1)
-        kind = "torch_library_impl" if match.group(1) == "_IMPL" else "torch_library"
+        kind = RegistrationKind.TORCH_LIBRARY_IMPL if match.group(1) == "_IMPL" else RegistrationKind.TORCH_LIBRARY
         yield kind, match.group(2), match.group(3), match.group(4), match.end(), end or len(masked)
 
 

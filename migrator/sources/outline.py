@@ -37,6 +37,7 @@ from ..model import (
     UnknownReceiver,
 )
 from ..resolve.modules import absolute_import
+from ..model import DefinitionKind
 
 MAIN = "<main>"
 #: The kind of a call-graph edge from ``x.name(...)`` on a receiver of unknown type to a repository method of
@@ -142,7 +143,8 @@ class _OutlineReader:
                 elif isinstance(value, ast.AST):
                     self._expressions(value, scope, cls, local)
 
-    def _define(self, node, kind: str, scope: str, local: Optional[Dict[str, str]], bases: Tuple[str, ...] = ()) -> str:
+    def _define(self, node, kind: DefinitionKind, scope: str, local: Optional[Dict[str, str]],
+                bases: Tuple[str, ...] = ()) -> str:
         """Record a function or class and bind its name where it is visible; its qualified name in the module."""
         name = self._child(scope, node.name)
         self.definitions.append(Definition(name=name, kind=kind, line=node.lineno, bases=bases))
@@ -154,7 +156,7 @@ class _OutlineReader:
 
     def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef], scope: str, cls: Optional[str],
                   local: Optional[Dict[str, str]]) -> None:
-        name = self._define(node, "function", scope, local)
+        name = self._define(node, DefinitionKind.FUNCTION, scope, local)
         for decorator in node.decorator_list:
             self._decorator(decorator, name, scope, cls, local)
         for default in [*node.args.defaults, *node.args.kw_defaults]:
@@ -165,7 +167,7 @@ class _OutlineReader:
 
     def _class(self, node: ast.ClassDef, scope: str, local: Optional[Dict[str, str]]) -> None:
         bases = tuple(b for b in (self._resolve(base, local) for base in node.bases) if b)
-        name = self._define(node, "class", scope, local, bases)
+        name = self._define(node, DefinitionKind.CLASS, scope, local, bases)
         for decorator in node.decorator_list:
             self._decorator(decorator, name, scope, name, local)
         self.read_body(node.body, name, name, local)
