@@ -23,8 +23,8 @@ sys.path.insert(0, str(HERE.parent))
 from migrator.analyze import VOCABULARY, tensor_methods  # noqa: E402
 from migrator.resolve import resolve_module  # noqa: E402
 from migrator.lines import line_starts  # noqa: E402
-from migrator.resolve.positions import Positions  # noqa: E402
-from migrator.resolve.tree_spans import _EXPECTED, TreeSpans, field_names  # noqa: E402
+from migrator.engine.positions import Positions  # noqa: E402
+from migrator.engine.tree_spans import _EXPECTED, TreeSpans, field_names  # noqa: E402
 from migrator.resolve.walk import Walker  # noqa: E402
 
 

@@ -20,14 +20,8 @@ from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
-from .sources.python import (
-    ParseFailure,
-    decode_source,
-    is_too_deep,
-    parse_python,
-    python2_marker,
-    without_deep_statements,
-)
+from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_python, python2_marker,
+                             without_deep_statements)
 from .sources.step import step_facts
 
 

@@ -16,8 +16,7 @@ from . import __version__
 from .engine.collector import FEWER_COLLECTIONS
 from .maps.load import TargetSpecError, resolve_targets
 from .model import Category
-from .pipeline import ScanRequest
-from .pipeline import scan as run_scan
+from .pipeline import ScanRequest, scan as run_scan
 from .report import FORMATTERS, View
 
 
@@ -567,14 +566,8 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
     from .gate.config import ConfigError, load_config
     from .memory.cards import CardError, load_cards
     from .memory.fit import MemoryEstimate, estimate_assumptions, fit_all
-    from .memory.measure import (
-        FactoryError,
-        TorchMissing,
-        load_factory,
-        measure_activations,
-        model_facts,
-        require_torch,
-    )
+    from .memory.measure import (FactoryError, TorchMissing, load_factory, measure_activations, model_facts,
+                                 require_torch)
     from .memory.render import RENDERERS
 
     chosen = {t.id for t in _targets(targets)}

@@ -15,19 +15,8 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
-from .model import (
-    Confidence,
-    CustomOp,
-    ExtensionBuild,
-    FileResult,
-    Finding,
-    Kernel,
-    Registration,
-    Span,
-    Usage,
-    UsageKind,
-    Value,
-)
+from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span, Usage,
+                    UsageKind, Value)
 from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
 

@@ -9,7 +9,8 @@ import pytest
 
 from migrator.resolve.strings import string_value
 from migrator.sources.outline import _calls_in
-from migrator.sources.python import ParseFailure, _parser_output_trusted, parse_python
+from migrator.engine.trusted_parse import parser_output_trusted
+from migrator.sources.python import ParseFailure, parse_python
 
 
 @pytest.mark.parametrize("literal", [
@@ -88,7 +89,7 @@ def test_validation_is_back_only_when_the_last_of_several_threads_is_done():
     inside, release = threading.Barrier(3), threading.Event()
 
     def parse_slowly():
-        with _parser_output_trusted():
+        with parser_output_trusted():
             inside.wait()
             release.wait()
 

@@ -10,8 +10,8 @@ from migrator.analyze import VOCABULARY, tensor_methods
 from migrator.lines import line_col, line_starts
 from migrator.model import Span
 from migrator.resolve import resolve_module
-from migrator.resolve.positions import Positions
-from migrator.resolve.tree_spans import TreeSpans
+from migrator.engine.positions import Positions
+from migrator.engine.tree_spans import TreeSpans
 from migrator.resolve.walk import Walker
 
 SOURCE = '''\

@@ -9,17 +9,8 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 
 import networkx as nx
 
-from ..model import (
-    Call,
-    CallTarget,
-    EntryPoint,
-    FileResult,
-    Finding,
-    InstanceCall,
-    NamedTarget,
-    Outline,
-    UnknownReceiver,
-)
+from ..model import (Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline,
+                     UnknownReceiver)
 from ..resolve import module_name_for
 from ..resolve.modules import script_dir_heads
 from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE

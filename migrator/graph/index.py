@@ -9,16 +9,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 import networkx as nx
 
 from ..maps.load import tensor_methods
-from ..model import (
-    AttributeMethod,
-    CallTarget,
-    InstanceCall,
-    NamedTarget,
-    Outline,
-    SelfMethod,
-    SuperMethod,
-    UnknownReceiver,
-)
+from ..model import (AttributeMethod, CallTarget, InstanceCall, NamedTarget, Outline, SelfMethod, SuperMethod,
+                     UnknownReceiver)
 from ..prefixes import longest
 
 #: A method name defined in more repo classes than this is too common to join by name alone.

@@ -19,19 +19,8 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import (
-    STATUS_SEVERITY,
-    Blocker,
-    Category,
-    Context,
-    FileStatus,
-    Finding,
-    Report,
-    Status,
-    TargetSummary,
-    Unsafe,
-    Verdict,
-)
+from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
+                     Unsafe, Verdict)
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim

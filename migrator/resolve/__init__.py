@@ -8,10 +8,10 @@ and argparse defaults. Tensor methods on receivers whose type is unknown are rec
 ``nn.Module`` is not a tensor and is not recorded.
 
 The package follows the pass: ``scope`` binds names, ``values`` evaluates expressions, ``receivers``
-types method receivers, ``literals`` remembers where strings sit, ``emit`` records usages, ``positions``
-(with ``tree_spans``) finds where they are, ``visitor`` drives them over one ``walk``, and ``module`` runs
-the pass. What is worth recording comes from the rules (``vocabulary``): the resolver itself knows
-Python, not CUDA.
+types method receivers, ``literals`` remembers where strings sit, ``emit`` records usages (their places come
+from ``engine/positions.py``, which reads them off CPython's ``ast`` instead of generating code),
+``visitor`` drives them over one ``walk``, and ``module`` runs the pass. What is worth recording comes from
+the rules (``vocabulary``): the resolver itself knows Python, not CUDA.
 
 The package imports nothing heavy itself: ``resolve_module`` (and libcst with it, a fifth of a second) loads
 on first use, so the rules, which only declare a ``Vocabulary``, and a scan served from the cache never

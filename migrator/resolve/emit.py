@@ -11,7 +11,7 @@ from typing import Callable, List, Optional, Tuple
 import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, Span, Usage, Value
-from .positions import Positions
+from ..engine.positions import Positions
 from .scope import Scopes
 from ..model import UsageKind
 

@@ -14,16 +14,8 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import body_guard
 from .literals import Literals
-from .modules import (
-    DTYPE_COMPARED,
-    DTYPE_LISTED,
-    DTYPE_ON_HOST,
-    TENSOR_FACTORIES,
-    interesting,
-    interesting_base,
-    is_torch,
-    is_torch_dtype,
-)
+from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, interesting, interesting_base,
+                      is_torch, is_torch_dtype)
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option

@@ -16,7 +16,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from .positions import NodeIndex
+from ..engine.positions import NodeIndex
 
 #: Fields that hold only whitespace, comments or punctuation: nothing a rule looks at.
 _TRIVIA = frozenset({

@@ -15,19 +15,8 @@ from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Usage, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
-from .base import (
-    Claim,
-    DocumentedRule,
-    ProjectIndex,
-    ProjectRule,
-    Rule,
-    RuleContext,
-    fingerprint,
-    is_backend_string,
-    is_device_string,
-    normalised_snippet,
-    on_cuda_branch,
-)
+from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string,
+                   is_device_string, normalised_snippet, on_cuda_branch)
 from .tune import TuneRule
 
 

@@ -19,22 +19,8 @@ from ..maps.coverage import verdict_from_list
 from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
-from ..model import (
-    Category,
-    Edit,
-    EditKind,
-    ExtensionBuild,
-    FileResult,
-    Finding,
-    GuardKind,
-    LimitKind,
-    Status,
-    Usage,
-    Value,
-    ValueKind,
-    Verdict,
-    fix_of,
-)
+from ..model import (Category, Edit, EditKind, ExtensionBuild, FileResult, Finding, GuardKind, LimitKind, Status, Usage,
+                     Value, ValueKind, Verdict, fix_of)
 from ..prefixes import longest
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example

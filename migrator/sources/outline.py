@@ -24,18 +24,8 @@ from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from ..model import (
-    AttributeMethod,
-    Call,
-    CallTarget,
-    Definition,
-    InstanceCall,
-    NamedTarget,
-    Outline,
-    SelfMethod,
-    SuperMethod,
-    UnknownReceiver,
-)
+from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
+                     SuperMethod, UnknownReceiver)
 from ..resolve.modules import absolute_import
 from ..model import DefinitionKind
 

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 import tokenize
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -72,9 +70,12 @@ def parse_python(text: str, valid: bool = False) -> Union["cst.Module", ParseFai
     """The libcst tree of ``text``, or why there is none.
 
     ``valid``: CPython's ``ast`` has parsed this very text, so it is neither nested past what the parsers take
-    nor invalid, and libcst builds its tree without validating each node again (``_parser_output_trusted``).
+    nor invalid, and libcst builds its tree without validating each node again
+    (``engine/trusted_parse.parser_output_trusted``).
     """
     import libcst as cst  # here, not at the top: a scan served from the cache never parses, nor pays for libcst
+
+    from ..engine.trusted_parse import parser_output_trusted
 
     if not valid:  # CPython's parser first: it refuses in microseconds what libcst's takes gigabytes or minutes
         import ast  # for (a 10 KB run of unary minus aborts the process; a 4,000-term sum takes 21 s)
@@ -90,7 +91,7 @@ def parse_python(text: str, valid: bool = False) -> Union["cst.Module", ParseFai
             pass
     try:
         if valid:
-            with _parser_output_trusted():
+            with parser_output_trusted():
                 return cst.parse_module(text)
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -105,42 +106,6 @@ def parse_python(text: str, valid: bool = False) -> Union["cst.Module", ParseFai
 
 
 _TOO_DEEP = "expression nested too deeply to analyse"
-
-_trusting = threading.Lock()
-_trusted_parses = 0
-_checked_post_init: Any = None  # libcst's own ``CSTNode.__post_init__`` while a block has it replaced
-
-
-@contextmanager
-def _parser_output_trusted() -> Iterator[None]:
-    """libcst nodes are built without their ``_validate`` while the block runs (in any thread of the process).
-
-    Every libcst node checks its own fields as it is built (``CSTNode.__post_init__``): right for trees a
-    codemod assembles (``fix`` keeps it), redundant for the parser's output on source CPython has accepted,
-    and a sixth of the parse (timm: 10.1 s -> 8.5 s in one process); libcst's comment on ``__post_init__``
-    names the same waste. Nested and concurrent blocks share one switch, counted under a lock: the check is
-    back once the last block ends.
-    """
-    global _trusted_parses, _checked_post_init
-    from libcst._nodes.base import CSTNode
-
-    with _trusting:
-        if _trusted_parses == 0:
-            _checked_post_init = CSTNode.__post_init__
-            CSTNode.__post_init__ = _built_unchecked  # type: ignore[method-assign]
-        _trusted_parses += 1
-    try:
-        yield
-    finally:
-        with _trusting:
-            _trusted_parses -= 1
-            if _trusted_parses == 0:
-                CSTNode.__post_init__ = _checked_post_init  # type: ignore[method-assign]
-
-
-def _built_unchecked(self: object) -> None:
-    """``CSTNode.__post_init__`` while the parser's output is trusted: the node is not validated."""
-
 
 @dataclass(frozen=True)
 class PartialSource:

@@ -16,16 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..aten import AtenOp, classify
-from ..upstream import (
-    MAPS_SCHEMA,
-    MapsBuildError,
-    curated_environment,
-    is_cuda_name,
-    parse_yaml,
-    read_json,
-    read_text,
-    source_label,
-)
+from ..upstream import (MAPS_SCHEMA, MapsBuildError, curated_environment, is_cuda_name, parse_yaml, read_json,
+                        read_text, source_label)
 
 if TYPE_CHECKING:
     from ..ops_build import OpRelease

@@ -13,15 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping
 
 from ..aten import AtenOp
-from ..upstream import (
-    MAPS_SCHEMA,
-    MapsBuildError,
-    checked_sources,
-    curated_environment,
-    parse_yaml,
-    read_text,
-    source_label,
-)
+from ..upstream import (MAPS_SCHEMA, MapsBuildError, checked_sources, curated_environment, parse_yaml, read_text,
+                        source_label)
 from .kunlun_bridge import PACONVERT, bridge_rows
 
 if TYPE_CHECKING:

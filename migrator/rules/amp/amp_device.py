@@ -5,17 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
-from ..base import (
-    Claim,
-    Rule,
-    RuleContext,
-    Verdicts,
-    cuda_device_in,
-    device_string_verdict,
-    first_arg,
-    needs_import,
-    per_target,
-)
+from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
+                    per_target)
 from ..examples import Invalid, Valid
 
 _DEVICE_FIRST = ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",

@@ -6,18 +6,8 @@ from typing import Optional
 
 from ...model import Category, Status, Usage, Value
 from ...resolve.vocabulary import LiteralRole, Vocabulary
-from ..base import (
-    BACKEND_STRING,
-    Claim,
-    Rule,
-    RuleContext,
-    Verdicts,
-    backend_in,
-    backend_verdict,
-    first_arg,
-    per_target,
-    with_role,
-)
+from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
+                    per_target, with_role)
 from ..examples import Invalid, Valid
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",

@@ -13,36 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from functools import partial
-from typing import (
-    Callable,
-    ClassVar,
-    Dict,
-    FrozenSet,
-    Iterable,
-    Iterator,
-    List,
-    Optional,
-    Sequence,
-    Tuple,
-    TypeVar,
-    Union,
-)
+from typing import (Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar,
+                    Union)
 
 from ...maps.load import TargetMap, TuneAdvice, tuning
-from ...model import (
-    Category,
-    Confidence,
-    Context,
-    FileResult,
-    Finding,
-    Span,
-    Status,
-    TuneKind,
-    TuneSite,
-    Usage,
-    Verdict,
-    fix_of,
-)
+from ...model import (Category, Confidence, Context, FileResult, Finding, Span, Status, TuneKind, TuneSite, Usage,
+                      Verdict, fix_of)
 from ...project.contexts import path_context
 from ...project.step import TrainingStep
 from ..base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files

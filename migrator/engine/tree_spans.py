@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .dotted import dotted
+from ..resolve.dotted import dotted
 
 Offsets = Tuple[int, int]
 
