@@ -166,7 +166,9 @@ def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:
                 unknown = [g for g in row.get("guides") or () if g not in guides]
                 if unknown:
                     raise MapsBuildError(f"{where}: no guide named {unknown}")
-    return {"schema": "migrator.tuning/1", "guides": guides, "pitfalls": data.get("pitfalls") or {},
+    pitfalls = data.get("pitfalls") or {}
+    return {"schema": "migrator.tuning/1", "guides": guides, "pitfalls": pitfalls,
+            "order": list(pitfalls),  # the tune rules run, and their findings are listed, in this order
             "switches": data.get("switches") or {},
             "source": "operator_maps/curated/tuning.yaml (vendor performance guides, quoted)"}
 

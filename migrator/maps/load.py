@@ -401,6 +401,8 @@ class TuneAdvice:
 class Tuning:
     pitfalls: Mapping[str, Mapping[str, TuneAdvice]]  # pitfall -> target -> advice
     switches: Mapping[str, Mapping[str, TuneAdvice]]  # CUDA switch (``torch.backends.cudnn.benchmark``) -> ...
+    #: the pitfalls in the order ``curated/tuning.yaml`` lists them
+    order: Tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)
@@ -418,7 +420,8 @@ def tuning() -> Tuning:
                       for target, row in per_target.items()}
                 for key, per_target in rows.items()}
 
-    return Tuning(pitfalls=table(data["pitfalls"]), switches=table(data["switches"]))
+    return Tuning(pitfalls=table(data["pitfalls"]), switches=table(data["switches"]),
+                  order=tuple(data.get("order") or ()))
 
 
 @lru_cache(maxsize=None)

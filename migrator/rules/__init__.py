@@ -42,10 +42,9 @@ _FOUND = sorted(discovered(), key=lambda rule: rule.name)
 ALL_RULES: Tuple[Rule, ...] = tuple(sorted((r for r in _FOUND if isinstance(r, Rule)), key=lambda r: r.claim))
 #: Rules that judge the whole project at once, after every file's own findings.
 PROJECT_RULES: Tuple[ProjectRule, ...] = tuple(r for r in _FOUND if isinstance(r, ProjectRule))
-#: The ``tune`` rules, run over the training step once the call graph is built (``rules/tune``); a rule that
-#: reads the others' tune findings runs after them.
-TUNE_RULES: Tuple[TuneRule, ...] = tuple(sorted((r for r in _FOUND if isinstance(r, TuneRule)),
-                                                key=lambda r: r.reads_tune_findings))
+#: The ``tune`` rules, run over the training step once the call graph is built (``rules/tune``), in the order
+#: ``rules/tune.in_order`` gives them (the one their findings are listed in).
+TUNE_RULES: Tuple[TuneRule, ...] = tuple(r for r in _FOUND if isinstance(r, TuneRule))
 #: Findings the project stage makes from the others' settled verdicts (``project/dtype_roots.py``).
 PROJECT_STAGE_RULES: Tuple[DocumentedRule, ...] = tuple(
     r for r in _FOUND if not isinstance(r, (Rule, ProjectRule, TuneRule)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import (Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar,
                     Union)
 
@@ -214,20 +214,16 @@ def keeps_for_tuning(usage: Usage) -> bool:
     """Whether some tune rule reads this usage (``analyze`` keeps those apart in a cached result)."""
     if usage.api not in TUNE_APIS and not (usage.kind == "assign" and usage.api.startswith("torch.backends.")):
         return False
-    from .. import TUNE_RULES  # found once every rule file is imported
-
-    return any(rule.reads(usage) for rule in TUNE_RULES)
+    return any(rule.reads(usage) for rule in in_order())
 
 
 def tune_findings(results: Sequence[FileResult], judged: Sequence[Finding], step: TrainingStep, node_of: NodeOf,
                   ctx: RuleContext, errors: Optional[List[str]] = None) -> List[Finding]:
-    """Every tune rule's findings, in file order: one per line and rule, and only where some target's guide
-    documents a cost (a ``partial`` verdict). With ``errors``, a rule that raises costs its own findings (noted
-    there), not the scan's; without, the exception goes up."""
-    from .. import TUNE_RULES  # found once every rule file is imported
-
+    """Every tune rule's findings, rule by rule (``in_order``): one per line and rule, and only where some
+    target's guide documents a cost (a ``partial`` verdict). With ``errors``, a rule that raises costs its own
+    findings (noted there), not the scan's; without, the exception goes up."""
     found: List[Finding] = []
-    for rule in TUNE_RULES:  # a rule that reads the others' findings comes after them (the CUDA switches)
+    for rule in in_order():  # a rule that reads the others' findings comes after them (the CUDA switches)
         lines = set()
         judge = partial(rule.findings, results, [*judged, *found], step, node_of, ctx)
         made = judge() if errors is None else findings_or_error(rule.name, judge, errors)
@@ -238,7 +234,18 @@ def tune_findings(results: Sequence[FileResult], judged: Sequence[Finding], step
             lines.add(line)
             if any(v.status == Status.PARTIAL for v in finding.verdicts.values()):
                 found.append(finding)  # else no target's guide documents a cost there: nothing to act on
-    return sorted(found, key=lambda f: f.place)
+    return found
+
+
+@lru_cache(maxsize=None)
+def in_order() -> Tuple[TuneRule, ...]:
+    """The tune rules as ``curated/tuning.yaml`` lists their pitfalls (the order their findings are listed in),
+    a rule that reads the others' findings after them."""
+    from .. import TUNE_RULES  # found once every rule file is imported
+
+    listed = tuning().order
+    return tuple(sorted(TUNE_RULES, key=lambda rule: (rule.reads_tune_findings, listed.index(rule.pitfall)
+                                                      if rule.pitfall in listed else len(listed), rule.name)))
 
 
 def _training(finding: Finding) -> bool:
