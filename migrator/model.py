@@ -96,6 +96,19 @@ class EntryKind(Closed):
     PUBLIC_API = "public-api"  # a library's exports, when it has no other entry point
 
 
+class NodeKind(Closed):
+    """What a call-graph node is (its ``kind`` attribute, ``NodeReach.kind``)."""
+
+    MODULE = "module"
+    MAIN = "main"  # a module's ``if __name__ == "__main__":`` block
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    REGISTRY = "registry"  # a table of functions (``{'2': f2, '3': f3}``)
+    PUBLIC_API = "public-api"  # a library's exports, as one entry point
+    UNPLACED = ""  # a node only an edge names
+
+
 class Status(str, Enum):
     """The closed set of verdict statuses (ARCHITECTURE.md, "Verdict statuses")."""
 
@@ -755,7 +768,7 @@ class NodeReach:
     entries: int
     paths: int
     path: Tuple[str, ...]  # entry point first
-    kind: str = ""  # module, main, class, function, method, registry
+    kind: NodeKind = NodeKind.UNPLACED
 
 
 @dataclass(frozen=True)
@@ -766,7 +779,7 @@ class GraphSnapshot:
     ``targets[i]``, in the order the build added the edges."""
 
     nodes: Tuple[str, ...]
-    node_kinds: Tuple[str, ...]
+    node_kinds: Tuple[NodeKind, ...]
     node_paths: Tuple[str, ...]
     node_lines: Tuple[int, ...]
     sources: Tuple[str, ...]
@@ -774,7 +787,7 @@ class GraphSnapshot:
     edge_kinds: Tuple[str, ...]
     entries: Tuple[EntryPoint, ...]
     unresolved_entries: Tuple[str, ...]
-    reached: Tuple[Tuple[str, int, int, Tuple[str, ...], str], ...]  # ``NodeReach`` fields (loads 10x faster)
+    reached: Tuple[Tuple[str, int, int, Tuple[str, ...], NodeKind], ...]  # ``NodeReach`` fields (loads 10x faster)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from ..resolve.modules import script_dir_heads
 from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE
 from .entries import entry_points
 from .index import GraphIndex
+from ..model import DefinitionKind, NodeKind
 
 #: Constructing a class reaches these methods (found through the class's repo bases).
 _ON_CONSTRUCT = ("__init__", "__post_init__", "forward", "__call__", "backward", "setup")
@@ -112,13 +113,14 @@ def _rebased(target: CallTarget, fix: Callable[[str], str]) -> CallTarget:
 def node_rows(outline: Outline, path: str) -> Iterator[Tuple[str, Dict[str, Any]]]:
     """The nodes one module's outline gives, with their attributes (a name defined twice: the last wins)."""
     module = outline.module
-    yield module, {"kind": "module", "path": path, "line": 1}
+    yield module, {"kind": NodeKind.MODULE, "path": path, "line": 1}
     if outline.main_lines:
-        yield f"{module}.{MAIN}", {"kind": "main", "path": path, "line": outline.main_lines[0]}
-    classes = {d.name for d in outline.definitions if d.kind == "class"}
+        yield f"{module}.{MAIN}", {"kind": NodeKind.MAIN, "path": path, "line": outline.main_lines[0]}
+    classes = {d.name for d in outline.definitions if d.kind == DefinitionKind.CLASS}
     for definition in outline.definitions:
         owner = definition.name.rpartition(".")[0]
-        kind = definition.kind if definition.kind == "class" else ("method" if owner in classes else "function")
+        kind = (NodeKind.CLASS if definition.kind == DefinitionKind.CLASS
+                else NodeKind.METHOD if owner in classes else NodeKind.FUNCTION)
         yield f"{module}.{definition.name}", {"kind": kind, "path": path, "line": definition.line}
 
 
@@ -182,7 +184,8 @@ def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
                 continue
             owner, _, name = call.scope[1:].rpartition(".")
             if owner in outlines and name and name not in index.bindings.get(owner, {}):
-                index.graph.add_node(call.scope[1:], kind="registry", path=index.graph.nodes[owner]["path"], line=1)
+                index.graph.add_node(call.scope[1:], kind=NodeKind.REGISTRY, path=index.graph.nodes[owner]["path"],
+                                     line=1)
                 index.add_edge(call.scope[1:], owner, kind="defined-in")
 
 

@@ -17,6 +17,7 @@ from ..project.contexts import path_context
 from ..sources.outline import MAIN
 from ..sources.packaging import console_scripts
 from ..model import EntryKind
+from ..model import NodeKind
 
 if TYPE_CHECKING:
     from .index import GraphIndex
@@ -61,7 +62,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
     if all(entry.kind == EntryKind.SETUP for entry in found.values()):  # a library: runs start at what it exports
         for package, rel, public in _public_apis(outlines, index):
             node = f"{package}.{PUBLIC_API}"
-            index.graph.add_node(node, kind="public-api", path=rel, line=1)
+            index.graph.add_node(node, kind=NodeKind.PUBLIC_API, path=rel, line=1)
             for target in public:
                 index.add_edge(node, target, kind="exports")
             add(node, EntryKind.PUBLIC_API, rel, 1)

@@ -13,6 +13,7 @@ from ..assess import PATHS_CAP
 from ..inventory import OpMembership
 from ..model import CustomOp, Finding, GraphSummary, NodeReach
 from .build import ProjectGraph
+from ..model import NodeKind
 
 
 def reach(project: ProjectGraph) -> Dict[str, NodeReach]:
@@ -50,7 +51,7 @@ def reach(project: ProjectGraph) -> Dict[str, NodeReach]:
         if component in bits:
             result[node] = NodeReach(node=node, entries=bin(bits[component]).count("1"),
                                      paths=paths[component], path=_path_to(node, parents),
-                                     kind=graph.nodes[node].get("kind", ""))
+                                     kind=graph.nodes[node].get("kind", NodeKind.UNPLACED))
     return result
 
 
