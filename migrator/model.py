@@ -80,6 +80,8 @@ class RegistrationKind(Closed):
 
 
 class DefinitionKind(Closed):
+    """What an outline's definition is (``Definition.kind``)."""
+
     FUNCTION = "function"
     CLASS = "class"
 
@@ -243,13 +245,9 @@ class Argument:
 
 @dataclass(frozen=True)
 class Usage:
-    """One use of a torch / CUDA-related API found in a source file, after name resolution.
-
-    kind: ``call``, ``attribute`` (read), ``assign`` (an attribute set: ``torch.backends.cudnn.benchmark = True``),
-    ``decorator``, ``import``, ``subclass`` (a class deriving from it), ``method`` (a Tensor method on
-    a receiver that could not be typed), ``literal`` (a device or backend string), ``launch``
-    (a ``kernel[grid](...)`` launch).
-    """
+    """One use of a torch / CUDA-related API found in a source file (after name resolution), or of a CUDA name
+    in a script, a Dockerfile, a requirements file or a kernel source; ``kind`` says how it is written
+    (``UsageKind``)."""
 
     api: str
     kind: UsageKind

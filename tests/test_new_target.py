@@ -92,6 +92,20 @@ def test_a_target_folder_validates_against_the_target_schema(demo_maps):
     jsonschema.validate(json.loads((demo_maps / "targets" / "demo" / "target.json").read_text()), schema)
 
 
+@pytest.mark.parametrize("document", [
+    pytest.param("{not json", id="not-json"),
+    pytest.param(json.dumps({"schema": "migrator.maps/1", "releases": []}), id="no-runtime"),
+    pytest.param(json.dumps({"schema": "migrator.maps/1", "runtime": {**DEMO_RUNTIME, "id": "other"},
+                             "releases": []}), id="another-folders-id"),
+])
+def test_a_folder_that_is_not_a_target_is_named_not_a_traceback(demo_maps, document):
+    (demo_maps / "targets" / "demo" / "target.json").write_text(document)
+    load.load_json.cache_clear()
+    load.target_folders.cache_clear()
+    with pytest.raises(load.TargetSpecError, match="targets/demo/target.json is not a target"):
+        load.target_folders()
+
+
 def test_a_target_added_as_a_folder_is_listed_after_the_bundled_ones(demo_maps):
     assert load.target_ids() == ("cann", "neuware", "kunlun", "demo")
     assert [t.label for t in resolve_targets(["demo", "cann"])] == ["demo@0.1", "cann@2.12-9.1"]

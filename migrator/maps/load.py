@@ -66,7 +66,18 @@ def target_folders() -> Tuple[Mapping[str, Any], ...]:
     their ``position`` (a target without one after those with one), then by id. Adding a target is adding a
     folder (``tests/test_new_target.py``)."""
     root = maps_dir()
-    found = [load_json(path.relative_to(root).as_posix()) for path in sorted(root.glob("targets/*/target.json"))]
+    found = []
+    for path in sorted(root.glob("targets/*/target.json")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            doc = load_json(rel)
+            well_formed = doc["runtime"]["id"] == path.parent.name and isinstance(doc["releases"], list)
+        except (ValueError, KeyError, TypeError):
+            well_formed = False
+        if not well_formed:  # a hand-made folder: say which file, not a traceback
+            raise TargetSpecError(f"operator_maps/{rel} is not a target: it needs a runtime whose id is its folder's "
+                                  "name and a list of releases (schema/target.schema.json)")
+        found.append(doc)
     return tuple(sorted(found, key=lambda doc: (doc.get("position") is None, doc.get("position") or 0,
                                                 doc["runtime"]["id"])))
 
