@@ -30,13 +30,21 @@ NATIVE_FUNCTIONS = "pytorch/native_functions.torch-2.7.1.yaml"
 def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
     """Return {relative output path: file text} for every generated map."""
     upstream = Path(upstream)
-    outputs: Dict[str, Any] = {}
+    runtimes = _runtimes(curated)
+    # the curated tables first: each row is checked against the file it cites, and a bad row should fail the
+    # build before the vendors' lists are read (those take seconds)
+    outputs: Dict[str, Any] = {
+        "third_party.json": _third_party_table(upstream, curated),
+        "custom_op_families.json": _custom_op_families(upstream, curated),
+        "cards.json": _cards_table(curated),
+        "device_tools.json": _device_tools_table(curated),
+        "tuning.json": _tuning_table(curated, [row["id"] for row in runtimes]),
+    }
     for reader in READERS.values():
         outputs.update(reader.device_maps(upstream, curated))
         outputs.update(reader.api_support_maps(upstream, curated))
     outputs.update(build_op_maps(upstream, curated))
     targets = []
-    runtimes = _runtimes(curated)
     defaults = {row["id"]: row["default_version"] for row in runtimes}
     releases = op_releases(upstream)
     for target, version in defaults.items():
@@ -57,11 +65,6 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
             "api_support": release.api_support, "npu_skips": release.npu_skips,
             **({"bridge": release.bridge} if release.bridge else {}),
         })
-    outputs["third_party.json"] = _third_party_table(upstream, curated)
-    outputs["custom_op_families.json"] = _custom_op_families(upstream, curated)
-    outputs["cards.json"] = _cards_table(curated)
-    outputs["device_tools.json"] = _device_tools_table(curated)
-    outputs["tuning.json"] = _tuning_table(curated, [row["id"] for row in runtimes])
     outputs["rename_semantics.json"] = _rename_semantics_table(curated, outputs, targets)
     outputs["shims.json"] = {"schema": "migrator.shims/1", "targets": {
         target: table for target, reader in sorted(READERS.items())
