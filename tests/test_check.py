@@ -436,6 +436,21 @@ def test_an_unchanged_repository_gets_its_whole_report_from_the_cache(tmp_path, 
     assert scan(ScanRequest(src, cann, jobs=1, cache=None)) == changed  # what the cache serves is what a scan finds
 
 
+def test_a_check_of_every_file_never_stands_in_for_a_scan(tmp_path):
+    """The files ``check`` hands over can be every file of the repository; its report (no call graph, its
+    suppressed findings kept) must not be kept where a scan of that repository finds its whole report."""
+    from migrator.discover import discover
+    from migrator.engine.cache import open_cache
+
+    src = write_tree(tmp_path / "src", {"train.py": TRAIN})
+    cache, targets = open_cache(tmp_path / "cache"), resolve_targets(["cann"])
+    checked = scan(ScanRequest(src, targets, files=discover(src).files, call_graph=False, suppress=False, jobs=1,
+                               cache=cache))
+    scanned = scan(ScanRequest(src, targets, jobs=1, cache=cache))
+    assert checked.graph is None and scanned.graph is not None
+    assert scanned == scan(ScanRequest(src, targets, jobs=1))
+
+
 def test_a_cached_file_loads_its_usages_only_when_its_rules_run_again(tmp_path, monkeypatch):
     """After an edit, the other files come from the cache with their usages unread: the cross-file stages
     (extension builds, autograd functions, the mixed-precision rule) see the few kept apart for them, and the

@@ -42,10 +42,11 @@ class Scanned:
 
 def scan(request: ScanRequest) -> Report:
     """The report of a scan. With a cache, a repository whose files, targets, entry points and selection are all
-    as before gets its report back whole: the cross-file work is a function of those alone."""
+    as before gets its report back whole: the cross-file work is a function of those alone. (Not for the few
+    files ``check`` and ``fix`` hand over: their scan is short, and keeping its report would cost more.)"""
     found = discovered(request)
     cache = request.cache
-    if cache is None or request.trace is not None:
+    if cache is None or request.trace is not None or request.files is not None:
         return _released(run(request, found))
     keys = {source.rel: content_key(source, cache) for source in found.files}
 
