@@ -435,11 +435,6 @@ class Finding:
     #: a ``tune`` finding's line as a traced run saw it (``scan --trace``)
     measured: Optional["StepMeasure"] = None
 
-    @property
-    def place(self) -> Tuple[str, int, int, int, str, str]:
-        """The order a report lists findings in: by file and position, then rule."""
-        return self.path, self.span.cell or 0, self.span.line or 0, self.span.col or 0, self.rule, self.id
-
 
 @dataclass(frozen=True)
 class StepMeasure:

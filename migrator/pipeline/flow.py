@@ -89,7 +89,7 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
         from ..trace.join import join_trace
 
         findings, traced = join_trace(findings, request.trace[0], str(root), targets, request.trace[1])
-    findings.sort(key=lambda f: f.place)
+    findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))
     ops, plans, findings = custom_operators(findings, results, index, targets)
     if request.selection:  # --select / --ignore: what is reported, and so what readiness and the plan are over
         findings = request.selection.apply(findings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..model import Auto, Edit, Finding, Unsafe
+from ..model import Auto, Finding, Unsafe
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,6 @@ class LineRewrite:
     old: str
     new: str
     fix: Union[Auto, Unsafe]
-
-    @property
-    def edit(self) -> Edit:
-        return self.fix.edit
 
     def applied_to(self, text: str) -> Optional[str]:
         """``text`` (the file's line) with the rewrite made, or ``None`` when the line does not hold the
