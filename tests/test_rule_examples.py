@@ -7,7 +7,7 @@ import pytest
 from migrator.fix import fix_report
 from migrator.maps.load import resolve_targets, target_ids
 from migrator.model import Category, Status
-from migrator.rules import ALL_RULES, DOCUMENTED_RULES, Claim, ProjectRule
+from migrator.rules import ALL_RULES, DOCUMENTED_RULES, Claim, ProjectRule, apply_rules
 from migrator.rules.docs import SECTIONS, rule_doc
 from migrator.rules.examples import Invalid, Valid
 from migrator.pipeline import ScanRequest, scan
@@ -70,10 +70,15 @@ def test_rule_docs_render_the_checked_example():
     assert "```" not in doc.text() and "    x = torch.ones(2).cuda()" in doc.text()
 
 
-def test_rules_run_tier_by_tier_and_the_generic_operator_rule_alone_last():
+def test_rules_run_tier_by_tier_and_the_generic_operator_rule_alone_last(example_usages):
     tiers = [rule.claim for rule in ALL_RULES]
     assert tiers == sorted(tiers) and set(tiers) == set(Claim)
     assert [rule.name for rule in ALL_RULES if rule.claim == Claim.OPERATOR] == ["torch-op"]
+    # the tiers decide, not the order the rules come in: backwards, every usage gets the same finding
+    for ctx, usage in example_usages:
+        forwards = apply_rules([usage], "train.py", ctx)
+        backwards = apply_rules([usage], "train.py", ctx, rules=tuple(reversed(ALL_RULES)))
+        assert [f.rule for f in backwards] == [f.rule for f in forwards], (usage.api, usage.snippet)
 
 
 def test_a_docstring_section_beyond_the_three_is_rendered_after_them():

@@ -134,7 +134,9 @@ def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[
 @lru_cache(maxsize=8)
 def _by_kind(rules: Tuple[Rule, ...]) -> Dict[Optional[str], Tuple[Rule, ...]]:
     """For each usage kind a rule names, the rules that may claim it, tier by tier; under ``None``, the
-    rules that take any kind (what a kind no rule names gets)."""
+    rules that take any kind (what a kind no rule names gets). The tiers order them whatever order ``rules``
+    comes in: a rule passed first does not claim before a lower tier."""
+    rules = tuple(sorted(rules, key=lambda rule: rule.claim))  # stable: the given order within a tier
     kinds = {kind for rule in rules for kind in rule.kinds or ()}
     table: Dict[Optional[str], Tuple[Rule, ...]] = {
         kind: tuple(rule for rule in rules if rule.kinds is None or kind in rule.kinds) for kind in kinds}
