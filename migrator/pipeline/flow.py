@@ -98,11 +98,11 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     from ..graph import subgraph_around, summarise
 
     reached = reachable(root, results, findings, ops, request.entries, request.cache)
-    project, nodes, placed = reached.project, reached.nodes, dict(reached.placed)
+    project, nodes = reached.project, reached.nodes
     rule_errors = list(judged.rule_errors)
-    marked = reached.findings + tune(results, reached.findings, ctx, project, nodes, ops, placed, request.selection,
-                                     request.trace[0] if request.trace is not None else None, str(root),
-                                     rule_errors)
+    tuned, tune_nodes = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
+                             request.trace[0] if request.trace is not None else None, str(root), rule_errors)
+    marked, placed = reached.findings + tuned, {**reached.placed, **tune_nodes}
     if traced is not None:
         marked = reached_by_trace(marked)
     summary = summarise(project, nodes, placed)

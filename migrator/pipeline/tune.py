@@ -16,10 +16,11 @@ if TYPE_CHECKING:
 
 
 def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
-         reached: Mapping[str, NodeReach], ops: Sequence[CustomOp], nodes: Dict[str, str], selection: Selection,
-         trace: Optional[Mapping[str, Any]], root: str, errors: List[str]) -> Tuple[Finding, ...]:
-    """The ``tune`` findings; ``nodes`` (finding id -> call-graph node) receives theirs, ``errors`` a tune rule
-    that raised."""
+         reached: Mapping[str, NodeReach], ops: Sequence[CustomOp], selection: Selection,
+         trace: Optional[Mapping[str, Any]], root: str,
+         errors: List[str]) -> Tuple[Tuple[Finding, ...], Dict[str, str]]:
+    """The ``tune`` findings, and the call-graph node each sits in; ``errors`` receives a tune rule that
+    raised."""
     from ..graph import mark_reachable
     from ..project.step import training_step
     from ..rules.tune import tune_findings
@@ -29,7 +30,6 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     if selection:
         found = selection.apply(found)
     marked, placed = mark_reachable(project, reached, found, ops)
-    nodes.update(placed)
     imported = {n for n in reached if project.graph.nodes[n].get("kind") == "module"}
     kept = []
     for finding in marked:
@@ -47,4 +47,4 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
         from ..trace.join import measure_step
 
         kept = measure_step(kept, trace, root)
-    return tuple(kept)
+    return tuple(kept), placed
