@@ -21,6 +21,7 @@ from collections import defaultdict
 from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .inventory import OpMembership
+from .evidence import active, counted_status, tally_key
 from .maps.load import TargetMap, third_party
 from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
@@ -82,10 +83,11 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         port_lines = {op.name: op.kernel_lines for op in ops}
         port_lines.update({p.op: p.port.kernel_lines for p in plans if p.target == target.id and p.port})
         counts = _counts(findings, target.id)
+        to_validate = counts.pop(VALIDATE)
         path_counts = _counts(on_path, target.id)
         automatic = sum(1 for f in on_path if _verdict(f, target.id, Status.REWRITE) and f.verdicts[target.id].fixable)
         manual = path_counts[Status.REWRITE.value] - automatic
-        runs = sum(path_counts[s.value] for s in RUNS)
+        runs = sum(path_counts[s.value] for s in RUNS) + path_counts[VALIDATE]  # what is to validate runs
         blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
@@ -95,12 +97,14 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         effort["readiness_inputs"] = {"runs": runs, "covered": sum(1 for f in on_path if f.id in covered),
                                       "automatic": automatic, "manual": manual, "ports": ports,
                                       "unsupported": unsupported, "unknown": path_counts[Status.UNKNOWN.value],
+                                      "validate": path_counts[VALIDATE],
                                       "on_training_path": len(on_path), "all": len(every),
                                       "left_out": left_out,
                                       "weights": dict(WEIGHTS), "reachability_judged": judged_by_reach}
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
-                                       blockers=blockers, import_first=target.import_first))
+                                       blockers=blockers, import_first=target.import_first,
+                                       to_validate=to_validate))
     return tuple(summaries)
 
 
@@ -119,17 +123,24 @@ def readiness_score(runs: int, automatic: int, manual: int, ports: int, unsuppor
 
 
 def _counts(findings: Sequence[Finding], target: str) -> Dict[str, int]:
+    """Per status, the findings whose verdict on ``target`` is work (or runs); ``unknown`` the data gaps, and
+    ``validate`` those whose evidence does not bite (``evidence.tally_key``)."""
     counts: Dict[str, int] = {status.value: 0 for status in Status}
+    counts[VALIDATE] = 0
     for finding in findings:
         verdict = finding.verdicts.get(target)
         if verdict is not None:
-            counts[verdict.status.value] += 1
+            counts[tally_key(verdict)] += 1
     return counts
+
+
+#: The key of ``_counts`` that is not a status: findings whose evidence on the target is to validate.
+VALIDATE = "validate"
 
 
 def _verdict(finding: Finding, target: str, status: Status) -> bool:
     verdict = finding.verdicts.get(target)
-    return verdict is not None and verdict.status == status
+    return verdict is not None and counted_status(verdict) == status
 
 
 def port_days(kernel_lines: int) -> float:
@@ -145,7 +156,7 @@ PORT_PHASE_RULES = frozenset({"extension-build", "extension-call", "torch-ops-ca
 def phase_of(finding: Finding, target: str, op_of: OpMembership) -> int:
     """The plan's phase that resolves ``finding`` on ``target`` (``plan.PHASES``); 0 when nothing is to do."""
     verdict = finding.verdicts.get(target)
-    if verdict is None or verdict.status == Status.SUPPORTED:
+    if verdict is None or not active(verdict):  # runs, or evidence to validate, or a data gap: not work
         return 0
     if op_of.op_of(finding) or finding.rule in PORT_PHASE_RULES or verdict.status in (Status.PORT, Status.UNSUPPORTED):
         return 4
@@ -231,7 +242,7 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
     titles: Dict[str, str] = {}
     for finding in findings:
         verdict = finding.verdicts.get(target)
-        if verdict is None or verdict.status not in BLOCKING:
+        if verdict is None or verdict.status not in BLOCKING or not active(verdict):
             continue
         op = op_of.op_of(finding)
         key, title = (f"custom-op:{op}", f"custom operator {op}") if op else _cause_of(finding, verdict.status)

@@ -108,9 +108,10 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         _write(lambda out: FORMATTERS[fmt](report, out, view), output)
     if failing:
         from .assess import counted
+        from .evidence import active
 
         hits = [f for f in counted(report.findings) if f.reachable is not False
-                and any(v.status in failing for v in f.verdicts.values())]
+                and any(v.status in failing and active(v) for v in f.verdicts.values())]
         if hits:
             click.echo(f"{len(hits)} finding(s) on the training path at {', '.join(s.value for s in failing)} "
                        f"(first: {hits[0].path}:{hits[0].span.line or '-'} {hits[0].api})", err=True)

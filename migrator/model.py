@@ -260,6 +260,10 @@ class Usage:
     guarded: bool = False  # inside ``try: ... except ImportError``
     #: inside the body of an ``if`` that tests for CUDA (the innermost), or in such a test (``GuardKind.TEST``)
     cuda_guard: Optional[CudaGuard] = None
+    #: a literal's neighbours that name other devices: the other items of its set, list, tuple or dict keys
+    #: (``{"cuda": "nccl", "npu": "hccl"}``), or the strings of the test that chooses it
+    #: (``t if t in {"npu", "xpu"} else "cuda"``): code that already dispatches per device
+    siblings: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,9 @@ class Limit:
     dtypes: FrozenSet[str] = frozenset()
     arguments: Tuple[str, ...] = ()
     bites: Optional[bool] = None
+    #: an ``ARGUMENT`` clause that bites: whether the call's own values meet its condition (a literal the
+    #: clause leaves out, or an argument the clause says is not supported at all), not merely its presence
+    certain: bool = False
 
 
 @dataclass(frozen=True)
@@ -317,6 +324,9 @@ class DtypeChoice:
     span: Span
     snippet: str
     scope: str = "<module>"
+    #: read off a framework's import (it may set either 16-bit dtype from its configuration), not off code that
+    #: computes in the dtype: a vendor note on that dtype is then something to validate, not proof
+    inferred: bool = False
 
     @property
     def where(self) -> str:
@@ -373,6 +383,32 @@ def fix_of(suggestion: Optional[str], edit: Optional[Edit] = None, safe: bool = 
     return Auto(suggestion, edit) if safe else Unsafe(suggestion, edit)
 
 
+class Grade(Closed):
+    """How strongly a piece of evidence speaks about this call on this target (``migrator/evidence.py``).
+
+    Only ``proof`` and ``condition-met`` make a verdict something to act on; ``substitute`` and ``note`` make
+    it something to validate on the card, ``gap`` a data gap."""
+
+    PROOF = "proof"  # the target's own data: no kernel for this op, the API is absent or renamed, a run showed it
+    CONDITION = "condition-met"  # a vendor note whose condition this call (its arguments, the project's dtypes) meets
+    SUBSTITUTE = "substitute"  # data about another stack (Kunlun via Paddle's XPU kernels, not torch_xmlir's)
+    NOTE = "note"  # an unconditional or untestable vendor line, or a pattern a run has not measured
+    GAP = "gap"  # no data says
+
+
+#: The grades that make a verdict active (on the worklist), strongest first.
+ACTIVE_GRADES: Tuple[Grade, ...] = (Grade.PROOF, Grade.CONDITION)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One item a verdict rests on: how strong it is, where it comes from, what it says."""
+
+    grade: Grade
+    source: str
+    quote: str
+
+
 @dataclass(frozen=True)
 class Verdict:
     status: Status
@@ -381,6 +417,8 @@ class Verdict:
     fix: Optional[Fix] = None
     #: vendor notes still to settle against the call and the project (``maps/limits.settle``); empty in a report
     limits: Tuple[Limit, ...] = ()
+    #: what the status rests on; filled by the rule where it knows, else by the judge (``evidence.judged``)
+    evidence: Tuple[Evidence, ...] = ()
 
     @property
     def suggestion(self) -> Optional[str]:
@@ -827,6 +865,9 @@ class TargetSummary:
     effort: Mapping[str, Any]
     blockers: Tuple[Blocker, ...] = ()
     import_first: Optional[str] = None  # the plugin import the target needs (``import torch_npu``)
+    #: counted findings whose evidence on this target does not bite (substitute data, notes): to validate on
+    #: the card, apart from ``counts`` (whose ``unknown`` are the data gaps)
+    to_validate: int = 0
 
 
 @dataclass(frozen=True)
@@ -876,8 +917,12 @@ class Report:
     covered: Tuple[Finding, ...] = ()
     #: a rule over the whole project that raised (a bug in migrator): its findings are missing, the rest stand
     rule_errors: Tuple[str, ...] = ()
+    #: usages whose only evidence does not bite (substitute data, unconditional notes, unmeasured step patterns,
+    #: no data): to validate on the card, or data gaps (``evidence.py``); never on the worklist
+    validate: Tuple[Finding, ...] = ()
 
     @property
     def judged(self) -> Tuple[Finding, ...]:
-        """Every usage with a verdict: the findings and the covered usages (what readiness counts)."""
-        return self.findings + self.covered
+        """Every usage with a verdict: the findings, those to validate and the covered usages (what readiness
+        counts)."""
+        return self.findings + self.validate + self.covered

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
+from .evidence import counted_status
 from .inventory import OpMembership
 from .model import Blocker, Category, Finding, Report, Status, TargetSummary, Verdict
 from .rules import ALL_RULES
@@ -123,7 +124,7 @@ def tune_modules(report: Report, target: Optional[str] = None) -> List[Tuple[str
     most findings; in a file, the busiest line, then the most-reached, then line order. The plan, the page and
     the text list them in this one order."""
     by_path: Dict[str, List[Finding]] = {}
-    for finding in report.findings:
+    for finding in report.findings + report.validate:  # measured (on the worklist) or a pattern to measure
         verdict = finding.verdicts.get(target) if target is not None else None
         if finding.category != Category.TUNE or finding.reachable is False or (
                 target is not None and (verdict is None or verdict.status != Status.PARTIAL)):
@@ -211,9 +212,9 @@ def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: M
     runs, automatic, manual = [0] * (last + 1), [0] * (last + 1), [0] * (last + 1)  # what each phase changes
     for finding in on_path:
         verdict = finding.verdicts.get(target.id)
-        if verdict is None or verdict.status == Status.UNKNOWN:
+        if verdict is None or counted_status(verdict) == Status.UNKNOWN:
             continue
-        if verdict.status in RUNS:
+        if counted_status(verdict) in RUNS:
             runs[0] += 1
             continue
         number = phase[finding.id]

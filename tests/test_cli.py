@@ -150,7 +150,7 @@ def test_the_headline_says_what_the_data_cannot_judge_and_when_there_is_nothing(
     assert "nothing to assess" in empty and "readiness 100.0%" not in empty  # never a silent 100 %
     (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\ny = torch.special.airy_ai(x)\n")
     judged = runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "kunlun"]).output
-    assert "of what the data judges, 1 unknown" in judged
+    assert "of what the data judges, 1 data gap" in judged
 
 
 def test_scan_and_fix_read_tool_migrator_like_check(tmp_path):

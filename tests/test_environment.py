@@ -11,7 +11,7 @@ def test_shell_dockerfile_requirements(scan_tree):
         "Dockerfile": "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install flash-attn xformers numpy\n",
         "requirements.txt": "torch==2.3.0+cu121\nnumpy\napex @ git+https://github.com/NVIDIA/apex\nnvidia-ml-py\n",
     })
-    found = {(f.path, f.rule, f.span.line) for f in report.findings}
+    found = {(f.path, f.rule, f.span.line) for f in report.judged}
     assert ("run.sh", "nvidia-tool", 3) in found
     assert ("run.sh", "nvidia-tool", 2) not in found
     assert ("run.sh", "environment-variable", 4) in found
@@ -49,7 +49,7 @@ def test_environment_findings_are_named_by_what_the_line_is(scan_tree):
         "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.08-py3\nENV NCCL_P2P_DISABLE=1\nARG CUDA_HOME=/usr/local/cuda\n",
         "launch.sh": "export NCCL_DEBUG=INFO\nCUDA_VISIBLE_DEVICES=0 python train.py\n",
     })
-    names = {(f.path, f.api) for f in by_rule(report.findings, "environment-variable")}
+    names = {(f.path, f.api) for f in by_rule(report.judged, "environment-variable")}
     assert names == {("Dockerfile", "ENV NCCL_P2P_DISABLE"), ("Dockerfile", "ARG CUDA_HOME"),
                      ("launch.sh", "export NCCL_DEBUG"), ("launch.sh", "CUDA_VISIBLE_DEVICES=")}
 

@@ -158,7 +158,7 @@ def test_a_runtime_that_keeps_cuda_names_is_one_field(demo_maps, tmp_path):
         "os.environ['CUDA_CACHE_PATH'] = '/tmp'\n"
         "dist.init_process_group('nccl')\nx = torch.ones(2, device='cuda:0')\ntorch.cuda.synchronize()\n")})
     report = scan(ScanRequest(project, resolve_targets(["demo", "cann"])))
-    by_rule = {f.rule: f for f in report.findings}
+    by_rule = {f.rule: f for f in report.judged}
     for rule in ("device-argument", "collective-backend", "device-call"):
         demo, cann = by_rule[rule].verdicts["demo"], by_rule[rule].verdicts["cann"]
         assert demo.status == Status.SUPPORTED and "Demo accelerator presents itself as torch.cuda" in demo.message

@@ -89,7 +89,7 @@ if __name__ == "__main__":
 
 
 def _tune(report, rule=None):
-    return [f for f in report.findings if f.category == Category.TUNE and (rule is None or f.rule == rule)]
+    return [f for f in report.judged if f.category == Category.TUNE and (rule is None or f.rule == rule)]
 
 
 def _line(code: str, text: str) -> int:
@@ -499,5 +499,5 @@ def test_cudnn_benchmark_with_static_shapes_asks_nothing(tmp_path):
     tree = write_tree(tmp_path, {"train.py": static.replace("model(x[y >= 0]), labelled", "model(x), y")})
     report = scan(ScanRequest(tree, TARGETS, jobs=1))
     assert not _tune(report, "tune-dynamic-shape") and not _tune(report, "tune-cuda-switch")
-    (ported,) = [f for f in report.findings if f.api == "torch.backends.cudnn.benchmark"]
+    (ported,) = [f for f in report.judged if f.api == "torch.backends.cudnn.benchmark"]
     assert ported.rule == "device-call"  # the porting finding stands; the tuning one had nothing to ask

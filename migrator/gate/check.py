@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 from ..discover import classify, discover, display_name, excluded, kind_of
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
+from ..evidence import active
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
 from ..pipeline import ScanRequest, scan
@@ -45,7 +46,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
     report = scan(ScanRequest(root, targets, files=files, skipped=skipped, call_graph=False, suppress=False,
                               selection=Selection.parse(config.select, config.ignore), jobs=jobs, cache=cache,
                               collector=collector))
-    at_status = [f for f in report.findings if any(v.status in fail_on for v in f.verdicts.values())]
+    at_status = [f for f in report.findings if any(v.status in fail_on and active(v) for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)
     baseline = load_baseline(config.baseline_path)

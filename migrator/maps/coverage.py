@@ -3,11 +3,12 @@ then refined by what the vendor says of the API itself (documented limits, not s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import Limit, Status, Verdict
+from ..evidence import item, with_evidence
+from ..model import Grade, Limit, Status, Verdict
 from .limits import clip, parse_note, skip_limit
 from .load import TargetMap, load_json, torch_api_aliases, torch_api_table
 from .signatures import api_parameters
@@ -97,14 +98,30 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str],
     own row is the more specific)."""
     missing = _absent(target, api)
     if missing is not None:
-        return ApiCoverage(api, (), missing, False)
+        return ApiCoverage(api, (), graded(missing, Grade.PROOF), False)
     found = _aten_coverage(target, api, path, form)
     bridged = target.bridged(api) if target.bridge_file else None
     if bridged is None or (found is not None and found.verdict.status != Status.UNKNOWN
                            and not _decided_by_bridge(target, found)):
-        return found
-    return ApiCoverage(api, found.ops if found else (), bridge_verdict(target, api, *bridged),
+        return None if found is None else replace(found, verdict=_graded_ops(target, found.verdict))
+    return ApiCoverage(api, found.ops if found else (),
+                       graded(bridge_verdict(target, api, *bridged), Grade.SUBSTITUTE),
                        found.traced if found else False)
+
+
+def graded(verdict: Verdict, grade: Grade) -> Verdict:
+    """``verdict`` resting on one item of ``grade`` (none for a supported verdict: it needs no evidence)."""
+    if verdict.status == Status.SUPPORTED or verdict.evidence:
+        return verdict
+    return with_evidence(verdict, item(grade, verdict.source, verdict.message))
+
+
+def _graded_ops(target: TargetMap, verdict: Verdict) -> Verdict:
+    """An op-level verdict's evidence: the target's own registration list is proof of a missing kernel; a
+    substitute target's list (Kunlun: Paddle's XPU kernels) is substitute evidence; no entry is a gap."""
+    if verdict.status == Status.UNKNOWN:
+        return graded(verdict, Grade.GAP)
+    return graded(verdict, Grade.SUBSTITUTE if target.substitute else Grade.PROOF)
 
 
 def _absent(target: TargetMap, api: str) -> Optional[Verdict]:
@@ -238,7 +255,10 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
                    f"({sources}) cover only some overloads: {'; '.join(parts)}. Which overload a call takes depends "
                    "on its argument types (a `.Tensor` overload: tensor arguments where the other takes int lists); "
                    "the uncovered one runs on the host CPU",
-                   f"{doc_source}; {sources}")
+                   f"{doc_source}; {sources}",
+                   evidence=(item(Grade.NOTE, f"{doc_source}; {sources}",
+                                  f"the call's arguments do not show which overload of {', '.join(missing)} it "
+                                  "takes; one has no kernel"),))
 
 
 #: ``_taken``'s answer when a call takes the overload that has no kernel.
@@ -322,7 +342,8 @@ def verdict_from_list(target: TargetMap, api: str, documented, note: str = "") -
     if entry.get("documented") == "N":
         return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
     if entry.get("validated") is False:
-        return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source)
+        return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source,
+                       evidence=(item(Grade.NOTE, source, f"`{api}`: not validated{limits}"),))
     clauses = parse_note(str(entry["limitations"]), api_parameters(api)) if limits else ()
     return Verdict(Status.SUPPORTED, f"`{api}` is documented as supported on {target.id}{note}", source,
                    limits=clauses)
@@ -356,4 +377,4 @@ def op_verdict(target: TargetMap, op: str) -> Verdict:
         message = f"{prefix}{op} ({_reason(target, reason)}) {_FALLBACK}"
     else:
         message = f"{prefix}{op}: {_reason(target, reason)}"
-    return Verdict(status, message, "; ".join(str(s) for s in op_map.get("sources", ())))
+    return _graded_ops(target, Verdict(status, message, "; ".join(str(s) for s in op_map.get("sources", ()))))

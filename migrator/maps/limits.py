@@ -30,7 +30,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from ..model import Argument, DtypeProfile, Limit, LimitKind, Status, Verdict
+from ..evidence import item
+from ..model import Argument, DtypeProfile, Grade, Limit, LimitKind, Status, Verdict
 
 #: The float dtypes a training run computes in; a note's other dtypes (integers, fp64, complex) bear on
 #: inputs the integer-input rule and the float64 rule judge on their own.
@@ -144,29 +145,85 @@ def skip_limit(skipped: Sequence[str], test: str) -> Optional[Limit]:
 def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tuple[str, ...]]) -> Verdict:
     """``verdict`` with its argument clauses settled by what the call passes: every argument a clause names,
     by keyword, or positionally at the parameter's place in ``parameters`` (which leaves out a method's
-    receiver, as a method call's ``args`` do)."""
+    receiver, as a method call's ``args`` do); and, where the clause is about values, by the literal the call
+    passes (``certain``)."""
     if not any(limit.kind == LimitKind.ARGUMENT and limit.bites is None for limit in verdict.limits):
         return verdict
-    keywords = frozenset(a.keyword for a in args if a.keyword)
-    return _settled_for(verdict, keywords, sum(1 for a in args if a.keyword is None), parameters)
+    values = []
+    for place, arg in enumerate(a for a in args if a.keyword is None):
+        if parameters is not None and place < len(parameters):
+            values.append((parameters[place], _literal(arg)))
+    values.extend((a.keyword, _literal(a)) for a in args if a.keyword)
+    return _settled_for(verdict, frozenset(values), parameters)
+
+
+def _literal(arg: Argument) -> Optional[str]:
+    """The literal an argument passes (``'tanh'``, ``True``, ``1``), or ``None`` when the code computes it."""
+    value = arg.value
+    if value.kind in ("str", "int", "float"):
+        return value.text
+    if value.kind == "other" and value.text in ("True", "False", "None"):
+        return value.text
+    return None
 
 
 @lru_cache(maxsize=8192)
-def _settled_for(verdict: Verdict, keywords: frozenset, positional: int,
+def _settled_for(verdict: Verdict, values: FrozenSet[Tuple[str, Optional[str]]],
                  parameters: Optional[Tuple[str, ...]]) -> Verdict:
     """``for_call``'s answer, one object per verdict and call shape: a repository's calls share a few."""
+    passed = dict(values)
 
-    def passed(name: str) -> bool:  # (``*args`` / ``**kwargs`` are not among ``args``: judged by what is visible)
-        if name in keywords:
-            return True
-        if parameters is None or name not in parameters:  # no signature (``Tensor.to(*args, **kwargs)``):
-            return False  # the options vendor notes are about (memory_format, stable) are passed by keyword
-        place = parameters.index(name)
-        return place < positional and ("*" not in parameters or place < parameters.index("*"))
+    def settled(limit: Limit) -> Limit:
+        if not all(name in passed for name in limit.arguments):
+            return replace(limit, bites=False)
+        found = [value_bites(limit.text, name, passed[name]) for name in limit.arguments]
+        if any(f is False for f in found):
+            return replace(limit, bites=False)
+        return replace(limit, bites=True, certain=all(f is True for f in found))
 
-    settled = tuple(replace(limit, bites=all(map(passed, limit.arguments)))
-                    if limit.kind == LimitKind.ARGUMENT and limit.bites is None else limit for limit in verdict.limits)
-    return replace(verdict, limits=settled)
+    return replace(verdict, limits=tuple(settled(limit) if limit.kind == LimitKind.ARGUMENT and limit.bites is None
+                                         else limit for limit in verdict.limits))
+
+
+#: "不支持`sorted=False`", "`approximate`参数仅支持设置为`tanh`", "参数sorted只支持True", "`dilation`仅支持1":
+#: a value a clause allows or leaves out, after the argument's name.
+_VALUE = re.compile(r"""(?:[`"'](?P<q>[^`"'，,。；;、\s]{1,40})[`"']"""
+                    r"""|(?P<w>True|False|None|-?\d+(?:\.\d+)?|[a-z_]{2,20}\b))""")
+_ALLOWS = re.compile(r"仅支持|只支持|只能|仅可")
+_DENIES = re.compile(r"不支持|不能|不可|暂不")
+_RANGE = re.compile(r"大于|小于|超过|不超过|以上|以下|≤|≥|<|>|非负|取值范围|的情况下")
+
+
+def value_bites(text: str, name: str, literal: Optional[str]) -> Optional[bool]:
+    """Whether a clause about argument ``name`` bites a call that passes ``literal``: ``True`` when the call
+    passes a value the clause leaves out (or the clause says the argument is not supported at all), ``False``
+    when it passes a value the clause allows, ``None`` when the call's value or the clause's condition cannot
+    be read (a computed value, a range)."""
+    at = text.find(name)
+    if at < 0:
+        return None
+    if _RANGE.search(text):
+        return None
+    tail = text[at + len(name):at + len(name) + 80]
+    values = {m.group("q") or m.group("w") for m in _VALUE.finditer(tail.split("，")[0].split("；")[0])}
+    values.discard(name)
+    values -= {"bf16", "fp16", "fp32", "fp64"}
+    allows = _ALLOWS.search(text) is not None
+    denies = _DENIES.search(text) is not None and not allows
+    if denies and not values:
+        return True  # "不支持`scale_factor`", "不支持driver参数": passing the argument is what is not supported
+    if not values or literal is None or not (allows or denies):
+        return None
+    inside = _norm(literal) in {_norm(v) for v in values}
+    return inside if denies else not inside
+
+
+def _norm(value: str) -> str:
+    text = value.strip().strip("'\"`")
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text.lower()
 
 
 def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
@@ -186,7 +243,23 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
     if idle:
         parts.append("vendor notes that cannot bite here: " + "; ".join(
             f"{clip(limit.text)} ({_why_not(limit, profile)})" for limit in idle))
-    return replace(verdict, status=status, message="; ".join(parts), limits=())
+    evidence = verdict.evidence
+    if biting and verdict.status == Status.SUPPORTED:  # the notes alone make it partial: they are its evidence
+        evidence = tuple(item(clause_grade(limit, profile), verdict.source, limit.text) for limit in biting)
+    return replace(verdict, status=status, message="; ".join(parts), limits=(), evidence=evidence)
+
+
+def clause_grade(limit: Limit, profile: DtypeProfile) -> Grade:
+    """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the project's code
+    computes in or a value the call itself passes; ``note`` for a behaviour said of every use ("may fall back
+    to the CPU"), a dtype read only off a framework's import, or an argument whose value the call computes."""
+    if limit.kind == LimitKind.DTYPE or (limit.kind == LimitKind.ARGUMENT and limit.dtypes):
+        chosen = [c for c in profile.choices if c.dtype in limit.dtypes]
+        real = any(not c.inferred for c in chosen) or not chosen  # fp32 is always computed in
+        return Grade.CONDITION if real and (limit.kind == LimitKind.DTYPE or limit.certain) else Grade.NOTE
+    if limit.kind == LimitKind.ARGUMENT:
+        return Grade.CONDITION if limit.certain else Grade.NOTE
+    return Grade.NOTE
 
 
 def dtype_bite(verdict: Verdict, profile: DtypeProfile) -> FrozenSet[str]:

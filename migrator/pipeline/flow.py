@@ -17,6 +17,7 @@ from ..assess import assess
 from ..discover import Discovery
 from ..engine.memo import RuleMemo, report_key, whole_report
 from ..engine.pool import analyze_all
+from ..evidence import weigh
 from ..maps.load import third_party
 from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 from ..project import in_project
@@ -117,12 +118,13 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
             ops: Tuple[CustomOp, ...], plans: Tuple[OpPlan, ...], traced: Optional[TraceSummary],
             rule_errors: Tuple[str, ...], graph: Optional[GraphSummary] = None) -> Report:
     """The assess stage and the report: readiness, effort and blockers per target over what the scan judged."""
-    acted_on, covered = apart(judged)
+    judged = weigh(judged)  # every verdict's evidence explicit: what is work is decided here, once
+    parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
-                       graph.finding_nodes if graph else None, covered={f.id for f in covered})
+                       graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})
     return Report(root=str(request.root), tool_version=__version__, targets=summaries, files=files,
-                  findings=acted_on, custom_ops=ops, graph=graph, op_plans=plans, trace=traced, covered=covered,
-                  rule_errors=rule_errors)
+                  findings=parts.findings, custom_ops=ops, graph=graph, op_plans=plans, trace=traced,
+                  covered=parts.covered, rule_errors=rule_errors, validate=parts.validate)
 
 
 def _released(scanned: Scanned) -> Report:

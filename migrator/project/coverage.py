@@ -8,21 +8,34 @@ judges it otherwise or suggests something, or when another finding names it as i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+from ..evidence import Bucket, finding_bucket
 from ..model import Context, CoveredApi, Finding, Status
 
 
-def apart(judged: Sequence[Finding]) -> Tuple[Tuple[Finding, ...], Tuple[Finding, ...]]:
-    """``judged`` as (findings, covered usages), each in the order given. A usage that runs as written stays a
-    finding when a finding that does not is a site of it (roots are the end of their chain: one pass)."""
-    runs = [runs_as_written(f) for f in judged]
-    causes = {f.root for f, ok in zip(judged, runs) if not ok and f.root is not None}
-    findings: List[Finding] = []
-    covered: List[Finding] = []
-    for finding, ok in zip(judged, runs):
-        (covered if ok and finding.id not in causes else findings).append(finding)
-    return tuple(findings), tuple(covered)
+@dataclass(frozen=True)
+class Apart:
+    """What the judge's buckets make of a scan's judged usages (``evidence.finding_bucket``)."""
+
+    findings: Tuple[Finding, ...]  # the worklist (active on some target) and the causes its findings point at
+    covered: Tuple[Finding, ...]  # run as written on every target
+    validate: Tuple[Finding, ...]  # on evidence that does not bite: to validate on the card, or data gaps
+
+
+def apart(judged: Sequence[Finding]) -> Apart:
+    """``judged`` apart, each part in the order given. A usage that is not itself work stays a finding when a
+    finding on the worklist is a site of it (roots are the end of their chain: one pass)."""
+    buckets = [finding_bucket(f) for f in judged]
+    causes = {f.root for f, b in zip(judged, buckets) if b == Bucket.WORK and f.root is not None}
+    parts: Dict[str, List[Finding]] = {"findings": [], "covered": [], "validate": []}
+    for finding, found in zip(judged, buckets):
+        part = ("findings" if found == Bucket.WORK or finding.id in causes
+                else "covered" if found == Bucket.RUNS and runs_as_written(finding)
+                else "validate" if found != Bucket.RUNS else "findings")
+        parts[part].append(finding)
+    return Apart(tuple(parts["findings"]), tuple(parts["covered"]), tuple(parts["validate"]))
 
 
 def runs_as_written(finding: Finding) -> bool:

@@ -43,11 +43,17 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
             continue  # a test of the bf16 path does not make the project train in bf16
         for usage in sorted(usages_across_files(result), key=lambda u: (u.span.cell or 0, u.span.line or 0)):
             for dtype in _dtypes_of(usage):
-                if dtype not in found:
+                inferred = usage.kind == "import"
+                if dtype not in found or (found[dtype].inferred and not inferred):  # code that computes in it wins
                     found[dtype] = DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
-                                               usage.scope)
+                                               usage.scope, inferred=inferred)
     profiles = {group: _profile(found) for group, found in evidence.items()}
-    whole = _profile({d: e for found in evidence.values() for d, e in found.items()})
+    merged: Dict[str, DtypeChoice] = {}
+    for found in evidence.values():
+        for dtype, choice in found.items():
+            if dtype not in merged or (merged[dtype].inferred and not choice.inferred):
+                merged[dtype] = choice
+    whole = _profile(merged)
     python = {r.file.rel for r in results if r.outline is not None}
     return ProjectDtypes(lambda path: profiles.get(groups.find(path), whole) if path in python else whole,
                          tuple(c for profile in profiles.values() for c in profile.choices))

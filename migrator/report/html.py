@@ -87,7 +87,7 @@ def _view(report: Report) -> Dict[str, Any]:
         "files_ok": sum(1 for f in report.files if f.status == FileStatus.OK),
         "plans": migration_plans(report),
         "tuning": _tuning(report),
-        "tuning_count": sum(1 for f in report.findings if f.category == Category.TUNE),
+        "tuning_count": sum(1 for f in report.findings + report.validate if f.category == Category.TUNE),
         "tune_phase": TUNE_PHASE[0],
     }
 

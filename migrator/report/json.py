@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
 
-from ..model import Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
+from ..evidence import Bucket, active, finding_bucket, grade
+from ..model import (Blocker, Context, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary,
+                     Verdict)
 from ..plan import MigrationPlan, migration_plans
 from ..project.coverage import coverage_by_api
 from ..shim import ShimPlan
@@ -27,13 +29,16 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         "root": report.root,
         "targets": [
             {"id": t.id, "runtime": t.runtime, "version": t.version, "sources": list(t.sources),
-             "readiness": t.readiness, "counts": dict(t.counts), "effort": dict(t.effort),
+             "readiness": t.readiness, "counts": dict(t.counts), "to_validate": t.to_validate,
+             "effort": dict(t.effort),
              "blockers": [_blocker(b) for b in t.blockers]}
             for t in report.targets
         ],
         "files": [_file(f) for f in report.files],
         "findings": findings,
         "coverage": _coverage(report.covered),
+        "validate": _apart(report.validate, Bucket.VALIDATE),
+        "data_gaps": _apart(report.validate, Bucket.GAP),
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
@@ -149,8 +154,32 @@ def _coverage(covered: Sequence[Finding]) -> Dict[str, Any]:
 
 def _verdicts(finding: Finding) -> Dict[str, Any]:
     return {target: {"status": v.status._value_, "message": v.message, "suggestion": v.suggestion,
-                     "fixable": v.fixable, "source": v.source, "edit": _edit(v.edit)}
+                     "fixable": v.fixable, "source": v.source, "edit": _edit(v.edit), **_weight(v)}
             for target, v in finding.verdicts.items()}
+
+
+def _weight(verdict: Verdict) -> Dict[str, Any]:
+    """What the judge made of a verdict (``evidence.py``): active or not, its grade, the items it rests on."""
+    found = grade(verdict)
+    return {"active": active(verdict), "grade": None if found is None else found.value,
+            "evidence": [{"grade": e.grade.value, "source": e.source, "quote": e.quote} for e in verdict.evidence]}
+
+
+def _apart(validate: Sequence[Finding], which: Bucket) -> List[Dict[str, Any]]:
+    """The uses in ``which`` bucket (to validate, or data gaps), per API: each target's verdict on its first
+    use, and every site."""
+    groups: Dict[Tuple[str, str], List[Finding]] = {}
+    for finding in validate:
+        if finding_bucket(finding) == which:
+            groups.setdefault((finding.api, finding.rule), []).append(finding)
+    rows = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [{"api": api, "rule": rule, "category": found[0].category._value_, "uses": len(found),
+             "counted": sum(1 for f in found if f.context == Context.TRAINING and f.root is None),
+             "verdicts": {t: {"status": v.status._value_, "message": v.message, "source": v.source, **_weight(v)}
+                          for t, v in found[0].verdicts.items()},
+             "sites": [{"id": f.id, "path": f.path, "line": f.span.line, "col": f.span.col, "cell": f.span.cell,
+                        "context": f.context._value_, "reachable": f.reachable, "root": f.root} for f in found]}
+            for (api, rule), found in rows]
 
 
 def _custom_op(op: CustomOp, plans: Sequence[OpPlan] = ()) -> Dict[str, Any]:

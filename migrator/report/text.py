@@ -29,11 +29,12 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
-    tuning = [f for f in report.findings if f.category == Category.TUNE]
+    tuning = [f for f in report.findings + report.validate if f.category == Category.TUNE]
     more = len(report.covered)
     covered = f"; {more} more {'use runs' if more == 1 else 'uses run'} as written on every target" if more else ""
     out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
-              f"{len(report.findings) - len(tuning)} findings ({len(listed)} in training code at their cause)"
+              f"{sum(1 for f in report.findings if f.category != Category.TUNE)} findings ({len(listed)} in training "
+              "code at their cause)"
               f"{covered}\n\n")
     plans = {p.target: p for p in migration_plans(report)}
     if view.quiet:
@@ -58,6 +59,12 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         if len(report.custom_ops) > _TOP:
             out.write(f"  ... {len(report.custom_ops) - _TOP} more (`--format html` or `json` has them all)\n")
         out.write("\n")
+    if report.validate:
+        apis = len({(f.rule, f.api) for f in report.validate})
+        out.write(f"{_count(len(report.validate), 'use')} of {_count(apis, 'API')} rest on evidence that does not "
+                  "bite here (substitute data, unconditional vendor notes, unmeasured step patterns, no data): "
+                  "to validate on the card, not on the worklist (`--format json` `validate` / `data_gaps`, or "
+                  "the page)\n")
     if view.show == "all":
         _findings(listed, [t.id for t in report.targets], paint, out)
         left_out = _left_out(report.findings)
@@ -87,7 +94,7 @@ def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> st
     if not any(target.counts.values()):
         score = "nothing to assess (no finding in training code)"
     else:
-        judged = f" of what the data judges, {unknown} unknown" if unknown else ""
+        judged = f" of what the data judges, {_count(unknown, 'data gap')}" if unknown else ""
         score = (f"readiness {paint.bold(f'{target.readiness}%')}{judged} ({plan.readiness_after_fix}% after "
                  f"`migrator fix`)")
     return (f"{target.id}@{target.version} ({target.runtime}): {score}, effort ~{target.effort.get('total_days', '?')}"
@@ -99,8 +106,10 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
     if shimmed:
         out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
                   "while it is imported\n")
-    counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items() if n)
-    out.write(f"  {counts or 'nothing to judge'}\n")
+    counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items()
+                       if n and s != Status.UNKNOWN.value)
+    validate = f"; {target.to_validate} to validate on the card (substitute data, notes)" if target.to_validate else ""
+    out.write(f"  {counts or 'nothing to judge'}{validate}\n")
     for phase in plan.phases:
         if phase.findings:
             effort = (f"~{phase.hours:g} h -> {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]

@@ -43,7 +43,7 @@ class Emitter:
 
     def emit(self, api: str, kind: UsageKind, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
-             node_for_snippet: Optional[cst.CSTNode] = None) -> None:
+             node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = ()) -> None:
         guarded = self.scopes.guard_depth > 0 if kind == "import" else self.scopes.is_guarded(api)
         snippet_node = node_for_snippet or node
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
@@ -51,7 +51,7 @@ class Emitter:
         self.usages.append(Usage(
             api=sys.intern(api), kind=kind, span=self.span(node), snippet="", confidence=confidence, args=args,
             context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
-            cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None,
+            cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None, siblings=siblings,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 

@@ -10,7 +10,7 @@ strings are visited.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Dict, Optional, Set, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -36,6 +36,7 @@ class Literals:
         self.consumed = consumed
         self.values = values
         self._roles: Dict[int, Tuple[Context, Confidence]] = {}
+        self._siblings: Dict[int, Tuple[str, ...]] = {}
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
         """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either."""
@@ -53,6 +54,39 @@ class Literals:
         """The roles' callables hold this visitor (and through it the tree): dropped once the walk is over, the
         tree is freed as soon as the pass returns instead of waiting for the cyclic collector to find it."""
         self._roles.clear()
+        self._siblings.clear()
+
+    # ------------------------------------------------------------------------------ what sits beside a literal
+
+    def _beside(self, items: Sequence[cst.BaseExpression], also: Tuple[str, ...] = ()) -> None:
+        """Each string among ``items`` gets the other strings (and ``also``) as its siblings."""
+        texts = [(node, _text(node)) for node in items]
+        for node, text in texts:
+            if text is not None:
+                others = tuple(t for n, t in texts if n is not node and t is not None) + also
+                if others:
+                    self._siblings[id(node)] = self._siblings.get(id(node), ()) + others
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self._beside([e.value for e in node.elements])
+
+    def visit_List(self, node: cst.List) -> None:
+        self._beside([e.value for e in node.elements])
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._beside([e.value for e in node.elements])
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        """A table's keys and values all sit beside each other (``{"cuda": "nccl", "npu": "hccl"}``)."""
+        pairs = [e for e in node.elements if isinstance(e, cst.DictElement)]
+        self._beside([e.key for e in pairs] + [e.value for e in pairs])
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        """``t if t in {"npu", "xpu"} else "cuda"``: the strings the test names sit beside both branches."""
+        tested = tuple(t for t in (_text(n) for n in _strings_in(node.test)) if t is not None)
+        if tested:
+            self._beside([node.body], tested)
+            self._beside([node.orelse], tested)
 
     # ------------------------------------------------------------------------------ where literals sit
 
@@ -127,4 +161,32 @@ class Literals:
         if api:
             context, confidence = self.role_of(node)
             self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
-                              context=context)
+                              context=context, siblings=self._siblings.get(id(node), ()))
+
+
+def _text(node: cst.BaseExpression) -> Optional[str]:
+    """A plain string literal's text (``"npu"`` -> ``npu``), else ``None``."""
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        return text if isinstance(text, str) and len(text) <= 40 else None
+    return None
+
+
+def _strings_in(node: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
+    """The string literals of a conditional's test, a comparison and the containers it compares with deep."""
+    found: List[cst.BaseExpression] = []
+    stack = [node]
+    while stack and len(found) < 64:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString):
+            found.append(current)
+        elif isinstance(current, cst.Comparison):
+            stack.append(current.left)
+            stack.extend(c.comparator for c in current.comparisons)
+        elif isinstance(current, cst.BooleanOperation):
+            stack.extend((current.left, current.right))
+        elif isinstance(current, (cst.Set, cst.List, cst.Tuple)):
+            stack.extend(e.value for e in current.elements)
+        elif isinstance(current, cst.UnaryOperation):
+            stack.append(current.expression)
+    return found

@@ -19,8 +19,8 @@ from ..maps.coverage import verdict_from_list
 from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
-from ..model import (Category, Edit, EditKind, ExtensionBuild, FileResult, Finding, GuardKind, LimitKind, Status, Usage,
-                     Value, ValueKind, Verdict, fix_of)
+from ..model import (Category, Edit, EditKind, Evidence, ExtensionBuild, FileResult, Finding, Grade, GuardKind,
+                     LimitKind, Status, Usage, Value, ValueKind, Verdict, fix_of)
 from ..prefixes import longest
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
@@ -331,6 +331,28 @@ def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: s
 
 def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
     return cuda_names(target).backend(target, value, snippet)
+
+
+def literal_verdict(usage: Usage, judge: Callable[[TargetMap], Verdict]) -> Callable[[TargetMap], Verdict]:
+    """``judge`` for a device or backend literal, except on a target whose own spelling the code already
+    writes beside it (``dispatched_beside``)."""
+    return lambda target: dispatched_beside(target, usage) or judge(target)
+
+
+def dispatched_beside(target: TargetMap, usage: Usage) -> Optional[Verdict]:
+    """A ``"cuda"`` / ``"nccl"`` written beside the target's own spelling (``{"cuda": "nccl", "npu": "hccl"}``,
+    ``device.type in {"cuda", "npu"}``, ``t if t in {"npu", "xpu"} else "cuda"``) is the CUDA branch of code that
+    already dispatches per device: the target takes its own branch, and this one needs no change there."""
+    if target.device_to == "cuda":  # a target that answers to CUDA's spellings: the literal is its own
+        return None
+    named = sorted({s for s in usage.siblings if s.split(":", 1)[0] == target.device_to})  # its device, not a
+    # backend name another device shares (Habana's "hpu" also runs "hccl")
+    if not named:
+        return None
+    return Verdict(Status.SUPPORTED, f"already portable: the code names {', '.join(repr(n) for n in named)} beside "
+                   f"it, the branch that serves {target.id}; this one is CUDA's own", "the project's own code",
+                   evidence=(Evidence(Grade.PROOF, "the project's own code",
+                                      f"{usage.snippet} beside {', '.join(named)}"),))
 
 
 def documented_verdict(target: TargetMap, api: str, unknown_message: str) -> Verdict:

@@ -6,7 +6,8 @@ from typing import Optional
 
 from ...model import Category, Status, Usage
 from ...resolve.vocabulary import LiteralRole, Vocabulary
-from ..base import DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, per_target, with_role
+from ..base import (DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, literal_verdict,
+                    per_target, with_role)
 from ..examples import Invalid, Valid
 
 
@@ -64,7 +65,8 @@ class DeviceString(Rule):
         if usage.kind not in self.kinds or usage.api != "torch.device":
             return None
         value = usage.args[0].value
-        verdicts = with_role(per_target(ctx, lambda t: device_string_verdict(t, value, usage.snippet)), usage)
+        verdicts = with_role(per_target(ctx, literal_verdict(
+            usage, lambda t: device_string_verdict(t, value, usage.snippet))), usage)
         if usage.context in (None, "expression"):
             # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
             # elsewhere looks up, so `fix` applies it only with --unsafe

@@ -7,7 +7,7 @@ from typing import Optional
 from ...model import Category, Status, Usage, Value
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
-                    per_target, with_role)
+                    literal_verdict, per_target, with_role)
 from ..examples import Invalid, Valid
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
@@ -79,7 +79,8 @@ class CollectiveBackend(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
-            return with_role(per_target(ctx, lambda t: backend_verdict(t, value, usage.snippet)), usage)
+            judged = literal_verdict(usage, lambda t: backend_verdict(t, value, usage.snippet))
+            return with_role(per_target(ctx, judged), usage)
         argument: Optional[Value]
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
             argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
