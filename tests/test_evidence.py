@@ -1,0 +1,158 @@
+"""The one judge (``migrator/evidence.py``): a finding is work only on evidence that bites this call on this
+target. Each class of evidence that does not bite has a case that leaves the worklist and a case that must stay
+on it."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import main
+from migrator.evidence import Bucket, active, bucket, counted_status, finding_bucket, grade
+from migrator.model import Category, Context, Grade, Status
+
+TRAIN = "import torch\nimport torch.nn.functional as F\n\n\ndef step(model, x, a):\n{body}\n"
+
+
+def _one(report, api, rule="torch-op"):
+    """The one use of ``api`` the scan judged, wherever the judge put it."""
+    (found,) = [f for f in report.judged if f.api == api and f.rule == rule]
+    return found
+
+
+def _scan(scan_tree, body, targets=("cann", "neuware", "kunlun"), extra=None):
+    return scan_tree({"train.py": TRAIN.format(body=body), **(extra or {})}, list(targets))
+
+
+@pytest.mark.parametrize("body, api, target, stays", [
+    # Paddle's XPU list lacks svd: substitute data about another stack, to validate on a Kunlunxin card
+    pytest.param("    return torch.svd(a)", "torch.svd", "kunlun", False, id="kunlun-substitute-fallback"),
+    # op-plugin registers no aten::_linalg_eigh: the target's own list is proof of a CPU fallback
+    pytest.param("    return torch.linalg.eigh(a)", "torch.linalg.eigh", "cann", True, id="cann-missing-kernel"),
+])
+def test_substitute_data_is_to_validate_and_a_missing_kernel_is_work(scan_tree, body, api, target, stays):
+    report = _scan(scan_tree, body)
+    found = _one(report, api)
+    verdict = found.verdicts[target]
+    assert verdict.status == Status.FALLBACK
+    assert grade(verdict) == (Grade.PROOF if stays else Grade.SUBSTITUTE)
+    assert (found in report.findings) == stays and (found in report.validate) != stays
+    assert counted_status(verdict) == (Status.FALLBACK if stays else Status.SUPPORTED)
+
+
+@pytest.mark.parametrize("call, target, bites", [
+    pytest.param("torch.topk(a, 3, sorted=True)", "neuware", False, id="topk-sorted-true-allowed"),
+    pytest.param("torch.topk(a, 3, sorted=False)", "neuware", True, id="topk-sorted-false-left-out"),
+    pytest.param("F.gelu(a, approximate='tanh')", "cann", False, id="gelu-tanh-allowed"),
+    pytest.param("F.gelu(a, approximate='none')", "cann", True, id="gelu-none-left-out"),
+    pytest.param("F.interpolate(a, scale_factor=2, mode='nearest')", "cann", True, id="argument-not-supported"),
+    pytest.param("F.interpolate(a, size=(4, 4), mode='nearest')", "cann", False, id="argument-not-passed"),
+])
+def test_an_argument_note_bites_on_the_value_the_call_passes(scan_tree, call, target, bites):
+    report = _scan(scan_tree, f"    return {call}")
+    found = _one(report, call.split("(")[0].replace("F.", "torch.nn.functional."))
+    verdict = found.verdicts[target]
+    assert active(verdict) == bites, verdict.message
+    if bites:
+        assert verdict.status == Status.PARTIAL and grade(verdict) == Grade.CONDITION and found in report.findings
+
+
+def test_a_value_the_code_computes_is_a_note_to_validate(scan_tree):
+    report = _scan(scan_tree, "    keep = model.sorted_flag\n    return torch.topk(a, 3, sorted=keep)", ["neuware"])
+    verdict = _one(report, "torch.topk").verdicts["neuware"]
+    assert verdict.status == Status.PARTIAL and grade(verdict) == Grade.NOTE and bucket(verdict) == Bucket.VALIDATE
+
+
+BF16_LINEAR = "import torch\n{first}\n\ndef step(a):\n    layer = torch.nn.Linear(4, 4){cast}\n    return layer(a)\n"
+
+
+@pytest.mark.parametrize("first, cast, real", [
+    # a framework's import says it may train in either 16-bit dtype; nothing here computes in bf16
+    pytest.param("import accelerate", "", False, id="framework-import"),
+    # the project casts its model to bf16: Ascend's "fp16, fp32 only" on Linear bites
+    pytest.param("import accelerate", ".bfloat16()", True, id="bf16-cast"),
+])
+def test_a_bf16_limit_bites_a_project_that_computes_in_bf16_not_one_that_imports_a_framework(scan_tree, first, cast,
+                                                                                             real):
+    report = scan_tree({"train.py": BF16_LINEAR.format(first=first, cast=cast)}, ["cann"])
+    uses = [f for f in report.judged if f.api == "torch.nn.Linear" and f.verdicts["cann"].status == Status.PARTIAL]
+    assert uses
+    assert all(active(f.verdicts["cann"]) == real for f in uses)
+
+
+DISPATCH = (
+    "import torch\nimport torch.distributed as dist\n\n"
+    "BACKENDS = {'cuda': 'nccl', 'npu': 'hccl', 'cpu': 'gloo'}\n"
+    "HABANA = {'cuda': 'nccl', 'hpu': 'hccl'}\n\n\n"
+    "def setup(device):\n"
+    "    kind = device.type if device.type in {'npu', 'xpu'} else 'cuda'\n"
+    "    dist.init_process_group(BACKENDS[device.type])\n"
+    "    scratch = torch.zeros(3, device='cuda')\n"
+    "    return kind, scratch\n"
+)
+
+
+@pytest.mark.parametrize("line, rule, portable", [
+    pytest.param(4, "device-string", True, id="table-with-an-npu-key"),
+    pytest.param(4, "collective-backend", True, id="backend-in-a-table-with-an-npu-key"),
+    pytest.param(9, "device-string", True, id="conditional-choosing-npu-first"),
+    pytest.param(5, "collective-backend", False, id="table-for-another-vendor-only"),
+    pytest.param(11, "device-argument", False, id="cuda-only-call-in-a-dispatching-file"),
+])
+def test_code_that_already_dispatches_per_device_is_portable_where_it_names_the_target(scan_tree, line, rule,
+                                                                                      portable):
+    report = scan_tree({"dist.py": DISPATCH}, ["cann", "neuware"])
+    (found,) = [f for f in report.judged if f.span.line == line and f.rule == rule]
+    cann, neuware = found.verdicts["cann"], found.verdicts["neuware"]
+    assert (cann.status == Status.SUPPORTED) == portable, cann.message
+    if portable:
+        assert "already portable" in cann.message and "'npu'" in cann.message
+        assert neuware.status == Status.REWRITE  # the table has no 'mlu' key: Cambricon still needs one
+    else:
+        assert active(cann)
+
+
+def test_an_unmeasured_step_pattern_is_to_measure_not_work(scan_tree):
+    loop = ("import torch\n\n\ndef train(model, loader, opt):\n    for x, y in loader:\n"
+            "        loss = model(x, y)\n        loss.backward()\n        opt.step()\n"
+            "        print(loss.item())\n\n\nif __name__ == '__main__':\n    train(None, [], None)\n")
+    report = scan_tree({"train.py": loop}, ["cann"])
+    tune = [f for f in report.judged if f.category == Category.TUNE]
+    assert tune and not [f for f in report.findings if f.category == Category.TUNE]
+    assert all(grade(f.verdicts["cann"]) == Grade.NOTE and f in report.validate for f in tune)
+
+
+def test_json_counts_agree_with_the_worklist_and_the_lists_apart(tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN.format(body=(
+        "    x = a.cuda()\n    torch.cuda.synchronize()\n    u = torch.svd(a)\n"
+        "    v = torch.linalg.eigh(a)\n    w = torch.topk(a, 3, sorted=True)\n    return x, u, v, w")))
+    out = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--format", "json"]).output
+    document = json.loads(out)
+    for finding in document["findings"]:  # the worklist: work on some target, or the cause of such work
+        assert any(v["active"] for v in finding["verdicts"].values()) or any(
+            f["root"] == finding["id"] for f in document["findings"])
+    for row in document["validate"] + document["data_gaps"]:
+        assert not any(v["active"] for v in row["verdicts"].values())
+    for target in document["targets"]:
+        t = target["id"]
+        worked = [f for f in document["findings"] if f["context"] == "training" and f["root"] is None
+                  and f["verdicts"][t]["active"]]
+        for status in ("rewrite", "fallback", "partial", "port", "unsupported"):
+            assert target["counts"][status] == sum(1 for f in worked if f["verdicts"][t]["status"] == status)
+        to_validate = ("substitute", "note")
+        apart = sum(1 for row in document["validate"] for site in row["sites"]
+                    if site["context"] == "training" and site["root"] is None
+                    and row["verdicts"][t]["grade"] in to_validate)
+        apart += sum(1 for f in document["findings"] if f["context"] == "training" and f["root"] is None
+                     and not f["verdicts"][t]["active"] and f["verdicts"][t]["grade"] in to_validate)
+        assert target["to_validate"] == apart
+    apis = {row["api"] for row in document["validate"]}
+    assert "torch.svd" in apis and "torch.linalg.eigh" in {f["api"] for f in document["findings"]}
+
+
+def test_the_judge_puts_every_finding_in_one_bucket(example_report):
+    for finding in example_report.findings:
+        assert finding_bucket(finding) == Bucket.WORK or any(f.root == finding.id for f in example_report.findings)
+    for finding in example_report.validate:
+        assert finding_bucket(finding) in (Bucket.VALIDATE, Bucket.GAP)
+        assert finding.context in (Context.TRAINING, Context.TEST, Context.TOOLING)
