@@ -156,3 +156,18 @@ def test_the_judge_puts_every_finding_in_one_bucket(example_report):
     for finding in example_report.validate:
         assert finding_bucket(finding) in (Bucket.VALIDATE, Bucket.GAP)
         assert finding.context in (Context.TRAINING, Context.TEST, Context.TOOLING)
+
+
+TRITON_MODULE = ("import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                 "def scale(x_ptr, n, B: tl.constexpr):\n    i = tl.program_id(0)\n    offs = i * B + tl.arange(0, B)\n"
+                 "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2, mask=offs < n)\n")
+
+
+def test_a_triton_kernel_module_is_one_finding_not_one_a_name(scan_tree):
+    report = scan_tree({"kern.py": TRITON_MODULE, "other.py": "import triton\n"}, ["cann"])
+    uses = [f for f in report.findings if f.rule == "cuda-library"]
+    heads = [f for f in uses if f.root is None]
+    assert sorted((f.path, f.api) for f in heads) == [("kern.py", "triton"), ("other.py", "triton")]
+    assert len(uses) > len(heads) and all(f.root == heads[0].id for f in uses if f.path == "kern.py" and f.root)
+    (blocker,) = [b for b in report.targets[0].blockers if b.key == "triton:kern.py"]
+    assert blocker.status == Status.PORT

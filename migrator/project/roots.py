@@ -84,3 +84,24 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
                 roots[finding.id] = use
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
+
+
+def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
+    """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
+    ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name. Each use after
+    the file's first use of the library (the import, where there is one) is a site of it, when both say the same
+    on every target (a use a target judges apart keeps its own finding)."""
+    first: Dict[Tuple[str, str], Finding] = {}
+    roots: Dict[str, str] = {}
+    for finding in findings:
+        if finding.rule != "cuda-library" or finding.root is not None:
+            continue
+        library = library_of(finding.api) or finding.api.split(".", 1)[0]
+        head = first.setdefault((finding.path, library), finding)
+        if head is not finding and _same_statuses(head, finding):
+            roots[finding.id] = head.id
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _same_statuses(a: Finding, b: Finding) -> bool:
+    return {t: v.status for t, v in a.verdicts.items()} == {t: v.status for t, v in b.verdicts.items()}
