@@ -350,7 +350,8 @@ def maps_show(fmt: str) -> None:
                                                         "@version).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and change nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
-@click.option("--force", is_flag=True, help="Run even when git reports uncommitted changes under PATH.")
+@click.option("--force", is_flag=True,
+              help="Run even when git reports uncommitted changes under PATH, or cannot be asked about it.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
@@ -368,7 +369,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     """
     from .discover import discover
     from .engine.cache import open_cache
-    from .fix import dirty_files, file_digests, fix_report, write_fixes
+    from .fix import file_digests, tree_state, fix_report, write_fixes
     from .fix.log import change_lines, markdown_log
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
@@ -381,10 +382,14 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
                    "rewrite mechanically", err=True)
         return
     if not show_diff and not force:
-        dirty = dirty_files(path)
-        if dirty:
-            click.echo(f"refusing to write: {len(dirty)} uncommitted change(s) under {path} (first: {dirty[0]}); "
-                       "commit or stash them, or pass --force", err=True)
+        state = tree_state(path)
+        if state.error is not None:
+            click.echo(f"refusing to write: git could not be asked whether {path} has uncommitted changes "
+                       f"({state.error}); fix that, or pass --force", err=True)
+            sys.exit(2)
+        if state.dirty:
+            click.echo(f"refusing to write: {len(state.dirty)} uncommitted change(s) under {path} (first: "
+                       f"{state.dirty[0]}); commit or stash them, or pass --force", err=True)
             sys.exit(2)
     from .pipeline import without_excluded
 

@@ -301,14 +301,28 @@ def _stage(real: str, text: str) -> str:
     return temporary
 
 
-def dirty_files(root: Path) -> Optional[List[str]]:
-    """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree. git runs
-    with everything the repository could make it run switched off (``gitcheck``); when it cannot be asked
-    safely, the tree counts as dirty (``--force`` goes on)."""
+@dataclass(frozen=True)
+class TreeState:
+    """What git says of the tree ``fix`` would write into: the paths with uncommitted changes, or why git could
+    not be asked (``error``; ``fix`` refuses then, as for a dirty tree, unless ``--force``)."""
+
+    dirty: Tuple[str, ...] = ()
+    error: Optional[str] = None
+
+    @property
+    def writable(self) -> bool:
+        return not self.dirty and self.error is None
+
+
+def tree_state(root: Path) -> TreeState:
+    """Uncommitted changes under ``root`` per git; clean when there is no ``.git`` at or above it. git runs as
+    an untrusted program (``gitcheck``): nothing the repository configures can run, fetch or prompt; when a
+    repository is there and git cannot be asked about it, that is an ``error``, never "no repository"."""
     try:
-        return uncommitted(base_dir(root), root)
+        dirty = uncommitted(base_dir(root), root)
     except GitUnavailable as exc:
-        return [f"<git could not be asked safely: {exc}>"]
+        return TreeState(error=str(exc) or type(exc).__name__)
+    return TreeState(tuple(dirty or ()))
 
 
 def _inside(path: Path, root: Path) -> bool:
