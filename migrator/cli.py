@@ -8,7 +8,7 @@ import sys
 import tempfile
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NoReturn, Optional, Tuple
 
 import click
 
@@ -18,6 +18,7 @@ from .maps.load import TargetSpecError, resolve_targets
 from .model import Category
 from .pipeline import ScanRequest, scan as run_scan
 from .report import FORMATTERS, View
+from .safe_write import atomic_text, write_text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -420,7 +421,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
-        log_path.write_text(markdown_log(written, chosen[0].id, written=not show_diff), encoding="utf-8")
+        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff))
     if shim:
         _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
         return
@@ -487,7 +488,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
     document = graph_document(project, reach(project), by_node)
     text = to_dot(document) if fmt == "dot" else json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        _write_file(output, text)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
@@ -527,7 +528,7 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
         click.echo(f"migrator trace: cannot run {command[0]!r}: {exc.strerror}", err=True)
         sys.exit(2)
     document = dict(run.document, command=list(command))  # as the user typed it
-    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_file(output, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     calls = sum(op["calls"] for op in document["ops"])
     click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "
                f"optimizer step(s); {document['stopped']['detail']}", err=True)
@@ -744,9 +745,26 @@ def _write(render, output: Optional[Path]) -> None:
     if output is None:
         render(click.get_text_stream("stdout"))
         return
-    with output.open("w", encoding="utf-8") as out:
-        render(out)
+    try:
+        with atomic_text(output) as out:  # never through a link at ``output``; the old file kept on a failure
+            render(out)
+    except OSError as exc:
+        _cannot_write(output, exc)
     click.echo(f"wrote {output}", err=True)
+
+
+def _write_file(output: Path, text: str) -> None:
+    """``text`` into ``output`` atomically (``safe_write``), or a clear message and exit 2."""
+    try:
+        write_text(output, text)
+    except OSError as exc:
+        _cannot_write(output, exc)
+
+
+def _cannot_write(output: Path, exc: OSError) -> NoReturn:
+    click.echo(f"migrator: cannot write {output}: {exc.strerror or exc} (any previous file there is unchanged)",
+               err=True)
+    sys.exit(2)
 
 
 def _project_config(path: Path):
