@@ -411,13 +411,13 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     if show_diff:
         click.echo("".join(item.diff() for item in result.changed), nl=False)
     else:
-        problems = write_fixes(path, result.changed)
-        for problem in problems:
+        outcome = write_fixes(path, result.changed)
+        for problem in outcome.problems:
             click.echo(problem, err=True)
-        if any(p.endswith("no file was changed") for p in problems):
+        if outcome.failed:
             sys.exit(1)
-        left = {p.split(": ", 1)[0] for p in problems}  # files changed under the run: not written
-        written = tuple(item for item in result.changed if item.path not in left)
+        done = set(outcome.written)  # files changed under the run are not written
+        written = tuple(item for item in result.changed if item.path in done)
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:

@@ -10,8 +10,10 @@ where it is bound. A file that gets an edit also gets the plugin import the targ
 torch_npu`` / ``import torch_mlu``) after its ``import torch``. Notebooks are edited cell by cell (IPython
 lines are kept as they were). Each file's result carries its change log (``Change``: one per changed line).
 
-Writing (``write_fixes``) is all or nothing: every new text goes to a temporary file beside its file and
-all are renamed only when every one is written. Running ``fix`` twice changes nothing the second time.
+Writing (``write_fixes``) is a transaction: every new text goes to a temporary file beside its file, and
+they are renamed one by one only when every one is written, each after its bytes are checked once more
+(a file an editor saved meanwhile is left alone); a failed rename or an interrupt puts back the files
+already replaced. Running ``fix`` twice changes nothing the second time.
 ``fix/shim.py`` is ``--shim``; ``fix/log.py`` renders the change log.
 """
 from __future__ import annotations
@@ -20,7 +22,12 @@ import difflib
 import hashlib
 import json
 import os
+import secrets
+import shutil
+import signal
 import tempfile
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -253,37 +260,170 @@ def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional
     return tuple(changes)
 
 
-def write_fixes(root: Path, fixes: Sequence[FileFix]) -> List[str]:
-    """Write every changed file, or none: each new text goes to a temporary file beside the real file (a
-    symbolic link keeps pointing at it), and only when all are written are they renamed over the originals.
-    A file whose bytes are no longer those its edits were made on is left out. Returns what went wrong, one
-    line a file; temporaries are removed on every way out."""
+@dataclass(frozen=True)
+class WriteResult:
+    """What ``write_fixes`` did: the files replaced, the files left alone because they changed under the run
+    (``left``), one line per problem, and whether the write failed as a whole (``failed``: every file is as
+    it was, the ones already replaced restored from their originals)."""
+
+    written: Tuple[str, ...] = ()
+    left: Tuple[str, ...] = ()
+    problems: Tuple[str, ...] = ()
+    failed: bool = False
+
+
+#: ``os.replace`` for the renames of ``write_fixes`` (a name tests can fail at a chosen file).
+_replace = os.replace
+
+
+def write_fixes(root: Path, fixes: Sequence[FileFix]) -> WriteResult:
+    """Write every changed file as one transaction.
+
+    1. Each new text goes to a temporary file beside its real file (a symbolic link keeps pointing at it). A
+       file whose bytes are no longer those its edits were made on is left out; a temporary that cannot be
+       written stops everything before any file changed.
+    2. For each file in turn: its original is kept beside it (a hard link, else a copy), its bytes are
+       compared with the ones its edits were made on *immediately before its own rename*, and only then is
+       the temporary renamed over it. A file saved by an editor meanwhile is left alone and reported.
+    3. A rename that fails half-way puts back the files already replaced, from their kept originals.
+    SIGINT and SIGTERM during all this roll back the same way, remove every temporary and re-raise
+    ``KeyboardInterrupt``. Temporaries and kept originals are removed on every way out."""
     base = base_dir(root)
-    staged: List[Tuple[str, str]] = []  # (temporary, real path)
+    staged: List[Tuple[str, str, str, Optional[str]]] = []  # (path, temporary, real path, digest read)
+    replaced: List[Tuple[str, str]] = []  # (kept original, real path) of the files already replaced
+    kept: List[str] = []  # every kept original not yet put back or removed
+    written: List[str] = []
+    left: List[str] = []
     problems: List[str] = []
-    try:
-        for fix in fixes:
-            if fix.new is None:
-                continue
-            real = os.path.realpath(base / fix.path)
-            try:
-                if fix.read_digest is not None and hashlib.sha256(read_source(real)).hexdigest() != fix.read_digest:
-                    problems.append(f"{fix.path}: changed while migrator worked on it: not written (run again)")
+    with _interrupts_raise():
+        try:
+            for fix in fixes:
+                if fix.new is None:
                     continue
-                staged.append((_stage(real, ("\ufeff" if fix.bom else "") + fix.new), real))
-            except OSError as exc:
-                problems.append(f"{fix.path}: cannot write: {exc.strerror or exc}; no file was changed")
-                break
-        if any(p.endswith("no file was changed") for p in problems):
-            return problems
-        for temporary, real in staged:
-            os.replace(temporary, real)
-        staged = []
-        return problems
+                real = os.path.realpath(base / fix.path)
+                try:
+                    if fix.read_digest is not None and _digest(real) != fix.read_digest:
+                        left.append(fix.path)
+                        problems.append(f"{fix.path}: changed while migrator worked on it: not written (run again)")
+                        continue
+                    with _signals_held():  # an interrupt waits until the temporary is listed for removal
+                        staged.append((fix.path, _stage(real, ("\ufeff" if fix.bom else "") + fix.new), real,
+                                       fix.read_digest))
+                except OSError as exc:
+                    problems.append(f"{fix.path}: cannot write: {exc.strerror or exc}; no file was changed")
+                    return WriteResult(problems=tuple(problems), failed=True)
+            for rel, temporary, real, digest in staged:
+                try:
+                    # one file at a time with interrupts held: one arriving meanwhile is handled between files,
+                    # when every kept original is listed and every replaced file can be put back
+                    with _signals_held():
+                        original = _keep_original(real)
+                        kept.append(original)
+                        if digest is not None and _digest(real) != digest:  # an editor saved it since staging
+                            left.append(rel)
+                            problems.append(f"{rel}: changed while migrator worked on it: not written (run again)")
+                            continue
+                        replaced.append((original, real))
+                        _replace(temporary, real)
+                except OSError as exc:
+                    with _signals_held():
+                        restored = _roll_back(replaced, kept)
+                    problems.append(f"{rel}: cannot replace: {exc.strerror or exc}; {restored}no file was changed")
+                    return WriteResult(problems=tuple(problems), failed=True)
+                written.append(rel)
+            replaced = []
+            return WriteResult(tuple(written), tuple(left), tuple(problems))
+        except BaseException:  # an interrupt: the files already replaced go back to their originals
+            with _signals_held():
+                _roll_back(replaced, kept)
+            raise
+        finally:
+            with _signals_held():
+                for path in [temporary for _, temporary, _, _ in staged] + kept:
+                    try:
+                        os.unlink(path)
+                    except FileNotFoundError:
+                        pass
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(read_source(path)).hexdigest()
+
+
+def _keep_original(real: str) -> str:
+    """A second name beside ``real`` for its current bytes: a hard link (no copy, and it is the very file the
+    digest is then taken of), or a copy with its mode where the file system has no hard links."""
+    folder, name = os.path.split(real)
+    for _ in range(16):
+        original = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.migrator-orig")
+        try:
+            os.link(real, original, follow_symlinks=False)
+            return original
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    handle, original = tempfile.mkstemp(prefix=f".{name}.", suffix=".migrator-orig", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out, open(real, "rb") as source:
+            shutil.copyfileobj(source, out)
+        shutil.copymode(real, original)
+    except BaseException:
+        os.unlink(original)
+        raise
+    return original
+
+
+def _roll_back(replaced: List[Tuple[str, str]], kept: List[str]) -> str:
+    """Put each replaced file's kept original back, last first; what could not be put back stays where it is
+    kept (and is named in the returned text, which otherwise says the files were restored)."""
+    stuck = []
+    while replaced:
+        original, real = replaced.pop()
+        if original in kept:
+            kept.remove(original)  # put back, or else left where it is: it may be the only copy of the original
+        try:
+            os.replace(original, real)
+            if os.path.lexists(original):  # both names were the same file (not replaced yet): rename did nothing
+                os.unlink(original)
+        except OSError:
+            stuck.append(f"{real} (its original is {original})")
+    if stuck:
+        return f"could not restore {', '.join(stuck)}; the other files were restored: "
+    return "the files already replaced were restored: "
+
+
+@contextmanager
+def _interrupts_raise() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``KeyboardInterrupt`` inside the block (main thread only: elsewhere signals
+    cannot be handled), so ``write_fixes`` can roll back; the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
     finally:
-        for temporary, _ in staged:  # left when a write failed or the run was interrupted
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while a rollback or the clean-up runs (delivered after it)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _stage(real: str, text: str) -> str:
