@@ -117,3 +117,34 @@ def test_a_fix_without_trouble_leaves_nothing_beside_the_files(planned):
     assert outcome.written == NAMES and not outcome.problems
     assert sorted(p.name for p in root.iterdir()) == sorted(NAMES)
     assert stat.S_IMODE((root / "a.py").stat().st_mode) == 0o750
+
+
+def test_a_notebook_edit_changes_only_the_edited_cells_source(tmp_path):
+    """Only the edited cell's ``source`` is rewritten in the file's text: the other cells, outputs and metadata
+    keep their bytes (U+2028 raw and escaped, ``1.0``, ``1e3``, ``\\u00e9``), and so do the cell's own
+    unchanged lines."""
+    import json
+
+    text = ('{\n "cells": [\n  {\n   "cell_type": "markdown",\n   "metadata": {},\n'
+            '   "source": ["a line\u2028separator\\n", "and an escaped one \\u2028 \\u00e9"]\n  },\n'
+            '  {\n   "cell_type": "code",\n   "execution_count": 1.0,\n   "metadata": {"scale": 1e3},\n'
+            '   "outputs": [{"name": "stdout", "output_type": "stream", "text": ["caf\\u00e9\\n"]}],\n'
+            '   "source": [\n    "import torch\\n",\n    "x = torch.ones(2).cuda()  # caf\\u00e9\\n",\n'
+            '    "y = 1"\n   ]\n  },\n'
+            '  {\n   "cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],\n'
+            '   "source": "s = \'\u2028\'\\n"\n  }\n ],\n'
+            ' "metadata": {"kernelspec": {"name": "python3"}, "version": 1.0, "big": 1E+3},\n'
+            ' "nbformat": 4,\n "nbformat_minor": 5\n}\n')
+    (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
+    chosen = resolve_targets(["cann"])
+    result = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0])
+    [fixed] = result.changed
+    new = fixed.new
+    old_cell = ('"source": [\n    "import torch\\n",\n    "x = torch.ones(2).cuda()  # caf\\u00e9\\n",\n'
+                '    "y = 1"\n   ]')
+    new_cell = ('"source": [\n    "import torch\\n",\n    "import torch_npu\\n",\n'
+                '    "x = torch.ones(2).npu()  # café\\n",\n    "y = 1"\n   ]')
+    assert new == text.replace(old_cell, new_cell)  # nothing else moved by one byte
+    cells = json.loads(new)["cells"]
+    assert "".join(cells[1]["source"]) == "import torch\nimport torch_npu\nx = torch.ones(2).npu()  # café\ny = 1"
+    assert json.loads(new)["metadata"] == json.loads(text)["metadata"]

@@ -8,7 +8,8 @@ the edits bottom-up so nested ones compose; comments and formatting are untouche
 leaves change. A bare name is renamed at its use only where an import binds it: an assigned name is edited
 where it is bound. A file that gets an edit also gets the plugin import the target needs (``import
 torch_npu`` / ``import torch_mlu``) after its ``import torch``. Notebooks are edited cell by cell (IPython
-lines are kept as they were). Each file's result carries its change log (``Change``: one per changed line).
+lines are kept as they were), and only the edited cells' ``source`` values are rewritten in the file's
+text: every other byte stays. Each file's result carries its change log (``Change``: one per changed line).
 
 Writing (``write_fixes``) is a transaction: every new text goes to a temporary file beside its file, and
 they are renamed one by one only when every one is written, each after its bytes are checked once more
@@ -817,6 +818,8 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     torch_cell = next((i for i, names in sorted(cell_names.items())
                        if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
     changed = False
+    originals = {i: list(c["source"]) if isinstance(c.get("source"), list) else c.get("source")
+                 for i, c in enumerate(cells) if isinstance(c, dict)}
     for index, cell_edits in sorted(by_cell.items()):
         cell = cells[index] if 0 <= index < len(cells) else None
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -845,10 +848,137 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         changed = True
     if not changed:
         return FileFix(rel, text, None, _ids(applied), tuple(skipped))
-    indent = 1 if text.startswith("{\n \"") else 2 if text.startswith("{\n  \"") else 1
-    new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    new_text = _with_sources(text, {i: c["source"] for i, c in enumerate(cells)
+                                    if isinstance(c, dict) and c.get("source") != originals.get(i)})
+    if new_text is None:
+        return FileFix(rel, text, None, error="the notebook's cells cannot be found in its text to edit them in "
+                                              "place: left alone")
     changes.sort(key=lambda c: (c.cell or 0, c.line))
     return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes))
+
+
+def _with_sources(text: str, sources: Mapping[int, object]) -> Optional[str]:
+    """``text`` with the ``source`` of each cell in ``sources`` replaced, and not one other byte changed: the
+    other cells, outputs and metadata keep their spelling (``1.0``, ``1e3``, escapes, U+2028). An unchanged
+    line of an edited cell keeps its spelling too. ``None`` when the cells' sources cannot be located."""
+    try:
+        places = _source_places(text)
+    except (ValueError, RecursionError):
+        return None
+    if places is None or any(index not in places for index in sources):
+        return None
+    pieces = []
+    for index in sorted(sources, key=lambda i: places[i][0], reverse=True):
+        start, end, items = places[index]
+        pieces.append((start, end, _source_text(text[start:end], [(a - start, b - start) for a, b in items],
+                                                sources[index])))
+    for start, end, replacement in pieces:  # from the end: earlier positions stay valid
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+_WHITESPACE = " \t\n\r"
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WHITESPACE:
+        at += 1
+    return at
+
+
+def _members(text: str, at: int, decoder: json.JSONDecoder) -> Iterator[Tuple[str, int, int]]:
+    """``(key, value start, value end)`` of the object starting at ``at`` (``{``)."""
+    if text[at:at + 1] != "{":
+        raise ValueError("not an object")
+    at = _skip(text, at + 1)
+    if text[at:at + 1] == "}":
+        return
+    while True:
+        if text[at:at + 1] != '"':
+            raise ValueError("a key expected")
+        key, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        at = _skip(text, at)
+        if text[at:at + 1] != ":":
+            raise ValueError("':' expected")
+        start = _skip(text, at + 1)
+        _, end = decoder.raw_decode(text, start)
+        yield key, start, end
+        at = _skip(text, end)
+        if text[at:at + 1] == "}":
+            return
+        if text[at:at + 1] != ",":
+            raise ValueError("',' expected")
+        at = _skip(text, at + 1)
+
+
+def _elements(text: str, at: int, decoder: json.JSONDecoder) -> List[Tuple[int, int]]:
+    """``(start, end)`` of each element of the array starting at ``at`` (``[``)."""
+    if text[at:at + 1] != "[":
+        raise ValueError("not an array")
+    spans: List[Tuple[int, int]] = []
+    at = _skip(text, at + 1)
+    if text[at:at + 1] == "]":
+        return spans
+    while True:
+        _, end = decoder.raw_decode(text, at)
+        spans.append((at, end))
+        at = _skip(text, end)
+        if text[at:at + 1] == "]":
+            return spans
+        if text[at:at + 1] != ",":
+            raise ValueError("',' expected")
+        at = _skip(text, at + 1)
+
+
+def _source_places(text: str) -> Optional[Dict[int, Tuple[int, int, List[Tuple[int, int]]]]]:
+    """Per cell index: where its ``source`` value lies in ``text`` and, for a list, where each line lies. For a
+    key given twice the last one counts, as for ``json.loads``."""
+    decoder = json.JSONDecoder()
+    cells_at = None
+    for key, start, _ in _members(text, _skip(text, 0), decoder):
+        if key == "cells":
+            cells_at = start
+    if cells_at is None:
+        return None
+    places = {}
+    for index, (start, _) in enumerate(_elements(text, cells_at, decoder)):
+        if text[start:start + 1] != "{":
+            continue
+        for key, value_start, value_end in _members(text, start, decoder):
+            if key == "source":
+                items = _elements(text, value_start, decoder) if text[value_start] == "[" else []
+                places[index] = (value_start, value_end, items)
+    return places
+
+
+def _source_text(old: str, items: List[Tuple[int, int]], new: object) -> str:
+    """The JSON for a cell's new ``source``, laid out like ``old`` (the value's text; ``items``: each line's
+    place in it): the same brackets, separators and indentation, and each unchanged line in its old spelling."""
+    if not isinstance(new, list) or not old.startswith("[") or not items:
+        return _json(new)
+    if not new:
+        return "[]"
+    spelled: Dict[str, str] = {}
+    for start, end in items:
+        raw = old[start:end]
+        line = json.loads(raw)
+        if isinstance(line, str):
+            spelled.setdefault(line, raw)
+    lines = [spelled[line] if isinstance(line, str) and line in spelled else _json(line) for line in new]
+    prefix, suffix = old[:items[0][0]], old[items[-1][1]:]
+    separator = old[items[0][1]:items[1][0]] if len(items) > 1 else "," + prefix[1:]
+    return prefix + separator.join(lines) + suffix
+
+
+def _json(value: object) -> str:
+    """``value`` as JSON, non-ASCII kept as is (as nbformat writes), escaped only where UTF-8 cannot carry it
+    (a lone surrogate a cell held as ``\\ud800``)."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
 
 
 def _source(cell: dict) -> str:
