@@ -8,7 +8,7 @@ import sys
 import tempfile
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NoReturn, Optional, Tuple
 
 import click
 
@@ -18,6 +18,7 @@ from .maps.load import TargetSpecError, resolve_targets
 from .model import Category
 from .pipeline import ScanRequest, scan as run_scan
 from .report import FORMATTERS, View
+from .safe_write import atomic_text, write_text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -351,7 +352,8 @@ def maps_show(fmt: str) -> None:
                                                         "@version).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and change nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
-@click.option("--force", is_flag=True, help="Run even when git reports uncommitted changes under PATH.")
+@click.option("--force", is_flag=True,
+              help="Run even when git reports uncommitted changes under PATH, or cannot be asked about it.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
@@ -369,7 +371,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     """
     from .discover import discover
     from .engine.cache import open_cache
-    from .fix import dirty_files, file_digests, fix_report, write_fixes
+    from .fix import file_digests, tree_state, fix_report, write_fixes
     from .fix.log import change_lines, markdown_log
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
@@ -382,10 +384,14 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
                    "rewrite mechanically", err=True)
         return
     if not show_diff and not force:
-        dirty = dirty_files(path)
-        if dirty:
-            click.echo(f"refusing to write: {len(dirty)} uncommitted change(s) under {path} (first: {dirty[0]}); "
-                       "commit or stash them, or pass --force", err=True)
+        state = tree_state(path)
+        if state.error is not None:
+            click.echo(f"refusing to write: git could not be asked whether {path} has uncommitted changes "
+                       f"({state.error}); fix that, or pass --force", err=True)
+            sys.exit(2)
+        if state.dirty:
+            click.echo(f"refusing to write: {len(state.dirty)} uncommitted change(s) under {path} (first: "
+                       f"{state.dirty[0]}); commit or stash them, or pass --force", err=True)
             sys.exit(2)
     from .pipeline import without_excluded
 
@@ -406,17 +412,17 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     if show_diff:
         click.echo("".join(item.diff() for item in result.changed), nl=False)
     else:
-        problems = write_fixes(path, result.changed)
-        for problem in problems:
+        outcome = write_fixes(path, result.changed)
+        for problem in outcome.problems:
             click.echo(problem, err=True)
-        if any(p.endswith("no file was changed") for p in problems):
+        if outcome.failed:
             sys.exit(1)
-        left = {p.split(": ", 1)[0] for p in problems}  # files changed under the run: not written
-        written = tuple(item for item in result.changed if item.path not in left)
+        done = set(outcome.written)  # files changed under the run are not written
+        written = tuple(item for item in result.changed if item.path in done)
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
-        log_path.write_text(markdown_log(written, chosen[0].id, written=not show_diff), encoding="utf-8")
+        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff))
     if shim:
         _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
         return
@@ -483,7 +489,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
     document = graph_document(project, reach(project), by_node)
     text = to_dot(document) if fmt == "dot" else json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        _write_file(output, text)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
@@ -523,7 +529,7 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
         click.echo(f"migrator trace: cannot run {command[0]!r}: {exc.strerror}", err=True)
         sys.exit(2)
     document = dict(run.document, command=list(command))  # as the user typed it
-    output.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_file(output, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     calls = sum(op["calls"] for op in document["ops"])
     click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "
                f"optimizer step(s); {document['stopped']['detail']}", err=True)
@@ -740,9 +746,26 @@ def _write(render, output: Optional[Path]) -> None:
     if output is None:
         render(click.get_text_stream("stdout"))
         return
-    with output.open("w", encoding="utf-8") as out:
-        render(out)
+    try:
+        with atomic_text(output) as out:  # never through a link at ``output``; the old file kept on a failure
+            render(out)
+    except OSError as exc:
+        _cannot_write(output, exc)
     click.echo(f"wrote {output}", err=True)
+
+
+def _write_file(output: Path, text: str) -> None:
+    """``text`` into ``output`` atomically (``safe_write``), or a clear message and exit 2."""
+    try:
+        write_text(output, text)
+    except OSError as exc:
+        _cannot_write(output, exc)
+
+
+def _cannot_write(output: Path, exc: OSError) -> NoReturn:
+    click.echo(f"migrator: cannot write {output}: {exc.strerror or exc} (any previous file there is unchanged)",
+               err=True)
+    sys.exit(2)
 
 
 def _project_config(path: Path):

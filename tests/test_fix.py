@@ -299,7 +299,7 @@ def test_a_file_changed_between_the_scan_and_the_edit_is_left_alone(tmp_path):
     (tmp_path / "train.py").write_text("import torch\nstate = {}\n\n\nx = state['a']\n")  # changed under it
     result = fix_report(tmp_path, report, chosen[0], scanned=scanned)
     assert [f.error for f in result.files] == ["changed since the scan read it: not fixed (run again)"]
-    assert write_fixes(tmp_path, result.changed) == []
+    assert write_fixes(tmp_path, result.changed).problems == ()
     assert (tmp_path / "train.py").read_text() == "import torch\nstate = {}\n\n\nx = state['a']\n"
 
 
@@ -308,8 +308,9 @@ def test_a_file_changed_after_the_edit_was_made_is_not_overwritten(tmp_path):
     (tmp_path / "train.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
     result = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0])
     (tmp_path / "train.py").write_text("import torch\nx = 1\n")  # saved by an editor meanwhile
-    problems = write_fixes(tmp_path, result.changed)
-    assert problems == ["train.py: changed while migrator worked on it: not written (run again)"]
+    outcome = write_fixes(tmp_path, result.changed)
+    assert outcome.problems == ("train.py: changed while migrator worked on it: not written (run again)",)
+    assert outcome.left == ("train.py",) and outcome.written == () and not outcome.failed
     assert (tmp_path / "train.py").read_text() == "import torch\nx = 1\n"
 
 
@@ -331,7 +332,7 @@ def test_no_file_changes_when_one_cannot_be_written(tmp_path, monkeypatch):
         return real_stage(real, text)
 
     monkeypatch.setattr(fix_module, "_stage", failing_stage)
-    problems = write_fixes(tmp_path, result.changed)
-    assert problems and problems[-1].endswith("no file was changed")
+    outcome = write_fixes(tmp_path, result.changed)
+    assert outcome.failed and outcome.problems[-1].endswith("no file was changed")
     assert all("cuda()" in (tmp_path / n).read_text() for n in ("a.py", "b.py"))
     assert not list(tmp_path.glob(".*migrator-tmp"))

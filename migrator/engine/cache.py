@@ -12,12 +12,14 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Iterator, Optional, Sequence, Tuple, Type
 
 from .. import __version__
@@ -31,6 +33,9 @@ _UNPICKLING_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueErr
 #: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
 PRUNE_EVERY = 600.0
 _FORMAT = "3"
+#: The names ``put`` gives: ``<first two hex digits of the key>/<the other 62>.pkl``; pruning touches nothing else.
+_FOLDER_NAME = re.compile(r"[0-9a-f]{2}")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{62}\.pkl")
 
 
 def default_cache_dir() -> Path:
@@ -118,6 +123,8 @@ class AnalysisCache:
     def put(self, key: str, result) -> None:
         path = self._path(key)
         try:
+            if path.parent.is_symlink():  # an entry folder is never a link: nothing is written through one
+                return
             if not path.parent.is_dir():
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: its entries are unpickled
                 path.parent.mkdir(mode=0o700, exist_ok=True)
@@ -140,20 +147,34 @@ class AnalysisCache:
         removed = self.prune()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            marker.touch()
+            # created or touched where it is: a link named last-prune is not followed (O_NOFOLLOW fails on it)
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+            os.utime(marker, follow_symlinks=False)
         except OSError:
             pass
         return removed
 
     def prune(self) -> int:
-        """Delete the oldest entries while the cache is larger than its bound; returns entries removed."""
+        """Delete the oldest entries while the cache is larger than its bound; returns entries removed.
+
+        Only what ``put`` writes is looked at and deleted: a regular file named ``<62 hex digits>.pkl`` in a
+        real folder named by two hex digits. Nothing is followed: a link in the cache folder (``ab ->
+        ~/project``) or named like an entry is neither counted nor deleted, nor is anything else put there."""
         entries = []
         total = 0
-        for folder in self.directory.glob("??"):
-            for entry in os.scandir(folder):
+        for folder in self._entry_folders():
+            try:
+                listing = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in listing:
+                if not _ENTRY_NAME.fullmatch(entry.name):
+                    continue
                 try:
-                    stat = entry.stat()
+                    stat = entry.stat(follow_symlinks=False)
                 except OSError:
+                    continue
+                if not S_ISREG(stat.st_mode):
                     continue
                 entries.append((stat.st_mtime, stat.st_size, entry.path))
                 total += stat.st_size
@@ -164,12 +185,25 @@ class AnalysisCache:
             if total <= self.max_bytes * 0.8:
                 break
             try:
-                os.unlink(path)
+                os.unlink(path)  # the link itself were it one (it is not: lstat said a regular file)
                 total -= size
                 removed += 1
             except OSError:
                 pass
         return removed
+
+    def _entry_folders(self) -> Iterator[str]:
+        """The cache's two-hex-digit folders that are real folders, not links to one."""
+        try:
+            listing = list(os.scandir(self.directory))
+        except OSError:
+            return
+        for entry in listing:
+            try:
+                if _FOLDER_NAME.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+                    yield entry.path
+            except OSError:
+                continue
 
 
 class LazyUsages(Sequence):

@@ -8,10 +8,13 @@ the edits bottom-up so nested ones compose; comments and formatting are untouche
 leaves change. A bare name is renamed at its use only where an import binds it: an assigned name is edited
 where it is bound. A file that gets an edit also gets the plugin import the target needs (``import
 torch_npu`` / ``import torch_mlu``) after its ``import torch``. Notebooks are edited cell by cell (IPython
-lines are kept as they were). Each file's result carries its change log (``Change``: one per changed line).
+lines are kept as they were), and only the edited cells' ``source`` values are rewritten in the file's
+text: every other byte stays. Each file's result carries its change log (``Change``: one per changed line).
 
-Writing (``write_fixes``) is all or nothing: every new text goes to a temporary file beside its file and
-all are renamed only when every one is written. Running ``fix`` twice changes nothing the second time.
+Writing (``write_fixes``) is a transaction: every new text goes to a temporary file beside its file, and
+they are renamed one by one only when every one is written, each after its bytes are checked once more
+(a file an editor saved meanwhile is left alone); a failed rename or an interrupt puts back the files
+already replaced. Running ``fix`` twice changes nothing the second time.
 ``fix/shim.py`` is ``--shim``; ``fix/log.py`` renders the change log.
 """
 from __future__ import annotations
@@ -20,7 +23,12 @@ import difflib
 import hashlib
 import json
 import os
+import secrets
+import shutil
+import signal
 import tempfile
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -253,37 +261,170 @@ def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional
     return tuple(changes)
 
 
-def write_fixes(root: Path, fixes: Sequence[FileFix]) -> List[str]:
-    """Write every changed file, or none: each new text goes to a temporary file beside the real file (a
-    symbolic link keeps pointing at it), and only when all are written are they renamed over the originals.
-    A file whose bytes are no longer those its edits were made on is left out. Returns what went wrong, one
-    line a file; temporaries are removed on every way out."""
+@dataclass(frozen=True)
+class WriteResult:
+    """What ``write_fixes`` did: the files replaced, the files left alone because they changed under the run
+    (``left``), one line per problem, and whether the write failed as a whole (``failed``: every file is as
+    it was, the ones already replaced restored from their originals)."""
+
+    written: Tuple[str, ...] = ()
+    left: Tuple[str, ...] = ()
+    problems: Tuple[str, ...] = ()
+    failed: bool = False
+
+
+#: ``os.replace`` for the renames of ``write_fixes`` (a name tests can fail at a chosen file).
+_replace = os.replace
+
+
+def write_fixes(root: Path, fixes: Sequence[FileFix]) -> WriteResult:
+    """Write every changed file as one transaction.
+
+    1. Each new text goes to a temporary file beside its real file (a symbolic link keeps pointing at it). A
+       file whose bytes are no longer those its edits were made on is left out; a temporary that cannot be
+       written stops everything before any file changed.
+    2. For each file in turn: its original is kept beside it (a hard link, else a copy), its bytes are
+       compared with the ones its edits were made on *immediately before its own rename*, and only then is
+       the temporary renamed over it. A file saved by an editor meanwhile is left alone and reported.
+    3. A rename that fails half-way puts back the files already replaced, from their kept originals.
+    SIGINT and SIGTERM during all this roll back the same way, remove every temporary and re-raise
+    ``KeyboardInterrupt``. Temporaries and kept originals are removed on every way out."""
     base = base_dir(root)
-    staged: List[Tuple[str, str]] = []  # (temporary, real path)
+    staged: List[Tuple[str, str, str, Optional[str]]] = []  # (path, temporary, real path, digest read)
+    replaced: List[Tuple[str, str]] = []  # (kept original, real path) of the files already replaced
+    kept: List[str] = []  # every kept original not yet put back or removed
+    written: List[str] = []
+    left: List[str] = []
     problems: List[str] = []
-    try:
-        for fix in fixes:
-            if fix.new is None:
-                continue
-            real = os.path.realpath(base / fix.path)
-            try:
-                if fix.read_digest is not None and hashlib.sha256(read_source(real)).hexdigest() != fix.read_digest:
-                    problems.append(f"{fix.path}: changed while migrator worked on it: not written (run again)")
+    with _interrupts_raise():
+        try:
+            for fix in fixes:
+                if fix.new is None:
                     continue
-                staged.append((_stage(real, ("\ufeff" if fix.bom else "") + fix.new), real))
-            except OSError as exc:
-                problems.append(f"{fix.path}: cannot write: {exc.strerror or exc}; no file was changed")
-                break
-        if any(p.endswith("no file was changed") for p in problems):
-            return problems
-        for temporary, real in staged:
-            os.replace(temporary, real)
-        staged = []
-        return problems
+                real = os.path.realpath(base / fix.path)
+                try:
+                    if fix.read_digest is not None and _digest(real) != fix.read_digest:
+                        left.append(fix.path)
+                        problems.append(f"{fix.path}: changed while migrator worked on it: not written (run again)")
+                        continue
+                    with _signals_held():  # an interrupt waits until the temporary is listed for removal
+                        staged.append((fix.path, _stage(real, ("\ufeff" if fix.bom else "") + fix.new), real,
+                                       fix.read_digest))
+                except OSError as exc:
+                    problems.append(f"{fix.path}: cannot write: {exc.strerror or exc}; no file was changed")
+                    return WriteResult(problems=tuple(problems), failed=True)
+            for rel, temporary, real, digest in staged:
+                try:
+                    # one file at a time with interrupts held: one arriving meanwhile is handled between files,
+                    # when every kept original is listed and every replaced file can be put back
+                    with _signals_held():
+                        original = _keep_original(real)
+                        kept.append(original)
+                        if digest is not None and _digest(real) != digest:  # an editor saved it since staging
+                            left.append(rel)
+                            problems.append(f"{rel}: changed while migrator worked on it: not written (run again)")
+                            continue
+                        replaced.append((original, real))
+                        _replace(temporary, real)
+                except OSError as exc:
+                    with _signals_held():
+                        restored = _roll_back(replaced, kept)
+                    problems.append(f"{rel}: cannot replace: {exc.strerror or exc}; {restored}no file was changed")
+                    return WriteResult(problems=tuple(problems), failed=True)
+                written.append(rel)
+            replaced = []
+            return WriteResult(tuple(written), tuple(left), tuple(problems))
+        except BaseException:  # an interrupt: the files already replaced go back to their originals
+            with _signals_held():
+                _roll_back(replaced, kept)
+            raise
+        finally:
+            with _signals_held():
+                for path in [temporary for _, temporary, _, _ in staged] + kept:
+                    try:
+                        os.unlink(path)
+                    except FileNotFoundError:
+                        pass
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(read_source(path)).hexdigest()
+
+
+def _keep_original(real: str) -> str:
+    """A second name beside ``real`` for its current bytes: a hard link (no copy, and it is the very file the
+    digest is then taken of), or a copy with its mode where the file system has no hard links."""
+    folder, name = os.path.split(real)
+    for _ in range(16):
+        original = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.migrator-orig")
+        try:
+            os.link(real, original, follow_symlinks=False)
+            return original
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    handle, original = tempfile.mkstemp(prefix=f".{name}.", suffix=".migrator-orig", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out, open(real, "rb") as source:
+            shutil.copyfileobj(source, out)
+        shutil.copymode(real, original)
+    except BaseException:
+        os.unlink(original)
+        raise
+    return original
+
+
+def _roll_back(replaced: List[Tuple[str, str]], kept: List[str]) -> str:
+    """Put each replaced file's kept original back, last first; what could not be put back stays where it is
+    kept (and is named in the returned text, which otherwise says the files were restored)."""
+    stuck = []
+    while replaced:
+        original, real = replaced.pop()
+        if original in kept:
+            kept.remove(original)  # put back, or else left where it is: it may be the only copy of the original
+        try:
+            os.replace(original, real)
+            if os.path.lexists(original):  # both names were the same file (not replaced yet): rename did nothing
+                os.unlink(original)
+        except OSError:
+            stuck.append(f"{real} (its original is {original})")
+    if stuck:
+        return f"could not restore {', '.join(stuck)}; the other files were restored: "
+    return "the files already replaced were restored: "
+
+
+@contextmanager
+def _interrupts_raise() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``KeyboardInterrupt`` inside the block (main thread only: elsewhere signals
+    cannot be handled), so ``write_fixes`` can roll back; the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
     finally:
-        for temporary, _ in staged:  # left when a write failed or the run was interrupted
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while a rollback or the clean-up runs (delivered after it)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _stage(real: str, text: str) -> str:
@@ -301,14 +442,28 @@ def _stage(real: str, text: str) -> str:
     return temporary
 
 
-def dirty_files(root: Path) -> Optional[List[str]]:
-    """Uncommitted changes under ``root`` per git, or ``None`` when ``root`` is not in a git work tree. git runs
-    with everything the repository could make it run switched off (``gitcheck``); when it cannot be asked
-    safely, the tree counts as dirty (``--force`` goes on)."""
+@dataclass(frozen=True)
+class TreeState:
+    """What git says of the tree ``fix`` would write into: the paths with uncommitted changes, or why git could
+    not be asked (``error``; ``fix`` refuses then, as for a dirty tree, unless ``--force``)."""
+
+    dirty: Tuple[str, ...] = ()
+    error: Optional[str] = None
+
+    @property
+    def writable(self) -> bool:
+        return not self.dirty and self.error is None
+
+
+def tree_state(root: Path) -> TreeState:
+    """Uncommitted changes under ``root`` per git; clean when there is no ``.git`` at or above it. git runs as
+    an untrusted program (``gitcheck``): nothing the repository configures can run, fetch or prompt; when a
+    repository is there and git cannot be asked about it, that is an ``error``, never "no repository"."""
     try:
-        return uncommitted(base_dir(root), root)
+        dirty = uncommitted(base_dir(root), root)
     except GitUnavailable as exc:
-        return [f"<git could not be asked safely: {exc}>"]
+        return TreeState(error=str(exc) or type(exc).__name__)
+    return TreeState(tuple(dirty or ()))
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -663,6 +818,8 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     torch_cell = next((i for i, names in sorted(cell_names.items())
                        if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
     changed = False
+    originals = {i: list(c["source"]) if isinstance(c.get("source"), list) else c.get("source")
+                 for i, c in enumerate(cells) if isinstance(c, dict)}
     for index, cell_edits in sorted(by_cell.items()):
         cell = cells[index] if 0 <= index < len(cells) else None
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -691,10 +848,137 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         changed = True
     if not changed:
         return FileFix(rel, text, None, _ids(applied), tuple(skipped))
-    indent = 1 if text.startswith("{\n \"") else 2 if text.startswith("{\n  \"") else 1
-    new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    new_text = _with_sources(text, {i: c["source"] for i, c in enumerate(cells)
+                                    if isinstance(c, dict) and c.get("source") != originals.get(i)})
+    if new_text is None:
+        return FileFix(rel, text, None, error="the notebook's cells cannot be found in its text to edit them in "
+                                              "place: left alone")
     changes.sort(key=lambda c: (c.cell or 0, c.line))
     return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes))
+
+
+def _with_sources(text: str, sources: Mapping[int, object]) -> Optional[str]:
+    """``text`` with the ``source`` of each cell in ``sources`` replaced, and not one other byte changed: the
+    other cells, outputs and metadata keep their spelling (``1.0``, ``1e3``, escapes, U+2028). An unchanged
+    line of an edited cell keeps its spelling too. ``None`` when the cells' sources cannot be located."""
+    try:
+        places = _source_places(text)
+    except (ValueError, RecursionError):
+        return None
+    if places is None or any(index not in places for index in sources):
+        return None
+    pieces = []
+    for index in sorted(sources, key=lambda i: places[i][0], reverse=True):
+        start, end, items = places[index]
+        pieces.append((start, end, _source_text(text[start:end], [(a - start, b - start) for a, b in items],
+                                                sources[index])))
+    for start, end, replacement in pieces:  # from the end: earlier positions stay valid
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+_WHITESPACE = " \t\n\r"
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WHITESPACE:
+        at += 1
+    return at
+
+
+def _members(text: str, at: int, decoder: json.JSONDecoder) -> Iterator[Tuple[str, int, int]]:
+    """``(key, value start, value end)`` of the object starting at ``at`` (``{``)."""
+    if text[at:at + 1] != "{":
+        raise ValueError("not an object")
+    at = _skip(text, at + 1)
+    if text[at:at + 1] == "}":
+        return
+    while True:
+        if text[at:at + 1] != '"':
+            raise ValueError("a key expected")
+        key, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        at = _skip(text, at)
+        if text[at:at + 1] != ":":
+            raise ValueError("':' expected")
+        start = _skip(text, at + 1)
+        _, end = decoder.raw_decode(text, start)
+        yield key, start, end
+        at = _skip(text, end)
+        if text[at:at + 1] == "}":
+            return
+        if text[at:at + 1] != ",":
+            raise ValueError("',' expected")
+        at = _skip(text, at + 1)
+
+
+def _elements(text: str, at: int, decoder: json.JSONDecoder) -> List[Tuple[int, int]]:
+    """``(start, end)`` of each element of the array starting at ``at`` (``[``)."""
+    if text[at:at + 1] != "[":
+        raise ValueError("not an array")
+    spans: List[Tuple[int, int]] = []
+    at = _skip(text, at + 1)
+    if text[at:at + 1] == "]":
+        return spans
+    while True:
+        _, end = decoder.raw_decode(text, at)
+        spans.append((at, end))
+        at = _skip(text, end)
+        if text[at:at + 1] == "]":
+            return spans
+        if text[at:at + 1] != ",":
+            raise ValueError("',' expected")
+        at = _skip(text, at + 1)
+
+
+def _source_places(text: str) -> Optional[Dict[int, Tuple[int, int, List[Tuple[int, int]]]]]:
+    """Per cell index: where its ``source`` value lies in ``text`` and, for a list, where each line lies. For a
+    key given twice the last one counts, as for ``json.loads``."""
+    decoder = json.JSONDecoder()
+    cells_at = None
+    for key, start, _ in _members(text, _skip(text, 0), decoder):
+        if key == "cells":
+            cells_at = start
+    if cells_at is None:
+        return None
+    places = {}
+    for index, (start, _) in enumerate(_elements(text, cells_at, decoder)):
+        if text[start:start + 1] != "{":
+            continue
+        for key, value_start, value_end in _members(text, start, decoder):
+            if key == "source":
+                items = _elements(text, value_start, decoder) if text[value_start] == "[" else []
+                places[index] = (value_start, value_end, items)
+    return places
+
+
+def _source_text(old: str, items: List[Tuple[int, int]], new: object) -> str:
+    """The JSON for a cell's new ``source``, laid out like ``old`` (the value's text; ``items``: each line's
+    place in it): the same brackets, separators and indentation, and each unchanged line in its old spelling."""
+    if not isinstance(new, list) or not old.startswith("[") or not items:
+        return _json(new)
+    if not new:
+        return "[]"
+    spelled: Dict[str, str] = {}
+    for start, end in items:
+        raw = old[start:end]
+        line = json.loads(raw)
+        if isinstance(line, str):
+            spelled.setdefault(line, raw)
+    lines = [spelled[line] if isinstance(line, str) and line in spelled else _json(line) for line in new]
+    prefix, suffix = old[:items[0][0]], old[items[-1][1]:]
+    separator = old[items[0][1]:items[1][0]] if len(items) > 1 else "," + prefix[1:]
+    return prefix + separator.join(lines) + suffix
+
+
+def _json(value: object) -> str:
+    """``value`` as JSON, non-ASCII kept as is (as nbformat writes), escaped only where UTF-8 cannot carry it
+    (a lone surrogate a cell held as ``\\ud800``)."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
 
 
 def _source(cell: dict) -> str:

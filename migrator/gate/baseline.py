@@ -8,13 +8,12 @@ finding disappeared are reported as fixed, and ``--write-baseline`` prunes them.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ..model import Finding
+from ..safe_write import write_text
 
 SCHEMA = "migrator.baseline/1"
 
@@ -54,11 +53,11 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> int:
     data = {"schema": SCHEMA,
             "findings": [{"path": p, "rule": r, "api": a, "id": i} for p, r, a, i in entries]}
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".migrator-baseline.", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(temp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # the configuration's baseline is confined (gate/config)
+        write_text(path, text)  # atomic, and never through a link at ``path``
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc} (the previous one is kept)")
     return len(entries)
 
 

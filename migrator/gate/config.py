@@ -76,12 +76,46 @@ def load_config(starts: Iterable[Path]) -> Config:
         path=pyproject,
         targets=_strings(section, "targets", pyproject),
         fail_on=parse_statuses(_strings(section, "fail-on", pyproject), f"{pyproject}: fail-on") or DEFAULT_FAIL_ON,
-        exclude=_strings(section, "exclude", pyproject),
-        baseline=str(section.get("baseline", DEFAULT_BASELINE)),
+        exclude=_patterns(section, "exclude", pyproject),
+        baseline=_confined(section.get("baseline", DEFAULT_BASELINE), "baseline", pyproject),
         cards=_cards(section, pyproject),
         select=_selectors(section, "select", pyproject),
         ignore=_selectors(section, "ignore", pyproject),
     )
+
+
+def _confined(value: Any, key: str, pyproject: Path) -> str:
+    """A path ``[tool.migrator]`` names (``baseline``), relative to the configuration's folder and, once
+    resolved (links followed), still inside it: the repository is untrusted, and ``check --write-baseline``
+    would otherwise create the file and its folders wherever it says (``../../x``, ``/etc/x``)."""
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} must be a file name inside {pyproject.parent}")
+    folder = pyproject.parent.resolve()
+    named = Path(value)
+    try:
+        where = (folder / named).resolve()
+    except (OSError, RuntimeError) as exc:  # a link loop, a name too long
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} cannot be resolved: {exc}")
+    try:
+        where.relative_to(folder)
+    except ValueError:
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} is outside the repository "
+                          f"({where}): name a file inside {folder}")
+    if named.is_absolute() or where == folder:
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} must be a file name relative to "
+                          f"{folder}")
+    return value
+
+
+def _patterns(section: Mapping[str, Any], key: str, pyproject: Path) -> Tuple[str, ...]:
+    """``exclude``: patterns matched against paths from the configuration's folder; one that is absolute or
+    climbs out of the folder (``..``) could only ever name something outside the repository, and is refused."""
+    values = _strings(section, key, pyproject)
+    for value in values:
+        if value.startswith(("/", "\\")) or ".." in value.replace("\\", "/").split("/") or "\0" in value:
+            raise ConfigError(f"{pyproject}: [tool.migrator] {key} pattern {value!r} leaves the repository: "
+                              "patterns are relative to the folder of pyproject.toml")
+    return values
 
 
 def _selectors(section: Mapping[str, Any], key: str, pyproject: Path) -> Tuple[str, ...]:

@@ -1,0 +1,97 @@
+"""Writing an output file atomically, and never through a link someone put at its place.
+
+Every file migrator writes (``scan -o`` and the default ``migrator-report.html``, ``graph -o``, ``fix --log``,
+``check --write-baseline``, ``trace -o``, fleet pages) goes through here. The bytes go to a new temporary file
+in the destination's own folder (``mkstemp``: created with ``O_EXCL``, so it is never a link) and are renamed
+over the destination with ``os.replace`` only once they are all written and flushed. So:
+
+- a failed write (a full disk, a renderer that raises, an interrupt) leaves the previous file as it was, and
+  the temporary is removed;
+- a symbolic link at the destination (a ``migrator-report.html`` a repository ships, pointing at
+  ``~/.bashrc``) is *replaced* by the new file, not followed: nothing is written where the link points. That
+  is the choice made here rather than refusing: the output lands where the user asked, and the link, which
+  only a repository could have put there, is gone;
+- a destination that is a folder is an error (``IsADirectoryError``), as with ``open``.
+
+The new file gets the permission bits of the regular file it replaces, or the ones ``open`` would give it
+(``0o666`` less the umask). Folders on the way are not created here: a caller that must create them checks
+first that they stay where they belong (``gate/config.py`` confines the baseline to the repository).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterator, TextIO, Union, cast
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """The destination's permission bits when it is a regular file (not a link), else ``open``'s default."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+    if stat.S_ISDIR(found.st_mode):
+        raise IsADirectoryError(21, "is a folder", str(path))
+    if stat.S_ISREG(found.st_mode):
+        return stat.S_IMODE(found.st_mode)
+    return 0o666 & ~_umask()
+
+
+@contextmanager
+def atomic_binary(path: PathLike) -> Iterator[BinaryIO]:
+    """A binary stream whose bytes replace ``path`` when the block ends without an exception (see the module)."""
+    target = Path(path)
+    mode = _mode_for(target)
+    folder = target.parent if str(target.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".migrator-tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            yield cast(BinaryIO, out)
+            out.flush()
+            os.fsync(out.fileno())
+            os.fchmod(out.fileno(), mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+@contextmanager
+def atomic_text(path: PathLike, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """A text stream (``encoding``, newlines as written) whose text replaces ``path`` when the block ends
+    without an exception."""
+    import io
+
+    with atomic_binary(path) as raw:
+        stream = io.TextIOWrapper(raw, encoding=encoding, newline="")
+        try:
+            yield stream
+            stream.flush()
+        finally:
+            stream.detach()
+
+
+def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
+    """``text`` as the new content of ``path``, atomically and never through a link at ``path``."""
+    with atomic_text(path, encoding) as out:
+        out.write(text)
+
+
+def write_bytes(path: PathLike, data: bytes) -> None:
+    with atomic_binary(path) as out:
+        out.write(data)
