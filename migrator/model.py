@@ -472,6 +472,8 @@ class Finding:
     cause: Optional[Span] = None
     #: a ``tune`` finding's line as a traced run saw it (``scan --trace``)
     measured: Optional["StepMeasure"] = None
+    #: the CUDA test (with no other branch) whose body this finding sits in: it runs only where that test holds
+    guard: Optional[Span] = None
 
 
 @dataclass(frozen=True)

@@ -151,8 +151,10 @@ def test_json_counts_agree_with_the_worklist_and_the_lists_apart(tmp_path):
 
 
 def test_the_judge_puts_every_finding_in_one_bucket(example_report):
-    for finding in example_report.findings:
-        assert finding_bucket(finding) == Bucket.WORK or any(f.root == finding.id for f in example_report.findings)
+    work = {f.id for f in example_report.findings if finding_bucket(f) == Bucket.WORK}
+    for finding in example_report.findings:  # work, the cause of work, or a site of a cause that is work
+        assert (finding.id in work or any(f.root == finding.id for f in example_report.findings)
+                or finding.root in work)
     for finding in example_report.validate:
         assert finding_bucket(finding) in (Bucket.VALIDATE, Bucket.GAP)
         assert finding.context in (Context.TRAINING, Context.TEST, Context.TOOLING)
@@ -171,3 +173,72 @@ def test_a_triton_kernel_module_is_one_finding_not_one_a_name(scan_tree):
     assert len(uses) > len(heads) and all(f.root == heads[0].id for f in uses if f.path == "kern.py" and f.root)
     (blocker,) = [b for b in report.targets[0].blockers if b.key == "triton:kern.py"]
     assert blocker.status == Status.PORT
+
+
+OPTIONAL_BNB = (
+    "import torch\nfrom .import_utils import is_bnb_available\n\n\n"
+    "def quantise(weight):\n    if is_bnb_available():\n        import bitsandbytes as bnb\n"
+    "        return bnb.nn.Params4bit(weight, requires_grad=False)\n    return weight\n\n\n"
+    "def always(weight):\n    import bitsandbytes as bnb\n    return bnb.nn.Params4bit(weight)\n"
+)
+
+
+def test_a_library_imported_only_where_it_is_installed_is_optional_and_an_unguarded_one_is_a_port(scan_tree):
+    report = scan_tree({"loftq.py": OPTIONAL_BNB}, ["cann"])
+    by_line = {f.span.line: f for f in report.judged if f.rule == "cuda-library"}
+    assert by_line[8].verdicts["cann"].status == Status.SUPPORTED  # runs only where bitsandbytes imported
+    assert by_line[14].verdicts["cann"].status == Status.PORT and by_line[14] in report.findings
+
+
+MEASURING = (
+    "import torch\n\n\nclass Recipe:\n    def train(self, loader, model, opt):\n"
+    "        for i, batch in enumerate(loader):\n"
+    "            if (\n                self.profile_memory\n                and i == 3\n"
+    "                and self._device.type == 'cuda'\n            ):\n"
+    "                torch.cuda.memory._record_memory_history()\n"
+    "            loss = model(batch)\n            loss.backward()\n            opt.step()\n"
+    "            if self._device.type == 'cuda':\n                print(torch.cuda.max_memory_allocated())\n"
+    "            if self._device.type == 'cuda':\n                torch.cuda.set_device(0)\n"
+    "                torch.cuda.synchronize()\n"
+)
+
+
+@pytest.mark.parametrize("line, skipped", [
+    pytest.param(10, True, id="multi-line-test-of-a-memory-history-branch"),
+    pytest.param(12, True, id="memory-history-call"),
+    pytest.param(16, True, id="test-of-a-logging-branch"),
+    pytest.param(17, True, id="peak-memory-log"),
+    pytest.param(18, False, id="test-of-a-branch-that-sets-the-device"),
+    pytest.param(19, False, id="set-device-in-that-branch"),
+])
+def test_a_cuda_branch_that_only_measures_is_skipped_on_the_target_and_one_that_sets_up_is_work(scan_tree, line,
+                                                                                              skipped):
+    report = scan_tree({"recipe.py": MEASURING}, ["cann", "neuware"])
+    (found,) = [f for f in report.judged if f.span.line == line and f.rule in ("device-string", "device-call")]
+    for target in ("cann", "neuware"):
+        verdict = found.verdicts[target]
+        assert (verdict.status == Status.SUPPORTED) == skipped, verdict.message
+        if skipped:
+            assert "only measures" in verdict.message and "leave the test" in verdict.message
+
+
+def test_a_vendor_note_conditioned_on_the_input_shape_is_a_note_even_for_the_value_it_names(scan_tree):
+    report = _scan(scan_tree, "    return F.pad(a, (1, 1), mode='reflect')", ["neuware"])
+    verdict = _one(report, "torch.nn.functional.pad").verdicts["neuware"]
+    assert not active(verdict)  # "mode reflect or replicate: no 3-D padding": the rank is not in the call
+
+
+@pytest.mark.parametrize("files, real", [
+    # the project computes in bf16 in another file: a bf16 note on this file's call is to validate
+    pytest.param({"ops.py": "import torch\n\n\ndef f(a):\n    return torch.log1p(a)\n",
+                  "other.py": "import torch\nfrom ops import f\nx = torch.ones(2).to(torch.bfloat16)\n"},
+                 False, id="bf16-elsewhere"),
+    # the call's own file computes in bf16: the note bites here
+    pytest.param({"ops.py": "import torch\n\n\ndef f(a):\n    return torch.log1p(a.to(torch.bfloat16))\n"},
+                 True, id="bf16-here"),
+])
+def test_a_bf16_note_bites_where_the_file_computes_in_bf16(scan_tree, files, real):
+    report = scan_tree(files, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.log1p"]
+    verdict = found.verdicts["cann"]
+    assert verdict.status == Status.PARTIAL and active(verdict) == real

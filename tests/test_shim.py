@@ -39,7 +39,7 @@ def test_what_transfer_to_npu_covers(tmp_path, code, cover):
 
 PROJECT = {
     "train.py": '"""Train."""\nimport torch\nfrom model import Net\n\n\ndef main():\n    net = Net().cuda()\n'
-                "    if next(net.parameters()).device.type == 'cuda':\n        torch.backends.cudnn.benchmark = True\n"
+                "    if next(net.parameters()).device.type == 'cuda':\n        net = net.half()\n"
                 "\n\nif __name__ == '__main__':\n    main()\n",
     "tools/eval.py": "import torch_npu\nimport torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
     "model.py": "import torch\n\n\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(2, "

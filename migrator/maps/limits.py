@@ -191,7 +191,10 @@ _VALUE = re.compile(r"""(?:[`"'](?P<q>[^`"'，,。；;、\s]{1,40})[`"']"""
                     r"""|(?P<w>True|False|None|-?\d+(?:\.\d+)?|[a-z_]{2,20}\b))""")
 _ALLOWS = re.compile(r"仅支持|只支持|只能|仅可")
 _DENIES = re.compile(r"不支持|不能|不可|暂不")
-_RANGE = re.compile(r"大于|小于|超过|不超过|以上|以下|≤|≥|<|>|非负|取值范围|的情况下")
+_RANGE = re.compile(r"大于|小于|超过|不超过|以上|以下|≤|≥|<|>|非负|负数|取值范围|的情况下")
+#: A condition on the input's shape, rank or size besides the value ("mode为reflect时不支持三维填充"): the call's
+#: own value meets it only on inputs a static scan cannot see.
+_SHAPE = re.compile(r"维|形状|尺寸|长度|shape|dim\b|rank|[1-9]D")
 
 
 def value_bites(text: str, name: str, literal: Optional[str]) -> Optional[bool]:
@@ -202,7 +205,7 @@ def value_bites(text: str, name: str, literal: Optional[str]) -> Optional[bool]:
     at = text.find(name)
     if at < 0:
         return None
-    if _RANGE.search(text):
+    if _RANGE.search(text) or _SHAPE.search(text):
         return None
     tail = text[at + len(name):at + len(name) + 80]
     values = {m.group("q") or m.group("w") for m in _VALUE.finditer(tail.split("，")[0].split("；")[0])}
@@ -226,9 +229,10 @@ def _norm(value: str) -> str:
         return text.lower()
 
 
-def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
+def settle(verdict: Verdict, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Verdict:
     """The verdict a project reads: ``partial`` when a clause bites (a dtype it computes in, an argument the
-    call passes, a behaviour), its own status otherwise; every clause named in the message either way."""
+    call passes, a behaviour), its own status otherwise; every clause named in the message either way.
+    ``here``: the 16-bit dtypes the call's own file computes in (``None``: every dtype of the profile is)."""
     if not verdict.limits:
         return verdict
     biting: List[Limit] = []
@@ -245,17 +249,20 @@ def settle(verdict: Verdict, profile: DtypeProfile) -> Verdict:
             f"{clip(limit.text)} ({_why_not(limit, profile)})" for limit in idle))
     evidence = verdict.evidence
     if biting and verdict.status == Status.SUPPORTED:  # the notes alone make it partial: they are its evidence
-        evidence = tuple(item(clause_grade(limit, profile), verdict.source, limit.text) for limit in biting)
+        evidence = tuple(item(clause_grade(limit, profile, here), verdict.source, limit.text) for limit in biting)
     return replace(verdict, status=status, message="; ".join(parts), limits=(), evidence=evidence)
 
 
-def clause_grade(limit: Limit, profile: DtypeProfile) -> Grade:
-    """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the project's code
-    computes in or a value the call itself passes; ``note`` for a behaviour said of every use ("may fall back
-    to the CPU"), a dtype read only off a framework's import, or an argument whose value the call computes."""
+def clause_grade(limit: Limit, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Grade:
+    """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the call's own file
+    computes in (or fp32, always) or a value the call itself passes; ``note`` for a behaviour said of every use
+    ("may fall back to the CPU"), a dtype the project computes in only elsewhere or read only off a framework's
+    import, or an argument whose value the call computes."""
     if limit.kind == LimitKind.DTYPE or (limit.kind == LimitKind.ARGUMENT and limit.dtypes):
-        chosen = [c for c in profile.choices if c.dtype in limit.dtypes]
-        real = any(not c.inferred for c in chosen) or not chosen  # fp32 is always computed in
+        used = limit.dtypes & profile.dtypes
+        local = "fp32" in used or here is None or bool(used & here)
+        chosen = [c for c in profile.choices if c.dtype in used]
+        real = local and (any(not c.inferred for c in chosen) or not chosen)
         return Grade.CONDITION if real and (limit.kind == LimitKind.DTYPE or limit.certain) else Grade.NOTE
     if limit.kind == LimitKind.ARGUMENT:
         return Grade.CONDITION if limit.certain else Grade.NOTE

@@ -12,6 +12,7 @@ from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
 from ..model import DtypeChoice, FileResult, Finding, Verdict
 from .contexts import context_of
+from .diagnostics import with_skipped_diagnostics
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
@@ -31,8 +32,9 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     project = dtype_profiles(results)
     profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
-    settled: Dict[Tuple[int, FrozenSet[str]], Tuple[Verdict, Verdict, FrozenSet[str]]] = {}
-    by_value: Dict[Tuple[Verdict, FrozenSet[str]], Tuple[Verdict, FrozenSet[str]]] = {}  # equal ones settle once
+    here_of = project.here
+    settled: Dict[Tuple[int, FrozenSet[str], FrozenSet[str]], Tuple[Verdict, Verdict, FrozenSet[str]]] = {}
+    by_value: Dict[Tuple[Verdict, FrozenSet[str], FrozenSet[str]], Tuple[Verdict, FrozenSet[str]]] = {}  # once
     bites: Dict[str, Dict[str, FrozenSet[str]]] = {}
     choices: Dict[str, Tuple[DtypeChoice, ...]] = {}
     placed = []
@@ -42,13 +44,14 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         for target, verdict in verdicts.items():
             if verdict.limits:
                 profile = profile or profile_of(finding.path)
-                known = settled.get((id(verdict), profile.dtypes))
+                here = here_of(finding.path)
+                known = settled.get((id(verdict), profile.dtypes, here))
                 if known is None:
-                    done = by_value.get((verdict, profile.dtypes))
+                    done = by_value.get((verdict, profile.dtypes, here))
                     if done is None:
-                        done = by_value[verdict, profile.dtypes] = (settle(verdict, profile),
-                                                                    dtype_bite(verdict, profile))
-                    known = settled[id(verdict), profile.dtypes] = (verdict, *done)
+                        done = by_value[verdict, profile.dtypes, here] = (settle(verdict, profile, here),
+                                                                          dtype_bite(verdict, profile))
+                    known = settled[id(verdict), profile.dtypes, here] = (verdict, *done)
                 verdicts[target] = known[1]  # type: ignore[index]
                 if known[2]:
                     bites.setdefault(finding.id, {})[target] = known[2]
@@ -57,4 +60,5 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
-    return with_dtype_roots(with_roots(placed), bites, choices, {c: found for c, found in caveats.items() if found})
+    placed = with_skipped_diagnostics(with_roots(placed), targets)
+    return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -26,12 +26,15 @@ class Apart:
 
 def apart(judged: Sequence[Finding]) -> Apart:
     """``judged`` apart, each part in the order given. A usage that is not itself work stays a finding when a
-    finding on the worklist is a site of it (roots are the end of their chain: one pass)."""
+    finding on the worklist is a site of it, or it is a site of a cause on the worklist (a layer a bf16 choice
+    limits: the choice is the work, the layers are where it bites; roots are the end of their chain)."""
     buckets = [finding_bucket(f) for f in judged]
     causes = {f.root for f, b in zip(judged, buckets) if b == Bucket.WORK and f.root is not None}
+    work = {f.id for f, b in zip(judged, buckets) if b == Bucket.WORK} | causes
     parts: Dict[str, List[Finding]] = {"findings": [], "covered": [], "validate": []}
     for finding, found in zip(judged, buckets):
         part = ("findings" if found == Bucket.WORK or finding.id in causes
+                or (finding.root in work and found != Bucket.RUNS)
                 else "covered" if found == Bucket.RUNS and runs_as_written(finding)
                 else "validate" if found != Bucket.RUNS else "findings")
         parts[part].append(finding)

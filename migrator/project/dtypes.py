@@ -4,7 +4,7 @@ a project that casts to bf16 or autocasts in it, and no other."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Sequence, Set, Tuple
 
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
 from ..prefixes import longest
@@ -37,6 +37,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
     (shell, requirements, kernels) take the whole repository's."""
     groups = _import_groups(results)
     evidence: Dict[str, Dict[str, DtypeChoice]] = {}
+    here: Dict[str, Set[str]] = {}  # per file, the 16-bit dtypes its own code computes in
     for result in sorted(results, key=lambda r: r.file.rel):
         found = evidence.setdefault(groups.find(result.file.rel), {})
         if path_context(result.file.rel) != Context.TRAINING:
@@ -44,6 +45,8 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
         for usage in sorted(usages_across_files(result), key=lambda u: (u.span.cell or 0, u.span.line or 0)):
             for dtype in _dtypes_of(usage):
                 inferred = usage.kind == "import"
+                if not inferred:
+                    here.setdefault(result.file.rel, set()).add(dtype)
                 if dtype not in found or (found[dtype].inferred and not inferred):  # code that computes in it wins
                     found[dtype] = DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
                                                usage.scope, inferred=inferred)
@@ -55,8 +58,10 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
                 merged[dtype] = choice
     whole = _profile(merged)
     python = {r.file.rel for r in results if r.outline is not None}
+    chosen = {path: frozenset(found) for path, found in here.items()}
     return ProjectDtypes(lambda path: profiles.get(groups.find(path), whole) if path in python else whole,
-                         tuple(c for profile in profiles.values() for c in profile.choices))
+                         tuple(c for profile in profiles.values() for c in profile.choices),
+                         lambda path: chosen.get(path, frozenset()))
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ class ProjectDtypes:
 
     of: Callable[[str], DtypeProfile]
     choices: Tuple[DtypeChoice, ...]
+    #: the 16-bit dtypes a file's own code computes in (a vendor note on one bites its calls as a condition met;
+    #: elsewhere in the project it is a note to validate)
+    here: Callable[[str], FrozenSet[str]] = lambda path: frozenset()
 
 
 def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:

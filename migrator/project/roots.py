@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..model import Finding
+from ..model import Finding, Span
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -25,11 +25,22 @@ def with_roots(findings: Sequence[Finding]) -> List[Finding]:
             continue
         place = (finding.path, finding.cause.cell, finding.cause.line)
         if place not in chosen:
-            there = at_line.get(place)
+            there = _within(at_line, finding.path, finding.cause)
             chosen[place] = there.id if there is not None and there.id != finding.id else finding.id
         if chosen[place] != finding.id:
             roots[finding.id] = chosen[place]
     return [replace(f, root=_last(roots, f.id)) if f.id in roots else f for f in findings]
+
+
+def _within(at_line: Dict[_Place, Finding], path: str, cause: Span) -> Optional[Finding]:
+    """The finding written on the cause's first line, or else on a later line of it (a test over several lines:
+    ``if (... and self._device.type == "cuda"):``)."""
+    last = min(cause.end_line or cause.line or 0, (cause.line or 0) + 50)
+    for line in range((cause.line or 0), last + 1):
+        found = at_line.get((path, cause.cell, line))
+        if found is not None:
+            return found
+    return None
 
 
 def _last(roots: Dict[str, str], start: str) -> str:
@@ -89,19 +100,16 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
     ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name. Each use after
-    the file's first use of the library (the import, where there is one) is a site of it, when both say the same
-    on every target (a use a target judges apart keeps its own finding)."""
-    first: Dict[Tuple[str, str], Finding] = {}
+    the file's first use of the library that says the same on every target (the import, where there is one) is a
+    site of that first use (an optional use, judged apart, keeps its own)."""
+    first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
     roots: Dict[str, str] = {}
     for finding in findings:
         if finding.rule != "cuda-library" or finding.root is not None:
             continue
         library = library_of(finding.api) or finding.api.split(".", 1)[0]
-        head = first.setdefault((finding.path, library), finding)
-        if head is not finding and _same_statuses(head, finding):
+        statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
+        head = first.setdefault((finding.path, library, statuses), finding)
+        if head is not finding:
             roots[finding.id] = head.id
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
-
-
-def _same_statuses(a: Finding, b: Finding) -> bool:
-    return {t: v.status for t, v in a.verdicts.items()} == {t: v.status for t, v in b.verdicts.items()}

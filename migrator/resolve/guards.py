@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional
 
 import libcst as cst
@@ -51,3 +52,18 @@ def _is_cuda_string(node: cst.BaseExpression) -> bool:
         return False
     text = node.value.strip("'\"rbuRBU")
     return text == "cuda" or text.startswith("cuda:")
+
+
+#: ``is_bnb_available()``, ``is_torch_npu_available()``, ``HAS_APEX``, ``_xformers_available``,
+#: ``importlib.util.find_spec("triton")``: a test whether a library is installed.
+_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\w+_AVAILABLE|find_spec)$")
+
+
+def availability_test(test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` runs its body only where a library is installed (alone or in an ``and``): the imports
+    there are optional, as in ``try: ... except ImportError`` with a fallback."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return availability_test(test.left) or availability_test(test.right)
+    node = test.func if isinstance(test, cst.Call) else test
+    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return bool(_AVAILABLE.match(name))

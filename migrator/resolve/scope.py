@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from .dotted import dotted
+from .guards import availability_test
 from .modules import absolute_import, interesting, is_torch
 from .strings import string_value
 from .vocabulary import Vocabulary
@@ -147,7 +148,8 @@ class Scopes:
                     if extra is not None:
                         self.collect(extra.body.body, binding, guarded, class_info)
             elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
-                self.collect(_block(stmt), binding, guarded, class_info)
+                optional = isinstance(stmt, cst.If) and availability_test(stmt.test)  # ``if is_bnb_available():``
+                self.collect(_block(stmt), binding, guarded or optional, class_info)
                 orelse = getattr(stmt, "orelse", None)
                 while orelse is not None:
                     self.collect(_block(orelse), binding, guarded, class_info)

@@ -12,7 +12,7 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import body_guard
+from .guards import availability_test, body_guard
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, interesting, interesting_base,
                       is_torch, is_torch_dtype)
@@ -38,6 +38,7 @@ class ModuleResolver:
         self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
         self.imports_torch = False
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
+        self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
 
     # ------------------------------------------------------------------------------ scopes
@@ -68,6 +69,8 @@ class ModuleResolver:
     # ------------------------------------------------------------------------------ CUDA-only branches
 
     def visit_If(self, node: cst.If) -> None:
+        if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
+            self._optional_bodies.add(id(node.body))
         kind = body_guard(node.test, node.orelse is not None, self.scopes.qualify)
         if kind is not None:
             span = self.emitter.span(node.test)
@@ -89,6 +92,8 @@ class ModuleResolver:
         self._leave_body(original_node)
 
     def _enter_body(self, node: cst.CSTNode) -> None:
+        if id(node) in self._optional_bodies:
+            self.scopes.guard_depth += 1
         if self._tests.pop(id(node), False):
             self.emitter.cuda_guards.pop()  # the test is over
         guard = self._cuda_bodies.get(id(node))
@@ -96,6 +101,9 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(guard)
 
     def _leave_body(self, node: cst.CSTNode) -> None:
+        if id(node) in self._optional_bodies:
+            self._optional_bodies.discard(id(node))
+            self.scopes.guard_depth -= 1
         if self._cuda_bodies.pop(id(node), None) is not None:
             self.emitter.cuda_guards.pop()
 

@@ -97,6 +97,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
         snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
         ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
+        guard=usage.cuda_guard.span if usage.cuda_guard is not None
+        and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
     )
 
 

@@ -1,0 +1,71 @@
+"""A CUDA branch that only measures: ``if device.type == "cuda": torch.cuda.memory._record_memory_history()``.
+
+On a target that renames the device the test is False and the branch is skipped. When everything the branch
+holds is a diagnostic (memory statistics and history, device properties, profiler ranges, a cache flush, a
+synchronisation for timing, the cuDNN switches), skipping it leaves training as it is: neither the test nor the
+branch is work there, and flipping the test would send the target into CUDA's own calls. A branch that also does
+something the run needs (places a tensor, sets the device, casts a model) stays work: its test decides what runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Dict, List, Sequence, Tuple
+
+from ..maps.load import TargetMap
+from ..model import Evidence, Finding, Grade, Span, Status, Verdict
+
+#: CUDA APIs a run does not need: what they do is measure, describe or tune the CUDA device itself.
+DIAGNOSTICS = re.compile(
+    r"^torch\.cuda\.(?:memory\b|memory_|max_memory_|reset_(?:peak|max|accumulated)_|mem_get_info|empty_cache"
+    r"|ipc_collect|synchronize|get_device_(?:name|properties|capability)|utilization|temperature|power_draw"
+    r"|clock_rate|nvtx\b|profiler\b|_record_memory_history|_dump_snapshot|list_gpu_processes)"
+    r"|^torch\.profiler\.ProfilerActivity\.CUDA|^torch\.backends\.(?:cudnn|cuda)\.|^pynvml\b")
+_SOURCE = "migrator guard analysis"
+_TESTS = frozenset({"device-string", "device-call"})  # the rules a CUDA test is reported by
+
+
+def with_skipped_diagnostics(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
+    """``findings``, with the branches that only measure, and their tests, ``supported`` on every target that
+    renames the device (``TargetMap.device_to``)."""
+    renamed = [t.id for t in targets if t.device_to != "cuda"]
+    if not renamed:
+        return list(findings)
+    branches: Dict[Tuple[str, Span], List[Finding]] = {}
+    for finding in findings:
+        if finding.guard is not None:
+            branches.setdefault((finding.path, finding.guard), []).append(finding)
+    skipped: Dict[str, str] = {}  # finding id -> why
+    for (path, test), inside in branches.items():
+        if not all(DIAGNOSTICS.match(f.api) for f in inside):
+            continue
+        apis = sorted({f.api for f in inside})
+        why = (f"the test at line {test.line} is False on {{target}} and its branch is skipped: it only measures "
+               f"the CUDA device ({', '.join(apis[:4])}{' ...' if len(apis) > 4 else ''}), which training does "
+               "not need; leave the test as it is (flipping it would send {target} into CUDA's own calls)")
+        for finding in inside:
+            skipped[finding.id] = why
+        for finding in _tests_of(findings, path, test):
+            skipped[finding.id] = why
+    if not skipped:
+        return list(findings)
+    return [_skipped(f, renamed, skipped[f.id]) if f.id in skipped else f for f in findings]
+
+
+def _tests_of(findings: Sequence[Finding], path: str, test: Span) -> List[Finding]:
+    """The findings on the test itself (its ``"cuda"``, its ``torch.cuda.is_available()``)."""
+    last = test.end_line or test.line or 0
+    return [f for f in findings if f.path == path and f.rule in _TESTS and f.guard != test
+            and (test.line or 0) <= (f.span.line or -1) <= last and f.span.cell == test.cell]
+
+
+def _skipped(finding: Finding, targets: Sequence[str], why: str) -> Finding:
+    verdicts = dict(finding.verdicts)
+    for target in targets:
+        verdict = verdicts.get(target)
+        if verdict is not None and verdict.status != Status.SUPPORTED:
+            text = why.format(target=target)
+            verdicts[target] = Verdict(Status.SUPPORTED, text, _SOURCE,
+                                       evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
+    return replace(finding, verdicts=verdicts)
