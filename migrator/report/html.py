@@ -19,8 +19,9 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
-                     Unsafe, Verdict)
+from ..evidence import Bucket, finding_bucket, grade
+from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Grade, Report, Status,
+                     TargetSummary, Unsafe, Verdict)
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import coverage_by_api
 from ..shim import through_shim
@@ -89,7 +90,36 @@ def _view(report: Report) -> Dict[str, Any]:
         "tuning": _tuning(report),
         "tuning_count": sum(1 for f in report.findings + report.validate if f.category == Category.TUNE),
         "tune_phase": TUNE_PHASE[0],
+        "apart": _apart(report),
     }
+
+
+#: Rows per list of what is apart from the worklist; the JSON has them all.
+_APART_SHOWN = 200
+
+
+def _apart(report: Report) -> List[Dict[str, Any]]:
+    """What the judge keeps apart from the worklist, per API (``evidence.py``): uses to validate on the card,
+    data gaps."""
+    targets = [t.id for t in report.targets]
+    lists = (("validate", "To validate on the card", "substitute data, unconditional vendor notes, step patterns "
+              "no run measured: try them on the device", report.validate, Bucket.VALIDATE),
+             ("data-gaps", "Data gaps", "what the data cannot judge", report.validate, Bucket.GAP))
+    out = []
+    for key, title, what, found, which in lists:
+        groups: Dict[Tuple[str, str], List[Finding]] = {}
+        for finding in found:
+            if finding_bucket(finding) == which:
+                groups.setdefault((finding.api, finding.rule), []).append(finding)
+        rows = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+        out.append({"id": key, "title": title, "what": what, "uses": sum(len(g) for _, g in rows),
+                    "more": max(0, len(rows) - _APART_SHOWN),
+                    "rows": [{"api": api, "rule": rule, "uses": len(uses), "where": _where(uses[0]),
+                              "verdicts": [(t, uses[0].verdicts[t].status.value,
+                                            (grade(uses[0].verdicts[t]) or Grade.PROOF).value,
+                                            uses[0].verdicts[t].message) for t in targets if t in uses[0].verdicts]}
+                             for (api, rule), uses in rows[:_APART_SHOWN]]})
+    return out
 
 
 def _tuning(report: Report) -> List[Dict[str, Any]]:
