@@ -72,6 +72,13 @@ class CollectiveBackend(Rule):
                                 "init_dist('pytorch', backend='hccl')\n",
                            neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
                                    "init_dist('pytorch', backend='cncl')\n")),
+        # a backend per device: the NCCL pair's device is renamed with it (no `cuda` device to bind `hccl` to)
+        Invalid("import torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
+                                "dist.init_process_group('cpu:gloo,npu:hccl')\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\n"
+                                   "dist.init_process_group('cpu:gloo,mlu:cncl')\n")),
         Valid("import torch.distributed as dist\ndist.init_process_group('gloo')\n"),
         Valid("import logging\nlogging.info('nccl is slow here')\n"),
     )
