@@ -91,7 +91,7 @@ class DeviceArgument(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds or usage.api.startswith(_AMP_APIS):
             return None
-        positional = [a for a in usage.args if a.keyword is None] or [None]
+        positional = [a for a in usage.args if a.keyword is None]
         for arg in usage.args:
             positional_device = arg.keyword is None and usage.api in _DEVICE_FIRST and arg is positional[0]
             if arg.keyword in DEVICE_KEYWORDS or positional_device:
