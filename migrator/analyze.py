@@ -128,7 +128,10 @@ def _analyzed(source: SourceFile, data: bytes, prefilter: bool) -> FileResult:
 #: A file with none of these cannot hold a finding: it is not parsed. (Extension modules are reached
 #: through names like ``_C`` or ``_ext``, so those count too.)
 RELEVANT = re.compile(r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|xformers|bitsandbytes|"
-                      r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b")
+                      r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b|"
+                      # frameworks that choose the device, backend and precision (rules/framework)
+                      r"lightning|TrainingArguments|SFTConfig|Accelerator\b|"
+                      r"nvcc|nsys\b|ncu\b|nvprof")  # NVIDIA tools a launched command may run (nvidia-tool)
 
 
 def resolve_mentioning(results: List[FileResult], names: Iterable[str], cache: Optional[AnalysisCache] = None,

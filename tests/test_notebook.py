@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from migrator.model import FileStatus
 
 from .conftest import by_rule
@@ -30,3 +32,27 @@ def test_a_cell_that_does_not_parse_is_skipped_not_the_notebook(scan_tree):
     result = report.files[0]
     assert result.status == FileStatus.OK and "cells 1 skipped" in result.reason
     assert [(f.span.cell, f.api) for f in by_rule(report.findings, "device-call")] == [(2, "torch.cuda.empty_cache")]
+
+
+@pytest.mark.parametrize("line, rule", [
+    pytest.param("%env CUDA_VISIBLE_DEVICES=0\n", "environment-variable", id="env-magic-assignment"),
+    pytest.param("%set_env NCCL_SOCKET_IFNAME eth0\n", "environment-variable", id="set-env-magic-space"),
+    pytest.param("%pip install cupy-cuda12x\n", "cuda-requirement", id="pip-magic-cuda-wheel"),
+    pytest.param("%system nvidia-smi -L\n", "nvidia-tool", id="system-magic"),
+])
+def test_line_magics_that_run_commands_are_read_as_shell(scan_tree, line, rule):
+    nb = _nb(("code", ["import torch\n", line, "x = torch.ones(2)\n"]))
+    report = scan_tree({"explore.ipynb": nb})
+    assert (rule, 0, 2) in {(f.rule, f.span.cell, f.span.line) for f in report.judged}
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param("%env\n", id="env-listing"),
+    pytest.param("%env OMP_NUM_THREADS=4\n", id="env-of-another-runtime"),
+    pytest.param("%pip install numpy\n", id="pip-of-a-plain-package"),
+    pytest.param("%timeit torch.ones(2)\n", id="timing-magic"),
+])
+def test_line_magics_that_name_nothing_of_cuda_are_left_alone(scan_tree, line):
+    nb = _nb(("code", ["import torch\n", line]))
+    report = scan_tree({"explore.ipynb": nb})
+    assert [f.rule for f in report.judged if f.span.line == 2] == []

@@ -38,6 +38,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         "custom_op_families.json": _custom_op_families(upstream, curated),
         "cards.json": _cards_table(curated),
         "device_tools.json": _device_tools_table(curated),
+        "frameworks.json": _frameworks_table(curated),
         "tuning.json": _tuning_table(curated, [row["id"] for row in runtimes]),
     }
     for reader in READERS.values():
@@ -145,6 +146,34 @@ def _device_tools_table(curated: Path) -> dict:
                 raise MapsBuildError(f"device_tools.yaml: {target} {tool} needs to, doc and quote")
     return {"schema": "migrator.device-tools/1", "targets": data,
             "source": "operator_maps/curated/device_tools.yaml (vendor documentation, quoted)"}
+
+
+_FRAMEWORK_STATUSES = ("supported", "partial", "rewrite", "unsupported", "unknown")
+
+
+def _frameworks_table(curated: Path) -> dict:
+    """What a training framework does with a device, backend or precision setting per kind of runtime, each row
+    citing the framework's file at a pinned commit and quoting it (``curated/frameworks.yaml``)."""
+    data = parse_yaml((curated / "frameworks.yaml").read_text(encoding="utf-8")) or {}
+    frameworks = data.get("frameworks") or {}
+    seen = set()
+    for row in data.get("settings") or ():
+        where = f"frameworks.yaml: {row.get('id')}"
+        if row.get("id") in seen or not row.get("id"):
+            raise MapsBuildError(f"{where}: every row needs an id of its own")
+        seen.add(row["id"])
+        if row.get("framework") not in frameworks:
+            raise MapsBuildError(f"{where}: framework {row.get('framework')!r} is not in `frameworks`")
+        if not row.get("argument") or not row.get("values") or not row.get("file") or not row.get("quote"):
+            raise MapsBuildError(f"{where}: needs argument, values, file and quote")
+        if row.get("category") not in ("device", "distributed", "amp"):
+            raise MapsBuildError(f"{where}: category must be device, distributed or amp")
+        for kind in ("renamed", "kept"):
+            verdict = row.get(kind) or {}
+            if verdict.get("status") not in _FRAMEWORK_STATUSES or not verdict.get("says"):
+                raise MapsBuildError(f"{where}: `{kind}` needs a status ({', '.join(_FRAMEWORK_STATUSES)}) and says")
+    return {"schema": "migrator.frameworks/1", "frameworks": frameworks, "settings": data.get("settings") or [],
+            "source": "operator_maps/curated/frameworks.yaml (each framework's own code, quoted)"}
 
 
 def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:

@@ -386,6 +386,48 @@ def device_tools() -> Mapping[str, Mapping[str, Any]]:
 
 
 @dataclass(frozen=True)
+class FrameworkSetting:
+    """A framework's handling of one setting's values (``curated/frameworks.yaml``): per kind of runtime
+    (``renamed`` / ``kept``, the target's ``cuda_names``) a status, a message and maybe a suggestion."""
+
+    id: str
+    framework: str
+    category: str
+    calls: Tuple[str, ...]
+    argument: str
+    config: Tuple[str, ...]
+    values: Tuple[str, ...]
+    source: str
+    quote: str
+    verdicts: Mapping[str, Mapping[str, str]]
+
+    def matches(self, text: Optional[str]) -> bool:
+        """Whether a value written as ``text`` is one of the row's (``*``: any value but ``all``/none)."""
+        if text is None:
+            return False
+        text = text.strip().strip("'\"").lower()
+        if "*" in self.values:
+            return text not in ("", "all", "none", "null")
+        flags = {"true": "true", "1": "true", "yes": "true"}
+        return any(flags.get(text, text) == v.lower() for v in self.values)
+
+
+@lru_cache(maxsize=None)
+def framework_settings() -> Tuple[FrameworkSetting, ...]:
+    data = load_json("frameworks.json")
+    out = []
+    for row in data["settings"]:
+        framework = data["frameworks"][row["framework"]]
+        source = f"{framework['repo']}@{framework['commit'][:12]} {row['file']} (operator_maps/curated/frameworks.yaml)"
+        out.append(FrameworkSetting(
+            id=row["id"], framework=row["framework"], category=row["category"], calls=tuple(row.get("calls") or ()),
+            argument=row["argument"], config=tuple(row.get("config") or ()),
+            values=tuple(str(v) for v in row["values"]), source=source, quote=row["quote"],
+            verdicts={kind: row[kind] for kind in ("renamed", "kept")}))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class Guide:
     """A vendor's (or PyTorch's) performance guide, quoted (``curated/tuning.yaml``)."""
 

@@ -5,6 +5,7 @@ accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``val
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -175,6 +176,8 @@ class ModuleResolver:
         if qual is not None and not qual.endswith("add_argument"):
             if qual in self.vocabulary.environment_readers or qual in self.vocabulary.environment_writers:
                 self._environment_call(node, qual)
+            elif qual in self.vocabulary.process_launchers:
+                self._process_call(node)
             elif interesting(qual):
                 self.consumed.add(id(func))
                 keep_text = qual in self.vocabulary.text_arguments
@@ -225,6 +228,31 @@ class ModuleResolver:
         if key and self.vocabulary.watches_variable(key):
             kind = UsageKind.ENV_READ if qual in self.vocabulary.environment_readers else UsageKind.ENV
             self.emitter.emit("os.environ", kind, node, args, context=key)
+
+    def _process_call(self, node: cst.Call) -> None:
+        """``subprocess.run(["nvidia-smi", "-L"])``, ``os.system("nvidia-smi")``: the tool a launched command
+        runs, when it is one a rule names. Only the command itself counts: the program of an argument list, or a
+        command word of a shell string (after a pipe or a separator), never an argument or a printed text."""
+        args = [a for a in node.args if a.keyword is None and not a.star]
+        args += [a for a in node.args if a.keyword is not None and a.keyword.value == "args"]
+        if not args:
+            return
+        first = args[0].value
+        tools = self.vocabulary.command_tools
+        found: Optional[str] = None
+        if isinstance(first, (cst.List, cst.Tuple)) and first.elements:
+            words = [e.value.evaluated_value if isinstance(e.value, cst.SimpleString) else None
+                     for e in first.elements]
+            program = words[0].rsplit("/", 1)[-1] if isinstance(words[0], str) else None
+            if program in tools:
+                found = program
+            elif program in ("bash", "sh") and len(words) > 2 and words[1] == "-c" and isinstance(words[2], str):
+                found = _shell_tool(words[2], tools)
+        elif isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+            found = _shell_tool(first.evaluated_value, tools)
+        if found is not None:
+            self.consumed.add(id(node.func))
+            self.emitter.emit(found, UsageKind.COMMAND, node)
 
     def _argparse(self, node: cst.Call) -> None:
         option = argparse_option(node)
@@ -349,3 +377,12 @@ def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression
 def _body(node: Any) -> Sequence[cst.BaseStatement]:  # a function or class definition
     return node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
 
+
+def _shell_tool(command: str, tools: FrozenSet[str]) -> Optional[str]:
+    """The first of ``tools`` a shell command line runs as a command (``nvidia-smi -L | wc -l``), not as an
+    argument (``echo nvidia-smi``)."""
+    for part in re.split(r"[|;&]+|\$\(|`", command[:2000]):
+        words = part.split()
+        if words and words[0].rsplit("/", 1)[-1] in tools:
+            return words[0].rsplit("/", 1)[-1]
+    return None

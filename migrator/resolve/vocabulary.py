@@ -39,6 +39,10 @@ class Vocabulary:
     environment_readers: FrozenSet[str] = frozenset()  # ``os.getenv`` ...: an ``env-read`` usage
     environment_writers: FrozenSet[str] = frozenset()  # ``os.putenv`` ...: an ``env`` usage
     environment_prefixes: Tuple[str, ...] = ()  # variables worth a usage: ``CUDA_``, ``NCCL_`` ...
+    #: calls that run a command (``subprocess.run``, ``os.system``): a ``command`` usage when it runs one of
+    #: ``command_tools`` (``subprocess.run(["nvidia-smi", "-L"])``)
+    process_launchers: FrozenSet[str] = frozenset()
+    command_tools: FrozenSet[str] = frozenset()
     literals: Tuple[LiteralRole, ...] = ()
 
     def literal_api(self, text: str, is_fstring: bool) -> str:

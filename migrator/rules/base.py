@@ -215,6 +215,19 @@ def backend_in(value: Value, project: ProjectIndex) -> Optional[Value]:
     return None
 
 
+def renamed_backend(text: str, backend: str, device: str) -> str:
+    """``nccl`` -> ``hccl``; in a per-device backend string (``"cpu:gloo,cuda:nccl"``, what
+    ``init_process_group`` takes since torch 2.0) the device of each NCCL pair is renamed too:
+    ``"cpu:gloo,npu:hccl"``, never ``"cpu:gloo,cuda:hccl"`` (no ``cuda`` device to bind it to)."""
+    def one(part: str) -> str:
+        head, colon, name = part.rpartition(":")
+        renamed = name.replace("nccl", backend).replace("NCCL", backend.upper())
+        if colon and renamed != name and head.strip().lower() == "cuda":
+            head = head.replace("cuda", device).replace("CUDA", device)
+        return f"{head}{colon}{renamed}"
+    return ",".join(one(part) for part in text.split(","))
+
+
 def where(value: Value) -> str:
     """' (from DEVICE, line 12)' when the value came through a name."""
     if value.via and value.origin and value.origin.line:
@@ -478,7 +491,7 @@ class RenamedCudaNames(CudaNames):
 
     def backend(self, target: TargetMap, value: Value, snippet: str) -> Verdict:
         text = value.text or "nccl"
-        new = text.replace("nccl", target.backend_to).replace("NCCL", target.backend_to.upper())
+        new = renamed_backend(text, target.backend_to, target.device_to)
         direct = value.via is None
         suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
         edit = literal_edit(value, text, new) if value.kind == "str" else None

@@ -70,6 +70,9 @@ def python_lines(source: str) -> Tuple[List[str], List[Tuple[int, str]]]:
         elif stripped.startswith("!"):
             shell.append((number, stripped[1:]))
             line = ""
+        elif stripped.startswith("%") and not stripped.startswith("%%") and _shell_magic(stripped):
+            shell.append((number, _shell_magic(stripped) or ""))
+            line = ""
         elif stripped.startswith("%") or stripped.startswith("?") or stripped.endswith("?") and \
                 not stripped.startswith("#") and stripped.rstrip("?").isidentifier():
             line = ""
@@ -79,6 +82,25 @@ def python_lines(source: str) -> Tuple[List[str], List[Tuple[int, str]]]:
             line = ""
         lines.append(line)
     return lines, shell
+
+
+def _shell_magic(line: str) -> Optional[str]:
+    """The shell text a line magic stands for: ``%pip install x`` -> ``pip install x`` (as ``!pip``),
+    ``%env CUDA_VISIBLE_DEVICES=0`` / ``%set_env X 0`` -> ``CUDA_VISIBLE_DEVICES=0`` (an assignment, as in a
+    script), ``%system cmd`` / ``%sx cmd`` -> ``cmd``; ``None`` for a magic that runs no command."""
+    name, _, rest = line[1:].partition(" ")
+    rest = rest.strip()
+    if name in ("pip", "conda", "mamba"):
+        return f"{name} {rest}"
+    if name in ("system", "sx"):
+        return rest
+    if name in ("env", "set_env") and rest:
+        key, sep, value = rest.partition("=")
+        if not sep:
+            key, _, value = rest.partition(" ")
+        key = key.strip()
+        return f"{key}={value.strip()}" if key.isidentifier() and value.strip() else None
+    return None
 
 
 def read_notebook_cells(text: str) -> Optional[List[Tuple[int, str]]]:

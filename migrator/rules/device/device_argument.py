@@ -10,6 +10,12 @@ from ..examples import Invalid, Valid
 from . import DEVICE_KEYWORDS
 
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
+#: Calls whose first positional argument is a device (their signatures' first parameter: ``device`` or
+#: ``device_type``): ``torch.device('cuda', 0)``, ``init_device_mesh('cuda', (2, 4))``, ``torch.Generator('cuda')``.
+_DEVICE_FIRST = frozenset({"torch.device", "torch.set_default_device", "torch.cuda.device", "torch.Generator",
+                           "torch.get_device_module", "torch.distributed.device_mesh.init_device_mesh",
+                           "torch.distributed.init_device_mesh", "torch.distributed.device_mesh.DeviceMesh",
+                           "torch.distributed.DeviceMesh"})
 
 
 class DeviceArgument(Rule):
@@ -18,7 +24,8 @@ class DeviceArgument(Rule):
     ## What it does
     Finds a CUDA device given to a call's `device=`, `device_type=`, `map_location=`, `device_id=` or
     `pin_memory_device=` argument, or as the first argument of `torch.device`, `torch.set_default_device`
-    and `torch.cuda.device`: `torch.zeros(3, device='cuda')`, `torch.load(path, map_location='cuda:0')`,
+    and `torch.cuda.device`, `torch.Generator`, `init_device_mesh` and `DeviceMesh`:
+    `torch.zeros(3, device='cuda')`, `init_device_mesh('cuda', (8,))`, `torch.load(path, map_location='cuda:0')`,
     `torch.device('cuda', rank)`, `torch.device(f'cuda:{rank}')`, and the repo's own functions called
     with `device='cuda'`. Autocast and GradScaler devices belong to `amp-device`.
 
@@ -63,6 +70,15 @@ class DeviceArgument(Rule):
                 files={"config.py": "DEVICE = 'cuda:0'\n"},
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
         Valid("import torch\nx = torch.zeros(3, device='cpu')\n"),
+        Invalid("from torch.distributed.device_mesh import init_device_mesh\nmesh = init_device_mesh('cuda', (2, 4))\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="from torch.distributed.device_mesh import init_device_mesh\nimport torch_npu\n"
+                                "mesh = init_device_mesh('npu', (2, 4))\n",
+                           neuware="from torch.distributed.device_mesh import init_device_mesh\nimport torch_mlu\n"
+                                   "mesh = init_device_mesh('mlu', (2, 4))\n")),
+        # only the first positional argument is a device: the mesh's dimension names are not
+        Valid("from torch.distributed.device_mesh import init_device_mesh\n"
+              "mesh = init_device_mesh('cpu', (2,), mesh_dim_names=('cuda',))\n"),
         # the device built in the call: reported (and rewritten) once, at torch.device('cuda')
         Invalid("import torch\nx = torch.zeros(3, device=torch.device('cuda'))\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
@@ -75,9 +91,9 @@ class DeviceArgument(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds or usage.api.startswith(_AMP_APIS):
             return None
+        positional = [a for a in usage.args if a.keyword is None]
         for arg in usage.args:
-            positional_device = arg.keyword is None and usage.api in ("torch.device", "torch.set_default_device",
-                                                                      "torch.cuda.device")
+            positional_device = arg.keyword is None and usage.api in _DEVICE_FIRST and arg is positional[0]
             if arg.keyword in DEVICE_KEYWORDS or positional_device:
                 if arg.value.kind == "device" and arg.value.via is None:
                     continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once

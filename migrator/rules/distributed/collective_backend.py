@@ -20,7 +20,9 @@ class CollectiveBackend(Rule):
 
     ## What it does
     Finds `'nccl'` given to `init_process_group`, `new_group` and `init_device_mesh`, to a framework's or
-    the repo's own setup (`init_dist('pytorch', backend='nccl')`), through a constant
+    the repo's own setup (`init_dist('pytorch', backend='nccl')`), Lightning's `process_group_backend=` and
+    `deepspeed.init_distributed(dist_backend=)` (DeepSpeed picks the accelerator's backend, hccl or cncl,
+    only when none is given: `deepspeed/comm/comm.py`), through a constant
     (`BACKEND = 'nccl'`), an environment default (`os.environ.get('BACKEND', 'nccl')`), and in comparisons
     (`args.backend == 'nccl'`).
 
@@ -72,6 +74,20 @@ class CollectiveBackend(Rule):
                                 "init_dist('pytorch', backend='hccl')\n",
                            neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
                                    "init_dist('pytorch', backend='cncl')\n")),
+        # a backend per device: the NCCL pair's device is renamed with it (no `cuda` device to bind `hccl` to)
+        Invalid("import torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
+                                "dist.init_process_group('cpu:gloo,npu:hccl')\n",
+                           neuware="import torch.distributed as dist\nimport torch_mlu\n"
+                                   "dist.init_process_group('cpu:gloo,mlu:cncl')\n")),
+        Invalid("from lightning.pytorch.strategies import DDPStrategy\n"
+                "strategy = DDPStrategy(process_group_backend='nccl')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                fixed=dict(cann="import torch_npu\nfrom lightning.pytorch.strategies import DDPStrategy\n"
+                                "strategy = DDPStrategy(process_group_backend='hccl')\n",
+                           neuware="import torch_mlu\nfrom lightning.pytorch.strategies import DDPStrategy\n"
+                                   "strategy = DDPStrategy(process_group_backend='cncl')\n")),
         Valid("import torch.distributed as dist\ndist.init_process_group('gloo')\n"),
         Valid("import logging\nlogging.info('nccl is slow here')\n"),
     )
@@ -85,7 +101,8 @@ class CollectiveBackend(Rule):
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
             argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
         elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
-            argument = first_arg(usage, ("backend", "dist_backend"), None)
+            # Lightning's strategies use process_group_backend as given, else the device's registered backend
+            argument = first_arg(usage, ("backend", "dist_backend", "process_group_backend"), None)
         else:
             return None
         found = backend_in(argument, ctx.project) if argument is not None else None

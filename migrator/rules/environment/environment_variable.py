@@ -53,6 +53,10 @@ class EnvironmentVariable(Rule):
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
                 expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN),
                 fixed=dict(cann="export TORCH_HCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n")),
+        # the bootstrap's network interface: HCCL_SOCKET_IFNAME on Ascend (its own page; a suggestion, the
+        # precedence differs), the BKCL_* family on Kunlunxin, no Cambricon name in the data
+        Invalid("import os\nos.environ.setdefault('NCCL_SOCKET_IFNAME', 'eth0')\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
         Valid("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n"),
         Valid("export OMP_NUM_THREADS=4\npython train.py\n", path="run.sh"),
     )

@@ -6,6 +6,7 @@ from typing import Optional
 
 from ...maps.load import device_tools
 from ...model import Category, Status, Usage, Verdict, fix_of
+from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _stack
@@ -16,8 +17,10 @@ class NvidiaTool(Rule):
 
     ## What it does
     Finds `nvidia-smi`, `nvcc`, `nsys`, `ncu`, `nvprof`, `nvidia-docker` and `docker --gpus` run from shell
-    scripts, Dockerfiles and notebook `!` lines, including inside `$(...)`. A tool name that is only
-    printed (`echo "run nvidia-smi"`) is not a command.
+    scripts, Dockerfiles and notebook `!` lines, including inside `$(...)`, and from Python through
+    `subprocess` (`run`, `Popen`, `check_output`, ...), `os.system` and `os.popen`: the program of an
+    argument list, or a command of a shell string. A tool name that is only printed (`echo "run
+    nvidia-smi"`, a log message) or passed as an argument is not a command.
 
     ## Why is this bad?
     The tools need NVIDIA's driver, which target machines do not have: the script fails at that line, or
@@ -33,11 +36,26 @@ class NvidiaTool(Rule):
     kinds = frozenset({"command"})
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
+    vocabulary = Vocabulary(
+        process_launchers=frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
+                                     "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
+                                     "subprocess.getstatusoutput", "os.system", "os.popen"}),
+        command_tools=frozenset({"nvidia-smi", "nvcc", "nsys", "ncu", "nvprof", "nvidia-docker"}))
     examples = (
         Invalid("#!/bin/bash\nnvidia-smi\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
                 expect=Status.REWRITE),
         Invalid("#!/bin/bash\nGPUS=$(nvidia-smi -L | wc -l)\n", path="run.sh", expect=Status.REWRITE),
         Valid("#!/bin/bash\necho 'check the nvidia-smi output first'\n", path="run.sh"),
+        # launched from Python: the program of an argument list, or a command of a shell string
+        Invalid("import subprocess\nout = subprocess.run(['nvidia-smi', '-L'], capture_output=True).stdout\n",
+                expect=Status.REWRITE),
+        Invalid("import os\nos.system('nvidia-smi --query-gpu=memory.used --format=csv | tail -n 1')\n",
+                expect=Status.REWRITE),
+        Valid("import subprocess\nsubprocess.run(['echo', 'nvidia-smi is not run here'])\n"),
+        Valid("import logging\nlogging.info('run nvidia-smi to see the cards')\n"),
+        # a notebook's shell escape and its %env / %pip magics are commands too
+        Invalid('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ["!nvidia-smi\\n"]}], '
+                '"metadata": {}, "nbformat": 4, "nbformat_minor": 5}', path="explore.ipynb", expect=Status.REWRITE),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:

@@ -1,0 +1,91 @@
+"""The ``framework-argument`` rule."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from ...maps.load import FrameworkSetting, framework_settings
+from ...model import Category, Status, Usage
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
+from ..examples import Invalid, Valid
+from . import setting_verdict
+
+
+class FrameworkArgument(Rule):
+    """A training framework's device, backend or precision argument.
+
+    ## What it does
+    Finds the arguments with which a framework chooses the device, the collective backend or the precision:
+    Lightning's `Trainer(accelerator=, precision=, strategy=)`, transformers' `TrainingArguments(tf32=, fp16=,
+    ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict says what the framework's own
+    code does with that value on the target (`operator_maps/curated/frameworks.yaml`, quoting the file at a
+    pinned commit).
+
+    ## Why is this bad?
+    Some values are CUDA's as written: Lightning resolves `accelerator='gpu'` to CUDA or MPS and raises
+    elsewhere, and autocasts a mixed precision flag on `cuda`; transformers raises on `tf32=True` without
+    CUDA. Others the framework maps per device itself (accelerate sets `hccl` / `cncl` whatever
+    `ddp_backend` says; Lightning's DDP picks the backend torch registers for the device): those are
+    reported as running, with the file that shows it, not as work.
+
+    ## Fix safety
+    A suggestion, never applied: the replacement (an accelerator instance, a precision plugin) depends on
+    the vendor's integration.
+    """
+
+    name = "framework-argument"
+    claim = Claim.CUDA_API
+    kinds = frozenset({"call"})
+    category = Category.DEVICE
+    summary = "a training framework's device, backend or precision argument"
+    examples = (
+        Invalid("import lightning as L\ntrainer = L.Trainer(accelerator='gpu', devices=8)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+        Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', tf32=True)\n",
+                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+        # accelerate sets hccl / cncl itself whatever ddp_backend says: runs as written, and the verdict says
+        # why (the file read), so the use is coverage, not work
+        Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', fp16=True, "
+                "ddp_backend='nccl')\n", expect=Status.SUPPORTED),
+        Invalid("from accelerate import Accelerator\naccelerator = Accelerator(mixed_precision='fp16')\n",
+                expect=Status.SUPPORTED),
+        Valid("import lightning as L\ntrainer = L.Trainer(accelerator='cpu', precision='bf16-mixed')\n"),
+        # the value comes from elsewhere (a config the code reads): judged where it is written
+        Valid("import lightning as L\ndef main(cfg):\n    return L.Trainer(accelerator=cfg.accelerator)\n"),
+    )
+
+    def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        rows = matched(usage, ctx)
+        if not rows:
+            return None
+        return per_target(ctx, lambda t: setting_verdict(t, rows))
+
+    def category_for(self, usage: Usage) -> Category:
+        rows = matched(usage, None)
+        return Category(rows[0][0].category) if rows else self.category
+
+
+def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSetting, str]]:
+    """The framework settings this call makes, each with the value written; a Lightning precision flag is a
+    setting only where the accelerator is not the CPU's or MPS's (Lightning autocasts on those devices)."""
+    if usage.kind != "call":
+        return []
+    rows = [r for r in framework_settings() if usage.api in r.calls]
+    if not rows:
+        return []
+    values = {}
+    for arg in usage.args:
+        if arg.keyword is not None:
+            value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
+            if value.kind in ("str", "int", "other") and value.text is not None and value.via is None:
+                values[arg.keyword] = value.text
+    accelerator = (values.get("accelerator") or "").strip("'\"").lower()
+    out = []
+    for row in rows:
+        text = values.get(row.argument)
+        if text is None or not row.matches(text):
+            continue
+        if row.argument == "precision" and accelerator in ("cpu", "mps"):
+            continue
+        out.append((row, text))
+    return out
