@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from enum import Enum
-from typing import Dict, Iterable, Mapping, Optional, Tuple
+from typing import AbstractSet, Dict, Iterable, Mapping, Optional, Tuple
 
 from .model import ACTIVE_GRADES, Category, Evidence, Finding, Grade, Status, Verdict
 
@@ -89,17 +89,26 @@ def is_work(finding: Finding) -> bool:
     return finding_bucket(finding) == Bucket.WORK
 
 
-def weigh(findings: Iterable[Finding]) -> Tuple[Finding, ...]:
+def weigh(findings: Iterable[Finding], fallbacks_on_step: Optional[AbstractSet[str]] = None) -> Tuple[Finding, ...]:
     """Every finding with each verdict's evidence explicit: what the report carries and every view reads.
     A ``tune`` finding is a pattern the vendor's guide documents: a note until a traced run measured its line
-    on the step (``Finding.measured``), which is proof that it costs."""
+    on the step (``Finding.measured``), which is proof that it costs. Where the training step is known
+    (``fallbacks_on_step``: the findings that fall back to the CPU on it), a fallback off the step runs where it
+    is called (initialisation, a merge, evaluation), not every iteration: correct, and slow only if often,
+    which is for the card to say: a note."""
     out = []
-    memo: Dict[Tuple[int, bool, bool], Tuple[Verdict, Verdict]] = {}  # equal verdicts stay one object
+    memo: Dict[Tuple[int, bool, bool, bool], Tuple[Verdict, Verdict]] = {}  # equal verdicts stay one object
 
     def weighed(finding: Finding, verdict: Verdict) -> Verdict:
-        key = (id(verdict), finding.category == Category.TUNE, finding.measured is not None)
+        off_step = (fallbacks_on_step is not None and verdict.status == Status.FALLBACK
+                    and finding.category != Category.TUNE and finding.id not in fallbacks_on_step)
+        key = (id(verdict), finding.category == Category.TUNE, finding.measured is not None, off_step)
         if key not in memo:
-            memo[key] = (verdict, _weighed(finding, verdict))  # (the verdict kept alive: its id stays its own)
+            found = _weighed(finding, verdict)
+            if off_step and grade(found) == Grade.PROOF:
+                found = with_evidence(found, item(Grade.NOTE, found.source, "off the training step: "
+                                                  + (found.evidence[0].quote if found.evidence else found.message)))
+            memo[key] = (verdict, found)  # (the verdict kept alive: its id stays its own)
         return memo[key][1]
 
     for finding in findings:

@@ -242,3 +242,60 @@ def test_a_bf16_note_bites_where_the_file_computes_in_bf16(scan_tree, files, rea
     (found,) = [f for f in report.judged if f.api == "torch.log1p"]
     verdict = found.verdicts["cann"]
     assert verdict.status == Status.PARTIAL and active(verdict) == real
+
+
+def test_an_isinstance_check_against_a_cuda_library_class_needs_nothing_but_its_import(scan_tree):
+    code = ("import bitsandbytes as bnb\n\n\ndef is_8bit(module):\n"
+            "    return isinstance(module, (bnb.nn.Linear8bitLt, bnb.nn.Linear4bit))\n\n\n"
+            "def make(n):\n    return bnb.nn.Linear8bitLt(n, n)\n")
+    report = scan_tree({"quant.py": code}, ["cann"])
+    by_line = {}
+    for f in report.judged:
+        by_line.setdefault(f.span.line, []).append(f)
+    assert all(f.verdicts["cann"].status == Status.SUPPORTED for f in by_line[5])  # the type check
+    assert by_line[1][0].verdicts["cann"].status == Status.PORT  # the import it names is the port
+    assert by_line[9][0].verdicts["cann"].status != Status.SUPPORTED  # building one is real use
+
+
+@pytest.mark.parametrize("code, on_device", [
+    pytest.param("class Images(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n"
+                 "        return torch.linalg.eigh(self.x[i])\n", False, id="dataset-item"),
+    pytest.param("def collate_batch(items):\n    return torch.linalg.eigh(torch.stack(items))\n", False,
+                 id="collate-function"),
+    pytest.param("class Head(torch.nn.Module):\n    def forward(self, x):\n        return torch.linalg.eigh(x)\n",
+                 True, id="module-forward"),
+])
+def test_the_data_loaders_host_path_gets_no_device_verdict(scan_tree, code, on_device):
+    report = scan_tree({"data.py": "import torch\n\n\n" + code}, ["cann"])
+    found = [f for f in report.judged if f.api == "torch.linalg.eigh"]
+    assert bool(found) == on_device
+
+
+@pytest.mark.parametrize("api", ["torch.nn.LSTM", "torch.nn.TransformerEncoderLayer"])
+def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
+    from migrator.maps.coverage import api_coverage
+    from migrator.maps.load import resolve_targets
+
+    for target in resolve_targets(["cann", "neuware"]):
+        verdict = api_coverage(target, api).verdict
+        assert verdict.status != Status.FALLBACK and "CPU build's own kernels" in verdict.message
+
+
+STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.basis = torch.linalg.eigh(torch.eye(4))[1]\n\n"
+        "    def forward(self, x):\n        return torch.special.airy_ai(x @ self.basis)\n\n\n"
+        "def train(loader):\n    net = Net()\n    opt = torch.optim.SGD(net.parameters(), 0.1)\n"
+        "    for x in loader:\n        net(x).sum().backward()\n        opt.step()\n\n\n"
+        "if __name__ == '__main__':\n    train([])\n")
+
+
+@pytest.mark.parametrize("api, work", [
+    pytest.param("torch.linalg.eigh", False, id="fallback-once-at-init"),
+    pytest.param("torch.special.airy_ai", True, id="fallback-every-step-in-forward"),
+])
+def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree, api, work):
+    report = scan_tree({"train.py": STEP}, ["cann"])
+    found = _one(report, api)
+    verdict = found.verdicts["cann"]
+    assert verdict.status == Status.FALLBACK and active(verdict) == work
+    assert (found in report.findings) == work

@@ -9,7 +9,7 @@ collector) is the engine's (``migrator/engine/``), and the request says which en
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..analyze import content_key
@@ -101,13 +101,14 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     reached = reachable(root, results, findings, ops, request.entries, request.cache)
     project, nodes = reached.project, reached.nodes
     rule_errors = list(judged.rule_errors)
-    tuned, tune_nodes = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
-                             request.trace[0] if request.trace is not None else None, str(root), rule_errors)
-    marked, placed = reached.findings + tuned, {**reached.placed, **tune_nodes}
+    tuned = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
+                 request.trace[0] if request.trace is not None else None, str(root), rule_errors)
+    marked, placed = reached.findings + tuned.findings, {**reached.placed, **tuned.placed}
     if traced is not None:
         marked = reached_by_trace(marked)
     summary = summarise(project, nodes, placed)
-    report = _report(request, judged.files, marked, ops, plans, traced, tuple(rule_errors), summary)
+    report = _report(request, judged.files, marked, ops, plans, traced, tuple(rule_errors), summary,
+                     tuned.fallbacks_on_step)
     report = replace(report, targets=tuple(with_call_paths(project, t) for t in report.targets))
     top = {b.key: b.path for t in report.targets for b in t.blockers[:12] if b.path}  # the most reached, per target
     picture = subgraph_around(project, nodes, top.values())
@@ -116,9 +117,10 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
 
 def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequence[Finding],
             ops: Tuple[CustomOp, ...], plans: Tuple[OpPlan, ...], traced: Optional[TraceSummary],
-            rule_errors: Tuple[str, ...], graph: Optional[GraphSummary] = None) -> Report:
+            rule_errors: Tuple[str, ...], graph: Optional[GraphSummary] = None,
+            fallbacks_on_step: Optional[FrozenSet[str]] = None) -> Report:
     """The assess stage and the report: readiness, effort and blockers per target over what the scan judged."""
-    judged = weigh(judged)  # every verdict's evidence explicit: what is work is decided here, once
+    judged = weigh(judged, fallbacks_on_step)  # every verdict's evidence explicit: what is work is decided here
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
                        graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})

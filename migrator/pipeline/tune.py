@@ -3,10 +3,10 @@ reaches it, and with a trace, how often each ran per step (``trace/join.measure_
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import CustomOp, FileResult, Finding, NodeReach
+from ..model import CustomOp, FileResult, Finding, NodeReach, Status
 from ..resolve import module_name_for
 from ..rules import RuleContext
 from ..selection import Selection
@@ -15,10 +15,19 @@ if TYPE_CHECKING:
     from ..graph import ProjectGraph
 
 
+@dataclass(frozen=True)
+class Tuned:
+    """What the tune stage found: the ``tune`` findings, the call-graph node each sits in, and which of the
+    other findings that fall back to the CPU sit on the training step (``None`` when no step was found)."""
+
+    findings: Tuple[Finding, ...]
+    placed: Dict[str, str]
+    fallbacks_on_step: Optional[FrozenSet[str]]
+
+
 def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
          reached: Mapping[str, NodeReach], ops: Sequence[CustomOp], selection: Selection,
-         trace: Optional[Mapping[str, Any]], root: str,
-         errors: List[str]) -> Tuple[Tuple[Finding, ...], Dict[str, str]]:
+         trace: Optional[Mapping[str, Any]], root: str, errors: List[str]) -> Tuned:
     """The ``tune`` findings, and the call-graph node each sits in; ``errors`` receives a tune rule that
     raised."""
     from ..graph import mark_reachable
@@ -26,6 +35,10 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     from ..rules.tune import tune_findings
 
     step = training_step(results, project.graph, main_lines=project.main_lines)
+    on_step = None
+    if step.nodes or step.loops:
+        on_step = frozenset(f.id for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())
+                            and step.why(f, project.node_of(f)) is not None)
     found = tune_findings(results, judged, step, project.node_of, ctx, errors)
     if selection:
         found = selection.apply(found)
@@ -47,4 +60,4 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
         from ..trace.join import measure_step
 
         kept = measure_step(kept, trace, root)
-    return tuple(kept), placed
+    return Tuned(tuple(kept), placed, on_step)

@@ -104,6 +104,8 @@ _TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "f
 #: A dtype a factory with no ``device=`` makes a tensor in, its result not moved on the spot
 #: (``torch.full(n, 0.5, dtype=torch.float64)`` in a sampler): a host tensor's dtype, ``DTYPE_ON_HOST``.
 DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST = "dtype compared", "dtype listed", "dtype of a host tensor"
+#: A usage's ``context`` when it names a class an ``isinstance`` / ``issubclass`` call tests against.
+TYPE_CHECK = "type-check"
 DTYPE_MENTIONS = frozenset({DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST})
 
 

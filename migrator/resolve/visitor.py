@@ -15,8 +15,8 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import availability_test, body_guard
 from .literals import Literals
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, interesting, interesting_base,
-                      is_torch, is_torch_dtype)
+from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
+                      interesting_base, is_torch, is_torch_dtype)
 from .receivers import OTHER, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -40,6 +40,7 @@ class ModuleResolver:
         self.imports_torch = False
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
         self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
+        self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
 
     # ------------------------------------------------------------------------------ scopes
@@ -169,6 +170,8 @@ class ModuleResolver:
         if id(node) in self.consumed:
             return True
         func = node.func
+        if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
+            self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
         qual = self.scopes.qualify(func)
         if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
             self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args))
@@ -281,7 +284,7 @@ class ModuleResolver:
         qual = self.scopes.qualify(node)
         if qual is not None and interesting(qual):
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
-                              context=self._dtype_role(node) if is_torch_dtype(qual) else None)
+                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node))
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) != OTHER:
@@ -295,7 +298,11 @@ class ModuleResolver:
         qual, _ = self.scopes.lookup(node.value)
         if qual is not None and interesting(qual) and "." in qual:
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
-                              context=self._dtype_role(node) if is_torch_dtype(qual) else None)
+                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node))
+
+    def _type_check(self, node: cst.CSTNode) -> Optional[str]:
+        """``TYPE_CHECK`` for a class named as the second argument of ``isinstance`` / ``issubclass``."""
+        return TYPE_CHECK if id(node) in self._type_checks else None
 
     def _dtype_role(self, node: cst.CSTNode) -> Optional[str]:
         """Whether a dtype is named in a test or a collection of dtypes (``DTYPE_MENTIONS``), from its parent."""
@@ -386,3 +393,11 @@ def _shell_tool(command: str, tools: FrozenSet[str]) -> Optional[str]:
         if words and words[0].rsplit("/", 1)[-1] in tools:
             return words[0].rsplit("/", 1)[-1]
     return None
+
+
+
+def _type_names(node: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The class names of ``isinstance``'s second argument: one, or the items of a tuple (nested too)."""
+    if isinstance(node, cst.Tuple):
+        return [n for element in node.elements for n in _type_names(element.value)]
+    return [node] if isinstance(node, (cst.Name, cst.Attribute)) else []

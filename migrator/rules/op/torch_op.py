@@ -80,6 +80,9 @@ class TorchOp(Rule):
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"
               "labels = torch.tensor([1, 2])\n"),
         Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
+        # a data loader's worker runs a dataset's item and the collate function on the host CPU
+        Valid("import torch\n\n\nclass Images(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n"
+              "        return torch.nn.functional.interpolate(self.x[i], scale_factor=2)\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -108,10 +111,18 @@ class TorchOp(Rule):
 
 
 def _on_the_host(usage: Usage) -> bool:
-    """A tensor made on the host CPU (``torch.tensor(xs)``, ``torch.zeros(3)``): no device verdict."""
+    """A tensor made on the host CPU (``torch.tensor(xs)``, ``torch.zeros(3)``), or an op in the data path a
+    ``DataLoader`` runs in its workers before any tensor reaches the device (a dataset's ``__getitem__``, a
+    collate function): no device verdict."""
+    if _HOST_SCOPE.search(usage.scope):
+        return True
     if usage.kind != "call" or usage.api not in TENSOR_FACTORIES:
         return False
     return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
+
+
+#: A dataset's item and a batch's collation run in the data loader's workers, on the host CPU.
+_HOST_SCOPE = re.compile(r"\.__getitem__$|(?:^|\.)\w*collate\w*$")
 
 
 def _call_form(usage: Usage, path: Optional[str]) -> CallForm:

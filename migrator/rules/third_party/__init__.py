@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...maps.load import device_tools
 from ...model import Status, Usage, Verdict, fix_of
+from ...resolve.modules import TYPE_CHECK
 from ..base import RuleContext
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
@@ -18,6 +19,10 @@ _SOURCE = "third_party.json (curated, checked against vendor data)"
 
 def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Verdict:
     info = ctx.third_party.libraries[library]
+    if usage.context == TYPE_CHECK:  # ``isinstance(module, bnb.nn.Linear8bitLt)``
+        return Verdict(Status.SUPPORTED, f"a type check against a {library} class: no object on {target.id} is one, "
+                       f"so the check is False and the code's other path runs; it needs nothing but the {library} "
+                       "import it names (judged at the import)", _SOURCE)
     if usage.kind == "import" and usage.guarded:
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
