@@ -264,6 +264,8 @@ class Usage:
     #: (``{"cuda": "nccl", "npu": "hccl"}``), or the strings of the test that chooses it
     #: (``t if t in {"npu", "xpu"} else "cuda"``): code that already dispatches per device
     siblings: Tuple[str, ...] = ()
+    #: inside ``with torch.no_grad():`` / ``torch.inference_mode()`` or a function decorated so: no backward
+    no_grad: bool = False
 
 
 @dataclass(frozen=True)
@@ -639,6 +641,9 @@ class Outline:
     calls: Tuple[Call, ...] = ()
     attributes: Tuple[Tuple[str, str], ...] = ()  # ("Cls.attr", constructor) from ``self.attr = Ctor(...)``
     main_lines: Optional[Tuple[int, int]] = None  # the ``if __name__ == "__main__":`` block
+    #: of ``imports``, those only made where a library is installed (under ``try/except ImportError`` with a
+    #: fallback, or ``if is_x_available():``): a module the project imports only so is optional
+    optional_imports: Tuple[str, ...] = ()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

@@ -299,3 +299,54 @@ def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree
     verdict = found.verdicts["cann"]
     assert verdict.status == Status.FALLBACK and active(verdict) == work
     assert (found in report.findings) == work
+
+
+ALLOWED = ("import torch\n\n\ndef offload(device_type):\n"
+           "    if device_type != 'cuda' and device_type != 'xpu':\n        raise RuntimeError('CUDA or XPU only')\n"
+           "    return device_type == 'cuda' or device_type == 'npu'\n")
+
+
+@pytest.mark.parametrize("line, target, expect", [
+    pytest.param(5, "cann", "add 'npu' beside them", id="allow-list-without-the-target"),
+    pytest.param(7, "cann", "already portable", id="allow-list-with-the-target"),
+    pytest.param(7, "neuware", "add 'mlu' beside them", id="allow-list-with-another-vendor"),
+])
+def test_a_list_of_allowed_devices_asks_for_the_targets_name_not_a_rename(scan_tree, line, target, expect):
+    report = scan_tree({"offload.py": ALLOWED}, ["cann", "neuware"])
+    (found,) = [f for f in report.judged if f.span.line == line and f.rule == "device-string"]
+    verdict = found.verdicts[target]
+    assert expect in verdict.message and not verdict.fixable and verdict.edit is None
+
+
+OPTIONAL_MODULE = {
+    "pkg/__init__.py": "",
+    "pkg/import_utils.py": ("import importlib.util\n\n\ndef is_bnb_available():\n"
+                            "    return importlib.util.find_spec('bitsandbytes') is not None\n"),
+    "pkg/bnb.py": "import bitsandbytes as bnb\n\n\ndef quantise(w):\n    return bnb.nn.Params4bit(w)\n",
+    "pkg/model.py": ("from .import_utils import is_bnb_available\n\nif is_bnb_available():\n"
+                     "    from .bnb import quantise\n"),
+    "tests/test_bnb.py": "from pkg.bnb import quantise\n",  # a test imports every module: not a user of it
+}
+
+
+@pytest.mark.parametrize("importer, optional", [
+    pytest.param(OPTIONAL_MODULE["pkg/model.py"], True, id="imported-only-where-installed"),
+    pytest.param("from .bnb import quantise\n", False, id="imported-unconditionally"),
+])
+def test_a_module_imported_only_where_a_library_is_installed_needs_no_port(scan_tree, importer, optional):
+    report = scan_tree({**OPTIONAL_MODULE, "pkg/model.py": importer}, ["cann"])
+    uses = [f for f in report.judged if f.path == "pkg/bnb.py" and f.rule == "cuda-library"]
+    assert uses and all((f.verdicts["cann"].status == Status.SUPPORTED) == optional for f in uses)
+
+
+@pytest.mark.parametrize("code, backward", [
+    pytest.param("def assign(p, t):\n    return F.binary_cross_entropy(p, t)\n", True, id="with-autograd"),
+    pytest.param("@torch.no_grad()\ndef assign(p, t):\n    return F.binary_cross_entropy(p, t)\n", False,
+                 id="no-grad-decorator"),
+    pytest.param("def assign(p, t):\n    with torch.no_grad():\n        return F.binary_cross_entropy(p, t)\n", False,
+                 id="no-grad-block"),
+])
+def test_a_call_without_autograd_is_judged_by_its_forward_ops(scan_tree, code, backward):
+    report = scan_tree({"head.py": "import torch\nimport torch.nn.functional as F\n\n\n" + code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.nn.functional.binary_cross_entropy"]
+    assert any(op.endswith("_backward") for op in found.ops) == backward

@@ -59,12 +59,19 @@ class ApiCoverage:
     traced: bool
 
 
+#: ``api_ops``'s path for a call that runs without autograd: its forward ops alone.
+FORWARD = "forward"
+
+
 def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Optional[str]]:
-    """(aten ops, row source) for an API: forward and backward, or one optimizer path."""
+    """(aten ops, row source) for an API: forward and backward, one optimizer path, or (``FORWARD``) the forward
+    ops alone."""
     table = torch_api_table()
     row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
     if row is None:
         return (), None
+    if path == FORWARD and row["source"] != "native_functions":
+        return tuple(sorted(set(row["forward"]))), str(row["source"])
     if path and row.get("paths", {}).get(path):
         return tuple(row["paths"][path]), str(row["source"])
     if row["source"] == "native_functions":

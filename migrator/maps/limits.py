@@ -232,7 +232,8 @@ def _norm(value: str) -> str:
 def settle(verdict: Verdict, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Verdict:
     """The verdict a project reads: ``partial`` when a clause bites (a dtype it computes in, an argument the
     call passes, a behaviour), its own status otherwise; every clause named in the message either way.
-    ``here``: the 16-bit dtypes the call's own file computes in (``None``: every dtype of the profile is)."""
+    ``here``: the 16-bit dtypes the call's own function (or its module's top level) computes in (``None``: every
+    dtype of the profile is)."""
     if not verdict.limits:
         return verdict
     biting: List[Limit] = []
@@ -254,10 +255,11 @@ def settle(verdict: Verdict, profile: DtypeProfile, here: Optional[FrozenSet[str
 
 
 def clause_grade(limit: Limit, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Grade:
-    """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the call's own file
+    """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the call's own function
     computes in (or fp32, always) or a value the call itself passes; ``note`` for a behaviour said of every use
-    ("may fall back to the CPU"), a dtype the project computes in only elsewhere or read only off a framework's
-    import, or an argument whose value the call computes."""
+    ("may fall back to the CPU"), a dtype the project computes in only elsewhere (the layers a model cast to
+    bf16 elsewhere runs are sites of that choice, which is the work) or read only off a framework's import, or
+    an argument whose value the call computes."""
     if limit.kind == LimitKind.DTYPE or (limit.kind == LimitKind.ARGUMENT and limit.dtypes):
         used = limit.dtypes & profile.dtypes
         local = "fp32" in used or here is None or bool(used & here)

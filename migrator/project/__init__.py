@@ -13,6 +13,7 @@ from ..maps.load import TargetMap
 from ..model import DtypeChoice, FileResult, Finding, Verdict
 from .contexts import context_of
 from .diagnostics import with_skipped_diagnostics
+from .optional import with_optional_modules
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
@@ -44,7 +45,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         for target, verdict in verdicts.items():
             if verdict.limits:
                 profile = profile or profile_of(finding.path)
-                here = here_of(finding.path)
+                here = here_of(finding.path, finding.scope)
                 known = settled.get((id(verdict), profile.dtypes, here))
                 if known is None:
                     done = by_value.get((verdict, profile.dtypes, here))
@@ -60,5 +61,5 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
-    placed = with_skipped_diagnostics(with_roots(placed), targets)
+    placed = with_optional_modules(with_skipped_diagnostics(with_roots(placed), targets), results)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -37,7 +37,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
     (shell, requirements, kernels) take the whole repository's."""
     groups = _import_groups(results)
     evidence: Dict[str, Dict[str, DtypeChoice]] = {}
-    here: Dict[str, Set[str]] = {}  # per file, the 16-bit dtypes its own code computes in
+    here: Dict[Tuple[str, str], Set[str]] = {}  # per file and scope, the 16-bit dtypes its own code computes in
     for result in sorted(results, key=lambda r: r.file.rel):
         found = evidence.setdefault(groups.find(result.file.rel), {})
         if path_context(result.file.rel) != Context.TRAINING:
@@ -46,7 +46,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
             for dtype in _dtypes_of(usage):
                 inferred = usage.kind == "import"
                 if not inferred:
-                    here.setdefault(result.file.rel, set()).add(dtype)
+                    here.setdefault((result.file.rel, usage.scope), set()).add(dtype)
                 if dtype not in found or (found[dtype].inferred and not inferred):  # code that computes in it wins
                     found[dtype] = DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
                                                usage.scope, inferred=inferred)
@@ -58,10 +58,13 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
                 merged[dtype] = choice
     whole = _profile(merged)
     python = {r.file.rel for r in results if r.outline is not None}
-    chosen = {path: frozenset(found) for path, found in here.items()}
+    chosen = {place: frozenset(found) for place, found in here.items()}
+
+    def chosen_here(path: str, scope: str) -> FrozenSet[str]:  # the function's own choices, and its module's
+        return chosen.get((path, scope), frozenset()) | chosen.get((path, "<module>"), frozenset())
+
     return ProjectDtypes(lambda path: profiles.get(groups.find(path), whole) if path in python else whole,
-                         tuple(c for profile in profiles.values() for c in profile.choices),
-                         lambda path: chosen.get(path, frozenset()))
+                         tuple(c for profile in profiles.values() for c in profile.choices), chosen_here)
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,9 @@ class ProjectDtypes:
 
     of: Callable[[str], DtypeProfile]
     choices: Tuple[DtypeChoice, ...]
-    #: the 16-bit dtypes a file's own code computes in (a vendor note on one bites its calls as a condition met;
-    #: elsewhere in the project it is a note to validate)
-    here: Callable[[str], FrozenSet[str]] = lambda path: frozenset()
+    #: the 16-bit dtypes the code of a file's scope (a function, or the module's top level) computes in: a vendor
+    #: note on one bites the calls there as a condition met; elsewhere in the project it is a note to validate
+    here: Callable[[str, str], FrozenSet[str]] = lambda path, scope: frozenset()
 
 
 def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:

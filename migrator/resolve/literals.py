@@ -37,6 +37,7 @@ class Literals:
         self.values = values
         self._roles: Dict[int, Tuple[Context, Confidence]] = {}
         self._siblings: Dict[int, Tuple[str, ...]] = {}
+        self._tested: Set[int] = set()  # the boolean operations whose strings were set beside each other
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
         """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either."""
@@ -55,6 +56,7 @@ class Literals:
         tree is freed as soon as the pass returns instead of waiting for the cyclic collector to find it."""
         self._roles.clear()
         self._siblings.clear()
+        self._tested.clear()
 
     # ------------------------------------------------------------------------------ what sits beside a literal
 
@@ -80,6 +82,16 @@ class Literals:
         """A table's keys and values all sit beside each other (``{"cuda": "nccl", "npu": "hccl"}``)."""
         pairs = [e for e in node.elements if isinstance(e, cst.DictElement)]
         self._beside([e.key for e in pairs] + [e.value for e in pairs])
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """``t != "cuda" and t != "xpu"``, ``t == "cuda" or t == "npu"``: the strings one test compares with sit
+        beside each other (a list of the devices the code allows, written out)."""
+        if id(node) in self._tested:
+            return
+        strings = _strings_in(node)
+        self._tested.update(id(n) for n in _operations_in(node))
+        if len(strings) > 1:
+            self._beside(list(strings))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         """``t if t in {"npu", "xpu"} else "cuda"``: the strings the test names sit beside both branches."""
@@ -189,4 +201,16 @@ def _strings_in(node: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
             stack.extend(e.value for e in current.elements)
         elif isinstance(current, cst.UnaryOperation):
             stack.append(current.expression)
+    return found
+
+
+def _operations_in(node: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
+    """A boolean operation and the ones nested in it (one test, walked once)."""
+    found: List[cst.BaseExpression] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BooleanOperation):
+            found.append(current)
+            stack.extend((current.left, current.right))
     return found

@@ -41,6 +41,7 @@ class ModuleResolver:
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
         self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
         self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
+        self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
 
     # ------------------------------------------------------------------------------ scopes
@@ -93,7 +94,22 @@ class ModuleResolver:
     def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
         self._leave_body(original_node)
 
+    def visit_With(self, node: cst.With) -> None:
+        if any(self._no_grad(item.item) for item in node.items):
+            self._no_grad_bodies.add(id(node.body))
+
+    def _no_grad(self, expr: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)`` (or a decorator)."""
+        call = expr if isinstance(expr, cst.Call) else None
+        qual = self.scopes.qualify(call.func if call is not None else expr)
+        if qual in _NO_GRAD:
+            return True
+        return qual == "torch.set_grad_enabled" and call is not None and bool(call.args) \
+            and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
+
     def _enter_body(self, node: cst.CSTNode) -> None:
+        if id(node) in self._no_grad_bodies:
+            self.emitter.no_grad += 1
         if id(node) in self._optional_bodies:
             self.scopes.guard_depth += 1
         if self._tests.pop(id(node), False):
@@ -103,6 +119,9 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(guard)
 
     def _leave_body(self, node: cst.CSTNode) -> None:
+        if id(node) in self._no_grad_bodies:
+            self._no_grad_bodies.discard(id(node))
+            self.emitter.no_grad -= 1
         if id(node) in self._optional_bodies:
             self._optional_bodies.discard(id(node))
             self.scopes.guard_depth -= 1
@@ -110,6 +129,8 @@ class ModuleResolver:
             self.emitter.cuda_guards.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
+        if any(self._no_grad(d.decorator) for d in node.decorators):  # ``@torch.no_grad()``
+            self._no_grad_bodies.add(id(node.body))
         for decorator in node.decorators:
             if self._decorator(decorator) in self.vocabulary.kernel_decorators:
                 self.kernels.append(self.scopes.qualname(node.name.value))
@@ -401,3 +422,8 @@ def _type_names(node: cst.BaseExpression) -> List[cst.BaseExpression]:
     if isinstance(node, cst.Tuple):
         return [n for element in node.elements for n in _type_names(element.value)]
     return [node] if isinstance(node, (cst.Name, cst.Attribute)) else []
+
+
+#: Context managers and decorators under which autograd records nothing: what runs there has no backward.
+_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})

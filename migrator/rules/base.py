@@ -348,8 +348,30 @@ def backend_verdict(target: TargetMap, value: Value, snippet: str) -> Verdict:
 
 def literal_verdict(usage: Usage, judge: Callable[[TargetMap], Verdict]) -> Callable[[TargetMap], Verdict]:
     """``judge`` for a device or backend literal, except on a target whose own spelling the code already
-    writes beside it (``dispatched_beside``)."""
-    return lambda target: dispatched_beside(target, usage) or judge(target)
+    writes beside it (``dispatched_beside``); beside other accelerators' names only, the literal is one entry of
+    a list of the devices the code allows (``listed_beside``)."""
+    return lambda target: dispatched_beside(target, usage) or listed_beside(target, usage, judge(target))
+
+
+#: Other accelerators' device names: a ``"cuda"`` written beside them is one item of a list of devices.
+_OTHER_DEVICES = frozenset({"xpu", "mps", "hpu", "npu", "mlu", "musa", "xla", "tpu", "rocm", "hip", "ipu",
+                            "privateuseone"})
+
+
+def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
+    """``device_type != "cuda" and device_type != "xpu"`` (torchtune's activation offloading), ``{"cuda", "mps"}``:
+    the code lists the devices a feature is allowed on. Renaming ``"cuda"`` would take CUDA off the list; what
+    the target needs is its own name added beside it, where the feature works there: a manual change."""
+    if verdict.status != Status.REWRITE or target.device_to == "cuda":
+        return verdict
+    others = sorted({s.split(":", 1)[0] for s in usage.siblings} & _OTHER_DEVICES - {target.device_to})
+    if not others:
+        return verdict
+    listed = ", ".join(repr(d) for d in ["cuda", *others])
+    return replace(verdict, message=f"the code lists the devices it allows here ({listed}): add '{target.device_to}' "
+                   f"beside them where the feature works on {target.id}, rather than renaming 'cuda' (which would "
+                   f"drop CUDA){needs_import(target)}",
+                   fix=fix_of(f"add '{target.device_to}' beside 'cuda' in this test"))
 
 
 def dispatched_beside(target: TargetMap, usage: Usage) -> Optional[Verdict]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
@@ -47,7 +48,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
     outline = Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
                       definitions=tuple(reader.definitions), calls=tuple(dict.fromkeys(reader.calls)),  # an edge once
-                      attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines)
+                      attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines,
+                      optional_imports=tuple(sorted(set(reader.optional_imports) - set(reader.required_imports))))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -67,6 +69,9 @@ class _OutlineReader:
         self.is_package = is_package
         self.names: Dict[str, str] = {}  # module-level name -> absolute dotted name
         self.imports: List[str] = []
+        self.optional_imports: List[str] = []  # made only where a library is installed
+        self.required_imports: List[str] = []  # made unconditionally (somewhere in the file)
+        self._optional = 0  # inside how many optional-import blocks
         self.definitions: List[Definition] = []
         self.calls: List[Call] = []
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
@@ -121,9 +126,14 @@ class _OutlineReader:
                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                         if isinstance(target, ast.Name):
                             self.names.setdefault(target.id, f"{self.module}.{target.id}")
-            for _, value in ast.iter_fields(stmt):
+            optional = _makes_imports_optional(stmt)  # ``if is_bnb_available():``, ``try/except ImportError``
+            for field, value in ast.iter_fields(stmt):
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                    self.read_body(value, scope, cls, local)
+                    self._optional += optional and field == "body"
+                    try:
+                        self.read_body(value, scope, cls, local)
+                    finally:
+                        self._optional -= optional and field == "body"
                 elif isinstance(value, list):
                     for item in value:
                         if isinstance(item, _HANDLERS):
@@ -187,6 +197,13 @@ class _OutlineReader:
     # ------------------------------------------------------------------------------ imports
 
     def _import(self, node: ast.stmt, local: Optional[Dict[str, str]]) -> None:
+        before = len(self.imports)
+        try:
+            self._import_names(node, local)
+        finally:
+            (self.optional_imports if self._optional else self.required_imports).extend(self.imports[before:])
+
+    def _import_names(self, node: ast.stmt, local: Optional[Dict[str, str]]) -> None:
         names = self.names if local is None else local
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -373,3 +390,34 @@ _EXTERNAL_ROOTS = frozenset({"torch", "numpy", "np", "os", "sys", "math", "funct
 
 def _external(name: str) -> bool:
     return name.split(".")[0] in _EXTERNAL_ROOTS
+
+
+#: ``is_bnb_available()``, ``HAS_APEX``, ``find_spec("triton")``: a test whether a library is installed
+#: (the names ``resolve/guards.availability_test`` reads, on ``ast``).
+_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\w+_AVAILABLE|find_spec)$")
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _makes_imports_optional(stmt: ast.stmt) -> bool:
+    """An ``if`` that tests whether a library is installed, or a ``try`` whose ``except ImportError`` goes on:
+    the imports in its body are made only where they work."""
+    if isinstance(stmt, ast.If):
+        return _availability(stmt.test)
+    if isinstance(stmt, ast.Try):
+        for handler in stmt.handlers:
+            types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            caught = handler.type is None or any(
+                isinstance(t, (ast.Name, ast.Attribute)) and (t.id if isinstance(t, ast.Name) else t.attr)
+                in _IMPORT_ERRORS for t in types)
+            raises = any(isinstance(s, ast.Raise) for s in handler.body)
+            if caught and not raises:
+                return True
+    return False
+
+
+def _availability(test: ast.expr) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_availability(v) for v in test.values)
+    node = test.func if isinstance(test, ast.Call) else test
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return bool(_AVAILABLE.match(name))

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import FrozenSet, Optional, Tuple
 
-from ...maps.coverage import CallForm, api_coverage, api_ops
+from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
 from ...model import Category, Status, Usage, Verdict, fix_of
 from ...resolve.modules import TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
@@ -141,9 +141,10 @@ def _overload_names(api: str, path: Optional[str]) -> FrozenSet[str]:
 
 
 def _optimizer_path(usage: Usage) -> Optional[str]:
-    """The optimizer implementation a call selects: ``fused=True``, ``foreach=False``, else the default."""
+    """The optimizer implementation a call selects: ``fused=True``, ``foreach=False``, else the default; under
+    ``torch.no_grad()`` (or a function decorated so), the forward ops alone: nothing runs backward there."""
     if not usage.api.startswith("torch.optim.") or usage.kind != "call":
-        return None
+        return FORWARD if usage.no_grad else None
     flags = {a.keyword: a.value.text for a in usage.args if a.keyword in ("fused", "foreach")}
     if flags.get("fused") == "True":
         return "fused"
