@@ -350,3 +350,12 @@ def test_a_call_without_autograd_is_judged_by_its_forward_ops(scan_tree, code, b
     report = scan_tree({"head.py": "import torch\nimport torch.nn.functional as F\n\n\n" + code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.functional.binary_cross_entropy"]
     assert any(op.endswith("_backward") for op in found.ops) == backward
+
+
+def test_a_dtype_named_as_a_tables_key_chooses_nothing(scan_tree):
+    code = ("import torch\n\n\ndef loss(logits, dtype):\n"
+            "    clamp = {torch.float16: 11.0, torch.bfloat16: 80.0, torch.float32: 80.0}[dtype]\n"
+            "    return torch.nn.functional.logsigmoid(logits.clamp(max=clamp))\n")
+    report = scan_tree({"loss.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.nn.functional.logsigmoid"]
+    assert found.verdicts["cann"].status == Status.SUPPORTED  # the project computes in fp32 here

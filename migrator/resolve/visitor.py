@@ -331,8 +331,8 @@ class ModuleResolver:
         parent = parents.get(id(node))
         if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
             return DTYPE_COMPARED
-        if isinstance(parent, cst.Element):
-            return DTYPE_LISTED
+        if isinstance(parent, cst.Element) or (isinstance(parent, cst.DictElement) and parent.key is node):
+            return DTYPE_LISTED  # an item of a list of dtypes, or a table's key (``{torch.bfloat16: 80.0}[dtype]``)
         if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "dtype":
             call = parents.get(id(parent))
             if isinstance(call, cst.Call) and not any(a.keyword is not None and a.keyword.value == "device"
