@@ -186,6 +186,7 @@ def _deepspeed_env(text: str) -> Tuple[Usage, ...]:
 _NAMED = re.compile(r"""(['"])([^'"\n]{1,200}?\.(?:ya?ml|json))\1""")
 #: Hydra's folder of configurations (``@hydra.main(config_path=...)``, ``initialize(config_path=...)``)
 _HYDRA_PATH = re.compile(r"""\bconfig_path\s*=\s*(['"])([^'"\n]{0,200})\1""")
+_FRAMEWORK_WORDS = ("lightning", "transformers", "trl", "accelerate", "deepspeed")
 _IMPORTS = re.compile(r"^\s*(?:from|import)\s+(lightning|pytorch_lightning|transformers|trl|accelerate|deepspeed)\b",
                       re.MULTILINE)
 #: a word of a command line naming a configuration file (``--deepspeed ds.json``, ``--config_file a.yaml``)
@@ -197,8 +198,8 @@ def python_refs(text: str) -> Optional[ConfigRefs]:
     """What a Python file (or a notebook's code) names: string literals naming configuration files, Hydra's
     ``config_path``, and the frameworks it imports. A regular expression over the text the analysis holds
     anyway, not another pass over the tree."""
-    if ".yaml" not in text and ".yml" not in text and ".json" not in text and "config_path" not in text \
-            and not _IMPORTS.search(text):
+    if not any(word in text for word in (".yaml", ".yml", ".json", "config_path")) \
+            and not any(word in text for word in _FRAMEWORK_WORDS):
         return None
     names = [ConfigName(m.group(2), _line(text, m.start(2))) for m in _NAMED.finditer(text)]
     names += [ConfigName(m.group(2) or ".", _line(text, m.start(2)), folder=True) for m in _HYDRA_PATH.finditer(text)]
@@ -230,8 +231,8 @@ def resolve_name(name: ConfigName, named_in: str, configs: Sequence[str]) -> Tup
     script run from another folder, ``$ROOT/configs/ds.json``). A folder (Hydra's ``config_path``) stands for
     every configuration file under it."""
     text = name.text.strip()
-    text = re.split(r"[}$]", text)[-1] if ("$" in text or "}" in text) else text  # $ROOT/configs/x.yaml
-    text = text.lstrip("/") if ("$" in name.text or "}" in name.text) else text
+    if "$" in text:  # $ROOT/configs/x.yaml, ${CONF_DIR}/x.yaml: the path after the last variable
+        text = re.sub(r"^.*(?:\$\{[^}]*\}|\$\w+)", "", text).lstrip("/")
     if text.startswith(("pkg://", "file://")) or "://" in text:
         return ()
     here = posixpath.dirname(named_in)
