@@ -284,3 +284,24 @@ def test_fix_writes_the_value_deepspeeds_code_names(tmp_path, target, line):
     new = changed["configs/ds_zero3.json"]
     assert line in new and new.count("\n") == DS_CONFIG.count("\n")
     assert '"amp": {"enabled": true, "opt_level": "O1"}' in new  # a suggestion only: left for a hand
+
+
+LIGHTNING_CLI = "from lightning.pytorch.cli import LightningCLI\n\nLightningCLI()\n"
+HF_ARGS = ("from transformers import HfArgumentParser, TrainingArguments\n\n"
+           "args = HfArgumentParser(TrainingArguments).parse_yaml_file('recipes/sft.yaml')\n")
+
+
+@pytest.mark.parametrize("files, config, api, rule, cann", [
+    pytest.param({"main.py": LIGHTNING_CLI, "run.sh": "python main.py fit --config configs/default.yaml\n"},
+                 "trainer:\n  accelerator: cuda\n", "config:trainer.accelerator", "config-setting", Status.REWRITE,
+                 id="lightning-cli-accelerator-cuda-is-lightnings-not-a-device-string"),
+    pytest.param({"sft.py": HF_ARGS}, "output_dir: out\ntf32: true\n", "config:tf32", "config-setting",
+                 Status.REWRITE, id="hf-arguments-yaml-tf32"),
+    pytest.param({"sft.py": HF_ARGS}, "output_dir: out\nddp_backend: nccl\n", "config:ddp_backend", "config-setting",
+                 Status.SUPPORTED, id="hf-ddp-backend-accelerate-overrides"),
+])
+def test_a_frameworks_key_is_judged_as_the_framework_reads_it(scan_tree, files, config, api, rule, cann):
+    path = "configs/default.yaml" if "main.py" in files else "recipes/sft.yaml"
+    report = scan_tree({**files, path: config})
+    [finding] = [f for f in report.judged if f.path == path]
+    assert (finding.api, finding.rule, finding.verdicts["cann"].status) == (api, rule, cann)

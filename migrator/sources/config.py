@@ -155,6 +155,9 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
     snippet = f"{key}: {value}" if key else value  # as a YAML line writes it (a suggestion rewrites its value)
     where = f"{FAMILY_NAMES[family]} key `{path}`" if path else FAMILY_NAMES[family]
     text = Value(ValueKind.STR, value)
+    if path and len(value) <= 200 and _framework_key(path, value, family):  # the framework's, whatever the value
+        # (`trainer.accelerator: cuda` is Lightning's choice, `ddp_backend: nccl` transformers' / accelerate's)
+        return _setting(path, span, value, key, siblings, family)
     if _DEVICE.match(value):
         return Usage(api="torch.device", kind=UsageKind.LITERAL, span=span, snippet=snippet,
                      args=(Argument(None, text),), context=where,
@@ -164,9 +167,27 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
                      args=(Argument(None, text),), context=where)
     if not path or len(value) > 200:
         return None
+    return _setting(path, span, value, key, siblings, family)
+
+
+def _setting(path: str, span: Span, value: str, key: str, siblings: Tuple[Tuple[str, str], ...],
+             family: str) -> Usage:
     others = tuple(Argument(k, Value(ValueKind.STR, v)) for k, v in siblings if k != key)
     return Usage(api=f"config:{path}", kind=UsageKind.SETTING, span=span, snippet=f"{path}: {value}",
-                 args=(Argument(key, text), *others), context=family)
+                 args=(Argument(key, Value(ValueKind.STR, value)), *others), context=family)
+
+
+#: which frameworks' rows a file of each family serves (a generic YAML: the frameworks configured through one)
+FAMILY_FRAMEWORKS = {DEEPSPEED: ("deepspeed",), ACCELERATE: ("accelerate",), GENERIC: ("lightning", "transformers")}
+
+
+def _framework_key(path: str, value: str, family: str) -> bool:
+    """Whether a row of ``curated/frameworks.yaml`` of the file's family names this key and value."""
+    from ..maps.load import framework_settings
+
+    frameworks = FAMILY_FRAMEWORKS[family]
+    return any(row.framework in frameworks and row.matches(value)
+               and any(path == k or path.endswith("." + k) for k in row.config) for row in framework_settings())
 
 
 def _is_device_name(value: str) -> bool:

@@ -7,13 +7,10 @@ from typing import List, Optional, Tuple
 
 from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Edit, EditKind, Status, Usage, fix_of
-from ...sources.config import ACCELERATE, DEEPSPEED, GENERIC
+from ...sources.config import FAMILY_FRAMEWORKS, GENERIC
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import setting_verdict
-
-#: which frameworks' rows a file of each family serves (a generic YAML: the frameworks configured through one)
-_FAMILY_FRAMEWORKS = {DEEPSPEED: ("deepspeed",), ACCELERATE: ("accelerate",), GENERIC: ("lightning", "transformers")}
 
 _HYDRA = "import hydra\nimport lightning as L\n\n@hydra.main(config_path='conf', config_name='config')\n" \
          "def main(cfg):\n    L.Trainer(**cfg.trainer).fit(None)\n"
@@ -93,7 +90,7 @@ def matched(usage: Usage) -> List[Tuple[FrameworkSetting, str]]:
     if usage.kind != "setting" or not usage.api.startswith("config:") or not usage.args:
         return []
     path, value = usage.api[len("config:"):], usage.args[0].value.text
-    frameworks = _FAMILY_FRAMEWORKS.get(usage.context or GENERIC, ())
+    frameworks = FAMILY_FRAMEWORKS.get(usage.context or GENERIC, ())
     siblings = {a.keyword: (a.value.text or "").lower() for a in usage.args[1:] if a.keyword}
     out = []
     for row in framework_settings():
