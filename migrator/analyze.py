@@ -16,6 +16,7 @@ from .project import dtypes
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, VOCABULARY
 from .rules.tune import keeps_for_tuning
+from .sources.config import ConfigError, config_text, python_refs, read_config, script_refs
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
@@ -190,8 +191,10 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
         if py2:
             return FileResult(source, FileStatus.ERROR, f"Python 2 source ({py2}); migrator reads Python 3 only")
     outline = outline_of(tree, name, is_package) if tree is not None else None
+    refs = python_refs(text)
     if prefilter and tree is not None and not RELEVANT.search(text):  # no finding can come from here: skip libcst
-        return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline, prefiltered=True)
+        return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline, prefiltered=True,
+                          config_refs=refs)
     module = parse_python(text, valid=tree is not None)
     note = None
     if isinstance(module, ParseFailure) and is_too_deep(module):  # leave the one statement out, read the rest
@@ -206,7 +209,7 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     facts, usages = _resolve(module, name, is_package, source=text, tree=tree)
     step, left_out = _step(tree, name, text)
     return FileResult(source, FileStatus.OK, _joined(note, left_out), usages=usages, python=facts, outline=outline,
-                      step=step)
+                      step=step, config_refs=refs)
 
 
 def _resolve(module, name: str, is_package: bool, position_map=None, source: Optional[str] = None,
@@ -259,7 +262,7 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
     outline = outline_of(tree, name, False) if tree is not None else None
     step, left_out = _step(tree, name, code.python, code.map_span)
     return FileResult(source, FileStatus.OK, left_out, usages=usages + shell, python=facts, outline=outline,
-                      step=step)
+                      step=step, config_refs=python_refs(code.python))
 
 
 def _notebook_by_cell(source: SourceFile, code: NotebookCode, shell: Tuple[Usage, ...], reason: str) -> FileResult:
@@ -300,8 +303,21 @@ def _cuda(source: SourceFile, data: bytes) -> FileResult:
 def _environment(source: SourceFile, data: bytes) -> FileResult:
     if b"\x00" in data[:8192]:
         return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
-    return FileResult(source, FileStatus.OK, usages=read_environment(data.decode("utf-8", errors="replace"),
-                                                                     source.kind))
+    text = data.decode("utf-8", errors="replace")
+    refs = script_refs(text) if source.kind in (FileKind.SHELL, FileKind.DOCKERFILE) else None
+    return FileResult(source, FileStatus.OK, usages=read_environment(text, source.kind), config_refs=refs)
+
+
+def _training_config(source: SourceFile, data: bytes) -> FileResult:
+    """A configuration file: its values, judged later only if something reads the file (``project/configs``)."""
+    text = config_text(data)
+    if isinstance(text, ConfigError):
+        return FileResult(source, FileStatus.ERROR, str(text))
+    try:
+        usages, refs = read_config(text, source.rel)
+    except ConfigError as exc:
+        return FileResult(source, FileStatus.ERROR, str(exc))
+    return FileResult(source, FileStatus.OK, usages=usages, config_refs=refs if refs.names else None)
 
 
 _ANALYZERS = {
@@ -312,4 +328,5 @@ _ANALYZERS = {
     FileKind.SHELL: _environment,
     FileKind.DOCKERFILE: _environment,
     FileKind.REQUIREMENTS: _environment,
+    FileKind.TRAINING_CONFIG: _training_config,
 }

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .model import FileKind, FileResult, FileStatus, SourceFile
+from .sources.config import MAX_CONFIG_BYTES, is_config_name
 
 #: Larger files are skipped with a reason: generated code, vendored blobs, data dumps.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -48,6 +49,8 @@ def kind_of(name: str) -> Optional[FileKind]:
     suffix = os.path.splitext(name)[1].lower()
     if suffix in _SUFFIX_KINDS:
         return _SUFFIX_KINDS[suffix]
+    if is_config_name(name):
+        return FileKind.TRAINING_CONFIG
     if _REQUIREMENTS.match(name):
         return FileKind.REQUIREMENTS
     if _DOCKERFILE.search(name):
@@ -116,6 +119,8 @@ def classify(path: Path, rel: str, kind: FileKind, inside: Optional[str] = None)
     if inside is not None and path.is_symlink() and not _within(os.path.realpath(path), inside):
         return Discovery((), (FileResult(record, FileStatus.SKIPPED,
                                          "symbolic link to a file outside the scanned folder: not followed"),))
+    if kind == FileKind.TRAINING_CONFIG and size > MAX_CONFIG_BYTES:  # data (a vocabulary, annotations)
+        return Discovery((), ())
     if size > MAX_FILE_BYTES:
         reason = f"file too large ({size // 1024} KiB > {MAX_FILE_BYTES // 1024} KiB limit), not scanned"
         return Discovery((), (FileResult(record, FileStatus.SKIPPED, reason),))

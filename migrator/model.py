@@ -44,6 +44,7 @@ class UsageKind(Closed):
     BASE_IMAGE = "base-image"  # a Dockerfile's ``FROM``
     REQUIREMENT = "requirement"  # a requirements line
     KERNEL = "kernel"  # a CUDA kernel or registration of a ``.cu``/``.cpp`` file (``inventory.kernel_usages``)
+    SETTING = "setting"  # a key's value in a configuration file (``sources/config.py``): ``api`` is ``config:<key>``
 
 
 class ValueKind(Closed):
@@ -163,6 +164,9 @@ class FileKind(str, Enum):
     DOCKERFILE = "dockerfile"
     REQUIREMENTS = "requirements"
     CONFIG = "config"  # a file that steers the scan (``.gitignore``): reported when part of it cannot be used
+    #: a training configuration file (YAML, JSON, ``.deepspeed_env``: ``sources/config.py``); its values are
+    #: findings only when some code, launch script or framework reads the file (``project/configs.py``)
+    TRAINING_CONFIG = "training-config"
 
 
 class FileStatus(str, Enum):
@@ -701,6 +705,26 @@ class StepFacts:
 
 
 @dataclass(frozen=True)
+class ConfigName:
+    """A configuration file (or, ``folder``, a folder of them: Hydra's ``config_path``) a file names, as written,
+    with the line that names it."""
+
+    text: str
+    line: int
+    folder: bool = False
+
+
+@dataclass(frozen=True)
+class ConfigRefs:
+    """What a file says about configuration files (``sources/config.py``): the names it hands on (a string
+    literal ``"ds_config.json"``, a launch's ``--config_file accelerate.yaml``, Hydra's ``config_path``), and the
+    frameworks it imports or launches, which read configuration files of their own (``.deepspeed_env``)."""
+
+    names: Tuple[ConfigName, ...] = ()
+    frameworks: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FileResult:
     """The per-file outcome: status, and the facts or findings of that file's own kind."""
 
@@ -719,6 +743,8 @@ class FileResult:
     marked: bool = False
     #: what a Python module says about a training step: its loops, its step functions, its tuning sites
     step: Optional[StepFacts] = None
+    #: the configuration files the file names, and the frameworks that read their own (``sources/config.py``)
+    config_refs: Optional["ConfigRefs"] = None
     #: the few of ``usages`` the cross-file stages read, kept apart when the result comes from the cache (where
     #: ``usages`` loads only on first use: ``engine/cache.LazyUsages``); ``None``: they read ``usages`` itself
     shared_usages: Optional[Tuple[Usage, ...]] = field(default=None, compare=False)

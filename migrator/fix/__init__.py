@@ -43,6 +43,7 @@ from ..gitcheck import GitUnavailable, uncommitted
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span
 from ..resolve.dotted import dotted
+from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from .together import decide
 
@@ -229,6 +230,10 @@ def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> Fil
         new, done, skipped = _fix_python(text, file_plan, target)
     else:
         new, done, skipped = _fix_lines(text, file_plan.edits)
+        if new != text and is_config_name(rel.rsplit("/", 1)[-1]) and not reads_back(text, new, rel):
+            skipped = [*skipped, *(Skipped(p.finding, p.rule, p.at.line, "the edited file would not read back "
+                                            "with the same keys: left as it is") for p in done)]
+            new, done = text, []
     if new == text:
         return FileFix(rel, text, None, _ids(done), tuple(skipped))
     return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done))
@@ -1011,7 +1016,12 @@ def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[Plann
                 or planned.edit.old not in lines[line - 1]:
             skipped.append(Skipped(planned.finding, planned.rule, line, "the line no longer holds the finding"))
             continue
-        lines[line - 1] = lines[line - 1].replace(planned.edit.old, planned.edit.new, 1)
+        text, col = lines[line - 1], planned.at.col
+        if col is not None and text.startswith(planned.edit.old, col):  # at the value itself (a configuration
+            # file's `cuda_device: cuda`), else the first on the line
+            lines[line - 1] = text[:col] + planned.edit.new + text[col + len(planned.edit.old):]
+        else:
+            lines[line - 1] = text.replace(planned.edit.old, planned.edit.new, 1)
         applied.append(planned)
     return "".join(lines), applied, skipped
 

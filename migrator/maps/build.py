@@ -168,8 +168,8 @@ def _frameworks_table(curated: Path) -> dict:
             raise MapsBuildError(f"{where}: needs argument, values, file and quote")
         if row.get("category") not in ("device", "distributed", "amp"):
             raise MapsBuildError(f"{where}: category must be device, distributed or amp")
-        for kind in ("renamed", "kept"):
-            verdict = row.get(kind) or {}
+        for kind in ("renamed", "kept", *(row.get("targets") or {})):
+            verdict = row.get(kind) or (row.get("targets") or {}).get(kind) or {}
             if verdict.get("status") not in _FRAMEWORK_STATUSES or not verdict.get("says"):
                 raise MapsBuildError(f"{where}: `{kind}` needs a status ({', '.join(_FRAMEWORK_STATUSES)}) and says")
     return {"schema": "migrator.frameworks/1", "frameworks": frameworks, "settings": data.get("settings") or [],

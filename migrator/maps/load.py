@@ -388,7 +388,8 @@ def device_tools() -> Mapping[str, Mapping[str, Any]]:
 @dataclass(frozen=True)
 class FrameworkSetting:
     """A framework's handling of one setting's values (``curated/frameworks.yaml``): per kind of runtime
-    (``renamed`` / ``kept``, the target's ``cuda_names``) a status, a message and maybe a suggestion."""
+    (``renamed`` / ``kept``, the target's ``cuda_names``) a status, a message and maybe a suggestion; a target id
+    (``targets: {neuware: ...}``) where the framework treats that runtime apart from the others of its kind."""
 
     id: str
     framework: str
@@ -423,7 +424,7 @@ def framework_settings() -> Tuple[FrameworkSetting, ...]:
             id=row["id"], framework=row["framework"], category=row["category"], calls=tuple(row.get("calls") or ()),
             argument=row["argument"], config=tuple(row.get("config") or ()),
             values=tuple(str(v) for v in row["values"]), source=source, quote=row["quote"],
-            verdicts={kind: row[kind] for kind in ("renamed", "kept")}))
+            verdicts={**{kind: row[kind] for kind in ("renamed", "kept")}, **(row.get("targets") or {})}))
     return tuple(out)
 
 

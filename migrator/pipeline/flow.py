@@ -21,6 +21,7 @@ from ..evidence import weigh
 from ..maps.load import third_party
 from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 from ..project import in_project
+from ..project.configs import with_config_reads, with_unread_noted
 from ..project.coverage import apart
 from ..rules import RuleContext
 from .graph import reachable, reached_by_trace, with_call_paths
@@ -84,7 +85,9 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     ctx = RuleContext(targets=targets, third_party=third_party(), project=index)
     judged = judge(results, file_list(results, skipped), ctx, RuleMemo(request.cache, ctx, keys), root,
                    project_rules=request.call_graph, suppress=request.suppress)
-    findings = in_project(judged.findings, results, targets)
+    read, reads = with_config_reads(judged.findings, results)
+    judged = replace(judged, files=with_unread_noted(judged.files, reads))
+    findings = in_project(read, results, targets)
     traced = None
     if request.trace is not None:
         from ..trace.join import join_trace

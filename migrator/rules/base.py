@@ -338,6 +338,15 @@ def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
     return Edit(kind, old, new, at=value.origin if value.via else None)
 
 
+def replaced_literal(snippet: str, text: str, new: str) -> str:
+    """``snippet`` with the string literal ``text`` written as ``new``: quoted in code, or a configuration file's
+    plain ``key: value`` (``device: cuda`` -> ``device: npu``). The same snippet when it holds neither."""
+    out = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"')
+    if out == snippet and snippet.endswith(f": {text}"):
+        out = snippet[:-len(text)] + new
+    return out
+
+
 def device_string_verdict(target: TargetMap, value: Value, snippet: str, what: str = "CUDA device") -> Verdict:
     return cuda_names(target).device_string(target, value, snippet, what)
 
@@ -501,7 +510,7 @@ class RenamedCudaNames(CudaNames):
         text = value.text or "cuda"
         new = text.replace("cuda", target.device_to, 1)
         direct = value.via is None
-        suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+        suggestion = replaced_literal(snippet, text, new) if direct else None
         if value.kind == "fstr" and direct:
             suggestion = snippet.replace("cuda", target.device_to, 1)
         message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
@@ -515,7 +524,7 @@ class RenamedCudaNames(CudaNames):
         text = value.text or "nccl"
         new = renamed_backend(text, target.backend_to, target.device_to)
         direct = value.via is None
-        suggestion = snippet.replace(f"'{text}'", f"'{new}'").replace(f'"{text}"', f'"{new}"') if direct else None
+        suggestion = replaced_literal(snippet, text, new) if direct else None
         edit = literal_edit(value, text, new) if value.kind == "str" else None
         return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                        f"{needs_import(target)}", target.backend_source,

@@ -28,7 +28,7 @@ def setting_verdict(target: TargetMap, rows: Sequence[Tuple[FrameworkSetting, st
     worst: Optional[Tuple[FrameworkSetting, Mapping[str, str]]] = None
     evidence = []
     for row, value in rows:
-        verdict = row.verdicts[kind]
+        verdict = row.verdicts.get(target.id.split("@", 1)[0]) or row.verdicts[kind]
         status = Status(verdict["status"])
         says = str(verdict["says"]).format(device=target.device_to, backend=target.backend_to, target=target.id)
         parts.append(f"{row.argument}={value}: {says}")
