@@ -23,6 +23,7 @@ from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tu
 from .inventory import OpMembership
 from .evidence import active, counted_status, tally_key
 from .maps.load import TargetMap, third_party
+from .rules.base import PROJECT_OWN
 from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
@@ -104,8 +105,14 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
                                        blockers=blockers, import_first=target.import_first,
-                                       to_validate=to_validate))
+                                       to_validate=to_validate, selects_itself=_selects_itself(every, target.id)))
     return tuple(summaries)
+
+
+def _selects_itself(findings: Sequence[Finding], target: str) -> Tuple[str, ...]:
+    """The training files whose own code already chooses ``target``'s device beside CUDA's."""
+    return tuple(sorted({f.path for f in findings if f.context == Context.TRAINING and target in f.verdicts
+                         and f.verdicts[target].source == PROJECT_OWN}))
 
 
 def counted(findings: Sequence[Finding]) -> List[Finding]:

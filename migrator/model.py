@@ -901,6 +901,9 @@ class TargetSummary:
     #: counted findings whose evidence on this target does not bite (substitute data, notes): to validate on
     #: the card, apart from ``counts`` (whose ``unknown`` are the data gaps)
     to_validate: int = 0
+    #: the files that already choose this target's device themselves (a table or a test that names it beside
+    #: CUDA's): the project dispatches per device there, and its CUDA branches are left as they are
+    selects_itself: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -359,3 +359,10 @@ def test_a_dtype_named_as_a_tables_key_chooses_nothing(scan_tree):
     report = scan_tree({"loss.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.functional.logsigmoid"]
     assert found.verdicts["cann"].status == Status.SUPPORTED  # the project computes in fp32 here
+
+
+def test_the_report_names_the_files_that_already_choose_the_targets_device(scan_tree):
+    report = scan_tree({"dist.py": DISPATCH, "train.py": "import torch\nx = torch.zeros(2, device='cuda')\n"},
+                       ["cann", "neuware"])
+    by_id = {t.id: t for t in report.targets}
+    assert by_id["cann"].selects_itself == ("dist.py",) and by_id["neuware"].selects_itself == ()

@@ -30,6 +30,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         "targets": [
             {"id": t.id, "runtime": t.runtime, "version": t.version, "sources": list(t.sources),
              "readiness": t.readiness, "counts": dict(t.counts), "to_validate": t.to_validate,
+             "selects_itself": list(t.selects_itself),
              "effort": dict(t.effort),
              "blockers": [_blocker(b) for b in t.blockers]}
             for t in report.targets

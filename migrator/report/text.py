@@ -110,6 +110,10 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
                        if n and s != Status.UNKNOWN.value)
     validate = f"; {target.to_validate} to validate on the card (substitute data, notes)" if target.to_validate else ""
     out.write(f"  {counts or 'nothing to judge'}{validate}\n")
+    if target.selects_itself:
+        files = ", ".join(target.selects_itself[:3]) + (" ..." if len(target.selects_itself) > 3 else "")
+        out.write(f"  the project already chooses this device itself in {_count(len(target.selects_itself), 'file')} "
+                  f"({files}): its CUDA branches there stay as they are\n")
     for phase in plan.phases:
         if phase.findings:
             effort = (f"~{phase.hours:g} h -> {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]

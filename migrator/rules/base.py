@@ -383,6 +383,10 @@ def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
                    fix=fix_of(f"add '{target.device_to}' beside 'cuda' in this test"))
 
 
+#: The source of a verdict that rests on the project's own per-device code (``dispatched_beside``).
+PROJECT_OWN = "the project's own code"
+
+
 def dispatched_beside(target: TargetMap, usage: Usage) -> Optional[Verdict]:
     """A ``"cuda"`` / ``"nccl"`` written beside the target's own spelling (``{"cuda": "nccl", "npu": "hccl"}``,
     ``device.type in {"cuda", "npu"}``, ``t if t in {"npu", "xpu"} else "cuda"``) is the CUDA branch of code that
@@ -394,8 +398,8 @@ def dispatched_beside(target: TargetMap, usage: Usage) -> Optional[Verdict]:
     if not named:
         return None
     return Verdict(Status.SUPPORTED, f"already portable: the code names {', '.join(repr(n) for n in named)} beside "
-                   f"it, the branch that serves {target.id}; this one is CUDA's own", "the project's own code",
-                   evidence=(Evidence(Grade.PROOF, "the project's own code",
+                   f"it, the branch that serves {target.id}; this one is CUDA's own", PROJECT_OWN,
+                   evidence=(Evidence(Grade.PROOF, PROJECT_OWN,
                                       f"{usage.snippet} beside {', '.join(named)}"),))
 
 
