@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from functools import lru_cache
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..model import (Argument, ConfigName, ConfigRefs, FileKind, Span, Usage, UsageKind, Value, ValueKind)
 
@@ -165,8 +166,8 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
     if _BACKEND.match(value) and key not in _NOT_TORCH_BACKEND:
         return Usage(api="torch.distributed.Backend", kind=UsageKind.LITERAL, span=span, snippet=snippet,
                      args=(Argument(None, text),), context=where)
-    if not path or len(value) > 200:
-        return None
+    if not path or len(value) > 200 or not _named_key(path, family):
+        return None  # a key no framework row names: data, not a setting a rule judges
     return _setting(path, span, value, key, siblings, family)
 
 
@@ -183,11 +184,35 @@ FAMILY_FRAMEWORKS = {DEEPSPEED: ("deepspeed",), ACCELERATE: ("accelerate",), GEN
 
 def _framework_key(path: str, value: str, family: str) -> bool:
     """Whether a row of ``curated/frameworks.yaml`` of the file's family names this key and value."""
+    return any(row.matches(value) for row in _rows_for(path, family))
+
+
+def _named_key(path: str, family: str) -> bool:
+    """Whether a row of the file's family names this key, whatever its value."""
+    return bool(_rows_for(path, family))
+
+
+def _rows_for(path: str, family: str) -> tuple:
+    """The rows of the file's family whose ``config`` keys end ``path`` (``trainer.accelerator`` ends
+    ``model.trainer.accelerator``): a lookup per suffix of the path, not a scan of every row."""
+    index = _key_index(family)
+    parts = path.split(".")
+    found: list = []
+    for start in range(len(parts)):
+        found.extend(index.get(".".join(parts[start:]), ()))
+    return tuple(found)
+
+
+@lru_cache(maxsize=None)
+def _key_index(family: str) -> Dict[str, tuple]:
     from ..maps.load import framework_settings
 
-    frameworks = FAMILY_FRAMEWORKS[family]
-    return any(row.framework in frameworks and row.matches(value)
-               and any(path == k or path.endswith("." + k) for k in row.config) for row in framework_settings())
+    index: Dict[str, list] = {}
+    for row in framework_settings():
+        if row.framework in FAMILY_FRAMEWORKS[family]:
+            for key in row.config:
+                index.setdefault(key, []).append(row)
+    return {key: tuple(rows) for key, rows in index.items()}
 
 
 def _is_device_name(value: str) -> bool:
