@@ -8,7 +8,10 @@ import time
 
 import pytest
 
+from migrator.model import FileKind
 from migrator.sources.cuda import read_cuda
+from migrator.sources.environment import read_environment
+from migrator.sources.python import python2_marker
 
 SIZE = 200_000
 BOUND_SECONDS = 5.0
@@ -49,3 +52,59 @@ def test_cuda_reader_on_hostile_text_still_reads_what_is_there():
     assert [(k.name, k.lines) for k in facts.kernels] == [("k", 3)]
     assert facts.cuda_includes == ("cublas_v2.h",)
     assert sorted((r.name, r.namespace) for r in facts.registrations) == [("f", "a"), ("g", "b")]
+
+
+ENVIRONMENT_INPUTS = {
+    # ``\s+#.*$`` rescanned the run of spaces from each space
+    "spaces-without-comment": (FileKind.SHELL, " " * SIZE + "x\n"),
+    # the wheel-index expression rescanned the word from each ``-f`` inside it
+    "index-options-in-one-word": (FileKind.SHELL, "pip install x " + "-f=" * (SIZE // 3) + "\n"),
+    "index-options-requirement": (FileKind.REQUIREMENTS, "-f=" * (SIZE // 3) + "\n"),
+    "dockerfile-spaces": (FileKind.DOCKERFILE, "ENV CUDA_HOME=/x" + " " * SIZE + "\n"),
+}
+
+
+@pytest.mark.parametrize("kind, text", list(ENVIRONMENT_INPUTS.values()), ids=list(ENVIRONMENT_INPUTS))
+def test_environment_reader_is_linear(kind, text):
+    usages, seconds = _timed(read_environment, text, kind)
+    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+
+
+def test_environment_reader_keeps_its_answers_on_hostile_lines():
+    text = "pip install x " + "-f=" * 1000 + "https://download.pytorch.org/whl/cu118   # a comment\n"
+    usages = read_environment(text, FileKind.SHELL)
+    assert [(u.api, u.args[0].value.text) for u in usages] == [
+        ("pip.index-url", "-f=" * 999 + "https://download.pytorch.org/whl/cu118")]
+    assert read_environment("CUDA_HOME=/x" + " " * 5000 + "# CUDA_VISIBLE_DEVICES=1\n", FileKind.SHELL)[0].context \
+        == "CUDA_HOME"
+
+
+PYTHON2_INPUTS = {
+    "blank-lines": "\n" * SIZE + "print 'x'\n",  # ``^\s*`` crossed the blank lines from every line start
+    "indented-blank-lines": " \n" * (SIZE // 2) + "def f(:\n",
+}
+
+
+@pytest.mark.parametrize("text", list(PYTHON2_INPUTS.values()), ids=list(PYTHON2_INPUTS))
+def test_python2_detection_is_linear(text):
+    marker, seconds = _timed(python2_marker, text)
+    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+
+
+def test_python2_detection_names_the_failing_line_only():
+    assert python2_marker("\n" * 1000 + "print 'x'\n") == "print statement at line 1001"
+    assert python2_marker("MODE = 0o644\n# chmod 0755\ndef f(:\n") is None
+
+
+STEP_INPUTS = {
+    # a string of ``[`` and one of `` if ``: each rescanned the line to its end looking for a mask or an ``else``
+    "brackets-in-a-string": 'import torch\nx = "' + "[" * SIZE + '"\n',
+    "conditionals-in-a-string": 'import torch\nx = "' + " if " * (SIZE // 4) + '"\n',
+}
+
+
+@pytest.mark.parametrize("code", list(STEP_INPUTS.values()), ids=list(STEP_INPUTS))
+def test_python_reader_is_linear(scan_tree, code):
+    report, seconds = _timed(scan_tree, {"train.py": code})
+    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+    assert [f.status.value for f in report.files] == ["ok"]

@@ -19,12 +19,14 @@ if TYPE_CHECKING:
 #: Bracket depth past which the source is checked by CPython's own parser before libcst sees it.
 _DEEP_NESTING = 100
 
+#: Each anchored to one line (``[ \t]*+``, possessive: ``^\s*`` crossed newlines, so every line start of a run of
+#: blank lines rescanned the rest of the run, minutes for 200 KB) and matched no further than the failing line.
 _PY2_MARKERS = (
-    (re.compile(r"^\s*print\s+(?![\s(=.,)\[]|$)[\"'\w]", re.MULTILINE), "print statement"),
-    (re.compile(r"^\s*except\s+[\w.]+\s*,\s*\w+\s*:", re.MULTILINE), "'except X, e:' clause"),
-    (re.compile(r"^\s*exec\s+[\"'\w]", re.MULTILINE), "exec statement"),
-    (re.compile(r"^\s*raise\s+\w+\s*,", re.MULTILINE), "'raise E, msg' statement"),
-    (re.compile(r"\b0[0-7]+\b(?![.\w])"), "old-style octal literal"),
+    (re.compile(r"^[ \t]*+print[ \t]++[\"'\w]", re.MULTILINE), "print statement"),
+    (re.compile(r"^[ \t]*+except[ \t]++[\w.]++[ \t]*+,[ \t]*+\w++[ \t]*+:", re.MULTILINE), "'except X, e:' clause"),
+    (re.compile(r"^[ \t]*+exec[ \t]++[\"'\w]", re.MULTILINE), "exec statement"),
+    (re.compile(r"^[ \t]*+raise[ \t]++\w++[ \t]*+,", re.MULTILINE), "'raise E, msg' statement"),
+    (re.compile(r"\b0[0-7]++\b(?![.\w])"), "old-style octal literal"),
     (re.compile(r"\bur[\"']"), "ur'' string prefix"),
 )
 
@@ -204,13 +206,21 @@ def python2_marker(text: str) -> Optional[str]:
         failing = exc.lineno
     except (ValueError, RecursionError, MemoryError):
         return None
+    if failing is None:
+        start, end = 0, len(text)
+    else:  # only the failing line counts: only it is searched
+        start = 0
+        for _ in range(failing - 1):
+            start = text.find("\n", start) + 1
+            if start == 0:
+                return None
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
     for pattern, what in _PY2_MARKERS:
-        for match in pattern.finditer(text):
+        match = pattern.search(text, start, end)
+        if match:
             line = text.count("\n", 0, match.start()) + 1
-            if failing is None or line == failing:
-                return f"{what} at line {line}"
-            if line > failing:
-                break
+            return f"{what} at line {line}"
     return None
 
 
