@@ -172,7 +172,7 @@ def test_packaging_metadata_that_is_not_what_it_should_be_never_stops_a_scan(sca
 
 @pytest.mark.parametrize("line, words", [
     pytest.param("!", "GitIgnorePatternError", id="invalid-pattern"),
-    pytest.param("*a" * 30 + "b", "too many wildcards", id="backtracking-pattern"),
+    pytest.param("**/a/**/b/**/c/**/d", "too many '**'", id="backtracking-pattern"),
 ])
 def test_a_gitignore_line_that_cannot_be_used_is_named_and_the_rest_applies(scan_tree, line, words):
     report = scan_tree({".gitignore": f"ignored/\n{line}\n", "ignored/x.py": GOOD, "a" * 120 + ".py": GOOD,

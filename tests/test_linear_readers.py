@@ -108,3 +108,36 @@ def test_python_reader_is_linear(scan_tree, code):
     report, seconds = _timed(scan_tree, {"train.py": code})
     assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
     assert [f.status.value for f in report.files] == ["ok"]
+
+
+def test_gitignore_wildcards_are_linear(tmp_path):
+    """Eight ``*`` in a ``.gitignore`` line against long file names: pathspec's ``[^/]*`` runs backtracked for
+    minutes; each ``*`` but a name's last is now matched atomically."""
+    from migrator.discover import discover
+
+    (tmp_path / ".gitignore").write_text("*a*a*a*a*a*a*a*b\n**/x*y*z*w\n" + "*a" * 30 + "c\n")
+    for index in range(40):
+        (tmp_path / ("a" * 200 + f"{index}.py")).write_text("x = 1\n")
+    (tmp_path / ("a" * 40 + "c")).mkdir()  # thirty ``*a`` and a ``c``: once left out, now used
+    (tmp_path / ("a" * 40 + "c") / "ignored_too.py").write_text("x = 1\n")
+    (tmp_path / ("a" * 20 + "b")).mkdir()
+    (tmp_path / ("a" * 20 + "b") / "ignored.py").write_text("x = 1\n")
+    found, seconds = _timed(discover, tmp_path)
+    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+    assert len(found.files) == 40 and not any("ignored" in f.rel for f in found.files)
+    assert not found.skipped  # every line was used
+
+
+def test_fifty_thousand_exclude_patterns_are_not_quadratic(tmp_path):
+    """``[tool.migrator] exclude`` with 50,000 patterns over 200 files: ``fnmatch`` recompiled every pattern for
+    every file (4 s a file); compiled once, the folders are set lookups and the globs grouped by their start."""
+    from migrator.discover import Discovery
+    from migrator.model import FileKind, SourceFile
+    from migrator.pipeline import without_excluded
+
+    patterns = [f"generated/part{index}/" for index in range(25_000)] + [f"gen{index}/*.py" for index in range(25_000)]
+    rels = [f"src/module{index}.py" for index in range(200)] + ["generated/part77/x.py", "gen42/deep/y.py"]
+    found = Discovery(tuple(SourceFile(str(tmp_path / rel), rel, FileKind.PYTHON, 1) for rel in rels), ())
+    kept, seconds = _timed(without_excluded, found, (patterns, ""))
+    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+    assert [f.rel for f in kept.files] == rels[:200]
