@@ -30,3 +30,16 @@ def test_a_cell_that_does_not_parse_is_skipped_not_the_notebook(scan_tree):
     result = report.files[0]
     assert result.status == FileStatus.OK and "cells 1 skipped" in result.reason
     assert [(f.span.cell, f.api) for f in by_rule(report.findings, "device-call")] == [(2, "torch.cuda.empty_cache")]
+
+
+def test_a_line_magic_that_runs_code_is_read_as_code(scan_tree):
+    """``%time`` / ``%timeit`` run the Python after them: a device call there is a finding (it was blanked with the
+    magic, so ``check`` passed a notebook that runs CUDA code)."""
+    import json
+
+    source = "import torch\n%time y = torch.zeros(3, device='cuda')\n%timeit -n 10 -r 3 y.cuda()\n%matplotlib inline\n"
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": source}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    report = scan_tree({"timed.ipynb": json.dumps(notebook)})
+    found = {(f.span.line, f.span.col) for f in report.findings if f.path == "timed.ipynb"}
+    assert found >= {(2, 10), (3, 19)}  # the columns of the cell as written
