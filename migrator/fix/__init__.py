@@ -702,9 +702,22 @@ def _source(cell: dict) -> str:
 
 
 def _merge_ipython(original: str, blanked: List[str], python: List[str]) -> List[str]:
-    """Python lines of a cell with its IPython lines (magics, shell escapes, blanked in ``blanked``) put back."""
-    return [orig if blank == "" and orig.strip() else new
-            for orig, blank, new in zip(original.splitlines() or [""], blanked, python)]
+    """Python lines of a cell with its IPython lines (magics, shell escapes, blanked in ``blanked``) put back, and
+    the magic of a line that runs code (``%time y = ...``, read as ``0;    y = ...``, column for column) kept in
+    front of its code, edited or not."""
+    merged = []
+    for orig, blank, new in zip(original.splitlines() or [""], blanked, python):
+        if blank == "" and orig.strip():
+            merged.append(orig)
+        elif blank != orig and len(blank) == len(orig):
+            code = len(orig)
+            while code > 0 and orig[code - 1] == blank[code - 1]:
+                code -= 1
+            code = min(code + len(blank[code:]) - len(blank[code:].lstrip()), len(orig))
+            merged.append(orig[:code] + new[code:] if new[:code] == blank[:code] else orig)
+        else:
+            merged.append(new)
+    return merged
 
 
 def _cell_source(original: str, lines: List[str], raw: object) -> object:
