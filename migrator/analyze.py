@@ -195,14 +195,14 @@ def _python(source: SourceFile, data: bytes, prefilter: bool = True) -> FileResu
     if prefilter and tree is not None and not RELEVANT.search(text):  # no finding can come from here: skip libcst
         return FileResult(source, FileStatus.OK, python=PythonFacts(module=name), outline=outline, prefiltered=True,
                           config_refs=refs)
-    module = parse_python(text, valid=tree is not None)
+    module = parse_python(text, valid=tree is not None, tree=tree)
     note = None
     if isinstance(module, ParseFailure) and is_too_deep(module):  # leave the one statement out, read the rest
         partial = without_deep_statements(text)
         if partial is not None:
             text, note = partial.text, partial.note
             tree = _ast_tree(text)
-            module = parse_python(text, valid=tree is not None)  # CPython's parser has vetted it: once
+            module = parse_python(text, valid=tree is not None, tree=tree)  # CPython's parser has vetted it: once
             outline = outline_of(tree, name, is_package) if tree is not None else None
     if isinstance(module, ParseFailure):
         return FileResult(source, FileStatus.ERROR, module.reason)
@@ -254,7 +254,7 @@ def _notebook(source: SourceFile, data: bytes) -> FileResult:
         return FileResult(source, FileStatus.ERROR, code)
     shell = _notebook_shell(code)
     tree = _ast_tree(code.python)
-    module = parse_python(code.python, valid=tree is not None)
+    module = parse_python(code.python, valid=tree is not None, tree=tree)
     if isinstance(module, ParseFailure):
         return _notebook_by_cell(source, code, shell, module.reason)
     name = module_name_for(source.rel)

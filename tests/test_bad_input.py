@@ -156,7 +156,9 @@ def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(tmp_path):
         out = io.StringIO()
         render(report, out)
         out.getvalue().encode("utf-8")  # no lone surrogate left to crash a UTF-8 writer
-        assert "caf\\xe9_train.py" in out.getvalue() or "caf\\\\xe9_train.py" in out.getvalue()
+        # the escaped text, as JSON writes it, or percent-encoded in a SARIF URI
+        forms = ("caf\\xe9_train.py", "caf\\\\xe9_train.py", "caf%5Cxe9_train.py")
+        assert any(form in out.getvalue() for form in forms)
 
 
 @pytest.mark.parametrize("pyproject", [
@@ -172,7 +174,7 @@ def test_packaging_metadata_that_is_not_what_it_should_be_never_stops_a_scan(sca
 
 @pytest.mark.parametrize("line, words", [
     pytest.param("!", "GitIgnorePatternError", id="invalid-pattern"),
-    pytest.param("*a" * 30 + "b", "too many wildcards", id="backtracking-pattern"),
+    pytest.param("**/a/**/b/**/c/**/d", "too many '**'", id="backtracking-pattern"),
 ])
 def test_a_gitignore_line_that_cannot_be_used_is_named_and_the_rest_applies(scan_tree, line, words):
     report = scan_tree({".gitignore": f"ignored/\n{line}\n", "ignored/x.py": GOOD, "a" * 120 + ".py": GOOD,

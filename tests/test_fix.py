@@ -336,3 +336,14 @@ def test_no_file_changes_when_one_cannot_be_written(tmp_path, monkeypatch):
     assert outcome.failed and outcome.problems[-1].endswith("no file was changed")
     assert all("cuda()" in (tmp_path / n).read_text() for n in ("a.py", "b.py"))
     assert not list(tmp_path.glob(".*migrator-tmp"))
+
+
+def test_a_timed_device_call_in_a_notebook_is_fixed_with_its_magic_kept(tmp_path):
+    source = ["import torch\n", "%time y = torch.zeros(3, device='cuda')\n", "%timeit -n 2 y.cuda()"]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+                           "source": source}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write_tree(tmp_path, {"timed.ipynb": json.dumps(notebook, indent=1)})
+    chosen = resolve_targets(["cann"])
+    write_fixes(tmp_path, fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0]).changed)
+    cells = json.loads((tmp_path / "timed.ipynb").read_text())["cells"]
+    assert cells[0]["source"][-2:] == ["%time y = torch.zeros(3, device='npu')\n", "%timeit -n 2 y.npu()"]

@@ -372,3 +372,15 @@ def test_a_fleet_whose_only_worker_is_killed_ends_and_leaves_nothing_behind(tmp_
         time.sleep(0.2)
     assert not _scans_of(repo), "the killed worker's scan is still running"
     assert not list(temp.glob("migrator-fleet-*")), "the killed worker's temporary folder is still there"
+
+
+def test_repositories_whose_names_slug_alike_get_distinct_pages():
+    """``a b``, ``a?b`` and ``a_b`` (and ``Repo``/``repo`` on a case-blind file system) once shared one page: the
+    last repository's report overwrote the others'."""
+    from migrator.fleet.run import _slug
+
+    names = ["a b", "a?b", "a_b", "Repo", "repo", "..", ".hidden", "x" * 300]
+    slugs = [_slug(name) for name in names]
+    assert len({slug.lower() for slug in slugs}) == len(names)
+    assert all(slug and "/" not in slug and not slug.startswith(".") and len(slug) < 120 for slug in slugs)
+    assert _slug("nanolm") == "nanolm"  # a plain name keeps its page

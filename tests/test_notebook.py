@@ -56,3 +56,16 @@ def test_line_magics_that_name_nothing_of_cuda_are_left_alone(scan_tree, line):
     nb = _nb(("code", ["import torch\n", line]))
     report = scan_tree({"explore.ipynb": nb})
     assert [f.rule for f in report.judged if f.span.line == 2] == []
+
+
+def test_a_line_magic_that_runs_code_is_read_as_code(scan_tree):
+    """``%time`` / ``%timeit`` run the Python after them: a device call there is a finding (it was blanked with the
+    magic, so ``check`` passed a notebook that runs CUDA code)."""
+    import json
+
+    source = "import torch\n%time y = torch.zeros(3, device='cuda')\n%timeit -n 10 -r 3 y.cuda()\n%matplotlib inline\n"
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": source}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    report = scan_tree({"timed.ipynb": json.dumps(notebook)})
+    found = {(f.span.line, f.span.col) for f in report.findings if f.path == "timed.ipynb"}
+    assert found >= {(2, 10), (3, 19)}  # the columns of the cell as written

@@ -183,3 +183,13 @@ def test_a_page_of_ten_thousand_findings_stays_small_and_draws_in_chromium(tmp_p
     assert len(re.findall(r"<tr data-path=", dom)) <= 200  # only the first files' rows are drawn
     width = int(re.search(r'data-page-width="(\d+)"', dom).group(1))
     assert width <= 1400  # no sideways scrolling at 1,400 px
+
+
+def test_sarif_uris_are_percent_encoded(scan_tree):
+    """A file named ``a #b%?.py`` is the URI ``a%20%23b%25%3F.py``: raw, a viewer reads ``a `` and a fragment."""
+    report = scan_tree({"odd dir/a #b%?.py": "import torch\ntorch.cuda.synchronize()\n",
+                        "caf\u00e9.py": "import torch\ntorch.cuda.synchronize()\n"})
+    log = sarif_format.to_dict(report)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for result in log["runs"][0]["results"] for loc in result["locations"]}
+    assert uris == {"odd%20dir/a%20%23b%25%3F.py", "caf%C3%A9.py"}

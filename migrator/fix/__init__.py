@@ -45,6 +45,7 @@ from ..model import Edit, EditKind, Report, SourceFile, Span
 from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
+from ..sources.python import ParseFailure, parse_python
 from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -486,10 +487,9 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
                 bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[PlannedEdit], List[Skipped]]:
     """Apply a file's edits to Python source; a notebook cell passes the names its other cells import."""
     edits = file_plan.edits
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {exc.message}") for e in edits]
+    module = parse_python(text)  # within libcst's budgets (sources/python.parse_budget), or why not
+    if isinstance(module, ParseFailure):
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}") for e in edits]
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -814,11 +814,10 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     cell_names: Dict[int, Dict[str, str]] = {}  # per code cell: the names its top-level imports bind
     for index, cell in enumerate(cells):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            try:
-                cell_names[index] = _top_level_names(cst.parse_module(
-                    "\n".join(python_lines(_source(cell))[0]) + "\n"))
-            except cst.ParserSyntaxError:
+            cell_module = parse_python("\n".join(python_lines(_source(cell))[0]) + "\n")
+            if isinstance(cell_module, ParseFailure):
                 continue
+            cell_names[index] = _top_level_names(cell_module)
     notebook_names = {name: module for names in cell_names.values() for name, module in names.items()}
     torch_cell = next((i for i, names in sorted(cell_names.items())
                        if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
@@ -992,9 +991,22 @@ def _source(cell: dict) -> str:
 
 
 def _merge_ipython(original: str, blanked: List[str], python: List[str]) -> List[str]:
-    """Python lines of a cell with its IPython lines (magics, shell escapes, blanked in ``blanked``) put back."""
-    return [orig if blank == "" and orig.strip() else new
-            for orig, blank, new in zip(original.splitlines() or [""], blanked, python)]
+    """Python lines of a cell with its IPython lines (magics, shell escapes, blanked in ``blanked``) put back, and
+    the magic of a line that runs code (``%time y = ...``, read as ``0;    y = ...``, column for column) kept in
+    front of its code, edited or not."""
+    merged = []
+    for orig, blank, new in zip(original.splitlines() or [""], blanked, python):
+        if blank == "" and orig.strip():
+            merged.append(orig)
+        elif blank != orig and len(blank) == len(orig):
+            code = len(orig)
+            while code > 0 and orig[code - 1] == blank[code - 1]:
+                code -= 1
+            code = min(code + len(blank[code:]) - len(blank[code:].lstrip()), len(orig))
+            merged.append(orig[:code] + new[code:] if new[:code] == blank[:code] else orig)
+        else:
+            merged.append(new)
+    return merged
 
 
 def _cell_source(original: str, lines: List[str], raw: object) -> object:

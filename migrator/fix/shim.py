@@ -18,6 +18,7 @@ import libcst as cst
 from ..maps.load import TargetMap
 from ..model import Report
 from ..shim import shims
+from ..sources.python import ParseFailure, parse_python
 from . import Change, FileFix, FixReport, _import_position, _insert_import, imports_in, read_for_fix
 
 #: entry-point kinds (``graph/entries.py``) that get the shim: the ones Python runs as a program
@@ -38,11 +39,11 @@ def shim_fixes(root: Path, report: Report, target: TargetMap,
             files.append(read)
             continue
         text, digest, bom = read
-        try:
-            have = _imported_modules(cst.parse_module(text))
-        except cst.ParserSyntaxError as exc:
-            files.append(FileFix(rel, text, None, error=f"does not parse: {exc.message}: no shim added"))
+        module = parse_python(text)  # within libcst's budgets (sources/python.parse_budget), or why not
+        if isinstance(module, ParseFailure):
+            files.append(FileFix(rel, text, None, error=f"does not parse: {module.reason}: no shim added"))
             continue
+        have = _imported_modules(module)
         missing = [line for line in shim.imports if _module_of(line) not in have]
         if not missing:
             continue

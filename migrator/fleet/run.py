@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from contextlib import contextmanager
@@ -138,7 +139,14 @@ def _client(scheduler: Optional[str], workers: Optional[int]) -> Iterator[Tuple[
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "repo"
+    """A page name for the repository named ``name``: its safe characters, and when any were replaced, or it has
+    capitals or is long (``a b`` and ``a?b``, or ``Repo`` and ``repo`` on a case-blind file system, would share a
+    page), a digest of the whole name, so that two repositories never write one page."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(".") or "repo"
+    if safe == name and name == name.lower() and len(name) <= 100:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{safe[:100]}-{digest}"
 
 
 def _link(page: Path, base: Optional[Path]) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from ..discover import classify, discover, display_name, excluded, kind_of
+from ..discover import Exclusions, classify, discover, display_name, kind_of
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
 from ..evidence import active
@@ -66,9 +66,11 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
 def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[List[SourceFile], List[FileResult]]:
     if not paths:
         found = discover(root)
-        return [f for f in found.files if not excluded(f.rel, exclude)], list(found.skipped)
+        exclusions = Exclusions(exclude)
+        return [f for f in found.files if not exclusions.match(f.rel)], list(found.skipped)
     files: List[SourceFile] = []
     skipped: List[FileResult] = []
+    exclusions = Exclusions(exclude)
     for path in paths:
         path = Path(path).resolve()
         try:
@@ -76,7 +78,7 @@ def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[
         except ValueError:
             rel = path.name
         kind = kind_of(path.name)
-        if kind is None or excluded(rel, exclude) or not path.exists():
+        if kind is None or exclusions.match(rel) or not path.exists():
             continue
         found = classify(path, display_name(rel), kind)  # the size cap and special files, as a scan has them
         files.extend(found.files)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
-from ..discover import Discovery, discover, excluded
+from ..discover import Discovery, Exclusions, discover
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
 from ..maps.load import TargetMap
@@ -63,5 +63,6 @@ def without_excluded(found: Discovery, exclude: Exclude) -> Discovery:
     if not exclude or not exclude[0]:
         return found
     patterns, base = exclude
-    return replace(found, files=tuple(f for f in found.files if not excluded(base + f.rel, patterns)),
-                   skipped=tuple(r for r in found.skipped if not excluded(base + r.file.rel, patterns)))
+    exclusions = Exclusions(patterns)
+    return replace(found, files=tuple(f for f in found.files if not exclusions.match(base + f.rel)),
+                   skipped=tuple(r for r in found.skipped if not exclusions.match(base + r.file.rel)))

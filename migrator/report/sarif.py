@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 from typing import Any, Dict, List, Optional, TextIO
 
 from .. import __version__
@@ -21,6 +22,12 @@ _LEVEL = {Status.UNSUPPORTED: "error", Status.PORT: "error", Status.REWRITE: "wa
           Status.UNKNOWN: "note", Status.PARTIAL: "note", Status.SUPPORTED: "none"}
 
 
+def _uri(path: str) -> str:
+    """A relative URI reference for a POSIX path (RFC 3986, as SARIF requires): ``#``, ``?``, ``%``, spaces and
+    everything outside ASCII percent-encoded, so that a file named ``a#b.py`` is not read as ``a`` and a fragment."""
+    return quote(path, safe="/")
+
+
 def to_dict(report: Report) -> Dict[str, Any]:
     """The SARIF log. Paths are from the root of the git work tree the scanned folder is in, so code scanning
     places the results of a subfolder's scan (``repository_prefix``)."""
@@ -31,12 +38,12 @@ def to_dict(report: Report) -> Dict[str, Any]:
     kept, left_out = per_file_cap(report.findings)
     notes = [{"level": "note", "message": {"text": f"{count} more results in {path} left out (over "
                                                    f"{MAX_RESULTS_PER_FILE} in one file); the JSON report has them"},
-              "locations": [{"physicalLocation": {"artifactLocation": {"uri": prefix + path}}}]}
+              "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(prefix + path)}}}]}
              for path, count in sorted(left_out.items())]
     # a file that could not be read is said as an error, where code scanning shows it (a syntax error fails
     # `check`: it cannot pass what it could not read)
     notes += [{"level": "error", "message": {"text": f"not analysed: {result.reason}"},
-               "locations": [{"physicalLocation": {"artifactLocation": {"uri": prefix + result.file.rel}}}]}
+               "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(prefix + result.file.rel)}}}]}
               for result in report.files if result.status == FileStatus.ERROR]
     return {
         "$schema": SARIF_SCHEMA,
@@ -104,7 +111,7 @@ def _result(finding: Finding, index: Dict[str, int], plugins: Dict[str, str], pr
 
 
 def _location(finding: Finding, prefix: str) -> Dict[str, Any]:
-    location: Dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path}}
+    location: Dict[str, Any] = {"artifactLocation": {"uri": _uri(prefix + finding.path)}}
     span = finding.span
     if span.line is not None and span.cell is None:
         region: Dict[str, Any] = {"startLine": span.line}
@@ -131,7 +138,7 @@ def _fixes(finding: Finding, plugins: Dict[str, str], prefix: str) -> List[Dict[
         fixes.append({
             "description": {"text": f"{target}: {rewrite.new}{plugin}"},
             "artifactChanges": [{
-                "artifactLocation": {"uri": prefix + rewrite.path},
+                "artifactLocation": {"uri": _uri(prefix + rewrite.path)},
                 "replacements": [{"deletedRegion": {"startLine": rewrite.line, "startColumn": rewrite.col + 1,
                                                     "endLine": rewrite.line, "endColumn": rewrite.end_col + 1},
                                   "insertedContent": {"text": rewrite.new}}],

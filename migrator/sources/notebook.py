@@ -8,12 +8,17 @@ the environment reader instead.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple, Union
 
 from ..model import Span
 
 _SHELL_CELL_MAGICS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%system")
+#: line magics that run the Python after them (and their options): the code is read, blanked of the magic only,
+#: so that a device call timed in a notebook is not passed over (issue 42: ``check`` read it as nothing)
+_CODE_MAGIC = re.compile(r"%(?:time|timeit|prun)(?:[ \t]++-[nrpqoc](?:[ \t]++\d++)?+|[ \t]++-[A-Za-z]++)*+"
+                         r"[ \t]++(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,9 @@ def python_lines(source: str) -> Tuple[List[str], List[Tuple[int, str]]]:
         elif stripped.startswith("%") and not stripped.startswith("%%") and _shell_magic(stripped):
             shell.append((number, _shell_magic(stripped) or ""))
             line = ""
+        elif (magic := _CODE_MAGIC.match(stripped)) is not None:  # ``%time y = f()`` runs its code: read it
+            indent = len(line) - len(stripped)
+            line = line[:indent] + "0;" + " " * (magic.end() - 2) + stripped[magic.end():]  # columns kept
         elif stripped.startswith("%") or stripped.startswith("?") or stripped.endswith("?") and \
                 not stripped.startswith("#") and stripped.rstrip("?").isidentifier():
             line = ""

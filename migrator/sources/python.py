@@ -14,17 +14,27 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 
 #: Bracket depth past which the source is checked by CPython's own parser before libcst sees it.
 _DEEP_NESTING = 100
+#: libcst's native parser gets only what it can take, measured on CPython's tree first (``parse_budget``): past
+#: this nesting (an ``and`` chain counts each operand: libcst nests them) it aborts the process (10,000 ``and``)
+#: or takes minutes (3,000 ``[0]``: 71 s) ...
+MAX_PARSE_DEPTH = 500
+#: ... and past this many nodes it needs gigabytes (about 3.4 KB a node: 2 MB of ``x = 1`` aborted at 4 GB).
+MAX_PARSE_NODES = 300_000
 
+#: Each anchored to one line (``[ \t]*+``, possessive: ``^\s*`` crossed newlines, so every line start of a run of
+#: blank lines rescanned the rest of the run, minutes for 200 KB) and matched no further than the failing line.
 _PY2_MARKERS = (
-    (re.compile(r"^\s*print\s+(?![\s(=.,)\[]|$)[\"'\w]", re.MULTILINE), "print statement"),
-    (re.compile(r"^\s*except\s+[\w.]+\s*,\s*\w+\s*:", re.MULTILINE), "'except X, e:' clause"),
-    (re.compile(r"^\s*exec\s+[\"'\w]", re.MULTILINE), "exec statement"),
-    (re.compile(r"^\s*raise\s+\w+\s*,", re.MULTILINE), "'raise E, msg' statement"),
-    (re.compile(r"\b0[0-7]+\b(?![.\w])"), "old-style octal literal"),
+    (re.compile(r"^[ \t]*+print[ \t]++[\"'\w]", re.MULTILINE), "print statement"),
+    (re.compile(r"^[ \t]*+except[ \t]++[\w.]++[ \t]*+,[ \t]*+\w++[ \t]*+:", re.MULTILINE), "'except X, e:' clause"),
+    (re.compile(r"^[ \t]*+exec[ \t]++[\"'\w]", re.MULTILINE), "exec statement"),
+    (re.compile(r"^[ \t]*+raise[ \t]++\w++[ \t]*+,", re.MULTILINE), "'raise E, msg' statement"),
+    (re.compile(r"\b0[0-7]++\b(?![.\w])"), "old-style octal literal"),
     (re.compile(r"\bur[\"']"), "ur'' string prefix"),
 )
 
@@ -66,22 +76,29 @@ def is_too_deep(failure: ParseFailure) -> bool:
     return failure.reason.startswith(_TOO_DEEP)
 
 
-def parse_python(text: str, valid: bool = False) -> Union["cst.Module", ParseFailure]:
+def parse_python(text: str, valid: bool = False, tree: Optional["ast.AST"] = None
+                 ) -> Union["cst.Module", ParseFailure]:
     """The libcst tree of ``text``, or why there is none.
 
-    ``valid``: CPython's ``ast`` has parsed this very text, so it is neither nested past what the parsers take
-    nor invalid, and libcst builds its tree without validating each node again
-    (``engine/trusted_parse.parser_output_trusted``).
+    ``valid``: CPython's ``ast`` has parsed this very text (``tree``, when the caller has it), so it is neither
+    nested past what the parsers take nor invalid, and libcst builds its tree without validating each node again
+    (``engine/trusted_parse.parser_output_trusted``). Either way the text must be within ``parse_budget``.
     """
     import libcst as cst  # here, not at the top: a scan served from the cache never parses, nor pays for libcst
 
     from ..engine.trusted_parse import parser_output_trusted
 
+    if valid and tree is not None:
+        over = parse_budget(tree)
+        if over is not None:
+            return ParseFailure(over)
     if not valid:  # CPython's parser first: it refuses in microseconds what libcst's takes gigabytes or minutes
         import ast  # for (a 10 KB run of unary minus aborts the process; a 4,000-term sum takes 21 s)
 
         try:
-            ast.parse(text)
+            over = parse_budget(ast.parse(text))
+            if over is not None:
+                return ParseFailure(over)
         except (RecursionError, MemoryError) as exc:
             return ParseFailure(f"{_TOO_DEEP} ({type(exc).__name__})")
         except SyntaxError as exc:
@@ -106,6 +123,27 @@ def parse_python(text: str, valid: bool = False) -> Union["cst.Module", ParseFai
 
 
 _TOO_DEEP = "expression nested too deeply to analyse"
+
+
+def parse_budget(tree: "ast.AST") -> Optional[str]:
+    """Why libcst's parser must not be given the source of ``tree`` (``MAX_PARSE_DEPTH``, ``MAX_PARSE_NODES``),
+    or None. One walk without recursion; an ``and``/``or`` chain is as deep as it has operands, as in libcst."""
+    import ast
+
+    stack = [(tree, 0)]
+    nodes = 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_PARSE_NODES:
+            return f"too large to analyse (more than {MAX_PARSE_NODES:,} syntax nodes)"
+        if isinstance(node, ast.BoolOp):
+            depth += len(node.values) - 1
+        if depth > MAX_PARSE_DEPTH:
+            return f"{_TOO_DEEP} (deeper than {MAX_PARSE_DEPTH} levels)"
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
 
 @dataclass(frozen=True)
 class PartialSource:
@@ -132,7 +170,7 @@ def without_deep_statements(text: str) -> Optional[PartialSource]:
     skipped = []
     for first, last in chunks:
         chunk = "\n".join(lines[first - 1:last])
-        if _bracket_depth(chunk) > _DEEP_NESTING and _too_deep(chunk):
+        if (len(chunk) > MAX_PARSE_DEPTH or _bracket_depth(chunk) > _DEEP_NESTING) and _too_deep(chunk):
             skipped.append((first, last))
             lines[first - 1:last] = ["pass"] + [""] * (last - first)
     if not skipped or len(skipped) == len(chunks):
@@ -144,12 +182,12 @@ def _too_deep(chunk: str) -> bool:
     import ast
 
     try:
-        ast.parse(chunk)
+        over = parse_budget(ast.parse(chunk))
     except (RecursionError, MemoryError):
         return True
     except SyntaxError as exc:
         return "too many nested" in str(exc) or "too complex" in str(exc)
-    return False
+    return over is not None and over.startswith(_TOO_DEEP)
 
 
 def _top_level_statements(text: str) -> List[Tuple[int, int]]:
@@ -204,13 +242,21 @@ def python2_marker(text: str) -> Optional[str]:
         failing = exc.lineno
     except (ValueError, RecursionError, MemoryError):
         return None
+    if failing is None:
+        start, end = 0, len(text)
+    else:  # only the failing line counts: only it is searched
+        start = 0
+        for _ in range(failing - 1):
+            start = text.find("\n", start) + 1
+            if start == 0:
+                return None
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
     for pattern, what in _PY2_MARKERS:
-        for match in pattern.finditer(text):
+        match = pattern.search(text, start, end)
+        if match:
             line = text.count("\n", 0, match.start()) + 1
-            if failing is None or line == failing:
-                return f"{what} at line {line}"
-            if line > failing:
-                break
+            return f"{what} at line {line}"
     return None
 
 
