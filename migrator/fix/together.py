@@ -153,13 +153,14 @@ class _Units(cst.CSTVisitor):
 
 def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], renames: Set[int],
            kinds: Mapping[int, str], devices: Tuple[str, str], settled: Set[Position],
-           pending: Set[Position]) -> Decision:
+           pending: Set[Position], guards: Optional[Mapping[Position, str]] = None) -> Decision:
     """Group the file's units and decide, per group that gets an edit, whether its spellings change together.
 
     ``found``: id(node) -> indices of the edits applied there; ``renames``: ids of the nodes a ``name`` edit
     renames (a call to one of them has its device-string arguments rewritten with it); ``kinds``: edit index
     -> edit kind; ``settled``: positions of spellings a finding judged to stay; ``pending``: positions of
-    spellings a finding wants changed by an edit this run does not apply."""
+    spellings a finding wants changed by an edit this run does not apply; ``guards``: positions of spellings
+    a guard holds back (``protocols``), with why."""
     units = _Units(devices, set(found))
     wrapper_module.visit(units)
     groups = _groups(units)
@@ -187,6 +188,8 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
                 continue
             elif spelling.in_args_of & renames or not spelling.compared:
                 joins.append(spelling.node)  # a key, a default, a choice, an argument of a renamed call
+            elif guards and spelling.at in guards:
+                blockers.append(f"line {line} compares with '{cuda}' in a guard that stays: {guards[spelling.at]}")
             elif spelling.at in pending:
                 blockers.append(f"line {line} compares with '{cuda}', a rewrite this mode does not apply")
             else:
