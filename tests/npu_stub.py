@@ -99,6 +99,8 @@ def set_device(device):
 
 def synchronize(device=None):
     check_device(device)
+    from torch_npu import EVENTS
+    EVENTS.append(("synchronize", str(device)))
 
 
 def memory_allocated(device=None):

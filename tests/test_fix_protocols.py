@@ -221,3 +221,127 @@ def test_held_guards_are_listed_with_what_would_run(tmp_path):
     (reason,) = {s.reason for s in fixed.skipped}
     assert "the guard `use_cuda` (line 5) decides lines 6, 8-9" in reason  # `amp` in `use_cuda and amp` too
     assert "torch.cuda.get_device_capability (line 8" in reason
+
+
+# ------------------------------------------------------------------ 2. a device protocol is one unit
+
+# timm's benchmark runner, reduced to its device protocol: the default, the timing choice made on it, and the
+# synchronising timer (benchmark.py lines 153-156, 207-212, 227, 281-284 at
+# huggingface/pytorch-image-models@aa4b5850c1543fa488abf260f18390eda46cf85d)
+TIMM_BENCHMARK = '''\
+import time
+from functools import partial
+
+import torch
+
+
+def timestamp(sync=False):
+    return time.perf_counter()
+
+
+def cuda_timestamp(sync=False, device=None):
+    if sync:
+        torch.cuda.synchronize(device=device)
+    return time.perf_counter()
+
+
+class BenchmarkRunner:
+    def __init__(self, model, device='cuda', num_bench_iter=50):
+        self.device = device
+        self.model = model.to(device=self.device)
+        self.num_bench_iter = num_bench_iter
+        if 'cuda' in self.device:
+            self.time_fn = partial(cuda_timestamp, device=self.device)
+        else:
+            self.time_fn = timestamp
+'''
+
+RUN_BENCHMARK = '''
+    import torch, benchmark
+    runner = benchmark.BenchmarkRunner(torch.nn.Linear(2, 2))
+    runner.time_fn(sync=True)
+    result = [runner.device, runner.time_fn.func.__name__ if hasattr(runner.time_fn, "func") else "timestamp"]
+'''
+
+# the same runner split the way larger benchmarks are: the device chosen in __init__, compared in a method
+SPLIT_BENCHMARK = '''\
+import torch
+
+
+class Bench:
+    def __init__(self, model, device='cuda', backend='nccl'):
+        self.device = device
+        self.backend = backend
+        self.model = model.to(device)
+
+    def sync(self):
+        if 'cuda' in self.device:
+            torch.cuda.synchronize()
+        return self.device
+
+    def uses_nccl(self):
+        return self.backend == 'nccl'
+'''
+
+ASSERTED = '''\
+import torch
+
+
+def place(model, device='cuda'):
+    assert device in ['cuda', 'mlu'], f"unsupported device {device}"
+    return model.to(device)
+'''
+
+
+def test_a_renamed_default_takes_the_timing_test_it_feeds_with_it(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"benchmark.py": TIMM_BENCHMARK})["benchmark.py"].new
+    assert "device='npu'" in fixed and "if 'npu' in self.device:" in fixed
+    assert "torch_npu.npu.synchronize(device=device)" in fixed
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, RUN_BENCHMARK)
+    # the runner still times with a device sync (before: the default renamed alone chose the sync-less timer)
+    assert run.get("result") == ["npu", "cuda_timestamp"], run
+    assert ["synchronize", "npu"] in run["events"]
+    assert run_on_cpu(tmp_path / "original", RUN_BENCHMARK.replace("Linear(2, 2))", "Linear(2, 2), 'cpu')")) \
+        .get("result") == ["cpu", "timestamp"]
+
+
+def test_a_device_compared_in_another_method_changes_with_its_default_or_not_at_all(tmp_path):
+    """The comparison's branch keeps `torch.cuda.synchronize()` (a measuring branch the scan leaves, so it has
+    no rewrite): the default, the comparison and the backend spellings fed the same way all stay."""
+    project = tmp_path / "project"
+    fixed = _fix(project, {"bench.py": SPLIT_BENCHMARK})["bench.py"]
+    assert fixed.new is None  # not the default alone, not the backend's default without its comparison
+    reasons = {s.reason for s in fixed.skipped}
+    assert len(reasons) == 1 and "torch.cuda.synchronize (line 12: stays as written)" in reasons.pop()
+    assert {s.line for s in fixed.skipped} == {5, 16}  # the defaults' line and the backend's comparison
+
+
+def test_a_device_compared_in_another_method_changes_with_it_when_its_branch_can(tmp_path):
+    project = tmp_path / "project"
+    code = SPLIT_BENCHMARK.replace("            torch.cuda.synchronize()\n", "            self.synced = True\n")
+    fixed = _fix(project, {"bench.py": code})["bench.py"].new
+    assert "device='npu', backend='hccl'" in fixed
+    assert "if 'npu' in self.device:" in fixed and "self.backend == 'hccl'" in fixed
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, '''
+        import torch, bench
+        b = bench.Bench(torch.nn.Linear(2, 2))
+        result = [b.sync(), getattr(b, "synced", False), b.uses_nccl()]
+    ''')
+    assert run.get("result") == ["npu", True, True], run
+
+
+@pytest.mark.parametrize("target, changes", [
+    pytest.param("cann", True, id="cann-the-list-is-the-device-check"),
+    pytest.param("neuware", False, id="neuware-the-list-already-names-mlu"),
+])
+def test_an_assert_that_lists_devices_changes_with_the_default(tmp_path, target, changes):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"place.py": ASSERTED}, target)["place.py"]
+    if not changes:  # a multi-device helper: left whole for a hand edit
+        assert fixed.new is None and all("already spells 'mlu'" in s.reason for s in fixed.skipped)
+        return
+    assert "def place(model, device='npu'):" in fixed.new and "assert device in ['npu', 'mlu']" in fixed.new
+    run = run_on_npu(write_stub(tmp_path / "stub"), project,
+                     "import torch, place\nresult = place.place(torch.nn.Linear(2, 2)).placed_on")
+    assert run.get("result") == "npu", run  # before: the default renamed alone, the assert fired

@@ -535,7 +535,8 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     own = _top_level_names(module)
     unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
                for p in edits if p not in ready]
-    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module), unready)
+    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module), unready,
+                                    target.backend_to)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
         module = _without_unused_imports(module, own, {p.edit.old for p in done if p.edit.kind == "name"})
@@ -611,7 +612,8 @@ def _top_level_names(module: cst.Module) -> Dict[str, str]:
 
 
 def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: FilePlan, device_to: str,
-               imported: Set[str], unready: Sequence[Kept] = ()) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
+               imported: Set[str], unready: Sequence[Kept] = (), backend_to: str = "nccl",
+               ) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
     """Apply every edit in four steps: positions find each edit's node in the original tree; ``together``
     checks that each group of code gets all its device spellings rewritten (adding the ones no finding names,
     holding back a group that cannot); ``protocols`` holds back each flipped guard whose branches keep a call
@@ -636,13 +638,14 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
         found = {node: indices for node, indices in found.items() if indices}
         renames = {node for node, indices in found.items() if any(base[i].edit.kind == "name" for i in indices)}
         decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(base)},
-                          ("cuda", device_to), settled, pending | set(reasons), reasons)
+                          ("cuda", device_to), settled, pending | set(reasons), reasons, ("nccl", backend_to))
         edits = list(base)
         found = {node: [i for i in indices if i not in decision.held] for node, indices in found.items()}
         for node, joined in decision.added:
             position = wrapper.resolve(PositionProvider)[node]
             found.setdefault(id(node), []).append(len(edits))
-            edits.append(PlannedEdit(edits[joined].finding, "device-together", _device_edit(node, device_to),
+            edits.append(PlannedEdit(edits[joined].finding, "device-together",
+                                     _device_edit(node, {"cuda": device_to, "nccl": backend_to}),
                                      Span(position.start.line, position.start.column)))
         held_kept = [Kept((base[i].at.line or 0, base[i].at.col or 0), base[i].api or base[i].edit.old,
                           "held back with its group") for i in decision.held]
@@ -653,6 +656,9 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
         if not fresh and not set(added) - set(reasons):
             break
         guarded.update(fresh)
+        for index, why in fresh.items():  # a comparison a guard holds: its group cannot change whole either
+            if base[index].edit.kind in ("string", "fstring"):
+                reasons.setdefault((base[index].at.line or 0, base[index].at.col or 0), why)
         for at, why in added.items():
             reasons.setdefault(at, why)
     held = {**guarded, **decision.held}
@@ -672,12 +678,15 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
     return changed, applied, skipped
 
 
-def _device_edit(node: cst.CSTNode, device_to: str) -> Edit:
-    """The edit that rewrites a CUDA device spelling ``together`` adds to its group."""
+def _device_edit(node: cst.CSTNode, spellings_to: Mapping[str, str]) -> Edit:
+    """The edit that rewrites a CUDA device (or NCCL backend) spelling ``together`` adds to its group."""
     if isinstance(node, cst.FormattedString):
-        return Edit(EditKind.FSTRING, "cuda", device_to)
+        text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        old = next((o for o in spellings_to if text.startswith(o)), "cuda")
+        return Edit(EditKind.FSTRING, old, spellings_to[old])
     value = node.evaluated_value  # type: ignore[attr-defined]
-    return Edit(EditKind.STRING, value, device_to + value[len("cuda"):])
+    old = next((o for o in spellings_to if value.startswith(o)), "cuda")
+    return Edit(EditKind.STRING, value, spellings_to[old] + value[len(old):])
 
 
 def _imported_names(module: cst.Module) -> Set[str]:

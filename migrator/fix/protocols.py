@@ -115,6 +115,7 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
     wrapper.visit(tree)
     positions = wrapper.resolve(PositionProvider)
     kept = list(kept)
+    kept.extend(_unedited_cuda(tree, found, positions))
     for call in tree.calls if reach else ():
         func = call.func
         name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
@@ -164,6 +165,25 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
     return held
 
 
+def _unedited_cuda(tree: _Tree, found: Mapping[int, Sequence[int]],
+                   positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:
+    """The CUDA calls written in the file that no edit of this run changes (``torch.cuda.x``, ``x.cuda()``): a
+    finding may call them runnable where a guard skips them (a measuring branch, a device-type test's CUDA
+    side), which holds only while that guard stays."""
+    for node in tree.reads:
+        if not isinstance(node, cst.Attribute) or id(node) in found \
+                or isinstance(tree.parent.get(id(node)), cst.Attribute):
+            continue
+        name = dotted(node)
+        if name.startswith("torch.cuda."):
+            start = positions[node].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), name, "stays as written")
+    for call in tree.calls:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda" and id(call) not in found:
+            start = positions[call].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), f"{_text(call.func)}()", "stays as written")
+
+
 def _is_flip(node: cst.CSTNode, edit: object, tree: _Tree) -> bool:
     kind = getattr(edit, "kind", None)
     if kind == "name":
@@ -191,7 +211,13 @@ class _Decided:
 
     def of(self, node: cst.CSTNode) -> Tuple[List[Region], str]:
         guard = self._follow(node, _POSITIVE, 0)
-        return self.regions, guard or _text(node)
+        shown = node
+        if isinstance(node, (cst.SimpleString, cst.FormattedString)):  # a device string: show its comparison
+            holder = self.tree.parent.get(id(node))
+            while holder is not None and not isinstance(holder, (cst.Comparison, cst.Call, cst.BaseStatement)):
+                holder = self.tree.parent.get(id(holder))
+            shown = holder if isinstance(holder, (cst.Comparison, cst.Call)) else node
+        return self.regions, guard or _text(shown)
 
     def _span(self, node: cst.CSTNode) -> Region:
         position = self.positions[node]
