@@ -345,3 +345,31 @@ def test_an_assert_that_lists_devices_changes_with_the_default(tmp_path, target,
     run = run_on_npu(write_stub(tmp_path / "stub"), project,
                      "import torch, place\nresult = place.place(torch.nn.Linear(2, 2)).placed_on")
     assert run.get("result") == "npu", run  # before: the default renamed alone, the assert fired
+
+
+# timm/utils/distributed.py lines 111-121 (init_distributed_device) at the same timm commit
+TIMM_BACKENDS = '''\
+def backend_for(device='cuda', dist_backend=None):
+    device_type, *device_idx = device.split(':', maxsplit=1)
+    if dist_backend is None:
+        dist_backends = {
+            "xpu": "ccl",
+            "cuda": "nccl",
+        }
+        dist_backend = dist_backends.get(device_type, 'gloo')
+    return device_type, dist_backend
+'''
+
+
+@pytest.mark.parametrize("target, device, backend", [
+    pytest.param("neuware", "mlu", "cncl", id="neuware"),
+    pytest.param("cann", "npu", "hccl", id="cann"),
+])
+def test_a_backend_table_keyed_by_device_changes_key_and_backend_together(tmp_path, target, device, backend):
+    """Before, the key became the target's device and its backend stayed `nccl`: the MLU asked for NCCL."""
+    fixed = _fix(tmp_path / "project", {"dist.py": TIMM_BACKENDS}, target)["dist.py"].new
+    assert f'"{device}": "{backend}",' in fixed and f"device='{device}'" in fixed
+    namespace: dict = {}
+    plain = "\n".join(line for line in fixed.splitlines() if not line.startswith("import torch_"))
+    exec(compile(plain, "dist.py", "exec"), namespace)  # plain Python once the plugin import is left out
+    assert namespace["backend_for"]() == (device, backend)
