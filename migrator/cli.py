@@ -361,9 +361,16 @@ def maps_show(fmt: str) -> None:
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
                    "each entry point, and say which findings it covers at run time and which it does not.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary line (no line per change or held-back edit).")
+@click.option("--check", "check", is_flag=True,
+              help="RUNS THE REPOSITORY'S CODE: import each changed module in a subprocess before and after the "
+                   "write, and report the ones the fix broke (exit 1 if any). Modules whose top level does more "
+                   "than define are not imported; training is not run. Opt in only for code you trust.")
+@click.option("--check-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              help="Seconds each --check import may take.")
 @_selection_options
 def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path], shim: bool, quiet: bool, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+        log_path: Optional[Path], shim: bool, quiet: bool, check: bool, check_timeout: float,
+        select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -379,6 +386,8 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     chosen = _targets(target)
     if len(chosen) != 1:
         raise click.BadParameter("give exactly one target", param_hint="--target")
+    if check and show_diff:
+        raise click.BadParameter("--check imports what was written: it cannot go with --diff", param_hint="--check")
     if not cuda_names(chosen[0]).rewritten:
         click.echo(f"{chosen[0].id} keeps CUDA spellings ({chosen[0].runtime_facts.name}): there is nothing to "
                    "rewrite mechanically", err=True)
@@ -412,6 +421,11 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     if show_diff:
         click.echo("".join(item.diff() for item in result.changed), nl=False)
     else:
+        imported_before = {}
+        if check:
+            from .fix.check import import_all
+
+            imported_before = import_all(path, [item.path for item in result.changed], check_timeout)
         outcome = write_fixes(path, result.changed)
         for problem in outcome.problems:
             click.echo(problem, err=True)
@@ -433,6 +447,15 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
                f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + (f"; {held} held back, each with its reason above" if held else "")
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
+    if check and not show_diff:
+        from .fix.check import compared, import_all, report_lines
+
+        plugin = chosen[0].import_first.split()[-1] if chosen[0].import_first else None
+        checks = compared(imported_before, import_all(path, [item.path for item in written], check_timeout))
+        for line in report_lines(checks, plugin):
+            click.echo(line, err=True)
+        if any(c.broken for c in checks):
+            sys.exit(1)
 
 
 def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> None:

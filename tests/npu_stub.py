@@ -3,8 +3,8 @@
 It has just the Python surface the fixed helpers in the tests call, behaving as the vendor documents it:
 ``torch_npu.npu.get_device_capability()`` returns ``None`` unless ``TORCH_NPU_DEVICE_CAPABILITY`` is set,
 device arguments must name an NPU (``"cuda:0"`` raises ``ValueError``), and moving a module or tensor to
-the NPU is recorded instead of done (the CPU build of torch has no NPU to move it to). torch's own
-``torch.cuda`` is the CPU build's: ``is_available()`` is ``False`` and a CUDA call raises.
+the NPU (``.npu()``, ``.to("npu")``) is recorded instead of done (the CPU build of torch has no NPU to move it
+to). torch's own ``torch.cuda`` is the CPU build's: ``is_available()`` is ``False`` and a CUDA call raises.
 """
 
 from __future__ import annotations
@@ -41,8 +41,29 @@ def _tensor_npu(self, device=None, non_blocking=False, **kwargs):
     return self
 
 
+def _npu_target(args, kwargs):
+    for value in (*args, kwargs.get("device")):
+        if isinstance(value, (str, torch.device)) and str(value).split(":")[0] == "npu":
+            return str(value)
+    return None
+
+
+def _moving(original, what):
+    def to(self, *args, **kwargs):
+        device = _npu_target(args, kwargs)
+        if device is None:
+            return original(self, *args, **kwargs)
+        EVENTS.append(("moved", what or type(self).__name__))
+        if what is None:
+            self.placed_on = device
+        return self
+    return to
+
+
 torch.nn.Module.npu = _module_npu
 torch.Tensor.npu = _tensor_npu
+torch.nn.Module.to = _moving(torch.nn.Module.to, None)  # .to("npu") is recorded as .npu() is
+torch.Tensor.to = _moving(torch.Tensor.to, "Tensor")
 torch.npu = npu
 sys.modules["torch.npu"] = npu
 '''
@@ -78,6 +99,8 @@ def set_device(device):
 
 def synchronize(device=None):
     check_device(device)
+    from torch_npu import EVENTS
+    EVENTS.append(("synchronize", str(device)))
 
 
 def memory_allocated(device=None):
@@ -130,17 +153,29 @@ def write_stub(root: Path) -> Path:
 def run_on_npu(stub: Path, project: Path, code: str) -> dict:
     """Run ``code`` in a fresh interpreter with the stub and ``project`` importable; it ends by assigning a
     JSON-able ``result``. Returns ``{"result": ..., "events": [...]}``, or ``{"error": "Type: message"}``."""
+    return _run(stub, project, code)
+
+
+def run_on_cpu(project: Path, code: str) -> dict:
+    """``run_on_npu`` on a plain CPU machine: no ``torch_npu`` importable, ``torch.cuda.is_available()`` False."""
+    return _run(None, project, code)
+
+
+def _run(stub: "Path | None", project: Path, code: str) -> dict:
     program = textwrap.dedent('''
         import json, sys
-        import torch_npu
+        {plugin}
         try:
         {body}
-            out = {{"result": result, "events": torch_npu.EVENTS}}
+            out = {{"result": result, "events": {events}}}
         except Exception as exc:
-            out = {{"error": f"{{type(exc).__name__}}: {{exc}}", "events": torch_npu.EVENTS}}
+            out = {{"error": f"{{type(exc).__name__}}: {{exc}}", "events": {events}}}
         print(json.dumps(out))
-    ''').format(body=textwrap.indent(textwrap.dedent(code), "    "))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(stub), str(project)])}
+    ''').format(body=textwrap.indent(textwrap.dedent(code), "    "),
+                 plugin="import torch_npu" if stub is not None else "",
+                 events="torch_npu.EVENTS" if stub is not None else "[]")
+    paths = [str(stub)] if stub is not None else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(project)])}
     env.pop("TORCH_NPU_DEVICE_CAPABILITY", None)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120,
                           check=True)

@@ -38,6 +38,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, uncommitted
 from ..maps.load import TargetMap
@@ -46,6 +47,7 @@ from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
+from .protocols import Kept, hold, reaching
 from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -58,6 +60,7 @@ class PlannedEdit:
     rule: str
     edit: Edit
     at: Span
+    api: str = ""  # the API of the finding (for the reasons a guard is held back)
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,18 @@ class FilePlan:
     edits: Tuple[PlannedEdit, ...]
     settled: FrozenSet[Tuple[Optional[int], Optional[int], Optional[int]]] = frozenset()
     pending: FrozenSet[Tuple[Optional[int], Optional[int], Optional[int]]] = frozenset()
+    #: the calls that stay as written and do not run on the target: ``(cell, line, column, api, why)``; a guard
+    #: whose branches hold one is not flipped (``protocols``)
+    kept: FrozenSet[Tuple[Optional[int], Optional[int], Optional[int], str, str]] = frozenset()
+    #: the repository's callables that run a kept call (``protocols.reaching``), and this file's path
+    reach: Mapping[str, str] = field(default_factory=dict)
+    path: str = ""
 
     def in_cell(self, cell: Optional[int]) -> "FilePlan":
         return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
                         frozenset(p for p in self.settled if p[0] == cell),
-                        frozenset(p for p in self.pending if p[0] == cell))
+                        frozenset(p for p in self.pending if p[0] == cell),
+                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path)
 
 
 @dataclass(frozen=True)
@@ -142,6 +152,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
     edits: Dict[str, List[PlannedEdit]] = {}
     settled: Dict[str, set] = {}
     pending: Dict[str, set] = {}
+    kept: Dict[str, set] = {}
     seen = set()
     not_offered = 0
     for finding in report.judged:  # a usage that runs as written settles its device spelling too
@@ -149,11 +160,17 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
         if verdict is None:
             continue
         start = (finding.span.cell, finding.span.line, finding.span.col)
-        if verdict.status.value != "rewrite":
+        status = verdict.status.value
+        if status != "rewrite":
             settled.setdefault(finding.path, set()).add(start)
+            if status in ("port", "unsupported") and evidence.active(verdict):
+                kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status} on {target}"))
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
             not_offered += 1
+            if evidence.active(verdict):
+                why = "no exact rewrite" if verdict.edit is None else "its rewrite is not a safe one (--unsafe)"
+                kept.setdefault(finding.path, set()).add((*start, finding.api, why))
             held = pending.setdefault(finding.path, set())
             held.add(start)
             if verdict.edit is not None and verdict.edit.at is not None:
@@ -166,8 +183,9 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
             continue
         seen.add(key)
         edits.setdefault(finding.path, []).append(
-            PlannedEdit(finding.id, finding.rule, verdict.edit, at))
-    plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())))
+            PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api))
+    plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())),
+                            frozenset(kept.get(path, ())))
              for path, found in edits.items()}
     return plans, not_offered
 
@@ -181,8 +199,10 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
     bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
     the report's positions belong to another text. Line endings and a byte order mark are kept."""
     planned, not_offered = plan(report, target.id, unsafe)
+    reach = reaching(base_dir(root), _unguarded_kept(report, target.id, unsafe)) if planned else {}
     files = []
     for rel, file_plan in sorted(planned.items()):
+        file_plan = replace(file_plan, reach=reach, path=rel)
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
@@ -191,6 +211,22 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
         fixed = fix_text(rel, text, file_plan, target)
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
+
+
+def _unguarded_kept(report: Report, target: str, unsafe: bool) -> Dict[str, List[Tuple[int, str]]]:
+    """Per file, the lines and APIs of the calls that stay as written, do not run on ``target`` and are not
+    under a CUDA test of their own (which decides them): what a guard's branch may reach in another function."""
+    kept: Dict[str, List[Tuple[int, str]]] = {}
+    for finding in report.judged:
+        verdict = finding.verdicts.get(target)
+        if verdict is None or finding.guard is not None or finding.span.line is None or finding.span.cell is not None:
+            continue
+        status = verdict.status.value
+        stays = status in ("port", "unsupported") or (
+            status == "rewrite" and (verdict.edit is None or not (verdict.fixable or unsafe)))
+        if stays and evidence.active(verdict):
+            kept.setdefault(finding.path, []).append((finding.span.line, finding.api))
+    return kept
 
 
 def read_for_fix(root: Path, rel: str, scanned: Optional[Mapping[str, str]]) -> Union[FileFix, Tuple[str, str, bool]]:
@@ -502,7 +538,10 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
         else:
             ready.append(planned)
     own = _top_level_names(module)
-    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module))
+    unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
+               for p in edits if p not in ready]
+    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module), unready,
+                                    target.backend_to)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
         module = _without_unused_imports(module, own, {p.edit.old for p in done if p.edit.kind == "name"})
@@ -578,35 +617,63 @@ def _top_level_names(module: cst.Module) -> Dict[str, str]:
 
 
 def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: FilePlan, device_to: str,
-               imported: Set[str]) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
-    """Apply every edit in three steps: positions find each edit's node in the original tree; ``together``
+               imported: Set[str], unready: Sequence[Kept] = (), backend_to: str = "nccl",
+               ) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
+    """Apply every edit in four steps: positions find each edit's node in the original tree; ``together``
     checks that each group of code gets all its device spellings rewritten (adding the ones no finding names,
-    holding back a group that cannot); then one transformer applies the edits bottom-up to the updated nodes,
-    so nested edits compose (``x.cuda(device='cuda')`` gets both its method and its string changed)."""
+    holding back a group that cannot); ``protocols`` holds back each flipped guard whose branches keep a call
+    that does not run on the target, with the edits in those branches (and, in turn, the groups that then
+    cannot change together); then one transformer applies the edits bottom-up to the updated nodes, so
+    nested edits compose (``x.cuda(device='cuda')`` gets both its method and its string changed)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     finder = _Finder(edits, imported)
     wrapper.visit(finder)
-    edits = list(edits)
-    found = finder.found
-    renames = {node for node, indices in found.items() if any(edits[i].edit.kind == "name" for i in indices)}
+    base = list(edits)
+
     def positions(cells):
         return {(line, col) for _, line, col in cells if line is not None and col is not None}
 
-    decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(edits)}, ("cuda", device_to),
-                      positions(file_plan.settled), positions(file_plan.pending))
-    skipped = [Skipped(edits[i].finding, edits[i].rule, edits[i].at.line, why) for i, why in decision.held.items()]
-    found = {node: [i for i in indices if i not in decision.held] for node, indices in found.items()}
-    for node, joined in decision.added:
-        position = wrapper.resolve(PositionProvider)[node]
-        edit = _device_edit(node, device_to)
-        found.setdefault(id(node), []).append(len(edits))
-        edits.append(PlannedEdit(edits[joined].finding, "device-together", edit,
-                                 Span(position.start.line, position.start.column)))
+    kept = [Kept((k[1], k[2]), k[3], k[4]) for k in file_plan.kept if k[1] is not None and k[2] is not None]
+    kept.extend(unready)
+    settled, pending = positions(file_plan.settled), positions(file_plan.pending)
+    guarded: Dict[int, str] = {}  # edit index -> why a guard holds it back
+    reasons: Dict[Tuple[int, int], str] = {}  # position of a spelling a guard holds -> why
+    while True:  # each round holds more back; it ends when a round holds nothing new
+        found = {node: [i for i in indices if i not in guarded] for node, indices in finder.found.items()}
+        found = {node: indices for node, indices in found.items() if indices}
+        renames = {node for node, indices in found.items() if any(base[i].edit.kind == "name" for i in indices)}
+        decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(base)},
+                          ("cuda", device_to), settled, pending | set(reasons), reasons, ("nccl", backend_to))
+        edits = list(base)
+        found = {node: [i for i in indices if i not in decision.held] for node, indices in found.items()}
+        for node, joined in decision.added:
+            position = wrapper.resolve(PositionProvider)[node]
+            found.setdefault(id(node), []).append(len(edits))
+            edits.append(PlannedEdit(edits[joined].finding, "device-together",
+                                     _device_edit(node, {"cuda": device_to, "nccl": backend_to}),
+                                     Span(position.start.line, position.start.column)))
+        held_kept = [Kept((base[i].at.line or 0, base[i].at.col or 0), base[i].api or base[i].edit.old,
+                          "held back with its group") for i in decision.held]
+        protocol = hold(wrapper, found, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
+        fresh = {i: why for i, why in protocol.items() if i < len(base) and i not in guarded}
+        added = {(edits[i].at.line or 0, edits[i].at.col or 0): why for i, why in protocol.items()
+                 if i >= len(base)}  # a spelling ``together`` added: its group cannot change whole now
+        if not fresh and not set(added) - set(reasons):
+            break
+        guarded.update(fresh)
+        for index, why in fresh.items():  # a comparison a guard holds: its group cannot change whole either
+            if base[index].edit.kind in ("string", "fstring"):
+                reasons.setdefault((base[index].at.line or 0, base[index].at.col or 0), why)
+        for at, why in added.items():
+            reasons.setdefault(at, why)
+    held = {**guarded, **decision.held}
+    skipped = [Skipped(base[i].finding, base[i].rule, base[i].at.line, why) for i, why in held.items()]
+    found = {node: [i for i in indices if i not in held] for node, indices in found.items()}
     applier = _Apply(found, {i: e.edit for i, e in enumerate(edits)})
     changed = wrapper.module.visit(applier)
     applied = [e for i, e in enumerate(edits) if i in applier.applied]
     for index, planned in enumerate(edits):
-        if index in applier.applied or index in decision.held:
+        if index in applier.applied or index in held:
             continue
         name = finder.at_a_binding.get(index)
         skipped.append(Skipped(planned.finding, planned.rule, planned.at.line,
@@ -616,12 +683,15 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
     return changed, applied, skipped
 
 
-def _device_edit(node: cst.CSTNode, device_to: str) -> Edit:
-    """The edit that rewrites a CUDA device spelling ``together`` adds to its group."""
+def _device_edit(node: cst.CSTNode, spellings_to: Mapping[str, str]) -> Edit:
+    """The edit that rewrites a CUDA device (or NCCL backend) spelling ``together`` adds to its group."""
     if isinstance(node, cst.FormattedString):
-        return Edit(EditKind.FSTRING, "cuda", device_to)
+        text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        old = next((o for o in spellings_to if text.startswith(o)), "cuda")
+        return Edit(EditKind.FSTRING, old, spellings_to[old])
     value = node.evaluated_value  # type: ignore[attr-defined]
-    return Edit(EditKind.STRING, value, device_to + value[len("cuda"):])
+    old = next((o for o in spellings_to if value.startswith(o)), "cuda")
+    return Edit(EditKind.STRING, value, spellings_to[old] + value[len(old):])
 
 
 def _imported_names(module: cst.Module) -> Set[str]:

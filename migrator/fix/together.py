@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import PositionProvider
+
+from ..resolve.dotted import dotted
 
 #: a CUDA device spelling: ``cuda``, ``cuda:0``, and format templates (``cuda:{}``, ``cuda:%d``); f-strings are
 #: matched on their text with ``{}`` where expressions stand
@@ -55,6 +57,8 @@ class Spelling:
     unit: int  # the unit it belongs to (an index into ``Units.spans``)
     compared: bool  # an operand of a comparison (``device == 'cuda'``, ``x in ('cuda', 'cpu')``)
     in_args_of: FrozenSet[int]  # ids of the callee nodes of the calls whose arguments hold it
+    compared_with: FrozenSet[str] = frozenset()  # the variables it is compared with (``_Units.key``)
+    lone_branch: Optional[int] = None  # the line of the ``if`` without ``else`` whose test holds it
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,10 @@ class _Units(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, devices: Tuple[str, str], edited: Set[int]) -> None:
-        self.devices = devices  # ("cuda", the target's device)
+    def __init__(self, renames: Mapping[str, str], edited: Set[int]) -> None:
+        self.renames = renames  # CUDA's spelling -> the target's: {"cuda": "npu", "nccl": "hccl"}
+        self.olds = frozenset(renames)
+        self.spelled = frozenset(renames) | frozenset(renames.values())
         self.edited = edited  # ids of the nodes edits apply to
         self.stack: List[cst.CSTNode] = []
         self.unit_of_node: Dict[int, int] = {}  # id(unit node) -> unit index
@@ -100,6 +106,12 @@ class _Units(cst.CSTVisitor):
         self.top_level: List[bool] = []
         self.spellings: List[Spelling] = []
         self.edit_units: Dict[int, int] = {}  # id(edited node) -> unit
+        # device variables: a parameter whose default spells a device, a name or ``self.x`` assigned one, or
+        # assigned from one (``self.device = device``); key -> positions of the spellings that feed it
+        self.feeders: Dict[str, List[Position]] = {}
+        self.flows: List[Tuple[str, FrozenSet[str]]] = []  # (key assigned, keys its value reads)
+        self.attributes: Dict[int, Set[str]] = {}  # unit -> the ``self.x`` keys it mentions
+        self.classes: Dict[int, int] = {}  # unit -> id of the class it is a method of
 
     def _unit(self) -> int:
         holder: Optional[cst.CSTNode] = next((n for n in reversed(self.stack) if isinstance(n, cst.FunctionDef)),
@@ -125,12 +137,106 @@ class _Units(cst.CSTVisitor):
             unit = self._unit()
             if not self.top_level[unit] or self._is_bound_here(node):
                 self.names[unit].add(node.value)
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            key = self.key(node)
+            if key is not None:
+                unit = self._unit()
+                self.attributes.setdefault(unit, set()).add(key)
+                holder = self._class()
+                if holder is not None:
+                    self.classes[unit] = id(holder)
+        elif isinstance(node, cst.Param) and node.default is not None and device_of(node.default) in self.olds:
+            position = self.get_metadata(PositionProvider, node.default)
+            self.feeders.setdefault(f"{self._unit()}:{node.name.value}", []).append(
+                (position.start.line, position.start.column))
+        elif isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            self._flow(node)
         device = device_of(node) if isinstance(node, (cst.SimpleString, cst.FormattedString)) else None
-        if device in self.devices:
+        if device in self.spelled:
             position = self.get_metadata(PositionProvider, node)
+            compared = self._compared()
             self.spellings.append(Spelling(node, (position.start.line, position.start.column), device,
-                                           self._unit(), self._compared(), self._in_args_of()))
+                                           self._unit(), compared, self._in_args_of(),
+                                           self._compared_with(node) if compared else frozenset(),
+                                           self._lone_branch()))
         return True
+
+    def key(self, node: cst.CSTNode) -> Optional[str]:
+        """The variable an expression reads, as a key: ``self.device`` (per class), ``device`` (per unit);
+        ``str(x)``, ``x.type`` and ``torch.device(x)`` read ``x``."""
+        while True:
+            if isinstance(node, cst.Call) and len(node.args) == 1 and (
+                    (isinstance(node.func, cst.Name) and node.func.value == "str")
+                    or dotted(node.func) == "torch.device"):
+                node = node.args[0].value
+            elif isinstance(node, cst.Attribute) and node.attr.value == "type":
+                node = node.value
+            else:
+                break
+        if isinstance(node, cst.Name):
+            return f"{self._unit()}:{node.value}"
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            holder = self._class()
+            return f"class{id(holder)}:self.{node.attr.value}" if holder is not None else None
+        return None
+
+    def _class(self) -> Optional[cst.ClassDef]:
+        return next((n for n in reversed(self.stack) if isinstance(n, cst.ClassDef)), None)
+
+    def _flow(self, node: Union[cst.Assign, cst.AnnAssign]) -> None:
+        """``target = value``: the target is a device variable when the value spells the device or reads one."""
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        keys = [k for k in (self.key(t) for t in targets) if k is not None]
+        if not keys or node.value is None:
+            return
+        spelled, read = [], set()
+        pending: List[cst.CSTNode] = [node.value]
+        while pending:  # the expressions the value may be: ``a if c else b``, ``a or b``, ``torch.device(a)``
+            current = pending.pop()
+            if isinstance(current, cst.IfExp):
+                pending.extend((current.body, current.orelse))
+            elif isinstance(current, cst.BooleanOperation):
+                pending.extend((current.left, current.right))
+            elif isinstance(current, cst.Call) and dotted(current.func) == "torch.device" and current.args:
+                pending.append(current.args[0].value)
+            elif device_of(current) in self.olds:
+                position = self.get_metadata(PositionProvider, current, None)
+                if position is not None:
+                    spelled.append((position.start.line, position.start.column))
+            else:
+                key = self.key(current)
+                if key is not None:
+                    read.add(key)
+        for key in keys:
+            if spelled:
+                self.feeders.setdefault(key, []).extend(spelled)
+            self.flows.append((key, frozenset(read)))
+
+    def _lone_branch(self) -> Optional[int]:
+        for holder, child in zip(self.stack, self.stack[1:]):
+            if isinstance(holder, cst.If) and child is holder.test and holder.orelse is None:
+                position = self.get_metadata(PositionProvider, holder, None)
+                return position.start.line if position else 0
+        return None
+
+    def _compared_with(self, spelling: cst.CSTNode) -> FrozenSet[str]:
+        comparison = next(n for n in reversed(self.stack) if isinstance(n, cst.Comparison))
+        sides = [comparison.left, *(c.comparator for c in comparison.comparisons)]
+        holding = {id(n) for n in self.stack}
+        keys = {self.key(side) for side in sides if id(side) not in holding}
+        return frozenset(k for k in keys if k is not None)
+
+    def fed(self, settled: Set[Position]) -> Set[str]:
+        """The device variables fed by a spelling that is not judged to stay, closed over the assignments."""
+        keys = {key for key, spots in self.feeders.items() if any(spot not in settled for spot in spots)}
+        grown = True
+        while grown:
+            grown = False
+            for key, read in self.flows:
+                if key not in keys and read & keys:
+                    keys.add(key)
+                    grown = True
+        return keys
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
@@ -153,17 +259,21 @@ class _Units(cst.CSTVisitor):
 
 def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], renames: Set[int],
            kinds: Mapping[int, str], devices: Tuple[str, str], settled: Set[Position],
-           pending: Set[Position]) -> Decision:
+           pending: Set[Position], guards: Optional[Mapping[Position, str]] = None,
+           backends: Optional[Tuple[str, str]] = None) -> Decision:
     """Group the file's units and decide, per group that gets an edit, whether its spellings change together.
 
     ``found``: id(node) -> indices of the edits applied there; ``renames``: ids of the nodes a ``name`` edit
     renames (a call to one of them has its device-string arguments rewritten with it); ``kinds``: edit index
     -> edit kind; ``settled``: positions of spellings a finding judged to stay; ``pending``: positions of
-    spellings a finding wants changed by an edit this run does not apply."""
-    units = _Units(devices, set(found))
+    spellings a finding wants changed by an edit this run does not apply; ``guards``: positions of spellings
+    a guard holds back (``protocols``), with why; ``backends``: (``"nccl"``, the target's backend), whose
+    spellings (a default, a comparison, a key) change together in the same way."""
+    spellings_to = {old: new for old, new in (devices, backends or devices) if old != new}
+    units = _Units(spellings_to, set(found))
     wrapper_module.visit(units)
-    groups = _groups(units)
-    cuda, target = devices
+    fed = units.fed(settled)
+    groups = _groups(units, fed)
     changing: Dict[int, Tuple[int, ...]] = {}  # id(literal) -> the edits that change it (string edits)
     for node_id, indices in found.items():
         if any(kinds[i] in ("string", "fstring") for i in indices):
@@ -181,29 +291,43 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
         joins: List[cst.CSTNode] = []
         for spelling in members:
             line = spelling.at[0]
-            if spelling.device == target:
-                blockers.append(f"line {line} already spells '{target}' (a multi-device helper)")
-            elif id(spelling.node) in changing or spelling.at in settled:
+            old = spelling.device
+            if spelling.device not in spellings_to:
+                blockers.append(f"line {line} already spells '{spelling.device}' (a multi-device helper)")
+            elif id(spelling.node) in changing:
+                continue
+            elif guards and spelling.at in guards:
+                blockers.append(f"line {line} compares with '{old}' in a guard that stays: {guards[spelling.at]}")
+            elif spelling.at in settled:
+                if spelling.compared_with & fed:
+                    # ``if 'cuda' in self.device:`` where this code's own default feeds ``self.device``: once the
+                    # default is renamed the test must be too, or its branch never runs again (timm's benchmark
+                    # timing without a sync); ``protocols`` then checks that the branch runs on the target
+                    joins.append(spelling.node)
                 continue
             elif spelling.in_args_of & renames or not spelling.compared:
                 joins.append(spelling.node)  # a key, a default, a choice, an argument of a renamed call
+            elif spelling.compared_with & fed:
+                joins.append(spelling.node)  # compared with a variable the group's own device spelling feeds
             elif spelling.at in pending:
-                blockers.append(f"line {line} compares with '{cuda}', a rewrite this mode does not apply")
+                blockers.append(f"line {line} compares with '{old}', a rewrite this mode does not apply")
             else:
-                blockers.append(f"line {line} compares with '{cuda}' and no finding says it is a device")
+                blockers.append(f"line {line} compares with '{old}' and no finding says it is a device")
         if blockers:
             first = min(units.first_lines[u] for u, g in groups.items() if g == group)
             why = (f"the code from line {first} spells the device in places that cannot all change together "
-                   f"({'; '.join(dict.fromkeys(blockers))}): rewriting part of it would leave '{cuda}' "
-                   "and '{target}' mixed, so none of it is rewritten; edit it by hand").replace("{target}", target)
+                   f"({'; '.join(dict.fromkeys(blockers))}): rewriting part of it would leave CUDA's spellings "
+                   f"beside the target's ({', '.join(f'{o} -> {n}' for o, n in spellings_to.items())}), so none of "
+                   "it is rewritten; edit it by hand")
             held.update({index: why for index in indices})
         else:
             added.extend((node, indices[0]) for node in joins)
     return Decision(tuple(added), held)
 
 
-def _groups(units: _Units) -> Dict[int, int]:
-    """unit -> group: a function joins the top-level statements that spell a device and bind a name it reads."""
+def _groups(units: _Units, fed: Set[str]) -> Dict[int, int]:
+    """unit -> group: a function joins the top-level statements that spell a device and bind a name it reads,
+    and the methods of its class that mention a ``self.x`` a device spelling feeds (``self.device``)."""
     parent = list(range(len(units.names)))
 
     def find(unit: int) -> int:
@@ -224,4 +348,11 @@ def _groups(units: _Units) -> Dict[int, int]:
         for name in names:
             for binder in binders.get(name, ()):
                 parent[find(binder)] = find(unit)
+    first_of: Dict[str, int] = {}  # a device attribute -> the first method that mentions it
+    for unit, keys in sorted(units.attributes.items()):
+        for key in keys & fed:
+            if key in first_of:
+                parent[find(unit)] = find(first_of[key])
+            else:
+                first_of[key] = unit
     return {unit: find(unit) for unit in range(len(units.names))}

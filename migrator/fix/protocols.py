@@ -1,0 +1,440 @@
+"""A guard and every branch it decides change together, or the guard stays (issue 43, class 1).
+
+What it does:
+    After ``together`` has settled which edits apply, each edit that *flips* a CUDA question into the
+    target's (``torch.cuda.is_available()`` -> ``torch_npu.npu.is_available()``, ``torch.cuda.device_count()``,
+    a device string compared with a device: ``device == 'cuda'`` -> ``device == 'npu'``) is followed to the
+    code it decides: the branches of the ``if`` / ``while`` / conditional expression whose test holds it, and,
+    where its value is bound (``self.cuda = torch.cuda.is_available()``, ``n = torch.cuda.device_count()``),
+    every test, loop and comprehension in the binding's scope that reads the name (``if self.cuda:`` in every
+    method of the class, ``for i in range(n):``), names bound from it in turn (``use_amp = self.cuda and
+    amp``), and the rest of a block after ``if not cuda: return``.
+
+Why:
+    Flipped alone, the guard makes dormant CUDA code live::
+
+        self.cuda = torch.cuda.is_available()             # fixed: torch_npu.npu.is_available()
+        if self.cuda:
+            props = torch.cuda.get_device_properties(0)   # kept (not a safe rename): raises on the NPU
+            self.model = self.model.cuda()                # fixed: .npu()
+
+    The trainer ran on the CPU of an NPU machine before the fix, and raises in its constructor after it.
+
+Fix:
+    When a branch a flipped guard decides keeps a call that does not run on the target (a finding whose
+    verdict there is active and a rewrite this run does not apply, a port or unsupported), the flip and every
+    edit inside the branches it decides are held back together, with the calls that would run: the target
+    keeps taking the branch CUDA's absence chose before. Otherwise the guard flips with its branches.
+
+    A call in those branches to a function or class of the repository whose own body keeps such a call
+    counts as one (``utils.CudaEnvironment()``, whose ``__init__`` calls ``torch.cuda.get_device_properties``
+    in another file: fairseq's trainer), found by name (``reaching``) among the top-level functions, classes
+    and methods of the files that keep one, closed over the calls those files make.
+
+What it does not follow: a guard handed to another function or read in another module, and a function that
+returns one (``def use_cuda(): return torch.cuda.is_available()``); those branches are judged by their own
+findings only.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from ..resolve.dotted import dotted
+
+Position = Tuple[int, int]
+Region = Tuple[Position, Position]
+
+#: APIs whose rename turns a CUDA question into the target's: a guard that reads them decides what runs there.
+FLIPS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported",
+                   "torch.cuda.is_initialized", "torch.backends.cudnn.is_available"})
+
+_POSITIVE, _NEGATIVE, _BOTH = 1, -1, 0
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A call that stays as written and does not run on the target (for the reason in ``why``)."""
+
+    at: Position
+    api: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Flip:
+    """What one edit's guard decides: the regions that run on the target once it flips."""
+
+    index: int  # the edit
+    line: int  # where the guard is
+    text: str  # the guard as written (``self.cuda``, ``torch.cuda.is_available()``)
+    regions: Tuple[Region, ...]
+
+
+class _Tree(cst.CSTVisitor):
+    """One walk: each node's parent, and the nodes the edits were found on."""
+
+    def __init__(self, wanted: Set[int]) -> None:
+        self.parent: Dict[int, cst.CSTNode] = {}
+        self.stack: List[cst.CSTNode] = []
+        self.wanted = wanted
+        self.nodes: Dict[int, cst.CSTNode] = {}
+        self.reads: List[cst.BaseExpression] = []  # every Name and Attribute (candidates for a guard's uses)
+        self.calls: List[cst.Call] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.parent[id(node)] = self.stack[-1]
+        self.stack.append(node)
+        if id(node) in self.wanted:
+            self.nodes[id(node)] = node
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            self.reads.append(node)
+        elif isinstance(node, cst.Call):
+            self.calls.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edits: Sequence[object],
+         kept: Sequence[Kept], device: str, reach: Optional[Mapping[str, str]] = None,
+         path: str = "") -> Dict[int, str]:
+    """Edit index -> why it is held back: the flips whose decided branches keep a call from ``kept`` (or call
+    a function ``reach`` names, see ``reaching``), with every edit inside those branches. ``edits[i].edit`` is
+    the ``Edit``; ``device``: the target's device spelling; ``path``: the file's (for its methods in ``reach``)."""
+    tree = _Tree(set(found))
+    wrapper.visit(tree)
+    positions = wrapper.resolve(PositionProvider)
+    kept = list(kept)
+    kept.extend(_unedited_cuda(tree, found, positions))
+    for call in tree.calls if reach else ():
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+            else None
+        if name is None or reach is None:
+            continue
+        own = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        reached = (reach.get(f"{path}::{name}") if own else None) or reach.get(name)
+        if reached:
+            start = positions[call].start
+            kept.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    flips: List[Flip] = []
+    for node_id, indices in found.items():
+        node = tree.nodes.get(node_id)
+        if node is None:
+            continue
+        for index in indices:
+            edit = edits[index].edit  # type: ignore[attr-defined]
+            if _is_flip(node, edit, tree):
+                regions, guard = _Decided(tree, positions).of(node)
+                if regions:
+                    flips.append(Flip(index, positions[node].start.line, guard, tuple(regions)))
+    if not flips:
+        return {}
+    at_node: Dict[int, Position] = {}
+    for node_id in found:
+        node = tree.nodes.get(node_id)
+        if node is not None:
+            start = positions[node].start
+            at_node[node_id] = (start.line, start.column)
+    held: Dict[int, str] = {}
+    for flip in flips:
+        inside = [k for k in kept if any(_within(k.at, region) for region in flip.regions)]
+        if not inside:
+            continue
+        calls = "; ".join(dict.fromkeys(f"{k.api} (line {k.at[0]}: {k.why})" for k in inside))
+        lines = _line_list(flip.regions)
+        why = (f"the guard `{flip.text}` (line {flip.line}) decides lines {lines}, which keep calls that do not "
+               f"run on '{device}': {calls}; flipped alone it would send '{device}' into them, so the guard and "
+               f"the edits in what it decides are left as they are (on the target that code is skipped, as "
+               "before): rewrite those calls by hand, then fix again")
+        held.setdefault(flip.index, why)
+        for node_id, where in at_node.items():
+            if any(_within(where, region) for region in flip.regions):
+                for index in found[node_id]:
+                    held.setdefault(index, why)
+    return held
+
+
+def _unedited_cuda(tree: _Tree, found: Mapping[int, Sequence[int]],
+                   positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:
+    """The CUDA calls written in the file that no edit of this run changes (``torch.cuda.x``, ``x.cuda()``): a
+    finding may call them runnable where a guard skips them (a measuring branch, a device-type test's CUDA
+    side), which holds only while that guard stays."""
+    for node in tree.reads:
+        if not isinstance(node, cst.Attribute) or id(node) in found \
+                or isinstance(tree.parent.get(id(node)), cst.Attribute):
+            continue
+        name = dotted(node)
+        if name.startswith("torch.cuda."):
+            start = positions[node].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), name, "stays as written")
+    for call in tree.calls:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda" and id(call) not in found:
+            start = positions[call].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), f"{_text(call.func)}()", "stays as written")
+
+
+def _is_flip(node: cst.CSTNode, edit: object, tree: _Tree) -> bool:
+    kind = getattr(edit, "kind", None)
+    if kind == "name":
+        return getattr(edit, "old", "") in FLIPS
+    if kind in ("string", "fstring"):  # a device spelling compared with a device, or a prefix it is tested for
+        child, parent = node, tree.parent.get(id(node))
+        while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if isinstance(parent, cst.Comparison):
+                return True
+            if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) \
+                    and parent.func.attr.value in ("startswith", "endswith") and child is not parent.func:
+                return True
+            child, parent = parent, tree.parent.get(id(parent))
+    return False
+
+
+class _Decided:
+    """The regions a flipped node decides, followed through the names its value is bound to."""
+
+    def __init__(self, tree: _Tree, positions: Mapping[cst.CSTNode, object]) -> None:
+        self.tree = tree
+        self.positions = positions
+        self.regions: List[Region] = []
+        self.seen: Set[str] = set()
+
+    def of(self, node: cst.CSTNode) -> Tuple[List[Region], str]:
+        guard = self._follow(node, _POSITIVE, 0)
+        shown = node
+        if isinstance(node, (cst.SimpleString, cst.FormattedString)):  # a device string: show its comparison
+            holder = self.tree.parent.get(id(node))
+            while holder is not None and not isinstance(holder, (cst.Comparison, cst.Call, cst.BaseStatement)):
+                holder = self.tree.parent.get(id(holder))
+            shown = holder if isinstance(holder, (cst.Comparison, cst.Call)) else node
+        return self.regions, guard or _text(shown)
+
+    def _span(self, node: cst.CSTNode) -> Region:
+        position = self.positions[node]
+        return ((position.start.line, position.start.column),  # type: ignore[attr-defined]
+                (position.end.line, position.end.column))  # type: ignore[attr-defined]
+
+    def _follow(self, node: cst.CSTNode, polarity: int, depth: int) -> Optional[str]:
+        """Climb from ``node`` to what decides on its value; returns the name it is bound to, if any."""
+        child: cst.CSTNode = node
+        parent = self.tree.parent.get(id(node))
+        bound: Optional[str] = None
+        while parent is not None:
+            if isinstance(parent, (cst.If, cst.While)) and child is parent.test:
+                self._branches(parent, polarity)
+                return bound
+            if isinstance(parent, cst.IfExp) and child is parent.test:
+                if polarity != _NEGATIVE:
+                    self.regions.append(self._span(parent.body))
+                if polarity != _POSITIVE:
+                    self.regions.append(self._span(parent.orelse))
+                return bound
+            if isinstance(parent, cst.For) and child is parent.iter:
+                self.regions.append(self._span(parent.body))
+                return bound
+            if isinstance(parent, cst.CompFor) and child is parent.iter:
+                holder = self.tree.parent.get(id(parent))
+                while holder is not None and not isinstance(holder, (cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                                                                     cst.DictComp)):
+                    holder = self.tree.parent.get(id(holder))
+                if holder is not None:
+                    self.regions.append(self._span(holder))
+                return bound
+            if isinstance(parent, (cst.Assign, cst.AnnAssign)) and child is parent.value:
+                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+                for target in targets:
+                    name = _carrier(target)
+                    if name is not None:
+                        bound = bound or name
+                        self._uses(target, name, polarity, depth)
+                return bound
+            if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement, cst.Lambda, cst.Return)):
+                return bound
+            if isinstance(parent, cst.BooleanOperation) and child is parent.left:
+                # ``self.cuda and torch.cuda.get_device_capability(0)[0] >= 7``: the right runs when the left is true
+                runs_right = _NEGATIVE if isinstance(parent.operator, cst.Or) else _POSITIVE
+                if polarity in (runs_right, _BOTH):
+                    self.regions.append(self._span(parent.right))
+            if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+                polarity = -polarity
+            elif isinstance(parent, cst.Comparison) and child is not parent.left and len(parent.comparisons) == 1 \
+                    and isinstance(parent.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)):
+                polarity = -polarity
+            elif isinstance(parent, cst.Comparison):
+                ops = [c.operator for c in parent.comparisons]
+                if not all(isinstance(op, (cst.Equal, cst.In, cst.Is, cst.NotEqual, cst.NotIn, cst.IsNot))
+                           for op in ops):
+                    polarity = _BOTH  # a count compared (``n > 1``, ``n == 0``): either branch may be the device's
+                elif any(isinstance(op, (cst.NotEqual, cst.NotIn, cst.IsNot)) for op in ops):
+                    polarity = -polarity
+            child, parent = parent, self.tree.parent.get(id(parent))
+        return bound
+
+    def _branches(self, statement: Union[cst.If, cst.While], polarity: int) -> None:
+        if polarity != _NEGATIVE:
+            self.regions.append(self._span(statement.body))
+        if polarity != _POSITIVE and statement.orelse is not None:
+            self.regions.append(self._span(statement.orelse))
+        if polarity != _POSITIVE and isinstance(statement, cst.If) and _exits(statement.body):
+            rest = self._rest_of_block(statement)  # ``if not cuda: return`` -> what follows runs on the device
+            if rest is not None:
+                self.regions.append(rest)
+
+    def _rest_of_block(self, statement: cst.CSTNode) -> Optional[Region]:
+        block = self.tree.parent.get(id(statement))
+        body = getattr(block, "body", None)
+        if not isinstance(body, (list, tuple)) or statement not in body:
+            return None
+        following = body[list(body).index(statement) + 1:]
+        if not following:
+            return None
+        return self._span(following[0])[0], self._span(following[-1])[1]
+
+    def _uses(self, target: cst.CSTNode, name: str, polarity: int, depth: int) -> None:
+        """The reads of ``name`` in the binding's scope, each followed as a guard in turn."""
+        key = f"{name}@{polarity}"
+        if key in self.seen or depth > 4:
+            return
+        self.seen.add(key)
+        scope = self._scope(target, name)
+        first, last = self._span(scope) if scope is not None else ((0, 0), (1 << 30, 0))
+        for read in self.tree.reads:
+            if read is target or _carrier(read) != name:
+                continue
+            parent = self.tree.parent.get(id(read))
+            if isinstance(parent, cst.Attribute) and parent.value is read:
+                continue  # ``self.cuda`` read as part of ``self.cuda.x``: not this name's value
+            if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and \
+                    getattr(parent, "target", None) is read:
+                continue
+            if not _within(self._span(read)[0], (first, last)):
+                continue
+            self._follow(read, polarity, depth + 1)
+
+    def _scope(self, target: cst.CSTNode, name: str) -> Optional[cst.CSTNode]:
+        """A local's function, ``self.x``'s class, else the module (``None``)."""
+        wanted = cst.ClassDef if name.startswith("self.") else cst.FunctionDef if "." not in name else None
+        if wanted is None:
+            return None
+        holder = self.tree.parent.get(id(target))
+        while holder is not None and not isinstance(holder, wanted):
+            if wanted is cst.FunctionDef and isinstance(holder, cst.ClassDef):
+                return holder  # a class attribute's name
+            holder = self.tree.parent.get(id(holder))
+        return holder
+
+
+def _carrier(node: cst.CSTNode) -> Optional[str]:
+    """The name a guard's value is bound to: ``cuda``, ``self.cuda``, ``args.cuda`` (a dotted name)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        name = dotted(node)
+        return name if name and all(name.split(".")) else None
+    return None
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    statements = list(_statements(body))
+    return bool(statements) and isinstance(statements[-1], _EXITS)
+
+
+def _statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    if isinstance(body, cst.SimpleStatementSuite):
+        yield from body.body
+        return
+    for statement in getattr(body, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield statement
+
+
+def _within(at: Position, region: Region) -> bool:
+    return region[0] <= at <= region[1]
+
+
+def _line_list(regions: Sequence[Region]) -> str:
+    """``9-11, 17``: the lines the regions cover, merged, at most eight ranges."""
+    ranges: List[List[int]] = []
+    for first, last in sorted((r[0][0], r[1][0]) for r in regions):
+        if ranges and first <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], last)
+        else:
+            ranges.append([first, last])
+    text = [str(a) if a == b else f"{a}-{b}" for a, b in ranges]
+    return ", ".join(text[:8]) + (f" and {len(text) - 8} more" if len(text) > 8 else "")
+
+
+def _text(node: cst.CSTNode) -> str:
+    try:
+        text = cst.Module(body=[]).code_for_node(node)
+    except Exception:  # pragma: no cover - a node libcst cannot print alone
+        return type(node).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[str, str]:
+    """The repository's callables that run a kept call: name -> which call, where. ``kept``: per file (POSIX
+    path under ``root``), the lines of its kept calls with their API. Each top-level function, class (its
+    ``__init__``, which constructing it runs) and, as ``path::name``, method whose body holds one is named;
+    then, to a fixed point, each one of those files that calls a named one by its name."""
+    bodies: List[Tuple[str, str, Set[str], int, int]] = []  # (key, path, names it calls, first, last line)
+    reach: Dict[str, str] = {}
+    for rel, calls in kept.items():
+        lines = sorted(calls)
+        if not lines or not rel.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bodies.append((node.name, rel, _called(node), node.lineno, node.end_lineno or node.lineno))
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        span = (item.lineno, item.end_lineno or item.lineno)
+                        bodies.append((f"{rel}::{item.name}", rel, _called(item), *span))
+                        if item.name == "__init__":
+                            bodies.append((node.name, rel, _called(item), *span))
+        for key, path, _, first, last in bodies:
+            if path == rel and key not in reach:
+                inside = [(line, api) for line, api in lines if first <= line <= last]
+                if inside:
+                    reach[key] = f"{inside[0][1]} at {rel}:{inside[0][0]}"
+    for _ in range(4):  # callers of callers, within the files that keep a call
+        grown = False
+        for key, path, called, _, _ in bodies:
+            if key in reach:
+                continue
+            via = next((name for name in sorted(called) if name in reach or f"{path}::{name}" in reach), None)
+            if via is not None:
+                reach[key] = reach.get(f"{path}::{via}") or reach[via]
+                grown = True
+        if not grown:
+            break
+    return reach
+
+
+def _called(function: ast.AST) -> Set[str]:
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                names.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                names.add(func.attr)
+    return names

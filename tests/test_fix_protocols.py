@@ -1,0 +1,375 @@
+"""A guard is one protocol with the branches it decides (issue 43, class 1): ``fix`` flips it only when every
+call those branches keep runs on the target; else the guard and its branches stay, with the reason. Each case is
+fixed, then run against the fake ``torch_npu`` (``npu_stub``: an NPU, no CUDA) and on a plain CPU."""
+
+import pytest
+
+from migrator.fix import fix_report
+from migrator.maps.load import resolve_targets
+from migrator.pipeline import ScanRequest, scan
+
+from .conftest import write_tree
+from .npu_stub import run_on_cpu, run_on_npu, write_stub
+
+torch = pytest.importorskip("torch")
+
+
+def _fix(root, files, target="cann"):
+    """Write ``files`` under ``root`` and a copy under ``root``'s sibling ``original``; fix ``root`` in place."""
+    write_tree(root.parent / "original", files)
+    write_tree(root, files)
+    chosen = resolve_targets([target])
+    result = fix_report(root, scan(ScanRequest(root, chosen, jobs=1)), chosen[0])
+    for item in result.changed:
+        (root / item.path).write_text(item.new, encoding="utf-8")
+    return {item.path: item for item in result.files}
+
+
+# fairseq's trainer and CudaEnvironment, reduced to the guard's protocol: fairseq/trainer.py lines 60-65, 145-167
+# and 323 (`if self.cuda and torch.cuda.get_device_capability(0)[0] < 7`), fairseq/utils.py lines 754-761, at
+# facebookresearch/fairseq@3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99
+FAIRSEQ_UTILS = '''\
+import torch
+
+
+class CudaEnvironment(object):
+    def __init__(self):
+        cur_device = torch.cuda.current_device()
+        prop = torch.cuda.get_device_properties("cuda:{}".format(cur_device))
+        self.name = prop.name
+        self.major = prop.major
+        self.minor = prop.minor
+        self.total_memory_in_GB = prop.total_memory / 1024 / 1024 / 1024
+'''
+
+FAIRSEQ_TRAINER = '''\
+import torch
+
+import utils
+
+
+class Trainer(object):
+    def __init__(self, cfg, model):
+        self.cfg = cfg
+        self.cuda = torch.cuda.is_available() and not cfg.cpu
+        if self.cuda:
+            self.device = torch.device("cuda")
+        else:
+            self.device = torch.device("cpu")
+        self._model = model.to(device=self.device)
+        if self.cuda and cfg.world_size > 1:
+            self._grad_norm_buf = torch.cuda.DoubleTensor(cfg.world_size)
+        else:
+            self._grad_norm_buf = None
+        if self.cuda:
+            self.cuda_env = utils.CudaEnvironment()
+        else:
+            self.cuda_env = None
+
+    def build_optimizer(self):
+        if self.cfg.fp16:
+            if self.cuda and torch.cuda.get_device_capability(0)[0] < 7:
+                print("NOTE: your device does NOT support faster training with --fp16")
+        return torch.optim.SGD(self._model.parameters(), lr=0.1)
+
+    def train_step(self, x):
+        if self.cuda:
+            x = x.cuda()
+        loss = self._model(x).sum()
+        loss.backward()
+        return float(loss)
+'''
+
+RUN_TRAINER = '''
+    import types, torch, trainer
+    cfg = types.SimpleNamespace(cpu=False, world_size=1, fp16=True)
+    t = trainer.Trainer(cfg, torch.nn.Linear(2, 1))
+    t.build_optimizer()
+    t.train_step(torch.ones(3, 2))
+    result = [t.device.type, t.cuda_env is None]
+'''
+
+
+def test_a_trainer_guard_whose_branches_reach_cuda_only_calls_stays(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"trainer.py": FAIRSEQ_TRAINER, "utils.py": FAIRSEQ_UTILS})
+    on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, RUN_TRAINER)
+    assert on_npu.get("result") == ["cpu", True], on_npu  # it ran on the CPU before the fix: it still does
+    trainer = fixed["trainer.py"]
+    assert trainer.new is None or "self.cuda = torch.cuda.is_available() and not cfg.cpu" in trainer.new
+    held = [s for s in trainer.skipped if "the guard `self.cuda`" in s.reason]
+    assert held, trainer.skipped
+    why = held[0].reason
+    # what would run on the target, named: a kept call in a branch, one in an `and`, one in another file
+    assert "torch.cuda.DoubleTensor (line 16" in why and "get_device_capability (line 26" in why
+    assert "utils.CudaEnvironment() (line 20: reaches torch.cuda.get_device_properties at utils.py:7)" in why
+    assert run_on_cpu(tmp_path / "original", RUN_TRAINER).get("result") == ["cpu", True]
+
+
+def test_the_same_trainer_flips_once_its_branches_run_on_the_target(tmp_path):
+    """The guard is held for what its branches keep, not for being a guard: without them it flips, and the
+    trainer places its model and batches on the NPU."""
+    project = tmp_path / "project"
+    trainer = FAIRSEQ_TRAINER.replace("""        if self.cuda and cfg.world_size > 1:
+            self._grad_norm_buf = torch.cuda.DoubleTensor(cfg.world_size)
+        else:
+            self._grad_norm_buf = None
+        if self.cuda:
+            self.cuda_env = utils.CudaEnvironment()
+        else:
+            self.cuda_env = None
+""", "        self.cuda_env = None\n").replace("""\
+            if self.cuda and torch.cuda.get_device_capability(0)[0] < 7:
+                print("NOTE: your device does NOT support faster training with --fp16")
+""", "            pass\n")
+    fixed = _fix(project, {"trainer.py": trainer, "utils.py": FAIRSEQ_UTILS})["trainer.py"]
+    assert "self.cuda = torch_npu.npu.is_available() and not cfg.cpu" in fixed.new
+    assert 'torch.device("npu")' in fixed.new and "x = x.npu()" in fixed.new
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, RUN_TRAINER)
+    assert run.get("result") == ["npu", True], run
+    assert ["moved", "Tensor"] in run["events"]
+
+
+# ------------------------------------------------------------------ guard shapes: held or flipped, then run
+
+EARLY_RETURN = '''\
+import torch
+
+
+def describe(model):
+    if not torch.cuda.is_available():
+        return "cpu"
+    model = model.cuda()
+    return torch.cuda.get_device_properties(0).name
+'''
+
+FLAG_THROUGH_AND = '''\
+import torch
+
+
+def setup(amp):
+    use_cuda = torch.cuda.is_available()
+    use_amp = use_cuda and amp
+    if use_amp:
+        major, _ = torch.cuda.get_device_capability()
+        return "bf16" if major >= 8 else "fp16"
+    return "fp32"
+'''
+
+COUNT_IN_A_COMPREHENSION = '''\
+import torch
+
+
+def device_names():
+    n_gpu = torch.cuda.device_count()
+    return [torch.cuda.get_device_properties(i).name for i in range(n_gpu)]
+'''
+
+COUNT_BUILDS_DEVICES = '''\
+import torch
+
+
+def devices():
+    n_gpu = torch.cuda.device_count()
+    if n_gpu > 0:
+        torch.cuda.set_device(0)
+    return [str(torch.device(f"cuda:{i}")) for i in range(n_gpu)]
+'''
+
+ATTRIBUTE_GUARD_CLEAN = '''\
+import torch
+
+
+class Runner:
+    def __init__(self, model):
+        self.use_cuda = torch.cuda.is_available()
+        self.model = model.cuda() if self.use_cuda else model
+
+    def where(self):
+        if self.use_cuda:
+            torch.cuda.synchronize()
+            return getattr(self.model, "placed_on", "?")
+        return "cpu"
+'''
+
+
+@pytest.mark.parametrize("code, call, flips, on_npu", [
+    pytest.param(EARLY_RETURN, "describe(torch.nn.Linear(2, 2))", False, "cpu", id="early-return-then-properties"),
+    pytest.param(FLAG_THROUGH_AND, "setup(True)", False, "fp32", id="flag-bound-through-an-and"),
+    pytest.param(COUNT_IN_A_COMPREHENSION, "device_names()", False, [], id="count-feeds-a-comprehension"),
+    pytest.param(COUNT_BUILDS_DEVICES, "devices()", True, ["npu:0"], id="count-builds-device-strings"),
+    pytest.param(ATTRIBUTE_GUARD_CLEAN, "Runner(torch.nn.Linear(2, 2)).where()", True, "npu",
+                 id="attribute-guard-whose-branches-all-change"),
+])
+def test_a_guard_flips_only_with_every_branch_it_decides(tmp_path, code, call, flips, on_npu):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"mod.py": code})["mod.py"]
+    run = f"import torch, mod\nresult = mod.{call}"
+    on_cpu = run_on_cpu(tmp_path / "original", run)
+    assert "error" not in on_cpu, on_cpu  # the original runs on a CPU machine
+    result = run_on_npu(write_stub(tmp_path / "stub"), project, run)
+    assert result.get("result") == on_npu, result  # flipped with a kept call, it raises here
+    if flips:
+        assert fixed.new is not None and "torch.cuda" not in fixed.new
+    else:
+        assert fixed.new is None and fixed.skipped
+        assert all("the guard" in s.reason and "edit" in s.reason for s in fixed.skipped)
+
+
+def test_held_guards_are_listed_with_what_would_run(tmp_path):
+    fixed = _fix(tmp_path, {"mod.py": FLAG_THROUGH_AND})["mod.py"]
+    (reason,) = {s.reason for s in fixed.skipped}
+    assert "the guard `use_cuda` (line 5) decides lines 6, 8-9" in reason  # `amp` in `use_cuda and amp` too
+    assert "torch.cuda.get_device_capability (line 8" in reason
+
+
+# ------------------------------------------------------------------ 2. a device protocol is one unit
+
+# timm's benchmark runner, reduced to its device protocol: the default, the timing choice made on it, and the
+# synchronising timer (benchmark.py lines 153-156, 207-212, 227, 281-284 at
+# huggingface/pytorch-image-models@aa4b5850c1543fa488abf260f18390eda46cf85d)
+TIMM_BENCHMARK = '''\
+import time
+from functools import partial
+
+import torch
+
+
+def timestamp(sync=False):
+    return time.perf_counter()
+
+
+def cuda_timestamp(sync=False, device=None):
+    if sync:
+        torch.cuda.synchronize(device=device)
+    return time.perf_counter()
+
+
+class BenchmarkRunner:
+    def __init__(self, model, device='cuda', num_bench_iter=50):
+        self.device = device
+        self.model = model.to(device=self.device)
+        self.num_bench_iter = num_bench_iter
+        if 'cuda' in self.device:
+            self.time_fn = partial(cuda_timestamp, device=self.device)
+        else:
+            self.time_fn = timestamp
+'''
+
+RUN_BENCHMARK = '''
+    import torch, benchmark
+    runner = benchmark.BenchmarkRunner(torch.nn.Linear(2, 2))
+    runner.time_fn(sync=True)
+    result = [runner.device, runner.time_fn.func.__name__ if hasattr(runner.time_fn, "func") else "timestamp"]
+'''
+
+# the same runner split the way larger benchmarks are: the device chosen in __init__, compared in a method
+SPLIT_BENCHMARK = '''\
+import torch
+
+
+class Bench:
+    def __init__(self, model, device='cuda', backend='nccl'):
+        self.device = device
+        self.backend = backend
+        self.model = model.to(device)
+
+    def sync(self):
+        if 'cuda' in self.device:
+            torch.cuda.synchronize()
+        return self.device
+
+    def uses_nccl(self):
+        return self.backend == 'nccl'
+'''
+
+ASSERTED = '''\
+import torch
+
+
+def place(model, device='cuda'):
+    assert device in ['cuda', 'mlu'], f"unsupported device {device}"
+    return model.to(device)
+'''
+
+
+def test_a_renamed_default_takes_the_timing_test_it_feeds_with_it(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"benchmark.py": TIMM_BENCHMARK})["benchmark.py"].new
+    assert "device='npu'" in fixed and "if 'npu' in self.device:" in fixed
+    assert "torch_npu.npu.synchronize(device=device)" in fixed
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, RUN_BENCHMARK)
+    # the runner still times with a device sync (before: the default renamed alone chose the sync-less timer)
+    assert run.get("result") == ["npu", "cuda_timestamp"], run
+    assert ["synchronize", "npu"] in run["events"]
+    assert run_on_cpu(tmp_path / "original", RUN_BENCHMARK.replace("Linear(2, 2))", "Linear(2, 2), 'cpu')")) \
+        .get("result") == ["cpu", "timestamp"]
+
+
+def test_a_device_compared_in_another_method_changes_with_its_default_or_not_at_all(tmp_path):
+    """The comparison's branch keeps `torch.cuda.synchronize()` (a measuring branch the scan leaves, so it has
+    no rewrite): the default, the comparison and the backend spellings fed the same way all stay."""
+    project = tmp_path / "project"
+    fixed = _fix(project, {"bench.py": SPLIT_BENCHMARK})["bench.py"]
+    assert fixed.new is None  # not the default alone, not the backend's default without its comparison
+    reasons = {s.reason for s in fixed.skipped}
+    assert len(reasons) == 1 and "torch.cuda.synchronize (line 12: stays as written)" in reasons.pop()
+    assert {s.line for s in fixed.skipped} == {5, 16}  # the defaults' line and the backend's comparison
+
+
+def test_a_device_compared_in_another_method_changes_with_it_when_its_branch_can(tmp_path):
+    project = tmp_path / "project"
+    code = SPLIT_BENCHMARK.replace("            torch.cuda.synchronize()\n", "            self.synced = True\n")
+    fixed = _fix(project, {"bench.py": code})["bench.py"].new
+    assert "device='npu', backend='hccl'" in fixed
+    assert "if 'npu' in self.device:" in fixed and "self.backend == 'hccl'" in fixed
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, '''
+        import torch, bench
+        b = bench.Bench(torch.nn.Linear(2, 2))
+        result = [b.sync(), getattr(b, "synced", False), b.uses_nccl()]
+    ''')
+    assert run.get("result") == ["npu", True, True], run
+
+
+@pytest.mark.parametrize("target, changes", [
+    pytest.param("cann", True, id="cann-the-list-is-the-device-check"),
+    pytest.param("neuware", False, id="neuware-the-list-already-names-mlu"),
+])
+def test_an_assert_that_lists_devices_changes_with_the_default(tmp_path, target, changes):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"place.py": ASSERTED}, target)["place.py"]
+    if not changes:  # a multi-device helper: left whole for a hand edit
+        assert fixed.new is None and all("already spells 'mlu'" in s.reason for s in fixed.skipped)
+        return
+    assert "def place(model, device='npu'):" in fixed.new and "assert device in ['npu', 'mlu']" in fixed.new
+    run = run_on_npu(write_stub(tmp_path / "stub"), project,
+                     "import torch, place\nresult = place.place(torch.nn.Linear(2, 2)).placed_on")
+    assert run.get("result") == "npu", run  # before: the default renamed alone, the assert fired
+
+
+# timm/utils/distributed.py lines 111-121 (init_distributed_device) at the same timm commit
+TIMM_BACKENDS = '''\
+def backend_for(device='cuda', dist_backend=None):
+    device_type, *device_idx = device.split(':', maxsplit=1)
+    if dist_backend is None:
+        dist_backends = {
+            "xpu": "ccl",
+            "cuda": "nccl",
+        }
+        dist_backend = dist_backends.get(device_type, 'gloo')
+    return device_type, dist_backend
+'''
+
+
+@pytest.mark.parametrize("target, device, backend", [
+    pytest.param("neuware", "mlu", "cncl", id="neuware"),
+    pytest.param("cann", "npu", "hccl", id="cann"),
+])
+def test_a_backend_table_keyed_by_device_changes_key_and_backend_together(tmp_path, target, device, backend):
+    """Before, the key became the target's device and its backend stayed `nccl`: the MLU asked for NCCL."""
+    fixed = _fix(tmp_path / "project", {"dist.py": TIMM_BACKENDS}, target)["dist.py"].new
+    assert f'"{device}": "{backend}",' in fixed and f"device='{device}'" in fixed
+    namespace: dict = {}
+    plain = "\n".join(line for line in fixed.splitlines() if not line.startswith("import torch_"))
+    exec(compile(plain, "dist.py", "exec"), namespace)  # plain Python once the plugin import is left out
+    assert namespace["backend_for"]() == (device, backend)
