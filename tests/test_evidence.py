@@ -366,3 +366,29 @@ def test_the_report_names_the_files_that_already_choose_the_targets_device(scan_
                        ["cann", "neuware"])
     by_id = {t.id: t for t in report.targets}
     assert by_id["cann"].selects_itself == ("dist.py",) and by_id["neuware"].selects_itself == ()
+
+
+GPU_DEVICE = ("import torch\nimport torch.distributed as dist\n\n\nclass DeviceGPU:\n"
+              "    dist_backend = 'nccl'\n\n    def __init__(self):\n        torch.cuda.set_device(0)\n"
+              "        self._device = torch.device('cuda')\n")
+
+
+@pytest.mark.parametrize("siblings, expect", [
+    # composer's devices: GPU beside HPU and MPS, none for the NPU: one finding asks for a sibling
+    pytest.param(("device_hpu.py", "device_mps.py"), "add one for npu beside it", id="siblings-for-other-devices"),
+    # DeepSpeed's accelerators: the project's own NPU backend serves cann
+    pytest.param(("device_hpu.py", "device_npu.py"), "its npu backend serves cann", id="sibling-for-the-target"),
+])
+def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, siblings, expect):
+    files = {"devices/device_gpu.py": GPU_DEVICE, **{f"devices/{s}": "class Device:\n    pass\n" for s in siblings}}
+    report = scan_tree(files, ["cann"])
+    inside = [f for f in report.judged if f.path == "devices/device_gpu.py"]
+    assert inside and all(expect in f.verdicts["cann"].message for f in inside)
+    assert all(f.verdicts["cann"].edit is None for f in inside)  # fix renames nothing in CUDA's backend
+    if "add one" in expect:
+        assert len([f for f in inside if f.root is None]) == 1  # one finding, the others its sites
+
+
+def test_a_lone_cuda_file_without_siblings_is_judged_as_before(scan_tree):
+    report = scan_tree({"devices/device_gpu.py": GPU_DEVICE}, ["cann"])
+    assert any(f.verdicts["cann"].fixable for f in report.judged if f.path == "devices/device_gpu.py")

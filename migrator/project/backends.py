@@ -1,0 +1,133 @@
+"""Code a project keeps per device: CUDA's own backend among its siblings.
+
+Frameworks that already run on several accelerators keep one implementation per device side by side:
+composer's ``devices/device_gpu.py`` beside ``device_hpu.py`` and ``device_mps.py``, DeepSpeed's
+``accelerator/cuda_accelerator.py`` beside ``npu_accelerator.py`` and ``mlu_accelerator.py``, its ``op_builder/``
+builders beside ``op_builder/npu/``. The CUDA file is CUDA's backend, not a migration: where the project has a
+sibling for the target's device it serves the target (``supported``); where it has siblings for other devices
+only, the work is one new sibling for the target, not renaming CUDA's (every finding in the file is a site of one
+finding that says so, and ``fix`` renames nothing there).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from ..maps.load import TargetMap
+from ..model import Context, Evidence, FileResult, Finding, Grade, Status, Verdict, fix_of
+
+#: How a file or folder name says it is CUDA's.
+_CUDA_TOKENS = frozenset({"cuda", "gpu", "nvidia"})
+#: How it says it is another device's (a target's own among them).
+_DEVICE_TOKENS = frozenset({"npu", "mlu", "hpu", "xpu", "mps", "cpu", "tpu", "neuron", "musa", "sdaa", "xla",
+                            "habana", "ascend", "cambricon", "kunlun", "dcu", "rocm", "hip", "ipu", "gaudi"})
+#: The names a target's own sibling may carry.
+_TARGET_TOKENS = {"npu": ("npu", "ascend"), "mlu": ("mlu", "cambricon")}
+_SPLIT = re.compile(r"[_\-.]")
+_SOURCE = "the project's own per-device code"
+
+
+def cuda_backends(paths: Sequence[str]) -> Dict[str, Tuple[str, ...]]:
+    """Each file that is CUDA's member of a per-device family -> its siblings' device tokens."""
+    by_folder: Dict[str, Set[str]] = {}
+    for path in paths:
+        folder, name = posixpath.split(path)
+        by_folder.setdefault(folder, set()).add(name)
+    found: Dict[str, Tuple[str, ...]] = {}
+    for path in paths:
+        folder, name = posixpath.split(path)
+        devices = _file_siblings(name, by_folder[folder]) or _folder_siblings(folder, by_folder)
+        if devices:
+            found[path] = devices
+    return found
+
+
+def _file_siblings(name: str, names: Set[str]) -> Tuple[str, ...]:
+    """``device_gpu.py`` among ``device_hpu.py``, ``device_mps.py``: the other devices' tokens."""
+    stem, dot, suffix = name.rpartition(".")
+    parts = _SPLIT.split(stem)
+    for at, part in enumerate(parts):
+        if part.lower() not in _CUDA_TOKENS:
+            continue
+        devices = []
+        for token in sorted(_DEVICE_TOKENS):
+            for spelled in (token, token.upper()):
+                candidate = "_".join(parts[:at] + [spelled] + parts[at + 1:])
+                if f"{candidate}{dot}{suffix}" in names:
+                    devices.append(token)
+        if devices:
+            return tuple(dict.fromkeys(devices))
+    return ()
+
+
+def _folder_siblings(folder: str, by_folder: Dict[str, Set[str]]) -> Tuple[str, ...]:
+    """A file in ``op_builder/`` (or ``op_builder/cuda/``) beside ``op_builder/npu/``, ``op_builder/hpu/``: the
+    device subfolders, when there are two or more (one ``xla/`` integration folder makes no family)."""
+    parent, base = posixpath.split(folder)
+    here = folder if base.lower() not in _CUDA_TOKENS else parent
+    subfolders = {posixpath.basename(f).lower() for f in by_folder
+                  if posixpath.dirname(f) == here and f != here}
+    devices = tuple(sorted(subfolders & _DEVICE_TOKENS))
+    return devices if len(devices) >= 2 else ()
+
+
+def with_device_backends(findings: Sequence[Finding], results: Sequence[FileResult],
+                         targets: Sequence[TargetMap]) -> List[Finding]:
+    """``findings``, those in CUDA's member of a per-device family judged as such on each target that renames
+    the device: ``supported`` where the project has the target's sibling, else sites of one finding asking for
+    it."""
+    renamed = [t for t in targets if t.device_to in _TARGET_TOKENS]
+    if not renamed:
+        return list(findings)
+    families = cuda_backends([r.file.rel for r in results])
+    if not families:
+        return list(findings)
+    heads: Dict[str, Finding] = {}
+    out = []
+    for finding in findings:
+        devices = families.get(finding.path)
+        if devices is None or finding.context != Context.TRAINING or not _needs_change(finding, renamed):
+            out.append(finding)
+            continue
+        head = heads.setdefault(finding.path, finding)
+        verdicts = dict(finding.verdicts)
+        for target in renamed:
+            verdict = verdicts.get(target.id)
+            if verdict is not None and verdict.status != Status.SUPPORTED:
+                verdicts[target.id] = _judged(finding.path, devices, target, verdict)
+        root = head.id if head is not finding and finding.root is None else finding.root
+        out.append(replace(finding, verdicts=verdicts, root=root))
+    return out
+
+
+def _needs_change(finding: Finding, targets: Sequence[TargetMap]) -> bool:
+    return any(t.id in finding.verdicts and finding.verdicts[t.id].status != Status.SUPPORTED for t in targets)
+
+
+def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Verdict) -> Verdict:
+    own = [d for d in devices if d in _TARGET_TOKENS[target.device_to]]
+    others = ", ".join(devices[:5])
+    if own:
+        text = (f"{path} is CUDA's backend among the project's per-device ones ({others}); its {own[0]} backend "
+                f"serves {target.id}: nothing to change here")
+        return Verdict(Status.SUPPORTED, text, _SOURCE, evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
+    suggestion = _sibling_name(path, target.device_to)
+    text = (f"{path} is CUDA's backend among the project's per-device ones ({others}): add one for "
+            f"{target.device_to} beside it ({suggestion}), rather than renaming this one (which would drop CUDA); "
+            f"what it does here: {verdict.message}")
+    return Verdict(verdict.status, text, f"{_SOURCE}; {verdict.source}", fix=fix_of(f"add {suggestion}"),
+                   evidence=(Evidence(Grade.PROOF, _SOURCE, f"{path} beside {others}"),))
+
+
+def _sibling_name(path: str, device: str) -> str:
+    folder, name = posixpath.split(path)
+    renamed: Optional[str] = None
+    for token in _CUDA_TOKENS:
+        pattern = re.compile(rf"(?<![a-z]){token}(?![a-z])", re.IGNORECASE)
+        if pattern.search(name):
+            renamed = pattern.sub(device, name, count=1)
+            break
+    return posixpath.join(folder, renamed) if renamed else posixpath.join(folder, device, name)
