@@ -392,3 +392,22 @@ def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, sibli
 def test_a_lone_cuda_file_without_siblings_is_judged_as_before(scan_tree):
     report = scan_tree({"devices/device_gpu.py": GPU_DEVICE}, ["cann"])
     assert any(f.verdicts["cann"].fixable for f in report.judged if f.path == "devices/device_gpu.py")
+
+
+@pytest.mark.parametrize("code, library, port", [
+    pytest.param("from numba import cuda\n\n\n@cuda.jit\ndef add(x, y, out):\n    out[cuda.grid(1)] = 1\n",
+                 "numba.cuda", True, id="numba-cuda-kernel"),
+    pytest.param("import numba\n\n\n@numba.jit(nopython=True)\ndef add(x, y):\n    return x + y\n",
+                 "numba", False, id="numba-cpu-reference"),
+    pytest.param("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=8, num_threads=2, device_id=0)\n"
+                 "def images(files):\n    jpegs, labels = fn.readers.file(files=files)\n"
+                 "    return fn.decoders.image(jpegs, device='mixed'), labels\n", "nvidia.dali", True,
+                 id="dali-pipeline"),
+    pytest.param("try:\n    from nvidia.dali import pipeline_def\nexcept ImportError:\n    pipeline_def = None\n",
+                 "nvidia.dali", False, id="dali-optional"),
+])
+def test_cuda_only_libraries_beyond_torch_are_one_port_per_file(scan_tree, code, library, port):
+    report = scan_tree({"data.py": code}, ["cann"])
+    uses = [f for f in report.judged if f.rule == "cuda-library" and f.api.startswith(library)]
+    heads = [f for f in uses if f.root is None and f.verdicts["cann"].status == Status.PORT]
+    assert len(heads) == (1 if port else 0)
