@@ -399,7 +399,8 @@ def test_a_lone_cuda_file_without_siblings_is_judged_as_before(scan_tree):
                  "numba.cuda", True, id="numba-cuda-kernel"),
     pytest.param("import numba\n\n\n@numba.jit(nopython=True)\ndef add(x, y):\n    return x + y\n",
                  "numba", False, id="numba-cpu-reference"),
-    pytest.param("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=8, num_threads=2, device_id=0)\n"
+    pytest.param("from nvidia.dali import pipeline_def, fn\n\n\n"
+                 "@pipeline_def(batch_size=8, num_threads=2, device_id=0)\n"
                  "def images(files):\n    jpegs, labels = fn.readers.file(files=files)\n"
                  "    return fn.decoders.image(jpegs, device='mixed'), labels\n", "nvidia.dali", True,
                  id="dali-pipeline"),
@@ -411,3 +412,26 @@ def test_cuda_only_libraries_beyond_torch_are_one_port_per_file(scan_tree, code,
     uses = [f for f in report.judged if f.rule == "cuda-library" and f.api.startswith(library)]
     heads = [f for f in uses if f.root is None and f.verdicts["cann"].status == Status.PORT]
     assert len(heads) == (1 if port else 0)
+
+
+def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
+    hooks = "from mmcv.runner import HOOKS\nimport torch\n\n\ndef f(x):\n    return torch.nn.Linear(4, 4)(x)\n"
+    report = scan_tree({"hooks.py": hooks}, ["cann"])
+    choices = [f for f in report.judged if f.rule == "dtype-limits"]
+    assert choices and all(not active(f.verdicts["cann"]) and f not in report.findings for f in choices)
+
+
+@pytest.mark.parametrize("path, context", [
+    pytest.param("bench.py", Context.TOOLING, id="benchmark-script"),
+    pytest.param("sample.py", Context.TOOLING, id="generation-script"),
+    pytest.param("inference/inference_swinir.py", Context.TOOLING, id="inference-folder"),
+    pytest.param("tools/demo.py", Context.TOOLING, id="demo"),
+    pytest.param("notebooks/explore.ipynb", Context.TOOLING, id="notebooks-folder"),
+    pytest.param("train.py", Context.TRAINING, id="training-script"),
+    pytest.param("data/samplers.py", Context.TRAINING, id="a-sampler-is-training"),
+    pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
+])
+def test_demos_inference_and_benchmarks_are_tooling(path, context):
+    from migrator.project.contexts import path_context
+
+    assert path_context(path) == context

@@ -1,6 +1,6 @@
 """Which part of a project a file is: what a training run executes, its tests, or its tooling (packaging,
-benchmarks, export to other runtimes, checkpoint conversion scripts, demos and visualisation, CI and
-documentation). Only training findings count in readiness."""
+benchmarks, export to other runtimes, checkpoint conversion scripts, demos, inference and generation scripts,
+visualisation, CI and documentation). Only training findings count in readiness."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "un
 _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb)$"
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
+                           "inference",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
                            "visualisation", "visualize", "notebooks"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*_benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
-                           r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*)\.py$|"
+                           r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"
+                           r"predict|predict_.*|generate|generate_.*|sample)\.py$|"
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import Category, Confidence, Context, DtypeChoice, Finding, Status, Verdict
+from ..model import Category, Confidence, Context, DtypeChoice, Evidence, Finding, Grade, Status, Verdict
 from ..rules.base import fingerprint
 from ..rules.dtype.dtype_limits import DtypeLimits
 
@@ -70,8 +70,18 @@ def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites, targ
     return Finding(id=fingerprint(_RULE, choice.path, choice.api, choice.snippet, occurrence), rule=_RULE,
                    category=Category.DTYPE, path=choice.path, span=choice.span, api=choice.api,
                    snippet=choice.snippet, confidence=Confidence.RESOLVED,
-                   verdicts={t: _with_caveat(choice, t, _verdict(choice, t, uses, bites), caveats.get(t))
+                   verdicts={t: _graded(choice, _with_caveat(choice, t, _verdict(choice, t, uses, bites),
+                                                                 caveats.get(t)))
                              for t in judged}, scope=choice.scope, context=Context.TRAINING)
+
+
+def _graded(choice: DtypeChoice, verdict: Verdict) -> Verdict:
+    """A choice read only off a framework's import (it may set either 16-bit dtype from its configuration) is a
+    note to validate: whether the project trains in that dtype is the configuration's to say."""
+    if not choice.inferred or verdict.status == Status.SUPPORTED:
+        return verdict
+    return replace(verdict, evidence=(Evidence(Grade.NOTE, verdict.source, f"{choice.dtype} read off the import "
+                                               f"of {choice.api} at {choice.where}, not off code computing in it"),))
 
 
 def _with_caveat(choice: DtypeChoice, target: str, verdict: Verdict,
