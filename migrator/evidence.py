@@ -85,10 +85,6 @@ def finding_bucket(finding: Finding) -> Bucket:
     return next((b for b in (Bucket.WORK, Bucket.VALIDATE, Bucket.GAP) if b in buckets), Bucket.RUNS)
 
 
-def is_work(finding: Finding) -> bool:
-    return finding_bucket(finding) == Bucket.WORK
-
-
 def weigh(findings: Iterable[Finding], fallbacks_on_step: Optional[AbstractSet[str]] = None) -> Tuple[Finding, ...]:
     """Every finding with each verdict's evidence explicit: what the report carries and every view reads.
     A ``tune`` finding is a pattern the vendor's guide documents: a note until a traced run measured its line
