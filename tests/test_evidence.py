@@ -435,3 +435,14 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.project.contexts import path_context
 
     assert path_context(path) == context
+
+
+@pytest.mark.parametrize("code, seeded", [
+    pytest.param("def seed_all(seed):\n    torch.manual_seed(seed)\n    torch.cuda.manual_seed_all(seed)\n", True,
+                 id="beside-torch-manual-seed"),
+    pytest.param("def seed_cuda(seed):\n    torch.cuda.manual_seed_all(seed)\n", False, id="the-only-seed-call"),
+])
+def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, seeded):
+    report = scan_tree({"seeds.py": "import torch\n\n\n" + code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.cuda.manual_seed_all"]
+    assert (found.verdicts["cann"].status == Status.SUPPORTED) == seeded

@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
 from ..maps.load import TargetMap
-from ..model import Evidence, Finding, Grade, Span, Status, Verdict
+from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, Verdict
+from ..rules.base import usages_across_files
 
 #: CUDA APIs a run does not need: what they do is measure, describe or tune the CUDA device itself.
 DIAGNOSTICS = re.compile(
@@ -60,12 +61,49 @@ def _tests_of(findings: Sequence[Finding], path: str, test: Span) -> List[Findin
             and (test.line or 0) <= (f.span.line or -1) <= last and f.span.cell == test.cell]
 
 
-def _skipped(finding: Finding, targets: Sequence[str], why: str) -> Finding:
+def _skipped(finding: Finding, targets: Sequence[str], why: str, source: str = _SOURCE) -> Finding:
     verdicts = dict(finding.verdicts)
     for target in targets:
         verdict = verdicts.get(target)
         if verdict is not None and verdict.status != Status.SUPPORTED:
             text = why.format(target=target)
-            verdicts[target] = Verdict(Status.SUPPORTED, text, _SOURCE,
-                                       evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
+            verdicts[target] = Verdict(Status.SUPPORTED, text, source,
+                                       evidence=(Evidence(Grade.PROOF, source, text),))
     return replace(finding, verdicts=verdicts)
+
+
+#: Calls that seed every device's generator, a custom device's (the NPU's, the MLU's) too: torch/random.py
+#: ``manual_seed`` -> ``_manual_seed_impl`` seeds CUDA, MPS, XPU, MTIA and ``_seed_custom_device(seed)``.
+SEEDS_EVERY_DEVICE = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
+_CUDA_SEEDS = frozenset({"torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
+_SEED_SOURCE = "torch/random.py (manual_seed seeds every device, the custom one too)"
+
+
+def reads(usage: Usage) -> bool:
+    """Whether ``with_seeded_devices`` looks at this usage (the cache keeps those apart for it)."""
+    return usage.api in SEEDS_EVERY_DEVICE and usage.kind == "call"
+
+
+def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResult],
+                        targets: Sequence[TargetMap]) -> List[Finding]:
+    """``torch.cuda.manual_seed_all(seed)`` beside ``torch.manual_seed(seed)`` (in the same function, or at the
+    module's top level): the latter already seeds the target's device, and the CUDA call is silently ignored
+    where CUDA is missing (its own docstring says so): nothing to change there."""
+    renamed = [t.id for t in targets if t.device_to != "cuda"]
+    if not renamed or not any(f.api in _CUDA_SEEDS for f in findings):
+        return list(findings)
+    seeded: Dict[Tuple[str, str], int] = {}
+    for result in results:
+        for usage in usages_across_files(result):
+            if reads(usage):
+                seeded.setdefault((result.file.rel, usage.scope), usage.span.line or 0)
+    out = []
+    for finding in findings:
+        line = seeded.get((finding.path, finding.scope), seeded.get((finding.path, "<module>")))
+        if finding.api not in _CUDA_SEEDS or line is None:
+            out.append(finding)
+            continue
+        why = (f"`torch.manual_seed` at line {line} already seeds every device, {{target}}'s too; this CUDA call is "
+               "silently ignored where CUDA is missing: nothing to change")
+        out.append(_skipped(finding, renamed, why, _SEED_SOURCE))
+    return out
