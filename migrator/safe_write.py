@@ -11,7 +11,11 @@ over the destination with ``os.replace`` only once they are all written and flus
   ``~/.bashrc``) is *replaced* by the new file, not followed: nothing is written where the link points. That
   is the choice made here rather than refusing: the output lands where the user asked, and the link, which
   only a repository could have put there, is gone;
-- a destination that is a folder is an error (``IsADirectoryError``), as with ``open``.
+- a destination that is a folder is an error (``IsADirectoryError``), as with ``open``;
+- a character device (``-o /dev/null``, ``-o /dev/stdout``, a terminal), itself or at the end of a link, or
+  this process's own standard output or error (a pipe), is written into as it is: it is never replaced by a
+  file (run as root, replacing ``/dev/null`` broke every program reading it); a FIFO, a socket or a block
+  device is an error (writing into one may block, or reach a disk), named as such.
 
 The new file gets the permission bits of the regular file it replaces, or the ones ``open`` would give it
 (``0o666`` less the umask). Folders on the way are not created here: a caller that must create them checks
@@ -49,10 +53,41 @@ def _mode_for(path: Path) -> int:
     return 0o666 & ~_umask()
 
 
+def _own_stream(found: os.stat_result) -> bool:
+    """Whether ``found`` is this process's own standard output or error (``-o /dev/stdout`` into a pipe)."""
+    for fd in (1, 2):
+        try:
+            mine = os.fstat(fd)
+        except OSError:
+            continue
+        if (mine.st_dev, mine.st_ino) == (found.st_dev, found.st_ino):
+            return True
+    return False
+
+
+def _device(path: Path) -> bool:
+    """Whether ``path`` is (or links to) a character device; raises for a FIFO, a socket or a block device."""
+    try:
+        found = os.stat(path)  # through a link: what would receive the bytes
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return False
+    if stat.S_ISCHR(found.st_mode) or _own_stream(found):
+        return True
+    if stat.S_ISFIFO(found.st_mode) or stat.S_ISSOCK(found.st_mode) or stat.S_ISBLK(found.st_mode):
+        raise OSError(22, "not a regular file (a FIFO, socket or block device): not written", str(path))
+    return False
+
+
 @contextmanager
 def atomic_binary(path: PathLike) -> Iterator[BinaryIO]:
     """A binary stream whose bytes replace ``path`` when the block ends without an exception (see the module)."""
     target = Path(path)
+    if _device(target):  # /dev/null, /dev/stdout, a terminal: written into, never replaced
+        with open(target, "wb") as device:
+            yield cast(BinaryIO, device)
+        return
     mode = _mode_for(target)
     folder = target.parent if str(target.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".migrator-tmp")

@@ -197,3 +197,17 @@ def test_the_cache_writes_no_entry_through_a_linked_folder(tmp_path, outside):
     _fill(cache, 0)
     cache.put(key, FileResult(SourceFile("p", "f.py", FileKind.PYTHON, 1), FileStatus.OK))
     assert sorted(p.name for p in outside.iterdir()) == [".bashrc"]
+
+
+def test_a_character_device_is_written_into_never_replaced(tmp_path):
+    """``-o /dev/null`` (bench/bench_scan.py does it): replacing the device with a file, as root, broke every
+    program that reads /dev/null (git read it as its global configuration)."""
+    write_text(os.devnull, "{}\n")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_fifo_at_the_destination_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "migrator-report.html"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        write_text(fifo, "<html></html>")
