@@ -211,3 +211,17 @@ def test_a_fifo_at_the_destination_is_refused_not_waited_on(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(OSError, match="not a regular file"):
         write_text(fifo, "<html></html>")
+
+
+def test_a_file_name_cannot_drive_the_terminal(tmp_path):
+    """A file named with an OSC sequence (set the terminal's title) prints as its name, escaped; the views' own
+    colour stays."""
+    from migrator.report.printable import escaped
+
+    name = "train\x1b]0;pwned\x07.py"
+    (tmp_path / name).write_text("import torch\nx = torch.ones(2).cuda()\n")
+    for command in (["scan", str(tmp_path), "--no-cache", "--show", "all", "--color", "always"],
+                    ["check", str(tmp_path / name), "--no-cache"]):
+        output = CliRunner().invoke(main, command).output
+        assert "\x1b]" not in output and "\x07" not in output and "\\x1b]0;pwned\\x07" in output
+    assert escaped("\x1b[31mrewrite\x1b[0m") == "\x1b[31mrewrite\x1b[0m"  # colour is the view's own

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, TextIO
+from typing import Dict, TextIO, cast
 
 from ..model import Finding
 from ..report import FORMATTERS
+from ..report.printable import Printable
 from .check import CheckResult
 
 
@@ -16,6 +17,7 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
+    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
     for finding in result.failing:
         out.write(_line(finding) + "\n")
     if verbosity > 0:

@@ -5,7 +5,7 @@ cause. ``--show all`` adds every finding in training code at its cause, grouped 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, TextIO, Tuple
+from typing import Dict, List, Optional, TextIO, Tuple, cast
 
 import click
 
@@ -15,6 +15,7 @@ from ..model import STATUS_SEVERITY, Category, Context, FileStatus, Finding, Rep
 from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
 from ..shim import through_shim
 from . import View
+from .printable import Printable
 from .wording import reach_text, trace_text, worst_status
 
 #: Blockers shown per target in the summary; the rest are counted.
@@ -26,6 +27,7 @@ _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK
 
 
 def render(report: Report, out: TextIO, view: View = View()) -> None:
+    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
     paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
