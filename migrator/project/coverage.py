@@ -63,3 +63,9 @@ def coverage_by_api(covered: Sequence[Finding]) -> Tuple[CoveredApi, ...]:
                                sources=tuple((t, v.source) for t, v in first.verdicts.items()),
                                sites=tuple(uses)))
     return tuple(sorted(rows, key=lambda r: (-r.uses, r.api, r.rule)))
+
+
+def apart_by_api(validate: Sequence[Finding], which: Bucket) -> Tuple[CoveredApi, ...]:
+    """The uses the judge keeps apart in ``which`` bucket (to validate, or data gaps), one row per API as
+    ``coverage_by_api`` gives the covered ones: the views render these rows, they do not group again."""
+    return coverage_by_api([f for f in validate if finding_bucket(f) == which])

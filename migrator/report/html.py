@@ -19,11 +19,11 @@ from markupsafe import Markup, escape
 from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
-from ..evidence import Bucket, finding_bucket, grade
-from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Grade, Report, Status,
+from ..evidence import Bucket, grade
+from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status,
                      TargetSummary, Unsafe, Verdict)
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
-from ..project.coverage import coverage_by_api
+from ..project.coverage import apart_by_api, coverage_by_api
 from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
 from . import View
@@ -107,19 +107,22 @@ def _apart(report: Report) -> List[Dict[str, Any]]:
              ("data-gaps", "Data gaps", "what the data cannot judge", report.validate, Bucket.GAP))
     out = []
     for key, title, what, found, which in lists:
-        groups: Dict[Tuple[str, str], List[Finding]] = {}
-        for finding in found:
-            if finding_bucket(finding) == which:
-                groups.setdefault((finding.api, finding.rule), []).append(finding)
-        rows = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
-        out.append({"id": key, "title": title, "what": what, "uses": sum(len(g) for _, g in rows),
+        rows = apart_by_api(found, which)
+        out.append({"id": key, "title": title, "what": what, "uses": sum(r.uses for r in rows),
                     "more": max(0, len(rows) - _APART_SHOWN),
-                    "rows": [{"api": api, "rule": rule, "uses": len(uses), "where": _where(uses[0]),
-                              "verdicts": [(t, uses[0].verdicts[t].status.value,
-                                            (grade(uses[0].verdicts[t]) or Grade.PROOF).value,
-                                            uses[0].verdicts[t].message) for t in targets if t in uses[0].verdicts]}
-                             for (api, rule), uses in rows[:_APART_SHOWN]]})
+                    "rows": [{"api": r.api, "rule": r.rule, "uses": r.uses, "where": _where(r.sites[0]),
+                              "verdicts": [_graded(t, r.sites[0].verdicts[t]) for t in targets
+                                           if t in r.sites[0].verdicts]}
+                             for r in rows[:_APART_SHOWN]]})
     return out
+
+
+def _graded(target: str, verdict: Verdict) -> Tuple[str, str, str]:
+    """(target, what the verdict says, its message): its status and, where evidence speaks, its grade (a
+    supported verdict rests on none, and says no more)."""
+    found = grade(verdict)
+    said = verdict.status.value if found is None else f"{verdict.status.value}, {found.value}"
+    return target, said, verdict.message
 
 
 def _tuning(report: Report) -> List[Dict[str, Any]]:

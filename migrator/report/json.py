@@ -6,11 +6,11 @@ import json
 from dataclasses import asdict
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
 
-from ..evidence import Bucket, active, finding_bucket, grade
-from ..model import (Blocker, Context, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary,
+from ..evidence import Bucket, active, grade
+from ..model import (Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary,
                      Verdict)
 from ..plan import MigrationPlan, migration_plans
-from ..project.coverage import coverage_by_api
+from ..project.coverage import apart_by_api, coverage_by_api
 from ..shim import ShimPlan
 from . import View
 
@@ -146,10 +146,7 @@ def _coverage(covered: Sequence[Finding]) -> Dict[str, Any]:
     rows = coverage_by_api(covered)
     return {"usages": len(covered), "counted": sum(r.counted for r in rows),
             "apis": [{"api": r.api, "rule": r.rule, "category": r.category._value_, "uses": r.uses,
-                      "counted": r.counted, "sources": dict(r.sources),
-                      "sites": [{"id": u.id, "path": u.path, "line": u.span.line, "col": u.span.col,
-                                 "cell": u.span.cell, "context": u.context._value_, "reachable": u.reachable,
-                                 "root": u.root} for u in r.sites]}
+                      "counted": r.counted, "sources": dict(r.sources), "sites": [_site(u) for u in r.sites]}
                      for r in rows]}
 
 
@@ -169,18 +166,17 @@ def _weight(verdict: Verdict) -> Dict[str, Any]:
 def _apart(validate: Sequence[Finding], which: Bucket) -> List[Dict[str, Any]]:
     """The uses in ``which`` bucket (to validate, or data gaps), per API: each target's verdict on its first
     use, and every site."""
-    groups: Dict[Tuple[str, str], List[Finding]] = {}
-    for finding in validate:
-        if finding_bucket(finding) == which:
-            groups.setdefault((finding.api, finding.rule), []).append(finding)
-    rows = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
-    return [{"api": api, "rule": rule, "category": found[0].category._value_, "uses": len(found),
-             "counted": sum(1 for f in found if f.context == Context.TRAINING and f.root is None),
+    return [{"api": r.api, "rule": r.rule, "category": r.category._value_, "uses": r.uses, "counted": r.counted,
              "verdicts": {t: {"status": v.status._value_, "message": v.message, "source": v.source, **_weight(v)}
-                          for t, v in found[0].verdicts.items()},
-             "sites": [{"id": f.id, "path": f.path, "line": f.span.line, "col": f.span.col, "cell": f.span.cell,
-                        "context": f.context._value_, "reachable": f.reachable, "root": f.root} for f in found]}
-            for (api, rule), found in rows]
+                          for t, v in r.sites[0].verdicts.items()},
+             "sites": [_site(f) for f in r.sites]}
+            for r in apart_by_api(validate, which)]
+
+
+def _site(usage: Finding) -> Dict[str, Any]:
+    return {"id": usage.id, "path": usage.path, "line": usage.span.line, "col": usage.span.col,
+            "cell": usage.span.cell, "context": usage.context._value_, "reachable": usage.reachable,
+            "root": usage.root}
 
 
 def _custom_op(op: CustomOp, plans: Sequence[OpPlan] = ()) -> Dict[str, Any]:
