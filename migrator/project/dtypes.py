@@ -47,15 +47,13 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
                 inferred = usage.kind == "import"
                 if not inferred:
                     here.setdefault((result.file.rel, usage.scope), set()).add(dtype)
-                if dtype not in found or (found[dtype].inferred and not inferred):  # code that computes in it wins
-                    found[dtype] = DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
-                                               usage.scope, inferred=inferred)
+                _prefer(found, DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
+                                           usage.scope, inferred=inferred))
     profiles = {group: _profile(found) for group, found in evidence.items()}
     merged: Dict[str, DtypeChoice] = {}
     for found in evidence.values():
-        for dtype, choice in found.items():
-            if dtype not in merged or (merged[dtype].inferred and not choice.inferred):
-                merged[dtype] = choice
+        for choice in found.values():
+            _prefer(merged, choice)
     whole = _profile(merged)
     python = {r.file.rel for r in results if r.outline is not None}
     chosen = {place: frozenset(found) for place, found in here.items()}
@@ -76,6 +74,13 @@ class ProjectDtypes:
     #: the 16-bit dtypes the code of a file's scope (a function, or the module's top level) computes in: a vendor
     #: note on one bites the calls there as a condition met; elsewhere in the project it is a note to validate
     here: Callable[[str, str], FrozenSet[str]] = lambda path, scope: frozenset()
+
+
+def _prefer(found: Dict[str, DtypeChoice], choice: DtypeChoice) -> None:
+    """Keep the first choice of each dtype, unless only a framework's import said so and code does now."""
+    kept = found.get(choice.dtype)
+    if kept is None or (kept.inferred and not choice.inferred):
+        found[choice.dtype] = choice
 
 
 def _profile(choices: Dict[str, DtypeChoice]) -> DtypeProfile:

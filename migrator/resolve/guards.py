@@ -59,6 +59,11 @@ def _is_cuda_string(node: cst.BaseExpression) -> bool:
 _AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\w+_AVAILABLE|find_spec)$")
 
 
+def names_availability(name: str) -> bool:
+    """Whether a function or flag of this name says a library is installed (``libcst`` and ``ast`` readers)."""
+    return bool(_AVAILABLE.match(name))
+
+
 def availability_test(test: cst.BaseExpression) -> bool:
     """Whether an ``if`` runs its body only where a library is installed (alone or in an ``and``): the imports
     there are optional, as in ``try: ... except ImportError`` with a fallback."""
@@ -66,4 +71,4 @@ def availability_test(test: cst.BaseExpression) -> bool:
         return availability_test(test.left) or availability_test(test.right)
     node = test.func if isinstance(test, cst.Call) else test
     name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
-    return bool(_AVAILABLE.match(name))
+    return names_availability(name)

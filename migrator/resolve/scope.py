@@ -18,7 +18,7 @@ from .vocabulary import Vocabulary
 #: Root of pseudo-module names bound by loader calls (see ``Scopes._loaded_module``).
 LOADED = "<loaded>"
 _MODULE_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
 
 
 @dataclass
@@ -264,7 +264,7 @@ def catches_import_error(node: cst.Try) -> bool:
         types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
         for element in types:
             expr = element.value if isinstance(element, cst.Element) else element
-            if isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr).split(".")[-1] in _IMPORT_ERRORS:
+            if isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr).split(".")[-1] in IMPORT_ERRORS:
                 return _goes_on(handler)
     return False
 

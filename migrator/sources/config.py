@@ -156,7 +156,8 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
     snippet = f"{key}: {value}" if key else value  # as a YAML line writes it (a suggestion rewrites its value)
     where = f"{FAMILY_NAMES[family]} key `{path}`" if path else FAMILY_NAMES[family]
     text = Value(ValueKind.STR, value)
-    if path and len(value) <= 200 and _framework_key(path, value, family):  # the framework's, whatever the value
+    rows = _rows_for(path, family) if path and len(value) <= 200 else ()
+    if any(row.matches(value) for row in rows):  # the framework's, whatever the value
         # (`trainer.accelerator: cuda` is Lightning's choice, `ddp_backend: nccl` transformers' / accelerate's)
         return _setting(path, span, value, key, siblings, family)
     if _DEVICE.match(value):
@@ -166,7 +167,7 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
     if _BACKEND.match(value) and key not in _NOT_TORCH_BACKEND:
         return Usage(api="torch.distributed.Backend", kind=UsageKind.LITERAL, span=span, snippet=snippet,
                      args=(Argument(None, text),), context=where)
-    if not path or len(value) > 200 or not _named_key(path, family):
+    if not rows:
         return None  # a key no framework row names: data, not a setting a rule judges
     return _setting(path, span, value, key, siblings, family)
 
@@ -180,16 +181,6 @@ def _setting(path: str, span: Span, value: str, key: str, siblings: Tuple[Tuple[
 
 #: which frameworks' rows a file of each family serves (a generic YAML: the frameworks configured through one)
 FAMILY_FRAMEWORKS = {DEEPSPEED: ("deepspeed",), ACCELERATE: ("accelerate",), GENERIC: ("lightning", "transformers")}
-
-
-def _framework_key(path: str, value: str, family: str) -> bool:
-    """Whether a row of ``curated/frameworks.yaml`` of the file's family names this key and value."""
-    return any(row.matches(value) for row in _rows_for(path, family))
-
-
-def _named_key(path: str, family: str) -> bool:
-    """Whether a row of the file's family names this key, whatever its value."""
-    return bool(_rows_for(path, family))
 
 
 def _rows_for(path: str, family: str) -> tuple:

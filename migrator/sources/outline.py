@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
+from ..resolve.guards import names_availability
 from ..resolve.modules import absolute_import
+from ..resolve.scope import IMPORT_ERRORS
 from ..model import DefinitionKind
 
 MAIN = "<main>"
@@ -392,10 +393,6 @@ def _external(name: str) -> bool:
     return name.split(".")[0] in _EXTERNAL_ROOTS
 
 
-#: ``is_bnb_available()``, ``HAS_APEX``, ``find_spec("triton")``: a test whether a library is installed
-#: (the names ``resolve/guards.availability_test`` reads, on ``ast``).
-_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\w+_AVAILABLE|find_spec)$")
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
@@ -408,7 +405,7 @@ def _makes_imports_optional(stmt: ast.stmt) -> bool:
             types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
             caught = handler.type is None or any(
                 isinstance(t, (ast.Name, ast.Attribute)) and (t.id if isinstance(t, ast.Name) else t.attr)
-                in _IMPORT_ERRORS for t in types)
+                in IMPORT_ERRORS for t in types)
             raises = any(isinstance(s, ast.Raise) for s in handler.body)
             if caught and not raises:
                 return True
@@ -420,4 +417,4 @@ def _availability(test: ast.expr) -> bool:
         return any(_availability(v) for v in test.values)
     node = test.func if isinstance(test, ast.Call) else test
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return bool(_AVAILABLE.match(name))
+    return names_availability(name)  # ``is_bnb_available()``, ``HAS_APEX``: as the libcst reader reads them
