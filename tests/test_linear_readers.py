@@ -100,6 +100,9 @@ STEP_INPUTS = {
     # a string of ``[`` and one of `` if ``: each rescanned the line to its end looking for a mask or an ``else``
     "brackets-in-a-string": 'import torch\nx = "' + "[" * SIZE + '"\n',
     "conditionals-in-a-string": 'import torch\nx = "' + " if " * (SIZE // 4) + '"\n',
+    # every string of a long list was given every other as its siblings (20,000 words: 30 s)
+    "a-long-list-of-strings": ("import torch\nWORDS = [" + ",".join(f"'w{i}'" for i in range(SIZE // 10))
+                               + ", 'cuda']\n"),
 }
 
 

@@ -9,6 +9,7 @@ strings are visited.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -61,13 +62,17 @@ class Literals:
     # ------------------------------------------------------------------------------ what sits beside a literal
 
     def _beside(self, items: Sequence[cst.BaseExpression], also: Tuple[str, ...] = ()) -> None:
-        """Each string among ``items`` gets the other strings (and ``also``) as its siblings."""
-        texts = [(node, _text(node)) for node in items]
-        for node, text in texts:
-            if text is not None:
-                others = tuple(t for n, t in texts if n is not node and t is not None) + also
-                if others:
-                    self._siblings[id(node)] = self._siblings.get(id(node), ()) + others
+        """Each device or backend name among ``items`` gets the other such names (and ``also``) as its siblings.
+        Other strings are neither given nor kept (a list of 10,000 words costs one pass, not their square)."""
+        named = [(node, text) for node, text in ((n, _text(n)) for n in items)
+                 if text is not None and _DEVICE_WORD.match(text)]
+        if len(named) > _MOST_NAMED:
+            return  # a table of that many device names is data, not one device choice
+        also = tuple(t for t in also if _DEVICE_WORD.match(t))
+        for node, text in named:
+            others = tuple(t for n, t in named if n is not node) + also
+            if others:
+                self._siblings[id(node)] = self._siblings.get(id(node), ()) + others
 
     def visit_Set(self, node: cst.Set) -> None:
         self._beside([e.value for e in node.elements])
@@ -174,6 +179,13 @@ class Literals:
             context, confidence = self.role_of(node)
             self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
                               context=context, siblings=self._siblings.get(id(node), ()))
+
+
+#: A device or collective-backend name, as the rules that read siblings compare them (``cuda:0``, ``npu``,
+#: ``hccl``); anything else beside a literal says nothing of the device it names.
+_DEVICE_WORD = re.compile(r"^(?:cuda|cpu|npu|mlu|xpu|mps|hpu|musa|xla|tpu|ipu|meta|privateuseone|rocm|hip|"
+                          r"nccl|hccl|cncl|gloo|bkcl|xccl|mpi|ucc)(?::\d{1,4})?$")
+_MOST_NAMED = 32
 
 
 def _text(node: cst.BaseExpression) -> Optional[str]:

@@ -90,7 +90,7 @@ class TorchOp(Rule):
             return None
         if usage.api.startswith(_NOT_OPS) or _on_the_host(usage):
             return None
-        path = _optimizer_path(usage)
+        path = _ops_path(usage)
         form = _call_form(usage, path)
 
         cast = first_arg(usage, ("input",), 0)
@@ -107,7 +107,7 @@ class TorchOp(Rule):
         return per_target(ctx, verdict)
 
     def ops(self, usage: Usage, ctx: RuleContext) -> Tuple[str, ...]:
-        return api_ops(usage.api, _optimizer_path(usage))[0]
+        return api_ops(usage.api, _ops_path(usage))[0]
 
 
 def _on_the_host(usage: Usage) -> bool:
@@ -140,9 +140,10 @@ def _overload_names(api: str, path: Optional[str]) -> FrozenSet[str]:
     return frozenset(op.split(".", 1)[1] for op in api_ops(api, path)[0] if "." in op.split("::", 1)[-1])
 
 
-def _optimizer_path(usage: Usage) -> Optional[str]:
-    """The optimizer implementation a call selects: ``fused=True``, ``foreach=False``, else the default; under
-    ``torch.no_grad()`` (or a function decorated so), the forward ops alone: nothing runs backward there."""
+def _ops_path(usage: Usage) -> Optional[str]:
+    """Which of an API's traced op sets a call runs: an optimizer's implementation (``fused=True``,
+    ``foreach=False``, else the default); under ``torch.no_grad()`` (or a function decorated so), the forward
+    ops alone: nothing runs backward there."""
     if not usage.api.startswith("torch.optim.") or usage.kind != "call":
         return FORWARD if usage.no_grad else None
     flags = {a.keyword: a.value.text for a in usage.args if a.keyword in ("fused", "foreach")}
