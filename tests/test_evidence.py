@@ -446,3 +446,53 @@ def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, see
     report = scan_tree({"seeds.py": "import torch\n\n\n" + code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.cuda.manual_seed_all"]
     assert (found.verdicts["cann"].status == Status.SUPPORTED) == seeded
+
+
+GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
+
+
+@pytest.mark.parametrize("body, work", [
+    # the body raises: on another device the test is False and the function goes on as it does on the CPU
+    pytest.param("    if x.device.type == 'cuda' and torch.backends.cudnn.allow_tf32:\n"
+                 "        raise ValueError('tf32')\n    return x", False, id="cuda-only-check-that-raises"),
+    # the body returns and the code after it is the way every other device takes
+    pytest.param("    if x.device.type == 'cuda':\n        return torch.cuda.FloatTensor(4)\n    return x",
+                 False, id="early-return-then-the-other-way"),
+    # after `!= 'cuda': return` the rest of the function runs only on a CUDA device
+    pytest.param("    if x.device.type != 'cuda':\n        return x\n    torch.cuda.synchronize()\n    return x",
+                 False, id="leaves-off-cuda-then-cuda-only"),
+    # nothing follows the return: the code answers only for CUDA, and the test is where the target's name goes
+    pytest.param("    if x.device.type == 'cuda':\n        return 1", True, id="the-only-answer-is-cudas"),
+    # no leaving: the body is set-up every device needs
+    pytest.param("    if x.device.type == 'cuda':\n        torch.cuda.set_device(0)\n    return x", True,
+                 id="set-up-in-the-body"),
+])
+def test_a_cuda_branch_whose_block_leaves_has_the_code_after_it_as_the_other_way(scan_tree, body, work):
+    report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
+    device_work = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(device_work) == work, [(f.line, f.snippet, f.verdicts["cann"].message) for f in device_work]
+
+
+@pytest.mark.parametrize("body, work", [
+    # `impl` is compared with 'ref': its 'cuda' names CUDA's implementation (judged where it is built), no device
+    pytest.param("    assert impl in ['ref', 'cuda']\n    if impl == 'cuda':\n        return kernel(x)\n    return x",
+                 False, id="implementation-selector"),
+    pytest.param("    return run(x)\n\n\ndef run(x, impl='cuda'):\n    return kernel(x) if impl == 'triton' else x",
+                 False, id="default-of-a-selector"),
+    # 'auto' and 'gpu' choose a device: 'cuda' beside them is one
+    pytest.param("    device = 'cuda'\n    if device in ('auto', 'gpu'):\n        device = 'cpu'\n"
+                 "    return x.to(device)", True, id="device-choice-words"),
+])
+def test_cuda_as_the_name_of_an_implementation_is_no_device(scan_tree, body, work):
+    report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
+    strings = [f for f in report.findings if f.rule == "device-string" or f.rule == "device-move"]
+    assert bool(strings) == work, [(f.line, f.snippet) for f in strings]
+
+
+def test_a_documented_no_that_the_targets_kernels_contradict_is_to_validate(scan_tree):
+    # Ascend's API list says 'no' for nn.MaxPool1d; every aten op it runs has a cann kernel: try it on the card
+    report = _scan(scan_tree, "    return torch.nn.MaxPool1d(3)(a)", ["cann"])
+    verdict = _one(report, "torch.nn.MaxPool1d").verdicts["cann"]
+    assert verdict.status == Status.UNSUPPORTED and grade(verdict) == Grade.NOTE
+    assert bucket(verdict) == Bucket.VALIDATE and {e.source.split(" ")[0] for e in verdict.evidence} >= {
+        "torch_api_support.ascend-docs-pytorch-2.12.0.tsv"}

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..evidence import item, with_evidence
-from ..model import Grade, Limit, Status, Verdict
+from ..model import Evidence, Grade, Limit, Status, Verdict
 from .limits import clip, parse_note, skip_limit
 from .load import TargetMap, load_json, torch_api_aliases, torch_api_table
 from .signatures import api_parameters
@@ -327,8 +327,13 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
         entry, source = documented
         if entry.get("documented") == "N":
             limits = f": {entry['limitations']}" if entry.get("limitations") else ""
-            return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits} "
-                           f"({verdict.message})", f"{source}; {verdict.source}")
+            said = f"`{api}` is documented as not supported on {target.id}{limits}"
+            evidence: Tuple[Evidence, ...] = ()
+            if verdict.status == Status.SUPPORTED:  # the target's own kernels say otherwise: try it on the card
+                evidence = (item(Grade.NOTE, source, said),
+                            item(Grade.NOTE, verdict.source, f"yet {verdict.message}"))
+            return Verdict(Status.UNSUPPORTED, f"{said} ({verdict.message})", f"{source}; {verdict.source}",
+                           evidence=evidence)
         if entry.get("limitations"):
             found.extend(parse_note(str(entry["limitations"]), api_parameters(api)))
             sources.append(source)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import sys
 from dataclasses import replace
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -29,6 +29,7 @@ class Emitter:
         self.cuda_guards: List[CudaGuard] = []  # the CUDA tests whose bodies the walk is inside, innermost last
         self.no_grad = 0  # inside how many blocks that run without autograd (``with torch.no_grad():``)
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
+        self._dropped: Set[int] = set()  # the indices of usages found, once the walk was over, to be none
 
     def span(self, node: cst.CSTNode) -> Span:
         """A placeholder now; ``finished`` measures every such node in one pass."""
@@ -57,9 +58,14 @@ class Emitter:
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 
+    def drop(self, indices: Iterable[int]) -> None:
+        """Forget the usages emitted at ``indices`` (what a later part of the module showed is no usage)."""
+        self._dropped.update(indices)
+
     def finished(self) -> Tuple[Usage, ...]:
         self.positions.resolve()
-        return tuple(self._finish(u, snippet) for u, snippet in zip(self.usages, self.snippets))
+        return tuple(self._finish(u, snippet) for i, (u, snippet) in enumerate(zip(self.usages, self.snippets))
+                     if i not in self._dropped)
 
     def finish_value(self, value: Value) -> Value:
         if value.origin is None and not value.options:

@@ -15,13 +15,53 @@ DEVICE_TYPE, IS_AVAILABLE = "device-type", "is-available"
 _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_available"})
 
 
-def body_guard(test: cst.BaseExpression, has_other_branch: bool,
+def body_guard(node: cst.If, followed: bool,
                qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[GuardKind]:
-    """What an ``if`` with this test means for the usages in its body, or ``None`` when it is no CUDA test."""
-    kind = cuda_test(test, qualify)
+    """What an ``if`` means for the usages in its body, or ``None`` when its test is no CUDA test. A body that
+    always leaves (``return``, ``raise``, ``continue``, ``break`` as its last statement) has the code that
+    ``follows`` the ``if`` in its block as its other branch: ``if x.device.type == "cuda": return fused(x)``
+    then ``return reference(x)``."""
+    kind = cuda_test(node.test, qualify)
     if kind is None:
         return None
-    return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and has_other_branch else GuardKind.DECIDED_BY_TEST
+    other_branch = node.orelse is not None or always_leaves(node.body, followed)
+    return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
+
+
+def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``if x.device.type != "cuda": return reference(x)`` with no other branch and code that ``follows`` it:
+    on another device the block is left there, so that code runs only on a CUDA device (its other branch)."""
+    return followed and node.orelse is None and always_leaves(node.body, followed) \
+        and _not_cuda_device(node.test, qualify)
+
+
+def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """A test true on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, or either in an ``or``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _not_cuda_device(test.left, qualify) or _not_cuda_device(test.right, qualify)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return cuda_test(test.expression, qualify) == DEVICE_TYPE
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        sides = (test.left, test.comparisons[0].comparator)
+        return isinstance(test.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) \
+            and any(_is_cuda_string(side) for side in sides)
+    return False
+
+
+_LEAVING = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def always_leaves(body: cst.BaseSuite, followed: bool) -> bool:
+    """Whether a block's last statement leaves it, so that what ``follows`` its ``if`` is the other way: a
+    ``raise`` (the way on is the normal one even with nothing after it), or a ``return``, ``continue`` or
+    ``break`` with code after the ``if`` (with none, ``if cuda: return 1`` is the only answer the code gives)."""
+    statements = body.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, cst.Raise) or (followed and isinstance(last, _LEAVING))
 
 
 def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[str]:

@@ -39,6 +39,11 @@ class Literals:
         self._roles: Dict[int, Tuple[Context, Confidence]] = {}
         self._siblings: Dict[int, Tuple[str, ...]] = {}
         self._tested: Set[int] = set()  # the boolean operations whose strings were set beside each other
+        #: names a test compares with a word no device is called (``impl in ["ref", "cuda"]``): they choose an
+        #: implementation, and a ``"cuda"`` given to them names CUDA's implementation, not a device
+        self._selectors: Set[str] = set()
+        self._implementation_names: Set[int] = set()  # ``"cuda"`` literals such a test compares with
+        self._by_name: List[Tuple[int, str]] = []  # (emitted usage's index, the name its literal is given to)
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
         """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either."""
@@ -53,8 +58,12 @@ class Literals:
         return (context() if callable(context) else context), confidence
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        """The roles' callables hold this visitor (and through it the tree): dropped once the walk is over, the
-        tree is freed as soon as the pass returns instead of waiting for the cyclic collector to find it."""
+        """The literals given to an implementation selector are no device usages (known only once every test
+        of the module was seen: a parameter's default comes before the test in its body). The roles' callables
+        hold this visitor (and through it the tree): dropped once the walk is over, the tree is freed as soon
+        as the pass returns instead of waiting for the cyclic collector to find it."""
+        self.emitter.drop(index for index, name in self._by_name if name in self._selectors)
+        self._by_name.clear()
         self._roles.clear()
         self._siblings.clear()
         self._tested.clear()
@@ -141,11 +150,27 @@ class Literals:
             self.note(node.value, lambda: "assigned to " + self.emitter.code(node.target))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._selector_test(node)
         for target in node.comparisons:
             self.note(target.comparator, lambda: f"{COMPARED} {self.emitter.code(node.left)}", Confidence.RESOLVED)
         if node.comparisons:
             self.note(node.left, lambda: f"{COMPARED} {self.emitter.code(node.comparisons[0].comparator)}",
                       Confidence.RESOLVED)
+
+    def _selector_test(self, node: cst.Comparison) -> None:
+        """``impl in ["ref", "cuda"]``, ``kernel == "triton"``: a name compared with a word that names no
+        device (nor a device choice: ``auto``, ``gpu``) chooses an implementation; its ``"cuda"`` is one."""
+        strings = _strings_in(node)
+        texts = [_text(n) for n in strings]
+        if not any(t is not None and _IMPLEMENTATION_WORD.match(t) and not _DEVICE_WORD.match(t)
+                   and t not in _DEVICE_CHOICES for t in texts):
+            return
+        self._implementation_names.update(id(n) for n, t in zip(strings, texts) if t is not None
+                                          and _DEVICE_WORD.match(t))
+        for side in (node.left, *(c.comparator for c in node.comparisons)):
+            name = _named(side)
+            if name is not None:
+                self._selectors.add(name)
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
@@ -175,8 +200,13 @@ class Literals:
         if value.kind not in ("str", "fstr"):
             return
         api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
+        if api and id(node) in self._implementation_names:
+            return  # ``impl in ["ref", "cuda"]``: CUDA's implementation, judged where it is built
         if api:
             context, confidence = self.role_of(node)
+            given_to = _GIVEN_TO.match(context)
+            if given_to:
+                self._by_name.append((len(self.emitter.usages), given_to.group(1)))
             self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
                               context=context, siblings=self._siblings.get(id(node), ()))
 
@@ -186,6 +216,23 @@ class Literals:
 _DEVICE_WORD = re.compile(r"^(?:cuda|cpu|npu|mlu|xpu|mps|hpu|musa|xla|tpu|ipu|meta|privateuseone|rocm|hip|"
                           r"nccl|hccl|cncl|gloo|bkcl|xccl|mpi|ucc)(?::\d{1,4})?$")
 _MOST_NAMED = 32
+#: A word a test may compare a selector with (``ref``, ``triton``, ``native``), as opposed to a path or a sentence.
+_IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")
+#: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
+_DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "all", "cuda_if_available",
+                             "accelerator", "device", "cudagraph"})
+#: The roles that give a literal to a name (``default of parameter impl``, ``argument impl=``, ``assigned to
+#: self.impl``): the name's last part, as the tests compare it.
+_GIVEN_TO = re.compile(r"^(?:default of parameter|argument|assigned to|compared with) (?:[\w.]*\.)?(\w+)=?$")
+
+
+def _named(node: cst.BaseExpression) -> Optional[str]:
+    """``impl`` for ``impl`` and ``self.impl``; ``None`` for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
 
 
 def _text(node: cst.BaseExpression) -> Optional[str]:

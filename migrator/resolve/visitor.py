@@ -13,7 +13,7 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import availability_test, body_guard
+from .guards import availability_test, body_guard, leaves_off_cuda
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
@@ -43,6 +43,9 @@ class ModuleResolver:
         self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
+        self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
+        #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
+        self._rest_guards: Dict[int, int] = {}
 
     # ------------------------------------------------------------------------------ scopes
 
@@ -74,13 +77,28 @@ class ModuleResolver:
     def visit_If(self, node: cst.If) -> None:
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
-        kind = body_guard(node.test, node.orelse is not None, self.scopes.qualify)
+        kind = body_guard(node, self._followed(node), self.scopes.qualify)
         if kind is not None:
             span = self.emitter.span(node.test)
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
             if kind == GuardKind.OTHER_BRANCH:  # the test is walked next, before the body: a check, not a device
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
                 self._tests[id(node.body)] = True
+        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify):
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
+            self._tests[id(node.body)] = True
+
+    def leave_If(self, original_node: cst.If) -> None:
+        """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch."""
+        if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify):
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
+            block = id(self._blocks[-1])
+            self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
+
+    def _followed(self, node: cst.If) -> bool:
+        """Whether a statement follows ``node`` in the block the walk is in (not at a module's top)."""
+        return bool(self._blocks) and isinstance(self._blocks[-1], cst.IndentedBlock) \
+            and self._blocks[-1].body[-1] is not node
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_body(node)
@@ -107,7 +125,8 @@ class ModuleResolver:
         return qual == "torch.set_grad_enabled" and call is not None and bool(call.args) \
             and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"
 
-    def _enter_body(self, node: cst.CSTNode) -> None:
+    def _enter_body(self, node: cst.BaseSuite) -> None:
+        self._blocks.append(node)
         if id(node) in self._no_grad_bodies:
             self.emitter.no_grad += 1
         if id(node) in self._optional_bodies:
@@ -118,7 +137,10 @@ class ModuleResolver:
         if guard is not None:
             self.emitter.cuda_guards.append(guard)
 
-    def _leave_body(self, node: cst.CSTNode) -> None:
+    def _leave_body(self, node: cst.BaseSuite) -> None:
+        self._blocks.pop()
+        for _ in range(self._rest_guards.pop(id(node), 0)):
+            self.emitter.cuda_guards.pop()
         if id(node) in self._no_grad_bodies:
             self._no_grad_bodies.discard(id(node))
             self.emitter.no_grad -= 1
