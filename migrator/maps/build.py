@@ -172,7 +172,16 @@ def _frameworks_table(curated: Path) -> dict:
             verdict = row.get(kind) or (row.get("targets") or {}).get(kind) or {}
             if verdict.get("status") not in _FRAMEWORK_STATUSES or not verdict.get("says"):
                 raise MapsBuildError(f"{where}: `{kind}` needs a status ({', '.join(_FRAMEWORK_STATUSES)}) and says")
+    for row in data.get("device_support") or ():
+        where = f"frameworks.yaml: device_support {row.get('packages')}"
+        if not row.get("packages") or not row.get("repo") or not row.get("license") or not row.get("targets"):
+            raise MapsBuildError(f"{where}: needs packages, repo, license and targets")
+        for target, first in row["targets"].items():
+            if not all(first.get(key) for key in ("since", "tag", "commit", "file")) or len(str(first["commit"])) != 40:
+                raise MapsBuildError(f"{where}: {target} needs since, tag, a full commit and file")
+            first["since"] = str(first["since"])
     return {"schema": "migrator.frameworks/1", "frameworks": frameworks, "settings": data.get("settings") or [],
+            "device_support": data.get("device_support") or [],
             "source": "operator_maps/curated/frameworks.yaml (each framework's own code, quoted)"}
 
 

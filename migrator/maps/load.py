@@ -429,6 +429,50 @@ def framework_settings() -> Tuple[FrameworkSetting, ...]:
 
 
 @dataclass(frozen=True)
+class FirstRelease:
+    """The first release of a library whose own code serves a target's device (``curated/frameworks.yaml``
+    ``device_support``)."""
+
+    package: str
+    version: Tuple[int, ...]
+    since: str
+    source: str  # the repository, the tag and its commit, the file that shows it
+
+
+@lru_cache(maxsize=1)
+def first_releases() -> Mapping[Tuple[str, str], FirstRelease]:
+    """(normalised package name, target id) -> the library's first release that serves the target's device."""
+    found: Dict[Tuple[str, str], FirstRelease] = {}
+    for row in load_json("frameworks.json").get("device_support") or ():
+        for target, first in row["targets"].items():
+            what = f"{first['file']}" + (f" ({first['symbol']})" if first.get("symbol") else "")
+            source = (f"{row['repo']}@{first['tag']} ({first['commit'][:12]}, {row['license']}): {what} "
+                      "(operator_maps/curated/frameworks.yaml)")
+            for package in row["packages"]:
+                name = normalised_package(package)
+                found[(name, target)] = FirstRelease(name, release_tuple(first["since"]), first["since"], source)
+    return found
+
+
+def normalised_package(name: str) -> str:
+    """A distribution name as the package index compares it (``Mmcv_Full`` -> ``mmcv-full``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def release_tuple(version: str) -> Tuple[int, ...]:
+    """The release numbers of a version (``0.9.3rc1`` -> ``(0, 9, 3)``)."""
+    numbers = []
+    for part in version.split("."):
+        digits = re.match(r"\d+", part)
+        if digits is None:
+            break
+        numbers.append(int(digits.group()))
+        if digits.end() != len(part):
+            break
+    return tuple(numbers)
+
+
+@dataclass(frozen=True)
 class Guide:
     """A vendor's (or PyTorch's) performance guide, quoted (``curated/tuning.yaml``)."""
 

@@ -186,6 +186,14 @@ def _requirement(spec: str, offset: int, add) -> None:
         library = CUDA_PACKAGES.get(name) or next(
             (lib for prefix, lib in _CUDA_LINE_BUILDS.items() if name.startswith(prefix)), name)
         add(f"requirement:{library}", UsageKind.REQUIREMENT, start, end, context=name, value=spec.strip())
+    if _UPPER_BOUND.search(version):
+        # ``deepspeed==0.8.3``, ``accelerate<0.20``: a rule knows the release each library first serves a device in
+        add(f"requirement-version:{re.sub(r'[-_.]+', '-', name)}", UsageKind.REQUIREMENT, start, end, context=name,
+            value=version.split(";", 1)[0].strip())
+
+
+#: a version specifier that caps the releases a requirement allows (``==``, ``<``, ``<=``, ``~=``)
+_UPPER_BOUND = re.compile(r"(?:^|,)\s*(?:===?|<=?|~=)\s*\d")
 
 
 def _index_urls(line: str) -> Iterable[Tuple[int, int]]:

@@ -81,8 +81,8 @@ class CudaRequirement(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds:
             return None
-        if usage.api.startswith("requirement-pin:"):
-            return None  # a plain pin: TorchPin's
+        if usage.api.startswith(("requirement-pin:", "requirement-version:")):
+            return None  # a plain pin: TorchPin's; a library's version cap: LibraryPin's
         if usage.api == "requirement:torch":
             pinned = re.search(r"===?\s*(\d+\.\d+\.\d+)", (usage.args[0].value.text or "") if usage.args else "")
             return per_target(ctx, lambda t: _cuda_torch_verdict(t, usage, pinned.group(1) if pinned else None))
