@@ -18,13 +18,17 @@ from .maps.load import TargetSpecError, resolve_targets
 from .model import Category
 from .pipeline import ScanRequest, scan as run_scan
 from .report import FORMATTERS, View
-from .safe_write import atomic_text, write_text
+from .safe_write import REPORT_ERRORS, atomic_text, write_text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="migrator")
 def main() -> None:
     """How ready is PyTorch CUDA code for Ascend (cann), Cambricon (neuware) and Kunlunxin (kunlun)?"""
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as its escape, never a traceback
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _selection_options(command):
@@ -770,7 +774,8 @@ def _write(render, output: Optional[Path]) -> None:
         render(click.get_text_stream("stdout"))
         return
     try:
-        with atomic_text(output) as out:  # never through a link at ``output``; the old file kept on a failure
+        # never through a link at ``output``; the old file kept on a failure; a name that is not UTF-8 escaped
+        with atomic_text(output, errors=REPORT_ERRORS) as out:
             render(out)
     except OSError as exc:
         _cannot_write(output, exc)
@@ -780,7 +785,7 @@ def _write(render, output: Optional[Path]) -> None:
 def _write_file(output: Path, text: str) -> None:
     """``text`` into ``output`` atomically (``safe_write``), or a clear message and exit 2."""
     try:
-        write_text(output, text)
+        write_text(output, text, errors=REPORT_ERRORS)
     except OSError as exc:
         _cannot_write(output, exc)
 

@@ -106,14 +106,20 @@ def atomic_binary(path: PathLike) -> Iterator[BinaryIO]:
         raise
 
 
+#: How a report writes a character its encoding cannot hold (a lone surrogate: a file name's byte that is not
+#: UTF-8): as its backslash escape.
+REPORT_ERRORS = "backslashreplace"
+
+
 @contextmanager
-def atomic_text(path: PathLike, encoding: str = "utf-8") -> Iterator[TextIO]:
+def atomic_text(path: PathLike, encoding: str = "utf-8", errors: str = "strict") -> Iterator[TextIO]:
     """A text stream (``encoding``, newlines as written) whose text replaces ``path`` when the block ends
-    without an exception."""
+    without an exception. A report passes ``errors="backslashreplace"``: a file name that is not UTF-8 (its
+    bytes kept as lone surrogates) is written as its escape, ``\\udcff``, which JSON reads back as it was."""
     import io
 
     with atomic_binary(path) as raw:
-        stream = io.TextIOWrapper(raw, encoding=encoding, newline="")
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline="")
         try:
             yield stream
             stream.flush()
@@ -121,9 +127,9 @@ def atomic_text(path: PathLike, encoding: str = "utf-8") -> Iterator[TextIO]:
             stream.detach()
 
 
-def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
+def write_text(path: PathLike, text: str, encoding: str = "utf-8", errors: str = "strict") -> None:
     """``text`` as the new content of ``path``, atomically and never through a link at ``path``."""
-    with atomic_text(path, encoding) as out:
+    with atomic_text(path, encoding, errors) as out:
         out.write(text)
 
 

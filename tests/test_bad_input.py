@@ -161,6 +161,28 @@ def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(tmp_path):
         assert any(form in out.getvalue() for form in forms)
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "html", "sarif"])
+def test_a_root_folder_whose_name_is_not_utf8_is_written_in_every_format(tmp_path, fmt):
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    root = tmp_path / os.fsdecode(b"proj\xff")
+    root.mkdir()
+    (root / "train.py").write_text(GOOD)
+    out = tmp_path / f"report.{fmt}"
+    result = CliRunner().invoke(main, ["scan", str(root), "--target", "cann", "--no-cache", "--format", fmt,
+                                       "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    written = out.read_text(encoding="utf-8")  # valid UTF-8: the byte is written as its escape
+    if fmt == "json":
+        assert json.loads(written)["root"] == str(root)  # JSON reads the escape back to the name as it was
+    if fmt == "sarif":
+        json.loads(written)  # its locations are relative to the root: the root's name is not in it
+    else:
+        assert "proj\\udcff" in written or "proj\\xff" in written
+
+
 @pytest.mark.parametrize("pyproject", [
     pytest.param('project = "x"\n', id="project-is-a-string"),
     pytest.param('[project]\nscripts = ["a", "b"]\n', id="scripts-is-a-list"),

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from .model import Portfolio, RepoRow
 from .portfolio import build_portfolio
-from ..safe_write import write_text
+from ..safe_write import REPORT_ERRORS, write_text
 from .task import RepoTask, TaskResult, run_repo_task
 
 INSTALL_HINT = "migrator fleet needs Dask distributed: pip install 'migrator[fleet]'"
@@ -115,7 +115,7 @@ def _row(task: RepoTask, future, reports_dir: Optional[Path], link_base: Optiona
         return result.row
     reports_dir.mkdir(parents=True, exist_ok=True)
     page = reports_dir / f"{_slug(task.name)}.html"
-    write_text(page, result.html)  # atomic, never through a link at the page's place
+    write_text(page, result.html, errors=REPORT_ERRORS)  # atomic, never through a link at the page's place
     return replace(result.row, report=_link(page, link_base))
 
 

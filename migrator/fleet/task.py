@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..safe_write import atomic_text
+from ..safe_write import REPORT_ERRORS, atomic_text
 from .model import RepoRow
 from .summary import summarise_report
 
@@ -148,7 +148,7 @@ def _main(argv: Sequence[str]) -> int:
     out = Path(args.out)
     formats = ("json", "html") if args.html else ("json",)
     for fmt in formats:
-        with atomic_text(out / f"report.{fmt}") as handle:
+        with atomic_text(out / f"report.{fmt}", errors=REPORT_ERRORS) as handle:
             FORMATTERS[fmt](report, handle)
     return 0
 

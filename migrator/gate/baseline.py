@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ..model import Finding
-from ..safe_write import write_text
+from ..safe_write import REPORT_ERRORS, write_text
 
 SCHEMA = "migrator.baseline/1"
 
@@ -55,7 +55,7 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> int:
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # the configuration's baseline is confined (gate/config)
-        write_text(path, text)  # atomic, and never through a link at ``path``
+        write_text(path, text, errors=REPORT_ERRORS)  # atomic, never through a link at ``path``
     except OSError as exc:
         raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc} (the previous one is kept)")
     return len(entries)
