@@ -225,3 +225,58 @@ def test_a_file_name_cannot_drive_the_terminal(tmp_path):
         output = CliRunner().invoke(main, command).output
         assert "\x1b]" not in output and "\x07" not in output and "\\x1b]0;pwned\\x07" in output
     assert escaped("\x1b[31mrewrite\x1b[0m") == "\x1b[31mrewrite\x1b[0m"  # colour is the view's own
+
+
+def _entry(cache, key):
+    return cache.directory / key[:2] / f"{key[2:]}.pkl"
+
+
+def test_a_cache_entry_this_user_did_not_write_is_a_miss(tmp_path):
+    """A check must not pass on a planted "nothing found here": an entry is trusted only with the tag of the
+    user's own secret, which lives apart from the cache folder."""
+    import pickle
+
+    directory = tmp_path / "cache"
+    cache = AnalysisCache(directory, salt="s", secret=b"k" * 32)
+    key = cache.key("train.py", "python", b"import torch\ntorch.cuda.synchronize()\n")
+    clean = FileResult(SourceFile("p", "train.py", FileKind.PYTHON, 1), FileStatus.OK)
+    cache.put(key, clean)
+    assert cache.get(key) == clean
+    payload = pickle.dumps(clean, protocol=pickle.HIGHEST_PROTOCOL)
+    for forged in (payload, b"\0" * 32 + payload, _entry(cache, key).read_bytes()[:32] + payload + b"."):
+        _entry(cache, key).write_bytes(forged)
+        assert cache.get(key) is None
+    cache.put(key, clean)
+    assert AnalysisCache(directory, salt="s", secret=b"m" * 32).get(key) is None  # another user's, or machine's
+    other = cache.key("other.py", "python", b"")
+    (directory / other[:2]).mkdir(exist_ok=True)
+    _entry(cache, other).write_bytes(_entry(cache, key).read_bytes())  # a real entry moved under another key
+    assert cache.get(other) is None
+
+
+def test_a_cache_entry_that_is_a_folder_or_larger_than_the_cache_is_a_miss(tmp_path):
+    cache = AnalysisCache(tmp_path / "cache", salt="s", max_bytes=1000, secret=b"k" * 32)
+    folder, huge = cache.key("a.py", "python", b""), cache.key("b.py", "python", b"")
+    _entry(cache, folder).mkdir(parents=True)
+    _entry(cache, huge).parent.mkdir(parents=True, exist_ok=True)
+    with _entry(cache, huge).open("wb") as out:
+        out.truncate(10 ** 9)  # sparse: a gigabyte on paper
+    assert cache.get(folder) is None and cache.get(huge) is None
+
+
+def test_the_secret_lives_in_the_configuration_folder_private(tmp_path, monkeypatch):
+    from migrator.engine.cache import user_secret
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    user_secret.cache_clear()
+    try:
+        secret = user_secret()
+        stored = tmp_path / "config" / "migrator" / "cache-key"
+        assert stored.read_bytes() == secret and stored.stat().st_mode & 0o077 == 0
+        user_secret.cache_clear()
+        assert user_secret() == secret  # the next run reads the same key
+        stored.chmod(0o644)  # readable by others: not a secret any more, so not trusted
+        user_secret.cache_clear()
+        assert user_secret() != secret
+    finally:
+        user_secret.cache_clear()

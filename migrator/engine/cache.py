@@ -2,13 +2,17 @@
 
 Lives in ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``). Entries are written to a temporary file and
 renamed into place, so two runs sharing the cache never read a half-written entry; a corrupt or
-unreadable entry is a miss. The cache is pruned, oldest first, when it grows past its size bound (checked at
+unreadable entry is a miss. Every entry is authenticated: it starts with an HMAC of its key and payload under a
+secret kept apart from the cache, in the user's configuration folder (``user_secret``), so an entry planted in
+the cache (a restored CI cache, a shared folder) fails as a miss and is computed again: a check cannot be made
+to pass by a forged "nothing found here". The cache is pruned, oldest first, when it grows past its size bound (checked at
 most every ten minutes: the check walks every entry).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import os
 import pickle
@@ -16,7 +20,7 @@ import re
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
@@ -29,10 +33,12 @@ from ..model import FileResult, GraphSnapshot, Report, RuleResults, Usage
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: What loading a truncated, corrupt or crafted pickle can raise: each makes the entry a miss.
 _UNPICKLING_ERRORS = (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError,
-                      KeyError, IndexError)
+                      KeyError, IndexError, MemoryError, RecursionError)
+#: The length of an entry's authentication tag (HMAC-SHA256), in front of its payload.
+_TAG_BYTES = 32
 #: Seconds between two size checks of the cache (``AnalysisCache.prune_if_due``).
 PRUNE_EVERY = 600.0
-_FORMAT = "3"
+_FORMAT = "4"  # 4: an authentication tag in front of each entry
 #: The names ``put`` gives: ``<first two hex digits of the key>/<the other 62>.pkl``; pruning touches nothing else.
 _FOLDER_NAME = re.compile(r"[0-9a-f]{2}")
 _ENTRY_NAME = re.compile(r"[0-9a-f]{62}\.pkl")
@@ -41,6 +47,39 @@ _ENTRY_NAME = re.compile(r"[0-9a-f]{62}\.pkl")
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "migrator"
+
+
+@lru_cache(maxsize=None)
+def user_secret() -> bytes:
+    """The key entries are authenticated with: 32 random bytes in ``$XDG_CONFIG_HOME/migrator/cache-key``
+    (``~/.config/migrator``), created private on first use, never inside the cache folder. Where that file
+    cannot be made or is not a private regular file of 32 bytes, a key for this process only: the cache then
+    serves this run and what it starts, not the next one (slower, never wrong)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    path = os.path.join(base, "migrator", "cache-key")
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as out:
+                out.write(os.urandom(_TAG_BYTES))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            found = os.fstat(handle.fileno())
+            secret = handle.read(_TAG_BYTES + 1)
+        if S_ISREG(found.st_mode) and found.st_mode & 0o077 == 0 and len(secret) == _TAG_BYTES \
+                and found.st_uid == getattr(os, "getuid", lambda: found.st_uid)():
+            return secret
+    except OSError:
+        pass
+    return os.urandom(_TAG_BYTES)
+
+
+def _tag(secret: bytes, key: str, payload: bytes) -> bytes:
+    return hmac.new(secret, key.encode("ascii", "replace") + b"\0" + payload, hashlib.sha256).digest()
 
 
 @lru_cache(maxsize=None)
@@ -76,6 +115,8 @@ class AnalysisCache:
     directory: Path
     salt: str
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: what entries are authenticated with (``user_secret``); carried to pool workers with the cache
+    secret: bytes = field(default_factory=lambda: user_secret(), repr=False)
 
     def key(self, rel: str, kind: str, data: bytes) -> str:
         digest = hashlib.sha256()
@@ -112,8 +153,16 @@ class AnalysisCache:
         """The entry, when it is a ``kind`` (of ``items``, for a tuple); a miss otherwise, and when it cannot be
         read or loaded."""
         try:
-            with self._path(key).open("rb") as handle:
-                value: Any = _ResultUnpickler(handle).load()
+            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                found = os.fstat(handle.fileno())
+                if not S_ISREG(found.st_mode) or found.st_size > self.max_bytes:
+                    return None  # a folder, a device, or larger than the whole cache may be: not an entry
+                data = handle.read()
+            tag, payload = data[:_TAG_BYTES], data[_TAG_BYTES:]
+            if not hmac.compare_digest(tag, _tag(self.secret, key, payload)):
+                return None  # not written by this user's migrator: planted, or from another machine
+            value: Any = _ResultUnpickler(io.BytesIO(payload)).load()
         except (OSError, *_UNPICKLING_ERRORS):
             return None
         if not isinstance(value, kind) or (items is not None and not all(isinstance(x, items) for x in value)):
@@ -128,9 +177,11 @@ class AnalysisCache:
             if not path.parent.is_dir():
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: its entries are unpickled
                 path.parent.mkdir(mode=0o700, exist_ok=True)
+            payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
             handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(_tag(self.secret, key, payload))
+                out.write(payload)
             os.replace(temp, path)
         except OSError:
             pass  # a read-only or full cache only costs speed
