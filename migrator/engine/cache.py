@@ -5,8 +5,8 @@ renamed into place, so two runs sharing the cache never read a half-written entr
 unreadable entry is a miss. Every entry is authenticated: it starts with an HMAC of its key and payload under a
 secret kept apart from the cache, in the user's configuration folder (``user_secret``), so an entry planted in
 the cache (a restored CI cache, a shared folder) fails as a miss and is computed again: a check cannot be made
-to pass by a forged "nothing found here". The cache is pruned, oldest first, when it grows past its size bound (checked at
-most every ten minutes: the check walks every entry).
+to pass by a forged "nothing found here". The cache is pruned, oldest first, when it grows past its size bound
+(checked at most every ten minutes: the check walks every entry).
 """
 
 from __future__ import annotations
