@@ -177,7 +177,7 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
                                       f"cannot list this folder: {exc.strerror or exc}"))
             continue
         ignore = folder / ".gitignore"
-        if ignore.is_file():
+        if _is(os.path.isfile, ignore):
             base = folder.relative_to(root).as_posix()
             spec, problem = _gitignore(ignore, display_name(f"{base}/.gitignore" if base != "." else ".gitignore"))
             if spec is not None:
@@ -313,7 +313,16 @@ def _ignored(rel: str, is_dir: bool, specs) -> bool:
 
 
 def _is_virtualenv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
+    return _is(os.path.isfile, path / "pyvenv.cfg") or _is(os.path.isdir, path / "conda-meta")
+
+
+def _is(test, path: Path) -> bool:
+    """``test(path)`` (``os.path.isfile``...), ``False`` when the path cannot even be asked about (longer than
+    the system's path limit: the folder's files then get their own error)."""
+    try:
+        return bool(test(path))
+    except (OSError, ValueError):
+        return False
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:

@@ -261,3 +261,18 @@ def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch
     entries = {f.file.rel: f.reason or "" for f in report.files}
     assert "rule device-call failed on `torch.cuda.synchronize` at line 3: KeyError" in entries["train.py"]
     assert "at line 2" in entries["other.py"] and "a migrator bug" in entries["train.py"]
+
+
+def test_folders_deeper_than_the_path_limit_are_one_error_and_the_rest_is_scanned(tmp_path, monkeypatch, scan_tree):
+    monkeypatch.chdir(tmp_path)
+    for depth in range(18):  # 18 names of 243 characters: past Linux's 4,096-byte PATH_MAX
+        name = f"d{depth:02d}" + "x" * 240
+        os.mkdir(name)
+        os.chdir(name)
+    with open("train.py", "w") as out:
+        out.write(GOOD)
+    monkeypatch.chdir(tmp_path)
+    report = scan_tree({"top.py": GOOD}, ["cann"])
+    assert [f.path for f in report.findings] == ["top.py"]
+    (error,) = [f for f in report.files if f.status == FileStatus.ERROR]
+    assert "cannot list this folder" in error.reason and error.file.rel.startswith("d00")
