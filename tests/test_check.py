@@ -663,3 +663,15 @@ def test_quiet_prints_the_failing_lines_only_and_verbose_what_was_let_through(tm
     assert normal[-1].startswith("migrator: 1 new, 0 in baseline, 1 suppressed")
     assert quiet == normal[:-1] and len(quiet) == 1
     assert any(line.startswith("train.py:3:1: device-call") and line.endswith("(suppressed)") for line in verbose)
+
+
+@pytest.mark.parametrize("excluded", [False, True], ids=["unread-fails", "excluded-passes"])
+def test_a_file_too_large_to_read_fails_the_gate_unless_excluded(repo, excluded):
+    from migrator.discover import MAX_FILE_BYTES
+
+    (repo / "vendored.py").write_text("x = 1\n" * (MAX_FILE_BYTES // 6 + 10))
+    if excluded:
+        (repo / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\nexclude = ["vendored.py"]\n')
+    result = run("vendored.py")
+    assert result.exit_code == (0 if excluded else 1)
+    assert ("vendored.py: error: not checked: file too large" in result.output) != excluded

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from ..discover import Exclusions, classify, discover, display_name, kind_of
+from ..discover import MAX_FILE_BYTES, Exclusions, classify, discover, display_name, kind_of
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
 from ..evidence import active
@@ -34,7 +34,8 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """1 on a new finding at a failing status, and on a file that could not be checked (a syntax error,
-        an encoding it cannot read): a gate that passed what it could not read would fail open."""
+        an encoding it cannot read, a size past the cap): a gate that passed what it could not read would fail
+        open."""
         return 1 if self.failing or self.errors else 0
 
 
@@ -54,13 +55,19 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
     new, fixed = split_new(outcome.kept, baseline, checked)
     result = CheckResult(report=report, failing=new, baselined=[f for f in outcome.kept if f.id in baseline],
                          suppressed=outcome.suppressed, fixed=fixed, unused_suppressions=outcome.unused,
-                         errors=[r for r in report.files if r.status == FileStatus.ERROR])
+                         errors=[r for r in report.files if r.status == FileStatus.ERROR or _unread(r)])
     if write:
         keep = outcome.kept
         if paths:  # only some files were checked: keep the other files' entries as they are
             keep = keep + [_stub(e) for e in baseline.values() if e.path not in (checked or set())]
         result = replace(result, baseline_written=write_baseline(config.baseline_path, keep), failing=[], fixed=fixed)
     return result
+
+
+def _unread(result: FileResult) -> bool:
+    """A file skipped for its size: the gate could not read it, so it cannot pass it (exclude it in
+    ``[tool.migrator] exclude`` when it is data, not code)."""
+    return result.status == FileStatus.SKIPPED and result.file.size > MAX_FILE_BYTES
 
 
 def _select(root: Path, paths: Sequence[Path], exclude: Sequence[str]) -> Tuple[List[SourceFile], List[FileResult]]:
