@@ -479,13 +479,18 @@ def test_a_cuda_branch_whose_block_leaves_has_the_code_after_it_as_the_other_way
                  False, id="implementation-selector"),
     pytest.param("    return run(x)\n\n\ndef run(x, impl='cuda'):\n    return kernel(x) if impl == 'triton' else x",
                  False, id="default-of-a-selector"),
+    # a backend compared with a compiler's name is still the collective backend where it is given 'nccl'
+    pytest.param("    if impl == 'inductor':\n        torch.compile(x, backend='inductor')\n"
+                 "    torch.distributed.init_process_group(backend='nccl')\n    backend = 'cuda'\n"
+                 "    if backend == 'eager':\n        return x\n    return x.to(backend)", True,
+                 id="a-backend-stays-a-device-name"),
     # 'auto' and 'gpu' choose a device: 'cuda' beside them is one
     pytest.param("    device = 'cuda'\n    if device in ('auto', 'gpu'):\n        device = 'cpu'\n"
                  "    return x.to(device)", True, id="device-choice-words"),
 ])
 def test_cuda_as_the_name_of_an_implementation_is_no_device(scan_tree, body, work):
     report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
-    strings = [f for f in report.findings if f.rule == "device-string" or f.rule == "device-move"]
+    strings = [f for f in report.findings if f.rule in ("device-string", "device-move", "collective-backend")]
     assert bool(strings) == work, [(f.line, f.snippet) for f in strings]
 
 

@@ -169,7 +169,7 @@ class Literals:
                                           and _DEVICE_WORD.match(t))
         for side in (node.left, *(c.comparator for c in node.comparisons)):
             name = _named(side)
-            if name is not None:
+            if name is not None and not _DEVICE_NAME.search(name):  # ``backend == "inductor"`` keeps its nccl
                 self._selectors.add(name)
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -221,6 +221,9 @@ _IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")
 #: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
 _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "all", "cuda_if_available",
                              "accelerator", "device", "cudagraph"})
+#: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
+#: ``args.backend``, ``accelerator``, ``dist_url``): never taken for an implementation selector.
+_DEVICE_NAME = re.compile(r"device|backend|accelerator|map_location|dist|gpu|cuda", re.IGNORECASE)
 #: The roles that give a literal to a name (``default of parameter impl``, ``argument impl=``, ``assigned to
 #: self.impl``): the name's last part, as the tests compare it.
 _GIVEN_TO = re.compile(r"^(?:default of parameter|argument|assigned to|compared with) (?:[\w.]*\.)?(\w+)=?$")
