@@ -163,7 +163,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
               help="Write the result here (its folder is created) instead of onto stdout.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
-              help="Text: paths and failing statuses in colour; `auto` on a terminal unless NO_COLOR is set.")
+              help="Text: the failing lines' places and statuses in colour; `auto` on a terminal unless "
+                   "NO_COLOR is set.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--stdin-filename", type=click.Path(path_type=Path),
@@ -283,7 +284,9 @@ def _run_check(files, write_baseline: bool, options: _CheckOptions, stdin: Optio
         result = run_check(config, chosen, [Path(f) for f in files], config.fail_on, jobs=options.jobs,
                            cache=None if options.no_cache else open_cache(), write=write_baseline,
                            collector=FEWER_COLLECTIONS)
-    except (ConfigError, TargetSpecError) as exc:
+    except ConfigError as exc:
+        _config_error(exc)
+    except TargetSpecError as exc:
         click.echo(f"migrator: {exc}", err=True)
         sys.exit(2)
     except Exception as exc:  # a broken baseline file, say
@@ -876,9 +879,14 @@ def _project_config(path: Path, config_file: Optional[Path] = None, isolated: bo
     try:
         return load_config([path], config_file, isolated)
     except ConfigError as exc:
-        click.echo(f"migrator: {exc}\n(correct it, name another file with --config, or leave the configuration "
-                   "out with --isolated)", err=True)
-        sys.exit(2)
+        _config_error(exc)
+
+
+def _config_error(exc: Exception) -> NoReturn:
+    """A configuration that cannot be used: the same words and exit 2 in every command."""
+    click.echo(f"migrator: {exc}\n(correct it, name another file with --config, or leave the configuration out "
+               "with --isolated)", err=True)
+    sys.exit(2)
 
 
 def _show_settings(config, chosen, selection=None) -> None:

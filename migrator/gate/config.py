@@ -155,7 +155,7 @@ def settings_text(config: Config, targets: Sequence[str] = ()) -> str:
              f"ignore = {_toml_list(config.ignore)}"]
     for card_id, row in config.cards:
         lines += ["", f"[tool.migrator.cards.{json.dumps(card_id)}]"]
-        lines += [f"{json.dumps(key)} = {json.dumps(value)}" for key, value in row.items()]
+        lines += [f"{json.dumps(key)} = {json.dumps(value, default=str)}" for key, value in row.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -164,7 +164,7 @@ def _toml_list(values: Iterable[str]) -> str:
 
 
 def _confined(value: Any, key: str, pyproject: Path, root: Path) -> str:
-    """A path ``[tool.migrator]`` names (``baseline``), relative to the configuration's folder and, once
+    """A path ``[tool.migrator]`` names (``baseline``), relative to the project root and, once
     resolved (links followed), still inside it: the repository is untrusted, and ``check --write-baseline``
     would otherwise create the file and its folders wherever it says (``../../x``, ``/etc/x``)."""
     if not isinstance(value, str) or not value.strip() or "\0" in value:

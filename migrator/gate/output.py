@@ -16,8 +16,8 @@ from .check import CheckResult
 def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0,
                  color: bool = False) -> None:
     """``verbosity``: -1 (``-q``) the failing lines only; 1 (``-v``) also the findings the baseline and
-    suppressions let through, each said as such. ``color``: each line's place in bold, the statuses that fail
-    in red (``--color``)."""
+    suppressions let through, each said as such. ``color``: each failing line's place in bold and its
+    statuses in red (``--color``)."""
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
@@ -37,8 +37,8 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
 
 
 def _line(finding: Finding, color: bool = False) -> str:
-    """``path:line:col: RULE [target:status] message``, linter style (the place in bold and the statuses in
-    red with ``color``: only findings that fail are painted)."""
+    """``path:line:col: RULE [target:status] message``, linter style (with ``color``, the place in bold and
+    the statuses in red: only the lines that fail the check are painted)."""
     span = finding.span
     where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
     if span.cell is not None:
