@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, NoReturn, Optional, Tuple
 
@@ -41,6 +42,28 @@ def _selection_options(command):
                              "[tool.migrator] select, else all).")(command)
 
 
+def _config_options(command):
+    """``--config`` / ``--isolated`` / ``--show-settings``, the same on scan, fix and check."""
+    command = click.option("--show-settings", is_flag=True,
+                           help="Print the settings this command would run with ([tool.migrator] after the command "
+                                "line's options, and where they were read) and exit.")(command)
+    command = click.option("--isolated", is_flag=True,
+                           help="Ignore every configuration file: the defaults and the command line only.")(command)
+    return click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        help="Read [tool.migrator] from this TOML file (a pyproject.toml, or a file with the keys at "
+                             "its top level) instead of the project's pyproject.toml.")(command)
+
+
+def _output_folder(ctx, param, value: Optional[Path]) -> Optional[Path]:
+    """An output file's folder, created when the option is read: before the scan, not after it."""
+    if value is not None and str(value) != "-":
+        try:
+            value.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot create the folder {value.parent}: {exc.strerror or exc}")
+    return value
+
+
 def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
     """The command line's selectors where given, else the configuration's; an unknown one is exit 2."""
     from .selection import Selection, SelectionError
@@ -57,7 +80,8 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
               help="Comma-separated targets, each optionally with a version: cann@2.7-9.1,neuware (default: "
                    "[tool.migrator] targets, else cann,neuware,kunlun).")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
+              help="Write the report here (its folder is created).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache ($XDG_CACHE_HOME/migrator).")
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]",
@@ -74,9 +98,11 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
 @_selection_options
+@_config_options
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
          entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str], show: str, verbose: bool,
-         quiet: bool, color: str, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+         quiet: bool, color: str, select: Tuple[str, ...], ignore: Tuple[str, ...], config_file: Optional[Path],
+         isolated: bool, show_settings: bool) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
 
     Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
@@ -90,10 +116,14 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         failing = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on else ()
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--fail-on")
-    if fmt == "html" and output is None:  # a page is not for the terminal: a file, named on stderr
-        output = Path("migrator-report.html")
-    config = _project_config(path)
+    config = _project_config(path, config_file, isolated)
     chosen = _targets(targets or ",".join(config.targets) or "cann,neuware,kunlun")
+    selection = _selection(config, select, ignore)
+    if show_settings:
+        _show_settings(config, chosen, selection)
+        return
+    if fmt == "html" and output is None:  # a page is not for the terminal: a file, named on stderr (`fix` does
+        output = Path("migrator-report.html")  # not count it as an uncommitted change: fix/own_outputs.py)
     trace = None
     if trace_file is not None:
         from .trace.document import TraceError, load_trace
@@ -103,7 +133,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         except TraceError as exc:
             raise click.BadParameter(str(exc), param_hint="--trace")
     report = run_scan(ScanRequest(path, chosen, entries=entries, trace=trace, exclude=_exclusions(config, path),
-                                  selection=_selection(config, select, ignore), jobs=jobs,
+                                  selection=selection, jobs=jobs,
                                   cache=None if no_cache else open_cache(), progress=_progress_bar(),
                                   collector=FEWER_COLLECTIONS))
     for spec in report.graph.unresolved_entries if report.graph else ():
@@ -134,6 +164,11 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--report-unused-suppressions", is_flag=True, help="List '# migrator: ignore' comments that match "
                                                                  "nothing.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
+              help="Write the result here (its folder is created) instead of onto stdout.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Text: the failing lines' places and statuses in colour; `auto` on a terminal unless "
+                   "NO_COLOR is set.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--stdin-filename", type=click.Path(path_type=Path),
@@ -142,29 +177,54 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
 @click.option("--verbose", "-v", is_flag=True,
               help="Text: also the findings the baseline and suppressions let through.")
 @_selection_options
-def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-          jobs, stdin_filename, quiet, verbose, select, ignore) -> None:
+@_config_options
+def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, output, color,
+          no_cache, jobs, stdin_filename, quiet, verbose, select, ignore, config_file, isolated,
+          show_settings) -> None:
     """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
 
     Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline, or a
     file could not be checked (a syntax error), 2 on usage or configuration errors. FILES `-` reads the code
-    from stdin (with --stdin-filename: its path in the project).
+    from stdin (with --stdin-filename: its path in the project, whose root is found from the current folder).
     """
+    options = _CheckOptions(targets, fail_on, tuple(exclude), baseline, report_unused_suppressions, fmt, output,
+                            color, no_cache, jobs, select, ignore, config_file, isolated, show_settings,
+                            verbose - quiet)
     if "-" in [str(f) for f in files]:
         if len(files) > 1 or write_baseline:
             click.echo("migrator: `-` (stdin) is checked alone, and never written to the baseline", err=True)
             sys.exit(2)
-        with _stdin_as_file(stdin_filename or Path("stdin.py")) as (place, folder):
-            _run_check([place], targets, fail_on, exclude, baseline, False, report_unused_suppressions, fmt,
-                       no_cache, jobs, select, ignore, stdin=(stdin_filename or Path("stdin.py"), folder),
-                       verbosity=verbose - quiet)
+        name = stdin_filename or Path("stdin.py")
+        with _stdin_as_file(name, options) as (place, folder):
+            _run_check([place], False, options, stdin=(name, folder))
         return
     missing = [f for f in files if not Path(f).exists()]
     if missing:
         click.echo(f"migrator: no such file or folder: {missing[0]}", err=True)
         sys.exit(2)
-    _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-               jobs, select, ignore, verbosity=verbose - quiet)
+    _run_check(files, write_baseline, options)
+
+
+@dataclass(frozen=True)
+class _CheckOptions:
+    """``check``'s options, as given on its command line."""
+
+    targets: Optional[str]
+    fail_on: Optional[str]
+    exclude: Tuple[str, ...]
+    baseline: Optional[Path]
+    report_unused_suppressions: bool
+    fmt: str
+    output: Optional[Path]
+    color: str
+    no_cache: bool
+    jobs: Optional[int]
+    select: Tuple[str, ...]
+    ignore: Tuple[str, ...]
+    config_file: Optional[Path]
+    isolated: bool
+    show_settings: bool
+    verbosity: int
 
 
 #: What `check -` reads of stdin at most (the scan's own size cap for one file).
@@ -172,9 +232,10 @@ _STDIN_CAP = 8 << 20
 
 
 @contextmanager
-def _stdin_as_file(name: Path):
+def _stdin_as_file(name: Path, options: "_CheckOptions"):
     """stdin written where ``name`` sits in its project, under a temporary folder: the check reads it like a
-    file (suppressions, notebooks by their suffix) and reports it by ``name``'s path in the project."""
+    file (suppressions, notebooks by their suffix) and reports it by ``name``'s path in the project (from the
+    project's root: its pyproject.toml's folder, else its repository's top, else the current folder)."""
     from .gate.config import ConfigError, load_config
 
     data = click.get_binary_stream("stdin").read(_STDIN_CAP + 1)
@@ -183,7 +244,7 @@ def _stdin_as_file(name: Path):
         sys.exit(2)
     real = name.resolve()
     try:
-        rel = real.relative_to(load_config([real]).root).as_posix()
+        rel = real.relative_to(load_config([real], options.config_file, options.isolated).root).as_posix()
     except (ValueError, ConfigError):  # outside its configuration's folder, or a configuration that cannot be
         # read (`_run_check` says so and exits 2)
         rel = real.name
@@ -194,8 +255,7 @@ def _stdin_as_file(name: Path):
         yield place, Path(folder)
 
 
-def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
-               jobs, select, ignore, stdin: Optional[Tuple[Path, Path]] = None, verbosity: int = 0) -> None:
+def _run_check(files, write_baseline: bool, options: _CheckOptions, stdin: Optional[Tuple[Path, Path]] = None) -> None:
     """``check`` once its files are known; ``stdin``: the name given to stdin's code and the temporary folder
     it was written to (the configuration is the name's, the files are checked from the folder)."""
     from dataclasses import replace as _replace
@@ -206,24 +266,31 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
     from .gate.output import render_check
 
     try:
-        config = load_config([stdin[0]] if stdin else (list(files) or [Path.cwd()]))
+        config = load_config([stdin[0]] if stdin else (list(files) or [Path.cwd()]), options.config_file,
+                             options.isolated)
+        if options.exclude:
+            config = _replace(config, exclude=config.exclude + options.exclude)
+        if options.baseline is not None:
+            config = _replace(config, baseline=str(options.baseline.resolve()), baseline_named=True)
+        if options.select or options.ignore:  # the command line's, where given (checked like the configuration's)
+            chosen_rules = _selection(config, options.select, options.ignore)
+            config = _replace(config, select=tuple(chosen_rules.select), ignore=tuple(chosen_rules.ignore))
+        if options.fail_on:
+            config = _replace(config, fail_on=parse_statuses([s for s in options.fail_on.split(",") if s.strip()],
+                                                             "--fail-on"))
+        spec = [t for t in (options.targets.split(",") if options.targets else config.targets) if t.strip()]
+        chosen = resolve_targets(spec or None)
+        if options.show_settings:
+            _show_settings(config, chosen)
+            return
         if stdin:  # the project's baseline and settings, the code from the temporary folder
             config = _replace(config, root=stdin[1], baseline=str(config.baseline_path))
-        if exclude:
-            config = _replace(config, exclude=config.exclude + tuple(exclude))
-        if baseline is not None:
-            config = _replace(config, baseline=str(baseline.resolve()))
-        if select or ignore:  # the command line's, where given (checked like the configuration's)
-            chosen_rules = _selection(config, select, ignore)
-            config = _replace(config, select=tuple(chosen_rules.select), ignore=tuple(chosen_rules.ignore))
-        statuses = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on \
-            else config.fail_on
-        spec = [t for t in (targets.split(",") if targets else config.targets) if t.strip()]
-        chosen = resolve_targets(spec or None)
-        result = run_check(config, chosen, [Path(f) for f in files], statuses, jobs=jobs,
-                           cache=None if no_cache else open_cache(), write=write_baseline,
+        result = run_check(config, chosen, [Path(f) for f in files], config.fail_on, jobs=options.jobs,
+                           cache=None if options.no_cache else open_cache(), write=write_baseline,
                            collector=FEWER_COLLECTIONS)
-    except (ConfigError, TargetSpecError) as exc:
+    except ConfigError as exc:
+        _config_error(exc)
+    except TargetSpecError as exc:
         click.echo(f"migrator: {exc}", err=True)
         sys.exit(2)
     except Exception as exc:  # a broken baseline file, say
@@ -233,7 +300,9 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
             click.echo(f"migrator: {exc}", err=True)
             sys.exit(2)
         raise
-    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions, verbosity)
+    color = _colour(options.color, options.output)
+    _write(lambda out: render_check(result, options.fmt, out, options.report_unused_suppressions, options.verbosity,
+                                    color=color), options.output)
     sys.exit(result.exit_code)
 
 
@@ -352,14 +421,14 @@ def maps_show(fmt: str) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--target", "target", required=True, help="The one target to rewrite for: cann or neuware (with "
-                                                        "@version).")
+@click.option("--target", "target", help="The one target to rewrite for: cann or neuware (with @version; default: "
+                                        "[tool.migrator] targets when it names one).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and change nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply rewrites that may change behaviour (a shared constant, ...).")
 @click.option("--force", is_flag=True,
               help="Run even when git reports uncommitted changes under PATH, or cannot be asked about it.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
 @click.option("--shim", is_flag=True,
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
@@ -372,9 +441,11 @@ def maps_show(fmt: str) -> None:
 @click.option("--check-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
               help="Seconds each --check import may take.")
 @_selection_options
-def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
+@_config_options
+def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
         log_path: Optional[Path], shim: bool, quiet: bool, check: bool, check_timeout: float,
-        select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+        select: Tuple[str, ...], ignore: Tuple[str, ...], config_file: Optional[Path], isolated: bool,
+        show_settings: bool) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
     Only safe rewrites apply unless --unsafe. Files are replaced atomically; nothing outside PATH is touched.
@@ -387,9 +458,17 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
 
-    chosen = _targets(target)
+    config = _project_config(path, config_file, isolated)
+    selection = _selection(config, select, ignore)
+    if target is None and len(config.targets) != 1:
+        listed = f" ({config.path} lists {', '.join(config.targets)})" if config.targets else ""
+        raise click.UsageError(f"fix rewrites for one target: give --target cann or --target neuware{listed}")
+    chosen = _targets(target or config.targets[0])
     if len(chosen) != 1:
         raise click.BadParameter("give exactly one target", param_hint="--target")
+    if show_settings:
+        _show_settings(config, chosen, selection)
+        return
     if check and show_diff:
         raise click.BadParameter("--check imports what was written: it cannot go with --diff", param_hint="--check")
     if not cuda_names(chosen[0]).rewritten:
@@ -408,8 +487,6 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
             sys.exit(2)
     from .pipeline import without_excluded
 
-    config = _project_config(path)
-    selection = _selection(config, select, ignore)
     found = without_excluded(discover(path), _exclusions(config, path))  # [tool.migrator] exclude
     scanned = file_digests(path, found.files)
     report = run_scan(ScanRequest(path, chosen, files=found.files, selection=selection, call_graph=shim,
@@ -493,7 +570,8 @@ def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> Non
 @click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
               help="Targets whose blocking findings are counted on the nodes.")
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]", help="An extra entry point.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the graph here.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
+              help="Write the graph here (its folder is created).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: Optional[Path], no_cache: bool) -> None:
     """Export the call graph of PATH: modules, classes and functions, calls and imports, entry points, and
@@ -525,7 +603,7 @@ def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=Path("trace.json"),
-              show_default=True, help="Where to write the migrator.trace/1 document.")
+              show_default=True, callback=_output_folder, help="Where to write the migrator.trace/1 document.")
 @click.option("--steps", type=click.IntRange(min=1), default=2, show_default=True,
               help="Stop after this many optimizer steps.")
 @click.option("--device", type=click.Choice(["cpu", "meta", "cuda"]), default="cpu", show_default=True,
@@ -641,7 +719,8 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
 @click.option("--timeout", type=click.FloatRange(min=1), default=1800, show_default=True,
               help="Seconds one repository may take; past it the repository is a timeout row.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the portfolio here.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
+              help="Write the portfolio here (its folder is created).")
 @click.option("--reports-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each repository's own HTML report here (default with --format html and --output: "
                    "a folder next to it, OUTPUT_STEM-repos/).")
@@ -652,7 +731,7 @@ def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, schedu
     """Scan many repositories on Dask distributed and rank what blocks the most of them, per target.
 
     Each repository is one task (scanned in its own process, with its own time limit); one that fails or
-    times out is a row with its reason. Needs the [fleet] extra: pip install 'migrator[fleet]'.
+    times out is a row with its reason. Needs the [fleet] extra: pip install 'migrator-accel[fleet]'.
     """
     from .fleet.render import RENDERERS
     from .fleet.run import DaskMissing, repo_tasks, run_fleet
@@ -796,17 +875,34 @@ def _cannot_write(output: Path, exc: OSError) -> NoReturn:
     sys.exit(2)
 
 
-def _project_config(path: Path):
-    """``[tool.migrator]`` of the project ``path`` is in (the nearest pyproject.toml above it). One that cannot
-    be used is named on stderr and left aside: the repository being scanned is untrusted input, and its
-    configuration must not keep it from being scanned (``check``, the project's own gate, exits 2 instead)."""
-    from .gate.config import Config, ConfigError, load_config
+def _project_config(path: Path, config_file: Optional[Path] = None, isolated: bool = False):
+    """``[tool.migrator]`` of the project ``path`` is in (the nearest pyproject.toml above it, or
+    ``--config``'s file; none with ``--isolated``). One that cannot be used is exit 2 naming the file and the
+    key, as in every command; ``--isolated`` scans a repository whose configuration is broken."""
+    from .gate.config import ConfigError, load_config
 
     try:
-        return load_config([path])
+        return load_config([path], config_file, isolated)
     except ConfigError as exc:
-        click.echo(f"warning: {exc}; scanning without [tool.migrator]", err=True)
-        return Config(root=path.resolve() if path.is_dir() else path.resolve().parent)
+        _config_error(exc)
+
+
+def _config_error(exc: Exception) -> NoReturn:
+    """A configuration that cannot be used: the same words and exit 2 in every command."""
+    click.echo(f"migrator: {exc}\n(correct it, name another file with --config, or leave the configuration out "
+               "with --isolated)", err=True)
+    sys.exit(2)
+
+
+def _show_settings(config, chosen, selection=None) -> None:
+    """``--show-settings``: the configuration after the command line's options, as a ``[tool.migrator]`` table."""
+    from dataclasses import replace as _replace
+
+    from .gate.config import settings_text
+
+    if selection is not None:
+        config = _replace(config, select=tuple(sorted(selection.select)), ignore=tuple(sorted(selection.ignore)))
+    click.echo(settings_text(config, [t.label for t in chosen]), nl=False)
 
 
 def _exclusions(config, path: Path):

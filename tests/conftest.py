@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 from typing import Dict, List
 
@@ -9,6 +10,20 @@ from migrator.pipeline import ScanRequest, scan
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "operator_maps" / "upstream"  # the vendors' raw files, verbatim (PROVENANCE.md)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_cache(tmp_path_factory):
+    """The analysis cache of every test (and of the commands and subprocesses they start) in a temporary
+    folder: the suite never reads or writes the user's own ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``)."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 def write_tree(root: Path, files: Dict[str, object]) -> Path:

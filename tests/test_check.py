@@ -46,10 +46,11 @@ def test_findings_fail_with_linter_lines(repo):
                          "2 can be fixed with `migrator fix PATH --target cann`")
 
 
-def test_clean_file_is_quiet(repo):
+def test_a_clean_check_says_so_in_one_line_and_quiet_says_nothing(repo):
     (repo / "ok.py").write_text("import torch\nx = torch.ones(2).to('cpu')\n")
     result = run("ok.py")
-    assert result.exit_code == 0 and result.output == ""
+    assert result.exit_code == 0 and result.output == "migrator: clean: 1 file checked for cann, no new finding\n"
+    assert run("ok.py", "-q").output == ""
 
 
 @pytest.mark.parametrize("config, words", [
@@ -647,7 +648,7 @@ def test_check_reads_stdin_as_the_file_its_filename_names(tmp_path, monkeypatch)
     assert "synchronize" not in result.output  # the buffer's own suppression holds
     assert not (tmp_path / "src").exists()  # nothing written into the project
     clean = runner.invoke(main, ["check", "-", "--no-cache"], input="import torch\nx = torch.ones(2)\n")
-    assert clean.exit_code == 0 and clean.output == ""
+    assert clean.exit_code == 0 and clean.output.startswith("migrator: clean: 1 file checked")
     both = runner.invoke(main, ["check", "-", "train.py"], input=code)
     assert both.exit_code == 2
 

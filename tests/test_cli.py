@@ -173,15 +173,16 @@ def test_scan_and_fix_read_tool_migrator_like_check(tmp_path):
     assert (tmp_path / "src" / "generated" / "stub.py").read_text() == code  # excluded: left alone
     (tmp_path / "pyproject.toml").write_text("[tool.migrator]\ntargest = ['cann']\n")
     typo = runner.invoke(main, ["scan", str(tmp_path), "--no-cache"])
-    assert typo.exit_code == 0 and "unknown key 'targest'" in typo.output  # named, and the scan goes on
+    assert typo.exit_code == 2 and "unknown key 'targest'" in typo.output and "'targets'" in typo.output
+    assert runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "--isolated"]).exit_code == 0
 
 
 def test_an_oversized_pyproject_is_a_clear_error_not_a_read(tmp_path):
     (tmp_path / "pyproject.toml").write_bytes(b"[tool.other]\nx = '" + b"a" * (2 << 20) + b"'\n")
     (tmp_path / "train.py").write_text("import torch\n")
     result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache"])
-    assert result.exit_code == 0 and "not read as a configuration" in result.output
-    assert CliRunner().invoke(main, ["check", str(tmp_path / "train.py")]).exit_code == 2  # the gate is strict
+    assert result.exit_code == 2 and "not read as a configuration" in result.output  # as the gate: one policy
+    assert CliRunner().invoke(main, ["check", str(tmp_path / "train.py")]).exit_code == 2
 
 
 def test_scan_and_fix_honour_inline_suppressions(tmp_path):

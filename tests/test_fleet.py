@@ -307,7 +307,7 @@ def test_fleet_without_dask_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     result = CliRunner().invoke(main, ["fleet", str(tmp_path)])
     assert result.exit_code == 2
-    assert "pip install 'migrator[fleet]'" in result.output
+    assert "pip install 'migrator-accel[fleet]'" in result.output
 
 
 def _scans_of(repo) -> list:

@@ -62,11 +62,11 @@ def test_tool_migrator_select_holds_for_scan_check_and_fix(tmp_path):
         main, ["fix", str(tmp_path), "--target", "cann", "--diff", "--no-cache", "--ignore", "environment"]).output
 
 
-def test_a_bad_selector_in_the_configuration_stops_check_but_not_scan(tmp_path):
+def test_a_bad_selector_in_the_configuration_stops_check_and_scan(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.migrator]\nselect = ["devcie"]\n')
     (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
     runner = CliRunner()
     check = runner.invoke(main, ["check", str(tmp_path / "train.py"), "--no-cache"])
     assert check.exit_code == 2 and "devcie" in check.output
     scan = runner.invoke(main, ["scan", str(tmp_path), "--no-cache", "-q"])
-    assert scan.exit_code == 0 and "devcie" in scan.output  # named, and the scan goes on without it
+    assert scan.exit_code == 2 and "devcie" in scan.output  # one policy for every command: named, exit 2

@@ -40,13 +40,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .. import evidence
 from ..discover import base_dir, read_source
-from ..gitcheck import GitUnavailable, uncommitted
+from ..gitcheck import GitUnavailable, repository_marker, uncommitted
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span
 from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
+from .own_outputs import without_own_outputs
 from .protocols import Kept, hold, reaching
 from .together import decide
 
@@ -498,14 +499,18 @@ class TreeState:
 
 
 def tree_state(root: Path) -> TreeState:
-    """Uncommitted changes under ``root`` per git; clean when there is no ``.git`` at or above it. git runs as
-    an untrusted program (``gitcheck``): nothing the repository configures can run, fetch or prompt; when a
+    """Uncommitted changes under ``root`` per git, but for the files migrator wrote itself (``own_outputs``: a
+    report page, a JSON report, a baseline, a change log); clean when there is no ``.git`` at or above it. git
+    runs as an untrusted program (``gitcheck``): nothing the repository configures can run, fetch or prompt; when a
     repository is there and git cannot be asked about it, that is an ``error``, never "no repository"."""
     try:
         dirty = uncommitted(base_dir(root), root)
     except GitUnavailable as exc:
         return TreeState(error=str(exc) or type(exc).__name__)
-    return TreeState(tuple(dirty or ()))
+    marker = repository_marker(base_dir(root))
+    if not dirty or marker is None:
+        return TreeState()
+    return TreeState(without_own_outputs(marker.parent, dirty))  # a report or baseline migrator wrote is no change
 
 
 def _inside(path: Path, root: Path) -> bool:

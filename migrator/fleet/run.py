@@ -10,12 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
+from .. import DISTRIBUTION
 from .model import Portfolio, RepoRow
 from .portfolio import build_portfolio
 from ..safe_write import REPORT_ERRORS, write_text
 from .task import RepoTask, TaskResult, run_repo_task
 
-INSTALL_HINT = "migrator fleet needs Dask distributed: pip install 'migrator[fleet]'"
+INSTALL_HINT = f"migrator fleet needs Dask distributed: pip install '{DISTRIBUTION}[fleet]'"
 
 #: Called with (rows done, rows in all, the row just done).
 Progress = Optional[Callable[[int, int, RepoRow], None]]

@@ -30,8 +30,17 @@ class BaselineEntry:
     api: str
 
 
-def load_baseline(path: Path) -> Dict[str, BaselineEntry]:
+def load_baseline(path: Path, named: bool = False) -> Dict[str, BaselineEntry]:
+    """The accepted findings in ``path``. A missing file is an empty baseline only when nobody named it (the
+    default ``.migrator-baseline.json``); a baseline named by ``--baseline`` or ``[tool.migrator] baseline``
+    that is not there is an error, never a silent "nothing accepted" (a typo would fail every old finding, a
+    moved file would hide that it moved)."""
+    if not path.exists() and named:
+        raise BaselineError(f"{path}: no such baseline file (named by --baseline or [tool.migrator] baseline); "
+                            "`migrator check --write-baseline` creates it")
     if not path.is_file():
+        if path.exists():
+            raise BaselineError(f"{path}: not a file, so not a migrator baseline")
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

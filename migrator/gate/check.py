@@ -43,6 +43,7 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
               jobs: Optional[int] = None, cache: Optional[AnalysisCache] = None,
               write: bool = False, collector: Collector = Collector()) -> CheckResult:
     root = config.root
+    baseline = load_baseline(config.baseline_path, named=config.baseline_named and not write)  # before the scan
     files, skipped = _select(root, paths, config.exclude)
     report = scan(ScanRequest(root, targets, files=files, skipped=skipped, call_graph=False, suppress=False,
                               selection=Selection.parse(config.select, config.ignore), jobs=jobs, cache=cache,
@@ -50,7 +51,6 @@ def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path
     at_status = [f for f in report.findings if any(v.status in fail_on and active(v) for v in f.verdicts.values())]
     suppressions = suppressions_in(root, {f.path for f in report.findings} | {s.rel for s in files})
     outcome = apply_suppressions(at_status, suppressions)
-    baseline = load_baseline(config.baseline_path)
     checked = {s.rel for s in files} if paths else None
     new, fixed = split_new(outcome.kept, baseline, checked)
     result = CheckResult(report=report, failing=new, baselined=[f for f in outcome.kept if f.id in baseline],

@@ -5,21 +5,25 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, TextIO, cast
 
+import click
+
 from ..model import Finding
 from ..report import FORMATTERS
 from ..report.printable import Printable
 from .check import CheckResult
 
 
-def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0) -> None:
+def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0,
+                 color: bool = False) -> None:
     """``verbosity``: -1 (``-q``) the failing lines only; 1 (``-v``) also the findings the baseline and
-    suppressions let through, each said as such."""
+    suppressions let through, each said as such. ``color``: each failing line's place in bold and its
+    statuses in red (``--color``)."""
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
     out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
     for finding in result.failing:
-        out.write(_line(finding) + "\n")
+        out.write(_line(finding, color) + "\n")
     if verbosity > 0:
         for finding in result.baselined:
             out.write(_line(finding) + " (in the baseline)\n")
@@ -32,16 +36,21 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
     _summary(result, out, report_unused)
 
 
-def _line(finding: Finding) -> str:
-    """``path:line:col: RULE [target:status] message``, linter style."""
+def _line(finding: Finding, color: bool = False) -> str:
+    """``path:line:col: RULE [target:status] message``, linter style (with ``color``, the place in bold and
+    the statuses in red: only the lines that fail the check are painted)."""
     span = finding.span
     where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
     if span.cell is not None:
         where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
     failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
-    tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
+    tags = ",".join(f"{t}:{_paint(v.status.value, color, fg='red')}" for t, v in failing)
     message = failing[0][1].message if failing else ""
-    return f"{where}: {finding.rule} [{tags}] {message}"
+    return f"{_paint(where, color, bold=True)}: {finding.rule} [{tags}] {message}"
+
+
+def _paint(text: str, color: bool, **style) -> str:
+    return click.style(text, **style) if color else text
 
 
 def _summary(result: CheckResult, out: TextIO, report_unused: bool) -> None:
@@ -58,6 +67,13 @@ def _summary(result: CheckResult, out: TextIO, report_unused: bool) -> None:
         unread = f", {len(result.errors)} not checked" if result.errors else ""
         out.write(f"migrator: {len(result.failing)} new, {len(result.baselined)} in baseline, "
                   f"{len(result.suppressed)} suppressed, {len(result.fixed)} fixed{unread}{_fix_hint(result)}\n")
+    else:  # one line that says the gate ran and passed (a linter's "All checks passed!")
+        files = len(result.report.files)
+        let_through = [f"{n} {what}" for n, what in ((len(result.baselined), "in the baseline"),
+                                                     (len(result.suppressed), "suppressed")) if n]
+        out.write(f"migrator: clean: {files} file{'s' if files != 1 else ''} checked for "
+                  f"{', '.join(t.id for t in result.report.targets) or 'no target'}, no new finding"
+                  + (f" ({', '.join(let_through)})" if let_through else "") + "\n")
 
 
 def _fix_hint(result: CheckResult) -> str:

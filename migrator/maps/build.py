@@ -92,14 +92,23 @@ def _runtimes(curated: Path) -> List[dict]:
     rows = (parse_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
     for row in rows:
         missing = [f for f in _RUNTIME_FIELDS if f not in row]
-        extra = sorted(set(row) - set(_RUNTIME_FIELDS))
+        extra = sorted(set(row) - set(_RUNTIME_FIELDS) - {"aliases"})
         if missing or extra or row["cuda_names"] not in ("renamed", "kept"):
             raise MapsBuildError(f"curated/targets.yaml row {row.get('id')!r}: missing {missing}, unknown {extra}, "
                                  "cuda_names must be renamed or kept")
         if row["build_api"] is not None and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", str(row["build_api"])):
             raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: build_api must be a dotted name, "
                                  f"not {row['build_api']!r}")
-    return [{f: row[f] for f in _RUNTIME_FIELDS} for row in rows]
+        aliases = row.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and re.fullmatch(r"[a-z][a-z0-9_-]*", a)
+                                                    for a in aliases):
+            raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: aliases must be a list of lower-case names")
+    names = [name for row in rows for name in [row["id"], *row.get("aliases", [])]]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise MapsBuildError(f"curated/targets.yaml: {twice[0]!r} names two targets (an id or an alias)")
+    return [{**{f: row[f] for f in _RUNTIME_FIELDS}, **({"aliases": row["aliases"]} if row.get("aliases") else {})}
+            for row in rows]
 
 
 def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> List[Path]:

@@ -58,6 +58,8 @@ class Runtime:
     #: the runtime's own extension builder (``torch_npu.utils.cpp_extension.NpuExtension``); a project that
     #: calls it beside CUDAExtension builds its operators for the target itself
     build_api: Optional[str] = None
+    #: other names ``--target`` accepts for it (``ascend``, ``npu`` for ``cann``)
+    aliases: Tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)
@@ -84,7 +86,29 @@ def target_folders() -> Tuple[Mapping[str, Any], ...]:
 
 @lru_cache(maxsize=None)
 def runtimes() -> Mapping[str, Runtime]:
-    return {doc["runtime"]["id"]: Runtime(**doc["runtime"]) for doc in target_folders()}
+    return {doc["runtime"]["id"]: Runtime(**{**doc["runtime"], "aliases": tuple(doc["runtime"].get("aliases", ()))})
+            for doc in target_folders()}
+
+
+@lru_cache(maxsize=None)
+def target_names() -> Mapping[str, str]:
+    """Every name a target answers to, lower case -> its id: the ids themselves and their aliases."""
+    names = {runtime.id: runtime.id for runtime in runtimes().values()}
+    for runtime in runtimes().values():
+        names.update({alias: runtime.id for alias in runtime.aliases if alias not in names})
+    return names
+
+
+def _unknown_target(name: str) -> TargetSpecError:
+    """An unknown target, with the closest names (ids and aliases) and the list to choose from."""
+    import difflib
+
+    names = target_names()
+    close = difflib.get_close_matches(name.lower(), list(names), n=2, cutoff=0.6)
+    guess = " or ".join(f"{c!r}" + (f" ({names[c]})" if names[c] != c else "") for c in close)
+    aliases = "; ".join(f"{', '.join(r.aliases)} = {r.id}" for r in runtimes().values() if r.aliases)
+    return TargetSpecError(f"unknown target {name!r}; " + (f"did you mean {guess}? " if guess else "")
+                           + f"choose from {', '.join(target_ids())}" + (f" (also: {aliases})" if aliases else ""))
 
 
 def target_ids() -> Tuple[str, ...]:
@@ -231,10 +255,11 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
     items = list(spec) if spec else list(target_ids())
     chosen: List[TargetMap] = []
     for item in items:
-        name, _, version = item.strip().partition("@")
+        given, _, version = item.strip().partition("@")
+        name = target_names().get(given.strip().lower(), given)  # an alias (ascend, mlu, kunlunxin) is its target
         candidates = [t for t in available_targets() if t["id"] == name]
         if not candidates:
-            raise TargetSpecError(f"unknown target {name!r}; choose from {', '.join(target_ids())}")
+            raise _unknown_target(given)
         if version:
             match = ([t for t in candidates if t["version"] == version]
                      or [t for t in candidates if t.get("torch_line") == version])  # cann@2.11: that torch line
@@ -245,7 +270,8 @@ def resolve_targets(spec: Optional[Sequence[str]]) -> Tuple[TargetMap, ...]:
         else:
             entry = next(t for t in candidates if t["default"])
         if any(c.id == name for c in chosen):
-            raise TargetSpecError(f"target {name!r} given twice")
+            also = f" ({given!r} is {name!r})" if given != name else ""
+            raise TargetSpecError(f"target {name!r} given twice{also}")
         chosen.append(load_target(name, str(entry["version"])))
     return tuple(chosen)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import quote
 from typing import Any, Dict, List, Optional, TextIO
 
-from .. import __version__
+from .. import HOMEPAGE, __version__
 from ..model import Auto, FileStatus, Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
@@ -50,7 +50,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "migrator", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": "https://pypi.org/project/migrator/", "rules": rules}},
+                                "informationUri": HOMEPAGE, "rules": rules}},
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
             "results": [_result(f, index, plugins, prefix) for f in kept],
