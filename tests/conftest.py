@@ -15,15 +15,22 @@ UPSTREAM = REPO / "operator_maps" / "upstream"  # the vendors' raw files, verbat
 @pytest.fixture(scope="session", autouse=True)
 def temporary_cache(tmp_path_factory):
     """The analysis cache of every test (and of the commands and subprocesses they start) in a temporary
-    folder: the suite never reads or writes the user's own ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``)."""
-    before = os.environ.get("XDG_CACHE_HOME")
-    folder = tmp_path_factory.mktemp("xdg-cache")
-    os.environ["XDG_CACHE_HOME"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = before
+    folder, and the key its entries are authenticated with in another: the suite never reads or writes the
+    user's own ``$XDG_CACHE_HOME/migrator`` (``~/.cache/migrator``) or ``$XDG_CONFIG_HOME/migrator``."""
+    from migrator.engine.cache import user_secret
+
+    names = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME")
+    before = {name: os.environ.get(name) for name in names}
+    folders = {name: tmp_path_factory.mktemp(name.lower()) for name in names}
+    os.environ.update({name: str(folder) for name, folder in folders.items()})
+    user_secret.cache_clear()
+    yield folders["XDG_CACHE_HOME"]
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    user_secret.cache_clear()
 
 
 def write_tree(root: Path, files: Dict[str, object]) -> Path:

@@ -59,6 +59,7 @@ def test_a_clean_check_says_so_in_one_line_and_quiet_says_nothing(repo):
     pytest.param('[tool.migrator]\ntargets = ["tpu"]\n', "unknown target 'tpu'", id="bad-target"),
     pytest.param('[tool.migrator]\nexclude = 3\n', "must be a string or a list", id="bad-type"),
     pytest.param('[tool.migrator\n', "not valid TOML", id="bad-toml"),
+    pytest.param("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply", id="deep-array"),
 ])
 def test_config_errors_exit_2_and_name_the_problem(repo, config, words):
     (repo / "pyproject.toml").write_text(config)

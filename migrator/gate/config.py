@@ -116,6 +116,8 @@ def _section(source: Path) -> Mapping[str, Any]:
         raise ConfigError(f"{source}: cannot be read: {exc.strerror or exc}")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}")
+    except RecursionError:  # arrays or tables nested past the parser's depth: no configuration is that deep
+        raise ConfigError(f"{source}: nested too deeply to be read as a configuration")
     tool = data.get("tool", {})
     if isinstance(tool, dict) and "migrator" in tool:
         section = tool["migrator"]
