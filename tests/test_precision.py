@@ -464,7 +464,7 @@ def test_committed_signatures_equal_a_fresh_read_of_torch():
     import json
 
     torch = pytest.importorskip("torch")
-    from migrator.maps.signatures import build_signatures, noted_apis
+    from migrator.mapsbuild.signatures import build_signatures, noted_apis
 
     from .conftest import REPO
 
