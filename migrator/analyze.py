@@ -50,7 +50,7 @@ class Analysed(NamedTuple):
 
 
 def analyze_new(source: SourceFile, cache: AnalysisCache) -> Analysed:
-    """Analyse a file the cache lacks (``engine/pool.analyze_all`` looked), and store its result.
+    """Analyse a file the cache lacks (``pipeline/pool.analyze_all`` looked), and store its result.
 
     A pool worker sends the stored form on as it is, its usages pickled apart (``LazyUsages``), instead of
     pickling them a second time; it runs the rules on the result's own usages, and files their findings under

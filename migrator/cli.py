@@ -319,7 +319,7 @@ def maps() -> None:
               show_default=True)
 def maps_build(upstream: Path, out: Path) -> None:
     """Regenerate operator_maps/ from the vendors' published data."""
-    from .maps.build import MapsBuildError, write_maps
+    from .mapsbuild.build import MapsBuildError, write_maps
 
     try:
         written = write_maps(upstream, out)
@@ -344,8 +344,8 @@ def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -
     line on the index newer than the newest one held. Each wheel is checked against the index's sha256 before
     anything is written. Offline, it says so, exits 2 and keeps the maps it has.
     """
-    from .maps.build import MapsBuildError, write_maps
-    from .maps.update import UpdateError, update
+    from .mapsbuild.build import MapsBuildError, write_maps
+    from .mapsbuild.update import UpdateError, update
 
     try:
         fetched, stored = update(upstream, lines, index=index)
@@ -381,7 +381,7 @@ def maps_trace(native_functions: Path, out: Path, samples_only: bool) -> None:
     except ImportError:
         click.echo("`migrator maps trace` runs torch's samples: pip install torch==2.13.0 expecttest", err=True)
         sys.exit(2)
-    from .maps.trace_api import add_sample_rows, write_table
+    from .mapsbuild.trace_api import add_sample_rows, write_table
 
     if samples_only:
         click.echo(f"{add_sample_rows(out)} curated-sample rows in {out}")
@@ -401,7 +401,7 @@ def maps_signatures(out: Path) -> None:
     except ImportError:
         click.echo("`migrator maps signatures` reads torch's signatures: pip install torch==2.13.0", err=True)
         sys.exit(2)
-    from .maps.signatures import noted_apis, write_signatures
+    from .mapsbuild.signatures import noted_apis, write_signatures
 
     click.echo(f"wrote {write_signatures(noted_apis(), out)}")
 
@@ -410,7 +410,7 @@ def maps_signatures(out: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def maps_show(fmt: str) -> None:
     """What the data covers: per target and version, the runtime, sources and aten ops by status."""
-    from .maps.show import maps_summary, render_summary
+    from .mapsbuild.show import maps_summary, render_summary
 
     summary = maps_summary()
     if fmt == "json":

@@ -494,14 +494,14 @@ class StepMeasure:
 
 #: A question a file's rules asked of the project index, and its answer: (attribute, question, key, answer),
 #: e.g. ``("constants", "get", "pkg.cfg.DEVICE", (True, Value(...)))`` or
-#: ``("extension_of", "call", "pkg._ext.fused", "pkg._ext")`` (``engine/reads.py``).
+#: ``("extension_of", "call", "pkg._ext.fused", "pkg._ext")`` (``pipeline/reads.py``).
 Read = Tuple[str, str, Any, Any]
 
 
 @dataclass(frozen=True)
 class RuleResults:
     """One file's findings, and what its rules read of the project index to make them: they stand for any
-    index that answers those questions the same (``engine/reads.Answers.hold``)."""
+    index that answers those questions the same (``pipeline/reads.Answers.hold``)."""
 
     findings: Tuple[Finding, ...]
     reads: Tuple[Read, ...]
@@ -739,7 +739,7 @@ class FileResult:
     #: a Python file whose text names nothing a rule looks for, so it was not resolved (``analyze.RELEVANT``);
     #: ``analyze.resolve_mentioning`` resolves it after all when the project's own extensions are named in it
     prefiltered: bool = False
-    #: the file's text holds a ``# migrator:`` comment: the scan reads its suppressions (``gate/suppress.py``)
+    #: the file's text holds a ``# migrator:`` comment: the scan reads its suppressions (``pipeline/suppress.py``)
     marked: bool = False
     #: what a Python module says about a training step: its loops, its step functions, its tuning sites
     step: Optional[StepFacts] = None

@@ -218,7 +218,7 @@ _REAL_WORKER = None
 
 
 def test_a_worker_that_dies_takes_down_one_file_not_the_scan(tmp_path, monkeypatch):
-    import migrator.engine.pool as pool
+    import migrator.pipeline.pool as pool
     from migrator.maps.load import resolve_targets
 
     global _REAL_WORKER

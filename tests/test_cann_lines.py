@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from migrator.maps.load import load_target, paired, resolve_targets
-from migrator.maps.ops_build import OpRelease
-from migrator.maps.upstream import parse_yaml
-from migrator.maps.vendors import cann
+from migrator.mapsbuild.release import OpRelease
+from migrator.mapsbuild.upstream import parse_yaml
+from migrator.mapsbuild.vendors import cann
 from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
@@ -174,7 +174,7 @@ No support table: not a row.
 
 
 def test_ascends_api_pages_read_as_the_lists_rows():
-    from migrator.maps.vendors.ascend_docs import parse_page
+    from migrator.mapsbuild.vendors.ascend_docs import parse_page
 
     rows = [e.row() for e in parse_page(ASCEND_PAGE, "torch-nn") if e.support]
     assert rows == [

@@ -347,7 +347,7 @@ def test_cached_rule_results_follow_the_cross_file_facts(tmp_path):
 def test_an_edit_runs_again_only_the_rules_whose_reads_of_the_index_changed(tmp_path, monkeypatch):
     """A constant added to one module changes the project index, not what the other files' rules asked of it:
     their findings come from the cache; changing the constant a file reads judges that file again."""
-    import migrator.engine.memo as memo
+    import migrator.pipeline.memo as memo
     from migrator.engine.cache import open_cache
 
     src = write_tree(tmp_path / "src", {

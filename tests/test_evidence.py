@@ -432,7 +432,7 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
-    from migrator.project.contexts import path_context
+    from migrator.contexts import path_context
 
     assert path_context(path) == context
 

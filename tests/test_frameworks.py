@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from migrator.maps.build import MapsBuildError, build_maps
+from migrator.mapsbuild.build import MapsBuildError, build_maps
 from migrator.model import Status
 
 from .conftest import REPO, UPSTREAM

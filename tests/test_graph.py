@@ -11,7 +11,7 @@ from migrator.graph import build_graph
 from migrator.model import (AttributeMethod, InstanceCall, NamedTarget, SelfMethod, SuperMethod,
                             UnknownReceiver)
 from migrator.maps.load import resolve_targets
-from migrator.engine.pool import analyze_all
+from migrator.pipeline.pool import analyze_all
 from migrator.pipeline import ScanRequest, scan
 from migrator.discover import discover
 from migrator.sources.outline import outline_of

@@ -7,8 +7,8 @@ import pytest
 
 from migrator.fix import fix_report
 from migrator.maps.load import resolve_targets
-from migrator.maps.upstream import MapsBuildError
-from migrator.maps.vendors.kunlun import adaptations
+from migrator.mapsbuild.upstream import MapsBuildError
+from migrator.mapsbuild.vendors.kunlun import adaptations
 from migrator.model import Status
 
 #: (code, API, status on kl2, status on kl3, what the kl2/kl3 verdict cites)

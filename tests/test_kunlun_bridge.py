@@ -12,7 +12,7 @@ import pytest
 
 from migrator.maps.coverage import api_coverage, api_ops
 from migrator.maps.load import load_target
-from migrator.maps.vendors import kunlun_bridge, paddle_source
+from migrator.mapsbuild.vendors import kunlun_bridge, paddle_source
 
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = ROOT / "operator_maps" / "upstream"

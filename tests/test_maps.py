@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from migrator.maps.build import MapsBuildError, build_maps
+from migrator.mapsbuild.build import MapsBuildError, build_maps
 from migrator.maps.load import TargetSpecError, maps_dir, resolve_targets
 
 from .conftest import REPO, UPSTREAM
@@ -76,7 +76,7 @@ def test_maps_validate_against_their_schema(pattern, schema):
 
 
 def test_a_rename_judgement_holds_only_for_the_note_it_read():
-    from migrator.maps.build import _rename_semantics_table
+    from migrator.mapsbuild.build import _rename_semantics_table
 
     curated = REPO / "operator_maps" / "curated"
     device_map = json.loads((REPO / "operator_maps" / "device" / "cann-torch2.7.json").read_text(encoding="utf-8"))

@@ -166,7 +166,7 @@ def test_what_cannot_be_fetched_is_named(checkout, asked, message):
 
 
 def test_with_no_line_named_it_brings_the_lines_newer_than_the_folder_holds():
-    from migrator.maps.update import newer_lines
+    from migrator.mapsbuild.update import newer_lines
 
     wheel = [{"filename": "w.whl", "url": "w.whl", "digests": {"sha256": "0" * 64}}]
     available = {"2.12.0": wheel, "2.13.0": wheel, "2.14.0rc1": wheel, "2.14.0": wheel, "2.15.0.post1": wheel,

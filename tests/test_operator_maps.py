@@ -140,7 +140,7 @@ def test_maps_show_json():
 def test_tracer_records_forward_and_backward_aten_ops():
     pytest.importorskip("torch")
     pytest.importorskip("expecttest")
-    from migrator.maps.trace_api import trace_opinfos
+    from migrator.mapsbuild.trace_api import trace_opinfos
 
     apis = trace_opinfos(["nn.functional.gelu", "nn.functional.linear"])
     gelu = apis["torch.nn.functional.gelu"]
@@ -160,7 +160,7 @@ def test_tracer_records_forward_and_backward_aten_ops():
 ])
 def test_curated_samples_record_what_the_call_dispatches(api, forward):
     pytest.importorskip("torch")
-    from migrator.maps.trace_api import _Recorder, _Table, _trace_samples
+    from migrator.mapsbuild.trace_api import _Recorder, _Table, _trace_samples
 
     table = _Table()
     _trace_samples(table, _Recorder())
@@ -169,7 +169,7 @@ def test_curated_samples_record_what_the_call_dispatches(api, forward):
 
 def test_the_committed_table_has_the_curated_samples():
     apis = json.loads((REPO / "operator_maps" / "torch_api.json").read_text(encoding="utf-8"))["apis"]
-    from migrator.maps.trace_samples import SAMPLES
+    from migrator.mapsbuild.trace_samples import SAMPLES
 
     assert {s.api for s in SAMPLES} <= set(apis)
     assert apis["torch.nn.functional.dropout"]["backward"] == ["aten::mul.Tensor"]
@@ -182,7 +182,7 @@ def test_the_committed_table_has_the_curated_samples():
 ])
 def test_generic_samples_trace_what_no_pytorch_sample_covers(api, forward):
     torch = pytest.importorskip("torch")
-    from migrator.maps.trace_api import GENERIC_SOURCE, _Recorder, _Table, _trace_generic
+    from migrator.mapsbuild.trace_api import GENERIC_SOURCE, _Recorder, _Table, _trace_generic
 
     table = _Table()
     _trace_generic(table, _Recorder(), [api])

@@ -145,7 +145,7 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
 ])
 def test_a_path_is_training_test_or_tooling(path, context):
     from migrator.model import Category
-    from migrator.project.contexts import context_of
+    from migrator.contexts import context_of
 
     assert context_of(path, Category.DEVICE).value == context
 
@@ -464,7 +464,7 @@ def test_committed_signatures_equal_a_fresh_read_of_torch():
     import json
 
     torch = pytest.importorskip("torch")
-    from migrator.maps.signatures import build_signatures, noted_apis
+    from migrator.mapsbuild.signatures import build_signatures, noted_apis
 
     from .conftest import REPO
 

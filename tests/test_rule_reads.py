@@ -4,7 +4,7 @@ import pytest
 
 from migrator.model import ExtensionBuild, Span, Value
 from migrator.rules.base import ProjectIndex, backend_in
-from migrator.engine.reads import Answers, recording
+from migrator.pipeline.reads import Answers, recording
 
 NCCL = Value("str", "nccl")
 BUILD = ExtensionBuild(name="pkg._ext", api="torch.utils.cpp_extension.CUDAExtension", path="setup.py",

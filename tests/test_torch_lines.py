@@ -11,7 +11,7 @@ import pytest
 
 from migrator.maps.coverage import api_coverage
 from migrator.maps.load import load_target
-from migrator.maps.torch_names import absent, index_wheel
+from migrator.mapsbuild.torch_names import absent, index_wheel
 
 NEW = {
     "torch/__init__.py": "from torch._C import *\nfrom torch import optim as optim\nfrom ._tensor import Tensor\n",

@@ -501,7 +501,7 @@ def test_a_cpu_only_lstm_kernel_is_judged_by_the_overload_the_device_runs(tmp_pa
     assert "aten::mkldnn_rnn_layer" in {o["op"] for o in document["ops"]}  # what the CPU ran
     report = scan(ScanRequest(tmp_path, resolve_targets(["cann", "neuware"]), jobs=1, trace=(document, "trace.json")))
     assert not [f for f in report.judged if "mkldnn" in f.api]
-    from migrator.trace.join import _verdict
+    from migrator.pipeline.trace_join import _verdict
 
     [cann] = resolve_targets(["cann"])
     verdict = _verdict(cann, "aten::mkldnn_rnn_layer", ("lstm",), stand_in=True)

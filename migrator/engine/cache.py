@@ -134,7 +134,7 @@ class AnalysisCache:
         return self._load(key, FileResult)
 
     def get_report(self, key: str) -> Optional[Report]:
-        """A whole report stored by ``put`` (``engine/memo.report_key``), or ``None``."""
+        """A whole report stored by ``put`` (``pipeline/memo.report_key``), or ``None``."""
         return self._load(key, Report)
 
     def get_rule_results(self, key: str) -> Optional[RuleResults]:

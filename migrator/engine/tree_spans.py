@@ -22,7 +22,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ..resolve.dotted import dotted
 
 Offsets = Tuple[int, int]
 
@@ -397,6 +396,14 @@ for _kind in (cst.Arg, cst.AssignTarget, cst.Annotation, cst.Decorator, cst.Elem
               cst.SubscriptElement, cst.Param, cst.Else, cst.Finally):
     _STEPS[_kind] = _via
 
+
+def _first_name(name: cst.BaseExpression) -> str:
+    """``a`` of an import's ``a.b.c`` (a ``Name`` or a chain of ``Attribute`` over one)."""
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value if isinstance(name, cst.Name) else ""
+
+
 #: What the ``ast`` node found for a wanted libcst node must be, and how its source text must read.
 _EXPECTED: Dict[type, Tuple[tuple, Callable[[Any, str], bool]]] = {  # each takes its own kind of node
     # ``True``, ``False`` and ``None`` are names to libcst and constants to ``ast``
@@ -408,7 +415,7 @@ _EXPECTED: Dict[type, Tuple[tuple, Callable[[Any, str], bool]]] = {  # each take
     cst.Float: ((ast.Constant,), lambda node, text: text == node.value),
     cst.Imaginary: ((ast.Constant,), lambda node, text: text == node.value),
     cst.SimpleString: ((ast.Constant,), lambda node, text: text == node.value),
-    cst.ImportAlias: ((ast.alias,), lambda node, text: text.startswith(dotted(node.name).split(".", 1)[0])),
+    cst.ImportAlias: ((ast.alias,), lambda node, text: text.startswith(_first_name(node.name))),
     cst.Import: ((ast.Import,), lambda node, text: text.startswith("import")),
     cst.ImportFrom: ((ast.ImportFrom,), lambda node, text: text.startswith("from")),
     cst.List: ((ast.List,), lambda node, text: text[:1] == "[" and text[-1:] == "]"),

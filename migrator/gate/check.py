@@ -17,7 +17,7 @@ from ..pipeline import ScanRequest, scan
 from ..selection import Selection
 from .baseline import BaselineEntry, load_baseline, split_new, write_baseline
 from .config import Config
-from .suppress import Suppression, apply_suppressions, suppressions_in
+from ..pipeline.suppress import Suppression, apply_suppressions, suppressions_in
 
 
 @dataclass(frozen=True)

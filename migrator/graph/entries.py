@@ -1,5 +1,5 @@
 """Entry points: where a run starts. ``__main__`` blocks, scripts named like ``train*.py`` / ``main.py``,
-notebooks, ``setup.py`` (pip runs it), the project's console scripts (``sources/packaging.py``) and
+notebooks, ``setup.py`` (pip runs it), the project's console scripts (``graph/packaging.py``) and
 ``--entry MODULE[:FUNC]``. A library with none of these but its packaging (timm's sdist) starts where its
 users do: every public module, function, class and method of its packages, and what their ``__init__``
 re-exports, behind one ``pkg.<public api>`` entry each (``public-api``).
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..discover import base_dir
 from ..model import Context, EntryPoint, FileKind, FileResult, Outline
-from ..project.contexts import path_context
+from ..contexts import path_context
 from ..sources.outline import MAIN
-from ..sources.packaging import console_scripts
+from .packaging import console_scripts
 from ..model import EntryKind
 from ..model import NodeKind
 

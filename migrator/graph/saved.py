@@ -23,7 +23,7 @@ import networkx as nx
 from ..discover import base_dir
 from ..model import EntryPoint, FileResult, GraphSnapshot, NodeReach
 from ..sources.outline import outline_shape
-from ..sources.packaging import console_scripts
+from .packaging import console_scripts
 from .build import ProjectGraph, node_rows
 
 

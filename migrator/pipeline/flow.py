@@ -15,8 +15,8 @@ from .. import __version__
 from ..analyze import content_key
 from ..assess import assess
 from ..discover import Discovery
-from ..engine.memo import RuleMemo, report_key, whole_report
-from ..engine.pool import analyze_all
+from .memo import RuleMemo, report_key, whole_report
+from .pool import analyze_all
 from ..evidence import weigh
 from ..maps.load import third_party
 from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
@@ -90,7 +90,7 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     findings = in_project(read, results, targets)
     traced = None
     if request.trace is not None:
-        from ..trace.join import join_trace
+        from .trace_join import join_trace
 
         findings, traced = join_trace(findings, request.trace[0], str(root), targets, request.trace[1])
     findings.sort(key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0, f.rule, f.id))

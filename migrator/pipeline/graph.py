@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 from ..engine.cache import AnalysisCache
-from ..engine.memo import graph_and_reach
+from .memo import graph_and_reach
 from ..model import Confidence, CustomOp, FileResult, Finding, NodeReach, TargetSummary
 
 if TYPE_CHECKING:

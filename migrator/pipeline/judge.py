@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from ..discover import base_dir
-from ..engine.memo import RuleMemo
-from ..gate.suppress import apply_suppressions, suppressions_in
+from .memo import RuleMemo
+from .suppress import apply_suppressions, suppressions_in
 from ..model import FileResult, Finding
 from ..rules import PROJECT_RULES, RuleContext
 from ..rules.base import findings_or_error

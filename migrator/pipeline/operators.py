@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
-from ..engine.memo import share_verdicts
+from .memo import share_verdicts
 from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
 from ..model import CustomOp, FileResult, Finding, OpPlan

@@ -1,5 +1,5 @@
 """The tune stage: what stalls the device on the training step (``rules/tune/``), kept where an entry point
-reaches it, and with a trace, how often each ran per step (``trace/join.measure_step``)."""
+reaches it, and with a trace, how often each ran per step (``pipeline/trace_join.measure_step``)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
             finding = replace(finding, reachable=None)
         kept.append(finding)
     if trace is not None:
-        from ..trace.join import measure_step
+        from .trace_join import measure_step
 
         kept = measure_step(kept, trace, root)
     return Tuned(tuple(kept), placed, on_step)

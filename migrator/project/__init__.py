@@ -12,7 +12,7 @@ from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
 from ..model import DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends
-from .contexts import context_of
+from ..contexts import context_of
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .optional import with_optional_modules
 from .dtype_roots import with_dtype_roots
@@ -28,7 +28,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     connected to by imports), its context and its root.
 
     The verdicts are settled in place, in maps no one else holds yet (each finding's own, from its rule run or
-    its cache entry), as ``engine/memo.share_verdicts`` pools them: a copy of every finding cost half of this stage
+    its cache entry), as ``pipeline/memo.share_verdicts`` pools them: a copy of every finding cost half of this stage
     (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied. A dtype the project
     chooses that a target's own ports train without (``TargetMap.dtype_caveats``) is a finding there too."""
     project = dtype_profiles(results)

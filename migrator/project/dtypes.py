@@ -11,7 +11,7 @@ from ..prefixes import longest
 from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
 from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from ..rules.base import usages_across_files
-from .contexts import path_context
+from ..contexts import path_context
 
 #: APIs whose use puts a dtype in the profile.
 _NAMES: Dict[str, str] = {

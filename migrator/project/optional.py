@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..model import Context, FileResult, Finding, Status, Verdict
-from .contexts import path_context
+from ..contexts import path_context
 
 #: The rules whose findings a module that is never loaded on the target does not need.
 _LIBRARY_RULES = frozenset({"cuda-library"})

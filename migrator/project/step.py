@@ -26,7 +26,7 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
 from ..model import AttributeMethod, Context, FileResult, Finding, Span, TrainingLoop
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
-from .contexts import path_context
+from ..contexts import path_context
 
 #: Methods a framework calls once per step, whatever calls them.
 _STEP_METHODS = ("training_step", "compute_loss")

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from functools import lru_cache, partial
-from typing import (Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar,
-                    Union)
+from typing import (Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Protocol, Sequence, Tuple,
+                    TypeVar, Union)
 
+from ...contexts import path_context
 from ...maps.load import TargetMap, TuneAdvice, tuning
 from ...model import (Category, Confidence, Context, FileResult, Finding, Span, Status, TuneKind, TuneSite, Usage,
                       Verdict, fix_of)
-from ...project.contexts import path_context
-from ...project.step import TrainingStep
 from ..base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files
 
 #: What a draft finding carries to where its verdicts are made (the site it came from, what happens there).
@@ -29,6 +28,14 @@ Extra = TypeVar("Extra")
 
 #: Where a finding sits in the call graph (``ProjectGraph.node_of``).
 NodeOf = Callable[[Finding], Optional[str]]
+
+
+class TrainingStep(Protocol):
+    """What the tune rules read of the training step: why a finding runs on every step. The project stage computes
+    it (``project/step.TrainingStep``); the rules, a floor below, know it only by this."""
+
+    def why(self, finding: Finding, node: Optional[str]) -> Optional[str]:
+        """Why ``finding`` (at graph node ``node``) runs on every step, or ``None`` when it does not."""
 
 
 #: A target's own verdict on a tune finding, or its own words for what happens there (``None``: the row's).

@@ -20,7 +20,7 @@ from ..upstream import (MAPS_SCHEMA, MapsBuildError, curated_environment, is_cud
                         read_text, source_label)
 
 if TYPE_CHECKING:
-    from ..ops_build import OpRelease
+    from ..release import OpRelease
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What ``torch_npu.contrib.transfer_to_npu`` patches, read from its source with ``ast`` (never imported).
 
-    python -m migrator.maps.vendors.transfer_tables WHEEL OUT.json
+    python -m migrator.mapsbuild.vendors.transfer_tables WHEEL OUT.json
 
 The cann device map of a torch_npu line is built from these tables (``cann.device_table``): the white lists at
 module level (the functions whose device arguments it rewrites), the string replacements it applies to them

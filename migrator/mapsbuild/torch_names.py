@@ -1,6 +1,6 @@
 """Which Python APIs a torch release has, read from its wheel's sources and stubs (``ast``; nothing imported).
 
-    python -m migrator.maps.torch_names NEWEST_WHEEL OLDER_WHEEL OUT.json API_TABLE.json
+    python -m migrator.mapsbuild.torch_names NEWEST_WHEEL OLDER_WHEEL OUT.json API_TABLE.json
 
 A target runs one torch line (torch_mlu r2.4 runs torch 2.4): an API added after it does not exist there. For
 every API of the table (and its other spellings), this resolves the dotted name in each wheel the way Python
@@ -157,7 +157,7 @@ def main(argv: List[str]) -> int:
     document = {"_source": {
         "wheel": older.name, "wheel_sha256": hashlib.sha256(older.read_bytes()).hexdigest(),
         "against": newest.name, "against_sha256": hashlib.sha256(newest.read_bytes()).hexdigest(),
-        "extracted_by": "migrator/maps/torch_names.py (ast over torch/**/*.py and .pyi; nothing imported)",
+        "extracted_by": "migrator/mapsbuild/torch_names.py (ast over torch/**/*.py and .pyi; nothing imported)",
         "license": "BSD-3-Clause"}, "absent": found}
     out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     print(f"{len(found)} of {len(apis)} APIs absent from {older.name} -> {out}")

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from .aten import AtenOp, aten_universe
+from .release import OpRelease
 from .upstream import MAPS_SCHEMA, MapsBuildError, read_text, source_label
 from .vendors import READERS
 
@@ -55,20 +55,6 @@ REASONS = {
     "later-composite-explicit": "supported",
     "later-composite-implicit": "unknown",
 }
-
-
-@dataclass(frozen=True)
-class OpRelease:
-    target: str
-    version: str
-    runtime: str
-    torch_line: str  # "2.7"
-    native: str  # the aten universe for that line
-    registrations: Tuple[str, ...]  # upstream files read
-    api_support: Optional[str] = None
-    npu_skips: Optional[str] = None
-    #: API-level substitute verdicts for what the op map cannot say (kunlun: ``vendors/kunlun_bridge.py``)
-    bridge: Optional[str] = None
 
 
 #: the releases read from fixed vendor files; ``op_releases`` adds one per torch_npu wheel in the folder
@@ -153,7 +139,7 @@ def later_composites(universe: Mapping[str, AtenOp], newest: Mapping[str, AtenOp
 
 def absent_apis(upstream: Path, native: str) -> Dict[str, Any]:
     """The table's APIs that the release's torch does not have (``pytorch/absent_apis.torch-<version>.json``,
-    read from its wheel by ``maps/torch_names.py``), when that file is bundled. A substitute target's torch
+    read from its wheel by ``mapsbuild/torch_names.py``), when that file is bundled. A substitute target's torch
     line is not known, so it gets none."""
     version = re.sub(r"^native_functions\.torch-|\.yaml$", "", Path(native).name)
     rel = f"pytorch/absent_apis.torch-{version}.json"

@@ -1,7 +1,7 @@
 """Ascend's PyTorch-API support lists (``docs/zh/api/native_api/pytorch_<line>/*.md`` of Ascend/pytorch) as the
 TSV the cann reader takes (``cann/torch_api_support.ascend-docs-pytorch-<line>.tsv``).
 
-    python -m migrator.maps.vendors.ascend_docs DOCS_DIR OUT.tsv --line 2.13.0 --commit SHA
+    python -m migrator.mapsbuild.vendors.ascend_docs DOCS_DIR OUT.tsv --line 2.13.0 --commit SHA
 
 Each API is a ``### name`` heading (``### <code><i>class</i></code> name`` for a class; a class's methods and
 attributes follow as ``> <font size="3">name</font>``), with its NPU name, a support table (one row per

@@ -1,6 +1,6 @@
 """Which Paddle kernels each public Paddle API calls, read from a paddlepaddle wheel's Python sources.
 
-    python -m migrator.maps.vendors.paddle_source paddlepaddle-3.3.1-...whl operator_maps/upstream/kunlun/OUT.json
+    python -m migrator.mapsbuild.vendors.paddle_source paddlepaddle-3.3.1-...whl operator_maps/upstream/kunlun/OUT.json
 
 The Kunlun bridge (``kunlun_bridge.py``) joins PaConvert's torch -> Paddle API table with Paddle's XPU kernel
 lists; this is the step between: for every function, and every class's ``forward`` (a layer) or
@@ -168,7 +168,7 @@ def main(argv: List[str]) -> int:
     wheel, out = Path(argv[0]), Path(argv[1])
     data = extract(wheel)
     data = {"_source": {"wheel": wheel.name, "wheel_sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
-                        "extracted_by": "migrator/maps/vendors/paddle_source.py (ast, no execution)",
+                        "extracted_by": "migrator/mapsbuild/vendors/paddle_source.py (ast, no execution)",
                         "license": "Apache-2.0"}, **data}
     out.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(data['functions'])} functions and classes, {len(data['exports'])} modules with re-exports -> {out}")

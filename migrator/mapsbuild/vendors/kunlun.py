@@ -18,7 +18,7 @@ from ..upstream import (MAPS_SCHEMA, MapsBuildError, checked_sources, curated_en
 from .kunlun_bridge import PACONVERT, bridge_rows
 
 if TYPE_CHECKING:
-    from ..ops_build import OpRelease
+    from ..release import OpRelease
 
 
 def device_table(upstream: Path, curated: Path, generation: str) -> dict:

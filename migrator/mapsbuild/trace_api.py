@@ -102,7 +102,7 @@ class _Table:
         return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
                 "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
                           "TorchDispatchMode; 'curated-sample' rows are one realistic call each of common APIs "
-                          "those samples leave out (migrator/maps/trace_samples.py); "
+                          "those samples leave out (migrator/mapsbuild/trace_samples.py); "
                           "'generic-sample' rows call the API on a non-contiguous float "
                           "matrix (no ops recorded: it dispatches none); 'native_functions' rows list "
                           "overloads by name only",

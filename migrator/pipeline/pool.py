@@ -3,7 +3,7 @@
 ``analyze_all`` is the pipeline's analyse stage as it runs: cache hits load in this process (cheaper than
 sending results back from workers); only misses go to the pool. A pool worker also runs the rules on the files
 it analysed, on the project index as far as it is known before every file is in (the repository's modules),
-and stores their findings with what they read of it (``engine/memo.RuleMemo`` takes them when the whole index
+and stores their findings with what they read of it (``pipeline/memo.RuleMemo`` takes them when the whole index
 answers the same), so the rules' time is spent beside the other worker instead of after the pool.
 """
 
@@ -20,8 +20,8 @@ from ..maps.load import TargetMap, third_party
 from ..model import FileKind, FileResult, FileStatus, SourceFile
 from ..resolve import module_name_for
 from ..rules import ProjectIndex, RuleContext
-from .cache import AnalysisCache
-from .collector import Collector
+from ..engine.cache import AnalysisCache
+from ..engine.collector import Collector
 from .memo import has_rule_input, rule_results, rules_key
 
 Progress = Optional[Callable[[int, int], None]]

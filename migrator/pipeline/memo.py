@@ -1,7 +1,7 @@
 """What a scan keeps in the analysis cache besides each file's result, and when it may be taken back.
 
 Three memos, each ``get_or_compute``: a file's rule findings (valid for as long as the project index answers
-what its rules asked of it: ``engine/reads.py``), the call graph with what its entry points reach (valid while
+what its rules asked of it: ``pipeline/reads.py``), the call graph with what its entry points reach (valid while
 no file's imports, definitions or calls changed: ``graph/saved.py``), and a whole report (valid while every
 file, the targets, the entry points and the selection are as before). Without a cache each computes.
 """
@@ -19,8 +19,8 @@ from ..maps.load import TargetMap
 from ..model import FileResult, Finding, NodeReach, Report, RuleResults, SourceFile, Verdict
 from ..rules import RuleContext, apply_rules
 from ..selection import Selection
-from ..sources.packaging import console_scripts
-from .cache import AnalysisCache
+from ..graph.packaging import console_scripts
+from ..engine.cache import AnalysisCache
 from .reads import Answers, recording
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def rule_results(result: FileResult, ctx: RuleContext) -> RuleResults:
 class RuleMemo:
     """Each file's rule findings, from the cache when the whole project index answers what they asked of it
     as it did when they were stored (a pool worker stores them before the index exists:
-    ``engine/pool.py``); else the rules run again, and are stored."""
+    ``pipeline/pool.py``); else the rules run again, and are stored."""
 
     def __init__(self, cache: Optional[AnalysisCache], ctx: RuleContext, keys: Mapping[str, Optional[str]]) -> None:
         self._cache = cache

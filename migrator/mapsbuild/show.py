@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .load import available_targets, load_target, torch_api_table
+from ..maps.load import available_targets, load_target, torch_api_table
 from .ops_build import count_statuses
 
 

@@ -14,7 +14,7 @@ from ..aten import AtenOp, classify
 from ..upstream import MAPS_SCHEMA, is_cuda_name, parse_yaml, read_json, read_text, source_label
 
 if TYPE_CHECKING:
-    from ..ops_build import OpRelease
+    from ..release import OpRelease
 
 NEUWARE_VERSION = "1.25-2.4"
 NEUWARE_RUNTIME = "torch_mlu 1.25.0 (r2.4_develop), torch 2.4.1"
