@@ -575,7 +575,8 @@ def test_check_skips_a_file_over_the_size_cap_instead_of_reading_it(repo):
 
     (repo / "big.py").write_text("import torch\ntorch.cuda.synchronize()\n" + "x = 1\n" * (MAX_FILE_BYTES // 6 + 10))
     result = CliRunner().invoke(main, ["check", "big.py", "--no-cache"])
-    assert result.exit_code == 0, result.output  # nothing read, nothing new: the cap holds for `check` too
+    # nothing read (the cap holds for `check` too), and a gate that could not read a file does not pass it
+    assert result.exit_code == 1 and "device-call" not in result.output and "not checked" in result.output
 
 
 def test_a_file_edited_during_a_scan_never_leaves_its_other_version_in_the_cache(tmp_path, monkeypatch):
