@@ -501,3 +501,15 @@ def test_a_documented_no_that_the_targets_kernels_contradict_is_to_validate(scan
     assert verdict.status == Status.UNSUPPORTED and grade(verdict) == Grade.NOTE
     assert bucket(verdict) == Bucket.VALIDATE and {e.source.split(" ")[0] for e in verdict.evidence} >= {
         "torch_api_support.ascend-docs-pytorch-2.12.0.tsv"}
+
+
+@pytest.mark.parametrize("call, api, status", [
+    # ATen checks one_hot's classes with aminmax only for a CPU tensor: a device runs zeros and scatter_
+    pytest.param("F.one_hot(a, num_classes=3)", "torch.nn.functional.one_hot", Status.SUPPORTED,
+                 id="one-hot-host-check-left-out"),
+    # the same op called for itself runs on the device, and is judged by its own kernel
+    pytest.param("torch.aminmax(a)", "torch.aminmax", Status.FALLBACK, id="aminmax-itself"),
+])
+def test_an_op_the_trace_ran_only_on_the_cpu_does_not_judge_a_device(scan_tree, call, api, status):
+    report = _scan(scan_tree, f"    return {call}", ["neuware"])
+    assert _one(report, api).verdicts["neuware"].status == status

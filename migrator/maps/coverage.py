@@ -30,6 +30,12 @@ _REASON_TEXT = {
 #: Ops of the CPU build's own kernel libraries (oneDNN, FBGEMM, the CPU flash attention): the API table is traced
 #: on the CPU, where an LSTM runs ``mkldnn_rnn_layer``; a device dispatches its own kernel for that path instead.
 _CPU_BACKEND = re.compile(r"^aten::(?:mkldnn_|to_mkldnn|fbgemm_|_nnpack_)|_for_cpu(?:_backward)?$")
+#: Ops an API's ATen code runs only for a CPU tensor (a host-side check the trace, run on the CPU, recorded): a
+#: device never dispatches them. Each row cites the ATen source that branches on the device.
+#:   one_hot: pytorch/pytorch aten/src/ATen/native/Onehot.cpp @000c5f01 (BSD-3-Clause):
+#:   ``if (self.device().is_cpu()) { auto [self_min, self_max] = at::aminmax(self); ... }``; on a device,
+#:   ``num_classes`` given, only ``zeros`` and ``scatter_`` run ("rely on device asserts from scatter")
+_HOST_ONLY = {"torch.nn.functional.one_hot": frozenset({"aten::aminmax"})}
 #: Aggregation: the worst op decides, in this order.
 _ORDER = (Status.FALLBACK, Status.UNKNOWN, Status.PARTIAL, Status.SUPPORTED)
 #: OpInfo tests whose dtype skips mean the op misbehaves for that dtype on NPU. ``test_backward`` and
@@ -184,14 +190,15 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
             return None
         return ApiCoverage(api, (), verdict_from_list(target, api, documented, " (no aten trace for it)"), False)
     op_map = target.op_map()
-    judged = [op for op in ops if not _CPU_BACKEND.search(op)] or list(ops)
+    host_only = _HOST_ONLY.get(api, frozenset())
+    judged = [op for op in ops if not _CPU_BACKEND.search(op) and op not in host_only] or list(ops)
     reasons: Dict[str, str] = {op: op_map["ops"].get(op, "missing") for op in judged}
     statuses = {op: Status(op_map["reasons"].get(reason, "unknown")) for op, reason in reasons.items()}
     status = next(s for s in _ORDER if s in statuses.values() or s == Status.SUPPORTED)
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
     if len(judged) < len(ops):
-        message += (f"; the CPU build's own kernels the trace ran ({', '.join(sorted(set(ops) - set(judged))[:3])}) "
-                    "are left out: a device runs its own kernel for that path")
+        left = ", ".join(sorted(set(ops) - set(judged))[:3])
+        message += f"; ops the trace ran only on the CPU ({left}) are left out: a device runs its own path"
     sources = [str(s) for s in op_map.get("sources", ())]
     verdict = Verdict(status, message, "; ".join(sources))
     conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented, form)
