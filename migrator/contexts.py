@@ -36,10 +36,20 @@ def path_context(path: str) -> Context:
     return Context.TRAINING
 
 
-def context_of(path: str, category: Category) -> Context:
+#: A function named for export, deployment or inference (``convert_to_trt``, ``export_onnx``, ``predict``,
+#: ``run_inference``), where a training file keeps its tooling: what it does runs after training, not in it.
+_TOOLING_FUNCTION = re.compile(r"^(?:export|predict|inference|serve|deploy)(?:_|$)|^convert_to_|^to_onnx"
+                               r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
+
+
+def context_of(path: str, category: Category, scope: str = "<module>") -> Context:
     """A custom operator's build (``setup.py``) and kernels are what training calls: training wherever they
-    are written, unless they sit among the tests."""
+    are written, unless they sit among the tests. In a training file, a function named for export, deployment
+    or inference (its innermost name in ``scope``) is tooling."""
     context = path_context(path)
     if context == Context.TOOLING and category == Category.CUSTOM_OP:
         return Context.TRAINING
+    if context == Context.TRAINING and category != Category.CUSTOM_OP \
+            and _TOOLING_FUNCTION.search(scope.rsplit(".", 1)[-1].lower()):
+        return Context.TOOLING
     return context

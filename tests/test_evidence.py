@@ -278,7 +278,7 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
 
     for target in resolve_targets(["cann", "neuware"]):
         verdict = api_coverage(target, api).verdict
-        assert verdict.status != Status.FALLBACK and "CPU build's own kernels" in verdict.message
+        assert verdict.status != Status.FALLBACK and "ops the trace ran only on the CPU" in verdict.message
 
 
 STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -437,6 +437,23 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     assert path_context(path) == context
 
 
+@pytest.mark.parametrize("scope, context", [
+    pytest.param("monai.networks.utils.convert_to_trt", Context.TOOLING, id="convert-to-tensorrt"),
+    pytest.param("pkg.model.Model.export_onnx", Context.TOOLING, id="export-method"),
+    pytest.param("runner.Runner.predict", Context.TOOLING, id="predict"),
+    pytest.param("engine.run_inference", Context.TOOLING, id="run-inference"),
+    pytest.param("engine.Trainer.train_step", Context.TRAINING, id="train-step"),
+    pytest.param("shapes.infer_shape", Context.TRAINING, id="infer-shape-is-a-training-helper"),
+    pytest.param("model.Model.forward", Context.TRAINING, id="forward"),
+    pytest.param("losses.reconstruction_loss", Context.TRAINING, id="a-loss"),
+])
+def test_a_function_named_for_export_or_inference_is_tooling(scope, context):
+    from migrator.contexts import context_of
+
+    assert context_of("pkg/model.py", Category.DEVICE, scope) == context
+    assert context_of("pkg/model.py", Category.CUSTOM_OP, scope) == Context.TRAINING  # kernels are what it calls
+
+
 @pytest.mark.parametrize("code, seeded", [
     pytest.param("def seed_all(seed):\n    torch.manual_seed(seed)\n    torch.cuda.manual_seed_all(seed)\n", True,
                  id="beside-torch-manual-seed"),
@@ -513,3 +530,13 @@ def test_a_documented_no_that_the_targets_kernels_contradict_is_to_validate(scan
 def test_an_op_the_trace_ran_only_on_the_cpu_does_not_judge_a_device(scan_tree, call, api, status):
     report = _scan(scan_tree, f"    return {call}", ["neuware"])
     assert _one(report, api).verdicts["neuware"].status == status
+
+
+def test_one_line_of_work_is_one_item_whatever_number_of_rules_report_it(scan_tree):
+    report = _scan(scan_tree, "    device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+                              "    torch.cuda.synchronize()\n    return a.to(device)", ["cann"])
+    on_line = [f for f in report.findings if f.span.line == 6]
+    heads = [f for f in on_line if f.root is None]
+    assert len(on_line) >= 2 and len(heads) == 1  # the line's other findings are its sites
+    assert all(f.root == heads[0].id for f in on_line if f is not heads[0])
+    assert any(f.span.line == 7 and f.root is None for f in report.findings)  # another line is its own item

@@ -23,6 +23,7 @@ from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report,
 from ..project import in_project
 from ..project.configs import with_config_reads, with_unread_noted
 from ..project.coverage import apart
+from ..project.roots import with_line_roots
 from ..rules import RuleContext
 from .graph import reachable, reached_by_trace, with_call_paths
 from .index import indexed
@@ -124,6 +125,7 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
             fallbacks_on_step: Optional[FrozenSet[str]] = None) -> Report:
     """The assess stage and the report: readiness, effort and blockers per target over what the scan judged."""
     judged = weigh(judged, fallbacks_on_step)  # every verdict's evidence explicit: what is work is decided here
+    judged = with_line_roots(judged)  # one line, one item of work
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
                        graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})

@@ -58,7 +58,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                 if known[2]:
                     bites.setdefault(finding.id, {})[target] = known[2]
                     choices[finding.path] = profile.choices
-        context = context_of(finding.path, finding.category)
+        context = context_of(finding.path, finding.category, finding.scope)
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..evidence import Bucket, finding_bucket
 from ..model import Finding, Span
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
@@ -51,6 +52,24 @@ def _last(roots: Dict[str, str], start: str) -> str:
         seen.add(current)
         current = roots[current]
     return current
+
+
+def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """One line, one item of work: where several rules report work on one line (``torch.device("cuda" if
+    torch.cuda.is_available() else "cpu")``: the string, the test and the device call), the first of them by
+    column is the line's finding and the others are its sites. A finding already the site of a cause elsewhere
+    keeps its root; what is not work (to validate, a data gap) is not joined."""
+    first: Dict[_Place, Finding] = {}
+    roots: Dict[str, str] = {}
+    for finding in sorted(findings, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
+        if finding.root is not None or finding.span.line is None or finding_bucket(finding) != Bucket.WORK:
+            continue
+        head = first.setdefault((finding.path, finding.span.cell, finding.span.line), finding)
+        if head is not finding:
+            roots[finding.id] = head.id
+    if not roots:
+        return list(findings)
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
 #: A custom op's finding that stands for the whole op, in this order of preference: its build declares it.
