@@ -540,3 +540,15 @@ def test_one_line_of_work_is_one_item_whatever_number_of_rules_report_it(scan_tr
     assert len(on_line) >= 2 and len(heads) == 1  # the line's other findings are its sites
     assert all(f.root == heads[0].id for f in on_line if f is not heads[0])
     assert any(f.span.line == 7 and f.root is None for f in report.findings)  # another line is its own item
+
+
+def test_a_test_for_the_nccl_backend_is_true_only_on_cuda(scan_tree):
+    code = ("import torch\nimport torch.distributed as dist\n\n\n"
+            "def check(backend):\n    if backend == dist.Backend.NCCL and not torch.cuda.is_available():\n"
+            "        raise RuntimeError('nccl needs cuda')\n    return backend\n\n\n"
+            "def barrier(backend):\n    if backend == 'nccl':\n"
+            "        dist.barrier(device_ids=[torch.cuda.current_device()])\n    else:\n        dist.barrier()\n\n\n"
+            "def setup():\n    dist.init_process_group(backend='nccl')\n")
+    report = scan_tree({"dist.py": code}, ["cann"])
+    work = [(f.span.line, f.rule) for f in report.findings if active(f.verdicts["cann"])]
+    assert work == [(19, "collective-backend")]  # the backend chosen is the work; the tests for it are not

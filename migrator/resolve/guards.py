@@ -44,7 +44,7 @@ def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpres
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         sides = (test.left, test.comparisons[0].comparator)
         return isinstance(test.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) \
-            and any(_is_cuda_string(side) for side in sides)
+            and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides)
     return False
 
 
@@ -82,7 +82,7 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
     if isinstance(test, cst.Comparison):
         sides = [test.left, *(c.comparator for c in test.comparisons)]
         positive = all(isinstance(c.operator, (cst.Equal, cst.In, cst.Is)) for c in test.comparisons)
-        if positive and any(_is_cuda_string(side) for side in sides):
+        if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides):
             return DEVICE_TYPE
     return None
 
@@ -92,6 +92,15 @@ def _is_cuda_string(node: cst.BaseExpression) -> bool:
         return False
     text = node.value.strip("'\"rbuRBU")
     return text == "cuda" or text.startswith("cuda:")
+
+
+def _is_nccl(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``"nccl"`` or ``dist.Backend.NCCL``: a backend only a CUDA device runs, so a test for it is true only
+    there (``if backend == dist.Backend.NCCL and not torch.cuda.is_available(): raise``), as a device-type one."""
+    if isinstance(node, cst.SimpleString):
+        return node.value.strip("'\"rbuRBU").lower() == "nccl"
+    return isinstance(node, cst.Attribute) and node.attr.value == "NCCL" \
+        and qualify(node) in ("torch.distributed.Backend.NCCL", "torch.distributed.distributed_c10d.Backend.NCCL")
 
 
 #: ``is_bnb_available()``, ``is_torch_npu_available()``, ``HAS_APEX``, ``_xformers_available``,
