@@ -552,3 +552,19 @@ def test_a_test_for_the_nccl_backend_is_true_only_on_cuda(scan_tree):
     report = scan_tree({"dist.py": code}, ["cann"])
     work = [(f.span.line, f.rule) for f in report.findings if active(f.verdicts["cann"])]
     assert work == [(19, "collective-backend")]  # the backend chosen is the work; the tests for it are not
+
+
+@pytest.mark.parametrize("body, work", [
+    # a name bound to a device-type test tests the device as that test does
+    pytest.param("    use_fast = HAS_CUPY and x.device.type == 'cuda'\n    if use_fast:\n"
+                 "        torch.cuda.synchronize()\n    else:\n        x = x * 2\n    return x", False,
+                 id="flag-with-other-branch"),
+    # rebound to something else, it is no test of the device any more
+    pytest.param("    use_fast = x.device.type == 'cuda'\n    use_fast = HAS_CUPY\n    if use_fast:\n"
+                 "        torch.cuda.synchronize()\n    else:\n        x = x * 2\n    return x", True,
+                 id="rebound-flag"),
+])
+def test_a_flag_bound_to_a_device_type_test_guards_as_the_test_does(scan_tree, body, work):
+    report = scan_tree({"ops.py": "import torch\nHAS_CUPY = True\n\n\ndef op(x):\n" + body + "\n"}, ["cann"])
+    syncs = [f for f in report.findings if f.api == "torch.cuda.synchronize" and active(f.verdicts["cann"])]
+    assert bool(syncs) == work

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import AbstractSet, Callable, Optional
 
 import libcst as cst
 
@@ -15,32 +15,35 @@ DEVICE_TYPE, IS_AVAILABLE = "device-type", "is-available"
 _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_available"})
 
 
-def body_guard(node: cst.If, followed: bool,
-               qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[GuardKind]:
+def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
+               flags: AbstractSet[str] = frozenset()) -> Optional[GuardKind]:
     """What an ``if`` means for the usages in its body, or ``None`` when its test is no CUDA test. A body that
     always leaves (``return``, ``raise``, ``continue``, ``break`` as its last statement) has the code that
     ``follows`` the ``if`` in its block as its other branch: ``if x.device.type == "cuda": return fused(x)``
-    then ``return reference(x)``."""
-    kind = cuda_test(node.test, qualify)
+    then ``return reference(x)``. ``flags`` are the names the function bound to a device-type test
+    (``use_cp = has_cupy and img.device.type == "cuda"``): ``if use_cp:`` tests the device as that test does."""
+    kind = cuda_test(node.test, qualify, flags)
     if kind is None:
         return None
     other_branch = node.orelse is not None or always_leaves(node.body, followed)
     return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
 
 
-def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                    flags: AbstractSet[str] = frozenset()) -> bool:
     """``if x.device.type != "cuda": return reference(x)`` with no other branch and code that ``follows`` it:
     on another device the block is left there, so that code runs only on a CUDA device (its other branch)."""
     return followed and node.orelse is None and always_leaves(node.body, followed) \
-        and _not_cuda_device(node.test, qualify)
+        and _not_cuda_device(node.test, qualify, flags)
 
 
-def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                     flags: AbstractSet[str]) -> bool:
     """A test true on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, or either in an ``or``."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return _not_cuda_device(test.left, qualify) or _not_cuda_device(test.right, qualify)
+        return _not_cuda_device(test.left, qualify, flags) or _not_cuda_device(test.right, qualify, flags)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return cuda_test(test.expression, qualify) == DEVICE_TYPE
+        return cuda_test(test.expression, qualify, flags) == DEVICE_TYPE
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         sides = (test.left, test.comparisons[0].comparator)
         return isinstance(test.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) \
@@ -64,11 +67,14 @@ def always_leaves(body: cst.BaseSuite, followed: bool) -> bool:
     return isinstance(last, cst.Raise) or (followed and isinstance(last, _LEAVING))
 
 
-def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[str]:
+def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+              flags: AbstractSet[str] = frozenset()) -> Optional[str]:
     """``DEVICE_TYPE`` or ``IS_AVAILABLE`` for a CUDA test, else ``None`` (a ``!=`` or a ``not`` is the other
-    path: ``None``)."""
+    path: ``None``); a name in ``flags`` was bound to a device-type test."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return cuda_test(test.left, qualify) or cuda_test(test.right, qualify)
+        return cuda_test(test.left, qualify, flags) or cuda_test(test.right, qualify, flags)
+    if isinstance(test, cst.Name) and test.value in flags:
+        return DEVICE_TYPE
     if isinstance(test, cst.Call):
         if qualify(test.func) in _IS_AVAILABLE:
             return IS_AVAILABLE

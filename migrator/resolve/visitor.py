@@ -13,7 +13,7 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import availability_test, body_guard, leaves_off_cuda
+from .guards import DEVICE_TYPE, availability_test, body_guard, cuda_test, leaves_off_cuda
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
@@ -44,6 +44,8 @@ class ModuleResolver:
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
+        #: per function the walk is inside (the module first): the names bound to a device-type test
+        self._device_flags: List[Set[str]] = [set()]
         #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
         self._rest_guards: Dict[int, int] = {}
 
@@ -77,20 +79,20 @@ class ModuleResolver:
     def visit_If(self, node: cst.If) -> None:
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
-        kind = body_guard(node, self._followed(node), self.scopes.qualify)
+        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
         if kind is not None:
             span = self.emitter.span(node.test)
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
             if kind == GuardKind.OTHER_BRANCH:  # the test is walked next, before the body: a check, not a device
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
                 self._tests[id(node.body)] = True
-        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify):
+        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
 
     def leave_If(self, original_node: cst.If) -> None:
         """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch."""
-        if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify):
+        if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
@@ -168,10 +170,12 @@ class ModuleResolver:
         self.scopes.enter("function", node.name.value, _body(node),
                           Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
+        self._device_flags.append(set())
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.leave()
+        self._device_flags.pop()
 
     def visit_Try(self, node: cst.Try) -> None:
         if catches_import_error(node):
@@ -375,6 +379,13 @@ class ModuleResolver:
     def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
         for target in node.targets:
             self._assignment(target.target, node.value)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
+            tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
+            if tests and cuda_test(node.value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+                self._device_flags[-1].add(name)
+            else:
+                self._device_flags[-1].discard(name)
         return True
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
