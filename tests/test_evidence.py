@@ -568,3 +568,18 @@ def test_a_flag_bound_to_a_device_type_test_guards_as_the_test_does(scan_tree, b
     report = scan_tree({"ops.py": "import torch\nHAS_CUPY = True\n\n\ndef op(x):\n" + body + "\n"}, ["cann"])
     syncs = [f for f in report.findings if f.api == "torch.cuda.synchronize" and active(f.verdicts["cann"])]
     assert bool(syncs) == work
+
+
+@pytest.mark.parametrize("body, guarded", [
+    # the test guards the CUDA-only library the function goes on to use: its port is the work
+    pytest.param("    if not torch.cuda.is_available():\n        raise RuntimeError('needs a GPU')\n"
+                 "    return pynvml.nvmlDeviceGetCount()", True, id="guards-nvml"),
+    # no CUDA-only library in the function: the test is the work
+    pytest.param("    if not torch.cuda.is_available():\n        raise RuntimeError('needs a GPU')\n"
+                 "    return torch.ones(2).sum()", False, id="guards-the-training"),
+])
+def test_a_test_for_cuda_before_a_cuda_only_library_is_a_site_of_that_library(scan_tree, body, guarded):
+    report = scan_tree({"info.py": "import torch\nimport pynvml\n\n\ndef count():\n" + body + "\n"}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    library = [f for f in report.judged if f.rule == "cuda-library" and f.scope.endswith("count")]
+    assert (test.root is not None and test.root == library[0].id) == guarded

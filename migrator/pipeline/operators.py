@@ -10,7 +10,8 @@ from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
 from ..model import CustomOp, FileResult, Finding, OpPlan
 from ..op_plans import apply_plans, plan_custom_ops
-from ..project.roots import with_module_library_roots, with_op_roots, with_requirement_roots
+from ..project.roots import (with_library_guard_roots, with_module_library_roots, with_op_roots,
+                             with_requirement_roots)
 from ..rules import ProjectIndex
 
 
@@ -21,4 +22,5 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     plans = plan_custom_ops(ops, targets)
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
     library_of = third_party().library_of
-    return ops, plans, with_requirement_roots(with_module_library_roots(findings, library_of), library_of)
+    findings = with_library_guard_roots(with_module_library_roots(findings, library_of))
+    return ops, plans, with_requirement_roots(findings, library_of)

@@ -116,6 +116,24 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
 
 
 
+#: The tests whether a CUDA device is there: in a function that uses a CUDA-only library they guard that use.
+_AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
+
+
+def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """A test for CUDA in a function that uses a CUDA-only library (``if not torch.cuda.is_available(): raise``
+    before ``nvidia_smi.getInstance()``) guards that use: renamed alone it would let the library run where it
+    cannot, so it is a site of the function's first library finding, whose port is the work."""
+    library: Dict[Tuple[str, str], str] = {}
+    for finding in findings:
+        if finding.rule == "cuda-library" and finding.scope != "<module>":
+            library.setdefault((finding.path, finding.scope), finding.id)
+    if not library:
+        return list(findings)
+    return [replace(f, root=library[f.path, f.scope])
+            if f.root is None and f.api in _AVAILABILITY and (f.path, f.scope) in library else f for f in findings]
+
+
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
     ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name. Each use after
