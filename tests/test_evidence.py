@@ -583,3 +583,24 @@ def test_a_test_for_cuda_before_a_cuda_only_library_is_a_site_of_that_library(sc
     (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
     library = [f for f in report.judged if f.rule == "cuda-library" and f.scope.endswith("count")]
     assert (test.root is not None and test.root == library[0].id) == guarded
+
+
+@pytest.mark.parametrize("call, api, work", [
+    # returns at once where CUDA was never initialised: the run goes on, the log reads 0
+    pytest.param("torch.cuda.empty_cache()", "torch.cuda.empty_cache", False, id="cache-flush"),
+    pytest.param("print(torch.cuda.memory_reserved() / 1e9)", "torch.cuda.memory_reserved", False,
+                 id="memory-counter-in-a-log"),
+    # initialises CUDA: raises where there is none
+    pytest.param("torch.cuda.synchronize()", "torch.cuda.synchronize", True, id="synchronize-raises"),
+])
+def test_a_call_that_is_a_no_op_without_cuda_is_a_note_not_work(scan_tree, call, api, work):
+    report = _scan(scan_tree, f"    loss = model(x)\n    {call}\n    return loss", ["cann"])
+    (found,) = [f for f in report.judged if f.api == api]
+    assert active(found.verdicts["cann"]) == work
+
+
+def test_a_statement_written_over_lines_is_one_item(scan_tree):
+    report = _scan(scan_tree, "    torch.distributed.init_process_group(\n        backend='nccl',\n"
+                              "        init_method='env://')\n    return a.cuda()", ["cann"])
+    heads = [(f.span.line, f.rule) for f in report.findings if f.root is None and active(f.verdicts["cann"])]
+    assert [line for line, _ in heads] == [6, 9]  # the call (its backend a site of it) and the next statement

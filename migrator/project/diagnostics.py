@@ -107,3 +107,34 @@ def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResul
                "silently ignored where CUDA is missing: nothing to change")
         out.append(_skipped(finding, renamed, why, _SEED_SOURCE))
     return out
+
+
+#: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
+#: ``if is_initialized()``, ``memory_stats`` returns ``{}`` ``if not is_initialized()``, and the counters read it):
+#: measured on torch 2.13 without a CUDA device, each returns (``None``, ``0``, ``{}``) and raises nothing.
+NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_stats", "torch.cuda.memory_allocated",
+                                "torch.cuda.memory_reserved", "torch.cuda.max_memory_allocated",
+                                "torch.cuda.max_memory_reserved", "torch.cuda.memory_cached",
+                                "torch.cuda.max_memory_cached"})
+_NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
+
+
+def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
+    """A cache flush or a memory counter called where the target runs: it returns at once without CUDA (``None``,
+    ``0``), so the run goes on as written; renaming it makes it flush or measure the target's device instead. A
+    note to validate (the log reads 0 GB), not work."""
+    renamed = {t.id for t in targets if t.device_to != "cuda"}
+    out = []
+    for finding in findings:
+        if finding.api not in NO_OP_WITHOUT_CUDA or not renamed:
+            out.append(finding)
+            continue
+        verdicts = dict(finding.verdicts)
+        for target in renamed & set(verdicts):
+            verdict = verdicts[target]
+            if verdict.status != Status.SUPPORTED and not verdict.evidence:
+                quote = (f"`{finding.api}` returns at once where CUDA is not initialised (on {target}): the run goes "
+                         "on as written; its device twin makes it flush or measure the device")
+                verdicts[target] = replace(verdict, evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
+        out.append(replace(finding, verdicts=verdicts))
+    return out

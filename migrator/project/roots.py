@@ -54,22 +54,36 @@ def _last(roots: Dict[str, str], start: str) -> str:
     return current
 
 
+#: The most lines a statement's finding may span and still take the findings within it as its sites (a call
+#: written over a few lines, not a function or a block).
+_STATEMENT_LINES = 6
+
+
 def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One line, one item of work: where several rules report work on one line (``torch.device("cuda" if
-    torch.cuda.is_available() else "cpu")``: the string, the test and the device call), the first of them by
-    column is the line's finding and the others are its sites. A finding already the site of a cause elsewhere
-    keeps its root; what is not work (to validate, a data gap) is not joined."""
-    first: Dict[_Place, Finding] = {}
+    torch.cuda.is_available() else "cpu")``: the string, the test and the device call), or within one statement
+    written over a few lines (``dist.init_process_group(`` then ``backend="nccl")``), the first of them is the
+    item and the others are its sites. A finding already the site of a cause elsewhere keeps its root; what is
+    not work (to validate, a data gap) is not joined."""
     roots: Dict[str, str] = {}
-    for finding in sorted(findings, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
-        if finding.root is not None or finding.span.line is None or finding_bucket(finding) != Bucket.WORK:
-            continue
-        head = first.setdefault((finding.path, finding.span.cell, finding.span.line), finding)
-        if head is not finding:
+    head: Optional[Finding] = None
+    work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
+    for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
+        if head is not None and head.path == finding.path and head.span.cell == finding.span.cell \
+                and (finding.span.line or 0) <= _last_line(head):
             roots[finding.id] = head.id
+        else:
+            head = finding
     if not roots:
         return list(findings)
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _last_line(finding: Finding) -> int:
+    """The last line a finding's statement takes (its first when it spans more than a statement would)."""
+    first = finding.span.line or 0
+    last = finding.span.end_line or first
+    return last if last - first < _STATEMENT_LINES else first
 
 
 #: A custom op's finding that stands for the whole op, in this order of preference: its build declares it.
