@@ -59,7 +59,8 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]",
               help="An entry point of the training path, in addition to those found (__main__ blocks, train*.py, ...).")
 @click.option("--trace", "trace_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
+              help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran on the device in "
+                   "the training step (host work is counted, not reported).")
 @click.option("--fail-on", help="Exit 1 when a finding on the training path has one of these statuses on a chosen "
                                 "target (comma-separated: rewrite,port,unsupported,...), for CI.")
 @click.option("--show", type=click.Choice(["summary", "all", "tune"]), default="summary", show_default=True,
@@ -537,7 +538,8 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 
     Unlike every other migrator command, this one executes the command you give it, with your arguments and
     your files: trace only code you trust. Each op is recorded with its dtypes, a sample shape, its call count,
-    forward/backward/optimizer phase and the line of your code that caused it. Compiled CUDA extensions run
+    its phase (data loading, forward, backward, optimizer), whether its tensors lived on the host or the device,
+    and the line of your code that caused it. Compiled CUDA extensions run
     their PyTorch fallback from the custom-op plans where one exists (and the trace says so). Needs torch.
     Merge the trace into a report with `migrator scan PATH --trace trace.json`.
     """
