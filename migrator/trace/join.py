@@ -310,9 +310,9 @@ def measure_step(findings: Sequence[Finding], trace: Mapping[str, Any], scan_roo
         calls[line][op["op"]] = calls[line].get(op["op"], 0) + n
     for op in trace.get("ops", ()):
         for site in op["sites"]:
-            line = locate(site["path"], site["line"])
-            if line in calls:
-                shapes[line] = max(shapes[line], int(site.get("shapes", 0)))
+            at = locate(site["path"], site["line"])
+            if at is not None and at in calls:
+                shapes[at] = max(shapes[at], int(site.get("shapes", 0)))
     steps = max(int(trace.get("steps", 0) or 0), 1)
     measured = []
     for finding in findings:
