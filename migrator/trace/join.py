@@ -14,9 +14,9 @@ written before the counts existed has every call counted as the device's, as it 
   registries, ``torch.compile``, or a fused kernel the API's traced table did not show, like the flash
   attention ``F.scaled_dot_product_attention`` picks) becomes a ``traced-op`` finding when a target's data
   judges it less than supported; when every target's data runs it or cannot say, it is still a ``traced-op``
-  use (counted as running, or a data gap) where the code called it (the forward phase, not only another op's
-  backward or an optimizer's step) and no static finding anywhere names it (``act = getattr(torch, "cumsum")``):
-  an op the scan saw elsewhere is counted there already.
+  use (counted as running, or a data gap) where a line called it itself (the trace's per-site ``direct``: not
+  a module, library, stub or the autograd engine beneath the line) and no static finding anywhere names it
+  (``act = getattr(torch, "cumsum")``): an op the scan saw elsewhere is counted there already.
 - float64, complex and fp8 tensors that really ran on the device become ``traced-dtype`` findings.
 
 The trace says that an op runs on the training step, and how often; it never says whether a target runs it.
@@ -92,8 +92,7 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
         forward = op[:-len("_backward")] if op.endswith("_backward") else None
         if forward in apis and not apis[op]:
             apis[op] = apis[forward]
-    forward = _forward_lines(trace, locate)
-    runtime_only = _runtime_only(by_line, named_at, targets, apis, forward)
+    runtime_only = _runtime_only(by_line, named_at, targets, apis, _called_lines(trace, locate))
     dtypes = _dtype_findings(trace, locate, targets, substituted)
     host = _host_work(trace, locate)
     summary = TraceSummary(
@@ -145,14 +144,15 @@ def device_calls(row: Mapping[str, Any]) -> int:
     return int(row.get("device", row["calls"]))
 
 
-def _forward_lines(trace: Mapping[str, Any], locate: Locate) -> Dict[str, Set[Line]]:
-    """aten op -> the lines where the code called it on the device (the forward phase), not where it ran only as
-    another op's backward or inside an optimizer's step (a trace without phases per site: the op's own)."""
+def _called_lines(trace: Mapping[str, Any], locate: Locate) -> Dict[str, Set[Line]]:
+    """aten op -> the lines that called it themselves on the device in the training step (``torch.cumsum(x)``,
+    ``getattr(torch, "cumsum")(x)``), not where a library, a module, a stub or the autograd engine ran it beneath
+    the line (none in a trace without ``direct`` counts)."""
     lines: Dict[str, Set[Line]] = defaultdict(set)
     for op in trace.get("ops", ()):
         for site in op["sites"]:
             line = locate(site["path"], site["line"])
-            if line is not None and device_calls(site) and site.get("phases", op.get("phases", {})).get("forward"):
+            if line is not None and device_calls(site) and site.get("direct"):
                 lines[op["op"]].add(line)
     return lines
 
@@ -190,11 +190,11 @@ def _relative(path: str, base: str) -> Optional[str]:
 
 def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[Line, Set[str]],
                   targets: Sequence[TargetMap], apis: Mapping[str, Tuple[str, ...]],
-                  forward: Mapping[str, AbstractSet[Line]]) -> List[Finding]:
+                  called: Mapping[str, AbstractSet[Line]]) -> List[Finding]:
     """One finding per op no static finding names at its lines, at its busiest line: when some target does not
-    fully run it, or, when none says it does not, if the code called it itself (it ran in the forward phase, not
-    only as another op's backward or inside an optimizer's step, whose own finding counts those) and no static
-    finding names it anywhere (a counted use)."""
+    fully run it, or, when none says it does not, if a line called it itself (not a module, a library, a stub
+    or the autograd engine beneath the line: those are counted where the scan judged their caller) and no
+    static finding names it anywhere (a counted use), at the busiest such line."""
     named_anywhere = {op for ops in named_at.values() for op in ops}
     unnamed: Dict[str, List[Tuple[int, Line]]] = defaultdict(list)
     for line, ops in by_line.items():
@@ -206,10 +206,10 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
         judged = device_op(op)
         verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=_cpu_only(op)) for t in targets}
         if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()) and (
-                judged in named_anywhere or op in named_anywhere or not forward.get(op)):
+                judged in named_anywhere or op in named_anywhere or not called.get(op)):
             continue  # runs everywhere the data can judge, and is counted where the scan named it or its caller
-        called = [s for s in sites if s[1] in forward.get(op, ())] or sites  # where the code called it, if it did
-        calls, (path, busiest) = max(called, key=lambda s: (s[0], s[1]))
+        by_caller = [s for s in sites if s[1] in called.get(op, ())] or sites  # where the code called it, if it did
+        calls, (path, busiest) = max(by_caller, key=lambda s: (s[0], s[1]))
         note = f" (the CPU ran it as {op})" if judged != op else ""
         verdicts = {t: replace(v, message=f"dispatched at run time ({sum(c for c, _ in sites)} calls at "
                                           f"{len(sites)} line(s){note}) where the static scan did not expect it: "

@@ -24,6 +24,8 @@ RISKY_DTYPES = frozenset({"float64", "complex64", "complex128", "float8_e4m3fn",
 _TRANSIENT_FLOAT64 = ("torch/amp/grad_scaler.py", "torch/cuda/amp/grad_scaler.py")
 #: The phases of the training step: what runs there on the device is device work (data loading is not).
 STEP_PHASES = frozenset({"forward", "backward", "optimizer"})
+#: Torch functions that run the autograd engine: what it dispatches is no call of the line's own.
+_ENGINE_ENTRIES = frozenset({"backward", "grad"})
 #: The attribute that marks, on a CPU run, a tensor the script put on the device (``Places``).
 _ON_DEVICE = "_migrator_on_device"
 #: frames between an op and the code that called it: the dispatch machinery and the recorder itself
@@ -44,6 +46,9 @@ class OpStats:
     #: calls per site on the device in a phase of the training step (``STEP_PHASES``): the device evidence
     device_sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
     site_phases: Dict[Tuple[str, int], Dict[str, int]] = field(default_factory=dict)  # calls per site and phase
+    #: calls per site under a torch function that line called itself (``torch.cumsum(x)``, ``getattr(torch,
+    #: "cumsum")(x)``), not one a library, a module or a stub called beneath it
+    direct_sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
     #: distinct input shapes per site, up to ``SHAPES_PER_SITE`` (a new shape is a new compile on Ascend)
     shapes: Dict[Tuple[str, int], Set[Tuple[Tuple[int, ...], ...]]] = field(default_factory=dict)
     apis: Set[str] = field(default_factory=set)  # the outermost torch functions that dispatched it
@@ -78,6 +83,23 @@ class UserFrames:
         if not path.startswith(self.root) or path.startswith(self._mine) or "site-packages" in path:
             return None
         return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def calls_itself(self, function_code=None) -> bool:
+        """Whether the torch function whose ``__torch_function__`` runs now was called by the user's code itself:
+        the first frame past the dispatch machinery (and the function's own Python body, ``function_code``) is
+        the user's."""
+        frame: Optional[FrameType] = sys._getframe(2)
+        verdicts = self._verdicts
+        while frame is not None and (frame.f_code is function_code
+                                     or frame.f_code.co_filename.replace(os.sep, "/").endswith(_MACHINERY)):
+            frame = frame.f_back
+        if frame is None:
+            return False
+        code = frame.f_code
+        rel = verdicts.get(code, False)
+        if rel is False:
+            rel = verdicts[code] = self.relative(code.co_filename)
+        return isinstance(rel, str)
 
     def called_from(self, skip: int, files: Tuple[str, ...]) -> bool:
         """Whether the code that dispatched the running op (the first frame past the dispatch machinery and
@@ -135,6 +157,8 @@ class OpRecorder:
         #: "optimizer" around optimizer steps and "data" while a DataLoader yields a batch (set by the session)
         self.phase = "forward"
         self.api: Optional[str] = None  # the torch function running now (outermost), set by ``api_mode``
+        #: whether the user's code called that function itself (not a library, a module or a stub beneath its line)
+        self.direct = False
         #: (dtype, user site) -> {op: calls}: where risky dtypes ran, per site (an op's ``dtypes`` are per op)
         self.risky: Dict[Tuple[str, Tuple[str, int]], Dict[str, int]] = {}
         #: (dtype, user site) -> calls on the device in the training step (the rest ran on the host)
@@ -156,10 +180,12 @@ class OpRecorder:
                 if recorder.api is not None:
                     return func(*args, **(kwargs or {}))
                 recorder.api = getattr(func, "__name__", None)
+                recorder.direct = recorder.api not in _ENGINE_ENTRIES and recorder.frames.calls_itself(
+                    getattr(func, "__code__", None))
                 try:
                     return func(*args, **(kwargs or {}))
                 finally:
-                    recorder.api = None
+                    recorder.api, recorder.direct = None, False
 
         return ApiMode()
 
@@ -223,6 +249,8 @@ class OpRecorder:
                 sites[site] = sites.get(site, 0) + 1
                 if on_step:
                     stats.device_sites[site] = stats.device_sites.get(site, 0) + 1
+                if self.direct:
+                    stats.direct_sites[site] = stats.direct_sites.get(site, 0) + 1
                 phases = stats.site_phases.setdefault(site, {})
                 phases[phase] = phases.get(phase, 0) + 1
                 seen = stats.shapes.setdefault(site, set())
