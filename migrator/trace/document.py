@@ -30,7 +30,7 @@ def process_document(session, seconds: float) -> Dict[str, Any]:
     ops = [{"op": name, "calls": s.calls, "dtypes": sorted(s.dtypes), "shape": s.shape, "phases": dict(s.phases),
             "where": dict(s.where), "apis": sorted(s.apis),
             "sites": [{"path": p, "line": line, "calls": n, "shapes": len(s.shapes.get((p, line), ())),
-                       "device": s.device_sites.get((p, line), 0), "direct": s.direct_sites.get((p, line), 0),
+                       "device": s.device_sites.get((p, line), 0), "direct": dict(s.direct_sites.get((p, line), {})),
                        "phases": s.site_phases.get((p, line), {})}
                       for (p, line), n in s.sites.items()]}
            for name, s in session.recorder.ops.items()]
@@ -108,7 +108,7 @@ def _merge_ops(groups) -> List[Dict[str, Any]]:
     shapes: Dict[str, Counter] = defaultdict(Counter)  # the most distinct shapes one process saw at a site
     on_device: Dict[str, Counter] = defaultdict(Counter)  # calls on the device in the training step, per site
     phases: Dict[tuple, Counter] = defaultdict(Counter)  # (op, site) -> calls per phase
-    direct: Dict[str, Counter] = defaultdict(Counter)  # calls under a torch function the line called itself
+    direct: Dict[tuple, Counter] = defaultdict(Counter)  # (op, site) -> calls per torch function the line called
     for ops in groups:
         for op in ops:
             into = merged.setdefault(op["op"], {"op": op["op"], "calls": 0, "dtypes": [], "shape": op["shape"],
@@ -124,13 +124,14 @@ def _merge_ops(groups) -> List[Dict[str, Any]]:
                 key = (site["path"], site["line"])
                 sites[op["op"]][key] += site["calls"]
                 on_device[op["op"]][key] += site.get("device", 0)
-                direct[op["op"]][key] += site.get("direct", 0)
+                for api, n in site.get("direct", {}).items():
+                    direct[(op["op"], key)][api] += n
                 for phase, n in site.get("phases", {}).items():
                     phases[(op["op"], key)][phase] += n
                 shapes[op["op"]][key] = max(shapes[op["op"]][key], site.get("shapes", 0))
     for name, op in merged.items():
         op["sites"] = [{"path": p, "line": line, "calls": n, "shapes": shapes[name][(p, line)],
-                        "device": on_device[name][(p, line)], "direct": direct[name][(p, line)],
+                        "device": on_device[name][(p, line)], "direct": dict(direct[(name, (p, line))]),
                         "phases": dict(phases[(name, (p, line))])}
                        for (p, line), n in sites[name].most_common()]
     return sorted(merged.values(), key=lambda o: (-o["calls"], o["op"]))

@@ -15,8 +15,9 @@ written before the counts existed has every call counted as the device's, as it 
   attention ``F.scaled_dot_product_attention`` picks) becomes a ``traced-op`` finding when a target's data
   judges it less than supported; when every target's data runs it or cannot say, it is still a ``traced-op``
   use (counted as running, or a data gap) where a line called it itself (the trace's per-site ``direct``: not
-  a module, library, stub or the autograd engine beneath the line) and no static finding anywhere names it
-  (``act = getattr(torch, "cumsum")``): an op the scan saw elsewhere is counted there already.
+  a module, library, stub or the autograd engine beneath the line) through an API no static finding there
+  calls, and no static finding anywhere names it (``act = getattr(torch, "cumsum")``): an op the scan saw
+  elsewhere is counted there already.
 - float64, complex and fp8 tensors that really ran on the device become ``traced-dtype`` findings.
 
 The trace says that an op runs on the training step, and how often; it never says whether a target runs it.
@@ -72,12 +73,14 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
     substituted = trace.get("dtype_substitutions", {})
     joined, confirmed, by_redirect = [], 0, 0
     named_at: Dict[Line, Set[str]] = defaultdict(set)
+    called_at: Dict[Line, Set[str]] = defaultdict(set)  # the names of the APIs the static findings there call
     for finding in findings:
         line = (finding.path, finding.span.line or 0)
         if not finding.path.endswith((".py", ".ipynb")):
             joined.append(finding)
             continue
         named_at[line].update(finding.ops)
+        called_at[line].add(finding.api.rsplit(".", 1)[-1])
         on_device, ran = by_line.get(line, {}), ran_at.get(line, {})
         own = any(op in on_device for op in finding.ops) or any(device_op(op) in finding.ops for op in on_device)
         if own or line in redirected or (ran and not finding.ops):
@@ -92,7 +95,7 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
         forward = op[:-len("_backward")] if op.endswith("_backward") else None
         if forward in apis and not apis[op]:
             apis[op] = apis[forward]
-    runtime_only = _runtime_only(by_line, named_at, targets, apis, _called_lines(trace, locate))
+    runtime_only = _runtime_only(by_line, named_at, targets, apis, _unseen_calls(trace, locate, called_at))
     dtypes = _dtype_findings(trace, locate, targets, substituted)
     host = _host_work(trace, locate)
     summary = TraceSummary(
@@ -144,15 +147,19 @@ def device_calls(row: Mapping[str, Any]) -> int:
     return int(row.get("device", row["calls"]))
 
 
-def _called_lines(trace: Mapping[str, Any], locate: Locate) -> Dict[str, Set[Line]]:
-    """aten op -> the lines that called it themselves on the device in the training step (``torch.cumsum(x)``,
-    ``getattr(torch, "cumsum")(x)``), not where a library, a module, a stub or the autograd engine ran it beneath
-    the line (none in a trace without ``direct`` counts)."""
+def _unseen_calls(trace: Mapping[str, Any], locate: Locate, called_at: Mapping[Line, Set[str]]) -> Dict[str, Set[Line]]:
+    """aten op -> the lines that called it themselves on the device in the training step through a torch function
+    no static finding there calls (``getattr(torch, "cumsum")(x)``): not where a module, a library, a stub or the
+    autograd engine ran it beneath the line, not a cast autocast added under a call the scan judged
+    (``F.cross_entropy``), not an operator written as syntax (``x[:, 1:]``). None in a trace without ``direct``."""
     lines: Dict[str, Set[Line]] = defaultdict(set)
     for op in trace.get("ops", ()):
         for site in op["sites"]:
             line = locate(site["path"], site["line"])
-            if line is not None and device_calls(site) and site.get("direct"):
+            if line is None or not device_calls(site):
+                continue
+            unseen = {api for api in site.get("direct", {}) if not api.startswith("__")} - called_at.get(line, set())
+            if unseen:
                 lines[op["op"]].add(line)
     return lines
 
@@ -192,9 +199,8 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
                   targets: Sequence[TargetMap], apis: Mapping[str, Tuple[str, ...]],
                   called: Mapping[str, AbstractSet[Line]]) -> List[Finding]:
     """One finding per op no static finding names at its lines, at its busiest line: when some target does not
-    fully run it, or, when none says it does not, if a line called it itself (not a module, a library, a stub
-    or the autograd engine beneath the line: those are counted where the scan judged their caller) and no
-    static finding names it anywhere (a counted use), at the busiest such line."""
+    fully run it, or, when none says it does not, if a line called it itself through an API the scan did not see
+    there (``_unseen_calls``) and no static finding names it anywhere (a counted use), at the busiest such line."""
     named_anywhere = {op for ops in named_at.values() for op in ops}
     unnamed: Dict[str, List[Tuple[int, Line]]] = defaultdict(list)
     for line, ops in by_line.items():

@@ -46,9 +46,9 @@ class OpStats:
     #: calls per site on the device in a phase of the training step (``STEP_PHASES``): the device evidence
     device_sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
     site_phases: Dict[Tuple[str, int], Dict[str, int]] = field(default_factory=dict)  # calls per site and phase
-    #: calls per site under a torch function that line called itself (``torch.cumsum(x)``, ``getattr(torch,
+    #: calls per site and torch function that line called itself (``torch.cumsum(x)``, ``getattr(torch,
     #: "cumsum")(x)``), not one a library, a module or a stub called beneath it
-    direct_sites: Dict[Tuple[str, int], int] = field(default_factory=dict)
+    direct_sites: Dict[Tuple[str, int], Dict[str, int]] = field(default_factory=dict)
     #: distinct input shapes per site, up to ``SHAPES_PER_SITE`` (a new shape is a new compile on Ascend)
     shapes: Dict[Tuple[str, int], Set[Tuple[Tuple[int, ...], ...]]] = field(default_factory=dict)
     apis: Set[str] = field(default_factory=set)  # the outermost torch functions that dispatched it
@@ -249,8 +249,9 @@ class OpRecorder:
                 sites[site] = sites.get(site, 0) + 1
                 if on_step:
                     stats.device_sites[site] = stats.device_sites.get(site, 0) + 1
-                if self.direct:
-                    stats.direct_sites[site] = stats.direct_sites.get(site, 0) + 1
+                if self.direct and self.api is not None:
+                    direct = stats.direct_sites.setdefault(site, {})
+                    direct[self.api] = direct.get(self.api, 0) + 1
                 phases = stats.site_phases.setdefault(site, {})
                 phases[phase] = phases.get(phase, 0) + 1
                 seen = stats.shapes.setdefault(site, set())
