@@ -180,51 +180,6 @@ def test_the_trace_document_validates_against_its_schema(ddp_project):
     jsonschema.validate(ddp_project[1], schema)
 
 
-GETATTR = '''
-import torch
-
-ACTIVATION = "special." + "i0e"
-
-
-def lookup(name):
-    fn = torch
-    for part in name.split("."):
-        fn = getattr(fn, part)
-    return fn
-
-
-def main():
-    model = torch.nn.Linear(8, 8).cuda()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    act = lookup(ACTIVATION)
-    for _ in range(5):
-        out = act(model(torch.rand(4, 8, device="cuda")))
-        out.sum().backward()
-        opt.step()
-
-
-main()
-'''
-
-
-def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(tmp_path):
-    write_tree(tmp_path, {"train.py": GETATTR})
-    with Dispatched() as reference:
-        torch.special.i0e(torch.rand(4))
-    (op,) = reference.ops - {"aten::rand"}
-    static = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1))
-    line = GETATTR.splitlines().index('        out = act(model(torch.rand(4, 8, device="cuda")))') + 1
-    assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
-    document = _trace(tmp_path, "train.py", steps=1, limit=60)
-    report = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
-    (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
-    assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
-    for target in resolve_targets(None):
-        assert found.verdicts[target.id].status == op_verdict(target, op).status
-    confirmed = [f for f in report.judged if f.confidence.value == "traced" and f.rule != "traced-op"]
-    assert confirmed and report.trace.confirmed == len(confirmed)
-
-
 CRASH = '''
 import torch
 x = torch.ones(3, device="cuda")
@@ -559,13 +514,24 @@ class Jittered(Dataset):
         return self.x[i] * keep, self.y[i]
 
 
+ACTIVATION = "special." + "i0e"
+
+
+def lookup(name):
+    fn = torch
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc1, self.drop, self.fc2 = nn.Linear(16, 32), nn.Dropout(0.1), nn.Linear(32, 4)
+        self.squash = lookup(ACTIVATION)
 
     def forward(self, x):
-        return self.fc2(self.drop(F.relu(self.fc1(x))))
+        return self.fc2(self.drop(self.squash(self.fc1(x))))
 
 
 act = getattr(torch, "cumsum")
@@ -606,7 +572,7 @@ def test_every_op_says_where_its_tensors_lived_and_in_which_phase(host_and_devic
         == {"host"}
     masks = {site["line"]: site for site in ops["aten::bernoulli_.float"]["sites"]}
     dataset = masks[_line(HOST_AND_DEVICE, "        keep = torch.empty(16).bernoulli_(0.9)")]
-    dropout = masks[_line(HOST_AND_DEVICE, "        return self.fc2(self.drop(F.relu(self.fc1(x))))")]
+    dropout = masks[_line(HOST_AND_DEVICE, "        return self.fc2(self.drop(self.squash(self.fc1(x))))")]
     assert dataset["calls"] == 16 and dataset["device"] == 0  # 2 batches of 8, on the host
     assert dropout["calls"] == 2 and dropout["device"] == 2
     [step] = ops["aten::add_.Tensor"]["sites"]
@@ -617,16 +583,36 @@ def test_every_op_says_where_its_tensors_lived_and_in_which_phase(host_and_devic
     jsonschema.validate(document, json.loads((REPO / "reports" / "schema" / "trace.schema.json").read_text()))
 
 
+def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(host_and_device):
+    root, document = host_and_device
+    with Dispatched() as reference:
+        torch.special.i0e(torch.rand(4))
+    (op,) = reference.ops - {"aten::rand"}
+    static = scan(ScanRequest(root, resolve_targets(None), jobs=1))
+    line = _line(HOST_AND_DEVICE, "        return self.fc2(self.drop(self.squash(self.fc1(x))))")
+    assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
+    report = scan(ScanRequest(root, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
+    (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
+    assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
+    for target in resolve_targets(None):
+        assert found.verdicts[target.id].status == op_verdict(target, op).status
+    confirmed = [f for f in report.judged if f.confidence.value == "traced" and f.rule != "traced-op"
+                 and f.category.value != "tune"]  # (a tune finding is confirmed by its measurement)
+    assert confirmed and report.trace.confirmed == len(confirmed)
+
+
 def test_scan_trace_adds_nothing_from_host_work_and_counts_a_getattr_op(host_and_device):
     root, document = host_and_device
     report = scan(ScanRequest(root, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
-    # nothing new on the worklist: the host's ops are no evidence, and AdamW's `lerp_`, which only Kunlun's
-    # substitute data (Paddle's kernels) says falls back, stays to validate however often the run measured it
+    device_lines = {(op["op"], s["line"]) for op in document["ops"] for s in op["sites"] if s["device"]}
+    # new on the worklist: only ops the run showed on the device at their line (the host's are no evidence); AdamW's
+    # `lerp_`, which only Kunlun's substitute data (Paddle's kernels) says falls back, stays to validate however
+    # often the run measured it
     plain = scan(ScanRequest(root, resolve_targets(None), jobs=1))
-    assert {f.id for f in report.findings} == {f.id for f in plain.findings}
+    added = [f for f in report.findings if f.id not in {f.id for f in plain.findings}]
+    assert added and all(any((op, f.span.line) in device_lines for op in (f.api, *f.ops)) for f in added)
     lerp = [f for f in report.validate if f.rule == "tune-cpu-fallback" and f.api == "aten::lerp_.Scalar"]
     assert lerp and lerp[0].measured is not None and lerp[0].verdicts["kunlun"].evidence[0].grade.value == "substitute"
-    device_lines = {(op["op"], s["line"]) for op in document["ops"] for s in op["sites"] if s["device"]}
     assert _traced_uses(report) and all((f.api, f.span.line) in device_lines for f in _traced_uses(report)
                                         if f.rule == "traced-op")
     dataset = {_line(HOST_AND_DEVICE, "        keep = torch.empty(16).bernoulli_(0.9)"),
