@@ -87,7 +87,8 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]",
               help="An entry point of the training path, in addition to those found (__main__ blocks, train*.py, ...).")
 @click.option("--trace", "trace_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran.")
+              help="A migrator.trace/1 file (`migrator trace`) to join: the ops that really ran on the device in "
+                   "the training step (host work is counted, not reported).")
 @click.option("--fail-on", help="Exit 1 when a finding on the training path has one of these statuses on a chosen "
                                 "target (comma-separated: rewrite,port,unsupported,...), for CI.")
 @click.option("--show", type=click.Choice(["summary", "all", "tune"]), default="summary", show_default=True,
@@ -619,17 +620,22 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 
     Unlike every other migrator command, this one executes the command you give it, with your arguments and
     your files: trace only code you trust. Each op is recorded with its dtypes, a sample shape, its call count,
-    forward/backward/optimizer phase and the line of your code that caused it. Compiled CUDA extensions run
+    its phase (data loading, forward, backward, optimizer), whether its tensors lived on the host or the device,
+    and the line of your code that caused it. Compiled CUDA extensions run
     their PyTorch fallback from the custom-op plans where one exists (and the trace says so). Needs torch.
     Merge the trace into a report with `migrator scan PATH --trace trace.json`.
     """
-    from .trace.run import TorchMissing, python_command, trace_command
+    from .trace.run import Interrupted, TorchMissing, python_command, trace_command
 
     try:
         run = trace_command(python_command(command), root, device=device, steps=steps, limit=limit)
     except TorchMissing as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
+    except Interrupted as exc:
+        click.echo(f"migrator trace: stopped by {exc}: the command's processes were sent it and have ended; "
+                   "no trace written", err=True)
+        sys.exit(128 + exc.signum)
     except FileNotFoundError as exc:
         click.echo(f"migrator trace: cannot run {command[0]!r}: {exc.strerror}", err=True)
         sys.exit(2)
@@ -638,6 +644,12 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
     calls = sum(op["calls"] for op in document["ops"])
     click.echo(f"wrote {output}: {len(document['ops'])} aten ops ({calls} calls) over {document['steps']} "
                f"optimizer step(s); {document['stopped']['detail']}", err=True)
+    reads = document.get("data_dependent", ())
+    if reads:  # on meta: values the step read back, answered with placeholders
+        first = next((r for r in reads if r["path"]), reads[0])
+        click.echo(f"  {sum(r['calls'] for r in reads)} data-dependent read(s) at {len(reads)} line(s) (first: "
+                   f"{first['path']}:{first['line']}): meta tensors hold no values, so each was answered with a "
+                   "placeholder and the branches after it may differ from a real run", err=True)
     crashed = document["stopped"]["reason"] == "error" or (run.returncode != 0 and document["stopped"]["reason"]
                                                            not in ("steps", "limit", "killed"))
     if not document["processes"] or crashed:  # the ops seen so far are written; the run did not succeed
@@ -725,16 +737,21 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
               help="Write each repository's own HTML report here (default with --format html and --output: "
                    "a folder next to it, OUTPUT_STEM-repos/).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
+@click.option("--no-worker-wait", type=click.FloatRange(min=0), default=60, show_default=True,
+              help="Seconds to wait for a worker when the scheduler has none (at the start: then exit 1; or after "
+                   "losing the last: the repositories left are failed rows).")
 def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, scheduler: Optional[str],
           workers: Optional[int], timeout: float, fmt: str, output: Optional[Path], reports_dir: Optional[Path],
-          no_cache: bool) -> None:
+          no_cache: bool, no_worker_wait: float) -> None:
     """Scan many repositories on Dask distributed and rank what blocks the most of them, per target.
 
     Each repository is one task (scanned in its own process, with its own time limit); one that fails or
-    times out is a row with its reason. Needs the [fleet] extra: pip install 'migrator-accel[fleet]'.
+    times out is a row with its reason. Exit 0 when every repository was scanned, 1 when some failed or timed
+    out (named on stderr; the portfolio is written all the same) or no worker joined the scheduler, 2 on usage
+    errors. Needs the [fleet] extra: pip install 'migrator-accel[fleet]'.
     """
     from .fleet.render import RENDERERS
-    from .fleet.run import DaskMissing, repo_tasks, run_fleet
+    from .fleet.run import DaskMissing, NoWorkers, repo_tasks, run_fleet
 
     _targets(targets)  # a bad spec is a usage error here, not once per repository
     paths = [str(p) for p in repos] + (_listed(listing) if listing else [])
@@ -745,11 +762,20 @@ def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, schedu
     tasks = repo_tasks(paths, targets, timeout, html=reports_dir is not None, cache=not no_cache)
     try:
         portfolio = run_fleet(tasks, scheduler=scheduler, workers=workers, reports_dir=reports_dir,
-                              link_base=output.parent if output is not None else None, progress=_fleet_progress())
+                              link_base=output.parent if output is not None else None, progress=_fleet_progress(),
+                              no_worker_timeout=no_worker_wait)
     except DaskMissing as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
+    except NoWorkers as exc:
+        click.echo(f"migrator fleet: {exc}", err=True)
+        sys.exit(1)
     _write(lambda out: RENDERERS[fmt](portfolio, out), output)
+    failed = [r for r in portfolio.repos if r.status != "ok"]
+    if failed:
+        click.echo(f"migrator fleet: {len(failed)} of {len(portfolio.repos)} repositories not scanned: "
+                   + "; ".join(f"{r.name} ({r.status}: {r.reason})" for r in failed), err=True)
+        sys.exit(1)
 
 
 def _listed(listing: Path) -> list:

@@ -922,6 +922,11 @@ class TraceSummary:
     dtype_findings: int
     not_redirected: Tuple[str, ...] = ()  # compiled extensions and what stood in for them
     confirmed_by_redirects: int = 0  # of ``confirmed``: shown by the redirect log alone (a rewrite the run made)
+    #: host work: the aten ops that ran under the scanned root other than on the device in the training step (a
+    #: DataLoader's, a CPU-only script's, an optimizer's CPU step counters), and their calls; never findings
+    host_ops: Tuple[str, ...] = ()
+    host_calls: int = 0
+    device_calls: int = 0  # calls under the scanned root on the device in the training step: the evidence
 
 
 @dataclass(frozen=True)

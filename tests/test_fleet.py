@@ -293,14 +293,28 @@ def test_fleet_command_writes_text_and_the_html_with_its_reports(tmp_path):
     detector(tmp_path / "det", "det")
     result = CliRunner().invoke(main, ["fleet", str(tmp_path / "det"), str(tmp_path / "nowhere"), "--target", "cann",
                                        "--workers", "1", "--no-cache"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a repository failed: the portfolio is written, the exit says so
     assert re.search(r"^nowhere +failed: no such path$", result.output, re.M)
+    assert "1 of 2 repositories not scanned: nowhere (failed: no such path)" in result.output
     assert "custom operator roi_align [custom operator]: blocks 1" in result.output
     out = tmp_path / "plan.html"
     result = CliRunner().invoke(main, ["fleet", str(tmp_path / "det"), "--target", "cann", "--workers", "1",
                                        "--format", "html", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "plan-repos" / "det.html").is_file() and 'href="plan-repos/det.html"' in out.read_text()
+
+
+def test_a_scheduler_no_worker_joins_fails_fast_and_says_so(tmp_path):
+    """A scheduler with no workers once held the fleet for the longest task timeout (30 minutes by default) in
+    silence: within --no-worker-wait it exits 1 and says what to do."""
+    from distributed import LocalCluster
+
+    detector(tmp_path / "det", "det")
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        result = CliRunner().invoke(main, ["fleet", str(tmp_path / "det"), "--scheduler", cluster.scheduler_address,
+                                           "--no-worker-wait", "0.5", "--no-cache"])
+    assert result.exit_code == 1, result.output
+    assert f"no worker joined the scheduler {cluster.scheduler_address} within 0.5 s" in result.output
 
 
 def test_fleet_without_dask_says_what_to_install(tmp_path, monkeypatch):

@@ -163,7 +163,11 @@ def test_backward_and_autograd_function_ops_carry_their_phase_and_line(ddp_proje
     assert set(sigmoid["phases"]) == {"backward"}  # only the custom Function's backward calls it
     line = MODEL.splitlines().index("        s = torch.sigmoid(x)") + 1
     # two steps, the same shapes each time: one shape at the line (a second would be a recompile on Ascend)
-    assert {"path": "net.py", "line": line, "calls": 2, "shapes": 1} in sigmoid["sites"]
+    # (both on the device: the model was moved there, so its activations and gradients are the device's)
+    # (the engine ran it: no call of that line's own, `direct`)
+    assert {"path": "net.py", "line": line, "calls": 2, "shapes": 1, "device": 2, "direct": {},
+            "phases": {"backward": 2}} in sigmoid["sites"]
+    assert sigmoid["where"] == {"device": 2}
     silu = next(op for op in document["ops"] if op["op"] == "aten::silu")
     assert silu["phases"] == {"forward": 2}
     assert "bfloat16" in next(op for op in document["ops"] if op["op"] == "aten::addmm")["dtypes"]
@@ -174,51 +178,6 @@ def test_the_trace_document_validates_against_its_schema(ddp_project):
 
     schema = json.loads((REPO / "reports" / "schema" / "trace.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(ddp_project[1], schema)
-
-
-GETATTR = '''
-import torch
-
-ACTIVATION = "special." + "i0e"
-
-
-def lookup(name):
-    fn = torch
-    for part in name.split("."):
-        fn = getattr(fn, part)
-    return fn
-
-
-def main():
-    model = torch.nn.Linear(8, 8).cuda()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    act = lookup(ACTIVATION)
-    for _ in range(5):
-        out = act(model(torch.rand(4, 8, device="cuda")))
-        out.sum().backward()
-        opt.step()
-
-
-main()
-'''
-
-
-def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(tmp_path):
-    write_tree(tmp_path, {"train.py": GETATTR})
-    with Dispatched() as reference:
-        torch.special.i0e(torch.rand(4))
-    (op,) = reference.ops - {"aten::rand"}
-    static = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1))
-    line = GETATTR.splitlines().index('        out = act(model(torch.rand(4, 8, device="cuda")))') + 1
-    assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
-    document = _trace(tmp_path, "train.py", steps=1, limit=60)
-    report = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
-    (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
-    assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
-    for target in resolve_targets(None):
-        assert found.verdicts[target.id].status == op_verdict(target, op).status
-    confirmed = [f for f in report.judged if f.confidence.value == "traced" and f.rule != "traced-op"]
-    assert confirmed and report.trace.confirmed == len(confirmed)
 
 
 CRASH = '''
@@ -413,15 +372,23 @@ for step in range(5):
     scaler.scale(loss).backward()
     scaler.step(opt)
     scaler.update()
+    if torch.isnan(loss).any():
+        raise FloatingPointError(f"loss {loss.item():.3f} at step {step}")
+    print(f"step {step}: loss {loss.item():.3f}")
 '''
 
 
 def test_the_meta_device_runs_an_autocast_and_grad_scaler_step(tmp_path):
     """`--device meta` crashed at `autocast('meta')` and at the scaler's inf check (an `.item()`): the step now
-    runs with the CPU's autocast context (it casts nothing on meta) and a disabled scaler, and the log says so."""
+    runs with the CPU's autocast context (it casts nothing on meta) and a disabled scaler, and the log says so.
+    The script's own `.item()` (a meta tensor has no value) is answered and counted as a data-dependent step."""
     write_tree(tmp_path, {"job.py": AMP_STEP})
     document = _trace(tmp_path, "job.py", device="meta", steps=2, limit=120)
     assert document["stopped"]["reason"] == "steps" and document["steps"] == 2, document["stopped"]
+    reads = {(r["line"], r["calls"]) for r in document["data_dependent"] if r["path"] == "job.py"}
+    # read once each: the second optimizer step ends the run before the second read
+    assert reads == {(_line(AMP_STEP, "    if torch.isnan(loss).any():"), 1),
+                     (_line(AMP_STEP, '    print(f"step {step}: loss {loss.item():.3f}")'), 1)}
     assert "aten::addmm" in {o["op"] for o in document["ops"]}
     became = {r["api"]: r["became"] for r in document["redirects"]}
     assert "no autocast on meta" in became["torch.autocast(device_type='cuda')"]
@@ -526,3 +493,269 @@ def test_grad_scalers_own_float64_is_not_the_users_and_the_users_is(tmp_path):
     users = {lines.index("weights = torch.linspace(0, 1, 8, dtype=torch.float64).cuda()") + 1,
              lines.index("print(float(weights.sum()))") + 1}
     assert double.api == "torch.float64" and double.span.line in users
+
+
+HOST_AND_DEVICE = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset
+
+
+class Jittered(Dataset):
+    def __init__(self, n):
+        self.x, self.y = torch.randn(n, 16), torch.randint(0, 4, (n,))
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        keep = torch.empty(16).bernoulli_(0.9)
+        return self.x[i] * keep, self.y[i]
+
+
+ACTIVATION = "special." + "i0e"
+
+
+def lookup(name):
+    fn = torch
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.drop, self.fc2 = nn.Linear(16, 32), nn.Dropout(0.1), nn.Linear(32, 4)
+        self.squash = lookup(ACTIVATION)
+
+    def forward(self, x):
+        return self.fc2(self.drop(self.squash(self.fc1(x))))
+
+
+act = getattr(torch, "cumsum")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for x, y in DataLoader(Jittered(64), batch_size=8, shuffle=True):
+    x, y = x.to(device), y.to(device)
+    loss = F.nll_loss(act(model(x), dim=1).softmax(-1).log(), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def _line(source, text):
+    return source.splitlines().index(text) + 1
+
+
+def _traced_uses(report):
+    """Every finding and counted use `scan --trace` made from the run's ops and dtypes."""
+    return [f for f in report.judged if f.rule in ("traced-op", "traced-dtype")]
+
+
+@pytest.fixture(scope="module")
+def host_and_device(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("host_and_device"), {"train.py": HOST_AND_DEVICE})
+    return root, _trace(root, "train.py", steps=2, limit=120)
+
+
+def test_every_op_says_where_its_tensors_lived_and_in_which_phase(host_and_device):
+    """A DataLoader's sampling and a dataset's mask run on the host while a batch loads; the same mask op on a
+    moved activation (dropout) runs on the device; an optimizer's step counters are CPU tensors beside its
+    device parameters."""
+    _, document = host_and_device
+    ops = {op["op"]: op for op in document["ops"]}
+    assert ops["aten::randperm.generator"]["phases"] == {"data": 1} and set(ops["aten::randperm.generator"]["where"]) \
+        == {"host"}
+    masks = {site["line"]: site for site in ops["aten::bernoulli_.float"]["sites"]}
+    dataset = masks[_line(HOST_AND_DEVICE, "        keep = torch.empty(16).bernoulli_(0.9)")]
+    dropout = masks[_line(HOST_AND_DEVICE, "        return self.fc2(self.drop(self.squash(self.fc1(x))))")]
+    assert dataset["calls"] == 16 and dataset["device"] == 0  # 2 batches of 8, on the host
+    assert dropout["calls"] == 2 and dropout["device"] == 2
+    [step] = ops["aten::add_.Tensor"]["sites"]
+    assert step["line"] == _line(HOST_AND_DEVICE, "    opt.step()") and 0 < step["device"] < step["calls"]
+    assert ops["aten::addmm"]["where"] == {"device": 4} and set(ops["aten::addmm"]["phases"]) == {"forward"}
+    import jsonschema
+
+    jsonschema.validate(document, json.loads((REPO / "reports" / "schema" / "trace.schema.json").read_text()))
+
+
+def test_an_op_reached_only_through_getattr_becomes_a_traced_finding(host_and_device):
+    root, document = host_and_device
+    with Dispatched() as reference:
+        torch.special.i0e(torch.rand(4))
+    (op,) = reference.ops - {"aten::rand"}
+    static = scan(ScanRequest(root, resolve_targets(None), jobs=1))
+    line = _line(HOST_AND_DEVICE, "        return self.fc2(self.drop(self.squash(self.fc1(x))))")
+    assert not any(op in f.ops for f in static.judged)  # the static scan cannot see through getattr
+    report = scan(ScanRequest(root, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
+    (found,) = [f for f in report.judged if f.rule == "traced-op" and f.api == op]
+    assert (found.path, found.span.line, found.confidence.value, found.reachable) == ("train.py", line, "traced", True)
+    for target in resolve_targets(None):
+        assert found.verdicts[target.id].status == op_verdict(target, op).status
+    confirmed = [f for f in report.judged if f.confidence.value == "traced" and f.rule != "traced-op"
+                 and f.category.value != "tune"]  # (a tune finding is confirmed by its measurement)
+    assert confirmed and report.trace.confirmed == len(confirmed)
+
+
+def test_scan_trace_adds_nothing_from_host_work_and_counts_a_getattr_op(host_and_device):
+    root, document = host_and_device
+    report = scan(ScanRequest(root, resolve_targets(None), jobs=1, trace=(document, "trace.json")))
+    device_lines = {(op["op"], s["line"]) for op in document["ops"] for s in op["sites"] if s["device"]}
+    # new on the worklist: only ops the run showed on the device at their line (the host's are no evidence); AdamW's
+    # `lerp_`, which only Kunlun's substitute data (Paddle's kernels) says falls back, stays to validate however
+    # often the run measured it
+    plain = scan(ScanRequest(root, resolve_targets(None), jobs=1))
+    added = [f for f in report.findings if f.id not in {f.id for f in plain.findings}]
+    assert added and all(any((op, f.span.line) in device_lines for op in (f.api, *f.ops)) for f in added)
+    lerp = [f for f in report.validate if f.rule == "tune-cpu-fallback" and f.api == "aten::lerp_.Scalar"]
+    assert lerp and lerp[0].measured is not None and lerp[0].verdicts["kunlun"].evidence[0].grade.value == "substitute"
+    assert _traced_uses(report) and all((f.api, f.span.line) in device_lines for f in _traced_uses(report)
+                                        if f.rule == "traced-op")
+    dataset = {_line(HOST_AND_DEVICE, "        keep = torch.empty(16).bernoulli_(0.9)"),
+               _line(HOST_AND_DEVICE, "        return self.x[i] * keep, self.y[i]")}
+    assert not [f for f in _traced_uses(report) if f.span.line in dataset]
+    assert {"aten::randperm.generator", "aten::random_"} <= set(report.trace.host_ops)
+    assert report.trace.host_calls > 0 and report.trace.device_calls > 0
+    # torch.cumsum reached through getattr, on a line of four calls: every target runs it, so a counted use
+    # (its backward's cumsum runs under `loss.backward()`: the engine's, not a call of that line)
+    [cumsum] = [f for f in report.covered if f.rule == "traced-op" and f.api == "aten::cumsum"]
+    called = "    loss = F.nll_loss(act(model(x), dim=1).softmax(-1).log(), y)"
+    assert cumsum.span.line == _line(HOST_AND_DEVICE, called)
+
+
+CPU_ONLY = '''
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cpu")
+loader = DataLoader(TensorDataset(torch.randn(32, 16), torch.randint(0, 4, (32,))), batch_size=8, shuffle=True)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 4)).to(device)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for x, y in loader:
+    x, y = x.to(device), y.to(device)
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(f"loss {loss.item():.3f}")
+'''
+
+
+def test_a_cpu_only_script_is_host_work_and_adds_nothing(tmp_path):
+    """The recorder in this process on a script that never asks for CUDA: every op is the host's, so the merged
+    report is the static one (before, its dropout's `bernoulli_` and the optimizer's ops were findings)."""
+    import runpy
+
+    from migrator.trace.document import merge, process_document
+    from migrator.trace.session import Session
+
+    write_tree(tmp_path, {"train.py": CPU_ONLY})
+    session = Session({"root": str(tmp_path), "device": "cpu", "out_dir": str(tmp_path)})
+    with session.recorder.api_mode(), session.recorder.mode():
+        runpy.run_path(str(tmp_path / "train.py"), run_name="__main__")
+    document = merge([process_document(session, 0.0)], ["python", "train.py"], str(tmp_path), "cpu", 0)
+    ops = {op["op"]: op for op in document["ops"]}
+    assert {"aten::bernoulli_.float", "aten::addmm", "aten::randperm.generator"} <= set(ops)
+    assert all(set(op["where"]) == {"host"} for op in document["ops"])
+    targets = resolve_targets(None)
+    plain = scan(ScanRequest(tmp_path, targets, jobs=1))
+    report = scan(ScanRequest(tmp_path, targets, jobs=1, trace=(document, "trace.json")))
+    assert {f.id for f in report.judged} == {f.id for f in plain.judged}
+    assert {f.id for f in report.findings} == {f.id for f in plain.findings}
+    # its `.item()` is a tune pattern; a host read stalls no device, so the run measures nothing there
+    assert [f for f in report.judged if f.rule == "tune-host-sync"] and not [f for f in report.judged if f.measured]
+    assert report.trace.device_calls == 0 and "aten::bernoulli_.float" in report.trace.host_ops
+    # read as a trace from before the host was told apart, the same run made the host's ops device evidence
+    legacy = json.loads(json.dumps(document))
+    for op in legacy["ops"]:
+        for site in op["sites"]:
+            del site["device"]
+    assert _traced_uses(scan(ScanRequest(tmp_path, targets, jobs=1, trace=(legacy, "trace.json"))))
+
+
+def test_a_failed_spawn_worker_is_named_in_the_merged_status(tmp_path):
+    """`mp.spawn` catches its worker's error (for the parent, which raises `ProcessRaisedException`): the worker's
+    own document now says what failed where, and the merged status names that worker, not the parent's report
+    of it nor a sibling's clean stop."""
+    from migrator.trace.document import merge, process_document
+    from migrator.trace.session import Session
+
+    job = write_tree(tmp_path, {"job.py": "def worker(rank):\n    raise RuntimeError(f'shard {rank} missing')\n"})
+    config = {"root": str(job), "device": "cpu", "out_dir": str(tmp_path)}
+    parent, sibling, failing = Session(config), Session(config), Session(config)
+    namespace: dict = {}
+    exec(compile((job / "job.py").read_text(), str(job / "job.py"), "exec"), namespace)
+    with pytest.raises(RuntimeError):
+        failing.spawned_worker(namespace["worker"], 1)(1)
+    sibling.spawned_worker(lambda rank: None, 0)(0)
+    parent.stopped = {"reason": "error", "detail": "ProcessRaisedException: -- Process 1 terminated", "site": None}
+    documents = [dict(process_document(s, 1.0), pid=pid) for s, pid in ((parent, 100), (sibling, 101), (failing, 102))]
+    documents[1]["ops"] = [{"op": "aten::addmm", "calls": 9, "dtypes": [], "shape": None, "phases": {}, "sites": []}]
+    merged = merge(documents, ["python", "job.py"], str(job), "cpu", 1)
+    assert merged["stopped"]["detail"] == "spawn worker 1 (pid 102) failed: RuntimeError: shard 1 missing"
+    assert merged["stopped"]["site"] == {"path": "job.py", "line": 2} and merged["stopped"]["pid"] == 102
+    assert [p["worker"] for p in merged["processes"]] == [None, 0, 1]
+
+
+SLEEPER = '''
+import os
+import subprocess
+import sys
+import time
+
+helper = subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(120)"])
+with open("pids.tmp", "w") as out:
+    out.write(f"{os.getpid()} {helper.pid}")
+os.replace("pids.tmp", "pids")
+time.sleep(120)
+'''
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find what is left running")
+@pytest.mark.parametrize("signum", [pytest.param(15, id="SIGTERM")])
+def test_a_signal_to_trace_reaches_the_commands_processes_and_removes_its_folder(tmp_path, signum):
+    """SIGTERM to `migrator trace` killed it alone: the training script and its workers ran on as orphans and the
+    temporary folder stayed. It is forwarded to the command's process group, the folder goes, the exit is 128+N."""
+    import os
+    import subprocess
+    import time
+
+    write_tree(tmp_path, {"sleeper.py": SLEEPER})
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(REPO)}
+    # `-S`: no sitecustomize, so the command starts fast (no torch); the parent is the real `migrator trace`
+    tracer = subprocess.Popen([PYTHON, "-m", "migrator", "trace", "--device", "cuda", "--root", str(tmp_path),
+                               "-o", str(tmp_path / "trace.json"), "--", PYTHON, "-S", "sleeper.py"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "pids").exists() and time.monotonic() < deadline and tracer.poll() is None:
+            time.sleep(0.05)
+        pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+        assert list(temp.glob("migrator-trace-*"))
+        tracer.send_signal(signum)
+        output = tracer.communicate(timeout=30)[0].decode()
+    finally:
+        if tracer.poll() is None:
+            tracer.kill()
+    assert tracer.returncode == 128 + signum, output
+    assert "stopped by SIGTERM" in output and not (tmp_path / "trace.json").exists()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in pids if _running(pid)], "the traced command outlived the signal"
+    assert not list(temp.glob("migrator-trace-*")), "the temporary folder is still there"

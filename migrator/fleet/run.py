@@ -22,8 +22,16 @@ INSTALL_HINT = f"migrator fleet needs Dask distributed: pip install '{DISTRIBUTI
 Progress = Optional[Callable[[int, int, RepoRow], None]]
 
 
+#: Seconds the fleet waits for a worker to join a scheduler that has none (at the start, or after losing its last).
+NO_WORKER_WAIT = 60.0
+
+
 class DaskMissing(RuntimeError):
     """``dask.distributed`` is not installed."""
+
+
+class NoWorkers(RuntimeError):
+    """The scheduler had no worker at the start and none joined within the wait: nothing was scanned."""
 
 
 def repo_tasks(paths: Sequence[str], targets: str, timeout: float, html: bool, cache: bool,
@@ -48,13 +56,16 @@ def run_fleet(tasks: Sequence[RepoTask], scheduler: Optional[str] = None, worker
     """Scan every task's repository on the cluster and join the rows, in the order the tasks were given.
 
     With ``reports_dir`` each repository's own page is written there and its row links to it (relative to
-    ``link_base``, the folder of the portfolio page). When the cluster has had no live worker for
-    ``no_worker_timeout`` seconds (default: the longest task timeout), the run ends: every repository not
-    done by then is a row that says so, instead of a wait with no end.
+    ``link_base``, the folder of the portfolio page). A scheduler with no worker gets ``no_worker_timeout``
+    seconds (default ``NO_WORKER_WAIT``) for one to join, else ``NoWorkers``; when the cluster has had no live
+    worker for as long later, the run ends: every repository not done by then is a row that says so, instead
+    of a wait with no end.
     """
     started = time.perf_counter()
-    patience = no_worker_timeout if no_worker_timeout is not None else max((t.timeout for t in tasks), default=0.0)
+    patience = NO_WORKER_WAIT if no_worker_timeout is None else no_worker_timeout
     with _client(scheduler, workers) as (client, label, count):
+        if not count:
+            count = _first_workers(client, label, patience)
         futures = client.map(run_repo_task, tasks, key=[f"migrator-repo-{i}-{t.name}" for i, t in enumerate(tasks)],
                              pure=False)
         position = {future.key: index for index, future in enumerate(futures)}
@@ -105,6 +116,16 @@ def _as_completed_while_workers(client, futures: Sequence, patience: float) -> I
             alone_since = time.monotonic()
         elif time.monotonic() - alone_since >= patience:
             return
+
+
+def _first_workers(client, label: str, patience: float) -> int:
+    """How many workers the scheduler has once the first joined; ``NoWorkers`` when none did in ``patience`` s."""
+    try:
+        client.wait_for_workers(1, timeout=patience)
+    except (TimeoutError, OSError) as exc:
+        raise NoWorkers(f"no worker joined the scheduler {label} within {patience:g} s: start one "
+                        f"(`dask worker {label}`) or wait longer (--no-worker-wait)") from exc
+    return len(client.scheduler_info().get("workers", {}))
 
 
 def _row(task: RepoTask, future, reports_dir: Optional[Path], link_base: Optional[Path]) -> RepoRow:

@@ -1,14 +1,28 @@
 """``migrator scan --trace``: a traced run joined to the static findings.
 
+Only the device's work on the training step is evidence: an op call whose tensors lived on the device, in the
+forward, backward or optimizer phase (the trace's per-site ``device`` counts). What ran on the host (a
+DataLoader's sampling and collation, a CPU-only script, an optimizer's CPU step counters, dropout on a CPU
+tensor) is host work: counted in the summary (``host_ops``, ``host_calls``), never a finding. (A trace
+written before the counts existed has every call counted as the device's, as it was read then.)
+
 - A static finding becomes ``confidence: traced`` (and reachable) when the run shows it: one of its own aten
-  ops ran at its line, or the run redirected a CUDA use there (``.cuda()``, ``device="cuda"``, ``nccl``: the
-  redirect log is the evidence for a rewrite), or, for a finding that names no op, its line ran at all. A
-  finding on a line that ran without its ops is reachable, not confirmed.
-- An aten op that ran at a line where no static finding names it (dispatch through ``getattr``,
+  ops ran on the device at its line, or the run redirected a CUDA use there (``.cuda()``, ``device="cuda"``,
+  ``nccl``: the redirect log is the evidence for a rewrite), or, for a finding that names no op, its line ran
+  at all. A finding on a line that ran without its ops on the device is reachable, not confirmed.
+- An aten op that ran on the device at a line where no static finding names it (dispatch through ``getattr``,
   registries, ``torch.compile``, or a fused kernel the API's traced table did not show, like the flash
   attention ``F.scaled_dot_product_attention`` picks) becomes a ``traced-op`` finding when a target's data
-  judges it less than supported (ops only ``unknown`` on a target are left out: the data cannot say).
-- float64, complex and fp8 tensors that really ran become ``traced-dtype`` findings.
+  judges it less than supported; when every target's data runs it or cannot say, it is still a ``traced-op``
+  use (counted as running, or a data gap) where a line called it itself (the trace's per-site ``direct``: not
+  a module, library, stub or the autograd engine beneath the line) through an API no static finding there
+  calls, and no static finding anywhere names it (``act = getattr(torch, "cumsum")``): an op the scan saw
+  elsewhere is counted there already.
+- float64, complex and fp8 tensors that really ran on the device become ``traced-dtype`` findings.
+
+The trace says that an op runs on the training step, and how often; it never says whether a target runs it.
+Each target's verdict on a traced op is that target's own data, with its own evidence (``evidence.py``):
+Kunlun's substitute lists stay something to validate, whatever the run showed.
 
 Ops the CPU dispatches in place of a device kernel (``*_for_cpu``) are judged as the device op they stand
 for, and a CPU-only kernel (oneDNN's ``mkldnn_rnn_layer`` under ``nn.LSTM``) by the composite it ran for: a
@@ -21,7 +35,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..maps.coverage import op_verdict
 from ..maps.load import TargetMap
@@ -53,19 +67,22 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
                targets: Sequence[TargetMap], trace_path: str = "") -> Tuple[List[Finding], TraceSummary]:
     """The findings with the trace folded in, and what it changed."""
     locate = _locator(trace, scan_root)
-    by_line = _ops_by_line(trace, locate)
+    ran_at = _ops_by_line(trace, locate)
+    by_line = _ops_by_line(trace, locate, on_device=True)
     redirected = _redirected_lines(trace, locate)
     substituted = trace.get("dtype_substitutions", {})
     joined, confirmed, by_redirect = [], 0, 0
     named_at: Dict[Line, Set[str]] = defaultdict(set)
+    called_at: Dict[Line, Set[str]] = defaultdict(set)  # the names of the APIs the static findings there call
     for finding in findings:
         line = (finding.path, finding.span.line or 0)
         if not finding.path.endswith((".py", ".ipynb")):
             joined.append(finding)
             continue
         named_at[line].update(finding.ops)
-        ran = by_line.get(line, {})
-        own = any(op in ran for op in finding.ops) or any(device_op(op) in finding.ops for op in ran)
+        called_at[line].add(finding.api.rsplit(".", 1)[-1])
+        on_device, ran = by_line.get(line, {}), ran_at.get(line, {})
+        own = any(op in on_device for op in finding.ops) or any(device_op(op) in finding.ops for op in on_device)
         if own or line in redirected or (ran and not finding.ops):
             finding = replace(finding, confidence=Confidence.TRACED, reachable=True)
             confirmed += 1
@@ -78,14 +95,17 @@ def join_trace(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root:
         forward = op[:-len("_backward")] if op.endswith("_backward") else None
         if forward in apis and not apis[op]:
             apis[op] = apis[forward]
-    runtime_only = _runtime_only(by_line, named_at, targets, apis)
+    runtime_only = _runtime_only(by_line, named_at, targets, apis, _unseen_calls(trace, locate, called_at))
     dtypes = _dtype_findings(trace, locate, targets, substituted)
+    host = _host_work(trace, locate)
     summary = TraceSummary(
         path=trace_path, command=tuple(trace.get("command", ())), device=str(trace.get("device")),
         stopped=str(trace.get("stopped", {}).get("detail", "")), steps=int(trace.get("steps", 0)),
         ops=len(trace.get("ops", ())), calls=sum(o["calls"] for o in trace.get("ops", ())), confirmed=confirmed,
         confirmed_by_redirects=by_redirect, runtime_only=len(runtime_only), dtype_findings=len(dtypes),
-        not_redirected=tuple(sorted({_extension_text(e) for e in trace.get("extensions", ())})))
+        not_redirected=tuple(sorted({_extension_text(e) for e in trace.get("extensions", ())})),
+        host_ops=tuple(sorted(host)), host_calls=sum(host.values()),
+        device_calls=sum(n for ops in by_line.values() for n in ops.values()))
     return joined + runtime_only + dtypes, summary
 
 
@@ -109,13 +129,49 @@ def _locator(trace: Mapping[str, Any], scan_root: str) -> Locate:
     return locate
 
 
-def _sites(trace: Mapping[str, Any], locate: Locate) -> Iterator[Tuple[Mapping[str, Any], Line, int]]:
-    """(op, (scan-relative path, line), calls) for every recorded site under the scanned root."""
+def _sites(trace: Mapping[str, Any], locate: Locate,
+           on_device: bool = False) -> Iterator[Tuple[Mapping[str, Any], Line, int]]:
+    """(op, (scan-relative path, line), calls) for every recorded site under the scanned root; ``on_device``:
+    only the calls on the device in the training step, the evidence (``device_calls``)."""
     for op in trace.get("ops", ()):
         for site in op["sites"]:
             line = locate(site["path"], site["line"])
-            if line is not None:
-                yield op, line, site["calls"]
+            calls = device_calls(site) if on_device else site["calls"]
+            if line is not None and calls:
+                yield op, line, calls
+
+
+def device_calls(row: Mapping[str, Any]) -> int:
+    """A site's (or a risky dtype row's) calls on the device in the training step; every call, in a trace written
+    before they were counted apart."""
+    return int(row.get("device", row["calls"]))
+
+
+def _unseen_calls(trace: Mapping[str, Any], locate: Locate, called_at: Mapping[Line, Set[str]]) -> Dict[str, Set[Line]]:
+    """aten op -> the lines that called it themselves on the device in the training step through a torch function
+    no static finding there calls (``getattr(torch, "cumsum")(x)``): not where a module, a library, a stub or the
+    autograd engine ran it beneath the line, not a cast autocast added under a call the scan judged
+    (``F.cross_entropy``), not an operator written as syntax (``x[:, 1:]``). None in a trace without ``direct``."""
+    lines: Dict[str, Set[Line]] = defaultdict(set)
+    for op in trace.get("ops", ()):
+        for site in op["sites"]:
+            line = locate(site["path"], site["line"])
+            if line is None or not device_calls(site):
+                continue
+            unseen = {api for api in site.get("direct", {}) if not api.startswith("__")} - called_at.get(line, set())
+            if unseen:
+                lines[op["op"]].add(line)
+    return lines
+
+
+def _host_work(trace: Mapping[str, Any], locate: Locate) -> Dict[str, int]:
+    """aten op -> its calls under the scanned root that were not the device's on the training step."""
+    host: Dict[str, int] = defaultdict(int)
+    for op in trace.get("ops", ()):
+        for site in op["sites"]:
+            if locate(site["path"], site["line"]) is not None and site["calls"] > device_calls(site):
+                host[op["op"]] += site["calls"] - device_calls(site)
+    return dict(host)
 
 
 def _redirected_lines(trace: Mapping[str, Any], locate: Locate) -> Set[Line]:
@@ -124,10 +180,11 @@ def _redirected_lines(trace: Mapping[str, Any], locate: Locate) -> Set[Line]:
             if (line := locate(row.get("path"), row.get("line"))) is not None}
 
 
-def _ops_by_line(trace: Mapping[str, Any], locate: Locate) -> Dict[Line, Dict[str, int]]:
-    """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root."""
+def _ops_by_line(trace: Mapping[str, Any], locate: Locate, on_device: bool = False) -> Dict[Line, Dict[str, int]]:
+    """(scan-relative path, line) -> {aten op: calls}, for the sites that lie under the scanned root (``on_device``:
+    the device's calls on the training step alone)."""
     lines: Dict[Line, Dict[str, int]] = defaultdict(dict)
-    for op, line, calls in _sites(trace, locate):
+    for op, line, calls in _sites(trace, locate, on_device):
         if op["op"].startswith("aten::"):
             lines[line][op["op"]] = calls
     return lines
@@ -139,8 +196,12 @@ def _relative(path: str, base: str) -> Optional[str]:
 
 
 def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[Line, Set[str]],
-                  targets: Sequence[TargetMap], apis: Mapping[str, Tuple[str, ...]]) -> List[Finding]:
-    """One finding per op no static finding names, at its busiest line, when some target does not fully run it."""
+                  targets: Sequence[TargetMap], apis: Mapping[str, Tuple[str, ...]],
+                  called: Mapping[str, AbstractSet[Line]]) -> List[Finding]:
+    """One finding per op no static finding names at its lines, at its busiest line: when some target does not
+    fully run it, or, when none says it does not, if a line called it itself through an API the scan did not see
+    there (``_unseen_calls``) and no static finding names it anywhere (a counted use), at the busiest such line."""
+    named_anywhere = {op for ops in named_at.values() for op in ops}
     unnamed: Dict[str, List[Tuple[int, Line]]] = defaultdict(list)
     for line, ops in by_line.items():
         for op, calls in ops.items():
@@ -150,9 +211,11 @@ def _runtime_only(by_line: Mapping[Line, Mapping[str, int]], named_at: Mapping[L
     for op, sites in sorted(unnamed.items()):
         judged = device_op(op)
         verdicts = {t.id: _verdict(t, judged, apis.get(op, ()), stand_in=_cpu_only(op)) for t in targets}
-        if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()):
-            continue  # runs everywhere the data can judge; unknown-only ops are counted, not listed
-        calls, (path, busiest) = max(sites, key=lambda s: (s[0], s[1]))
+        if all(v.status in (Status.SUPPORTED, Status.UNKNOWN) for v in verdicts.values()) and (
+                judged in named_anywhere or op in named_anywhere or not called.get(op)):
+            continue  # runs everywhere the data can judge, and is counted where the scan named it or its caller
+        by_caller = [s for s in sites if s[1] in called.get(op, ())] or sites  # where the code called it, if it did
+        calls, (path, busiest) = max(by_caller, key=lambda s: (s[0], s[1]))
         note = f" (the CPU ran it as {op})" if judged != op else ""
         verdicts = {t: replace(v, message=f"dispatched at run time ({sum(c for c, _ in sites)} calls at "
                                           f"{len(sites)} line(s){note}) where the static scan did not expect it: "
@@ -203,8 +266,8 @@ def _dtype_findings(trace: Mapping[str, Any], locate: Locate, targets: Sequence[
         for row in trace["risky_dtypes"]:
             dtype = substituted.get(row["dtype"], row["dtype"])
             line = locate(row.get("path"), row.get("line"))
-            if dtype in _RISKY_DTYPES and line is not None:
-                sites[dtype][line] += row["calls"]
+            if dtype in _RISKY_DTYPES and line is not None and device_calls(row):
+                sites[dtype][line] += device_calls(row)
     else:  # a trace written before: dtypes per op, pinned to the op's lines
         for op, line, calls in _sites(trace, locate):
             for dtype in op["dtypes"]:
@@ -244,16 +307,18 @@ _SPAN_LINES = 64
 
 def measure_step(findings: Sequence[Finding], trace: Mapping[str, Any], scan_root: str) -> List[Finding]:
     """``tune`` findings with what the traced run showed on their lines (``StepMeasure``): the ones the run
-    went through are confirmed (``Confidence.TRACED``)."""
+    went through on the device are confirmed (``Confidence.TRACED``). Host work measures nothing: a CPU-only
+    script's ``.item()`` stalls no device."""
     locate = _locator(trace, scan_root)
     calls: Dict[Line, Dict[str, int]] = defaultdict(dict)
     shapes: Dict[Line, int] = defaultdict(int)
+    for op, line, n in _sites(trace, locate, on_device=True):
+        calls[line][op["op"]] = calls[line].get(op["op"], 0) + n
     for op in trace.get("ops", ()):
         for site in op["sites"]:
-            line = locate(site["path"], site["line"])
-            if line is not None:
-                calls[line][op["op"]] = calls[line].get(op["op"], 0) + site["calls"]
-                shapes[line] = max(shapes[line], int(site.get("shapes", 0)))
+            at = locate(site["path"], site["line"])
+            if at is not None and at in calls:
+                shapes[at] = max(shapes[at], int(site.get("shapes", 0)))
     steps = max(int(trace.get("steps", 0) or 0), 1)
     measured = []
     for finding in findings:

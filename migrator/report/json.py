@@ -255,7 +255,8 @@ def _trace(trace: TraceSummary) -> Dict[str, Any]:
             "steps": trace.steps, "ops": trace.ops, "calls": trace.calls, "confirmed": trace.confirmed,
             "confirmed_by_redirects": trace.confirmed_by_redirects,
             "runtime_only": trace.runtime_only, "dtype_findings": trace.dtype_findings,
-            "not_redirected": list(trace.not_redirected)}
+            "not_redirected": list(trace.not_redirected), "device_calls": trace.device_calls,
+            "host_calls": trace.host_calls, "host_ops": list(trace.host_ops)}
 
 
 def _edit(edit: Optional[Edit]) -> Optional[Dict[str, Any]]:

@@ -25,6 +25,8 @@ def trace_text(trace: TraceSummary) -> str:
              f"{trace.calls} calls. {trace.confirmed} findings confirmed by the run (confidence traced; "
              f"{trace.confirmed_by_redirects} by the CUDA uses it redirected), "
              f"{trace.runtime_only} ops seen only at run time, {trace.dtype_findings} dtype findings from the "
-             "dtypes that ran; every other finding is inferred from the code."]
+             "dtypes that ran; every other finding is inferred from the code. Evidence is what ran on the device "
+             f"in the training step ({trace.device_calls} calls); host work is not: {trace.host_calls} calls of "
+             f"{len(trace.host_ops)} ops (data loading, host tensors)."]
     lines += [f"  not run: {item}" for item in trace.not_redirected]
     return "\n".join(lines)

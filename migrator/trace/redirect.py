@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from .recorder import UserFrames
+from .recorder import Places, UserFrames
 
 Site = Optional[Tuple[str, int]]
 
@@ -20,8 +20,9 @@ Site = Optional[Tuple[str, int]]
 class Redirections:
     """The log: (api, what it became, site) -> calls."""
 
-    def __init__(self, frames: UserFrames) -> None:
+    def __init__(self, frames: UserFrames, places: Optional[Places] = None) -> None:
         self.frames = frames
+        self.places = places or Places("cuda")  # what a redirected call makes is marked as the device's
         self.calls: Counter = Counter()
         self.dtypes: Dict[str, str] = {}  # dtype recorded -> the dtype the script asked for
 
@@ -52,30 +53,48 @@ def _is_cuda(value: Any) -> bool:
 
 
 def _device_mode(device: str, log: Redirections):
-    """A ``TorchFunctionMode`` rewriting CUDA devices in every torch call (factories, ``.to``, ``.cuda``)."""
+    """A ``TorchFunctionMode`` rewriting CUDA devices in every torch call (factories, ``.to``, ``.cuda``); what
+    such a call makes or moves is the device's (``Places``)."""
     import torch
     from torch.overrides import TorchFunctionMode
+    from torch.utils._pytree import tree_leaves
 
     target = torch.device(device)
     cuda_method = torch.Tensor.cuda
+    parse_to = torch._C._nn._parse_to
+    places = log.places
+
+    def on_device(call, *args, **kwargs):
+        with places.asked_for_device():
+            out = call(*args, **kwargs)
+        places.mark(t for t in tree_leaves(out) if isinstance(t, torch.Tensor))
+        return out
 
     class DeviceRedirect(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = dict(kwargs or {})
             if func is cuda_method:
                 log.note("torch.Tensor.cuda", f"torch.Tensor.to({device!r})")
-                return args[0].to(target, non_blocking=bool(kwargs.get("non_blocking", False)))
+                return on_device(args[0].to, target, non_blocking=bool(kwargs.get("non_blocking", False)))
+            if func is parse_to and args and _is_ordinal(args[0]):
+                # ``module.to(0)``: an ordinal is the current accelerator's, which this machine has not; CUDA's
+                # device by name, so that the tensors' own ``.to`` is redirected (and marked) below
+                return func(torch.device("cuda", args[0]), *args[1:], **kwargs)
             name = getattr(func, "__name__", "")
+            asked = False
             if _is_cuda(kwargs.get("device")):
                 log.note(f"{_qualified(func)}(device=cuda)", f"device={device!r}")
-                kwargs["device"] = target
-            if name == "to" and len(args) > 1 and (_is_cuda(args[1]) or (isinstance(args[1], int)
-                                                                         and not isinstance(args[1], bool))):
+                kwargs["device"], asked = target, True
+            if name == "to" and len(args) > 1 and (_is_cuda(args[1]) or _is_ordinal(args[1])):
                 log.note("torch.Tensor.to(cuda)", f"torch.Tensor.to({device!r})")
-                args = (args[0], target, *args[2:])
-            return func(*args, **kwargs)
+                args, asked = (args[0], target, *args[2:]), True
+            return on_device(func, *args, **kwargs) if asked else func(*args, **kwargs)
 
     return DeviceRedirect()
+
+
+def _is_ordinal(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _qualified(func) -> str:

@@ -8,6 +8,7 @@ Reads its configuration from the file named by ``MIGRATOR_TRACE_CONFIG``, record
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import signal
@@ -18,7 +19,7 @@ from collections import Counter
 from typing import Any, Dict, Optional
 
 from .document import process_document
-from .recorder import OpRecorder, UserFrames
+from .recorder import OpRecorder, Places, UserFrames
 from .redirect import Redirections
 from .stubs import StubSpec
 
@@ -37,8 +38,11 @@ class Session:
     def __init__(self, config: Dict[str, Any]) -> None:
         self.config = config
         self.frames = UserFrames(config["root"])
-        self.recorder = OpRecorder(self.frames)
-        self.redirects = Redirections(self.frames)
+        places = Places(config["device"])
+        self.recorder = OpRecorder(self.frames, places)
+        self.redirects = Redirections(self.frames, places)
+        #: the index ``torch.multiprocessing.spawn`` gave this process, when it is one of its workers
+        self.worker: Optional[int] = None
         self.extensions: Counter = Counter()  # (module, function, kind, site) -> calls
         self.steps = 0
         self.started = time.perf_counter()
@@ -57,6 +61,9 @@ class Session:
             redirect.install(device, self.redirects)
         register_optimizer_step_pre_hook(self._before_step)
         register_optimizer_step_post_hook(self._after_step)
+        self._watch_data_loading()
+        self._watch_spawned_workers()
+        self.recorder.meta_reads = device == "meta"
         self.recorder.api_mode().__enter__()
         self.recorder.mode().__enter__()
         limit = self.config.get("limit")
@@ -88,6 +95,62 @@ class Session:
         wanted = self.config.get("steps")
         if wanted and self.steps >= wanted:
             self._stop("steps", f"stopped after {self.steps} optimizer step{'s' if self.steps > 1 else ''}")
+
+    def _watch_data_loading(self) -> None:
+        """A DataLoader's iterators, and its worker processes, run in the ``data`` phase: host work, not the
+        training step's (a sampler's ``random_``, a dataset's transforms, the collation)."""
+        from torch.utils.data import dataloader
+        from torch.utils.data._utils import worker
+
+        recorder = self.recorder
+
+        def in_data_phase(method):
+            @functools.wraps(method)
+            def loading(*args, **kwargs):
+                phase, recorder.phase = recorder.phase, "data"
+                try:
+                    return method(*args, **kwargs)
+                finally:
+                    recorder.phase = phase
+            return loading
+
+        iterator = dataloader._BaseDataLoaderIter
+        iterator.__init__ = in_data_phase(iterator.__init__)
+        iterator.__next__ = in_data_phase(iterator.__next__)
+        original_loop = worker._worker_loop
+
+        @functools.wraps(original_loop)  # spawn pickles the loop by name: the wrapper keeps it
+        def _worker_loop(*args, **kwargs):
+            recorder.phase = "data"
+            return original_loop(*args, **kwargs)
+        worker._worker_loop = _worker_loop
+
+    def _watch_spawned_workers(self) -> None:
+        """A ``torch.multiprocessing.spawn`` worker that raises prints its traceback and exits 1 (``_wrap`` catches
+        the error for the parent): its document says which worker it was and what failed, where."""
+        import torch.multiprocessing  # noqa: F401  - (its ``spawn`` attribute is the function, not the module)
+
+        spawn = sys.modules["torch.multiprocessing.spawn"]
+        original = getattr(spawn, "_wrap")
+        session = self
+
+        @functools.wraps(original)  # pickled by name into the worker, where this session's copy is the one found
+        def _wrap(fn, i, *rest, **kwargs):
+            return original(session.spawned_worker(fn, i), i, *rest, **kwargs)
+        setattr(spawn, "_wrap", _wrap)
+
+    def spawned_worker(self, fn, index: int):
+        """``fn`` run as spawn worker ``index``: an error it raises is this process's ``stopped``."""
+        self.worker = index
+
+        def worker(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                self.stopped = {"reason": "error", "detail": f"{type(exc).__name__}: {exc}",
+                                "site": _user_site(self, exc.__traceback__), "worker": index}
+                raise
+        return worker
 
     def _time_up(self, signum, frame) -> None:
         self._stop("limit", f"stopped at the {self.config['limit']:g} s wall-clock limit "

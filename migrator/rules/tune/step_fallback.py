@@ -6,7 +6,7 @@ from typing import Optional, Tuple, Union
 
 from ...maps.limits import clip
 from ...maps.load import TargetMap
-from ...model import Finding, Status, Verdict
+from ...model import ACTIVE_GRADES, Finding, Status, Verdict
 from ..examples import Invalid, Valid
 from . import PerTarget, TuneRule, _again, _trains
 
@@ -51,7 +51,12 @@ class StepFallback(TuneRule):
         def own(target: TargetMap) -> Union[Verdict, str, None]:
             theirs = original.verdicts.get(target.id)
             if target.id in falls and theirs is not None:  # what falls back there, in the op data's own words
-                return f"`{original.api}` falls back to the host CPU on {target.id} ({clip(theirs.message, 160)})"
+                what = f"`{original.api}` falls back to the host CPU on {target.id} ({clip(theirs.message, 160)})"
+                if theirs.evidence and not any(e.grade in ACTIVE_GRADES for e in theirs.evidence):
+                    # data about another stack (Kunlun through Paddle's kernels) says it falls back: a run, which
+                    # shows how often the line runs, cannot make that the target's own word (evidence.py)
+                    return Verdict(Status.PARTIAL, what, theirs.source, evidence=theirs.evidence)
+                return what
             if theirs is not None and theirs.status == Status.SUPPORTED:
                 return Verdict(Status.SUPPORTED, f"`{original.api}` runs on the device on {target.id}", theirs.source)
             status = theirs.status.value if theirs else "no verdict"
