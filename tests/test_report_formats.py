@@ -125,17 +125,6 @@ def test_sarif_validates_against_the_oasis_schema(example_report):
     assert "Fix safety" in move["text"] and "```" not in move["text"]
 
 
-def test_the_closest_target_says_when_the_data_judges_little_of_it(example_report):
-    from dataclasses import replace
-
-    targets = list(example_report.targets)
-    mostly_unknown = {status: 0 for status in targets[-1].counts} | {"supported": 2, "unknown": 8}
-    targets[-1] = replace(targets[-1], readiness=100.0, counts=mostly_unknown)
-    page = _html(replace(example_report, targets=tuple(targets)))
-    assert f"<strong>{targets[-1].id}</strong>" in page and "but the data judges only\n     20% of its findings" in page
-    assert "but the data judges only" not in _html(example_report)
-
-
 def test_a_file_with_thousands_of_findings_is_capped_in_sarif_and_the_page(tmp_path):
     """A generated file with 70,000 `.cuda()` calls made a 300 MB SARIF document: past the cap a file's
     results are counted in a notification (SARIF) and a note (the page); the JSON keeps them all."""
