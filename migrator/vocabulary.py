@@ -72,7 +72,7 @@ def project_name(root: str) -> str:
         path = path.resolve()
     except (OSError, RuntimeError):
         pass
-    if path.suffix and not path.is_dir():
+    if path.is_file():
         path = path.parent
     return path.name or root
 

@@ -15,7 +15,7 @@
       : document.getElementById("findings");  // a filter's state: the findings it filters
     if (!target) return;
     if (target.tagName === "SECTION") {
-      var body = target.querySelector("details.section-body");
+      var body = target.querySelector("details.section-body") || target.querySelector("details");
       if (body) body.open = true;
     }
     for (var node = target; node; node = node.parentElement) {
@@ -227,5 +227,6 @@
   document.body.dataset.pageWidth = String(document.documentElement.scrollWidth);
   // for bench/bench_page.py: milliseconds from the start of navigation to the end of this script
   document.body.dataset.loadMs = String(Math.round(window.performance ? window.performance.now() : 0));
+  document.body.dataset.hash = window.location.hash;  // for the browser test: the hash as the page left it
   document.body.dataset.ready = "1";
 })();
