@@ -161,14 +161,3 @@ def _closest(targets: Sequence[TargetTally]) -> Tuple[Optional[str], str]:
 def _percent(share: float) -> str:
     return f"{round(100 * share)}%"
 
-
-def readiness_words(target: TargetTally) -> str:
-    """Readiness with its share of hours, as every view says it: ``87.3% ready; 12.7 points to go take ~170 h,
-    94% of them kernel ports``; or that there is nothing to assess."""
-    if target.readiness is None:
-        return "nothing to assess (no use in training code the data judges)"
-    if not target.hours:
-        return f"{target.readiness}% ready; no estimated work on the training path"
-    dominated = (f", {_percent(target.dominant_share)} of them {target.dominant}"
-                 if target.dominant and target.dominant_share >= 0.5 else "")
-    return f"{target.readiness}% ready; the rest takes ~{target.hours:g} h{dominated}"

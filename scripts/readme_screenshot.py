@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -39,7 +40,8 @@ def main() -> int:
     if chromium is None:
         print("chromium is not installed (Debian: apt-get install chromium): no screenshot taken", file=sys.stderr)
         return 2
-    report = scan(ScanRequest(REPO / "examples", resolve_targets(None), jobs=1, cache=None))
+    os.chdir(REPO)  # the page shows the root as given: `examples`, as the README's command gives it
+    report = scan(ScanRequest(Path("examples"), resolve_targets(None), jobs=1, cache=None))
     out = io.StringIO()
     html.render(report, out)
     with tempfile.TemporaryDirectory() as tmp:
