@@ -19,12 +19,12 @@ The flow counts them here after the assess stage (``pipeline/flow._report``) and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .assess import counted
 from .evidence import Bucket, bucket, finding_bucket, grade
 from .model import (Category, Context, FileStatus, Finding, Grade, PhaseStep, Report, Status, Tally,
-                    TargetSummary, TargetTally)
+                    TargetSummary, TargetTally, Verdict)
 from .plan import PHASES, MigrationPlan, migration_plans
 
 #: the plan's phase of ports (custom operators, CUDA libraries, unsupported APIs): the costly last points
@@ -79,12 +79,14 @@ def project_name(root: str) -> str:
 
 def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding], judged_by_reach: bool) -> TargetTally:
     work_on = work_off = validate = gaps = runs = notes = substitute = 0
+    judged: Dict[int, Tuple[Verdict, Bucket, Optional[Grade]]] = {}  # verdicts are shared: each judged once
     for finding in uses:
         verdict = finding.verdicts.get(summary.id)
         if verdict is None:
             continue
-        where = bucket(verdict)
-        found = grade(verdict)
+        if id(verdict) not in judged:
+            judged[id(verdict)] = (verdict, bucket(verdict), grade(verdict))  # (kept: its id stays its own)
+        _, where, found = judged[id(verdict)]
         if where == Bucket.WORK:
             if judged_by_reach and finding.reachable is False:
                 work_off += 1
@@ -95,8 +97,8 @@ def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding]
         runs += where == Bucket.RUNS
         substitute += found == Grade.SUBSTITUTE
         notes += found == Grade.NOTE
-    judged = work_on + work_off + validate + gaps + runs
-    certain = judged - gaps - substitute - notes  # the target's own data, or a condition this call meets
+    total = work_on + work_off + validate + gaps + runs
+    certain = total - gaps - substitute - notes  # the target's own data, or a condition this call meets
     blockers = summary.blockers
     on = [b for b in blockers if b.reachable is not False]
     off = [b for b in blockers if b.reachable is False]
@@ -113,7 +115,7 @@ def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding]
         dominant_share=round(top["hours"] / hours, 3) if top is not None and hours else 0.0,
         work_on_path=work_on, work_off_path=work_off, to_validate=validate, data_gaps=gaps, runs=runs,
         certain=certain, substitute=substitute,
-        uncertain_share=round((gaps + substitute) / judged, 3) if judged else 0.0,
+        uncertain_share=round((gaps + substitute) / total, 3) if total else 0.0,
         blockers_on_path=len(on), blockers_off_path=len(off),
         ports_on_path=sum(1 for b in on if b.status == Status.PORT),
         ports_off_path=sum(1 for b in off if b.status == Status.PORT),

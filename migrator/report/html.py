@@ -396,7 +396,6 @@ def _short(node: str, width: int = 32) -> str:
     return label if len(label) <= width else "…" + label[-(width - 1):]
 
 
-
 # ------------------------------------------------------------------------------------------ readiness chart
 
 _CHART_W, _CHART_H, _CHART_LEFT, _CHART_RIGHT, _CHART_TOP, _CHART_BOTTOM = 640, 240, 48, 150, 14, 36
