@@ -398,7 +398,7 @@ def _short(node: str, width: int = 32) -> str:
 
 # ------------------------------------------------------------------------------------------ readiness chart
 
-_CHART_W, _CHART_H, _CHART_LEFT, _CHART_RIGHT, _CHART_TOP, _CHART_BOTTOM = 640, 240, 48, 150, 14, 36
+_CHART_W, _CHART_H, _CHART_LEFT, _CHART_RIGHT, _CHART_TOP, _CHART_BOTTOM = 660, 240, 48, 170, 14, 36
 #: one colour a target, in the order of the report's targets (then again)
 _CHART_COLOURS = ("#2451a6", "#d63b3b", "#2e9d5b", "#8e44ad", "#e67e22")
 
@@ -411,21 +411,23 @@ def readiness_chart(numbers: Tally) -> Optional[Markup]:
     if not drawn:
         return None
     most = max(t.hours for t in drawn)
+    least = min(float(t.readiness or 0.0) for t in drawn)
+    low = 75 if least >= 75 else 50 if least >= 50 else 0  # the readiness axis starts where the lines are
     width, height = _CHART_W - _CHART_LEFT - _CHART_RIGHT, _CHART_H - _CHART_TOP - _CHART_BOTTOM
 
     def x(hours: float) -> float:
         return round(_CHART_LEFT + width * hours / most, 1)
 
     def y(readiness: float) -> float:
-        return round(_CHART_TOP + height * (1 - readiness / 100.0), 1)
+        return round(_CHART_TOP + height * (100.0 - readiness) / (100.0 - low), 1)
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{_CHART_W}" height="{_CHART_H}" '
              f'viewBox="0 0 {_CHART_W} {_CHART_H}" role="img" aria-label="readiness against cumulative hours, '
              'phase by phase">']
-    for tick in (0, 25, 50, 75, 100):
+    for tick in (low + (100 - low) * step / 4 for step in range(5)):
         parts.append(f'<line class="grid" x1="{_CHART_LEFT}" x2="{_CHART_LEFT + width}" y1="{y(tick)}" '
                      f'y2="{y(tick)}"/><text class="tick" x="{_CHART_LEFT - 6}" y="{y(tick) + 4}" '
-                     f'text-anchor="end">{tick}%</text>')
+                     f'text-anchor="end">{tick:.0f}%</text>')
     for share in (0, 0.25, 0.5, 0.75, 1):
         parts.append(f'<text class="tick" x="{x(most * share)}" y="{_CHART_TOP + height + 16}" '
                      f'text-anchor="middle">{most * share:.3g} h</text>')
