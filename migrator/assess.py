@@ -34,7 +34,8 @@ READINESS_FORMULA = ("readiness = 100 * runs / (runs + 1*automatic + 3*manual + 
                      "target (coverage), automatic/manual = rewrite findings, "
                      "ports/unsupported = blockers (one custom op = one port); "
                      "over findings on the training path (reachable), "
-                     "or all findings when no entry point was found; unknown left out; 100 when nothing is judged; "
+                     "or all findings when no entry point was found; unknown left out; none (null) when nothing is "
+                     "judged; "
                      "training findings at their cause only (tests, tooling and sites of a cause reported elsewhere "
                      "are left out)")
 #: Statuses whose findings run on the target (the readiness formula's ``runs``).
@@ -92,7 +93,8 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
-        readiness = readiness_score(runs, automatic, manual, ports, unsupported)
+        readiness = readiness_score(runs, automatic, manual, ports, unsupported) if (
+            runs or automatic or manual or ports or unsupported) else None  # nothing judged: nothing to assess
         effort = _effort(on_path, target.id, len(ops), port_lines, op_of,
                          [b for b in blockers if b.reachable is not False])
         effort["readiness_inputs"] = {"runs": runs, "covered": sum(1 for f in on_path if f.id in covered),
@@ -105,7 +107,8 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         summaries.append(TargetSummary(id=target.id, runtime=target.runtime, version=target.version,
                                        sources=target.sources, readiness=readiness, counts=counts, effort=effort,
                                        blockers=blockers, import_first=target.import_first,
-                                       to_validate=to_validate, selects_itself=_selects_itself(every, target.id)))
+                                       to_validate=to_validate, selects_itself=_selects_itself(every, target.id),
+                                       substitute=target.substitute))
     return tuple(summaries)
 
 

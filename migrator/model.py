@@ -893,7 +893,8 @@ class TargetSummary:
     runtime: str
     version: str
     sources: Tuple[str, ...]
-    readiness: float
+    #: ``None`` when the data judges nothing in training code at its cause (an empty or torch-free project)
+    readiness: Optional[float]
     counts: Mapping[str, int]
     effort: Mapping[str, Any]
     blockers: Tuple[Blocker, ...] = ()
@@ -904,6 +905,81 @@ class TargetSummary:
     #: the files that already choose this target's device themselves (a table or a test that names it beside
     #: CUDA's): the project dispatches per device there, and its CUDA branches are left as they are
     selects_itself: Tuple[str, ...] = ()
+    #: the target's op data is another stack's (Kunlun judged through Paddle's XPU kernel list)
+    substitute: bool = False
+
+
+@dataclass(frozen=True)
+class PhaseStep:
+    """One phase of a target's plan as the headline and the page's chart say it."""
+
+    number: int
+    title: str
+    hours: float
+    cumulative_hours: float  # this phase and those before it
+    readiness_after: Optional[float]
+
+
+@dataclass(frozen=True)
+class TargetTally:
+    """One target's numbers, counted once (``vocabulary.py``): every view says these and recounts nothing.
+    Uses are training code at its cause (``assess.counted``), the uses that run as written among them."""
+
+    id: str
+    readiness: Optional[float]  # ``None``: nothing the data judges
+    readiness_after_fix: Optional[float]
+    hours: float
+    days: float
+    #: the effort bucket with the most hours, its hours and its share of ``hours`` (``None`` with no effort)
+    dominant: Optional[str]
+    dominant_hours: float
+    dominant_share: float
+    work_on_path: int  # findings whose evidence bites (proof, a condition met): on the training path
+    work_off_path: int
+    to_validate: int  # substitute data or an unconditional note: try it on the card
+    data_gaps: int  # the data cannot say
+    runs: int  # runs as written on this target (the uses every target runs among them)
+    certain: int  # uses judged on the target's own data or on a condition the call meets (not a note, not a gap)
+    substitute: int  # uses judged on another stack's data (supported or not)
+    uncertain_share: float  # (data gaps + substitute) / every use judged on this target
+    blockers_on_path: int
+    blockers_off_path: int
+    ports_on_path: int  # port blockers: one custom operator, one CUDA library, one module of triton kernels
+    ports_off_path: int
+    unsupported_on_path: int
+    unsupported_off_path: int
+    automatic: int  # findings on the path `migrator fix` applies
+    manual: int  # other rewrites on the path
+    #: readiness once the plan's phases before the ports are done, and their hours (its share of ``hours``)
+    readiness_before_ports: Optional[float] = None
+    hours_before_ports: float = 0.0
+    phases: Tuple[PhaseStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The report's shared numbers (``vocabulary.py``), computed once in the flow and carried on the
+    ``Report``: the text, the page, the JSON (``summary``) and SARIF read them."""
+
+    project: str  # the repository's name (the scanned folder's, resolved)
+    files_scanned: int
+    findings: int  # the worklist, without the tuning points
+    at_cause: int  # of those: training code at its cause (what readiness, effort and blockers count)
+    on_path: int  # of ``at_cause``: on the training path (reached, or every one when reach is not judged)
+    off_path: int
+    #: uses in training code at their cause apart from the worklist (their evidence bites on no target): to
+    #: validate on the card (substitute data or notes on some target), data gaps (no target's data can say)
+    to_validate: int
+    data_gaps: int
+    runs_as_written: int  # uses in training code at their cause every target runs as written
+    tuning: int  # tuning points on the training step (never in readiness)
+    left_out_tests: int
+    left_out_tooling: int
+    left_out_sites: int  # uses of a cause reported at another finding
+    reachability_judged: bool
+    targets: Tuple[TargetTally, ...]
+    closest: Optional[str]  # the target id, ``None`` when nothing is assessed
+    closest_why: str
 
 
 @dataclass(frozen=True)
@@ -961,6 +1037,8 @@ class Report:
     #: usages whose only evidence does not bite (substitute data, unconditional notes, unmeasured step patterns,
     #: no data): to validate on the card, or data gaps (``evidence.py``); never on the worklist
     validate: Tuple[Finding, ...] = ()
+    #: the shared numbers, counted once by the flow (``vocabulary.py``); ``None`` on a report made by hand
+    tally: Optional[Tally] = None
 
     @property
     def judged(self) -> Tuple[Finding, ...]:

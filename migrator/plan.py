@@ -61,14 +61,14 @@ class Phase:
     items: Tuple[PlanItem, ...]
     findings: Tuple[str, ...]
     hours: float
-    readiness_after: float
+    readiness_after: Optional[float]  # ``None`` when the target has nothing to assess
 
 
 @dataclass(frozen=True)
 class MigrationPlan:
     target: str
-    readiness_now: float
-    readiness_after_fix: float
+    readiness_now: Optional[float]  # ``None``: nothing the data judges (``TargetSummary.readiness``)
+    readiness_after_fix: Optional[float]
     phases: Tuple[Phase, ...]
     #: the vendor's runtime patcher as a day-one step (``fix --shim``): what it covers of the findings
     shim: Optional[ShimPlan] = None
@@ -87,7 +87,9 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
     by_phase: Dict[int, List[Finding]] = {}
     for finding in on_path:
         by_phase.setdefault(phase[finding.id], []).append(finding)
-    readiness = _readiness_after(on_path, target, phase)
+    readiness: List[Optional[float]] = list(_readiness_after(on_path, target, phase))
+    if target.readiness is None:  # nothing judged now, so nothing a phase changes
+        readiness = [None] * len(readiness)
     phases = []
     for number, title, what in PHASES:
         members = by_phase.get(number, [])
@@ -100,7 +102,7 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
                          shim=shim_plan(on_path, target.id))
 
 
-def _tune_phase(report: Report, target: TargetSummary, readiness: float) -> Phase:
+def _tune_phase(report: Report, target: TargetSummary, readiness: Optional[float]) -> Phase:
     """One item per module of the training step: its ``tune`` findings on this target, in ``tune_modules``'s
     order, with the busiest (or most-reached) finding's advice."""
     items = []

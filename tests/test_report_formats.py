@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -125,17 +126,6 @@ def test_sarif_validates_against_the_oasis_schema(example_report):
     assert "Fix safety" in move["text"] and "```" not in move["text"]
 
 
-def test_the_closest_target_says_when_the_data_judges_little_of_it(example_report):
-    from dataclasses import replace
-
-    targets = list(example_report.targets)
-    mostly_unknown = {status: 0 for status in targets[-1].counts} | {"supported": 2, "unknown": 8}
-    targets[-1] = replace(targets[-1], readiness=100.0, counts=mostly_unknown)
-    page = _html(replace(example_report, targets=tuple(targets)))
-    assert f"<strong>{targets[-1].id}</strong>" in page and "but the data judges only\n     20% of its findings" in page
-    assert "but the data judges only" not in _html(example_report)
-
-
 def test_a_file_with_thousands_of_findings_is_capped_in_sarif_and_the_page(tmp_path):
     """A generated file with 70,000 `.cuda()` calls made a 300 MB SARIF document: past the cap a file's
     results are counted in a notification (SARIF) and a note (the page); the JSON keeps them all."""
@@ -193,3 +183,61 @@ def test_sarif_uris_are_percent_encoded(scan_tree):
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for result in log["runs"][0]["results"] for loc in result["locations"]}
     assert uris == {"odd%20dir/a%20%23b%25%3F.py", "caf%C3%A9.py"}
+
+
+_PROBE = """<script>
+document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+var lines = [];  // the lines each place ("path:line", or the line in a module's table) is laid out in
+document.querySelectorAll("table.tuning td.where, table.coverage td.where").forEach(function (td) {
+  var range = document.createRange();
+  range.selectNodeContents(td);
+  var tops = {};
+  Array.prototype.forEach.call(range.getClientRects(), function (r) { tops[Math.round(r.top)] = 1; });
+  lines.push(Object.keys(tops).length);
+});
+document.body.dataset.most = String(Math.max.apply(null, lines));
+document.body.dataset.cells = String(lines.length);
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_a_section_link_lands_open_and_tables_keep_their_columns(tmp_path, example_report):
+    """`#blockers` opens the collapsed blockers and the page leaves the hash as it was (it rewrote it on load);
+    every cell of the tuning and coverage tables keeps a real width (paths broke a character a line)."""
+    page = _html(example_report)
+    assert page.count('<details class="target-blockers">') == len(example_report.targets)  # collapsed
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,1000", "--dump-dom", f"{path.as_uri()}#blockers").stdout
+    assert 'data-hash="#blockers"' in dom and 'data-ready="1"' in dom
+    assert '<details class="target-blockers" open="">' in dom  # the first target's
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.replace("</body>", _PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1000,1000", "--dump-dom", probed.as_uri()).stdout
+    most, cells = re.search(r'data-most="(\d+)" data-cells="(\d+)"', dom).groups()
+    assert int(cells) > 10 and int(most) <= 2
+
+
+@pytest.mark.parametrize("root, name", [
+    pytest.param(".", Path.cwd().name, id="dot"),
+    pytest.param("/srv/checkouts/DeepSpeed/", "DeepSpeed", id="absolute"),
+    pytest.param("/", "/", id="filesystem-root"),
+])
+def test_the_page_is_titled_by_the_repository_name(root, name):
+    from migrator.vocabulary import project_name
+
+    assert project_name(root) == name
+
+
+def test_the_page_answers_first_and_draws_the_plan(example_report):
+    page = _html(example_report)
+    assert f"<title>migrator: {example_report.tally.project}</title>" in page
+    assert page.index('id="answer"') < page.index('id="overview"') < page.index('id="findings"')
+    chart = page[page.index('<svg xmlns="http://www.w3.org/2000/svg" class="chart"'):]
+    chart = chart[:chart.index("</svg>")]
+    drawn = [t for t in example_report.tally.targets if t.hours]
+    assert chart.count('<g class="series"') == len(drawn) and "<script" not in chart
+    for target in drawn:  # a point a phase that has hours, and one for now
+        series = chart[chart.index(f'data-target="{target.id}"'):]
+        points = series[:series.index("</g>")].count("<circle")
+        assert points == 1 + sum(1 for p in target.phases if p.hours)

@@ -34,7 +34,7 @@ class RepoTarget:
     id: str
     runtime: str
     version: str
-    readiness: float
+    readiness: Optional[float]  # ``None``: nothing to assess
     counts: Mapping[str, int]
     hours: float
     blockers: Tuple[RepoBlocker, ...] = ()

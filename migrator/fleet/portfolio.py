@@ -35,10 +35,15 @@ def _target(target_id: str, rows: Sequence[RepoRow]) -> TargetPortfolio:
     return TargetPortfolio(
         id=target_id, runtime=first.runtime, version=first.version, scanned=len(on_target),
         free_now=tuple(name for name, keys in needs.items() if not keys),
-        mean_readiness=round(mean(t.readiness for _, t in on_target), 1) if on_target else None,
+        mean_readiness=_mean([t.readiness for _, t in on_target if t.readiness is not None]),
         hours=round(sum(t.hours for _, t in on_target), 1),
         blockers=blockers, unlock=unlock_steps(needs),
         hours_shared_once=round(local + once, 1))
+
+
+def _mean(values: Sequence[float]) -> Optional[float]:
+    """The mean readiness of the repositories that have one (``None``: nothing to assess in any)."""
+    return round(mean(values), 1) if values else None
 
 
 def shared_blockers(on_target: Sequence[Tuple[RepoRow, RepoTarget]], needs: Dict[str, Set[str]],

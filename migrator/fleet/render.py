@@ -54,7 +54,8 @@ def render_text(portfolio: Portfolio, out: TextIO) -> None:
         cells = []
         for target_id in ids:
             on = row.target(target_id)
-            cells.append(f"{on.readiness:5.1f}% {len(on.shared_blockers):2d} shared" if on else "-")
+            score = "    -" if on is None or on.readiness is None else f"{on.readiness:5.1f}%"
+            cells.append(f"{score} {len(on.shared_blockers):2d} shared" if on else "-")
         unread = f"  ({row.unreadable_files} files unread)" if row.unreadable_files else ""
         out.write(f"{row.name:<{width}}  " + "  ".join(f"{c:>16}" for c in cells) + unread + "\n")
     for target in portfolio.targets:

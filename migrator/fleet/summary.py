@@ -65,7 +65,8 @@ def _target(target: Mapping[str, Any], families: Mapping[str, str]) -> RepoTarge
         before = merged.get(blocker.key)
         merged[blocker.key] = blocker if before is None else _merge(before, blocker)
     return RepoTarget(id=target["id"], runtime=target["runtime"], version=target["version"],
-                      readiness=float(target["readiness"]), counts=dict(target.get("counts", {})),
+                      readiness=None if target.get("readiness") is None else float(target["readiness"]),
+                      counts=dict(target.get("counts", {})),
                       hours=float(target.get("effort", {}).get("total_hours") or 0.0),
                       blockers=tuple(merged.values()))
 

@@ -122,7 +122,7 @@ def _api_coverage(target: TargetMap, api: str, path: Optional[str],
                            and not _decided_by_bridge(target, found)):
         return None if found is None else replace(found, verdict=_graded_ops(target, found.verdict))
     return ApiCoverage(api, found.ops if found else (),
-                       graded(bridge_verdict(target, api, *bridged), Grade.SUBSTITUTE),
+                       substituted(bridge_verdict(target, api, *bridged)),
                        found.traced if found else False)
 
 
@@ -133,12 +133,20 @@ def graded(verdict: Verdict, grade: Grade) -> Verdict:
     return with_evidence(verdict, item(grade, verdict.source, verdict.message))
 
 
+def substituted(verdict: Verdict) -> Verdict:
+    """``verdict`` resting on another stack's data, whatever its status: a supported verdict read off a
+    substitute list is substitute evidence too (the headline says how much of a target rests on it)."""
+    if verdict.evidence:
+        return verdict
+    return with_evidence(verdict, item(Grade.SUBSTITUTE, verdict.source, verdict.message))
+
+
 def _graded_ops(target: TargetMap, verdict: Verdict) -> Verdict:
     """An op-level verdict's evidence: the target's own registration list is proof of a missing kernel; a
     substitute target's list (Kunlun: Paddle's XPU kernels) is substitute evidence; no entry is a gap."""
     if verdict.status == Status.UNKNOWN:
         return graded(verdict, Grade.GAP)
-    return graded(verdict, Grade.SUBSTITUTE if target.substitute else Grade.PROOF)
+    return substituted(verdict) if target.substitute else graded(verdict, Grade.PROOF)
 
 
 def _absent(target: TargetMap, api: str) -> Optional[Verdict]:

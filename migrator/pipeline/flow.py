@@ -25,6 +25,7 @@ from ..project.configs import with_config_reads, with_unread_noted
 from ..project.coverage import apart
 from ..project.roots import with_line_roots
 from ..rules import RuleContext
+from ..vocabulary import tally
 from .graph import reachable, reached_by_trace, with_call_paths
 from .index import indexed
 from .judge import file_list, judge
@@ -129,9 +130,10 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
                        graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})
-    return Report(root=str(request.root), tool_version=__version__, targets=summaries, files=files,
-                  findings=parts.findings, custom_ops=ops, graph=graph, op_plans=plans, trace=traced,
-                  covered=parts.covered, rule_errors=rule_errors, validate=parts.validate)
+    report = Report(root=str(request.root), tool_version=__version__, targets=summaries, files=files,
+                    findings=parts.findings, custom_ops=ops, graph=graph, op_plans=plans, trace=traced,
+                    covered=parts.covered, rule_errors=rule_errors, validate=parts.validate)
+    return replace(report, tally=tally(report))  # the numbers every view says, counted once
 
 
 def _released(scanned: Scanned) -> Report:

@@ -16,16 +16,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from ..assess import counted
 from ..data import data_dir
 from ..discover import base_dir
 from ..evidence import Bucket, grade
-from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status,
+from ..model import (STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Tally,
                      TargetSummary, Unsafe, Verdict)
 from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
 from ..project.coverage import apart_by_api, coverage_by_api
 from ..shim import through_shim
 from ..sources.notebook import read_notebook_cells
+from ..vocabulary import tally_of
 from . import View
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .preview import line_rewrite
@@ -60,18 +60,22 @@ def render_page(template: str, script: str, **context: Any) -> str:
 def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
     sources = _SourceLines(Path(report.root))
-    targets = [{**_target(t, by_id, sources), "shimmed": through_shim(report.judged, t.id)} for t in report.targets]
+    numbers = tally_of(report)  # the shared numbers: every view says these (vocabulary.py)
+    tallies = {t.id: t for t in numbers.targets}
+    targets = [{**_target(t, by_id, sources), "tally": tallies[t.id], "shimmed": through_shim(report.judged, t.id)}
+               for t in report.targets]
     kept, left_out = per_file_cap(report.findings)
     covered = coverage_by_api(report.covered)
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
+        "tally": numbers,
+        "chart": readiness_chart(numbers),
         "targets": targets,
-        "comparison": _comparison(report.targets),
+        "comparison": _comparison(report.targets, numbers),
         "findings_data": findings_data(kept, by_id, [t.id for t in report.targets]),
         "findings_shown": len(kept),
         "left_out": sorted(left_out.items()), "max_per_file": MAX_RESULTS_PER_FILE,
-        "counted": len(counted(report.findings)),
         "coverage": [{"api": r.api, "rule": r.rule, "uses": r.uses, "counted": r.counted, "sources": r.sources,
                       "where": _where(r.sites[0])} for r in covered[:_COVERED_SHOWN]],
         "more_covered": max(0, len(covered) - _COVERED_SHOWN),
@@ -85,10 +89,8 @@ def _view(report: Report) -> Dict[str, Any]:
         "graph": report.graph,
         "custom_ops": [_custom_op(op, report) for op in report.custom_ops],
         "unread": [f for f in report.files if f.status != FileStatus.OK or f.reason],
-        "files_ok": sum(1 for f in report.files if f.status == FileStatus.OK),
         "plans": migration_plans(report),
         "tuning": _tuning(report),
-        "tuning_count": sum(1 for f in report.findings + report.validate if f.category == Category.TUNE),
         "tune_phase": TUNE_PHASE[0],
         "apart": _apart(report),
     }
@@ -137,7 +139,9 @@ def _tune_row(finding: Finding, targets: Sequence[str]) -> Dict[str, Any]:
     shown = (advised(finding) or next(iter(finding.verdicts.items())))[1]
     guides = [(target, title, url) for target in targets if target in finding.verdicts
               for title, url in _guides(finding.verdicts[target].source)]
-    return {"line": _where(finding), "rule": finding.rule, "snippet": finding.snippet, "message": shown.message,
+    span = finding.span  # the module's heading says the path: the row says where in it
+    line = (f"cell {span.cell} " if span.cell is not None else "") + str(span.line or "-")
+    return {"line": line, "rule": finding.rule, "snippet": finding.snippet, "message": shown.message,
             "suggestion": shown.suggestion, "guides": guides, "measured": finding.measured,
             "statuses": [finding.verdicts[t].status.value if t in finding.verdicts else "-" for t in targets]}
 
@@ -249,20 +253,23 @@ def _verdict_row(verdict: Optional[Verdict], text) -> Optional[Tuple[Any, ...]]:
             text(verdict.source))
 
 
-def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
+def _comparison(targets: Sequence[TargetSummary], numbers: Tally) -> Dict[str, Any]:
+    """The targets side by side, every number from the tally; what differs, blocker by blocker."""
     if not targets:
-        return {"closest": None, "closest_judged": 1.0, "rows": [], "differences": []}
-    closest = max(targets, key=lambda t: (t.readiness, -float(t.effort.get("total_hours", 0) or 0)))
-    rows = [
-        ("readiness", [f"{t.readiness}%" for t in targets]),
-        ("estimated effort", [f"{t.effort.get('total_days', '?')} days" for t in targets]),
-        ("blockers on the training path",
-         [str(sum(1 for b in t.blockers if b.reachable is not False)) for t in targets]),
-        ("kernel / library ports", [str(sum(1 for b in t.blockers if b.status == Status.PORT)) for t in targets]),
-        ("automatic rewrites", [str(t.effort.get("automatic_rewrites", 0)) for t in targets]),
-        ("manual rewrites", [str(t.effort.get("manual_rewrites", 0)) for t in targets]),
-        ("fallback to CPU", [str(t.counts.get("fallback", 0)) for t in targets]),
-        ("unknown", [str(t.counts.get("unknown", 0)) for t in targets]),
+        return {"rows": [], "differences": []}
+    tallies = [next(t for t in numbers.targets if t.id == target.id) for target in targets]
+    rows: List[Tuple[str, str, List[Any]]] = [
+        ("readiness", "readiness", [t.readiness for t in tallies]),
+        ("estimated effort (days)", "days", [t.days for t in tallies]),
+        ("blockers on the training path", "blockers_on_path", [t.blockers_on_path for t in tallies]),
+        ("blockers off the training path", "blockers_off_path", [t.blockers_off_path for t in tallies]),
+        ("ports on the training path", "ports_on_path", [t.ports_on_path for t in tallies]),
+        ("ports off the training path", "ports_off_path", [t.ports_off_path for t in tallies]),
+        ("automatic rewrites (on the path)", "automatic", [t.automatic for t in tallies]),
+        ("manual rewrites (on the path)", "manual", [t.manual for t in tallies]),
+        ("uses to validate on the card", "to_validate", [t.to_validate for t in tallies]),
+        ("data gaps", "data_gaps", [t.data_gaps for t in tallies]),
+        ("uses judged on substitute data", "substitute", [t.substitute for t in tallies]),
     ]
     keys: Dict[str, Dict[str, str]] = {}
     titles: Dict[str, str] = {}
@@ -273,9 +280,8 @@ def _comparison(targets: Sequence[TargetSummary]) -> Dict[str, Any]:
     differences = [{"title": titles[k], "statuses": [by_target.get(t.id, "ok") for t in targets]}
                    for k, by_target in sorted(keys.items()) if len(by_target) != len(targets)
                    or len(set(by_target.values())) > 1]
-    total = sum(closest.counts.values())
-    judged = (total - closest.counts.get("unknown", 0)) / total if total else 1.0
-    return {"closest": closest, "closest_judged": judged, "rows": rows, "differences": differences}
+    return {"rows": [{"name": name, "key": key, "values": [(t.id, v) for t, v in zip(tallies, values)]}
+                     for name, key, values in rows], "differences": differences}
 
 
 def _custom_op(op, report: Report) -> Dict[str, Any]:
@@ -389,3 +395,59 @@ def _short(node: str, width: int = 32) -> str:
     label = ".".join(parts[-2:]) if len(parts) > 1 else node
     return label if len(label) <= width else "…" + label[-(width - 1):]
 
+
+# ------------------------------------------------------------------------------------------ readiness chart
+
+_CHART_W, _CHART_H, _CHART_LEFT, _CHART_RIGHT, _CHART_TOP, _CHART_BOTTOM = 660, 240, 48, 170, 14, 36
+#: one colour a target, in the order of the report's targets (then again)
+_CHART_COLOURS = ("#2451a6", "#d63b3b", "#2e9d5b", "#8e44ad", "#e67e22")
+
+
+def readiness_chart(numbers: Tally) -> Optional[Markup]:
+    """Readiness against the hours done, over the plan's phases, one line a target: where a target starts,
+    how far the first cheap phases take it and how many hours the last points cost. An inline SVG; every
+    text in it is escaped as it is built. ``None`` when no target has estimated work."""
+    drawn = [t for t in numbers.targets if t.readiness is not None and t.hours]
+    if not drawn:
+        return None
+    most = max(t.hours for t in drawn)
+    least = min(float(t.readiness or 0.0) for t in drawn)
+    low = 75 if least >= 75 else 50 if least >= 50 else 0  # the readiness axis starts where the lines are
+    width, height = _CHART_W - _CHART_LEFT - _CHART_RIGHT, _CHART_H - _CHART_TOP - _CHART_BOTTOM
+
+    def x(hours: float) -> float:
+        return round(_CHART_LEFT + width * hours / most, 1)
+
+    def y(readiness: float) -> float:
+        return round(_CHART_TOP + height * (100.0 - readiness) / (100.0 - low), 1)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{_CHART_W}" height="{_CHART_H}" '
+             f'viewBox="0 0 {_CHART_W} {_CHART_H}" role="img" aria-label="readiness against cumulative hours, '
+             'phase by phase">']
+    for tick in (low + (100 - low) * step / 4 for step in range(5)):
+        parts.append(f'<line class="grid" x1="{_CHART_LEFT}" x2="{_CHART_LEFT + width}" y1="{y(tick)}" '
+                     f'y2="{y(tick)}"/><text class="tick" x="{_CHART_LEFT - 6}" y="{y(tick) + 4}" '
+                     f'text-anchor="end">{tick:.0f}%</text>')
+    for share in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(f'<text class="tick" x="{x(most * share)}" y="{_CHART_TOP + height + 16}" '
+                     f'text-anchor="middle">{most * share:.3g} h</text>')
+    parts.append(f'<text class="axis" x="{_CHART_LEFT + width / 2}" y="{_CHART_H - 4}" text-anchor="middle">'
+                 'estimated hours done, phase by phase</text>')
+    for index, target in enumerate(drawn):
+        colour = _CHART_COLOURS[index % len(_CHART_COLOURS)]
+        points = [(0.0, float(target.readiness or 0.0), "now")]
+        points += [(p.cumulative_hours, float(p.readiness_after), f"after phase {p.number}, {p.title}")
+                   for p in target.phases if p.hours and p.readiness_after is not None]
+        path = " ".join(f"{x(h)},{y(r)}" for h, r, _ in points)
+        parts.append(f'<g class="series" data-target="{escape(target.id)}"><polyline points="{path}" fill="none" '
+                     f'stroke="{colour}" stroke-width="2"/>')
+        for hours, readiness, what in points:
+            parts.append(f'<circle cx="{x(hours)}" cy="{y(readiness)}" r="3.5" fill="{colour}"><title>'
+                         f'{escape(target.id)} {escape(what)}: {readiness:g}% at ~{hours:g} h</title></circle>')
+        legend_y = _CHART_TOP + 14 + 18 * index
+        parts.append(f'<line x1="{_CHART_W - _CHART_RIGHT + 14}" x2="{_CHART_W - _CHART_RIGHT + 34}" '
+                     f'y1="{legend_y - 4}" y2="{legend_y - 4}" stroke="{colour}" stroke-width="3"/>'
+                     f'<text class="legend" x="{_CHART_W - _CHART_RIGHT + 40}" y="{legend_y}">'
+                     f'{escape(target.id)} ~{target.hours:g} h</text></g>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

@@ -7,11 +7,12 @@ from dataclasses import asdict
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..evidence import Bucket, active, grade
-from ..model import (Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary,
-                     Verdict)
+from ..model import (Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, Tally,
+                     TraceSummary, Verdict)
 from ..plan import MigrationPlan, migration_plans
 from ..project.coverage import apart_by_api, coverage_by_api
 from ..shim import ShimPlan
+from ..vocabulary import tally_of
 from . import View
 
 SCHEMA = "migrator.report/1"
@@ -27,6 +28,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         "schema": SCHEMA,
         "tool": {"name": "migrator", "version": report.tool_version},
         "root": report.root,
+        "summary": summary(tally_of(report)),
         "targets": [
             {"id": t.id, "runtime": t.runtime, "version": t.version, "sources": list(t.sources),
              "readiness": t.readiness, "counts": dict(t.counts), "to_validate": t.to_validate,
@@ -117,6 +119,35 @@ class _FindingWriter:
                 text = self._by_value[by_value] = self.encode(_verdicts(finding))
             self._by_ids[by_ids] = text
         return text
+
+
+def summary(tally: Tally) -> Dict[str, Any]:
+    """The shared numbers (``vocabulary.py``), as the JSON's ``summary`` and SARIF's run properties say them."""
+    return {
+        "project": tally.project, "files_scanned": tally.files_scanned, "findings": tally.findings,
+        "at_cause": tally.at_cause, "on_path": tally.on_path, "off_path": tally.off_path,
+        "to_validate": tally.to_validate, "data_gaps": tally.data_gaps, "runs_as_written": tally.runs_as_written,
+        "tuning": tally.tuning,
+        "left_out": {"test": tally.left_out_tests, "tooling": tally.left_out_tooling, "sites": tally.left_out_sites},
+        "reachability_judged": tally.reachability_judged,
+        "closest": None if tally.closest is None else {"target": tally.closest, "why": tally.closest_why},
+        "targets": [{
+            "id": t.id, "readiness": t.readiness, "readiness_after_fix": t.readiness_after_fix, "hours": t.hours,
+            "days": t.days,
+            "dominant": None if t.dominant is None else {"name": t.dominant, "hours": t.dominant_hours,
+                                                         "share": t.dominant_share},
+            "work": {"on_path": t.work_on_path, "off_path": t.work_off_path}, "to_validate": t.to_validate,
+            "data_gaps": t.data_gaps, "runs": t.runs, "certain": t.certain, "substitute": t.substitute,
+            "uncertain_share": t.uncertain_share,
+            "blockers": {"on_path": t.blockers_on_path, "off_path": t.blockers_off_path},
+            "ports": {"on_path": t.ports_on_path, "off_path": t.ports_off_path},
+            "unsupported": {"on_path": t.unsupported_on_path, "off_path": t.unsupported_off_path},
+            "automatic": t.automatic, "manual": t.manual,
+            "before_ports": {"readiness": t.readiness_before_ports, "hours": t.hours_before_ports},
+            "phases": [{"phase": p.number, "title": p.title, "hours": p.hours, "cumulative_hours": p.cumulative_hours,
+                        "readiness_after": p.readiness_after} for p in t.phases]}
+            for t in tally.targets],
+    }
 
 
 def _file(result: FileResult) -> Dict[str, Any]:

@@ -13,7 +13,9 @@ from ..model import Auto, FileStatus, Finding, Report, Status
 from ..rules import DOCUMENTED_RULES
 from ..rules.docs import WHAT, rule_doc
 from . import View
+from ..vocabulary import tally_of
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
+from .json import summary
 from .preview import line_rewrite
 from .wording import worst_status
 
@@ -54,6 +56,9 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}],
             "results": [_result(f, index, plugins, prefix) for f in kept],
+            # the report's shared numbers, as the JSON's ``summary`` says them (readiness, blockers on / off
+            # the training path, the closest runtime and why)
+            "properties": {"migrator": summary(tally_of(report))},
         }],
     }
 

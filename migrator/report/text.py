@@ -11,9 +11,11 @@ import click
 
 from ..assess import counted
 from ..maps.limits import clip
-from ..model import STATUS_SEVERITY, Category, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
+from ..model import (STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, TargetTally,
+                     Verdict)
 from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
 from ..shim import through_shim
+from ..vocabulary import tally_of
 from . import View
 from .printable import Printable
 from .wording import reach_text, trace_text, worst_status
@@ -29,24 +31,27 @@ _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK
 def render(report: Report, out: TextIO, view: View = View()) -> None:
     out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
     paint = _Paint(view.color)
-    ok = sum(1 for f in report.files if f.status == FileStatus.OK)
+    numbers = tally_of(report)  # the shared numbers: every view says these (vocabulary.py)
     listed = counted(report.findings)
-    tuning = [f for f in report.findings + report.validate if f.category == Category.TUNE]
-    more = len(report.covered)
-    covered = f"; {more} more {'use runs' if more == 1 else 'uses run'} as written on every target" if more else ""
-    out.write(f"migrator {report.tool_version}: {report.root}: {ok} files scanned, "
-              f"{sum(1 for f in report.findings if f.category != Category.TUNE)} findings ({len(listed)} in training "
-              "code at their cause)"
+    more = numbers.runs_as_written
+    covered = (f"; {more} more {'use' if more == 1 else 'uses'} in training code {'runs' if more == 1 else 'run'} as "
+               "written on every target" if more else "")
+    off = f", {numbers.off_path} of them off the training path" if numbers.off_path else ""
+    out.write(f"migrator {report.tool_version}: {report.root}: {numbers.files_scanned} files scanned, "
+              f"{numbers.findings} findings ({numbers.at_cause} in training code at their cause{off})"
               f"{covered}\n\n")
     plans = {p.target: p for p in migration_plans(report)}
+    tallies = {t.id: t for t in numbers.targets}
     if view.quiet:
         for target in report.targets:
-            out.write(_headline(target, plans[target.id], paint) + "\n")
+            out.write(_headline(target, tallies[target.id], paint) + "\n")
         return
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
     for target in report.targets:
-        _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id))
+        _target(target, tallies[target.id], plans[target.id], paint, out, through_shim(report.judged, target.id))
+    if numbers.closest is not None and len(numbers.targets) > 1:
+        out.write(f"Closest runtime: {numbers.closest}: {numbers.closest_why}\n\n")
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
         others = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
@@ -61,24 +66,22 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         if len(report.custom_ops) > _TOP:
             out.write(f"  ... {len(report.custom_ops) - _TOP} more (`--format html` or `json` has them all)\n")
         out.write("\n")
-    if report.validate:
-        apis = len({(f.rule, f.api) for f in report.validate})
-        out.write(f"{_count(len(report.validate), 'use')} of {_count(apis, 'API')} rest on evidence that does not "
-                  "bite here (substitute data, unconditional vendor notes, unmeasured step patterns, no data): "
-                  "to validate on the card, not on the worklist (`--format json` `validate` / `data_gaps`, or "
-                  "the page)\n")
+    if numbers.to_validate or numbers.data_gaps:
+        out.write(f"{_count(numbers.to_validate, 'use')} to validate on the card (substitute data, unconditional "
+                  f"vendor notes) and {_count(numbers.data_gaps, 'data gap')} (no data): not on the worklist "
+                  "(`--format json` `validate` / `data_gaps`, or the page)\n")
     if view.show == "all":
         _findings(listed, [t.id for t in report.targets], paint, out)
         left_out = _left_out(report.findings)
         if left_out:
             out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
     elif listed:
-        out.write(f"{len(listed)} findings in training code at their cause: `--show all` lists them by file "
+        out.write(f"{numbers.at_cause} findings in training code at their cause: `--show all` lists them by file "
                   "and rule; `--format html` writes the page\n")
     if view.show == "tune":
         _tuning(report, [t.id for t in report.targets], paint, out)
-    elif tuning:
-        out.write(f"{_count(len(tuning), 'tuning point')} on the training step (what runs but stalls the device; "
+    elif numbers.tuning:
+        out.write(f"{_count(numbers.tuning, 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
     if report.rule_errors:
         out.write("\nRules that failed (a migrator bug; their findings are missing, the rest stand):\n")
@@ -91,27 +94,34 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
             out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
 
 
-def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> str:
-    unknown = target.counts.get(Status.UNKNOWN.value, 0)
-    if not any(target.counts.values()):
-        score = "nothing to assess (no finding in training code)"
+def _headline(target: TargetSummary, tally: TargetTally, paint: "_Paint") -> str:
+    if tally.readiness is None:
+        score = "nothing to assess (no use in training code the data judges)"
     else:
-        judged = f" of what the data judges, {_count(unknown, 'data gap')}" if unknown else ""
-        score = (f"readiness {paint.bold(f'{target.readiness}%')}{judged} ({plan.readiness_after_fix}% after "
+        judged = f" of what the data judges, {_count(tally.data_gaps, 'data gap')}" if tally.data_gaps else ""
+        score = (f"readiness {paint.bold(f'{tally.readiness}%')}{judged} ({tally.readiness_after_fix}% after "
                  f"`migrator fix`)")
-    return (f"{target.id}@{target.version} ({target.runtime}): {score}, effort ~{target.effort.get('total_days', '?')}"
-            " days")
+    dominated = (f", {round(100 * tally.dominant_share)}% of it {tally.dominant}"
+                 if tally.dominant and tally.dominant_share >= 0.5 else "")
+    if tally.readiness is not None and 0 < tally.hours_before_ports < tally.hours:
+        dominated += (f"; {tally.readiness_before_ports}% ready after the first ~{tally.hours_before_ports:g} h "
+                      f"({round(100 * tally.hours_before_ports / tally.hours)}% of the hours)")
+    return f"{target.id}@{target.version} ({target.runtime}): {score}, effort ~{tally.days:g} days{dominated}"
 
 
-def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO, shimmed: int = 0) -> None:
-    out.write(_headline(target, plan, paint) + "\n")
+def _target(target: TargetSummary, tally: TargetTally, plan: MigrationPlan, paint: "_Paint", out: TextIO,
+            shimmed: int = 0) -> None:
+    out.write(_headline(target, tally, paint) + "\n")
     if shimmed:
         out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
                   "while it is imported\n")
     counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items()
                        if n and s != Status.UNKNOWN.value)
-    validate = f"; {target.to_validate} to validate on the card (substitute data, notes)" if target.to_validate else ""
+    validate = f"; {tally.to_validate} to validate on the card (substitute data, notes)" if tally.to_validate else ""
     out.write(f"  {counts or 'nothing to judge'}{validate}\n")
+    if target.blockers:
+        out.write(f"  blockers: {tally.blockers_on_path} on the training path, {tally.blockers_off_path} off it "
+                  f"({_count(tally.ports_on_path, 'port')} on it, {tally.ports_off_path} off it)\n")
     if target.selects_itself:
         files = ", ".join(target.selects_itself[:3]) + (" ..." if len(target.selects_itself) > 3 else "")
         out.write(f"  the project already chooses this device itself in {_count(len(target.selects_itself), 'file')} "
@@ -128,7 +138,8 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
         out.write(f"  {paint.status(blocker.status, 11)} {blocker.title}  ({reach_text(blocker)}{sites}; {where})\n"
                   f"              {_clip(blocker.message, 240)}\n")
     if len(target.blockers) > _TOP:
-        out.write(f"  ... {len(target.blockers) - _TOP} more blockers (`--format html` or `json` has them all)\n")
+        out.write(f"  ... {len(target.blockers) - _TOP} more blockers of the {tally.blockers_on_path} on the training "
+                  f"path and {tally.blockers_off_path} off it (`--format html` or `json` has them all)\n")
     out.write("\n")
 
 

@@ -1,8 +1,31 @@
+// Links to a section (#blockers) open the collapsed part they land in: the page never rewrites the hash on
+// load (a filter's state is written only when the reader changes a filter).
 // The list of findings, drawn from the JSON the page embeds (#findings-data, see report/html.py
 // findings_data), one file at a time: a group's rows are made when it is opened, and the first groups are
 // opened up to a budget of rows, so a page of 40,000 findings stays light. The filters' state lives in the
 // URL hash (#target=cann&status=port&...), so a filtered view can be shared as a link and opened from disk.
 // Every string from the data goes in through textContent: nothing in it becomes markup.
+(function () {
+  "use strict";
+  // open every closed <details> around the element the hash names, and a section's own collapsed body
+  function reveal() {
+    var hash = window.location.hash.replace(/^#/, "");
+    if (!hash) return;
+    var target = hash.indexOf("=") === -1 ? document.getElementById(decodeURIComponent(hash))
+      : document.getElementById("findings");  // a filter's state: the findings it filters
+    if (!target) return;
+    if (target.tagName === "SECTION") {
+      var body = target.querySelector("details.section-body") || target.querySelector("details");
+      if (body) body.open = true;
+    }
+    for (var node = target; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS") node.open = true;
+    }
+    target.scrollIntoView();
+  }
+  window.addEventListener("hashchange", reveal);
+  reveal();
+})();
 (function () {
   "use strict";
   var form = document.getElementById("filters");
@@ -156,7 +179,7 @@
     return details;
   }
 
-  function apply() {
+  function apply(initial) {
     var state = {};
     fields.forEach(function (name) { state[name] = value(name); });
     var byPath = {}, order = [], shown = 0;
@@ -178,7 +201,7 @@
       order.length + " files";
     var hash = fields.filter(function (n) { return state[n]; })
       .map(function (n) { return n + "=" + encodeURIComponent(state[n]); }).join("&");
-    if (window.history && window.history.replaceState) {
+    if (initial !== true && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
     }
     document.body.dataset.shown = String(shown);
@@ -199,8 +222,11 @@
   fromHash();
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
-  apply();
+  apply(true);
   // for the browser test: a page wider than the window scrolls sideways (it must not at 1,400 px)
   document.body.dataset.pageWidth = String(document.documentElement.scrollWidth);
+  // for bench/bench_page.py: milliseconds from the start of navigation to the end of this script
+  document.body.dataset.loadMs = String(Math.round(window.performance ? window.performance.now() : 0));
+  document.body.dataset.hash = window.location.hash;  // for the browser test: the hash as the page left it
   document.body.dataset.ready = "1";
 })();
