@@ -511,10 +511,15 @@ def test_cuda_as_the_name_of_an_implementation_is_no_device(scan_tree, body, wor
     assert bool(strings) == work, [(f.line, f.snippet) for f in strings]
 
 
-def test_a_documented_no_that_the_targets_kernels_contradict_is_to_validate(scan_tree):
-    # Ascend's API list says 'no' for nn.MaxPool1d; every aten op it runs has a cann kernel: try it on the card
-    report = _scan(scan_tree, "    return torch.nn.MaxPool1d(3)(a)", ["cann"])
-    verdict = _one(report, "torch.nn.MaxPool1d").verdicts["cann"]
+@pytest.mark.parametrize("call, api", [
+    # Ascend's API list says 'no' for nn.MaxPool1d; every aten op it runs has a cann kernel
+    pytest.param("torch.nn.MaxPool1d(3)(a)", "torch.nn.MaxPool1d", id="every-op-has-a-kernel"),
+    # ... and 'no' for Tensor.to_dense, which on a strided tensor runs no aten op at all
+    pytest.param("a.to_dense()", "torch.Tensor.to_dense", id="no-op-runs"),
+])
+def test_a_documented_no_that_the_targets_kernels_contradict_is_to_validate(scan_tree, call, api):
+    report = _scan(scan_tree, f"    return {call}", ["cann"])
+    verdict = _one(report, api).verdicts["cann"]
     assert verdict.status == Status.UNSUPPORTED and grade(verdict) == Grade.NOTE
     assert bucket(verdict) == Bucket.VALIDATE and {e.source.split(" ")[0] for e in verdict.evidence} >= {
         "torch_api_support.ascend-docs-pytorch-2.12.0.tsv"}

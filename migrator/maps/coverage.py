@@ -196,7 +196,14 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
     if not ops:
         if documented is None:
             return None
-        return ApiCoverage(api, (), verdict_from_list(target, api, documented, " (no aten trace for it)"), False)
+        listed = verdict_from_list(target, api, documented, " (no aten trace for it)")
+        if row_source not in (None, "native_functions") and listed.status == Status.UNSUPPORTED:
+            # traced, it runs no aten op (``to_dense`` on a strided tensor returns it): the target's own list
+            # and what the call does disagree, so it is tried on the card, not ported
+            ran = "yet traced, it dispatches no aten op (metadata, or a no-op on its input): no device kernel"
+            listed = with_evidence(listed, item(Grade.NOTE, documented[1], listed.message),
+                                   item(Grade.NOTE, "operator_maps/torch_api.json (traced)", ran))
+        return ApiCoverage(api, (), listed, False)
     op_map = target.op_map()
     host_only = _HOST_ONLY.get(api, frozenset())
     judged = [op for op in ops if not _CPU_BACKEND.search(op) and op not in host_only] or list(ops)
