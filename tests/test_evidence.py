@@ -609,3 +609,21 @@ def test_a_statement_written_over_lines_is_one_item(scan_tree):
                               "        init_method='env://')\n    return a.cuda()", ["cann"])
     heads = [(f.span.line, f.rule) for f in report.findings if f.root is None and active(f.verdicts["cann"])]
     assert [line for line, _ in heads] == [6, 9]  # the call (its backend a site of it) and the next statement
+
+
+@pytest.mark.parametrize("body, training", [
+    pytest.param("        if self.training:\n            return x\n        return F.interpolate(x, scale_factor=2)",
+                 False, id="after-the-training-return"),
+    pytest.param("        if self.training:\n            x = x * 2\n        return F.interpolate(x, scale_factor=2)",
+                 True, id="after-a-training-only-step-both-run-it"),
+    pytest.param("        if self.training:\n            return x\n        else:\n"
+                 "            return F.interpolate(x, scale_factor=2)", False, id="else-of-self-training"),
+    pytest.param("        if not self.training:\n            return F.interpolate(x, scale_factor=2)\n        return x",
+                 False, id="not-self-training"),
+])
+def test_what_a_module_runs_only_in_evaluation_is_not_training(scan_tree, body, training):
+    code = ("import torch\nimport torch.nn.functional as F\n\n\nclass Head(torch.nn.Module):\n"
+            "    def forward(self, x):\n" + body + "\n")
+    report = scan_tree({"head.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.nn.functional.interpolate"]
+    assert (found.context == Context.TRAINING) == training

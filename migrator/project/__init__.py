@@ -10,7 +10,7 @@ from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
-from ..model import DtypeChoice, FileResult, Finding, Verdict
+from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends
 from ..contexts import context_of
 from .diagnostics import with_no_op_calls, with_seeded_devices, with_skipped_diagnostics
@@ -58,7 +58,9 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                 if known[2]:
                     bites.setdefault(finding.id, {})[target] = known[2]
                     choices[finding.path] = profile.choices
-        context = context_of(finding.path, finding.category, finding.scope)
+        # a rule's own tooling (an evaluation-only branch) stays: the path and scope add tests and tooling
+        context = Context.TOOLING if finding.context == Context.TOOLING \
+            else context_of(finding.path, finding.category, finding.scope)
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
