@@ -627,3 +627,14 @@ def test_what_a_module_runs_only_in_evaluation_is_not_training(scan_tree, body, 
     report = scan_tree({"head.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.functional.interpolate"]
     assert (found.context == Context.TRAINING) == training
+
+
+def test_a_cuda_branch_of_an_if_elif_chain_that_tests_for_the_target_is_already_portable(scan_tree):
+    code = ("import torch\nfrom accelerate.utils import is_npu_available\n\n\ndef pick():\n"
+            "    if is_npu_available():\n        backend = 'hccl'\n    elif torch.cuda.is_available():\n"
+            "        torch.cuda.set_device(0)\n        backend = 'nccl'\n    else:\n        backend = 'gloo'\n"
+            "    return backend\n")
+    report = scan_tree({"state.py": code}, ["cann", "neuware"])
+    work = {t: [f.span.line for f in report.findings if active(f.verdicts[t])] for t in ("cann", "neuware")}
+    assert work["cann"] == []  # the chain already serves the NPU: its CUDA branch is CUDA's own
+    assert work["neuware"]  # no branch for the MLU: the CUDA one is still what runs there

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Callable, Optional
+from typing import AbstractSet, Callable, List, Optional
 
 import libcst as cst
 
@@ -127,3 +127,41 @@ def availability_test(test: cst.BaseExpression) -> bool:
     node = test.func if isinstance(test, cst.Call) else test
     name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
     return names_availability(name)
+
+
+#: Accelerators a test may name besides CUDA (and the CPU): a chain that tests for one dispatches per device.
+_ACCELERATORS = frozenset({"npu", "mlu", "xpu", "hpu", "musa", "mps", "xla", "sdaa", "neuron", "gcu", "mtia"})
+#: ``is_npu_available``, ``is_torch_mlu_available``, ``torch.npu.is_available``, ``torch_npu.npu.is_available``
+_AVAILABILITY_OF = re.compile(r"^is_(?:torch_)?([a-z]+)_available$")
+_MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.([a-z]+)\.is_available$")
+
+
+def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> List[str]:
+    """The accelerators other than CUDA that a test names: a string (``device.type == "npu"``) or an
+    availability call (``is_npu_available()``, ``torch.mlu.is_available()``); bounded, never a deep walk."""
+    found: List[str] = []
+    stack = [test]
+    while stack and len(found) < 8 and len(stack) < 256:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString):
+            text = current.value.strip("'\"rbuRBU").split(":", 1)[0].lower()
+            if text in _ACCELERATORS:
+                found.append(text)
+        elif isinstance(current, cst.Call):
+            func = current.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+                else None
+            match = _AVAILABILITY_OF.match(name or "") or _MODULE_AVAILABILITY.match(qualify(func) or "")
+            if match and match.group(1) in _ACCELERATORS:
+                found.append(match.group(1))
+            stack.extend(a.value for a in current.args)
+        elif isinstance(current, cst.BooleanOperation):
+            stack.extend((current.left, current.right))
+        elif isinstance(current, cst.UnaryOperation):
+            stack.append(current.expression)
+        elif isinstance(current, cst.Comparison):
+            stack.append(current.left)
+            stack.extend(c.comparator for c in current.comparisons)
+        elif isinstance(current, (cst.Tuple, cst.List, cst.Set)):
+            stack.extend(e.value for e in current.elements)
+    return found

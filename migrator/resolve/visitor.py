@@ -13,7 +13,8 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import DEVICE_TYPE, always_leaves, availability_test, body_guard, cuda_test, leaves_off_cuda
+from .guards import (DEVICE_TYPE, accelerators_tested, always_leaves, availability_test, body_guard, cuda_test,
+                     leaves_off_cuda)
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
@@ -44,6 +45,8 @@ class ModuleResolver:
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._eval_bodies: Set[int] = set()  # bodies a module runs only outside training (``if not self.training``)
         self._rest_eval: Dict[int, int] = {}  # a block -> how many ``if self.training: return`` its rest follows
+        self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
+        self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
@@ -79,6 +82,11 @@ class ModuleResolver:
     # ------------------------------------------------------------------------------ CUDA-only branches
 
     def visit_If(self, node: cst.If) -> None:
+        if id(node) not in self._chained:  # the first test of an if/elif chain: the devices its tests name
+            names = self._chain_devices(node)
+            if names:
+                self._chain_tops.add(id(node))
+                self.emitter.chain_siblings.append(names)
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
         training = _training_test(node.test)
@@ -97,9 +105,26 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
 
+    def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
+        """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
+        (``elif is_npu_available():``, ``elif torch.mlu.is_available():``, ``elif device.type == "npu":``):
+        everything in the chain is then one branch of code that dispatches per device."""
+        names: List[str] = []
+        current: Optional[cst.If] = node
+        while current is not None:
+            names.extend(accelerators_tested(current.test, self.scopes.qualify))
+            orelse = current.orelse
+            current = orelse if isinstance(orelse, cst.If) else None
+            if current is not None:
+                self._chained.add(id(current))
+        return tuple(dict.fromkeys(names))
+
     def leave_If(self, original_node: cst.If) -> None:
         """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch; after
         ``if self.training: return ...``, what the module does in evaluation only."""
+        if id(original_node) in self._chain_tops:
+            self._chain_tops.discard(id(original_node))
+            self.emitter.chain_siblings.pop()
         if _training_test(original_node.test) is True and original_node.orelse is None \
                 and always_leaves(original_node.body, self._followed(original_node)) and self._followed(original_node):
             self.emitter.eval_only += 1

@@ -12,11 +12,11 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Category, Context, Finding, GuardKind, Span, Usage, Value, Verdict
+from ..model import Category, Context, Finding, GuardKind, Span, Status, Usage, UsageKind, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
-from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, fingerprint, is_backend_string,
-                   is_device_string, normalised_snippet, on_cuda_branch)
+from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
+                   is_backend_string, is_device_string, normalised_snippet, on_cuda_branch)
 from .tune import TuneRule
 
 
@@ -90,6 +90,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     verdicts = adapted(_argument_notes_settled(verdicts, usage), usage, ctx.targets)
     if rule.category in _FLOWS and usage.cuda_guard is not None:
         verdicts = on_cuda_branch(verdicts, usage, ctx)
+    if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
+        verdicts = _beside_branches(verdicts, usage, ctx)
     key = (rule.name, usage.api, normalised_snippet(usage.snippet))
     occurrences[key] += 1
     return Finding(
@@ -101,6 +103,18 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
         context=Context.TOOLING if usage.eval_only else Context.TRAINING,
     )
+
+
+def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):
+    """A device call in an if/elif chain whose other tests name the target's device (``elif is_npu_available():``)
+    is CUDA's branch of code that already dispatches per device: the target takes its own branch."""
+    out = dict(verdicts)
+    for target in ctx.targets:
+        if target.id in out and out[target.id].status != Status.SUPPORTED:
+            portable = dispatched_beside(target, usage)
+            if portable is not None:
+                out[target.id] = portable
+    return out
 
 
 #: Categories whose findings judge a value that may come through a name (a device, a backend).
