@@ -65,7 +65,8 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--show", type=click.Choice(["summary", "all", "tune"]), default="summary", show_default=True,
               help="Text: per target readiness, plan and blockers; `all` adds every finding by file and rule; "
                    "`tune` adds what stalls the device on the training step.")
-@click.option("--verbose", "-v", is_flag=True, help="Text: the same as --show all.")
+@click.option("--verbose", "-v", is_flag=True, help="Text: --show all, and the vendors' notes as they wrote them (the "
+                                                    "default says each in English by its kind).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
@@ -105,7 +106,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with FEWER_COLLECTIONS.keeping():  # the scan's objects live until the end: collections while writing skip them
-        view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output))
+        view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output),
+                    width=_width(output), quote=verbose)
         _write(lambda out: FORMATTERS[fmt](report, out, view), output)
     if failing:
         from .assess import counted
@@ -136,7 +138,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
               help="With FILES `-`: the path the code read from stdin has in the project (an editor's buffer).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: the failing lines only, no summary.")
 @click.option("--verbose", "-v", is_flag=True,
-              help="Text: also the findings the baseline and suppressions let through.")
+              help="Text: also the findings the baseline and suppressions let through, and the vendors' notes "
+                   "as they wrote them.")
 @_selection_options
 def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, no_cache,
           jobs, stdin_filename, quiet, verbose, select, ignore) -> None:
@@ -229,7 +232,7 @@ def _run_check(files, targets, fail_on, exclude, baseline, write_baseline, repor
             click.echo(f"migrator: {exc}", err=True)
             sys.exit(2)
         raise
-    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions, verbosity)
+    render_check(result, fmt, click.get_text_stream("stdout"), report_unused_suppressions, verbosity, _width(None))
     sys.exit(result.exit_code)
 
 
@@ -762,6 +765,14 @@ def _colour(choice: str, output: Optional[Path]) -> bool:
     if choice != "auto":
         return choice == "always"
     return output is None and not os.environ.get("NO_COLOR") and click.get_text_stream("stdout").isatty()
+
+
+def _width(output: Optional[Path]) -> Optional[int]:
+    """The columns text on stdout wraps at: ``$COLUMNS``, else the terminal's; ``None`` (unwrapped) into a file
+    or a pipe, as linters print."""
+    from .report.terminal import terminal_width
+
+    return None if output is not None else terminal_width(click.get_text_stream("stdout"))
 
 
 def _write(render, output: Optional[Path]) -> None:

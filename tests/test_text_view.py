@@ -4,8 +4,11 @@ with -q, colour only when asked or on a terminal without NO_COLOR."""
 from __future__ import annotations
 
 import io
+import json
+import re
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from migrator import cli
@@ -16,17 +19,55 @@ TRAIN = "import torch\n\n\ndef main(model, batches):\n    model.cuda()\n" + "".j
     "if __name__ == '__main__':\n    main(None, [])\n"
 
 
-def _scan(tmp_path, *options):
+@pytest.fixture(autouse=True)
+def _piped(monkeypatch):
+    """As a pipe sees it, whatever terminal runs the tests: no ``$COLUMNS``, no wrapping."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+def _scan(tmp_path, *options, env=None):
     (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
-    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "cann,neuware", *options])
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-cache", "--target", "cann,neuware", *options],
+                                env=env)
     assert result.exit_code == 0, result.output
     return result.output
 
 
 def test_the_default_view_is_readiness_plan_and_blockers_without_the_finding_rows(tmp_path):
     text = _scan(tmp_path)
-    assert "plan 1. Apply `migrator fix`" in text and "rewrite     torch.cuda.synchronize" in text
-    assert "train.py\n" not in text and "`--show all` lists them" in text
+    assert re.search(r"\n  1\. Apply `migrator fix` +2 +10 ", text) and "train.py\n" not in text
+    assert "`--show all` lists them" in text
+
+
+def test_one_line_per_blocker_from_its_clickable_place_marked_when_fix_applies_it(tmp_path):
+    lines = _scan(tmp_path).splitlines()
+    blockers = [line for line in lines if line.startswith("train.py:")]
+    assert blockers[0].startswith("train.py:5:5: [*] rewrite torch.Tensor.cuda (1 entry point, 9 findings): use "
+                                  "`torch.Tensor.npu`")
+    assert blockers[1].startswith("train.py:14:5: [*] rewrite torch.cuda.synchronize")
+    assert len(blockers) == 2  # the same two block neuware: named there, not repeated
+    assert "  as under cann: torch.Tensor.cuda, torch.cuda.synchronize" in lines
+
+
+def test_vendor_notes_said_by_kind_quoted_with_v_and_kept_in_json(tmp_path):
+    quote = "NPU对应接口为`Tensor.npu`，其`memory_format`参数仅支持传入torch.contiguous_format"
+    text = _scan(tmp_path)
+    assert "vendor notes: argument limit (`memory_format`)" in text
+    assert not re.search(r"[\u4e00-\u9fff]", text)
+    assert quote in _scan(tmp_path, "-v")
+    document = json.loads(_scan(tmp_path, "--format", "json"))
+    messages = [f["verdicts"]["cann"]["message"] for f in document["findings"] if f["api"] == "torch.Tensor.cuda"]
+    assert messages and all(quote in m for m in messages)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_text_fits_the_columns_given_and_is_one_record_a_line_when_piped(tmp_path, columns):
+    wide = _scan(tmp_path, env={"COLUMNS": str(columns)}).splitlines()
+    assert max(len(line) for line in wide) <= columns
+    blocker = next(i for i, line in enumerate(wide) if line.startswith("train.py:5:5:"))
+    assert not wide[blocker + 2].startswith("    ")  # a blocker takes two lines at most, its end cut with "…"
+    piped = _scan(tmp_path).splitlines()
+    assert any(line.startswith("train.py:5:5:") and line.endswith("(`memory_format`)") for line in piped)
 
 
 def test_show_all_groups_one_call_on_many_lines_into_one_row_with_what_to_do(tmp_path):
@@ -37,7 +78,8 @@ def test_show_all_groups_one_call_on_many_lines_into_one_row_with_what_to_do(tmp
     assert "[cann:rewrite neuware:rewrite]" in rows[0]
     after = text.splitlines()[text.splitlines().index(rows[0]) + 1]
     assert after.strip().startswith("cann: ") and ".npu()" in after
-    assert _scan(tmp_path, "-v") == text
+    verbose = _scan(tmp_path, "-v")  # --show all, with the vendors' notes as they wrote them
+    assert [line for line in verbose.splitlines() if "device-move" in line] == rows
 
 
 def test_quiet_is_one_line_per_target(tmp_path):
@@ -62,12 +104,12 @@ def test_colour_only_when_asked_or_on_a_terminal_without_no_color(tmp_path, monk
 
 
 def test_long_lists_are_cut_to_a_screen_with_the_largest_first(tmp_path):
-    """DeepSpeed has 55 kernel folders: the summary names the eight with the most CUDA to port."""
+    """DeepSpeed has 55 kernel folders: the summary names the five with the most CUDA to port."""
     for i in range(10):
         kernel = "".join(f"__global__ void k{i}_{j}(float* x) {{ x[{j}] = 0; }}\n" for j in range(i + 1))
         (tmp_path / f"op{i}").mkdir()
         (tmp_path / f"op{i}" / "kernel.cu").write_text(kernel, encoding="utf-8")
     text = _scan(tmp_path)
     listed = [line for line in text.splitlines() if line.startswith("  op")]
-    assert [line.split(":")[0].strip() for line in listed] == [f"op{i}/" for i in range(9, 1, -1)]
-    assert "  ... 2 more (`--format html` or `json` has them all)" in text
+    assert [line.split(":")[0].strip() for line in listed] == [f"op{i}/" for i in range(9, 4, -1)]
+    assert "  ... 5 more (`--format html` or `json` has them all)" in text

@@ -3,45 +3,53 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, TextIO, cast
+from typing import Dict, Optional, TextIO, cast
 
 from ..model import Finding
 from ..report import FORMATTERS
 from ..report.printable import Printable
+from ..report.terminal import Wrapping
+from ..report.wording import said
 from .check import CheckResult
 
 
-def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0) -> None:
+def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0,
+                 width: Optional[int] = None) -> None:
     """``verbosity``: -1 (``-q``) the failing lines only; 1 (``-v``) also the findings the baseline and
-    suppressions let through, each said as such."""
+    suppressions let through, each said as such, and the vendors' notes quoted. ``width``: the terminal's
+    columns to wrap each line at (``None``: one line a finding, for a pipe or a file)."""
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
-    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
+    wrapping = Wrapping(out, width)
+    out = cast(TextIO, Printable(cast(TextIO, wrapping)))  # a file name or snippet cannot drive the terminal
+    quote = verbosity > 0
     for finding in result.failing:
-        out.write(_line(finding) + "\n")
+        out.write(_line(finding, quote) + "\n")
     if verbosity > 0:
         for finding in result.baselined:
-            out.write(_line(finding) + " (in the baseline)\n")
+            out.write(_line(finding, quote) + " (in the baseline)\n")
         for finding in result.suppressed:
-            out.write(_line(finding) + " (suppressed)\n")
+            out.write(_line(finding, quote) + " (suppressed)\n")
     for error in result.errors:
         out.write(f"{error.file.rel}: error: not checked: {error.reason}\n")
-    if verbosity < 0:
-        return
-    _summary(result, out, report_unused)
+    if verbosity >= 0:
+        _summary(result, out, report_unused)
+    wrapping.flush()
 
 
-def _line(finding: Finding) -> str:
-    """``path:line:col: RULE [target:status] message``, linter style."""
+def _line(finding: Finding, quote: bool = False) -> str:
+    """``path:line:col: RULE [*] [target:status] message``, linter style: ``[*]`` when `migrator fix` applies an
+    exact edit on some target; the vendors' notes said by kind, or ``quote``d."""
     span = finding.span
     where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
     if span.cell is not None:
         where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
     failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
     tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
-    message = failing[0][1].message if failing else ""
-    return f"{where}: {finding.rule} [{tags}] {message}"
+    message = said(failing[0][1], quote) if failing else ""
+    fixed = " [*]" if any(v.fixable and v.edit is not None for _, v in failing) else ""
+    return f"{where}: {finding.rule}{fixed} [{tags}] {' '.join(message.split())}"
 
 
 def _summary(result: CheckResult, out: TextIO, report_unused: bool) -> None:

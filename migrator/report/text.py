@@ -11,15 +11,21 @@ import click
 
 from ..assess import counted
 from ..maps.limits import clip
-from ..model import STATUS_SEVERITY, Category, Context, FileStatus, Finding, Report, Status, TargetSummary, Verdict
+from ..model import (STATUS_SEVERITY, Blocker, Category, Context, FileStatus, Finding, Report, Status, TargetSummary,
+                     Verdict)
 from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
 from ..shim import through_shim
 from . import View
 from .printable import Printable
-from .wording import reach_text, trace_text, worst_status
+from .terminal import Wrapping, clipped, wrapped
+from .wording import plain, reach_text, said, trace_text, worst_status
 
-#: Blockers shown per target in the summary; the rest are counted.
-_TOP = 8
+#: Blockers shown per target in the summary, and custom operators; the rest are counted.
+_TOP = 5
+#: Entry points named in the summary.
+_ENTRIES = 4
+#: Files named per reason among those not (fully) scanned.
+_FILES_SHOWN = 2
 #: Lines listed in one grouped row before "and N more".
 _LINES_SHOWN = 6
 _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK: "yellow",
@@ -27,7 +33,15 @@ _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK
 
 
 def render(report: Report, out: TextIO, view: View = View()) -> None:
-    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
+    wrapping = Wrapping(out, view.width)
+    out = cast(TextIO, Printable(cast(TextIO, wrapping)))  # a file name or snippet cannot drive the terminal
+    try:
+        _render(report, out, view)
+    finally:
+        wrapping.flush()
+
+
+def _render(report: Report, out: TextIO, view: View) -> None:
     paint = _Paint(view.color)
     ok = sum(1 for f in report.files if f.status == FileStatus.OK)
     listed = counted(report.findings)
@@ -45,13 +59,22 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         return
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
+    by_id = {f.id: f for f in report.findings}
+    shown: Dict[Tuple[str, str, str, Optional[int]], str] = {}
     for target in report.targets:
-        _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id))
+        _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id), by_id, view, shown)
+    if any(t.blockers for t in report.targets):
+        legend = ["a blocker's line is its first finding's, the most reached blockers first"]
+        if any(b.fixable for t in report.targets for b in t.blockers[:_TOP]):
+            legend.append("[*]: `migrator fix` applies it")
+        if not view.quote:
+            legend.append("vendors' notes said by kind (`-v` quotes them)")
+        out.write("; ".join(legend) + "\n\n")
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
-        others = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
-        entries = ", ".join(names[:_TOP]) + others if names else "none found (use --entry MODULE:FUNC)"
-        out.write(f"Entry points: {entries}\n\n")
+        others = f" and {len(names) - _ENTRIES} more" if len(names) > _ENTRIES else ""
+        entries = ", ".join(names[:_ENTRIES]) + others if names else "none found (use --entry MODULE:FUNC)"
+        out.write(f"Entry points ({len(names)}): {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")
         # the ones with the most CUDA to port first
@@ -68,7 +91,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
                   "to validate on the card, not on the worklist (`--format json` `validate` / `data_gaps`, or "
                   "the page)\n")
     if view.show == "all":
-        _findings(listed, [t.id for t in report.targets], paint, out)
+        _findings(listed, [t.id for t in report.targets], paint, out, view.quote)
         left_out = _left_out(report.findings)
         if left_out:
             out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
@@ -76,7 +99,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         out.write(f"{len(listed)} findings in training code at their cause: `--show all` lists them by file "
                   "and rule; `--format html` writes the page\n")
     if view.show == "tune":
-        _tuning(report, [t.id for t in report.targets], paint, out)
+        _tuning(report, [t.id for t in report.targets], paint, out, view.quote)
     elif tuning:
         out.write(f"{_count(len(tuning), 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
@@ -87,8 +110,15 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
+        by_reason: Dict[Tuple[str, str], List[str]] = defaultdict(list)
         for result in errors:
-            out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
+            by_reason[(result.status.value, result.reason or "")].append(result.file.rel)
+        for (status, reason), paths in by_reason.items():
+            if len(paths) == 1:
+                out.write(f"  {paths[0]}: {status}: {reason}\n")
+                continue
+            rest = f" and {len(paths) - _FILES_SHOWN} more" if len(paths) > _FILES_SHOWN else ""
+            out.write(f"  {len(paths)} files: {status}: {reason}: {', '.join(paths[:_FILES_SHOWN])}{rest}\n")
 
 
 def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> str:
@@ -103,7 +133,10 @@ def _headline(target: TargetSummary, plan: MigrationPlan, paint: "_Paint") -> st
             " days")
 
 
-def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO, shimmed: int = 0) -> None:
+def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: TextIO, shimmed: int,
+            by_id: Dict[str, Finding], view: View, shown: Dict[Tuple[str, str, str, Optional[int]], str]) -> None:
+    """One target: its headline, counts, plan and blockers. ``shown``: the blockers earlier targets listed (by
+    key, status and first line), each with its target: the same blocker again is named, not repeated."""
     out.write(_headline(target, plan, paint) + "\n")
     if shimmed:
         out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
@@ -113,26 +146,87 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
     validate = f"; {target.to_validate} to validate on the card (substitute data, notes)" if target.to_validate else ""
     out.write(f"  {counts or 'nothing to judge'}{validate}\n")
     if target.selects_itself:
-        files = ", ".join(target.selects_itself[:3]) + (" ..." if len(target.selects_itself) > 3 else "")
-        out.write(f"  the project already chooses this device itself in {_count(len(target.selects_itself), 'file')} "
-                  f"({files}): its CUDA branches there stay as they are\n")
-    for phase in plan.phases:
-        if phase.findings:
-            effort = (f"~{phase.hours:g} h -> {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
-                      else "measured on the device, not in readiness")
-            out.write(f"  plan {phase.number}. {phase.title}: {_count(len(phase.items), 'item')}, "
-                      f"{_count(len(phase.findings), 'finding')}, {effort}\n")
+        files = ", ".join(target.selects_itself[:2]) + (" ..." if len(target.selects_itself) > 2 else "")
+        out.write(f"  chooses this device itself in {_count(len(target.selects_itself), 'file')} ({files}): its "
+                  "CUDA branches there stay\n")
+    _plan_table(plan, out)
+    again: Dict[str, List[str]] = defaultdict(list)
     for blocker in target.blockers[:_TOP]:
-        where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
+        first = _first_of(blocker, by_id)
+        key = (blocker.key, blocker.status.value, blocker.path_of_first, blocker.line_of_first)
+        if key in shown and not view.quote:
+            again[shown[key]].append(blocker.title)
+            continue
+        shown.setdefault(key, target.id)
+        verdict = first.verdicts.get(target.id) if first is not None else None
+        message = plain(" ".join(blocker.message.split()), verdict.quotes if verdict is not None else (), view.quote)
+        mark = "[*] " if blocker.fixable else ""
         sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
-        out.write(f"  {paint.status(blocker.status, 11)} {blocker.title}  ({reach_text(blocker)}{sites}; {where})\n"
-                  f"              {_clip(blocker.message, 240)}\n")
+        line = (f"{_where(blocker, first)} {mark}{paint.status(blocker.status)} {blocker.title} "
+                f"({_reach(blocker)}{sites}): {message}")
+        out.write(_at_most(line, view, _BLOCKER_LINES))
+    for other, titles in again.items():
+        out.write(_at_most(f"  as under {other}: {', '.join(titles)}", view, _BLOCKER_LINES))
     if len(target.blockers) > _TOP:
         out.write(f"  ... {len(target.blockers) - _TOP} more blockers (`--format html` or `json` has them all)\n")
     out.write("\n")
 
 
-def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO) -> None:
+#: Terminal lines a blocker takes in the summary (``-v``: as many as it needs).
+_BLOCKER_LINES = 2
+
+
+def _at_most(line: str, view: View, lines: int) -> str:
+    """``line`` and its newline, cut to fill at most ``lines`` terminal lines once wrapped (whole with ``-v``, or
+    unwrapped)."""
+    if view.quote or view.width is None:
+        return line + "\n"
+    fitted = wrapped(line, view.width)
+    if len(fitted) <= lines:
+        return line + "\n"
+    kept = fitted[:lines]
+    kept[-1] = clipped(kept[-1] + " " * view.width, view.width)  # never fits: cut with its ellipsis
+    return "\n".join(kept) + "\n"
+
+
+def _plan_table(plan: MigrationPlan, out: TextIO) -> None:
+    """The plan's phases as a table: items, findings, hours, readiness after the phase."""
+    phases = [p for p in plan.phases if p.findings]
+    if not phases:
+        return
+    width = max(len(f"{p.number}. {p.title}") for p in phases)
+    out.write(f"  {'plan':<{width}} {'items':>5} {'findings':>8} {'hours':>6}  after\n")
+    for phase in phases:
+        title = f"{phase.number}. {phase.title}"
+        after = (f"{phase.hours:>6g}  {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
+                 else "  measured on the device")
+        out.write(f"  {title:<{width}} {len(phase.items):>5} {len(phase.findings):>8} {after}\n")
+
+
+def _reach(blocker: Blocker) -> str:
+    """How a blocker is reached, in a few words: its entry points (the call paths are the page's)."""
+    if blocker.reachable is not False and blocker.entries:
+        return _count(blocker.entries, "entry point")
+    return reach_text(blocker)
+
+
+def _first_of(blocker: Blocker, by_id: Dict[str, Finding]) -> Optional[Finding]:
+    """The finding a blocker names first (its path and line), for its column and its vendor quotes."""
+    members = [by_id[i] for i in blocker.findings if i in by_id]
+    return next((m for m in members if m.path == blocker.path_of_first and m.span.line == blocker.line_of_first),
+                members[0] if members else None)
+
+
+def _where(blocker: Blocker, first: Optional[Finding]) -> str:
+    """``path:line:col:``, as editors and terminals open it (the column counted from 1)."""
+    if first is None or first.path != blocker.path_of_first:
+        return f"{blocker.path_of_first}:{blocker.line_of_first or 1}:1:"
+    span = first.span
+    cell = f"cell {span.cell}:" if span.cell is not None else ""
+    return f"{first.path}:{cell}{span.line or 1}:{(span.col or 0) + 1}:"
+
+
+def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
     """By file; in a file, one row per rule and API and the same verdicts, worst first, with its lines and
     what to do on the target that needs the most."""
     by_file: Dict[str, List[Finding]] = defaultdict(list)
@@ -158,10 +252,10 @@ def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: T
             worst = _worst_verdict(found[0])
             if worst is not None:
                 target, verdict = worst
-                out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
+                out.write(f"      {target}: {_clip(verdict.suggestion or said(verdict, quote))}\n")
 
 
-def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO) -> None:
+def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
     """The ``tune`` findings by file, in the plan's order (``plan.tune_modules``)."""
     modules = tune_modules(report)
     count = sum(len(found) for _, found in modules)
@@ -176,7 +270,7 @@ def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO) ->
             out.write(f"  {_position(finding)}  {finding.rule}  {_clip(finding.snippet)}  [{verdicts}]{measured}\n")
             shown = advised(finding)
             if shown is not None:
-                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or shown[1].message)}\n")
+                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or said(shown[1], quote))}\n")
 
 
 def _worst_verdict(finding: Finding) -> Optional[Tuple[str, Verdict]]:
