@@ -700,12 +700,15 @@ def _fleet_progress():
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dtypes", default="fp32,fp16,bf16", show_default=True,
               help="The float dtypes the project computes in: a vendor's dtype note bites when it leaves one out.")
-def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str) -> None:
+@click.option("--verbose", "-v", is_flag=True,
+              help="Text: each vendor note as the vendor wrote it (the default says them by kind, counted).")
+def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str, verbose: bool) -> None:
     """The aten ops each Python API runs and each target's verdict, message and source.
 
     APIS are fully qualified names: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
     torch.cuda.synchronize. With several (or --from), --format json is one document: {"apis": [...],
-    "unknown": [...]}. An unknown API is named with close matches, and makes the exit status 2.
+    "unknown": [...]}. An unknown or misspelt API is named with close matches, and makes the exit status 2;
+    every target is answered (`unknown` where its data says nothing).
     """
     from .explain import UnknownApi, explain_api, render_explanation
 
@@ -731,7 +734,12 @@ def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: st
         click.echo(json.dumps({"schema": "migrator.explain/1", "apis": results, "unknown": unknown}, indent=2,
                               ensure_ascii=False))
     else:
-        click.echo("\n".join(render_explanation(result) for result in results), nl=False)
+        from .report.terminal import Wrapping
+
+        width = _width(None)
+        stdout = Wrapping(click.get_text_stream("stdout"), width)
+        stdout.write("\n".join(render_explanation(result, verbose, width) for result in results))
+        stdout.flush()
     for item in unknown:
         click.echo(item["error"], err=True)
     if unknown:

@@ -261,6 +261,17 @@ def _ours(limit: Limit) -> bool:
     return limit.text.startswith("torch_npu skips")
 
 
+def read_clauses(verdict: Verdict, profile: DtypeProfile) -> Tuple[Tuple[Limit, bool, str], ...]:
+    """Each clause ``settle`` would name in ``verdict``'s message: whether it bites this project, and why
+    (where the project computes in the dtype it leaves out) or why not, as the message says it."""
+    read = []
+    for limit in verdict.limits:
+        bites = _bites(limit, profile)
+        why = _why(limit, profile)[2:-1] if bites else _why_not(limit, profile)  # _why: " (...)" or ""
+        read.append((limit, bites, why))
+    return tuple(read)
+
+
 def clause_grade(limit: Limit, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Grade:
     """How strongly a biting clause speaks about this call: ``condition-met`` for a dtype the call's own function
     computes in (or fp32, always) or a value the call itself passes; ``note`` for a behaviour said of every use
@@ -345,11 +356,12 @@ _BEHAVIOURS = ((re.compile(r"回退至CPU|仅CPU支持"), "runs on the host CPU"
 def note_summary(note: str) -> str:
     """A vendor's note said in English by what its clauses are (``parse_note``'s kinds), never translated:
     "dtype limit (no bf16), argument limit (`memory_format`)"; the note itself is the quote."""
-    said = [_clause_summary(limit) for limit in parse_note(note)]
+    said = [clause_summary(limit) for limit in parse_note(note)]
     return ", ".join(dict.fromkeys(s for s in said if s)) or "a note"
 
 
-def _clause_summary(limit: Limit) -> str:
+def clause_summary(limit: Limit) -> str:
+    """One clause said by its kind (``note_summary``'s words for each)."""
     if limit.kind == LimitKind.DTYPE:
         if limit.dtypes:
             return f"dtype limit (no {', '.join(d for d in TRAINING_DTYPES if d in limit.dtypes)})"

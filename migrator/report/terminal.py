@@ -100,6 +100,19 @@ def wrapped(line: str, width: Optional[int]) -> List[str]:
     return lines
 
 
+def at_most(line: str, width: Optional[int], lines: int) -> str:
+    """``line`` cut to fill at most ``lines`` terminal lines once ``wrapped`` (as it is unwrapped), its end
+    marked with ``…``."""
+    if width is None:
+        return line
+    fitted = wrapped(line, width)
+    if len(fitted) <= lines:
+        return line
+    kept = fitted[:lines]
+    kept[-1] = clipped(kept[-1] + " " * width, width)  # never fits: cut with its ellipsis
+    return "\n".join(kept)
+
+
 def _fitting(word: str, columns: int) -> int:
     """How many characters of ``word`` fit in ``columns`` (at least one)."""
     used = 0

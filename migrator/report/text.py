@@ -17,7 +17,7 @@ from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_mod
 from ..shim import through_shim
 from . import View
 from .printable import Printable
-from .terminal import Wrapping, clipped, wrapped
+from .terminal import Wrapping, at_most
 from .wording import plain, reach_text, said, trace_text, worst_status
 
 #: Blockers shown per target in the summary, and custom operators; the rest are counted.
@@ -177,16 +177,8 @@ _BLOCKER_LINES = 2
 
 
 def _at_most(line: str, view: View, lines: int) -> str:
-    """``line`` and its newline, cut to fill at most ``lines`` terminal lines once wrapped (whole with ``-v``, or
-    unwrapped)."""
-    if view.quote or view.width is None:
-        return line + "\n"
-    fitted = wrapped(line, view.width)
-    if len(fitted) <= lines:
-        return line + "\n"
-    kept = fitted[:lines]
-    kept[-1] = clipped(kept[-1] + " " * view.width, view.width)  # never fits: cut with its ellipsis
-    return "\n".join(kept) + "\n"
+    """``line`` and its newline, cut to fill at most ``lines`` terminal lines (whole with ``-v``)."""
+    return (line if view.quote else at_most(line, view.width, lines)) + "\n"
 
 
 def _plan_table(plan: MigrationPlan, out: TextIO) -> None:
