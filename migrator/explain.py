@@ -13,7 +13,7 @@ from .maps.coverage import api_coverage, api_ops
 from .maps.limits import TRAINING_DTYPES, clause_summary, for_call, read_clauses, settle
 from .maps.load import TargetMap, load_json, third_party, torch_api_aliases, torch_api_table
 from .maps.signatures import api_parameters
-from .model import DtypeProfile, Span, Status, Usage, UsageKind, Verdict
+from .model import DtypeProfile, Grade, Span, Status, Usage, UsageKind, Verdict
 from .report.terminal import at_most
 from .report.wording import plain
 from .rules import RuleContext, apply_rules
@@ -57,7 +57,7 @@ def explain_api(api: str, targets: Sequence[TargetMap],
             found = for_call(coverage.verdict, (), api_parameters(api)) if coverage else None
             rule = None
         if found is None or (found.status == Status.UNKNOWN and not ops and rule in ("torch-op", None)
-                             and not found.quotes and "not validated" not in found.message):
+                             and all(e.grade == Grade.GAP for e in found.evidence)):
             gaps.append(target)  # the data knows nothing of it: said so below, once the API is known at all
             continue
         verdicts[target.id] = _verdict(found, rule, target, profile)

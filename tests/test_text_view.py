@@ -113,3 +113,53 @@ def test_long_lists_are_cut_to_a_screen_with_the_largest_first(tmp_path):
     listed = [line for line in text.splitlines() if line.startswith("  op")]
     assert [line.split(":")[0].strip() for line in listed] == [f"op{i}/" for i in range(9, 4, -1)]
     assert "  ... 5 more (`--format html` or `json` has them all)" in text
+
+
+def test_check_marks_what_fix_applies_says_notes_by_kind_and_wraps_on_a_terminal(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\n', encoding="utf-8")
+    (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    piped = CliRunner().invoke(main, ["check", "--no-cache", "train.py"]).output.splitlines()
+    assert piped[0] == ("train.py:5:5: device-move [*] [cann:rewrite] use `torch.Tensor.npu` (documented "
+                        "equivalent); needs `import torch_npu` before use; vendor notes: argument limit "
+                        "(`memory_format`)")
+    quoted = CliRunner().invoke(main, ["check", "--no-cache", "-v", "train.py"]).output
+    assert "`memory_format`参数仅支持传入torch.contiguous_format" in quoted
+    narrow = CliRunner().invoke(main, ["check", "--no-cache", "train.py"], env={"COLUMNS": "60"}).output.splitlines()
+    assert max(len(line) for line in narrow) <= 60 and narrow[0].startswith("train.py:5:5: device-move [*]")
+    assert narrow[1].startswith("    ")  # the rest of the record, under it
+
+
+@pytest.mark.parametrize("line, width, expected", [
+    pytest.param("a.py:1:1: rewrite x: " + "word " * 12, 30,
+                 ["a.py:1:1: rewrite x: word word", "    word word word word word", "    word word word word word"],
+                 id="hanging-indent"),
+    pytest.param("  x 你好你好你好你好你好你好你好你好", 20,
+                 ["  x", "      你好你好你好你", "      好你好你好你好", "      你好"],
+                 id="wide-characters-take-two-columns"),
+    pytest.param("\x1b[33mrewrite\x1b[0m torch.x", 15, ["\x1b[33mrewrite\x1b[0m torch.x"], id="colour-takes-none"),
+    pytest.param("a/very/long/path/of/a/file.py:1:1: x", 20, ["a/very/long/path/of/a/file.py:1:1:", "    x"],
+                 id="the-place-stays-whole"),
+    pytest.param("short", None, ["short"], id="piped-unwrapped"),
+])
+def test_a_line_wraps_at_the_width_as_a_terminal_counts_it(line, width, expected):
+    from migrator.report.terminal import wrapped
+
+    assert wrapped(line, width) == expected
+
+
+@pytest.mark.parametrize("note, said", [
+    pytest.param("`input`仅支持fp16，fp32", "dtype limit (no bf16)", id="dtype"),
+    pytest.param("NPU对应接口为`Tensor.npu`，其`memory_format`参数仅支持传入torch.contiguous_format",
+                 "argument limit (`memory_format`)", id="argument"),
+    pytest.param("该接口会回退至CPU执行", "runs on the host CPU", id="cpu-fallback"),
+    pytest.param("仅支持推理场景", "inference only", id="inference"),
+    pytest.param("`self`仅支持fp32", "the docs' fp32-only placeholder", id="template"),
+    pytest.param("针对Ascend 950DT，不支持该接口", "about another card", id="another-card"),
+    pytest.param("`input`仅支持fp16，fp32\n在开启`is_causal`计算时，`attn_mask`必须为None",
+                 "dtype limit (no bf16), argument limit (`is_causal`, `attn_mask`)", id="two-clauses"),
+])
+def test_a_vendor_note_is_said_by_what_its_clauses_are(note, said):
+    from migrator.maps.limits import note_summary
+
+    assert note_summary(note) == said
