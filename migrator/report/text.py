@@ -20,12 +20,14 @@ from .printable import Printable
 from .terminal import Wrapping, at_most
 from .wording import plain, reach_text, said, trace_text, worst_status
 
-#: Blockers shown per target in the summary, and custom operators; the rest are counted.
+#: Blockers shown per target in the summary; the rest are counted.
 _TOP = 5
+#: Custom operators named in the summary, the most CUDA to port first.
+_OPS = 3
 #: Entry points named in the summary.
-_ENTRIES = 4
+_ENTRIES = 3
 #: Files named per reason among those not (fully) scanned.
-_FILES_SHOWN = 2
+_FILES_SHOWN = 1
 #: Lines listed in one grouped row before "and N more".
 _LINES_SHOWN = 6
 _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK: "yellow",
@@ -64,12 +66,12 @@ def _render(report: Report, out: TextIO, view: View) -> None:
     for target in report.targets:
         _target(target, plans[target.id], paint, out, through_shim(report.judged, target.id), by_id, view, shown)
     if any(t.blockers for t in report.targets):
-        legend = ["a blocker's line is its first finding's, the most reached blockers first"]
-        if any(b.fixable for t in report.targets for b in t.blockers[:_TOP]):
-            legend.append("[*]: `migrator fix` applies it")
+        legend = ["[*] `migrator fix` applies it"] if any(b.fixable for t in report.targets
+                                                           for b in t.blockers[:_TOP]) else []
         if not view.quote:
-            legend.append("vendors' notes said by kind (`-v` quotes them)")
-        out.write("; ".join(legend) + "\n\n")
+            legend.append("vendor notes said by kind (`-v` quotes them)")
+        if legend:
+            out.write("; ".join(legend) + "\n\n")
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
         others = f" and {len(names) - _ENTRIES} more" if len(names) > _ENTRIES else ""
@@ -78,11 +80,11 @@ def _render(report: Report, out: TextIO, view: View) -> None:
     if report.custom_ops:
         out.write("Custom operators:\n")
         # the ones with the most CUDA to port first
-        for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_TOP]:
+        for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_OPS]:
             out.write(f"  {op.name}: {len(op.kernels)} kernels ({op.kernel_lines} lines), "
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
-        if len(report.custom_ops) > _TOP:
-            out.write(f"  ... {len(report.custom_ops) - _TOP} more (`--format html` or `json` has them all)\n")
+        if len(report.custom_ops) > _OPS:
+            out.write(f"  ... {len(report.custom_ops) - _OPS} more (`--format html` or `json` has them all)\n")
         out.write("\n")
     if report.validate:
         apis = len({(f.rule, f.api) for f in report.validate})
@@ -162,7 +164,8 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
         message = plain(" ".join(blocker.message.split()), verdict.quotes if verdict is not None else (), view.quote)
         mark = "[*] " if blocker.fixable else ""
         sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
-        line = (f"{_where(blocker, first)} {mark}{paint.status(blocker.status)} {blocker.title} "
+        title = blocker.title.removesuffix(f" in {blocker.path_of_first}")  # the line starts with that path
+        line = (f"{_where(blocker, first)} {mark}{paint.status(blocker.status)} {title} "
                 f"({_reach(blocker)}{sites}): {message}")
         out.write(_at_most(line, view, _BLOCKER_LINES))
     for other, titles in again.items():
@@ -173,7 +176,7 @@ def _target(target: TargetSummary, plan: MigrationPlan, paint: "_Paint", out: Te
 
 
 #: Terminal lines a blocker takes in the summary (``-v``: as many as it needs).
-_BLOCKER_LINES = 2
+_BLOCKER_LINES = 3
 
 
 def _at_most(line: str, view: View, lines: int) -> str:
@@ -191,7 +194,7 @@ def _plan_table(plan: MigrationPlan, out: TextIO) -> None:
     for phase in phases:
         title = f"{phase.number}. {phase.title}"
         after = (f"{phase.hours:>6g}  {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
-                 else "  measured on the device")
+                 else "  on the device")
         out.write(f"  {title:<{width}} {len(phase.items):>5} {len(phase.findings):>8} {after}\n")
 
 
