@@ -67,8 +67,8 @@ def test_text_fits_the_columns_given_and_is_one_record_a_line_when_piped(tmp_pat
     assert max(len(line) for line in wide) <= columns
     blocker = next(i for i, line in enumerate(wide) if line.startswith("train.py:5:5:"))
     record = [wide[blocker]] + list(itertools.takewhile(lambda line: line.startswith("    "), wide[blocker + 1:]))
-    assert len(record) <= 3  # a blocker takes three lines at most, its end cut with "…"
-    assert record[-1].endswith("(`memory_format`)") or record[-1].endswith("…")
+    assert len(record) <= 3  # a blocker takes three lines at most, its end cut with "..."
+    assert record[-1].endswith("(`memory_format`)") or record[-1].endswith("...")
     piped = _scan(tmp_path).splitlines()
     assert any(line.startswith("train.py:5:5:") and line.endswith("(`memory_format`)") for line in piped)
 

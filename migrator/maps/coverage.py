@@ -376,16 +376,6 @@ def _opinfo_name(api: str) -> str:
     return api[len("torch."):] if api.startswith("torch.") else api
 
 
-def close_matches(api: str, limit: int = 5) -> Sequence[str]:
-    import difflib
-
-    names = list(torch_api_table())
-    tail = api.rsplit(".", 1)[-1]
-    same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
-    return (same_tail + [n for n in difflib.get_close_matches(api, names, n=limit, cutoff=0.6)
-                         if n not in same_tail])[:limit]
-
-
 def op_verdict(target: TargetMap, op: str) -> Verdict:
     """One aten overload on one target, as its operator map judges it (``migrator scan --trace``)."""
     op_map = target.op_map()

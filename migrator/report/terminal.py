@@ -16,6 +16,8 @@ from typing import IO, List, Optional
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 #: Under this, wrapping helps nobody: a line is left as it is.
 _NARROWEST = 20
+#: Where a line was cut (ASCII, as ``maps/limits.clip`` cuts: any terminal encodes it).
+_CUT = "..."
 #: How much deeper than its line a wrapped line's continuation is indented.
 HANGING = 4
 
@@ -45,7 +47,7 @@ def width_of(text: str) -> int:
 
 
 def clipped(text: str, width: Optional[int]) -> str:
-    """``text`` cut to ``width`` columns with a final ``…`` (as it is when ``width`` is ``None`` or it fits)."""
+    """``text`` cut to ``width`` columns ending in ``...`` (as it is when ``width`` is ``None`` or it fits)."""
     if width is None or width_of(text) <= width:
         return text
     out, used = [], 0
@@ -55,7 +57,7 @@ def clipped(text: str, width: Optional[int]) -> str:
             continue
         for char in piece:
             wide = width_of(char)
-            if used + wide > width - 1:
+            if used + wide > width - len(_CUT):
                 break
             out.append(char)
             used += wide
@@ -63,7 +65,7 @@ def clipped(text: str, width: Optional[int]) -> str:
             continue
         break
     reset = "\x1b[0m" if _SGR.search(text) else ""
-    return "".join(out).rstrip() + "…" + reset
+    return "".join(out).rstrip() + _CUT + reset
 
 
 def wrapped(line: str, width: Optional[int]) -> List[str]:
@@ -102,7 +104,7 @@ def wrapped(line: str, width: Optional[int]) -> List[str]:
 
 def at_most(line: str, width: Optional[int], lines: int) -> str:
     """``line`` cut to fill at most ``lines`` terminal lines once ``wrapped`` (as it is unwrapped), its end
-    marked with ``…``."""
+    marked with ``...``."""
     if width is None:
         return line
     fitted = wrapped(line, width)
