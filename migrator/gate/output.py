@@ -9,7 +9,7 @@ from ..model import Finding
 from ..report import FORMATTERS
 from ..report.printable import Printable
 from ..report.terminal import Wrapping
-from ..report.wording import said
+from ..report.wording import place, said
 from .check import CheckResult
 
 
@@ -41,10 +41,7 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
 def _line(finding: Finding, quote: bool = False) -> str:
     """``path:line:col: RULE [*] [target:status] message``, linter style: ``[*]`` when `migrator fix` applies an
     exact edit on some target; the vendors' notes said by kind, or ``quote``d."""
-    span = finding.span
-    where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
-    if span.cell is not None:
-        where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
+    where = place(finding.path, finding.span)
     failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
     tags = ",".join(f"{t}:{v.status.value}" for t, v in failing)
     message = said(failing[0][1], quote) if failing else ""

@@ -1,6 +1,8 @@
 """A terminal summary that fits a screen per target: readiness, the plan phase by phase, the blockers by
-cause. ``--show all`` adds every finding in training code at its cause, grouped by file and by rule and API
-(one row for the same call on several lines, with what to do); ``-q`` keeps one line per target."""
+cause, each one record from its ``path:line:col``, wrapped to the terminal (``terminal.py``) with the vendors'
+notes said by kind (``wording.said``). ``--show all`` adds every finding in training code at its cause,
+grouped by file and by rule and API (one row for the same call on several lines, with what to do); ``-q`` keeps
+one line per target."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from ..shim import through_shim
 from . import View
 from .printable import Printable
 from .terminal import Wrapping, at_most
-from .wording import plain, reach_text, said, trace_text, worst_status
+from .wording import place, plain, reach_text, said, trace_text, worst_status
 
 #: Blockers shown per target in the summary; the rest are counted.
 _TOP = 5
@@ -216,9 +218,7 @@ def _where(blocker: Blocker, first: Optional[Finding]) -> str:
     """``path:line:col:``, as editors and terminals open it (the column counted from 1)."""
     if first is None or first.path != blocker.path_of_first:
         return f"{blocker.path_of_first}:{blocker.line_of_first or 1}:1:"
-    span = first.span
-    cell = f"cell {span.cell}:" if span.cell is not None else ""
-    return f"{first.path}:{cell}{span.line or 1}:{(span.col or 0) + 1}:"
+    return f"{place(first.path, first.span)}:"
 
 
 def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:

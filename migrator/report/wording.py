@@ -6,12 +6,19 @@ from __future__ import annotations
 from typing import Tuple
 
 from ..maps.limits import note_summary
-from ..model import STATUS_SEVERITY, Blocker, Finding, Status, TraceSummary, Verdict
+from ..model import STATUS_SEVERITY, Blocker, Finding, Span, Status, TraceSummary, Verdict
 
 
 def worst_status(finding: Finding) -> Status:
     """The most severe of a finding's per-target statuses (``unknown`` when it has no verdict)."""
     return min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
+
+
+def place(path: str, span: Span) -> str:
+    """``path:line:col`` as editors and terminals open it (the column counted from 1; a notebook's cell
+    before the line)."""
+    cell = f"cell {span.cell}:" if span.cell is not None else ""
+    return f"{path}:{cell}{span.line or 1}:{(span.col or 0) + 1}"
 
 
 def reach_text(blocker: Blocker) -> str:
