@@ -94,7 +94,8 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--show", type=click.Choice(["summary", "all", "tune"]), default="summary", show_default=True,
               help="Text: per target readiness, plan and blockers; `all` adds every finding by file and rule; "
                    "`tune` adds what stalls the device on the training step.")
-@click.option("--verbose", "-v", is_flag=True, help="Text: the same as --show all.")
+@click.option("--verbose", "-v", is_flag=True, help="Text: --show all, and the vendors' notes as they wrote them (the "
+                                                    "default says each in English by its kind).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
@@ -140,7 +141,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with FEWER_COLLECTIONS.keeping():  # the scan's objects live until the end: collections while writing skip them
-        view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output))
+        view = View(show="all" if verbose else show, quiet=quiet, color=_colour(color, output),
+                    width=_width(output), quote=verbose)
         _write(lambda out: FORMATTERS[fmt](report, out, view), output)
     if failing:
         from .assess import counted
@@ -176,7 +178,8 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
               help="With FILES `-`: the path the code read from stdin has in the project (an editor's buffer).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: the failing lines only, no summary.")
 @click.option("--verbose", "-v", is_flag=True,
-              help="Text: also the findings the baseline and suppressions let through.")
+              help="Text: also the findings the baseline and suppressions let through, and the vendors' notes "
+                   "as they wrote them.")
 @_selection_options
 @_config_options
 def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unused_suppressions, fmt, output, color,
@@ -303,7 +306,7 @@ def _run_check(files, write_baseline: bool, options: _CheckOptions, stdin: Optio
         raise
     color = _colour(options.color, options.output)
     _write(lambda out: render_check(result, options.fmt, out, options.report_unused_suppressions, options.verbosity,
-                                    color=color), options.output)
+                                    color=color, width=_width(options.output)), options.output)
     sys.exit(result.exit_code)
 
 
@@ -806,12 +809,15 @@ def _fleet_progress():
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dtypes", default="fp32,fp16,bf16", show_default=True,
               help="The float dtypes the project computes in: a vendor's dtype note bites when it leaves one out.")
-def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str) -> None:
+@click.option("--verbose", "-v", is_flag=True,
+              help="Text: each vendor note as the vendor wrote it (the default says them by kind, counted).")
+def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str, verbose: bool) -> None:
     """The aten ops each Python API runs and each target's verdict, message and source.
 
     APIS are fully qualified names: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
     torch.cuda.synchronize. With several (or --from), --format json is one document: {"apis": [...],
-    "unknown": [...]}. An unknown API is named with close matches, and makes the exit status 2.
+    "unknown": [...]}. An unknown or misspelt API is named with close matches, and makes the exit status 2;
+    every target is answered (`unknown` where its data says nothing).
     """
     from .explain import UnknownApi, explain_api, render_explanation
 
@@ -837,7 +843,12 @@ def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: st
         click.echo(json.dumps({"schema": "migrator.explain/1", "apis": results, "unknown": unknown}, indent=2,
                               ensure_ascii=False))
     else:
-        click.echo("\n".join(render_explanation(result) for result in results), nl=False)
+        from .report.terminal import Wrapping
+
+        width = _width(None)
+        stdout = Wrapping(click.get_text_stream("stdout"), width)
+        stdout.write("\n".join(render_explanation(result, verbose, width) for result in results))
+        stdout.flush()
     for item in unknown:
         click.echo(item["error"], err=True)
     if unknown:
@@ -871,6 +882,14 @@ def _colour(choice: str, output: Optional[Path]) -> bool:
     if choice != "auto":
         return choice == "always"
     return output is None and not os.environ.get("NO_COLOR") and click.get_text_stream("stdout").isatty()
+
+
+def _width(output: Optional[Path]) -> Optional[int]:
+    """The columns text on stdout wraps at: ``$COLUMNS``, else the terminal's; ``None`` (unwrapped) into a file
+    or a pipe, as linters print."""
+    from .report.terminal import terminal_width
+
+    return None if output is not None else terminal_width(click.get_text_stream("stdout"))
 
 
 def _write(render, output: Optional[Path]) -> None:

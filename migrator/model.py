@@ -427,6 +427,9 @@ class Verdict:
     limits: Tuple[Limit, ...] = ()
     #: what the status rests on; filled by the rule where it knows, else by the judge (``evidence.judged``)
     evidence: Tuple[Evidence, ...] = ()
+    #: the vendors' own words ``message`` carries verbatim (a note from an API list, a clause of one): the text
+    #: view says each in English by its kind (``maps/limits.note_summary``) and quotes it with ``-v``
+    quotes: Tuple[str, ...] = ()
 
     @property
     def suggestion(self) -> Optional[str]:

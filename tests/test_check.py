@@ -40,8 +40,8 @@ def test_findings_fail_with_linter_lines(repo):
     result = run("train.py")
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].startswith("train.py:6:5: collective-backend [cann:rewrite] collective backend 'nccl'")
-    assert lines[1].startswith("train.py:10:12: device-move [cann:rewrite]")
+    assert lines[0].startswith("train.py:6:5: collective-backend [*] [cann:rewrite] collective backend 'nccl'")
+    assert lines[1].startswith("train.py:10:12: device-move [*] [cann:rewrite]")
     assert lines[-1] == ("migrator: 2 new, 0 in baseline, 0 suppressed, 0 fixed; "
                          "2 can be fixed with `migrator fix PATH --target cann`")
 
@@ -312,7 +312,7 @@ def test_pre_commit_hook_through_the_real_client(tmp_path):
 
     failed = try_repo("train.py")
     assert failed.returncode == 1, failed.stdout + failed.stderr
-    assert "train.py:6:5: collective-backend [cann:rewrite]" in failed.stdout
+    assert "train.py:6:5: collective-backend [*] [cann:rewrite]" in failed.stdout
     passed = try_repo("clean.py")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     # the hook hands over scripts, Dockerfiles and requirements too (NVIDIA images, CUDA wheels, CUDA variables)
@@ -646,7 +646,7 @@ def test_check_reads_stdin_as_the_file_its_filename_names(tmp_path, monkeypatch)
     runner = CliRunner()
     result = runner.invoke(main, ["check", "-", "--stdin-filename", "src/train.py", "--no-cache"], input=code)
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("src/train.py:2:5: device-move [cann:rewrite]")
+    assert result.output.startswith("src/train.py:2:5: device-move [*] [cann:rewrite]")
     assert "synchronize" not in result.output  # the buffer's own suppression holds
     assert not (tmp_path / "src").exists()  # nothing written into the project
     clean = runner.invoke(main, ["check", "-", "--no-cache"], input="import torch\nx = torch.ones(2)\n")

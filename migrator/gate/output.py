@@ -3,50 +3,54 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, TextIO, cast
+from typing import Dict, Optional, TextIO, cast
 
 import click
 
 from ..model import Finding
 from ..report import FORMATTERS
 from ..report.printable import Printable
+from ..report.terminal import Wrapping
+from ..report.wording import place, said
 from .check import CheckResult
 
 
 def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool = False, verbosity: int = 0,
-                 color: bool = False) -> None:
+                 color: bool = False, width: Optional[int] = None) -> None:
     """``verbosity``: -1 (``-q``) the failing lines only; 1 (``-v``) also the findings the baseline and
-    suppressions let through, each said as such. ``color``: each failing line's place in bold and its
-    statuses in red (``--color``)."""
+    suppressions let through, each said as such, and the vendors' notes quoted. ``color``: each failing line's
+    place in bold and its statuses in red (``--color``). ``width``: the terminal's columns to wrap each line at
+    (``None``: one line a finding, for a pipe or a file)."""
     if fmt != "text":
         FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
         return
-    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
+    wrapping = Wrapping(out, width)
+    out = cast(TextIO, Printable(cast(TextIO, wrapping)))  # a file name or snippet cannot drive the terminal
+    quote = verbosity > 0
     for finding in result.failing:
-        out.write(_line(finding, color) + "\n")
+        out.write(_line(finding, quote, color) + "\n")
     if verbosity > 0:
         for finding in result.baselined:
-            out.write(_line(finding) + " (in the baseline)\n")
+            out.write(_line(finding, quote) + " (in the baseline)\n")
         for finding in result.suppressed:
-            out.write(_line(finding) + " (suppressed)\n")
+            out.write(_line(finding, quote) + " (suppressed)\n")
     for error in result.errors:
         out.write(f"{error.file.rel}: error: not checked: {error.reason}\n")
-    if verbosity < 0:
-        return
-    _summary(result, out, report_unused)
+    if verbosity >= 0:
+        _summary(result, out, report_unused)
+    wrapping.flush()
 
 
-def _line(finding: Finding, color: bool = False) -> str:
-    """``path:line:col: RULE [target:status] message``, linter style (with ``color``, the place in bold and
-    the statuses in red: only the lines that fail the check are painted)."""
-    span = finding.span
-    where = f"{finding.path}:{span.line or 1}:{(span.col or 0) + 1}"
-    if span.cell is not None:
-        where = f"{finding.path}:cell {span.cell}:{span.line or 1}:{(span.col or 0) + 1}"
+def _line(finding: Finding, quote: bool = False, color: bool = False) -> str:
+    """``path:line:col: RULE [*] [target:status] message``, linter style: ``[*]`` when `migrator fix` applies an
+    exact edit on some target; the vendors' notes said by kind, or ``quote``d; with ``color``, the place in bold
+    and the statuses in red (only the lines that fail the check are painted)."""
+    where = place(finding.path, finding.span)
     failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
     tags = ",".join(f"{t}:{_paint(v.status.value, color, fg='red')}" for t, v in failing)
-    message = failing[0][1].message if failing else ""
-    return f"{_paint(where, color, bold=True)}: {finding.rule} [{tags}] {message}"
+    message = said(failing[0][1], quote) if failing else ""
+    fixed = " [*]" if any(v.fixable and v.edit is not None for _, v in failing) else ""
+    return f"{_paint(where, color, bold=True)}: {finding.rule}{fixed} [{tags}] {' '.join(message.split())}"
 
 
 def _paint(text: str, color: bool, **style) -> str:

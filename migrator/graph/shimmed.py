@@ -58,7 +58,7 @@ def _through(finding: Finding, shim: Shim, target: str, where: str,
             "importing the patcher: import it there too (`migrator fix --shim`)") if unpatched else ""
     supported = Verdict(Status.SUPPORTED, f"{THROUGH_SHIM} {where} imports "
                         f"(`{'; '.join(shim.imports)}`): {judgement.why}{also}; without it: {verdict.message}",
-                        shim.source)
+                        shim.source, quotes=verdict.quotes)
     return replace(finding, verdicts={**finding.verdicts, target: supported})
 
 

@@ -285,7 +285,8 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
             return Verdict(Status.SUPPORTED, f"this call passes {how}, so it takes "
                            f"{', '.join(str(taken[op]) for op in missing)}, which has a kernel ({doc_source} lists "
                            f"`{api}`)", f"{doc_source}; {sources}")
-    limits = f" (with limits: {clip(str(entry['limitations']), 200)})" if entry.get("limitations") else ""
+    quoted = clip(str(entry['limitations']), 200) if entry.get("limitations") else ""
+    limits = f" (with limits: {quoted})" if quoted else ""
     parts = [f"{op} has no kernel but {', '.join(siblings[op])} does" for op in missing]
     return Verdict(Status.PARTIAL,
                    f"sources disagree: {doc_source} lists `{api}` as supported{limits}; the op registrations "
@@ -295,7 +296,7 @@ def _overload_conflict(api: str, statuses: Mapping[str, Status], op_map: Mapping
                    f"{doc_source}; {sources}",
                    evidence=(item(Grade.NOTE, f"{doc_source}; {sources}",
                                   f"the call's arguments do not show which overload of {', '.join(missing)} it "
-                                  "takes; one has no kernel"),))
+                                  "takes; one has no kernel"),), quotes=(quoted,) if quoted else ())
 
 
 #: ``_taken``'s answer when a call takes the overload that has no kernel.
@@ -355,7 +356,8 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
                 evidence = (item(Grade.NOTE, source, said),
                             item(Grade.NOTE, verdict.source, f"yet {verdict.message}"))
             return Verdict(Status.UNSUPPORTED, f"{said} ({verdict.message})", f"{source}; {verdict.source}",
-                           evidence=evidence)
+                           evidence=evidence,
+                           quotes=verdict.quotes + ((str(entry["limitations"]),) if limits else ()))
         if entry.get("limitations"):
             found.extend(parse_note(str(entry["limitations"]), api_parameters(api)))
             sources.append(source)
@@ -373,19 +375,23 @@ def _refine(target: TargetMap, api: str, verdict: Verdict, documented) -> Verdic
     if not notes and not found:
         return verdict
     message = f"{verdict.message}; " + "; ".join(notes) if notes else verdict.message
-    return Verdict(verdict.status, message, "; ".join(dict.fromkeys(sources)), limits=tuple(found))
+    return Verdict(verdict.status, message, "; ".join(dict.fromkeys(sources)), limits=tuple(found),
+                   quotes=verdict.quotes)
 
 
 def verdict_from_list(target: TargetMap, api: str, documented, note: str = "") -> Verdict:
     """What the vendor's Python-API list (Ascend docs, Cambricon torch_api.yaml) says of ``api``: supported,
     with its notes as clauses to settle (``limits.py``)."""
     entry, source = documented
-    limits = f": {clip(str(entry['limitations']), 300)}" if entry.get("limitations") else ""
+    quoted = clip(str(entry['limitations']), 300) if entry.get("limitations") else ""
+    limits = f": {quoted}" if quoted else ""
+    quotes = (quoted,) if quoted else ()
     if entry.get("documented") == "N":
-        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source)
+        return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}", source,
+                       quotes=quotes)
     if entry.get("validated") is False:
         return Verdict(Status.UNKNOWN, f"`{api}` is listed as not validated on {target.id}{limits}", source,
-                       evidence=(item(Grade.NOTE, source, f"`{api}`: not validated{limits}"),))
+                       evidence=(item(Grade.NOTE, source, f"`{api}`: not validated{limits}"),), quotes=quotes)
     clauses = parse_note(str(entry["limitations"]), api_parameters(api)) if limits else ()
     return Verdict(Status.SUPPORTED, f"`{api}` is documented as supported on {target.id}{note}", source,
                    limits=clauses)
@@ -395,16 +401,6 @@ def _opinfo_name(api: str) -> str:
     if api.startswith("torch.Tensor."):
         return api[len("torch.Tensor."):]
     return api[len("torch."):] if api.startswith("torch.") else api
-
-
-def close_matches(api: str, limit: int = 5) -> Sequence[str]:
-    import difflib
-
-    names = list(torch_api_table())
-    tail = api.rsplit(".", 1)[-1]
-    same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
-    return (same_tail + [n for n in difflib.get_close_matches(api, names, n=limit, cutoff=0.6)
-                         if n not in same_tail])[:limit]
 
 
 def op_verdict(target: TargetMap, op: str) -> Verdict:

@@ -251,7 +251,25 @@ def settle(verdict: Verdict, profile: DtypeProfile, here: Optional[FrozenSet[str
     evidence = verdict.evidence
     if biting and verdict.status == Status.SUPPORTED:  # the notes alone make it partial: they are its evidence
         evidence = tuple(item(clause_grade(limit, profile, here), verdict.source, limit.text) for limit in biting)
-    return replace(verdict, status=status, message="; ".join(parts), limits=(), evidence=evidence)
+    quoted = tuple(clip(limit.text) for limit in biting + idle if not _ours(limit))
+    return replace(verdict, status=status, message="; ".join(parts), limits=(), evidence=evidence,
+                   quotes=verdict.quotes + quoted)
+
+
+def _ours(limit: Limit) -> bool:
+    """A clause this tool wrote in English (``skip_limit``'s), not a vendor's words."""
+    return limit.text.startswith("torch_npu skips")
+
+
+def read_clauses(verdict: Verdict, profile: DtypeProfile) -> Tuple[Tuple[Limit, bool, str], ...]:
+    """Each clause ``settle`` would name in ``verdict``'s message: whether it bites this project, and why
+    (where the project computes in the dtype it leaves out) or why not, as the message says it."""
+    read = []
+    for limit in verdict.limits:
+        bites = _bites(limit, profile)
+        why = _why(limit, profile)[2:-1] if bites else _why_not(limit, profile)  # _why: " (...)" or ""
+        read.append((limit, bites, why))
+    return tuple(read)
 
 
 def clause_grade(limit: Limit, profile: DtypeProfile, here: Optional[FrozenSet[str]] = None) -> Grade:
@@ -317,10 +335,47 @@ def _why_not(limit: Limit, profile: DtypeProfile) -> str:
         return "about another card than the target's training cards"
     if limit.kind == LimitKind.TEMPLATE:
         return "the docs' lone 'fp32 only' placeholder, which stands on Tensor.size and nn.Module.train too"
-    if limit.text.startswith("torch_npu skips"):
+    if _ours(limit):
         return "a test skip on precision, not a limit"
     return "a shape, value or feature condition a static scan cannot check"
 
 
 def clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ------------------------------------------------------------------------------------------ saying
+
+
+#: What a ``behaviour`` clause says, by the words that made it one (``_BEHAVIOUR``, "不支持反向").
+_BEHAVIOURS = ((re.compile(r"回退至CPU|仅CPU支持"), "runs on the host CPU"),
+               (re.compile(r"仅支持推理|不支持训练"), "inference only"),
+               (re.compile(r"不支持反向"), "no backward"))
+
+
+def note_summary(note: str) -> str:
+    """A vendor's note said in English by what its clauses are (``parse_note``'s kinds), never translated:
+    "dtype limit (no bf16), argument limit (`memory_format`)"; the note itself is the quote."""
+    said = [clause_summary(limit) for limit in parse_note(note)]
+    return ", ".join(dict.fromkeys(s for s in said if s)) or "a note"
+
+
+def clause_summary(limit: Limit) -> str:
+    """One clause said by its kind (``note_summary``'s words for each)."""
+    if limit.kind == LimitKind.DTYPE:
+        if limit.dtypes:
+            return f"dtype limit (no {', '.join(d for d in TRAINING_DTYPES if d in limit.dtypes)})"
+        floats = re.search(r"fp32|fp16|bf16", limit.text)
+        return "dtype list (every training dtype)" if floats else "dtype limit on integer, mask or complex inputs"
+    if limit.kind == LimitKind.ARGUMENT:
+        named = ", ".join(f"`{a}`" for a in limit.arguments)
+        return f"argument limit ({named})" + (f" in {', '.join(sorted(limit.dtypes))}" if limit.dtypes else "")
+    if limit.kind == LimitKind.PRODUCT:
+        return "about another card"
+    if limit.kind == LimitKind.BEHAVIOUR:
+        return next((said for pattern, said in _BEHAVIOURS if pattern.search(limit.text)), "a behaviour limit")
+    if limit.kind == LimitKind.TEMPLATE:
+        return "the docs' fp32-only placeholder"
+    if _FEATURE.search(limit.text):
+        return "a graph-mode or compile condition"
+    return "a condition a static scan cannot check" if _LIMITING.search(limit.text) else "a description, no limit"

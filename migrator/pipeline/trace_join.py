@@ -242,7 +242,8 @@ def _verdict(target: TargetMap, op: str, apis: Sequence[str], stand_in: bool = F
     verdict = op_verdict(target, op)
     if stand_in and verdict.status == Status.FALLBACK:
         return Verdict(Status.UNKNOWN, f"{verdict.message}; but the CPU ran its own variant of it, and which op "
-                       f"{target.id} dispatches in its place is not in the trace", verdict.source)
+                       f"{target.id} dispatches in its place is not in the trace", verdict.source,
+                       quotes=verdict.quotes)
     return verdict
 
 

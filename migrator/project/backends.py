@@ -119,7 +119,7 @@ def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Ver
             f"{target.device_to} beside it ({suggestion}), rather than renaming this one (which would drop CUDA); "
             f"what it does here: {verdict.message}")
     return Verdict(verdict.status, text, f"{_SOURCE}; {verdict.source}", fix=fix_of(f"add {suggestion}"),
-                   evidence=(Evidence(Grade.PROOF, _SOURCE, f"{path} beside {others}"),))
+                   evidence=(Evidence(Grade.PROOF, _SOURCE, f"{path} beside {others}"),), quotes=verdict.quotes)
 
 
 def _sibling_name(path: str, device: str) -> str:

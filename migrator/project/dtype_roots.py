@@ -92,7 +92,8 @@ def _with_caveat(choice: DtypeChoice, target: str, verdict: Verdict,
     said = (f"the project computes in {choice.dtype} from here ({choice.where}); {caveat['note']}")
     if verdict.status == Status.SUPPORTED:
         return Verdict(Status.PARTIAL, said, caveat["source"])
-    return Verdict(verdict.status, f"{verdict.message}; and {said}", f"{verdict.source}; {caveat['source']}")
+    return Verdict(verdict.status, f"{verdict.message}; and {said}", f"{verdict.source}; {caveat['source']}",
+                   quotes=verdict.quotes)
 
 
 def _verdict(choice: DtypeChoice, target: str, uses: Sequence[Finding], bites: Bites) -> Verdict:

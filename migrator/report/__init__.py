@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Dict, Protocol, TextIO
+from typing import Dict, Optional, Protocol, TextIO
 
 from ..model import Report
 
@@ -19,11 +19,17 @@ from ..model import Report
 class View:
     """How a terminal view reads: ``show`` ``summary`` (per target: readiness, the plan, the blockers by
     cause) or ``all`` (and every finding in training code, grouped by file and rule); ``quiet``: one line
-    per target; ``color``: status words in colour (a TTY, unless ``NO_COLOR`` or ``--color never``)."""
+    per target; ``color``: status words in colour (a TTY, unless ``NO_COLOR`` or ``--color never``); ``width``
+    and ``quote``: below."""
 
     show: str = "summary"
     quiet: bool = False
     color: bool = False
+    #: the terminal's columns to wrap lines at (``report/terminal.terminal_width``); ``None``: unwrapped (a pipe,
+    #: a file)
+    width: Optional[int] = None
+    #: the vendors' notes as they wrote them, where the default says each in English by its kind
+    quote: bool = False
 
 
 class Formatter(Protocol):

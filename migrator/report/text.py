@@ -1,6 +1,8 @@
 """A terminal summary that fits a screen per target: readiness, the plan phase by phase, the blockers by
-cause. ``--show all`` adds every finding in training code at its cause, grouped by file and by rule and API
-(one row for the same call on several lines, with what to do); ``-q`` keeps one line per target."""
+cause, each one record from its ``path:line:col``, wrapped to the terminal (``terminal.py``) with the vendors'
+notes said by kind (``wording.said``). ``--show all`` adds every finding in training code at its cause,
+grouped by file and by rule and API (one row for the same call on several lines, with what to do); ``-q`` keeps
+one line per target."""
 
 from __future__ import annotations
 
@@ -11,17 +13,24 @@ import click
 
 from ..assess import counted
 from ..maps.limits import clip
-from ..model import (STATUS_SEVERITY, Context, FileStatus, Finding, Report, Status, TargetSummary, TargetTally,
-                     Verdict)
+from ..model import (STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Status, TargetSummary,
+                     TargetTally, Verdict)
 from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
 from ..shim import through_shim
 from ..vocabulary import tally_of
 from . import View
 from .printable import Printable
-from .wording import reach_text, trace_text, worst_status
+from .terminal import Wrapping, at_most
+from .wording import place, plain, reach_text, said, trace_text, worst_status
 
 #: Blockers shown per target in the summary; the rest are counted.
-_TOP = 8
+_TOP = 5
+#: Custom operators named in the summary, the most CUDA to port first.
+_OPS = 3
+#: Entry points named in the summary.
+_ENTRIES = 3
+#: Files named per reason among those not (fully) scanned.
+_FILES_SHOWN = 1
 #: Lines listed in one grouped row before "and N more".
 _LINES_SHOWN = 6
 _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK: "yellow",
@@ -29,7 +38,15 @@ _COLOURS = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.FALLBACK
 
 
 def render(report: Report, out: TextIO, view: View = View()) -> None:
-    out = cast(TextIO, Printable(out))  # a file name or snippet cannot drive the terminal
+    wrapping = Wrapping(out, view.width)
+    out = cast(TextIO, Printable(cast(TextIO, wrapping)))  # a file name or snippet cannot drive the terminal
+    try:
+        _render(report, out, view)
+    finally:
+        wrapping.flush()
+
+
+def _render(report: Report, out: TextIO, view: View) -> None:
     paint = _Paint(view.color)
     numbers = tally_of(report)  # the shared numbers: every view says these (vocabulary.py)
     listed = counted(report.findings)
@@ -48,30 +65,40 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         return
     if report.trace is not None:
         out.write(trace_text(report.trace) + "\n\n")
+    by_id = {f.id: f for f in report.findings}
+    shown: Dict[Tuple[str, str, str, Optional[int]], str] = {}
     for target in report.targets:
-        _target(target, tallies[target.id], plans[target.id], paint, out, through_shim(report.judged, target.id))
+        _target(target, tallies[target.id], plans[target.id], paint, out, through_shim(report.judged, target.id),
+                by_id, view, shown)
     if numbers.closest is not None and len(numbers.targets) > 1:
         out.write(f"Closest runtime: {numbers.closest}: {numbers.closest_why}\n\n")
+    if any(t.blockers for t in report.targets):
+        legend = ["[*] `migrator fix` applies it"] if any(b.fixable for t in report.targets
+                                                           for b in t.blockers[:_TOP]) else []
+        if not view.quote:
+            legend.append("vendor notes said by kind (`-v` quotes them)")
+        if legend:
+            out.write("; ".join(legend) + "\n\n")
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
-        others = f" and {len(names) - _TOP} more" if len(names) > _TOP else ""
-        entries = ", ".join(names[:_TOP]) + others if names else "none found (use --entry MODULE:FUNC)"
-        out.write(f"Entry points: {entries}\n\n")
+        others = f" and {len(names) - _ENTRIES} more" if len(names) > _ENTRIES else ""
+        entries = ", ".join(names[:_ENTRIES]) + others if names else "none found (use --entry MODULE:FUNC)"
+        out.write(f"Entry points ({len(names)}): {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")
         # the ones with the most CUDA to port first
-        for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_TOP]:
+        for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_OPS]:
             out.write(f"  {op.name}: {len(op.kernels)} kernels ({op.kernel_lines} lines), "
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
-        if len(report.custom_ops) > _TOP:
-            out.write(f"  ... {len(report.custom_ops) - _TOP} more (`--format html` or `json` has them all)\n")
+        if len(report.custom_ops) > _OPS:
+            out.write(f"  ... {len(report.custom_ops) - _OPS} more (`--format html` or `json` has them all)\n")
         out.write("\n")
     if numbers.to_validate or numbers.data_gaps:
         out.write(f"{_count(numbers.to_validate, 'use')} to validate on the card (substitute data, unconditional "
                   f"vendor notes) and {_count(numbers.data_gaps, 'data gap')} (no data): not on the worklist "
                   "(`--format json` `validate` / `data_gaps`, or the page)\n")
     if view.show == "all":
-        _findings(listed, [t.id for t in report.targets], paint, out)
+        _findings(listed, [t.id for t in report.targets], paint, out, view.quote)
         left_out = _left_out(report.findings)
         if left_out:
             out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
@@ -79,7 +106,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
         out.write(f"{numbers.at_cause} findings in training code at their cause: `--show all` lists them by file "
                   "and rule; `--format html` writes the page\n")
     if view.show == "tune":
-        _tuning(report, [t.id for t in report.targets], paint, out)
+        _tuning(report, [t.id for t in report.targets], paint, out, view.quote)
     elif numbers.tuning:
         out.write(f"{_count(numbers.tuning, 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
@@ -90,8 +117,15 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
     errors = [f for f in report.files if f.status != FileStatus.OK or f.reason]
     if errors:
         out.write("\nFiles not (fully) scanned:\n")
+        by_reason: Dict[Tuple[str, str], List[str]] = defaultdict(list)
         for result in errors:
-            out.write(f"  {result.file.rel}: {result.status.value}: {result.reason}\n")
+            by_reason[(result.status.value, result.reason or "")].append(result.file.rel)
+        for (status, reason), paths in by_reason.items():
+            if len(paths) == 1:
+                out.write(f"  {paths[0]}: {status}: {reason}\n")
+                continue
+            rest = f" and {len(paths) - _FILES_SHOWN} more" if len(paths) > _FILES_SHOWN else ""
+            out.write(f"  {len(paths)} files: {status}: {reason}: {', '.join(paths[:_FILES_SHOWN])}{rest}\n")
 
 
 def _headline(target: TargetSummary, tally: TargetTally, paint: "_Paint") -> str:
@@ -110,7 +144,10 @@ def _headline(target: TargetSummary, tally: TargetTally, paint: "_Paint") -> str
 
 
 def _target(target: TargetSummary, tally: TargetTally, plan: MigrationPlan, paint: "_Paint", out: TextIO,
-            shimmed: int = 0) -> None:
+            shimmed: int, by_id: Dict[str, Finding], view: View,
+            shown: Dict[Tuple[str, str, str, Optional[int]], str]) -> None:
+    """One target: its headline, counts, plan and blockers. ``shown``: the blockers earlier targets listed (by
+    key, status and first line), each with its target: the same blocker again is named, not repeated."""
     out.write(_headline(target, tally, paint) + "\n")
     if shimmed:
         out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
@@ -123,27 +160,79 @@ def _target(target: TargetSummary, tally: TargetTally, plan: MigrationPlan, pain
         out.write(f"  blockers: {tally.blockers_on_path} on the training path, {tally.blockers_off_path} off it "
                   f"({_count(tally.ports_on_path, 'port')} on it, {tally.ports_off_path} off it)\n")
     if target.selects_itself:
-        files = ", ".join(target.selects_itself[:3]) + (" ..." if len(target.selects_itself) > 3 else "")
-        out.write(f"  the project already chooses this device itself in {_count(len(target.selects_itself), 'file')} "
-                  f"({files}): its CUDA branches there stay as they are\n")
-    for phase in plan.phases:
-        if phase.findings:
-            effort = (f"~{phase.hours:g} h -> {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
-                      else "measured on the device, not in readiness")
-            out.write(f"  plan {phase.number}. {phase.title}: {_count(len(phase.items), 'item')}, "
-                      f"{_count(len(phase.findings), 'finding')}, {effort}\n")
+        files = ", ".join(target.selects_itself[:2]) + (" ..." if len(target.selects_itself) > 2 else "")
+        out.write(f"  chooses this device itself in {_count(len(target.selects_itself), 'file')} ({files}): its "
+                  "CUDA branches there stay\n")
+    _plan_table(plan, out)
+    again: Dict[str, List[str]] = defaultdict(list)
     for blocker in target.blockers[:_TOP]:
-        where = f"{blocker.path_of_first}:{blocker.line_of_first or '-'}"
+        first = _first_of(blocker, by_id)
+        key = (blocker.key, blocker.status.value, blocker.path_of_first, blocker.line_of_first)
+        if key in shown and not view.quote:
+            again[shown[key]].append(blocker.title)
+            continue
+        shown.setdefault(key, target.id)
+        verdict = first.verdicts.get(target.id) if first is not None else None
+        message = plain(" ".join(blocker.message.split()), verdict.quotes if verdict is not None else (), view.quote)
+        mark = "[*] " if blocker.fixable else ""
         sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
-        out.write(f"  {paint.status(blocker.status, 11)} {blocker.title}  ({reach_text(blocker)}{sites}; {where})\n"
-                  f"              {_clip(blocker.message, 240)}\n")
+        title = blocker.title.removesuffix(f" in {blocker.path_of_first}")  # the line starts with that path
+        line = (f"{_where(blocker, first)} {mark}{paint.status(blocker.status)} {title} "
+                f"({_reach(blocker)}{sites}): {message}")
+        out.write(_at_most(line, view, _BLOCKER_LINES))
+    for other, titles in again.items():
+        out.write(_at_most(f"  as under {other}: {', '.join(titles)}", view, _BLOCKER_LINES))
     if len(target.blockers) > _TOP:
         out.write(f"  ... {len(target.blockers) - _TOP} more blockers of the {tally.blockers_on_path} on the training "
                   f"path and {tally.blockers_off_path} off it (`--format html` or `json` has them all)\n")
     out.write("\n")
 
 
-def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO) -> None:
+#: Terminal lines a blocker takes in the summary (``-v``: as many as it needs).
+_BLOCKER_LINES = 3
+
+
+def _at_most(line: str, view: View, lines: int) -> str:
+    """``line`` and its newline, cut to fill at most ``lines`` terminal lines (whole with ``-v``)."""
+    return (line if view.quote else at_most(line, view.width, lines)) + "\n"
+
+
+def _plan_table(plan: MigrationPlan, out: TextIO) -> None:
+    """The plan's phases as a table: items, findings, hours, readiness after the phase."""
+    phases = [p for p in plan.phases if p.findings]
+    if not phases:
+        return
+    width = max(len(f"{p.number}. {p.title}") for p in phases)
+    out.write(f"  {'plan':<{width}} {'items':>5} {'findings':>8} {'hours':>6}  after\n")
+    for phase in phases:
+        title = f"{phase.number}. {phase.title}"
+        after = (f"{phase.hours:>6g}  {phase.readiness_after}%" if phase.number != TUNE_PHASE[0]
+                 else "  on the device")
+        out.write(f"  {title:<{width}} {len(phase.items):>5} {len(phase.findings):>8} {after}\n")
+
+
+def _reach(blocker: Blocker) -> str:
+    """How a blocker is reached, in a few words: its entry points (the call paths are the page's)."""
+    if blocker.reachable is not False and blocker.entries:
+        return _count(blocker.entries, "entry point")
+    return reach_text(blocker)
+
+
+def _first_of(blocker: Blocker, by_id: Dict[str, Finding]) -> Optional[Finding]:
+    """The finding a blocker names first (its path and line), for its column and its vendor quotes."""
+    members = [by_id[i] for i in blocker.findings if i in by_id]
+    return next((m for m in members if m.path == blocker.path_of_first and m.span.line == blocker.line_of_first),
+                members[0] if members else None)
+
+
+def _where(blocker: Blocker, first: Optional[Finding]) -> str:
+    """``path:line:col:``, as editors and terminals open it (the column counted from 1)."""
+    if first is None or first.path != blocker.path_of_first:
+        return f"{blocker.path_of_first}:{blocker.line_of_first or 1}:1:"
+    return f"{place(first.path, first.span)}:"
+
+
+def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
     """By file; in a file, one row per rule and API and the same verdicts, worst first, with its lines and
     what to do on the target that needs the most."""
     by_file: Dict[str, List[Finding]] = defaultdict(list)
@@ -169,10 +258,10 @@ def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: T
             worst = _worst_verdict(found[0])
             if worst is not None:
                 target, verdict = worst
-                out.write(f"      {target}: {_clip(verdict.suggestion or verdict.message)}\n")
+                out.write(f"      {target}: {_clip(verdict.suggestion or said(verdict, quote))}\n")
 
 
-def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO) -> None:
+def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
     """The ``tune`` findings by file, in the plan's order (``plan.tune_modules``)."""
     modules = tune_modules(report)
     count = sum(len(found) for _, found in modules)
@@ -187,7 +276,7 @@ def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO) ->
             out.write(f"  {_position(finding)}  {finding.rule}  {_clip(finding.snippet)}  [{verdicts}]{measured}\n")
             shown = advised(finding)
             if shown is not None:
-                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or shown[1].message)}\n")
+                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or said(shown[1], quote))}\n")
 
 
 def _worst_verdict(finding: Finding) -> Optional[Tuple[str, Verdict]]:

@@ -1,13 +1,24 @@
-"""What every view says the same way: a finding's worst status, and how a blocker is reached."""
+"""What every view says the same way: a finding's worst status, how a blocker is reached, a verdict's message
+with the vendors' notes said in English."""
 
 from __future__ import annotations
 
-from ..model import STATUS_SEVERITY, Blocker, Finding, Status, TraceSummary
+from typing import Tuple
+
+from ..maps.limits import note_summary
+from ..model import STATUS_SEVERITY, Blocker, Finding, Span, Status, TraceSummary, Verdict
 
 
 def worst_status(finding: Finding) -> Status:
     """The most severe of a finding's per-target statuses (``unknown`` when it has no verdict)."""
     return min((v.status for v in finding.verdicts.values()), key=STATUS_SEVERITY.index, default=Status.UNKNOWN)
+
+
+def place(path: str, span: Span) -> str:
+    """``path:line:col`` as editors and terminals open it (the column counted from 1; a notebook's cell
+    before the line)."""
+    cell = f"cell {span.cell}:" if span.cell is not None else ""
+    return f"{path}:{cell}{span.line or 1}:{(span.col or 0) + 1}"
 
 
 def reach_text(blocker: Blocker) -> str:
@@ -30,3 +41,19 @@ def trace_text(trace: TraceSummary) -> str:
              f"{len(trace.host_ops)} ops (data loading, host tensors)."]
     lines += [f"  not run: {item}" for item in trace.not_redirected]
     return "\n".join(lines)
+
+
+def said(verdict: Verdict, quoted: bool = False) -> str:
+    """``verdict``'s message with each vendor note it carries (``Verdict.quotes``) said by its kind in English
+    (``maps/limits.note_summary``), or, ``quoted``, as the vendor wrote it."""
+    return plain(verdict.message, verdict.quotes, quoted)
+
+
+def plain(message: str, quotes: Tuple[str, ...], quoted: bool = False) -> str:
+    """``said`` for a message and the quotes it carries (a blocker keeps its first finding's)."""
+    if quoted:
+        return message
+    for quote in sorted(set(quotes), key=len, reverse=True):  # a clause inside a whole note: the note first
+        if quote:
+            message = message.replace(quote, note_summary(quote))
+    return message

@@ -480,9 +480,10 @@ class RenamedCudaNames(CudaNames):
             return Verdict(Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand",
                            target.sources[0])
         limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
+        quotes: Tuple[str, ...] = (rule.limitations,) if rule.limitations else ()
         if rule.status == "unsupported":
             return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
-                           rule.source)
+                           rule.source, quotes=quotes)
         if rule.status == "supported":
             return Verdict(Status.SUPPORTED, f"`{api}` is documented to work as written on {target.id}", rule.source,
                            limits=parse_note(rule.limitations, api_parameters(api)) if rule.limitations else ())
@@ -499,6 +500,7 @@ class RenamedCudaNames(CudaNames):
             if differs:
                 limits += ("; not a safe rename: the vendor says it behaves differently here (" + "; ".join(differs)
                            + "), so `fix` applies it only with --unsafe")
+                quotes += differs
             suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
             if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
                 old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
@@ -506,9 +508,9 @@ class RenamedCudaNames(CudaNames):
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
             edit = _rename_edit(api, rule.to, usage) if rule.exact else None
             return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}", rule.source,
-                           fix=fix_of(suggestion, edit, safe=exact))
+                           fix=fix_of(suggestion, edit, safe=exact), quotes=quotes)
         return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
-                       + (f" ({rule.note})" if rule.note else ""), rule.source)
+                       + (f" ({rule.note})" if rule.note else ""), rule.source, quotes=quotes)
 
     def device_string(self, target: TargetMap, value: Value, snippet: str, what: str) -> Verdict:
         text = value.text or "cuda"

@@ -45,6 +45,7 @@ class DataParallel(Rule):
             if doc.status in (Status.UNSUPPORTED, Status.UNKNOWN) and cuda_names(target).rewritten:
                 return Verdict(Status.REWRITE, f"{doc.message}; use DistributedDataParallel with one process per "
                                f"device (torchrun) and the '{target.backend_to}' backend", doc.source,
-                               fix=fix_of("torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])"))
+                               fix=fix_of("torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])"),
+                               quotes=doc.quotes)
             return doc
         return per_target(ctx, verdict)
