@@ -65,11 +65,11 @@ def test_an_output_folder_that_cannot_be_made_stops_before_the_scan(project):
 def test_check_writes_its_output_file_and_paints_only_when_asked(project):
     written = _run("check", "train.py", "--no-cache", "--output", "out/check.txt")
     assert written.exit_code == 1 and "train.py:6:5: collective-backend" not in written.output
-    assert (project / "out" / "check.txt").read_text().startswith("train.py:6:5: collective-backend [cann:rewrite]")
+    assert (project / "out" / "check.txt").read_text().startswith("train.py:6:5: collective-backend [*] [cann:rewrite]")
     painted = _run("check", "train.py", "--no-cache", "--color", "always").output
     plain = _run("check", "train.py", "--no-cache", "--color", "never").output
     assert "\x1b[1mtrain.py:6:5\x1b[0m" in painted and "cann:\x1b[31mrewrite\x1b[0m" in painted
-    assert "\x1b[" not in plain and plain.startswith("train.py:6:5: collective-backend [cann:rewrite]")
+    assert "\x1b[" not in plain and plain.startswith("train.py:6:5: collective-backend [*] [cann:rewrite]")
 
 
 # ------------------------------------------------------------------------------------ configuration

@@ -42,6 +42,7 @@ VIEW_CROSSINGS = frozenset({
     ("migrator.report.json", "migrator.shim"), ("migrator.report.sarif", "migrator.rules"),
     ("migrator.report.sarif", "migrator.rules.docs"), ("migrator.report.text", "migrator.assess"),
     ("migrator.report.text", "migrator.maps.limits"), ("migrator.report.text", "migrator.plan"),
+    ("migrator.report.wording", "migrator.maps.limits"),
     ("migrator.report.text", "migrator.shim"),
     # the tally the flow counts, counted on the spot for a report made by hand (a test's): ``tally_of``
     ("migrator.report.html", "migrator.vocabulary"), ("migrator.report.json", "migrator.vocabulary"),
