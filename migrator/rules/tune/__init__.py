@@ -73,12 +73,12 @@ class TuneRule(DocumentedRule):
     # ----------------------------------------------------------------------------------------- shared
 
     def verdicts(self, ctx: RuleContext, what: str, why: str, advice_key: Optional[str] = None,
-                 status_of: Optional[PerTarget] = None) -> Dict[str, Verdict]:
-        """Each target's verdict from the pitfall's row (or ``advice_key``'s switch row): ``what`` happens,
-        its cost there, ``why`` it is on the step, the guides it comes from. ``status_of`` may give a target
-        its own verdict, or its own words for what happens there."""
+                 status_of: Optional[PerTarget] = None, pitfall: Optional[str] = None) -> Dict[str, Verdict]:
+        """Each target's verdict from the pitfall's row (``pitfall``, else the rule's own; or ``advice_key``'s
+        switch row): ``what`` happens, its cost there, ``why`` it is on the step, the guides it comes from.
+        ``status_of`` may give a target its own verdict, or its own words for what happens there."""
         table = tuning().switches if advice_key else tuning().pitfalls
-        rows = table.get(advice_key or self.pitfall, {})
+        rows = table.get(advice_key or pitfall or self.pitfall, {})
         verdicts = {}
         for target in ctx.targets:
             own = status_of(target) if status_of is not None else None
@@ -124,7 +124,8 @@ def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep,
 
 def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenSet[TuneKind],
                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
-                   what: Callable[[TuneSite], str], api: Callable[[TuneSite], str]) -> List[Finding]:
+                   what: Callable[[TuneSite], str], api: Callable[[TuneSite], str],
+                   pitfall: Callable[[TuneSite], Optional[str]] = lambda site: None) -> List[Finding]:
     occurrences: Counter = Counter()
     candidates: List[Tuple[Finding, TuneSite]] = []
     for result in results:
@@ -135,27 +136,46 @@ def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenS
                 candidates.append((draft, site))
     found = []
     for draft, site, why in _on_step(candidates, step, node_of):
-        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))
+        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why, pitfall=pitfall(site))))
     return found
 
 
+#: Each usage's pitfall row, from the usages on the step of one file and the file (``None``: the rule's own;
+#: ``""``: no cost at all, a read of a tensor the code made on the host).
+PitfallOf = Callable[[FileResult, Sequence[Usage]], List[Optional[str]]]
+
+
 def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callable[[Usage], Optional[str]],
-                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext) -> List[Finding]:
+                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
+                    pitfalls: Optional[PitfallOf] = None) -> List[Finding]:
     """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step, in line and
-    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back)."""
+    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back).
+    ``pitfalls`` gives the usages of a file on the step their pitfall rows (read once per such file)."""
     occurrences: Counter = Counter()
-    candidates: List[Tuple[Finding, str]] = []
+    candidates: List[Tuple[Finding, Tuple[str, FileResult, Usage]]] = []
     for result in results:
         for usage in usages_across_files(result):
             what = picks(usage) if rule.reads(usage) else None
             if what is not None:
                 draft = rule.finding(result.file.rel, usage.span, usage.api, usage.snippet, usage.scope, {},
                                      occurrences, usage.confidence)
-                candidates.append((draft, what))
-    return [replace(draft, verdicts=rule.verdicts(ctx, what, why))
-            for draft, what, why in sorted(_on_step(candidates, step, node_of),
-                                           key=lambda c: (c[0].path, c[0].span.cell or 0, c[0].span.line or 0,
-                                                          c[0].span.col or 0))]
+                candidates.append((draft, (what, result, usage)))
+    on_step = list(_on_step(candidates, step, node_of))
+    rows: Dict[int, Optional[str]] = {}
+    if pitfalls is not None:
+        by_file: Dict[int, Tuple[FileResult, List[Usage]]] = {}
+        for _, (_, result, usage), _ in on_step:
+            by_file.setdefault(id(result), (result, []))[1].append(usage)
+        for result, usages in by_file.values():
+            rows.update(zip(map(id, usages), pitfalls(result, usages)))
+    costs = [c for c in on_step if rows.get(id(c[1][2])) != NOT_A_COST]
+    return [replace(draft, verdicts=rule.verdicts(ctx, what, why, pitfall=rows.get(id(usage))))
+            for draft, (what, _, usage), why in sorted(costs, key=lambda c: (c[0].path, c[0].span.cell or 0,
+                                                                             c[0].span.line or 0, c[0].span.col or 0))]
+
+
+#: A pitfall row that says the usage costs nothing (a read of a tensor the code made on the host).
+NOT_A_COST = ""
 
 
 _SHAPE_APIS = {

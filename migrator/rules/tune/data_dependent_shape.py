@@ -123,6 +123,8 @@ def _tensor_like(value) -> bool:
     if value.kind in ("int", "float", "str", "fstr", "device"):
         return False
     text = (value.text or "").strip()
+    if text.startswith("self.") and text[5:].isidentifier():
+        return False  # a module's setting (``self.heads``), not counts computed on the step
     if text.isidentifier():
         return text.endswith("s") and not text.endswith(("size", "sizes", "_dims", "times"))
     return bool(text) and not text.replace(".", "").isdigit()
