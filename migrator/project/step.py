@@ -104,11 +104,22 @@ class TrainingStep:
             return None
         for loop in self.loops.get(finding.path, ()):
             if loop.scope == finding.scope and _within(finding.span, loop.span):
-                return None if finding.path in self.host_paths else \
-                    f"inside the training loop at {_where(finding.path, loop.span)}"
-        if node is not None and node in self.nodes and self.root_of.get(node) not in self.host_roots:
+                return f"inside the training loop at {_where(finding.path, loop.span)}"
+        if node is not None and node in self.nodes:
             return self.nodes[node]
         return None
+
+    def on_the_device(self, finding: Finding, node: Optional[str]) -> Optional[str]:
+        """``why``, for a step that runs on an accelerator: ``None`` also where the step is a script's that puts
+        nothing on one (what waits for a device there waits for nothing). The porting findings keep ``why``: a
+        port moves such a script to the device."""
+        why = self.why(finding, node)
+        if why is None:
+            return None
+        in_a_loop = any(loop.scope == finding.scope and _within(finding.span, loop.span)
+                        for loop in self.loops.get(finding.path, ()))
+        on_host = finding.path in self.host_paths if in_a_loop else self.root_of.get(node or "") in self.host_roots
+        return None if on_host else why
 
 
 def training_step(results: Sequence[FileResult], graph,

@@ -153,7 +153,7 @@ class _StepReader:
         if self.gate is None or self.gate.calls_backward(statements):
             self._loops_and_steps(body, own, scope)
         self._rare_branches(body, statements, scope)
-        self._sites(own, scope, tensors, masks)
+        self._sites(own, scope, tensors, masks, body)
         if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None and self._says(n, _SHAPE_WORDS)
                                        and _data_dependent(n.value) for n in statements):
             self.helpers.append(scope)
@@ -248,11 +248,15 @@ class _StepReader:
 
     # ----------------------------------------------------------------------------------------- sites
 
-    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str], masks: Set[str]) -> None:
+    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str], masks: Set[str],
+               body: Sequence[ast.stmt] = ()) -> None:
+        numpy_only: Optional[bool] = None  # a scope that computes with NumPy and names no torch: host arrays
         for node in own:
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
                 mask = _mask_in(node.slice, masks)
-                if mask is not None:
+                if mask is not None and numpy_only is None:
+                    numpy_only = _numpy_only(body)
+                if mask is not None and not numpy_only:
                     self._site(TuneKind.MASK_INDEX, scope, node, mask)
             elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
                 if not self._says(node, _TEST_WORDS, tensors):
@@ -693,6 +697,13 @@ def _mask_in(index: ast.expr, masks: Set[str]) -> Optional[str]:
                 and not _made_on_the_host(part):
             return ast.unparse(part)
     return None
+
+
+def _numpy_only(body: Sequence[ast.stmt]) -> bool:
+    """Whether a scope's own code calls NumPy and names no torch (a SciPy-free assignment solver): its arrays,
+    and so its masks, live on the host."""
+    names = {node.id for node in _own_nodes(body) if isinstance(node, ast.Name)}
+    return bool(names & {"np", "numpy"}) and not names & {"torch", "th", "F", "nn"}
 
 
 def _made_on_the_host(mask: ast.expr) -> bool:

@@ -117,7 +117,7 @@ def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep,
     for finding, extra in candidates:
         if not _training(finding):
             continue
-        why = step.why(finding, node_of(finding))
+        why = step.on_the_device(finding, node_of(finding))
         if why is not None:
             yield finding, extra, why
 
@@ -213,7 +213,7 @@ def _again(rule: TuneRule, judged: Sequence[Finding], step: TrainingStep, node_o
         if original.category == Category.TUNE or original.context != Context.TRAINING:
             continue
         said = says(original)
-        why = step.why(original, node_of(original)) if said is not None else None
+        why = step.on_the_device(original, node_of(original)) if said is not None else None
         if said is None or why is None:
             continue
         what, status_of = said
