@@ -578,3 +578,14 @@ def test_a_cpu_only_script_has_no_host_syncs(tmp_path):
         .replace("        torch.cuda.synchronize()\n", "")
     report = scan(ScanRequest(write_tree(tmp_path, {"train.py": cpu}), TARGETS, jobs=1))
     assert not _tune(report)
+
+
+def test_a_numpy_array_read_back_and_a_torchscript_branch_cost_nothing(tmp_path):
+    code = PATTERNS.replace('        pad = torch.zeros(2, 2)\n', '        pad = np.frombuffer(b"1234", dtype=np.uint8).reshape(2, 2)\n') \
+        .replace("import torch\n", "import numpy as np\nimport torch\n", 1) \
+        .replace("        scale = loss.detach() / max(count, 1)\n",
+                 "        scale = loss.detach() / max(count, 1)\n        if torch.jit.is_scripting():\n"
+                 "            scale = scale.double()\n")
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1))
+    assert not [f for f in _tune(report) if "pad" in f.snippet or f.rule == "tune-float64"]
+    assert _tune(report, "tune-host-sync")

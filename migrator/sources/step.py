@@ -210,7 +210,9 @@ class _StepReader:
                 if not isinstance(node, ast.If):
                     continue
                 mode = _training_test(node.test)
-                if mode is True and node.orelse:
+                if _scripting_test(node.test):  # TorchScript or tracing only: an export, not the eager step
+                    rare.append((self.inference, node.body))
+                elif mode is True and node.orelse:
                     rare.append((self.inference, node.orelse))
                 elif mode is True and _leaves(node.body) and block[index + 1:]:
                     rare.append((self.inference, block[index + 1:]))  # ``if self.training: return loss`` then eval
@@ -482,6 +484,11 @@ def _blocks(body: Sequence[ast.stmt], statements: Sequence[ast.stmt]) -> Iterato
 def _leaves(block: Sequence[ast.stmt]) -> bool:
     """Whether a block always leaves its function (ends in ``return`` or ``raise``)."""
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
+def _scripting_test(test: ast.expr) -> bool:
+    """``torch.jit.is_scripting()`` / ``torch.jit.is_tracing()``: true only while a model is scripted or traced."""
+    return isinstance(test, ast.Call) and (_dotted(test.func) or "").endswith(("jit.is_scripting", "jit.is_tracing"))
 
 
 def _training_test(test: ast.expr) -> Optional[bool]:

@@ -166,7 +166,7 @@ def _statements_at(result: FileResult, lines: set) -> Tuple[Dict[int, Tuple[str,
 
 
 def _host_tensors(function: ast.AST) -> Set[str]:
-    """Names a function binds only to ``torch.zeros(...)``-like factories given no device."""
+    """Names a function binds only to ``torch.zeros(...)``-like factories given no device, or to NumPy arrays."""
     made: Set[str] = set()
     other: Set[str] = set()
     for node in ast.walk(function):
@@ -178,9 +178,17 @@ def _host_tensors(function: ast.AST) -> Set[str]:
 
 
 def _host_factory(value: ast.expr) -> bool:
-    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and isinstance(value.func.value, ast.Name) and value.func.value.id in ("torch", "th")
-            and value.func.attr in _FACTORIES and not any(k.arg == "device" for k in value.keywords))
+    """``torch.zeros(n)`` with no device, or anything NumPy makes (``np.frombuffer(b).reshape(s)``)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and isinstance(value.func.value, ast.Call):  # ``np.frombuffer(...).reshape(...)``: its first call
+        value = value.func.value
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and isinstance(value.func.value, ast.Name)):
+        return False
+    if value.func.value.id in ("np", "numpy"):
+        return True
+    return value.func.value.id in ("torch", "th") and value.func.attr in _FACTORIES \
+        and not any(k.arg == "device" for k in value.keywords)
 
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
