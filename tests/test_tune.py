@@ -581,7 +581,8 @@ def test_a_cpu_only_script_has_no_host_syncs(tmp_path):
 
 
 def test_a_numpy_array_read_back_and_a_torchscript_branch_cost_nothing(tmp_path):
-    code = PATTERNS.replace('        pad = torch.zeros(2, 2)\n', '        pad = np.frombuffer(b"1234", dtype=np.uint8).reshape(2, 2)\n') \
+    code = PATTERNS.replace("        pad = torch.zeros(2, 2)\n",
+                            '        pad = np.frombuffer(b"1234", dtype=np.uint8).reshape(2, 2)\n') \
         .replace("import torch\n", "import numpy as np\nimport torch\n", 1) \
         .replace("        scale = loss.detach() / max(count, 1)\n",
                  "        scale = loss.detach() / max(count, 1)\n        if torch.jit.is_scripting():\n"
