@@ -716,10 +716,12 @@ def _numpy_only(body: Sequence[ast.stmt]) -> bool:
 def _made_on_the_host(mask: ast.expr) -> bool:
     """A mask computed from ``torch.arange(n)`` (no device) and numbers: the host has it, its count included."""
     calls = [n for n in ast.walk(mask) if isinstance(n, ast.Call)]
-    return bool(calls) and all(_dotted(c.func) in ("torch.arange", "torch.tensor") and
-                               not any(k.arg == "device" for k in c.keywords) for c in calls) and \
-        not any(isinstance(n, ast.Name) and n.id not in ("torch", "self") for n in ast.walk(mask)
-                if not any(n is a for c in calls for a in ast.walk(c)))
+    if not calls or not all(_dotted(c.func) in ("torch.arange", "torch.tensor")
+                            and not any(k.arg == "device" for k in c.keywords) for c in calls):
+        return False
+    inside = {id(a) for c in calls for a in ast.walk(c)}
+    return not any(isinstance(n, ast.Name) and n.id not in ("torch", "self") and id(n) not in inside
+                   for n in ast.walk(mask))
 
 
 # --------------------------------------------------------------------------------------- parameters
