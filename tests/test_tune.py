@@ -590,3 +590,45 @@ def test_a_numpy_array_read_back_and_a_torchscript_branch_cost_nothing(tmp_path)
     report = scan(ScanRequest(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1))
     assert not [f for f in _tune(report) if "pad" in f.snippet or f.rule == "tune-float64"]
     assert _tune(report, "tune-host-sync")
+
+
+SELF_STEP = '''
+import torch
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model.cuda()
+        self.optimizer = optimizer
+
+    def train_step(self, batch):
+        loss = self.model(batch.cuda()).mean()
+        self.update(loss)
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        if not torch.isfinite(grad_norm):
+            return None
+        self.optimizer.step()
+        return loss
+
+    def update(self, loss):
+        self.optimizer.zero_grad()
+        loss.backward()
+
+    def evaluate(self, loader):
+        return [self.model(batch.cuda()).argmax(-1).tolist() for batch in loader]
+
+    def fit(self, loader):
+        for batch in loader:
+            self.train_step(batch)
+        self.evaluate(loader)
+
+
+if __name__ == "__main__":
+    Trainer(torch.nn.Linear(2, 2), None).fit([])
+'''
+
+
+def test_a_trainers_own_step_called_on_self_is_the_step_and_its_evaluation_is_not(tmp_path):
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": SELF_STEP}), TARGETS, jobs=1))
+    (check,) = _tune(report)
+    assert check.snippet == "not torch.isfinite(grad_norm)" and "Trainer.train_step" in check.verdicts["cann"].message
