@@ -24,6 +24,12 @@ class HostSync(TuneRule):
     (`if torch.isnan(loss).any():`, `if loss > 10:`). One line gets one finding (`x.cpu().numpy()` is one
     read back). Code under `if step % N == 0:` runs once every N steps and is left alone.
 
+    Each gets the advice of what its line does with the value (``curated/tuning.yaml``): shown or kept for the
+    log (accumulate on the device, read every N steps), used in the math (keep it a tensor), a branch
+    (`torch.where`), an explicit `synchronize()` (time with device events), a copy to be sent (a collective on
+    the tensor, an RPC device map). A read of a tensor the function made on the host (`torch.zeros(n)` with no
+    device, a NumPy array) waits for nothing, and a script that puts nothing on an accelerator has none.
+
     ## Why is this bad?
     The host stops queueing work until the device has run everything queued before: the device then idles
     until the host catches up. Ascend's guide asks to remove such calls from the step; PyTorch's documents the
