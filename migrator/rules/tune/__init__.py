@@ -39,16 +39,18 @@ _MODEL = "class Pooler(torch.nn.Module):\n    def forward(self, boxes, scores):\
 
 
 _LOOP = ("def train(model, loader, optimizer):\n    for step, (x, y) in enumerate(loader):\n"
-         "        loss = model(x, y).sum()\n        optimizer.zero_grad()\n        loss.backward()\n"
+         "        x, y = x.to(DEVICE), y.to(DEVICE)\n        loss = model(x, y).sum()\n        optimizer.zero_grad()\n"
+         "        loss.backward()\n"
          "        optimizer.step()\n{step}\n\nif __name__ == \"__main__\":\n"
          "    train(Pooler(), [], torch.optim.SGD(Pooler().parameters(), lr=0.1))\n")
 
 
 def _trains(forward: str = "return boxes * scores", step: str = "", before: str = "") -> str:
-    """An example project in one file: a module whose ``forward`` is ``forward``, a training loop that runs it
-    with ``step`` added to its body, and an entry point that reaches both; ``before`` is a function defined
-    first, which nothing on the step calls."""
-    return ("import torch\n\n\n" + (before + "\n\n" if before else "") + _MODEL.format(forward=forward)
+    """An example project in one file: a module whose ``forward`` is ``forward``, a training loop that moves
+    its batches to the device and runs it with ``step`` added to its body, and an entry point that reaches both;
+    ``before`` is a function defined first, which nothing on the step calls."""
+    return ("import torch\n\nDEVICE = \"npu\"  # a ported project: what tuning is for\n\n\n"
+            + (before + "\n\n" if before else "") + _MODEL.format(forward=forward)
             + _LOOP.format(step=step + "\n" if step else ""))
 
 
