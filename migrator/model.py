@@ -707,6 +707,9 @@ class StepFacts:
     #: functions that return a data-dependent shape (detectron2's ``nonzero_tuple``): each call of one on the
     #: step is a data-dependent shape where it is called
     shape_helpers: Tuple[str, ...] = ()
+    #: whether the module says anything that puts a tensor on an accelerator (``sources/step.moves_to_a_device``):
+    #: a training loop in one that does not runs on the host, where reading a value back waits for nothing
+    on_device: bool = True
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def test_code_that_already_dispatches_per_device_is_portable_where_it_names_the_
 
 def test_an_unmeasured_step_pattern_is_to_measure_not_work(scan_tree):
     loop = ("import torch\n\n\ndef train(model, loader, opt):\n    for x, y in loader:\n"
-            "        loss = model(x, y)\n        loss.backward()\n        opt.step()\n"
+            "        loss = model(x.cuda(), y.cuda())\n        loss.backward()\n        opt.step()\n"
             "        print(loss.item())\n\n\nif __name__ == '__main__':\n    train(None, [], None)\n")
     report = scan_tree({"train.py": loop}, ["cann"])
     tune = [f for f in report.judged if f.category == Category.TUNE]

@@ -197,9 +197,11 @@ class Ema:
 
 
 def train(model, loader, optimizer):
+    model = model.cuda()
     ema = Ema(model)
     torch.backends.cudnn.benchmark = True
     for x, y in loader:
+        x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
         labelled = y[y >= 0]  # a data-dependent shape: what Ascend's compile mode is for
         loss = torch.nn.functional.cross_entropy(model(x[y >= 0]), labelled)
         if torch.isnan(loss):
@@ -232,8 +234,8 @@ def test_a_per_parameter_ema_and_a_tensor_branch_on_the_step(tmp_path):
 
 
 def test_a_notebook_training_loop_is_a_step_with_cell_positions(tmp_path):
-    cells = ["import torch\nmodel = torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
-             "for x in [torch.ones(4)] * 3:\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"
+    cells = ["import torch\nmodel = torch.nn.Linear(4, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+             "for x in [torch.ones(4)] * 3:\n    loss = model(x.cuda()).sum()\n    loss.backward()\n    opt.step()\n"
              "    print(loss.item())\n"]
     notebook = {"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [], "execution_count": None}
                           for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
@@ -376,9 +378,9 @@ class Head(torch.nn.Module):
 
 
 def train(loader):
-    model = Head()
+    model = Head().cuda()
     for labels, deltas in loader:
-        model(labels, deltas).backward()
+        model(labels.cuda(), deltas.cuda()).backward()
 
 
 if __name__ == "__main__":
@@ -501,3 +503,132 @@ def test_cudnn_benchmark_with_static_shapes_asks_nothing(tmp_path):
     assert not _tune(report, "tune-dynamic-shape") and not _tune(report, "tune-cuda-switch")
     (ported,) = [f for f in report.judged if f.api == "torch.backends.cudnn.benchmark"]
     assert ported.rule == "device-call"  # the porting finding stands; the tuning one had nothing to ask
+
+
+@pytest.mark.parametrize("code, loop_line", [
+    pytest.param("def fit(m, l, o, s):\n    for epoch in range(3):\n        s.step()\n        for x in l:\n"
+                 "            m(x).backward()\n            o.step()\n", 4, id="epoch-loop-stepping-a-scheduler"),
+    pytest.param("def fit(m, l, env):\n    while True:\n        env.step(0)\n        for x in l:\n"
+                 "            m(x).backward()\n", 4, id="rl-loop-stepping-an-env"),
+])
+def test_an_epoch_loop_that_steps_no_optimizer_is_not_the_step(code, loop_line):
+    facts = step_facts(ast.parse(code), "m")
+    assert [loop.span.line for loop in facts.loops] == [loop_line]
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("def f(x, compute_aux_loss=False):\n    if compute_aux_loss:\n        pass\n", id="flag-parameter"),
+    pytest.param("def f(m):\n    n = m.sum().item()\n    n = m.sum()\n    if n > 0:\n        pass\n",
+                 id="read-back-name"),
+])
+def test_a_python_value_named_like_a_tensor_is_no_branch_on_the_device(code):
+    facts = step_facts(ast.parse(code), "m")
+    assert facts is None or not [s for s in facts.sites if s.kind == TuneKind.TENSOR_BRANCH]
+
+
+PATTERNS = '''
+import time
+
+import torch
+
+
+def train(model, loader, optimizer):
+    model = model.cuda()
+    losses = []
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        start = time.perf_counter()
+        loss = model(x).sub(y).abs().mean()
+        if torch.isnan(loss).any():
+            continue
+        loss.backward()
+        optimizer.step()
+        count = (y > 0).sum().item()
+        scale = loss.detach() / max(count, 1)
+        losses.append(loss.item())
+        pad = torch.zeros(2, 2)
+        sizes = pad[0].tolist()
+        torch.cuda.synchronize()
+        print("step took", time.perf_counter() - start, scale, sizes)
+    try:
+        optimizer.step()
+    except RuntimeError:
+        print(loss.item())
+
+
+if __name__ == "__main__":
+    train(torch.nn.Linear(2, 2), [], None)
+'''
+
+
+def test_each_host_sync_pattern_gets_its_own_advice_and_a_host_tensor_none(tmp_path):
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": PATTERNS}), TARGETS, jobs=1))
+    advice = {f.snippet: f.verdicts["cann"].suggestion for f in _tune(report, "tune-host-sync")}
+    assert "torch.where" in advice["torch.isnan(loss).any()"]  # a branch: decide on the device
+    assert "n.clamp(min=1)" in advice["(y > 0).sum().item()"]  # a value the math goes on with
+    assert "accumulate" in advice["loss.item()"]  # kept for the log
+    assert "Event(enable_timing=True)" in advice["torch.cuda.synchronize()"]  # timing
+    assert "pad[0].tolist()" not in advice  # a tensor made on the host: nothing to wait for
+    handler = _line(PATTERNS, "print(loss.item())")  # an except handler runs when a step fails, not each step
+    assert not [f for f in _tune(report) if f.span.line == handler]
+
+
+def test_a_cpu_only_script_has_no_host_syncs(tmp_path):
+    cpu = PATTERNS.replace("    model = model.cuda()\n", "").replace("        x, y = x.cuda(), y.cuda()\n", "") \
+        .replace("        torch.cuda.synchronize()\n", "")
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": cpu}), TARGETS, jobs=1))
+    assert not _tune(report)
+
+
+def test_a_numpy_array_read_back_and_a_torchscript_branch_cost_nothing(tmp_path):
+    code = PATTERNS.replace("        pad = torch.zeros(2, 2)\n",
+                            '        pad = np.frombuffer(b"1234", dtype=np.uint8).reshape(2, 2)\n') \
+        .replace("import torch\n", "import numpy as np\nimport torch\n", 1) \
+        .replace("        scale = loss.detach() / max(count, 1)\n",
+                 "        scale = loss.detach() / max(count, 1)\n        if torch.jit.is_scripting():\n"
+                 "            scale = scale.double()\n")
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": code}), TARGETS, jobs=1))
+    assert not [f for f in _tune(report) if "pad" in f.snippet or f.rule == "tune-float64"]
+    assert _tune(report, "tune-host-sync")
+
+
+SELF_STEP = '''
+import torch
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model.cuda()
+        self.optimizer = optimizer
+
+    def train_step(self, batch):
+        loss = self.model(batch.cuda()).mean()
+        self.update(loss)
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        if not torch.isfinite(grad_norm):
+            return None
+        self.optimizer.step()
+        return loss
+
+    def update(self, loss):
+        self.optimizer.zero_grad()
+        loss.backward()
+
+    def evaluate(self, loader):
+        return [self.model(batch.cuda()).argmax(-1).tolist() for batch in loader]
+
+    def fit(self, loader):
+        for batch in loader:
+            self.train_step(batch)
+        self.evaluate(loader)
+
+
+if __name__ == "__main__":
+    Trainer(torch.nn.Linear(2, 2), None).fit([])
+'''
+
+
+def test_a_trainers_own_step_called_on_self_is_the_step_and_its_evaluation_is_not(tmp_path):
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": SELF_STEP}), TARGETS, jobs=1))
+    (check,) = _tune(report)
+    assert check.snippet == "not torch.isfinite(grad_norm)" and "Trainer.train_step" in check.verdicts["cann"].message

@@ -13,8 +13,11 @@ The step is, from each module's ``StepFacts`` and the call graph:
   a module's top level runs once), and a call joined by a method's name alone only where that name is
   distinctive (a few namesakes, not ``update`` or ``step``).
 
-Not on every step: a body under ``if step % N == 0:`` (once every N), an eval-mode branch, and what a scope
-calls only there (``StepFacts.rare_calls``).
+Not on every step: a body under ``if step % N == 0:`` (once every N), an exception handler, an eval-mode
+branch, and what a scope calls only there (``StepFacts.rare_calls``); a constructor the step reaches (a loss
+built lazily on the first batch); evaluation, generation, plotting and export (``_off_the_step``: by the name
+of the function, its class or its module); the methods of a class that is no ``nn.Module``. A step in a script
+that puts nothing on an accelerator runs on the host: nothing there waits for a device (``host_roots``).
 """
 
 from __future__ import annotations
@@ -47,7 +50,20 @@ _ATTRIBUTE_NAMESAKES = 8
 #: every other class has (``self.scaler.check_overflow()``, not ``x.update()``).
 _FEW_NAMESAKES = 3
 _COMMON_NAMES = frozenset({"update", "step", "get", "set", "add", "append", "run", "apply", "reset", "build",
-                           "forward", "__call__", "items", "keys", "values", "state_dict", "load_state_dict"})
+                           "forward", "__call__", "items", "keys", "values", "state_dict", "load_state_dict",
+                           "train", "eval", "to", "cuda", "cpu", "float", "half", "zero_grad", "close"})
+#: What a training step calls that is not itself the step: evaluation, generation and beam search, plotting and
+#: export (a word of a function's name, ``_``-separated) ...
+_OFF_STEP_WORDS = frozenset({"eval", "evaluate", "evaluation", "validate", "validation", "val", "test", "generate",
+                             "generation", "beam", "inference", "infer", "plot", "visualize", "visualise", "export",
+                             "benchmark", "profile"})
+#: ... and the methods of a class named as an evaluator, an inference engine or an exporter, and what a module
+#: of such a name defines.
+_OFF_STEP_CLASSES = ("Validator", "Evaluator", "Predictor", "Exporter", "Tester", "Benchmark", "Visualizer")
+_OFF_STEP_MODULES = frozenset({"export", "exporter", "exporters", "evaluation", "evaluator", "inference",
+                               "benchmark", "benchmarks", "plotting", "visualization", "visualizer"})
+#: Bases that do not make a class an ``nn.Module`` (its ``forward`` then runs where it is called, not per batch).
+_PLAIN_BASES = frozenset({"object", "abc.ABC", "ABC", "typing.Generic", "typing.Protocol", "Generic", "Protocol"})
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,10 @@ class TrainingStep:
     #: nodes on the step through a call the graph could not type (``self.optimizer.clip_grad_norm``): the
     #: graph's reachability cannot see them either
     guessed: FrozenSet[str] = frozenset()
+    #: roots of a step that runs on the host only (a training loop in a module that never puts anything on an
+    #: accelerator), and the files of such loops: nothing there waits for a device
+    host_roots: FrozenSet[str] = frozenset()
+    host_paths: FrozenSet[str] = frozenset()
 
     def run_by_a_trainer(self, node: Optional[str]) -> Optional[str]:
         """The trainer's step ``node`` is reached from through an attribute call the graph could not type, if
@@ -89,6 +109,18 @@ class TrainingStep:
             return self.nodes[node]
         return None
 
+    def on_the_device(self, finding: Finding, node: Optional[str]) -> Optional[str]:
+        """``why``, for a step that runs on an accelerator: ``None`` also where the step is a script's that puts
+        nothing on one (what waits for a device there waits for nothing). The porting findings keep ``why``: a
+        port moves such a script to the device."""
+        why = self.why(finding, node)
+        if why is None:
+            return None
+        in_a_loop = any(loop.scope == finding.scope and _within(finding.span, loop.span)
+                        for loop in self.loops.get(finding.path, ()))
+        on_host = finding.path in self.host_paths if in_a_loop else self.root_of.get(node or "") in self.host_roots
+        return None if on_host else why
+
 
 def training_step(results: Sequence[FileResult], graph,
                   main_lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> TrainingStep:
@@ -100,47 +132,109 @@ def training_step(results: Sequence[FileResult], graph,
     inference: Dict[str, Tuple[Span, ...]] = {}
     skipped: Dict[str, FrozenSet[str]] = {}  # node -> names it calls only in eval mode or every N calls
     step_functions: Dict[str, str] = {}  # last name -> a step function of that name
+    host_paths: Set[str] = set()
+    host_roots: Set[str] = set()
+    device_trainers = 0
     for result in results:
         facts = result.step
         path = result.file.rel
         if facts is None or path_context(path) != Context.TRAINING:
             continue  # a test's backward is no one's training step
         module = result.outline.module if result.outline is not None else module_name_for(path)
-        if facts.loops:
-            loops[path] = facts.loops
+        if any(not _off_the_step(loop.scope) for loop in facts.loops):
+            loops[path] = tuple(loop for loop in facts.loops if not _off_the_step(loop.scope))
         if facts.periodic:
             periodic[path] = facts.periodic
         if facts.inference:
             inference[path] = facts.inference
         skipped.update((scope, frozenset(names)) for scope, names in facts.rare_calls)
+        # a script (a ``__main__`` block, a notebook's loop) that puts nothing on an accelerator trains on the host;
+        # a library's step function leaves that to whoever runs it
+        script = module in (main_lines or {}) or any(loop.scope == "<module>" for loop in facts.loops)
+        on_host: Set[str] = host_roots if script and not facts.on_device else set()
+        if facts.loops or facts.steps:
+            if on_host is host_roots:
+                host_paths.add(path)
+            else:
+                device_trainers += 1
         for loop in facts.loops:
+            if _off_the_step(loop.scope):
+                continue  # a benchmark's or a profiler's backward: not the training step
             source = _loop_node(graph, module, loop, (main_lines or {}).get(module))
             why = f"called by the training loop at {_where(path, loop.span)}"
             for callee in _callees(graph, source, loop.calls):
-                roots.setdefault(callee, why)
+                if callee not in roots:
+                    roots[callee] = why
+                    on_host.add(callee)
         for scope in facts.steps:
-            if scope in graph:
+            if scope in graph and not _off_the_step(scope):
                 step_functions.setdefault(scope.rpartition(".")[2], scope)
-                roots.setdefault(scope, f"`{_short(scope)}` is a training step (it calls backward)")
-                for callee in _callees(graph, scope, _named_calls(graph, scope)):
-                    roots.setdefault(callee, f"`{_short(scope)}`, a training step, calls it")
-                for caller in _step_callers(graph, scope):
-                    roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
+                found = [(scope, f"`{_short(scope)}` is a training step (it calls backward)")]
+                found += [(callee, f"`{_short(scope)}`, a training step, calls it")
+                          for callee in _callees(graph, scope, _named_calls(graph, scope))]
+                found += [(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
+                          for caller in _step_callers(graph, scope)]
+                for node, why in found:
+                    if node not in roots:
+                        roots[node] = why
+                        on_host.add(node)
     methods = {node for node, kind in graph.nodes(data="kind") if kind == "method"}
     guessed = _attribute_calls(results, graph, methods)
     for caller, callees in guessed.items():  # fairseq's Trainer.train_step calls self.task.train_step(...)
         named = [step_functions[c.rpartition(".")[2]] for c in callees if c.rpartition(".")[2] in step_functions]
-        if named and "step" in caller.rpartition(".")[2]:
-            roots.setdefault(caller, f"`{_short(caller)}` runs the training step `{_short(named[0])}`")
+        if named and "step" in caller.rpartition(".")[2] and caller not in roots:
+            roots[caller] = f"`{_short(caller)}` runs the training step `{_short(named[0])}`"
+            if named[0] in host_roots:
+                host_roots.add(caller)
+    plain = _plain_classes(results, graph)
+    modules_on_host: Set[str] = set() if device_trainers or not host_paths else host_roots
     for node in sorted(methods):
         owner, _, name = node.rpartition(".")
+        if owner in plain or _off_the_step(node):
+            continue  # an inference backend's ``forward``: called where it is used, not on each batch
         if name == "forward" or name in _STEP_METHODS:
-            roots.setdefault(node, f"`{_short(node)}` runs on every batch")
+            why = f"`{_short(node)}` runs on every batch"
         elif name == "backward" and f"{owner}.forward" in methods:
-            roots.setdefault(node, f"`{_short(node)}` runs on every backward pass")
+            why = f"`{_short(node)}` runs on every backward pass"
+        else:
+            continue
+        if node not in roots:
+            roots[node] = why
+            modules_on_host.add(node)  # only when every training loop of the project runs on the host
     nodes, root_of, through_guess = _expanded(graph, roots, skipped, guessed)
     return TrainingStep(nodes=nodes, loops=loops, periodic=periodic, inference=inference, root_of=root_of,
-                        guessed=frozenset(through_guess))
+                        guessed=frozenset(through_guess), host_roots=frozenset(host_roots),
+                        host_paths=frozenset(host_paths))
+
+
+def _off_the_step(node: str) -> bool:
+    """Whether ``node`` evaluates, generates, plots or exports (by its name, or its class's): what a training
+    step may call, but not the step itself (a beam search in a trainer, its validator)."""
+    parts = node.split(".")
+    words = set(parts[-1].lower().strip("_").split("_"))
+    return bool(words & _OFF_STEP_WORDS) or any(part.endswith(_OFF_STEP_CLASSES) for part in parts[-2:]) \
+        or any(part in _OFF_STEP_MODULES for part in parts[:-1])
+
+
+def _plain_classes(results: Sequence[FileResult], graph) -> Set[str]:
+    """The repository's classes that are not ``nn.Module``s: no base, or only ``ABC``/``object``/``Generic``
+    and other such classes of the repository (an inference backend's ``BaseBackend(ABC)``)."""
+    bases: Dict[str, Tuple[str, ...]] = {}
+    for result in results:
+        outline = result.outline
+        for definition in outline.definitions if outline is not None else ():
+            if definition.kind == "class":
+                bases[f"{outline.module}.{definition.name}"] = definition.bases  # type: ignore[union-attr]
+    plain: Dict[str, bool] = {}
+
+    def is_plain(node: str, seen: FrozenSet[str]) -> bool:
+        if node not in plain:
+            plain[node] = all(base in _PLAIN_BASES or (base in bases and base not in seen
+                                                         and is_plain(base, seen | {base}))
+                              for base in bases[node])
+        return plain[node]
+
+    return {node for node in bases if node in graph and is_plain(node, frozenset({node}))}
 
 
 def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[str]],
@@ -156,6 +250,8 @@ def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[s
         node = queue.popleft()
         rare = skipped.get(node, frozenset())
         edges = list(graph.out_edges(node, data="kind"))
+        if graph.nodes[node].get("kind") == "class":  # its body's calls ran once, when the class was defined
+            edges = [edge for edge in edges if edge[2] == "constructs"]
         if root_of[node].rpartition(".")[2] not in _MODULE_METHODS:  # a trainer's step, not a model's forward
             edges += [(node, callee, _BY_ATTRIBUTE) for callee in (guessed or {}).get(node, ())]
         by_name = Counter(callee.rpartition(".")[2] for _, callee, kind in edges if kind == CALLS_BY_NAME)
@@ -163,7 +259,7 @@ def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[s
             name = callee.rpartition(".")[2]
             distinctive = kind == CALLS_BY_NAME and by_name[name] <= _FEW_NAMESAKES and name not in _COMMON_NAMES
             if (kind in _STEP_EDGES or kind == _BY_ATTRIBUTE or distinctive) and callee not in nodes \
-                    and name not in rare:
+                    and name not in rare and name != "__init__" and not _off_the_step(callee):
                 root = root_of[callee] = root_of[node]
                 if kind == _BY_ATTRIBUTE or node in through_guess:
                     through_guess.add(callee)
@@ -212,7 +308,8 @@ def _callees(graph, source: Optional[str], names: Iterable[str]) -> Iterable[str
         return ()
     wanted = set(names)
     return sorted(callee for _, callee, kind in graph.out_edges(source, data="kind")
-                  if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted)
+                  if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted and not _off_the_step(callee)
+                  and not (kind == CALLS_BY_NAME and callee.rpartition(".")[2] in _COMMON_NAMES))
 
 
 def _step_callers(graph, step: str) -> Iterable[str]:

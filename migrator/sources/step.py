@@ -31,7 +31,6 @@ Loop = Union[ast.For, ast.AsyncFor, ast.While]
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 _BACKWARD = frozenset({"backward", "manual_backward"})
-_OPTIMIZER_STEP = frozenset({"step", "zero_grad"})
 #: Methods whose result is a tensor computed on the device (a reduction, a norm): a name bound to one is a tensor.
 _REDUCTIONS = frozenset({"sum", "mean", "norm", "max", "min", "std", "var", "abs", "amax", "amin", "prod",
                          "logsumexp", "float", "half", "detach", "clone", "sqrt", "exp", "log"})
@@ -63,7 +62,19 @@ def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None,
         return None
     return StepFacts(loops=tuple(reader.loops), steps=tuple(reader.steps), sites=tuple(reader.sites),
                      periodic=tuple(reader.periodic), inference=tuple(reader.inference),
-                     rare_calls=tuple(reader.rare_calls), shape_helpers=tuple(reader.helpers))
+                     rare_calls=tuple(reader.rare_calls), shape_helpers=tuple(reader.helpers),
+                     on_device=source is None or moves_to_a_device(source))
+
+
+#: What a module says when it puts anything on an accelerator: a device call or argument, an accelerator
+#: library (``accelerate``, Lightning, DeepSpeed), a vendor's device name. A training loop in a module that says
+#: none of these runs on the host: reading a value back there waits for nothing.
+_DEVICE_WORDS = re.compile(r"cuda|\bdevice|gpu|\bnpu|\bmlu|\bxpu|\bmps\b|accelerat|lightning|deepspeed|Fabric")
+
+
+def moves_to_a_device(source: str) -> bool:
+    """Whether a module's text says anything that puts a tensor on an accelerator (``_DEVICE_WORDS``)."""
+    return _DEVICE_WORDS.search(source) is not None
 
 
 _BACKWARD_TEXT = re.compile("backward")
@@ -142,7 +153,7 @@ class _StepReader:
         if self.gate is None or self.gate.calls_backward(statements):
             self._loops_and_steps(body, own, scope)
         self._rare_branches(body, statements, scope)
-        self._sites(own, scope, tensors, masks)
+        self._sites(own, scope, tensors, masks, body)
         if scope != "<module>" and any(isinstance(n, ast.Return) and n.value is not None and self._says(n, _SHAPE_WORDS)
                                        and _data_dependent(n.value) for n in statements):
             self.helpers.append(scope)
@@ -150,7 +161,7 @@ class _StepReader:
             if not isinstance(node, _DEFINITIONS):
                 continue
             inner = names + (node.name,)
-            arguments = [] if isinstance(node, ast.ClassDef) else [a.arg for a in node.args.args + node.args.kwonlyargs]
+            arguments = [] if isinstance(node, ast.ClassDef) else _tensor_parameters(node.args)
             self.scope_body(node.body, ".".join((self.module,) + inner), inner, arguments)
 
     def _own(self, body: Sequence[ast.stmt], statements: Sequence[ast.stmt], masks: Set[str]) -> List[ast.AST]:
@@ -182,7 +193,7 @@ class _StepReader:
                 loop, parent = parent, parents.get(id(parent))
             chosen[id(loop)] = loop
         for loop in sorted(chosen.values(), key=lambda n: n.lineno):
-            every_n = {id(n) for branch in _every_n_ifs(loop) for stmt in branch.body for n in ast.walk(stmt)}
+            every_n = {id(n) for branch in _rare_in_loop(loop) for stmt in branch for n in ast.walk(stmt)}
             called = sorted({name for n in _loop_body_nodes(loop) if isinstance(n, ast.Call) and id(n) not in every_n
                              and (name := _last_name(n.func))})
             self.loops.append(TrainingLoop(scope=scope, span=self._span(loop), calls=tuple(called)))
@@ -199,7 +210,9 @@ class _StepReader:
                 if not isinstance(node, ast.If):
                     continue
                 mode = _training_test(node.test)
-                if mode is True and node.orelse:
+                if _scripting_test(node.test):  # TorchScript or tracing only: an export, not the eager step
+                    rare.append((self.inference, node.body))
+                elif mode is True and node.orelse:
                     rare.append((self.inference, node.orelse))
                 elif mode is True and _leaves(node.body) and block[index + 1:]:
                     rare.append((self.inference, block[index + 1:]))  # ``if self.training: return loss`` then eval
@@ -207,6 +220,14 @@ class _StepReader:
                     rare.append((self.inference, node.body))
                 elif self._says(node, ("%",)) and _every_n(node.test):
                     rare.append((self.periodic, node.body))
+        for node in statements:  # an exception handler runs when a step fails (an OOM retry), not each step
+            for handler in getattr(node, "handlers", None) or ():
+                if isinstance(node, ast.Try) and handler.body:
+                    rare.append((self.periodic, handler.body))
+        for block in _blocks(body, statements):  # ``try: return f(x)`` ``except OOM: pass``, then the recovery
+            for index, node in enumerate(block):
+                if isinstance(node, ast.Try) and node.handlers and _leaves(node.body) and block[index + 1:]:
+                    rare.append((self.periodic, block[index + 1:]))
         if not rare:
             return
         inside: Set[int] = set()
@@ -229,11 +250,15 @@ class _StepReader:
 
     # ----------------------------------------------------------------------------------------- sites
 
-    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str], masks: Set[str]) -> None:
+    def _sites(self, own: Sequence[ast.AST], scope: str, tensors: Set[str], masks: Set[str],
+               body: Sequence[ast.stmt] = ()) -> None:
+        numpy_only: Optional[bool] = None  # a scope that computes with NumPy and names no torch: host arrays
         for node in own:
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
                 mask = _mask_in(node.slice, masks)
-                if mask is not None:
+                if mask is not None and numpy_only is None:
+                    numpy_only = _numpy_only(body)
+                if mask is not None and not numpy_only:
                     self._site(TuneKind.MASK_INDEX, scope, node, mask)
             elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
                 if not self._says(node, _TEST_WORDS, tensors):
@@ -398,9 +423,25 @@ def _innermost_loop(node: ast.AST, parents: Dict[int, Optional[Loop]]) -> Option
 
 
 def _steps_optimizer_itself(parent: Loop, inner: Loop) -> bool:
-    """Whether ``parent`` steps an optimizer outside ``inner`` (the accumulation loop sits inside the step)."""
+    """Whether ``parent`` steps an optimizer outside ``inner`` while ``inner`` does not (the accumulation loop
+    sits inside the step). An epoch loop that steps its learning-rate scheduler, or zeroes the gradients once
+    before its batches, is not a step: its inner loop, which steps the optimizer, is."""
+    if any(_steps_an_optimizer(n) for n in _loop_body_nodes(inner)):
+        return False
     inside = {id(n) for n in ast.walk(inner)}
-    return any(_calls_named(n, _OPTIMIZER_STEP) for n in ast.walk(parent) if id(n) not in inside)
+    return any(_steps_an_optimizer(n) for n in ast.walk(parent) if id(n) not in inside)
+
+
+def _steps_an_optimizer(node: ast.AST) -> bool:
+    """``optimizer.step()``, ``scaler.step(opt)``, ``self.optimizer_step()``: not a scheduler's ``step``."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    attr = node.func.attr
+    if attr == "step":
+        owner = (_last_name(node.func.value) or "").lower() if isinstance(node.func.value, (ast.Attribute, ast.Name)) \
+            else ""
+        return not any(word in owner for word in ("sched", "lr", "warmup", "progress", "env"))
+    return "optimizer_step" in attr or "optim_step" in attr
 
 
 def _loop_body_nodes(loop: Loop) -> Iterator[ast.AST]:
@@ -411,11 +452,15 @@ def _loop_body_nodes(loop: Loop) -> Iterator[ast.AST]:
         yield from ast.walk(loop.test)
 
 
-def _every_n_ifs(loop: Loop) -> Iterator[ast.If]:
-    """``if step % 100 == 0:`` (and ``if i % log_every == 0 and rank == 0:``) inside the loop."""
+def _rare_in_loop(loop: Loop) -> Iterator[Sequence[ast.stmt]]:
+    """The bodies inside the loop that do not run each time round: ``if step % 100 == 0:`` (and
+    ``if i % log_every == 0 and rank == 0:``), and exception handlers."""
     for node in ast.walk(loop):
         if isinstance(node, ast.If) and _every_n(node.test):
-            yield node
+            yield node.body
+        elif isinstance(node, ast.Try):
+            for handler in node.handlers:
+                yield handler.body
 
 
 def _every_n(test: ast.expr) -> bool:
@@ -439,6 +484,11 @@ def _blocks(body: Sequence[ast.stmt], statements: Sequence[ast.stmt]) -> Iterato
 def _leaves(block: Sequence[ast.stmt]) -> bool:
     """Whether a block always leaves its function (ends in ``return`` or ``raise``)."""
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
+def _scripting_test(test: ast.expr) -> bool:
+    """``torch.jit.is_scripting()`` / ``torch.jit.is_tracing()``: true only while a model is scripted or traced."""
+    return isinstance(test, ast.Call) and (_dotted(test.func) or "").endswith(("jit.is_scripting", "jit.is_tracing"))
 
 
 def _training_test(test: ast.expr) -> Optional[bool]:
@@ -483,6 +533,23 @@ def _dotted(node: ast.expr) -> Optional[str]:
 # ------------------------------------------------------------------------------------------ tensors
 
 
+def _tensor_parameters(args: ast.arguments) -> List[str]:
+    """The parameters that may hold a tensor: not one whose default is a number, a string or a flag
+    (``compute_aux_loss=False`` is a switch, whatever its name says)."""
+    positional = args.posonlyargs + args.args
+    defaults: Dict[str, ast.expr] = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):],
+                                             args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return [a.arg for a in positional + args.kwonlyargs
+            if not (isinstance(defaults.get(a.arg), ast.Constant)
+                    and isinstance(defaults[a.arg].value, (bool, int, float, str)))]  # type: ignore[attr-defined]
+
+
+#: What turns a tensor into a Python value (``t.item()``, ``float(t)``): a name bound to one holds a number.
+_TO_PYTHON = frozenset({"item", "tolist"})
+_TO_PYTHON_BUILTINS = frozenset({"float", "int", "bool"})
+
+
 def _tensor_names(own: Sequence[ast.AST], params: Sequence[str] = ()) -> Set[str]:
     """Names known to hold a device tensor: the receiver of ``backward`` (``loss``), names bound to a ``torch.*``
     call or a reduction method, and parameters named as a loss or a gradient norm is (``loss``, ``grad_norm``,
@@ -495,7 +562,17 @@ def _tensor_names(own: Sequence[ast.AST], params: Sequence[str] = ()) -> Set[str
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if _makes_tensor(node.value):
                 names.add(node.targets[0].id)
-    return names
+    # a name also bound to a value read back (``n = mask.sum().item()``) is a Python number where it is tested
+    return names - {node.targets[0].id for node in own if isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name) and _to_python(node.value)}
+
+
+def _to_python(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Name):
+        return value.func.id in _TO_PYTHON_BUILTINS
+    return isinstance(value.func, ast.Attribute) and value.func.attr in _TO_PYTHON
 
 
 def _makes_tensor(value: ast.expr) -> bool:
@@ -623,9 +700,28 @@ def _mask_in(index: ast.expr, masks: Set[str]) -> Optional[str]:
     for part in parts:
         if isinstance(part, ast.Name) and part.id in masks:
             return part.id
-        if not isinstance(part, (ast.Name, ast.Slice, ast.Constant)) and _is_mask(part, masks):
+        if not isinstance(part, (ast.Name, ast.Slice, ast.Constant)) and _is_mask(part, masks) \
+                and not _made_on_the_host(part):
             return ast.unparse(part)
     return None
+
+
+def _numpy_only(body: Sequence[ast.stmt]) -> bool:
+    """Whether a scope's own code calls NumPy and names no torch (a SciPy-free assignment solver): its arrays,
+    and so its masks, live on the host."""
+    names = {node.id for node in _own_nodes(body) if isinstance(node, ast.Name)}
+    return bool(names & {"np", "numpy"}) and not names & {"torch", "th", "F", "nn"}
+
+
+def _made_on_the_host(mask: ast.expr) -> bool:
+    """A mask computed from ``torch.arange(n)`` (no device) and numbers: the host has it, its count included."""
+    calls = [n for n in ast.walk(mask) if isinstance(n, ast.Call)]
+    if not calls or not all(_dotted(c.func) in ("torch.arange", "torch.tensor")
+                            and not any(k.arg == "device" for k in c.keywords) for c in calls):
+        return False
+    inside = {id(a) for c in calls for a in ast.walk(c)}
+    return not any(isinstance(n, ast.Name) and n.id not in ("torch", "self") and id(n) not in inside
+                   for n in ast.walk(mask))
 
 
 # --------------------------------------------------------------------------------------- parameters

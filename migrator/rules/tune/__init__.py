@@ -46,16 +46,18 @@ _MODEL = "class Pooler(torch.nn.Module):\n    def forward(self, boxes, scores):\
 
 
 _LOOP = ("def train(model, loader, optimizer):\n    for step, (x, y) in enumerate(loader):\n"
-         "        loss = model(x, y).sum()\n        optimizer.zero_grad()\n        loss.backward()\n"
+         "        x, y = x.to(DEVICE), y.to(DEVICE)\n        loss = model(x, y).sum()\n        optimizer.zero_grad()\n"
+         "        loss.backward()\n"
          "        optimizer.step()\n{step}\n\nif __name__ == \"__main__\":\n"
          "    train(Pooler(), [], torch.optim.SGD(Pooler().parameters(), lr=0.1))\n")
 
 
 def _trains(forward: str = "return boxes * scores", step: str = "", before: str = "") -> str:
-    """An example project in one file: a module whose ``forward`` is ``forward``, a training loop that runs it
-    with ``step`` added to its body, and an entry point that reaches both; ``before`` is a function defined
-    first, which nothing on the step calls."""
-    return ("import torch\n\n\n" + (before + "\n\n" if before else "") + _MODEL.format(forward=forward)
+    """An example project in one file: a module whose ``forward`` is ``forward``, a training loop that moves
+    its batches to the device and runs it with ``step`` added to its body, and an entry point that reaches both;
+    ``before`` is a function defined first, which nothing on the step calls."""
+    return ("import torch\n\nDEVICE = \"npu\"  # a ported project: what tuning is for\n\n\n"
+            + (before + "\n\n" if before else "") + _MODEL.format(forward=forward)
             + _LOOP.format(step=step + "\n" if step else ""))
 
 
@@ -80,12 +82,12 @@ class TuneRule(DocumentedRule):
     # ----------------------------------------------------------------------------------------- shared
 
     def verdicts(self, ctx: RuleContext, what: str, why: str, advice_key: Optional[str] = None,
-                 status_of: Optional[PerTarget] = None) -> Dict[str, Verdict]:
-        """Each target's verdict from the pitfall's row (or ``advice_key``'s switch row): ``what`` happens,
-        its cost there, ``why`` it is on the step, the guides it comes from. ``status_of`` may give a target
-        its own verdict, or its own words for what happens there."""
+                 status_of: Optional[PerTarget] = None, pitfall: Optional[str] = None) -> Dict[str, Verdict]:
+        """Each target's verdict from the pitfall's row (``pitfall``, else the rule's own; or ``advice_key``'s
+        switch row): ``what`` happens, its cost there, ``why`` it is on the step, the guides it comes from.
+        ``status_of`` may give a target its own verdict, or its own words for what happens there."""
         table = tuning().switches if advice_key else tuning().pitfalls
-        rows = table.get(advice_key or self.pitfall, {})
+        rows = table.get(advice_key or pitfall or self.pitfall, {})
         verdicts = {}
         for target in ctx.targets:
             own = status_of(target) if status_of is not None else None
@@ -124,14 +126,15 @@ def _on_step(candidates: Iterable[Tuple[Finding, Extra]], step: TrainingStep,
     for finding, extra in candidates:
         if not _training(finding):
             continue
-        why = step.why(finding, node_of(finding))
+        why = step.on_the_device(finding, node_of(finding))
         if why is not None:
             yield finding, extra, why
 
 
 def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenSet[TuneKind],
                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
-                   what: Callable[[TuneSite], str], api: Callable[[TuneSite], str]) -> List[Finding]:
+                   what: Callable[[TuneSite], str], api: Callable[[TuneSite], str],
+                   pitfall: Callable[[TuneSite], Optional[str]] = lambda site: None) -> List[Finding]:
     occurrences: Counter = Counter()
     candidates: List[Tuple[Finding, TuneSite]] = []
     for result in results:
@@ -142,27 +145,46 @@ def _site_findings(rule: TuneRule, results: Sequence[FileResult], kinds: FrozenS
                 candidates.append((draft, site))
     found = []
     for draft, site, why in _on_step(candidates, step, node_of):
-        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why)))
+        found.append(replace(draft, verdicts=rule.verdicts(ctx, what(site), why, pitfall=pitfall(site))))
     return found
 
 
+#: Each usage's pitfall row, from the usages on the step of one file and the file (``None``: the rule's own;
+#: ``""``: no cost at all, a read of a tensor the code made on the host).
+PitfallOf = Callable[[FileResult, Sequence[Usage]], List[Optional[str]]]
+
+
 def _usage_findings(rule: TuneRule, results: Sequence[FileResult], picks: Callable[[Usage], Optional[str]],
-                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext) -> List[Finding]:
+                    step: TrainingStep, node_of: NodeOf, ctx: RuleContext,
+                    pitfalls: Optional[PitfallOf] = None) -> List[Finding]:
     """A finding per usage ``picks`` describes (``picks`` returns what happens there), on the step, in line and
-    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back)."""
+    column order (``tune_findings`` keeps the first on a line: ``x.cpu().numpy()`` is one read back).
+    ``pitfalls`` gives the usages of a file on the step their pitfall rows (read once per such file)."""
     occurrences: Counter = Counter()
-    candidates: List[Tuple[Finding, str]] = []
+    candidates: List[Tuple[Finding, Tuple[str, FileResult, Usage]]] = []
     for result in results:
         for usage in usages_across_files(result):
             what = picks(usage) if rule.reads(usage) else None
             if what is not None:
                 draft = rule.finding(result.file.rel, usage.span, usage.api, usage.snippet, usage.scope, {},
                                      occurrences, usage.confidence)
-                candidates.append((draft, what))
-    return [replace(draft, verdicts=rule.verdicts(ctx, what, why))
-            for draft, what, why in sorted(_on_step(candidates, step, node_of),
-                                           key=lambda c: (c[0].path, c[0].span.cell or 0, c[0].span.line or 0,
-                                                          c[0].span.col or 0))]
+                candidates.append((draft, (what, result, usage)))
+    on_step = list(_on_step(candidates, step, node_of))
+    rows: Dict[int, Optional[str]] = {}
+    if pitfalls is not None:
+        by_file: Dict[int, Tuple[FileResult, List[Usage]]] = {}
+        for _, (_, result, usage), _ in on_step:
+            by_file.setdefault(id(result), (result, []))[1].append(usage)
+        for result, usages in by_file.values():
+            rows.update(zip(map(id, usages), pitfalls(result, usages)))
+    costs = [c for c in on_step if rows.get(id(c[1][2])) != NOT_A_COST]
+    return [replace(draft, verdicts=rule.verdicts(ctx, what, why, pitfall=rows.get(id(usage))))
+            for draft, (what, _, usage), why in sorted(costs, key=lambda c: (c[0].path, c[0].span.cell or 0,
+                                                                             c[0].span.line or 0, c[0].span.col or 0))]
+
+
+#: A pitfall row that says the usage costs nothing (a read of a tensor the code made on the host).
+NOT_A_COST = ""
 
 
 _SHAPE_APIS = {
@@ -200,7 +222,7 @@ def _again(rule: TuneRule, judged: Sequence[Finding], step: TrainingStep, node_o
         if original.category == Category.TUNE or original.context != Context.TRAINING:
             continue
         said = says(original)
-        why = step.why(original, node_of(original)) if said is not None else None
+        why = step.on_the_device(original, node_of(original)) if said is not None else None
         if said is None or why is None:
             continue
         what, status_of = said

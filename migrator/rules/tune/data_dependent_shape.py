@@ -83,7 +83,7 @@ class DataDependentShape(TuneRule):
                 if scope == helper:
                     continue
                 draft = self.finding(result.file.rel, span, helper, snippet, scope, {}, occurrences)
-                why = step.why(draft, node_of(draft)) if _training(draft) else None
+                why = step.on_the_device(draft, node_of(draft)) if _training(draft) else None
                 if why is not None:
                     what = f"`{snippet}` returns a data-dependent shape (`{helper.rpartition('.')[2]}` does)"
                     found.append(replace(draft, verdicts=self.verdicts(ctx, what, why)))
@@ -123,6 +123,8 @@ def _tensor_like(value) -> bool:
     if value.kind in ("int", "float", "str", "fstr", "device"):
         return False
     text = (value.text or "").strip()
+    if any(t.startswith("self.") and t[5:].isidentifier() for t in (text, value.via or "")):
+        return False  # a module's setting (``self.heads``, set from a parameter), not counts computed on the step
     if text.isidentifier():
         return text.endswith("s") and not text.endswith(("size", "sizes", "_dims", "times"))
     return bool(text) and not text.replace(".", "").isdigit()

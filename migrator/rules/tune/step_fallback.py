@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple, Union
 
+from ...evidence import active
 from ...maps.limits import clip
 from ...maps.load import TargetMap
 from ...model import ACTIVE_GRADES, Finding, Status, Verdict
@@ -15,8 +16,9 @@ class StepFallback(TuneRule):
     """An operator that falls back to the host CPU, on the training step.
 
     ## What it does
-    Takes each finding of another rule whose verdict is `fallback` on a target (an aten operator the
-    target's plugin does not register), and reports it again here when it sits on the training step: there
+    Takes each finding of another rule whose verdict is `fallback` on a target on that target's own data (an
+    aten operator the target's plugin does not register; not another stack's list standing in for it, which
+    is `unknown` here), and reports it again here when it sits on the training step: there
     it runs on the CPU every iteration. Each target's verdict follows its own op verdict (`partial` where it
     falls back, `supported` where the device runs it). With `scan --trace`, the finding carries how often
     its operators ran per step.
@@ -44,19 +46,18 @@ class StepFallback(TuneRule):
     @staticmethod
     def _falls(original: Finding) -> Optional[Tuple[str, PerTarget]]:
         """What a finding whose op falls back on some target says here, and the targets it does not fall on."""
-        falls = {t for t, v in original.verdicts.items() if v.status == Status.FALLBACK}
+        falls = {t for t, v in original.verdicts.items() if v.status == Status.FALLBACK and active(v)}
         if not falls or original.reachable is False:
             return None
 
         def own(target: TargetMap) -> Union[Verdict, str, None]:
             theirs = original.verdicts.get(target.id)
             if target.id in falls and theirs is not None:  # what falls back there, in the op data's own words
-                what = f"`{original.api}` falls back to the host CPU on {target.id} ({clip(theirs.message, 160)})"
-                if theirs.evidence and not any(e.grade in ACTIVE_GRADES for e in theirs.evidence):
-                    # data about another stack (Kunlun through Paddle's kernels) says it falls back: a run, which
-                    # shows how often the line runs, cannot make that the target's own word (evidence.py)
-                    return Verdict(Status.PARTIAL, what, theirs.source, evidence=theirs.evidence)
-                return what
+                return f"`{original.api}` falls back to the host CPU on {target.id} ({clip(theirs.message, 160)})"
+            if theirs is not None and theirs.status == Status.FALLBACK:  # another stack's data: for the card to say
+                return Verdict(Status.UNKNOWN, f"`{original.api}` falls back on {target.id} only by data that is not "
+                               f"{target.id}'s own ({clip(theirs.message, 120)}): a run on the card says whether it "
+                               "costs", theirs.source)
             if theirs is not None and theirs.status == Status.SUPPORTED:
                 return Verdict(Status.SUPPORTED, f"`{original.api}` runs on the device on {target.id}", theirs.source)
             status = theirs.status.value if theirs else "no verdict"
