@@ -302,15 +302,17 @@ def compare(rows, unit, scale) -> None:
 
 def formulas() -> None:
     """Fake-tensor estimates of GPTs above 1B parameters against 16 bytes a parameter and Korthikanti et al.'s
-    activations (2022, table 2: s*b*h*(34 + 5*a*s/h) bytes a layer in 16-bit, no recomputation; with the
-    CPU's attention kernel the a*s^2 term is what a step without flash attention holds)."""
+    activations (2022, section 4.1: s*b*h*(34 + 5*a*s/h) bytes a layer in 16-bit, no recomputation), in full
+    and as this model runs: no dropout (its masks are 2 s*b*h and the a*s^2*b attention-dropout mask) and a
+    fused attention that keeps no a*s^2 scores (32 s*b*h a layer); both plus the logits (16-bit, their fp32
+    copy for the loss and its gradient: 10 bytes a logit)."""
     from migrator.memory.fit import configurations
     from migrator.memory.measure import load_factory, measure_activations, model_facts
 
     folder = Path(tempfile.mkdtemp())
     (folder / "bench_models.py").write_text(MODELS, encoding="utf-8")
     print(f"\n{'model (bf16 AdamW, 1 card)':<30}{'params':>8}{'16 B/param':>12}{'ours: states':>14}"
-          f"{'acts':>8}{'Korthikanti':>13}{'copies':>8}{'ckpt acts':>11}{'total':>8}   (GB)")
+          f"{'acts':>8}{'Korthikanti':>13}{'as it runs':>12}{'copies':>8}{'ckpt acts':>11}{'total':>8}   (GB)")
     for name, d, layers, heads, batch, seq in (("gpt_1_3b", 2048, 24, 16, 1, 2048),
                                                ("gpt_6_7b", 4096, 32, 32, 1, 2048)):
         factory = load_factory(f"bench_models:{name}", folder)
@@ -319,9 +321,12 @@ def formulas() -> None:
         plan = next(c for c in configurations(facts, acts, "bf16", "adamw", 1) if c.strategy == "ddp"
                     and not c.checkpointing)
         sbh = seq * batch * d
-        korthikanti = layers * sbh * (34 + 5 * heads * seq / d) + 4 * seq * batch * 50257 * 2  # + fp32 logits, grad
+        logits = 10 * seq * batch * 50257
+        korthikanti = layers * sbh * (34 + 5 * heads * seq / d) + logits
+        as_it_runs = layers * sbh * 32 + logits
         print(f"{name + f' b{batch}x{seq}':<30}{facts.params / 1e9:>7.2f}B{16 * facts.params / 1e9:>12.1f}"
               f"{plan.states.total / 1e9:>14.1f}{acts.bytes / 1e9:>8.2f}{korthikanti / 1e9:>13.2f}"
+              f"{as_it_runs / 1e9:>12.2f}"
               f"{acts.weight_copies / 1e9:>8.2f}{acts.checkpointed / 1e9:>11.2f}{plan.total / 1e9:>8.1f}", flush=True)
 
 
