@@ -618,8 +618,8 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: Optional
         click.echo(f"migrator memory: {exc}", err=True)
         sys.exit(1)
     picked = [c for c in known if c.baseline or c.target in chosen or c.target is None]
-    estimate = MemoryEstimate(model=model_spec, facts=facts, batch=batch, seq=seq, dtype=dtype, optimizer=optimizer,
-                              cards=cards, activations=activations,
+    estimate = MemoryEstimate(model=model_spec, facts=facts, batch=batch, seq=facts.seq or seq, dtype=dtype,
+                              optimizer=optimizer, cards=cards, activations=activations,
                               fits=fit_all(picked, facts, activations, dtype, optimizer, cards),
                               assumptions=estimate_assumptions(dtype, optimizer))
     RENDERERS[fmt](estimate, click.get_text_stream("stdout"))

@@ -256,6 +256,13 @@ def test_memory_command_reports_every_target_card_and_the_baseline(models):
     assert {f["card"]["target"] for f in document["fits"][1:]} == {"cann", "neuware", "kunlun"}
     assert all(f["fits"] for f in document["fits"])  # a 4-layer toy fits everywhere
     assert document["assumptions"] and document["facts"]["blocks"] == "blocks: 4 x Block"
+    acts = document["activations"]  # issue 46's fields, added beside the old ones
+    assert acts["weight_copies"] > 0 and acts["with_copies"] >= acts["bytes"] >= acts["checkpointed"]
+    assert document["formula"]["bytes_per_param"] == 16 and document["seq"] == 128
+    plans = document["fits"][0]["configurations"]
+    assert plans[0]["name"] == "DDP" and plans[-1]["offloaded"] and plans[-1]["checkpointing"]
+    assert [p["compute"] for p in plans if not p["offloaded"]] == sorted(p["compute"] for p in plans
+                                                                         if not p["offloaded"])
 
 
 def test_memory_without_torch_says_what_to_install(monkeypatch, tmp_path):

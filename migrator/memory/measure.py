@@ -39,6 +39,8 @@ class ModelFacts:
     #: each parameter moved to the meta device as it was registered) where it reads a value while it is built
     #: (timm's ``.item()`` in many constructors); or from a real build on the CPU where neither builds
     counted_on: str = "meta"
+    #: the sequence length (image side) the step used: --seq, else 2048 tokens or the image size the model declares
+    seq: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -102,9 +104,12 @@ def model_facts(factory: Callable[[], Any], batch: int, seq: Optional[int], make
     container = _repeated_blocks(model)
     blocks = (f"{', '.join(container[0])}: {len(container[1])} x "
               f"{'/'.join(dict.fromkeys(type(b).__name__ for b in container[1]))}" if container else None)
-    description = "your input factory" if make_input else _input_plan(model, batch, seq)[1]
+    if make_input:
+        description, used = "your input factory", seq or DEFAULT_TOKENS
+    else:
+        _, description, used = _input_plan(model, batch, seq)
     return ModelFacts(params=params, trainable=trainable, largest_layer=largest, blocks=blocks, input=description,
-                      counted_on=counted_on)
+                      counted_on=counted_on, seq=used)
 
 
 def measure_activations(factory: Callable[[], Any], batch: int, seq: Optional[int], dtype: str,
@@ -146,7 +151,7 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
     autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(dtype)
     with FakeTensorMode(allow_non_fake_inputs=True):
         model.to_empty(device="cpu")
-        args, kwargs = ((tuple(make_input(batch, seq)), {}) if make_input
+        args, kwargs = ((tuple(make_input(batch, seq or DEFAULT_TOKENS)), {}) if make_input
                         else _input_plan(model, batch, seq)[0]())
         tracker = held_tracker()
         tracker.watch(model, (args, kwargs))
@@ -249,21 +254,21 @@ def _input_plan(model, batch: int, seq: Optional[int]):
             return (lambda: ((torch.randint(0, first.num_embeddings, (batch, tokens)),),
                              {targets: torch.randint(0, first.num_embeddings, (batch, tokens))}),
                     f"token ids ({batch}, {tokens}) below {first.num_embeddings}, with {targets} of the same shape "
-                    "(a training step)")
+                    "(a training step)", tokens)
         return (lambda: ((torch.randint(0, first.num_embeddings, (batch, tokens)),), {}),
-                f"token ids ({batch}, {tokens}) below {first.num_embeddings} (the forward takes no targets)")
+                f"token ids ({batch}, {tokens}) below {first.num_embeddings} (the forward takes no targets)", tokens)
     if isinstance(first, nn.Conv2d):
         declared = declared_image_size(model)
         height, width = (seq, seq) if seq else declared or (DEFAULT_IMAGE, DEFAULT_IMAGE)
         said = "" if seq else (" (the size the model declares)" if declared else " (no size declared: the default)")
         return (lambda: ((torch.randn(batch, first.in_channels, height, width),), {}),
-                f"images ({batch}, {first.in_channels}, {height}, {width}){said}")
+                f"images ({batch}, {first.in_channels}, {height}, {width}){said}", height)
     if isinstance(first, nn.Conv1d):
         return (lambda: ((torch.randn(batch, first.in_channels, tokens),), {}),
-                f"sequences ({batch}, {first.in_channels}, {tokens})")
+                f"sequences ({batch}, {first.in_channels}, {tokens})", tokens)
     if isinstance(first, nn.Linear):
         return (lambda: ((torch.randn(batch, tokens, first.in_features),), {}),
-                f"features ({batch}, {tokens}, {first.in_features})")
+                f"features ({batch}, {tokens}, {first.in_features})", tokens)
     raise FactoryError("cannot tell the model's input from its first layer: pass --input MODULE:FUNC "
                        "(called with batch and seq, returning the forward's arguments)")
 
