@@ -69,6 +69,9 @@ def main() -> None:
             text = str(exc)
             reasons[text.split(":")[0] if "cannot estimate" not in text else text.split(" at ")[0]] += 1
             line = f"cannot: {text[:150]}"
+        except Exception as exc:  # migrator's own failure, not a reason: printed as a crash to fix
+            reasons[f"CRASH {type(exc).__name__}"] += 1
+            line = f"CRASH: {type(exc).__name__}: {str(exc)[:150]}"
         finally:
             signal.alarm(0)
         print(f"{module:<28}{name:<36}{time.perf_counter() - started:6.1f}s  {line}", flush=True)

@@ -150,7 +150,11 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
     model.train()
     autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(dtype)
     with FakeTensorMode(allow_non_fake_inputs=True):
-        model.to_empty(device="cpu")
+        try:
+            _to_fake(model)
+        except Exception as exc:
+            raise FactoryError(f"cannot estimate, because its parameters cannot be made fake tensors: "
+                               f"{type(exc).__name__}: {first_line(exc)}") from exc
         args, kwargs = ((tuple(make_input(batch, seq or DEFAULT_TOKENS)), {}) if make_input
                         else _input_plan(model, batch, seq)[0]())
         tracker = held_tracker()
@@ -166,6 +170,26 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
             tracker.close()
     peaks = tracker.peaks()
     return peaks, peaks.flops
+
+
+def _to_fake(model) -> None:
+    """Every parameter and buffer replaced by an empty tensor of its shape on the CPU, made under the active
+    fake mode (so fake); tied parameters stay tied. ``to_empty`` would swap tensors in place, which fails on a
+    parameter something holds a weak reference to."""
+    import torch
+    from torch import nn
+
+    made: dict = {}
+    for module in model.modules():
+        for table in (module._parameters, module._buffers):
+            for name, tensor in list(table.items()):
+                if tensor is None:
+                    continue
+                if id(tensor) not in made:
+                    empty = torch.empty(tensor.shape, dtype=tensor.dtype, device="cpu")
+                    made[id(tensor)] = (nn.Parameter(empty, requires_grad=tensor.requires_grad)
+                                        if isinstance(tensor, nn.Parameter) else empty)
+                table[name] = made[id(tensor)]
 
 
 def cannot_estimate(exc: BaseException) -> str:
