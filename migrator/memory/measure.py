@@ -155,8 +155,14 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
         except Exception as exc:
             raise FactoryError(f"cannot estimate, because its parameters cannot be made fake tensors: "
                                f"{type(exc).__name__}: {first_line(exc)}") from exc
-        args, kwargs = ((tuple(make_input(batch, seq or DEFAULT_TOKENS)), {}) if make_input
-                        else _input_plan(model, batch, seq)[0]())
+        try:
+            args, kwargs = ((tuple(make_input(batch, seq or DEFAULT_TOKENS)), {}) if make_input
+                            else _input_plan(model, batch, seq)[0]())
+        except FactoryError:
+            raise
+        except Exception as exc:  # the user's input factory, or a first layer's odd attributes
+            raise FactoryError(f"cannot estimate, because making the step's input failed: {type(exc).__name__}: "
+                               f"{first_line(exc)}") from exc
         tracker = held_tracker()
         tracker.watch(model, (args, kwargs))
         try:
