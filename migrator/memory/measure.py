@@ -7,12 +7,14 @@ Runs the user's factory (their code) to build the model; no weights are allocate
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, Optional, Sequence, Tuple
 
 from .build import BuildError, build_for_a_step, build_without_weights, first_line
 from .held import held_tracker
@@ -166,7 +168,7 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
         tracker = held_tracker()
         tracker.watch(model, (args, kwargs))
         try:
-            with tracker:
+            with tracker, _quiet_fake_tensor_log():
                 with torch.autocast("cpu", dtype=autocast, enabled=autocast is not None):
                     loss = _loss(model(*args, **kwargs))
                 loss.backward()
@@ -176,6 +178,19 @@ def _step(factory, batch: int, seq: Optional[int], dtype: str, make_input, check
             tracker.close()
     peaks = tracker.peaks()
     return peaks, peaks.flops
+
+
+@contextlib.contextmanager
+def _quiet_fake_tensor_log() -> Iterator[None]:
+    """The fake mode logs a traceback for every op whose shapes do not match before raising it; the raised
+    error is what the report says (``cannot_estimate``), once."""
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _to_fake(model) -> None:

@@ -60,7 +60,7 @@ def render_text(estimate: MemoryEstimate, out: TextIO) -> None:
     if facts.counted_on != "meta":
         out.write(f"built with {facts.counted_on}\n")
     out.write(f"per card: batch {estimate.batch}, {facts.input}, {estimate.dtype}, "
-              f"{estimate.optimizer}, {estimate.cards} data-parallel cards\n")
+              f"{estimate.optimizer}, {estimate.cards} data-parallel card{'s' if estimate.cards != 1 else ''}\n")
     out.write(f"activations (the step's maximum of what autograd holds): {acts.bytes / _GB:.2f} GB, "
               f"{acts.checkpointed / _GB:.2f} GB with checkpointing"
               + (f" ({100 * (acts.recompute - 1):.0f}% more compute)" if acts.recompute > 1 else "") + "\n")
@@ -83,7 +83,8 @@ def render_text(estimate: MemoryEstimate, out: TextIO) -> None:
         for fit in estimate.fits:
             config = fit.configurations[index]
             chosen = "*" if fit.smallest is config else ("" if config.total <= fit.usable else " x")
-            cells.append(f"{config.total / _GB:.1f}{chosen}")
+            gb = config.total / _GB
+            cells.append(f"{gb:.{2 if gb < 10 else 1}f}{chosen}")
         out.write(f"{plan.name:<{width}}{plan.compute:>8.2f}{plan.communication:>6g}"
                   + "".join(f"{c:>16}" for c in cells) + "\n")
     out.write("(*: the cheapest plan that fits; x: does not fit; compute: relative to the step without "

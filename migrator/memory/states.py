@@ -42,10 +42,6 @@ STRATEGY_NAMES = {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "
 #: What each strategy sends per card and step, in multiples of the 16-bit model size (the ZeRO paper, 7.2.1:
 #: an all-reduce moves 2 Ψ; ZeRO-1 and ZeRO-2 the same; ZeRO-3 1.5 times that); nothing on one card.
 COMMUNICATION = {"ddp": 2.0, "zero1": 2.0, "zero2": 2.0, "zero3": 3.0, "zero2-offload": 2.0, "zero3-offload": 3.0}
-#: What crosses between the card and the host per step, in multiples of the card's share of the 16-bit model:
-#: ZeRO-Offload moves the gradients down and the updated weights up; with the parameters offloaded too they
-#: also come up for the backward.
-HOST_TRAFFIC = {"zero2-offload": 2.0, "zero3-offload": 3.0}
 
 
 @dataclass(frozen=True)
