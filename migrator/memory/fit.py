@@ -27,8 +27,8 @@ class Configuration:
     states: StateBytes
     activations: float  # what autograd holds at its peak (with autocast's weight copies where DDP makes them)
     weight_copies: float = 0.0  # autocast's weight copies, at their peak (part of ``activations``)
-    #: the step's peak on one card without DDP's gradient buckets: the gradients grow through the backward
-    #: while the activations shrink (set when that is less than ``states.total + activations``)
+    #: DDP on one card (no gradient buckets): the step's peak as the tracker saw it, the gradients growing through
+    #: the backward while the activations shrink; ``total`` takes it where it is below states plus activations
     single_card_peak: Optional[float] = None
     compute: float = 1.0  # the step's compute relative to the same step without checkpointing
     communication: float = 0.0  # per card and step, in multiples of the 16-bit model size
