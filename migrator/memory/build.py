@@ -70,10 +70,19 @@ def build_without_weights(factory: Callable[[], Any]) -> Tuple[Any, str]:
 
 
 def build_for_a_step(factory: Callable[[], Any]) -> Any:
-    """The model with empty weights (parameters on the meta device), ready for ``to_empty`` under a fake mode."""
+    """The model with empty weights (parameters on the meta device), ready to be made fake; where the
+    constructor cannot run with empty weights (it copies a parameter's value, as timm's Swin V2 does), the
+    meta build."""
+    import torch
+
     try:
         with empty_weights():
             return factory()
     except Exception as exc:
-        raise BuildError(f"building the model with empty weights failed: {type(exc).__name__}: "
-                         f"{first_line(exc)}") from exc
+        why = f"{type(exc).__name__}: {first_line(exc)}"
+    try:
+        with torch.device("meta"):
+            return factory()
+    except Exception as exc:
+        raise BuildError(f"building the model with empty weights failed ({why}), and on the meta device: "
+                         f"{type(exc).__name__}: {first_line(exc)}") from exc
