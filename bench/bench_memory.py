@@ -109,6 +109,10 @@ class LiveStorage:
         self.mode.__exit__(*exc)
 
 
+def _plan(plans, strategy: str):
+    return next(c for c in plans if c.strategy == strategy and not c.checkpointing)
+
+
 def main() -> None:
     import torch
 
@@ -123,9 +127,9 @@ def main() -> None:
         factory = load_factory(f"gpts:{name}", folder)
         facts = model_facts(factory, 8, 1024)
         acts = measure_activations(factory, 8, 1024, "bf16")
-        ddp1 = configurations(facts, acts, "bf16", "adamw", 1)[0].states.total / GB
+        ddp1 = _plan(configurations(facts, acts, "bf16", "adamw", 1), "ddp").states.total / GB
         eight = configurations(facts, acts, "bf16", "adamw", 8)
-        z2, z3 = eight[4].states.total / GB, eight[6].states.total / GB
+        z2, z3 = _plan(eight, "zero2").states.total / GB, _plan(eight, "zero3").states.total / GB
         with torch.device("meta"):
             model = factory()
         accelerate, ds2, ds3 = others(model, facts.params, facts.largest_layer)
@@ -136,7 +140,7 @@ def main() -> None:
     batch, seq = 4, 128
     facts = model_facts(factory, batch, seq)
     acts = measure_activations(factory, batch, seq, "fp32")
-    estimate = configurations(facts, acts, "fp32", "adamw", 1)[0].total
+    estimate = _plan(configurations(facts, acts, "fp32", "adamw", 1), "ddp").total
     model = factory()
     optimizer = torch.optim.AdamW(model.parameters())
     data = torch.randint(0, 8000, (batch, seq))

@@ -668,8 +668,9 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 @click.option("--input", "input_spec", metavar="MODULE:FUNC",
               help="Builds the forward's arguments from (batch, seq); default: from the model's first layer.")
 @click.option("--batch", type=click.IntRange(min=1), default=8, show_default=True, help="Micro-batch per card.")
-@click.option("--seq", type=click.IntRange(min=1), default=2048, show_default=True,
-              help="Sequence length (image side for a convolutional first layer).")
+@click.option("--seq", type=click.IntRange(min=1),
+              help="Sequence length (image side for a convolutional first layer). Default: 2048 tokens; for "
+                   "images the size the model declares (timm's input_size, a patch embedding's img_size), else 224.")
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32"]), default="bf16", show_default=True,
               help="Training precision: bf16/fp16 mean mixed precision with fp32 master weights.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adam", "sgd-momentum", "sgd"]), default="adamw",
@@ -680,14 +681,14 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Where MODULE is imported from.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dtype: str, optimizer: str, cards: int,
-           targets: str, root: Path, fmt: str) -> None:
+def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: Optional[int], dtype: str, optimizer: str,
+           cards: int, targets: str, root: Path, fmt: str) -> None:
     """RUNS YOUR CODE: build the model with MODULE:FACTORY and estimate per-card memory on each target's card.
 
     The factory (your code) runs on the meta device and on fake tensors: no weights are allocated and no GPU
     is needed. Parameters, gradients and optimizer states follow the ZeRO accounting for DDP, ZeRO-1/2/3 and
-    FSDP; activations are measured by one forward and backward with PyTorch's memory tracker. For each card:
-    whether it fits with 20% headroom, the smallest configuration that does, and the cards needed. Cards come
+    FSDP, and offload; activations are the maximum over one forward and backward of what autograd holds. For
+    each card: whether each plan fits with 20% headroom, the cheapest that does, and the cards needed. Cards come
     from operator_maps/cards.json, with [tool.migrator.cards] overrides. Needs torch.
     """
     from .gate.config import ConfigError, load_config
@@ -714,8 +715,8 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: int, dty
         click.echo(f"migrator memory: {exc}", err=True)
         sys.exit(1)
     picked = [c for c in known if c.baseline or c.target in chosen or c.target is None]
-    estimate = MemoryEstimate(model=model_spec, facts=facts, batch=batch, seq=seq, dtype=dtype, optimizer=optimizer,
-                              cards=cards, activations=activations,
+    estimate = MemoryEstimate(model=model_spec, facts=facts, batch=batch, seq=facts.seq or seq, dtype=dtype,
+                              optimizer=optimizer, cards=cards, activations=activations,
                               fits=fit_all(picked, facts, activations, dtype, optimizer, cards),
                               assumptions=estimate_assumptions(dtype, optimizer))
     RENDERERS[fmt](estimate, click.get_text_stream("stdout"))
