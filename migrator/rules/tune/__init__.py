@@ -37,6 +37,9 @@ class TrainingStep(Protocol):
     def why(self, finding: Finding, node: Optional[str]) -> Optional[str]:
         """Why ``finding`` (at graph node ``node``) runs on every step, or ``None`` when it does not."""
 
+    def on_the_device(self, finding: Finding, node: Optional[str]) -> Optional[str]:
+        """``why``, for a step that runs on an accelerator (``None`` where a script puts nothing on one)."""
+
 
 #: A target's own verdict on a tune finding, or its own words for what happens there (``None``: the row's).
 PerTarget = Callable[[TargetMap], Union[Verdict, str, None]]

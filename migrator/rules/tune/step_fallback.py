@@ -7,7 +7,7 @@ from typing import Optional, Tuple, Union
 from ...evidence import active
 from ...maps.limits import clip
 from ...maps.load import TargetMap
-from ...model import ACTIVE_GRADES, Finding, Status, Verdict
+from ...model import Finding, Status, Verdict
 from ..examples import Invalid, Valid
 from . import PerTarget, TuneRule, _again, _trains
 
