@@ -357,6 +357,10 @@ def maps_show(fmt: str) -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
+@click.option("--style", type=click.Choice(["portable", "vendor"]), default="portable", show_default=True,
+              help="portable: write device management with torch.accelerator (runs on CUDA, the CPU and the target) "
+                   "where the target's torch line and the vendor's API list support it, a file at a time; vendor: "
+                   "always the vendor's names (torch_npu.npu.*, torch.mlu.*) and its plugin import.")
 @click.option("--shim", is_flag=True,
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
                    "each entry point, and say which findings it covers at run time and which it does not.")
@@ -369,7 +373,7 @@ def maps_show(fmt: str) -> None:
               help="Seconds each --check import may take.")
 @_selection_options
 def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path], shim: bool, quiet: bool, check: bool, check_timeout: float,
+        log_path: Optional[Path], style: str, shim: bool, quiet: bool, check: bool, check_timeout: float,
         select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
 
@@ -411,7 +415,7 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     report = run_scan(ScanRequest(path, chosen, files=found.files, selection=selection, call_graph=shim,
                                   cache=None if no_cache else open_cache(), collector=FEWER_COLLECTIONS))
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
-              else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
+              else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned, style=style))
     for item in result.files:
         if item.error:
             click.echo(f"{item.path}: {item.error}", err=True)
@@ -436,15 +440,23 @@ def fix(path: Path, target: str, show_diff: bool, unsafe: bool, force: bool, no_
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
-        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff))
+        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff,
+                                                 planned=result.files))
     if shim:
         _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
         return
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
     held = sum(len(item.skipped) for item in result.files)
+    portable = [item for item in written if item.style == "portable"]
+    if style == "portable" and written and not quiet:
+        for item in written:
+            if item.style_note:
+                click.echo(f"{item.path}: vendor style: {item.style_note}", err=True)
     click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
-               f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
+               + (f"{len(portable)} of the files in the portable style (torch.accelerator); " if style == "portable"
+                  else "")
+               + f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + (f"; {held} held back, each with its reason above" if held else "")
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
     if check and not show_diff:

@@ -48,6 +48,7 @@ from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .protocols import Kept, hold, reaching
+from .style import PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_forms
 from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -122,6 +123,10 @@ class FileFix:
     #: the sha256 of the bytes ``old`` was read from: ``write_fixes`` writes only over those same bytes
     read_digest: Optional[str] = None
     bom: bool = False  # the file starts with a UTF-8 byte order mark (kept on writing)
+    #: the style the file was written in (``fix/style``: ``portable`` or ``vendor``; ``None`` when unchanged),
+    #: and why it is the vendor style when the portable one was asked for
+    style: Optional[str] = None
+    style_note: Optional[str] = None
 
     def diff(self) -> str:
         if self.new is None:
@@ -194,7 +199,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
 
 
 def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False,
-               scanned: Optional[Mapping[str, str]] = None) -> FixReport:
+               scanned: Optional[Mapping[str, str]] = None, style: str = PORTABLE) -> FixReport:
     """The edits of ``report`` applied to each file's text as it is now. ``scanned``: the sha256 of each file's
     bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
     the report's positions belong to another text. Line endings and a byte order mark are kept."""
@@ -208,7 +213,7 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
             files.append(read)
             continue
         text, digest, bom = read
-        fixed = fix_text(rel, text, file_plan, target)
+        fixed = fix_text(rel, text, file_plan, target, style)
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
 
@@ -259,12 +264,14 @@ def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
     return digests
 
 
-def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> FileFix:
-    """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file)."""
+def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str = PORTABLE) -> FileFix:
+    """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file).
+    ``style``: ``fix/style``'s portable or vendor names for a Python file (notebooks and other files: vendor)."""
+    styled = Styled(VENDOR)
     if rel.endswith(NOTEBOOK_SUFFIX):
         return _fix_notebook(rel, text, file_plan, target)
     if rel.endswith(PYTHON_SUFFIXES):
-        new, done, skipped = _fix_python(text, file_plan, target)
+        new, done, skipped, styled = _fix_python(text, file_plan, target, style=style)
     else:
         new, done, skipped = _fix_lines(text, file_plan.edits)
         if new != text and is_config_name(rel.rsplit("/", 1)[-1]) and not reads_back(text, new, rel):
@@ -273,7 +280,8 @@ def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> Fil
             new, done = text, []
     if new == text:
         return FileFix(rel, text, None, _ids(done), tuple(skipped))
-    return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done))
+    return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done), style=styled.style,
+                   style_note=styled.why if style == PORTABLE else None)
 
 
 def _ids(done: Sequence[PlannedEdit]) -> Tuple[str, ...]:
@@ -520,12 +528,16 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import: bool = True,
-                bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[PlannedEdit], List[Skipped]]:
-    """Apply a file's edits to Python source; a notebook cell passes the names its other cells import."""
+                bound_elsewhere: Optional[Dict[str, str]] = None, style: str = VENDOR,
+                ) -> Tuple[str, List[PlannedEdit], List[Skipped], Styled]:
+    """Apply a file's edits to Python source; a notebook cell passes the names its other cells import. In the
+    portable ``style`` the file is written with ``torch.accelerator`` where ``fix/style`` allows it, else with
+    the vendor's names (the returned ``Styled`` says which, and why)."""
     edits = file_plan.edits
     module = parse_python(text)  # within libcst's budgets (sources/python.parse_budget), or why not
     if isinstance(module, ParseFailure):
-        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}") for e in edits]
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}")
+                          for e in edits], Styled(VENDOR)
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -540,15 +552,31 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     own = _top_level_names(module)
     unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
                for p in edits if p not in ready]
-    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module), unready,
-                                    target.backend_to)
+    imported = _imported_names(module)
+    changed, done, held = _apply_all(module, ready, file_plan, target.device_to, imported, unready, target.backend_to)
+    styled = Styled(VENDOR)
+    if style == PORTABLE and done:
+        why = not_portable(target, [(p.edit.kind, p.edit.old, (p.at.line or 0, p.at.col or 0)) for p in done],
+                           keyword_calls(module), bound.get("torch") == "torch")
+        if why is None:  # the same edits at the same places, written with the portable names
+            forms = portable_forms(target)
+            restyled = [replace(p, edit=replace(p.edit, new=forms[p.edit.old].portable))
+                        if p.edit.kind == "name" and p.edit.old in forms else p for p in ready]
+            again, done_again, held_again = _apply_all(module, restyled, file_plan, target.device_to, imported,
+                                                       unready, target.backend_to)
+            if [p.finding for p in done_again] == [p.finding for p in done]:
+                changed, done, held, styled = again, done_again, held_again, Styled(PORTABLE)
+            else:
+                why = "the portable names would not apply to the same calls as the vendor's"
+        if styled.style != PORTABLE:
+            styled = Styled(VENDOR, why)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
-        module = _without_unused_imports(module, own, {p.edit.old for p in done if p.edit.kind == "name"})
-    new = module.code
-    if done and plugin and plugin not in bound and insert_import:
+        changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == "name"})
+    new = changed.code
+    if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
-    return new, done, skipped
+    return new, done, skipped, styled
 
 
 def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
@@ -901,7 +929,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
             continue
         source = _source(cell)
         blanked, _ = python_lines(source)
-        new, done, missed = _fix_python("\n".join(blanked) + "\n", file_plan.in_cell(index), target,
+        new, done, missed, _ = _fix_python("\n".join(blanked) + "\n", file_plan.in_cell(index), target,
                                         insert_import=False, bound_elsewhere=notebook_names)
         applied.extend(done)
         skipped.extend(missed)
@@ -928,7 +956,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         return FileFix(rel, text, None, error="the notebook's cells cannot be found in its text to edit them in "
                                               "place: left alone")
     changes.sort(key=lambda c: (c.cell or 0, c.line))
-    return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes))
+    return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes), style=VENDOR)
 
 
 def _with_sources(text: str, sources: Mapping[int, object]) -> Optional[str]:
