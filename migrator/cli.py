@@ -482,11 +482,19 @@ def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> Non
     verb = "would add" if show_diff else "added"
     click.echo(f"{verb} the shim ({'; '.join(plan.imports)}) to {files} entry point file(s); from "
                f"{shims()[target].source}:", err=True)
+    by_id = {f.id: f for f in report.judged}
+    if plan.differs:  # first: the shim runs these, and they return None or raise where CUDA's answered
+        click.echo(f"  swapped, but the vendor notes they behave otherwise ({len(plan.differs)}): fix them by hand "
+                   "first", err=True)
+        for finding_id in plan.differs[:20]:
+            finding = by_id[finding_id]
+            click.echo(f"    {finding.path}:{finding.span.line or '-'}: {finding.api}: "
+                       f"{finding.snippet.strip()[:80]}", err=True)
     click.echo(f"  covered at run time: {len(plan.covered)} finding(s); covered where the value reaches a patched "
-               f"call: {len(plan.if_passed)}; not covered: {len(plan.not_covered)}", err=True)
+               f"call: {len(plan.if_passed)}; not covered: {len(plan.not_covered)}; behaves otherwise: "
+               f"{len(plan.differs)}", err=True)
     for why, count in plan.reasons:
         click.echo(f"  not covered ({count}): {why}", err=True)
-    by_id = {f.id: f for f in report.findings}
     for finding_id in plan.not_covered[:20]:
         finding = by_id[finding_id]
         click.echo(f"    {finding.path}:{finding.span.line or '-'}: {finding.rule}: {finding.snippet.strip()[:80]}",

@@ -23,6 +23,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -42,7 +43,7 @@ from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, uncommitted
 from ..maps.load import TargetMap
-from ..model import Edit, EditKind, Report, SourceFile, Span
+from ..model import Edit, EditKind, Report, SourceFile, Span, Unsafe
 from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
@@ -62,6 +63,8 @@ class PlannedEdit:
     edit: Edit
     at: Span
     api: str = ""  # the API of the finding (for the reasons a guard is held back)
+    #: the other findings this very edit fixes (a constant reported at its definition and at a use)
+    also: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,15 @@ class FilePlan:
     #: the repository's callables that run a kept call (``protocols.reaching``), and this file's path
     reach: Mapping[str, str] = field(default_factory=dict)
     path: str = ""
+    #: the safe rewrites the scan found ``fix`` holds back on this tree (``Unsafe.held``), reported as skipped
+    held: Tuple["Skipped", ...] = ()
 
     def in_cell(self, cell: Optional[int]) -> "FilePlan":
         return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
                         frozenset(p for p in self.settled if p[0] == cell),
                         frozenset(p for p in self.pending if p[0] == cell),
-                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path)
+                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path,
+                        tuple(h for h in self.held if h.cell == cell))
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class Skipped:
     rule: str
     line: Optional[int]
     reason: str
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -154,11 +161,12 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
 
     Besides the edits, each file's plan holds where its findings judged a device spelling to stay (a guard's
     test) and where they want one changed by an edit this mode does not apply: ``together`` reads both."""
-    edits: Dict[str, List[PlannedEdit]] = {}
+    edits: Dict[str, List[tuple]] = {}  # per file: the keys of its edits in `seen`, in order
     settled: Dict[str, set] = {}
     pending: Dict[str, set] = {}
     kept: Dict[str, set] = {}
-    seen = set()
+    held_back: Dict[str, List[Skipped]] = {}
+    seen: Dict[tuple, PlannedEdit] = {}
     not_offered = 0
     for finding in report.judged:  # a usage that runs as written settles its device spelling too
         verdict = finding.verdicts.get(target)
@@ -172,7 +180,12 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
                 kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status} on {target}"))
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
-            not_offered += 1
+            reason = verdict.fix.held if isinstance(verdict.fix, Unsafe) else None
+            if reason is not None:  # a safe rewrite the scan found fix holds back here: said as held, with why
+                held_back.setdefault(finding.path, []).append(
+                    Skipped(finding.id, finding.rule, finding.span.line, reason, finding.span.cell))
+            else:
+                not_offered += 1
             if evidence.active(verdict):
                 why = "no exact rewrite" if verdict.edit is None else "its rewrite is not a safe one (--unsafe)"
                 kept.setdefault(finding.path, set()).add((*start, finding.api, why))
@@ -184,14 +197,15 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
         at = verdict.edit.at or finding.span
         edit = verdict.edit
         key = (finding.path, at.cell, at.line, at.col, edit.kind, edit.old, edit.new)
-        if key in seen:  # a constant reported at its definition and at a use: one edit
+        if key in seen:  # a constant reported at its definition and at a use: one edit, which fixes both
+            seen[key] = replace(seen[key], also=(*seen[key].also, finding.id))
             continue
-        seen.add(key)
-        edits.setdefault(finding.path, []).append(
-            PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api))
-    plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())),
-                            frozenset(kept.get(path, ())))
-             for path, found in edits.items()}
+        seen[key] = PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api)
+        edits.setdefault(finding.path, []).append(key)
+    plans = {path: FilePlan(tuple(seen[key] for key in edits.get(path, ())), frozenset(settled.get(path, ())),
+                            frozenset(pending.get(path, ())), frozenset(kept.get(path, ())),
+                            held=tuple(held_back.get(path, ())))
+             for path in {*edits, *held_back}}
     return plans, not_offered
 
 
@@ -266,7 +280,13 @@ def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
 
 def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str = PORTABLE) -> FileFix:
     """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file).
-    ``style``: ``fix/style``'s portable or vendor names for a Python file (notebooks and other files: vendor)."""
+    ``style``: ``fix/style``'s portable or vendor names for a Python file (notebooks and other files: vendor).
+    The safe rewrites the scan found held back here come first among the skipped, with their reasons."""
+    fixed = _fix_text(rel, text, file_plan, target, style)
+    return replace(fixed, skipped=(*file_plan.held, *fixed.skipped)) if file_plan.held else fixed
+
+
+def _fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str) -> FileFix:
     styled = Styled(VENDOR)
     if rel.endswith(NOTEBOOK_SUFFIX):
         return _fix_notebook(rel, text, file_plan, target)
@@ -285,7 +305,8 @@ def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style:
 
 
 def _ids(done: Sequence[PlannedEdit]) -> Tuple[str, ...]:
-    return tuple(dict.fromkeys(p.finding for p in done))
+    """The findings the applied edits fix: each edit's own, and the others it fixes too (``also``)."""
+    return tuple(dict.fromkeys(i for p in done for i in (p.finding, *p.also)))
 
 
 def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional[int] = None) -> Tuple[Change, ...]:
@@ -864,10 +885,11 @@ def _insert_import(text: str, import_first: str) -> str:
 
 def _import_position(text: str) -> int:
     """How many lines precede the plugin import: it goes right after the first top-level ``import torch``,
-    else after the module docstring and ``__future__`` imports."""
+    else after the module docstring and ``__future__`` imports, and never above a shebang or an encoding line
+    (PEP 263: they only work on the first two lines)."""
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    after = 0
+    after = _header_lines(text)
     for index, statement in enumerate(wrapper.module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             break
@@ -887,6 +909,20 @@ def _import_position(text: str) -> int:
         elif not isinstance(small, (cst.Import, cst.ImportFrom)):
             break  # the import block ended without torch: after the docstring and __future__ imports
     return after
+
+
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+
+def _header_lines(text: str) -> int:
+    """How many of the first lines are a shebang (line 1) or an encoding declaration (line 1 or 2)."""
+    count = 0
+    for number, line in enumerate(text.splitlines()[:2], 1):
+        if (number == 1 and line.startswith("#!")) or _CODING.match(line):
+            count = number
+        else:
+            break
+    return count
 
 
 # ------------------------------------------------------------------------------------------ notebooks

@@ -24,6 +24,7 @@ from ..project import in_project
 from ..project.configs import with_config_reads, with_unread_noted
 from ..project.coverage import apart
 from ..rules import RuleContext
+from .fixable import settled
 from .graph import reachable, reached_by_trace, with_call_paths
 from .index import indexed
 from .judge import file_list, judge
@@ -124,6 +125,7 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
             fallbacks_on_step: Optional[FrozenSet[str]] = None) -> Report:
     """The assess stage and the report: readiness, effort and blockers per target over what the scan judged."""
     judged = weigh(judged, fallbacks_on_step)  # every verdict's evidence explicit: what is work is decided here
+    judged = settled(request.root, judged, request.targets)  # fixable: what `fix` applies on this tree
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
                        graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})
