@@ -213,21 +213,27 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
 
 
 def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False,
-               scanned: Optional[Mapping[str, str]] = None, style: str = PORTABLE) -> FixReport:
+               scanned: Optional[Mapping[str, str]] = None, style: str = PORTABLE,
+               decisions_only: bool = False, only: Optional[Set[str]] = None) -> FixReport:
     """The edits of ``report`` applied to each file's text as it is now. ``scanned``: the sha256 of each file's
     bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
-    the report's positions belong to another text. Line endings and a byte order mark are kept."""
+    the report's positions belong to another text. Line endings and a byte order mark are kept.
+    ``decisions_only``: only which edits apply and which are held (``applied``, ``skipped``), for the scan
+    (``pipeline/fixable.py``): a Python file's new text is not generated (``new`` stays ``None``); ``only``: the
+    files to decide (what the others keep is still read, for the guards that reach it)."""
     planned, not_offered = plan(report, target.id, unsafe)
     reach = reaching(base_dir(root), _unguarded_kept(report, target.id, unsafe)) if planned else {}
     files = []
     for rel, file_plan in sorted(planned.items()):
+        if only is not None and rel not in only:
+            continue
         file_plan = replace(file_plan, reach=reach, path=rel)
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
             continue
         text, digest, bom = read
-        fixed = fix_text(rel, text, file_plan, target, style)
+        fixed = fix_text(rel, text, file_plan, target, style, decisions_only)
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
 
@@ -278,20 +284,24 @@ def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
     return digests
 
 
-def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str = PORTABLE) -> FileFix:
+def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str = PORTABLE,
+             decisions_only: bool = False) -> FileFix:
     """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file).
     ``style``: ``fix/style``'s portable or vendor names for a Python file (notebooks and other files: vendor).
     The safe rewrites the scan found held back here come first among the skipped, with their reasons."""
-    fixed = _fix_text(rel, text, file_plan, target, style)
+    fixed = _fix_text(rel, text, file_plan, target, style, decisions_only)
     return replace(fixed, skipped=(*file_plan.held, *fixed.skipped)) if file_plan.held else fixed
 
 
-def _fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str) -> FileFix:
+def _fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str,
+              decisions_only: bool) -> FileFix:
     styled = Styled(VENDOR)
     if rel.endswith(NOTEBOOK_SUFFIX):
         return _fix_notebook(rel, text, file_plan, target)
     if rel.endswith(PYTHON_SUFFIXES):
-        new, done, skipped, styled = _fix_python(text, file_plan, target, style=style)
+        new, done, skipped, styled = _fix_python(text, file_plan, target, style=style, decisions_only=decisions_only)
+        if decisions_only:
+            return FileFix(rel, text, None, _ids(done), tuple(skipped))
     else:
         new, done, skipped = _fix_lines(text, file_plan.edits)
         if new != text and is_config_name(rel.rsplit("/", 1)[-1]) and not reads_back(text, new, rel):
@@ -549,7 +559,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import: bool = True,
-                bound_elsewhere: Optional[Dict[str, str]] = None, style: str = VENDOR,
+                bound_elsewhere: Optional[Dict[str, str]] = None, style: str = VENDOR, decisions_only: bool = False,
                 ) -> Tuple[str, List[PlannedEdit], List[Skipped], Styled]:
     """Apply a file's edits to Python source; a notebook cell passes the names its other cells import. In the
     portable ``style`` the file is written with ``torch.accelerator`` where ``fix/style`` allows it, else with
@@ -576,6 +586,8 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     imported = _imported_names(module)
     changed, done, held = _apply_all(module, ready, file_plan, target.device_to, imported, unready, target.backend_to)
     styled = Styled(VENDOR)
+    if decisions_only:  # which edits apply: the style renames them, never changes which
+        return text, done, [*skipped, *held], styled
     if style == PORTABLE and done:
         why = not_portable(target, [(p.edit.kind, p.edit.old, (p.at.line or 0, p.at.col or 0)) for p in done],
                            keyword_calls(module), bound.get("torch") == "torch")

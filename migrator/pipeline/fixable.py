@@ -5,7 +5,10 @@ What it does:
     (``fix_report``, nothing written): a safe rewrite (``Auto``) whose edit ``fix`` would not apply — its group
     cannot change together, a guard's branches keep a call that does not run on the target, its name is not
     bound in the file, the file cannot be read — becomes ``Unsafe`` with ``fix``'s reason in its message. It
-    repeats until nothing more is held (a held edit is one more call that stays, which can hold a guard).
+    repeats until nothing more is held (a held edit is one more call that stays, which can hold a guard). A
+    later round decides again only the files where a new hold can land: the files of the edits just held
+    (their groups and guards), and the files with a guard flip or a device spelling among their safe edits
+    (a flip elsewhere may reach a call just held, through ``protocols.reaching``).
 
 Why:
     The scan counted every ``Auto`` verdict as fixable (readiness after ``fix``, the plan's first phase, the
@@ -17,13 +20,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
 from .. import __version__
 from ..fix import fix_report
+from ..fix.protocols import FLIPS
 from ..fix.style import VENDOR
 from ..maps.load import TargetMap
-from ..model import Finding, Report, Status
+from ..model import EditKind, Finding, Report, Status
 from ..rules.base import cuda_names
 
 #: at most this many rounds (each holds back more; two suffice on the repositories measured)
@@ -36,11 +40,13 @@ def settled(root: Path, findings: Sequence[Finding], targets: Sequence[TargetMap
     for target in targets:
         if not cuda_names(target).rewritten:
             continue
+        scope: Optional[Set[str]] = None  # every file, the first round
         for _ in range(ROUNDS):
-            safe = {f.id for f in out if _fixable(f, target.id)}
-            held = _held(root, out, safe, target) if safe else {}
+            safe = {f.id for f in out if _fixable(f, target.id) and (scope is None or f.path in scope)}
+            held = _held(root, out, safe, target, scope) if safe else {}
             if not held:
                 break
+            scope = {f.path for f in out if f.id in held or _can_be_held_from_afar(f, target.id)}
             for index, finding in enumerate(out):
                 why = held.get(finding.id)
                 if why is not None:
@@ -55,12 +61,22 @@ def _fixable(finding: Finding, target: str) -> bool:
     return verdict is not None and verdict.status == Status.REWRITE and verdict.fixable
 
 
-def _held(root: Path, findings: Sequence[Finding], safe: Set[str], target: TargetMap) -> Dict[str, str]:
+def _can_be_held_from_afar(finding: Finding, target: str) -> bool:
+    """A safe edit a hold in another file can reach: a guard flip (``protocols.FLIPS``, a device comparison) or a
+    device spelling (``together``)."""
+    verdict = finding.verdicts.get(target)
+    edit = verdict.edit if verdict is not None and verdict.fixable else None
+    return edit is not None and (edit.old in FLIPS or edit.kind in (EditKind.STRING, EditKind.FSTRING))
+
+
+def _held(root: Path, findings: Sequence[Finding], safe: Set[str], target: TargetMap,
+          scope: Optional[Set[str]]) -> Dict[str, str]:
     """Of the ``safe`` findings, the ones ``fix`` would not apply, with why (its decisions read every finding,
     as in ``fix``: the calls that stay and the spellings settled as they are too)."""
     report = Report(root=str(root), tool_version=__version__, targets=(), files=(), findings=tuple(findings),
                     custom_ops=())
-    fixed = fix_report(root, report, target, style=VENDOR)  # the style changes names, never what applies
+    fixed = fix_report(root, report, target, style=VENDOR, decisions_only=True,  # the style: names, not what applies
+                       only=scope)
     applied = {i for item in fixed.files for i in item.applied}
     reasons: Dict[str, str] = {}
     for item in fixed.files:
