@@ -233,7 +233,10 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
             files.append(read)
             continue
         text, digest, bom = read
-        fixed = fix_text(rel, text, file_plan, target, style, decisions_only)
+        try:
+            fixed = fix_text(rel, text, file_plan, target, style, decisions_only)
+        except RecursionError:  # libcst parses deeper than its visitors can walk: the file is left, said so
+            fixed = FileFix(rel, text, None, error="nested too deeply for the rewriter to walk: left as it is")
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
 
