@@ -5,7 +5,9 @@ from. For each pair this script takes the upstream files at that commit and the 
 at every upstream line the vendor changed in a device-related way (CUDA, NCCL, AMP/apex, NPU spellings).
 Each such line is then:
 
-- reproduced   ``migrator fix`` (safe mode) writes the vendor's line (``torch_npu.npu.x`` counts as ``torch.npu.x``);
+- reproduced   ``migrator fix`` (safe mode) writes the vendor's line (``torch_npu.npu.x`` counts as ``torch.npu.x``,
+               and in the portable style ``torch.accelerator.synchronize()`` as ``torch.npu.synchronize()``: the
+               same call on the NPU, ``operator_maps/accelerator.json``);
 - unsafe       only ``fix --unsafe`` writes it;
 - edited       ``fix`` changes the line, to something else than the vendor wrote;
 - suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann, or
@@ -15,7 +17,7 @@ Each such line is then:
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
 vendor's ``torch_npu.npu_*`` operator substitutions with whether the scan suggests one there.
 
-    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N]
+    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor]
 
 Each DIR is a git directory (``fetch``: Ascend/ModelZoo-PyTorch, huggingface/pytorch-image-models,
 facebookresearch/fairseq). Nothing is run from the repositories; only their text is read.
@@ -37,7 +39,7 @@ from typing import Dict, List, Sequence, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from migrator.fix import fix_report  # noqa: E402
-from migrator.maps.load import resolve_targets  # noqa: E402
+from migrator.maps.load import load_json, resolve_targets  # noqa: E402
 from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
 DEVICE = re.compile(r"cuda|nccl|npu|hccl|apex|\bamp\b|autocast|GradScaler", re.IGNORECASE)
@@ -79,7 +81,15 @@ def tree(git_dir: Path, commit: str, prefix: str) -> Dict[str, str]:
     return out
 
 
+#: a portable form -> the vendor's name of the same call (``torch.accelerator.set_device_index`` ->
+#: ``torch.npu.set_device``)
+PORTABLE_AS_VENDOR = {row["portable"]: "torch.npu." + api.rsplit(".", 1)[1]
+                      for api, row in load_json("accelerator.json")["apis"].items() if row.get("portable")}
+
+
 def normal(line: str) -> str:
+    for portable, vendor in PORTABLE_AS_VENDOR.items():
+        line = re.sub(re.escape(portable) + r"\b", vendor, line)
     line = line.replace("torch_npu.npu.", "torch.npu.").replace('"', "'")
     return re.sub(r"\s+", "", line.split("#")[0])
 
@@ -93,7 +103,8 @@ def line_map(old: Sequence[str], new: Sequence[str]) -> Dict[int, str]:
     return changed
 
 
-def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False) -> Counter:
+def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False,
+            style: str = "portable") -> Counter:
     before = tree(upstream, pair.commit, pair.upstream_prefix)
     after = tree(modelzoo, "HEAD", pair.vendor)
     files = pair.files or tuple((rel, rel) for rel in sorted(before) if rel in after)
@@ -106,7 +117,7 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
             (root / up).write_text(before[up], encoding="utf-8")
         target = resolve_targets(["cann"])
         report = scan(ScanRequest(root, target, jobs=2))
-        fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode).changed}
+        fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode, style=style).changed}
                  for mode in (False, True)}
     # a line the scan says something actionable about: not supported on cann, or with a suggestion (the
     # vendor's path beside an optional import's fallback)
@@ -173,10 +184,11 @@ def main() -> None:
     parser.add_argument("--fairseq", type=Path, required=True)
     parser.add_argument("--show", type=int, default=20, help="How many extra safe edits to print per pair.")
     parser.add_argument("--verbose", action="store_true", help="Print every vendor change not reproduced.")
+    parser.add_argument("--style", choices=("portable", "vendor"), default="portable", help="fix's rewrite style.")
     args = parser.parse_args()
     upstreams = {"timm": args.timm, "fairseq": args.fairseq}
     for pair in PAIRS:
-        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose)
+        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose, args.style)
 
 
 if __name__ == "__main__":

@@ -99,12 +99,16 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
 @click.option("--quiet", "-q", is_flag=True, help="Text: one line per target (readiness and effort).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Text: status words in colour; `auto` on a terminal unless NO_COLOR is set.")
+@click.option("--exact-fixable", is_flag=True,
+              help="Run `fix`'s own decisions in the scan, so that what it counts as fixable is exactly what `fix` "
+                   "applies on this tree (slower: `fix`'s work per target; without it a safe rewrite counts as "
+                   "fixable even where `fix` would hold it back).")
 @_selection_options
 @_config_options
 def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optional[int], no_cache: bool,
          entries: Tuple[str, ...], trace_file: Optional[Path], fail_on: Optional[str], show: str, verbose: bool,
-         quiet: bool, color: str, select: Tuple[str, ...], ignore: Tuple[str, ...], config_file: Optional[Path],
-         isolated: bool, show_settings: bool) -> None:
+         quiet: bool, color: str, exact_fixable: bool, select: Tuple[str, ...], ignore: Tuple[str, ...],
+         config_file: Optional[Path], isolated: bool, show_settings: bool) -> None:
     """Scan PATH (a repository, folder or file) and report what ties it to CUDA, per target.
 
     Static: nothing under PATH is run. With --trace, the ops a `migrator trace` run recorded are joined in.
@@ -137,7 +141,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     report = run_scan(ScanRequest(path, chosen, entries=entries, trace=trace, exclude=_exclusions(config, path),
                                   selection=selection, jobs=jobs,
                                   cache=None if no_cache else open_cache(), progress=_progress_bar(),
-                                  collector=FEWER_COLLECTIONS))
+                                  collector=FEWER_COLLECTIONS, settle=_settle() if exact_fixable else None))
     for spec in report.graph.unresolved_entries if report.graph else ():
         click.echo(f"warning: --entry {spec} names no module or function in {path}", err=True)
     with FEWER_COLLECTIONS.keeping():  # the scan's objects live until the end: collections while writing skip them
@@ -434,6 +438,10 @@ def maps_show(fmt: str) -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
               help="Also write the change log here (Markdown: one row per changed line, before and after).")
+@click.option("--style", type=click.Choice(["portable", "vendor"]), default="portable", show_default=True,
+              help="portable: write device management with torch.accelerator (runs on CUDA, the CPU and the target) "
+                   "where the target's torch line and the vendor's API list support it, a file at a time; vendor: "
+                   "always the vendor's names (torch_npu.npu.*, torch.mlu.*) and its plugin import.")
 @click.option("--shim", is_flag=True,
               help="Instead of rewriting, add the vendor's runtime patcher (transfer_to_npu, gpu_migration) at "
                    "each entry point, and say which findings it covers at run time and which it does not.")
@@ -447,7 +455,7 @@ def maps_show(fmt: str) -> None:
 @_selection_options
 @_config_options
 def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force: bool, no_cache: bool,
-        log_path: Optional[Path], shim: bool, quiet: bool, check: bool, check_timeout: float,
+        log_path: Optional[Path], style: str, shim: bool, quiet: bool, check: bool, check_timeout: float,
         select: Tuple[str, ...], ignore: Tuple[str, ...], config_file: Optional[Path], isolated: bool,
         show_settings: bool) -> None:
     """Apply the exact rewrites for one target to the files under PATH (libcst; comments and layout kept).
@@ -496,7 +504,7 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
     report = run_scan(ScanRequest(path, chosen, files=found.files, selection=selection, call_graph=shim,
                                   cache=None if no_cache else open_cache(), collector=FEWER_COLLECTIONS))
     result = (shim_fixes(path, report, chosen[0], scanned=scanned) if shim
-              else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned))
+              else fix_report(path, report, chosen[0], unsafe=unsafe, scanned=scanned, style=style))
     for item in result.files:
         if item.error:
             click.echo(f"{item.path}: {item.error}", err=True)
@@ -521,15 +529,23 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
-        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff))
+        _write_file(log_path, markdown_log(written, chosen[0].id, written=not show_diff,
+                                                 planned=result.files))
     if shim:
         _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
         return
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
     held = sum(len(item.skipped) for item in result.files)
+    portable = [item for item in written if item.style == "portable"]
+    if style == "portable" and written and not quiet:
+        for item in written:
+            if item.style_note:
+                click.echo(f"{item.path}: vendor style: {item.style_note}", err=True)
     click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
-               f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
+               + (f"{len(portable)} of the files in the portable style (torch.accelerator); " if style == "portable"
+                  else "")
+               + f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + (f"; {held} held back, each with its reason above" if held else "")
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
     if check and not show_diff:
@@ -555,11 +571,19 @@ def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> Non
     verb = "would add" if show_diff else "added"
     click.echo(f"{verb} the shim ({'; '.join(plan.imports)}) to {files} entry point file(s); from "
                f"{shims()[target].source}:", err=True)
+    by_id = {f.id: f for f in report.judged}
+    if plan.differs:  # first: the shim runs these, and they return None or raise where CUDA's answered
+        click.echo(f"  swapped, but the vendor notes they behave otherwise ({len(plan.differs)}): fix them by hand "
+                   "first", err=True)
+        for finding_id in plan.differs[:20]:
+            finding = by_id[finding_id]
+            click.echo(f"    {finding.path}:{finding.span.line or '-'}: {finding.api}: "
+                       f"{finding.snippet.strip()[:80]}", err=True)
     click.echo(f"  covered at run time: {len(plan.covered)} finding(s); covered where the value reaches a patched "
-               f"call: {len(plan.if_passed)}; not covered: {len(plan.not_covered)}", err=True)
+               f"call: {len(plan.if_passed)}; not covered: {len(plan.not_covered)}; behaves otherwise: "
+               f"{len(plan.differs)}", err=True)
     for why, count in plan.reasons:
         click.echo(f"  not covered ({count}): {why}", err=True)
-    by_id = {f.id: f for f in report.findings}
     for finding_id in plan.not_covered[:20]:
         finding = by_id[finding_id]
         click.echo(f"    {finding.path}:{finding.span.line or '-'}: {finding.rule}: {finding.snippet.strip()[:80]}",
@@ -883,6 +907,13 @@ def _colour(choice: str, output: Optional[Path]) -> bool:
     if choice != "auto":
         return choice == "always"
     return output is None and not os.environ.get("NO_COLOR") and click.get_text_stream("stdout").isatty()
+
+
+def _settle():
+    """``fix``'s decisions for ``scan --exact-fixable`` (imported only then: a plain scan loads no ``fix``)."""
+    from .fix.settle import settled
+
+    return settled
 
 
 def _width(output: Optional[Path]) -> Optional[int]:

@@ -368,6 +368,9 @@ class Unsafe:
 
     suggestion: str
     edit: Edit
+    #: a safe rewrite that ``fix`` holds back on this tree, and why (its group cannot change together, a guard's
+    #: branches keep a call that does not run on the target: ``fix/settle.py``); ``None`` for the others
+    held: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -446,11 +449,11 @@ class Verdict:
         """The exact source change, when there is one (``fix`` applies it: always, or with ``--unsafe``)."""
         return self.fix.edit if isinstance(self.fix, (Auto, Unsafe)) else None
 
-    def held_back(self) -> "Verdict":
+    def held_back(self, by_fix: Optional[str] = None) -> "Verdict":
         """This verdict with an ``Auto`` rewrite made ``Unsafe`` (its rule knows a reason it may change
-        behaviour here)."""
+        behaviour here; ``by_fix``: ``fix`` itself would hold it back on this tree, for that reason)."""
         if isinstance(self.fix, Auto):
-            return replace(self, fix=Unsafe(self.fix.suggestion, self.fix.edit))
+            return replace(self, fix=Unsafe(self.fix.suggestion, self.fix.edit, by_fix))
         return self
 
 

@@ -11,7 +11,11 @@ patcher source); a finding is judged against them:
 - ``if-passed``: a CUDA device string the shim rewrites only where it reaches a patched call;
 - ``not-covered``: a change the shim does not make (``x.device.type == 'cuda'``, which is False on the
   target's tensors; an API in none of its tables; a custom CUDA kernel, a CUDA-only library, an environment
-  variable or a launch script).
+  variable or a launch script);
+- ``differs``: the shim swaps the API to the vendor's twin, which the vendor notes behaves otherwise
+  (``torch.cuda.get_device_capability`` is ``torch_npu.npu.get_device_capability``, ``None`` unless an
+  environment variable is set: ``[0]`` of it raises). The swap is the same as ``fix``'s rename, so what makes
+  that rename unsafe makes the shim's swap so too: listed first, before what the shim does not touch.
 
 Findings about operator coverage and dtypes are not the shim's business: it renames devices, not kernels.
 """
@@ -34,6 +38,7 @@ class ShimCover(str, Enum):
     COVERED = "covered"
     IF_PASSED = "if-passed"
     NOT_COVERED = "not-covered"
+    DIFFERS = "differs"  # swapped to a twin the vendor notes behaves otherwise here: returns None, raises
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,11 @@ class Shim:
             if rest and verdict.edit is None:  # only the module rename says so, no vendor list names the API
                 return ShimJudgement(ShimCover.NOT_COVERED, "the shim swaps the module, but no vendor list names "
                                      "this API in the target's module: check it there")
+            if not verdict.fixable and not _held_by_fix_alone(verdict):
+                return ShimJudgement(ShimCover.DIFFERS, f"`{prefix}` is `{to}` once the shim is imported, and the "
+                                     f"vendor notes `{to}{'.' + rest if rest else ''}` behaves otherwise here "
+                                     "(it may return None or raise where CUDA's answered): the rename is not a "
+                                     "safe one, under the shim either")
             return ShimJudgement(ShimCover.COVERED, f"`{prefix}` is `{to}` once the shim is imported")
         if api in self.rewrites:
             return ShimJudgement(ShimCover.COVERED, f"the shim rewrites CUDA names in the arguments of `{api}`")
@@ -95,6 +105,12 @@ class Shim:
 #: opposed to a string the code sets itself (``device == 'cuda'`` with ``device='cuda'`` a default, which the
 #: shim leaves as it is on both sides)
 _RUNTIME_VALUE = re.compile(r"\.device\b|\.type\b|device_type|get_device|get_backend|\.is_cuda")
+
+
+def _held_by_fix_alone(verdict) -> bool:
+    """A safe rename that ``fix`` holds back only for the code around it (``Unsafe.held``): the API itself is the
+    vendor's twin, so the shim's swap of it is sound."""
+    return getattr(verdict.fix, "held", None) is not None
 
 
 def _compared_with(message: str) -> Optional[str]:
@@ -116,6 +132,8 @@ class ShimPlan:
     if_passed: Tuple[str, ...]
     not_covered: Tuple[str, ...]
     reasons: Tuple[Tuple[str, int], ...]  # why not covered -> how many findings
+    #: swapped to a twin the vendor notes behaves otherwise here (``ShimCover.DIFFERS``): the first to read
+    differs: Tuple[str, ...] = ()
 
 
 #: How a verdict made ``supported`` by a patcher the project already imports begins (``graph/shimmed.py``).
@@ -154,4 +172,4 @@ def shim_plan(findings: Sequence[Finding], target: str) -> Optional[ShimPlan]:
             reasons[key] = reasons.get(key, 0) + 1
     return ShimPlan(target, shim.imports, shim.source, tuple(by_cover[ShimCover.COVERED]),
                     tuple(by_cover[ShimCover.IF_PASSED]), tuple(by_cover[ShimCover.NOT_COVERED]),
-                    tuple(sorted(reasons.items(), key=lambda item: -item[1])))
+                    tuple(sorted(reasons.items(), key=lambda item: -item[1])), tuple(by_cover[ShimCover.DIFFERS]))

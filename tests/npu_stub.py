@@ -1,4 +1,14 @@
-"""A stand-in for ``torch_npu`` on a machine with an NPU and no CUDA, to run code ``migrator fix`` rewrote.
+"""A stand-in for ``torch_npu`` (or ``torch_mlu``) on a machine with an NPU (MLU) and no CUDA, to run code
+``migrator fix`` rewrote.
+
+It registers its device as the real plugins do, through torch's PrivateUse1 backend: the backend renamed to
+``npu`` (``mlu``), the device module registered (``torch.npu``), and PrivateUse1 hooks, so that
+``torch.accelerator`` answers for it (``is_available()``, ``device_count()``, ``current_accelerator()``,
+``current_device_index()``, ``set_device_index()``) from torch's own code. torch's Python PrivateUse1 device
+guard cannot synchronize a device (only the vendors' C++ guards can): the fake routes
+``torch._C._accelerator_synchronizeDevice`` to its own ``synchronize``, and records it. It also declares the
+``torch.backends`` entry point the real plugins declare, so ``import torch`` loads it (torch >= 2.5), as a
+file in the portable style expects.
 
 It has just the Python surface the fixed helpers in the tests call, behaving as the vendor documents it:
 ``torch_npu.npu.get_device_capability()`` returns ``None`` unless ``TORCH_NPU_DEVICE_CAPABILITY`` is set,
@@ -19,13 +29,45 @@ from pathlib import Path
 _INIT = '''
 import sys
 
-import torch
+EVENTS = []  # what the code did on the "NPU": ("moved", what), ("autocast", enabled), ("synchronize", ...)
+_REGISTERED = []
 
-torch.utils.rename_privateuse1_backend("npu")  # torch.device("npu:0") parses, as with the real plugin
+
+def _register():
+    """Register the device with torch once; ``import torch_npu`` and torch's autoload both come here (the
+    autoload while ``import torch_npu`` itself imports torch: so it is defined before that import)."""
+    if _REGISTERED:
+        return
+    _REGISTERED.append(True)
+    import torch
+    from torch.utils import backend_registration as registration
+
+    from . import npu
+
+    if not hasattr(registration, "_setup_privateuseone_for_python_backend"):  # torch < 2.8: the name only
+        torch.utils.rename_privateuse1_backend("npu")  # torch.device("npu:0") parses, as with the real plugin
+        return
+    registration._setup_privateuseone_for_python_backend(rename="npu", backend_module=npu)
+    synchronize_device = torch._C._accelerator_synchronizeDevice
+
+    def accelerator_synchronize(index):
+        if torch._C._get_accelerator().type == "npu":
+            return npu.synchronize(None if index is None or index < 0 else index)
+        return synchronize_device(index)
+
+    torch._C._accelerator_synchronizeDevice = accelerator_synchronize
+
+
+def _autoload():
+    """The ``torch.backends`` entry point."""
+    _register()
+
+
+import torch  # noqa: E402
+
+_register()
 
 from . import npu  # noqa: E402
-
-EVENTS = []  # what the code did on the "NPU": ("moved", what), ("autocast", enabled), ...
 
 
 def _module_npu(self, device=None):
@@ -85,6 +127,18 @@ def is_available():
     return True
 
 
+def is_initialized():
+    return True
+
+
+def _is_in_bad_fork():
+    return False
+
+
+def manual_seed_all(seed):
+    pass
+
+
 def device_count():
     return 1
 
@@ -93,14 +147,15 @@ def current_device():
     return 0
 
 
-def set_device(device):
-    check_device(device)
-
 
 def synchronize(device=None):
     check_device(device)
     from torch_npu import EVENTS
     EVENTS.append(("synchronize", str(device)))
+
+
+def set_device(device):
+    check_device(device)
 
 
 def memory_allocated(device=None):
@@ -140,20 +195,31 @@ class GradScaler:
 '''
 
 
-def write_stub(root: Path) -> Path:
-    """The fake ``torch_npu`` package under ``root``; returns ``root`` (for ``PYTHONPATH``)."""
-    package = root / "torch_npu"
-    (package / "npu").mkdir(parents=True, exist_ok=True)
-    (package / "__init__.py").write_text(_INIT)
-    (package / "npu" / "__init__.py").write_text(_NPU)
-    (package / "npu" / "amp.py").write_text(_AMP)
+def write_stub(root: Path, device: str = "npu") -> Path:
+    """The fake ``torch_npu`` package (``device="mlu"``: ``torch_mlu``, registering ``mlu`` and ``torch.mlu``)
+    under ``root``, with the ``torch.backends`` entry point torch loads it by; returns ``root`` (for
+    ``PYTHONPATH``)."""
+    package = root / f"torch_{device}"
+    (package / device).mkdir(parents=True, exist_ok=True)
+
+    def spelled(template: str) -> str:
+        return template.replace("torch_npu", f"torch_{device}").replace("npu", device)
+
+    (package / "__init__.py").write_text(spelled(_INIT))
+    (package / device / "__init__.py").write_text(spelled(_NPU))
+    (package / device / "amp.py").write_text(spelled(_AMP))
+    info = root / f"torch_{device}_fake-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: torch_{device}_fake\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[torch.backends]\ntorch_{device} = torch_{device}:_autoload\n")
     return root
 
 
-def run_on_npu(stub: Path, project: Path, code: str) -> dict:
+def run_on_npu(stub: Path, project: Path, code: str, device: str = "npu", plugin_import: bool = True) -> dict:
     """Run ``code`` in a fresh interpreter with the stub and ``project`` importable; it ends by assigning a
-    JSON-able ``result``. Returns ``{"result": ..., "events": [...]}``, or ``{"error": "Type: message"}``."""
-    return _run(stub, project, code)
+    JSON-able ``result``. Returns ``{"result": ..., "events": [...]}``, or ``{"error": "Type: message"}``.
+    ``plugin_import=False``: the code does not ``import torch_npu``; only torch's autoload brings it."""
+    return _run(stub, project, code, device, plugin_import)
 
 
 def run_on_cpu(project: Path, code: str) -> dict:
@@ -161,7 +227,7 @@ def run_on_cpu(project: Path, code: str) -> dict:
     return _run(None, project, code)
 
 
-def _run(stub: "Path | None", project: Path, code: str) -> dict:
+def _run(stub: "Path | None", project: Path, code: str, device: str = "npu", plugin_import: bool = True) -> dict:
     program = textwrap.dedent('''
         import json, sys
         {plugin}
@@ -172,11 +238,12 @@ def _run(stub: "Path | None", project: Path, code: str) -> dict:
             out = {{"error": f"{{type(exc).__name__}}: {{exc}}", "events": {events}}}
         print(json.dumps(out))
     ''').format(body=textwrap.indent(textwrap.dedent(code), "    "),
-                 plugin="import torch_npu" if stub is not None else "",
-                 events="torch_npu.EVENTS" if stub is not None else "[]")
+                 plugin=f"import torch_{device}" if stub is not None and plugin_import else "",
+                 events=f"getattr(sys.modules.get('torch_{device}'), 'EVENTS', [])" if stub is not None else "[]")
     paths = [str(stub)] if stub is not None else []
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, str(project)])}
     env.pop("TORCH_NPU_DEVICE_CAPABILITY", None)
+    env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120,
                           check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -373,3 +373,22 @@ def test_a_backend_table_keyed_by_device_changes_key_and_backend_together(tmp_pa
     plain = "\n".join(line for line in fixed.splitlines() if not line.startswith("import torch_"))
     exec(compile(plain, "dist.py", "exec"), namespace)  # plain Python once the plugin import is left out
     assert namespace["backend_for"]() == (device, backend)
+
+
+@pytest.mark.parametrize("target", ["cann", "neuware"])
+def test_the_scans_fixable_findings_are_the_ones_fix_applies(tmp_path, target):
+    """One source of truth (issue 43): what a guard or a group holds back is not counted fixable by the scan
+    (``fix/settle.py``, as ``scan --exact-fixable`` asks), and ``fix`` still says why it left each one."""
+    from migrator.fix.settle import settled
+
+    write_tree(tmp_path, {"trainer.py": FAIRSEQ_TRAINER, "utils.py": FAIRSEQ_UTILS})
+    chosen = resolve_targets([target])
+    report = scan(ScanRequest(tmp_path, chosen, jobs=1, settle=settled))
+    fixable = {f.id for f in report.judged if f.verdicts[target].fixable}
+    held = {f.id: f.verdicts[target].fix.held for f in report.judged
+            if getattr(f.verdicts[target].fix, "held", None)}
+    result = fix_report(tmp_path, report, chosen[0])
+    assert fixable and held  # both kinds are there: some edits apply, the guard's are held
+    assert {i for item in result.files for i in item.applied} == fixable
+    skipped = {s.finding: s.reason for item in result.files for s in item.skipped}
+    assert all(skipped[i] == why and "the guard `self.cuda`" in why for i, why in held.items())

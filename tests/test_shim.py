@@ -27,6 +27,9 @@ from .conftest import write_tree
     pytest.param("DEVICE = 'cuda'", ShimCover.IF_PASSED, id="constant-used-later"),
     pytest.param("ok = torch.cuda.is_bf16_supported()", ShimCover.NOT_COVERED,
                  id="renamed-only-by-the-module-swap-no-list-names-it"),
+    # the swap gives torch_npu.npu.get_device_capability, None unless an environment variable is set: [0] raises
+    pytest.param("major = torch.cuda.get_device_capability(0)[0]", ShimCover.DIFFERS,
+                 id="swapped-to-a-twin-that-returns-none"),
     pytest.param("from flash_attn import flash_attn_func\ny = flash_attn_func(q, k, v)", ShimCover.NOT_COVERED,
                  id="cuda-only-library"),
 ])
@@ -126,3 +129,19 @@ def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed
     shared = judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"]
     assert shared.status == Status.SUPPORTED and "evaluate.py also reach it without importing" in shared.message
     assert judged[("evaluate.py", "torch.cuda.ipc_collect")].verdicts["cann"].status != Status.SUPPORTED
+
+
+def test_the_shim_goes_below_a_shebang_and_only_into_programs(tmp_path):
+    """A script whose first lines are a shebang and an encoding declaration keeps them first (they work only
+    there); a package's module named like a script (``pkg/train.py``) is a library other code imports: the
+    patcher is not added to it."""
+    from migrator.fix.shim import shim_fixes
+
+    header = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"
+    program = "import os\n\nif __name__ == '__main__':\n    import torch\n    torch.cuda.synchronize()\n"
+    write_tree(tmp_path, {"run.py": header + program, "pkg/__init__.py": "", "pkg/train.py": program})
+    chosen = resolve_targets(["cann"])
+    fixed = {f.path: f for f in shim_fixes(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1, call_graph=True)),
+                                           chosen[0]).files}
+    assert fixed["run.py"].new.startswith(header + "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n")
+    assert fixed["pkg/train.py"].new is None and "a module of a package" in fixed["pkg/train.py"].error

@@ -23,6 +23,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -42,13 +43,14 @@ from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, repository_marker, uncommitted
 from ..maps.load import TargetMap
-from ..model import Edit, EditKind, Report, SourceFile, Span
+from ..model import Edit, EditKind, Report, SourceFile, Span, Unsafe
 from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
 from .protocols import Kept, hold, reaching
+from .style import PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_forms
 from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -62,6 +64,8 @@ class PlannedEdit:
     edit: Edit
     at: Span
     api: str = ""  # the API of the finding (for the reasons a guard is held back)
+    #: the other findings this very edit fixes (a constant reported at its definition and at a use)
+    also: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,12 +82,15 @@ class FilePlan:
     #: the repository's callables that run a kept call (``protocols.reaching``), and this file's path
     reach: Mapping[str, str] = field(default_factory=dict)
     path: str = ""
+    #: the safe rewrites the scan found ``fix`` holds back on this tree (``Unsafe.held``), reported as skipped
+    held: Tuple["Skipped", ...] = ()
 
     def in_cell(self, cell: Optional[int]) -> "FilePlan":
         return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
                         frozenset(p for p in self.settled if p[0] == cell),
                         frozenset(p for p in self.pending if p[0] == cell),
-                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path)
+                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path,
+                        tuple(h for h in self.held if h.cell == cell))
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ class Skipped:
     rule: str
     line: Optional[int]
     reason: str
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,10 @@ class FileFix:
     #: the sha256 of the bytes ``old`` was read from: ``write_fixes`` writes only over those same bytes
     read_digest: Optional[str] = None
     bom: bool = False  # the file starts with a UTF-8 byte order mark (kept on writing)
+    #: the style the file was written in (``fix/style``: ``portable`` or ``vendor``; ``None`` when unchanged),
+    #: and why it is the vendor style when the portable one was asked for
+    style: Optional[str] = None
+    style_note: Optional[str] = None
 
     def diff(self) -> str:
         if self.new is None:
@@ -150,11 +162,12 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
 
     Besides the edits, each file's plan holds where its findings judged a device spelling to stay (a guard's
     test) and where they want one changed by an edit this mode does not apply: ``together`` reads both."""
-    edits: Dict[str, List[PlannedEdit]] = {}
+    edits: Dict[str, List[tuple]] = {}  # per file: the keys of its edits in `seen`, in order
     settled: Dict[str, set] = {}
     pending: Dict[str, set] = {}
     kept: Dict[str, set] = {}
-    seen = set()
+    held_back: Dict[str, List[Skipped]] = {}
+    seen: Dict[tuple, PlannedEdit] = {}
     not_offered = 0
     for finding in report.judged:  # a usage that runs as written settles its device spelling too
         verdict = finding.verdicts.get(target)
@@ -168,7 +181,12 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
                 kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status} on {target}"))
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
-            not_offered += 1
+            reason = verdict.fix.held if isinstance(verdict.fix, Unsafe) else None
+            if reason is not None:  # a safe rewrite the scan found fix holds back here: said as held, with why
+                held_back.setdefault(finding.path, []).append(
+                    Skipped(finding.id, finding.rule, finding.span.line, reason, finding.span.cell))
+            else:
+                not_offered += 1
             if evidence.active(verdict):
                 why = "no exact rewrite" if verdict.edit is None else "its rewrite is not a safe one (--unsafe)"
                 kept.setdefault(finding.path, set()).add((*start, finding.api, why))
@@ -180,14 +198,15 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
         at = verdict.edit.at or finding.span
         edit = verdict.edit
         key = (finding.path, at.cell, at.line, at.col, edit.kind, edit.old, edit.new)
-        if key in seen:  # a constant reported at its definition and at a use: one edit
+        if key in seen:  # a constant reported at its definition and at a use: one edit, which fixes both
+            seen[key] = replace(seen[key], also=(*seen[key].also, finding.id))
             continue
-        seen.add(key)
-        edits.setdefault(finding.path, []).append(
-            PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api))
-    plans = {path: FilePlan(tuple(found), frozenset(settled.get(path, ())), frozenset(pending.get(path, ())),
-                            frozenset(kept.get(path, ())))
-             for path, found in edits.items()}
+        seen[key] = PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api)
+        edits.setdefault(finding.path, []).append(key)
+    plans = {path: FilePlan(tuple(seen[key] for key in edits.get(path, ())), frozenset(settled.get(path, ())),
+                            frozenset(pending.get(path, ())), frozenset(kept.get(path, ())),
+                            held=tuple(held_back.get(path, ())))
+             for path in {*edits, *held_back}}
     return plans, not_offered
 
 
@@ -195,21 +214,30 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
 
 
 def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = False,
-               scanned: Optional[Mapping[str, str]] = None) -> FixReport:
+               scanned: Optional[Mapping[str, str]] = None, style: str = PORTABLE,
+               decisions_only: bool = False, only: Optional[Set[str]] = None) -> FixReport:
     """The edits of ``report`` applied to each file's text as it is now. ``scanned``: the sha256 of each file's
     bytes when the scan read them (``file_digests`` before the scan): a file changed since is left alone, as
-    the report's positions belong to another text. Line endings and a byte order mark are kept."""
+    the report's positions belong to another text. Line endings and a byte order mark are kept.
+    ``decisions_only``: only which edits apply and which are held (``applied``, ``skipped``), for the scan
+    (``fix/settle.py``): a Python file's new text is not generated (``new`` stays ``None``); ``only``: the
+    files to decide (what the others keep is still read, for the guards that reach it)."""
     planned, not_offered = plan(report, target.id, unsafe)
     reach = reaching(base_dir(root), _unguarded_kept(report, target.id, unsafe)) if planned else {}
     files = []
     for rel, file_plan in sorted(planned.items()):
+        if only is not None and rel not in only:
+            continue
         file_plan = replace(file_plan, reach=reach, path=rel)
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
             continue
         text, digest, bom = read
-        fixed = fix_text(rel, text, file_plan, target)
+        try:
+            fixed = fix_text(rel, text, file_plan, target, style, decisions_only)
+        except RecursionError:  # libcst parses deeper than its visitors can walk: the file is left, said so
+            fixed = FileFix(rel, text, None, error="nested too deeply for the rewriter to walk: left as it is")
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
 
@@ -260,12 +288,24 @@ def file_digests(root: Path, files: Sequence[SourceFile]) -> Dict[str, str]:
     return digests
 
 
-def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> FileFix:
-    """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file)."""
+def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str = PORTABLE,
+             decisions_only: bool = False) -> FileFix:
+    """Apply a file's planned edits to its text (Python, notebook, or a script / Dockerfile / requirements file).
+    ``style``: ``fix/style``'s portable or vendor names for a Python file (notebooks and other files: vendor).
+    The safe rewrites the scan found held back here come first among the skipped, with their reasons."""
+    fixed = _fix_text(rel, text, file_plan, target, style, decisions_only)
+    return replace(fixed, skipped=(*file_plan.held, *fixed.skipped)) if file_plan.held else fixed
+
+
+def _fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap, style: str,
+              decisions_only: bool) -> FileFix:
+    styled = Styled(VENDOR)
     if rel.endswith(NOTEBOOK_SUFFIX):
         return _fix_notebook(rel, text, file_plan, target)
     if rel.endswith(PYTHON_SUFFIXES):
-        new, done, skipped = _fix_python(text, file_plan, target)
+        new, done, skipped, styled = _fix_python(text, file_plan, target, style=style, decisions_only=decisions_only)
+        if decisions_only:
+            return FileFix(rel, text, None, _ids(done), tuple(skipped))
     else:
         new, done, skipped = _fix_lines(text, file_plan.edits)
         if new != text and is_config_name(rel.rsplit("/", 1)[-1]) and not reads_back(text, new, rel):
@@ -274,11 +314,13 @@ def fix_text(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -> Fil
             new, done = text, []
     if new == text:
         return FileFix(rel, text, None, _ids(done), tuple(skipped))
-    return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done))
+    return FileFix(rel, text, new, _ids(done), tuple(skipped), line_changes(text, new, done), style=styled.style,
+                   style_note=styled.why if style == PORTABLE else None)
 
 
 def _ids(done: Sequence[PlannedEdit]) -> Tuple[str, ...]:
-    return tuple(dict.fromkeys(p.finding for p in done))
+    """The findings the applied edits fix: each edit's own, and the others it fixes too (``also``)."""
+    return tuple(dict.fromkeys(i for p in done for i in (p.finding, *p.also)))
 
 
 def line_changes(old: str, new: str, done: Sequence[PlannedEdit], cell: Optional[int] = None) -> Tuple[Change, ...]:
@@ -525,12 +567,16 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import: bool = True,
-                bound_elsewhere: Optional[Dict[str, str]] = None) -> Tuple[str, List[PlannedEdit], List[Skipped]]:
-    """Apply a file's edits to Python source; a notebook cell passes the names its other cells import."""
+                bound_elsewhere: Optional[Dict[str, str]] = None, style: str = VENDOR, decisions_only: bool = False,
+                ) -> Tuple[str, List[PlannedEdit], List[Skipped], Styled]:
+    """Apply a file's edits to Python source; a notebook cell passes the names its other cells import. In the
+    portable ``style`` the file is written with ``torch.accelerator`` where ``fix/style`` allows it, else with
+    the vendor's names (the returned ``Styled`` says which, and why)."""
     edits = file_plan.edits
     module = parse_python(text)  # within libcst's budgets (sources/python.parse_budget), or why not
     if isinstance(module, ParseFailure):
-        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}") for e in edits]
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}")
+                          for e in edits], Styled(VENDOR)
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -545,15 +591,33 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     own = _top_level_names(module)
     unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
                for p in edits if p not in ready]
-    module, done, held = _apply_all(module, ready, file_plan, target.device_to, _imported_names(module), unready,
-                                    target.backend_to)
+    imported = _imported_names(module)
+    changed, done, held = _apply_all(module, ready, file_plan, target.device_to, imported, unready, target.backend_to)
+    styled = Styled(VENDOR)
+    if decisions_only:  # which edits apply: the style renames them, never changes which
+        return text, done, [*skipped, *held], styled
+    if style == PORTABLE and done:
+        why = not_portable(target, [(p.edit.kind, p.edit.old, (p.at.line or 0, p.at.col or 0)) for p in done],
+                           keyword_calls(module), bound.get("torch") == "torch")
+        if why is None:  # the same edits at the same places, written with the portable names
+            forms = portable_forms(target)
+            restyled = [replace(p, edit=replace(p.edit, new=forms[p.edit.old].portable))
+                        if p.edit.kind == "name" and p.edit.old in forms else p for p in ready]
+            again, done_again, held_again = _apply_all(module, restyled, file_plan, target.device_to, imported,
+                                                       unready, target.backend_to)
+            if [p.finding for p in done_again] == [p.finding for p in done]:
+                changed, done, held, styled = again, done_again, held_again, Styled(PORTABLE)
+            else:
+                why = "the portable names would not apply to the same calls as the vendor's"
+        if styled.style != PORTABLE:
+            styled = Styled(VENDOR, why)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
-        module = _without_unused_imports(module, own, {p.edit.old for p in done if p.edit.kind == "name"})
-    new = module.code
-    if done and plugin and plugin not in bound and insert_import:
+        changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == "name"})
+    new = changed.code
+    if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
-    return new, done, skipped
+    return new, done, skipped, styled
 
 
 def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
@@ -841,10 +905,11 @@ def _insert_import(text: str, import_first: str) -> str:
 
 def _import_position(text: str) -> int:
     """How many lines precede the plugin import: it goes right after the first top-level ``import torch``,
-    else after the module docstring and ``__future__`` imports."""
+    else after the module docstring and ``__future__`` imports, and never above a shebang or an encoding line
+    (PEP 263: they only work on the first two lines)."""
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    after = 0
+    after = _header_lines(text)
     for index, statement in enumerate(wrapper.module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             break
@@ -864,6 +929,20 @@ def _import_position(text: str) -> int:
         elif not isinstance(small, (cst.Import, cst.ImportFrom)):
             break  # the import block ended without torch: after the docstring and __future__ imports
     return after
+
+
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+
+def _header_lines(text: str) -> int:
+    """How many of the first lines are a shebang (line 1) or an encoding declaration (line 1 or 2)."""
+    count = 0
+    for number, line in enumerate(text.splitlines()[:2], 1):
+        if (number == 1 and line.startswith("#!")) or _CODING.match(line):
+            count = number
+        else:
+            break
+    return count
 
 
 # ------------------------------------------------------------------------------------------ notebooks
@@ -906,7 +985,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
             continue
         source = _source(cell)
         blanked, _ = python_lines(source)
-        new, done, missed = _fix_python("\n".join(blanked) + "\n", file_plan.in_cell(index), target,
+        new, done, missed, _ = _fix_python("\n".join(blanked) + "\n", file_plan.in_cell(index), target,
                                         insert_import=False, bound_elsewhere=notebook_names)
         applied.extend(done)
         skipped.extend(missed)
@@ -933,7 +1012,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         return FileFix(rel, text, None, error="the notebook's cells cannot be found in its text to edit them in "
                                               "place: left alone")
     changes.sort(key=lambda c: (c.cell or 0, c.line))
-    return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes))
+    return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes), style=VENDOR)
 
 
 def _with_sources(text: str, sources: Mapping[int, object]) -> Optional[str]:

@@ -4,7 +4,7 @@ the form Cambricon's ``torch_gpu2mlu`` writes its ``report.md`` (``| No. | File 
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterator, Optional, Sequence
 
 from . import FileFix
 
@@ -19,8 +19,11 @@ def change_lines(files: Sequence[FileFix]) -> Iterator[str]:
                 yield f"{change.where(item.path)}: {', '.join(change.rules)}: add {change.after}"
 
 
-def markdown_log(files: Sequence[FileFix], target: str, written: bool) -> str:
-    """The change log as a Markdown document; ``written`` says whether the files were changed or only shown."""
+def markdown_log(files: Sequence[FileFix], target: str, written: bool,
+                 planned: Optional[Sequence[FileFix]] = None) -> str:
+    """The change log as a Markdown document; ``written`` says whether the files were changed or only shown.
+    After the changes: each changed file's style, and every edit held back in ``planned`` (default ``files``)
+    with its reason (issue 43: the log omitted what was held back)."""
     rows = [f"# migrator fix: changes for {target}", "",
             "Written to the files." if written else "Shown only (`--diff`): no file was changed.", "",
             "| No. | File | Rule | Description |", "|---|---|---|---|"]
@@ -31,6 +34,15 @@ def markdown_log(files: Sequence[FileFix], target: str, written: bool) -> str:
             what = (f'change "{_cell(change.before)}" to "{_cell(change.after)}"' if change.before
                     else f'add "{_cell(change.after)}"')
             rows.append(f"| {number} | {_cell(change.where(item.path))} | {', '.join(change.rules)} | {what} |")
+    styles = [(item.path, item.style, item.style_note) for item in files if item.style]
+    if styles:
+        rows += ["", "## Style per file", "", "| File | Style | Why not portable |", "|---|---|---|"]
+        rows += [f"| {_cell(path)} | {style} | {_cell(note or '')} |" for path, style, note in styles]
+    held = [(item.path, skipped) for item in (files if planned is None else planned) for skipped in item.skipped]
+    if held:
+        rows += ["", "## Held back", "", "| File | Line | Rule | Why |", "|---|---|---|---|"]
+        rows += [f"| {_cell(path)} | {skipped.line or '-'} | {skipped.rule} | {_cell(skipped.reason)} |"
+                 for path, skipped in held]
     return "\n".join(rows) + "\n"
 
 

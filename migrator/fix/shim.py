@@ -2,7 +2,8 @@
 step (run on day one, then replace the shim file by file with real rewrites).
 
 Each Python entry point of the call graph (a ``__main__`` block, a ``train*.py`` / ``main.py`` script, a
-console script's module; never ``setup.py``, tests or notebooks) gets the target's shim lines
+console script's module; never ``setup.py``, tests or notebooks, and never a module of a package, which other
+code imports as a library: the patcher would change torch for all of it) gets the target's shim lines
 (``shims.json``: ``import torch_npu`` and ``from torch_npu.contrib import transfer_to_npu`` on cann) after
 its ``import torch``, those it already has left out. What the shim then covers, and what it does not, is the
 plan's ``shim`` section (``migrator.shim``).
@@ -19,6 +20,7 @@ from ..maps.load import TargetMap
 from ..model import Report
 from ..shim import shims
 from ..sources.python import ParseFailure, parse_python
+from ..discover import base_dir
 from . import Change, FileFix, FixReport, _import_position, _insert_import, imports_in, read_for_fix
 
 #: entry-point kinds (``graph/entries.py``) that get the shim: the ones Python runs as a program
@@ -34,6 +36,10 @@ def shim_fixes(root: Path, report: Report, target: TargetMap,
     paths = sorted({e.path for e in report.graph.entries if e.kind in SHIMMED_KINDS and e.path.endswith(".py")})
     files: List[FileFix] = []
     for rel in paths:
+        if _in_a_package(root, rel):
+            files.append(FileFix(rel, "", None, error="a module of a package (its folder has an __init__.py), which "
+                                                      "other code imports as a library: no shim added"))
+            continue
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
@@ -52,6 +58,12 @@ def shim_fixes(root: Path, report: Report, target: TargetMap,
         changes = tuple(Change(after + 1 + k, ("shim",), "", line) for k, line in enumerate(missing))
         files.append(FileFix(rel, text, new, (), (), changes, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files))
+
+
+def _in_a_package(root: Path, rel: str) -> bool:
+    """``rel`` is a package's module (not its ``__main__.py``, which only runs as a program)."""
+    path = base_dir(root) / rel
+    return path.name != "__main__.py" and (path.parent / "__init__.py").is_file()
 
 
 def _module_of(line: str) -> str:

@@ -39,6 +39,7 @@ def build_maps(upstream: Path, curated: Path) -> Dict[str, str]:
         "cards.json": _cards_table(curated),
         "device_tools.json": _device_tools_table(curated),
         "frameworks.json": _frameworks_table(curated),
+        "accelerator.json": _accelerator_table(curated),
         "tuning.json": _tuning_table(curated, [row["id"] for row in runtimes]),
     }
     for reader in READERS.values():
@@ -192,6 +193,29 @@ def _frameworks_table(curated: Path) -> dict:
     return {"schema": "migrator.frameworks/1", "frameworks": frameworks, "settings": data.get("settings") or [],
             "device_support": data.get("device_support") or [],
             "source": "operator_maps/curated/frameworks.yaml (each framework's own code, quoted)"}
+
+
+def _accelerator_table(curated: Path) -> dict:
+    """The portable style's table (``curated/accelerator.yaml``): CUDA API -> its ``torch.accelerator`` form, the
+    first torch release that has it (a release the ``sources`` cite) and what each does on a CPU-only build."""
+    data = parse_yaml((curated / "accelerator.yaml").read_text(encoding="utf-8")) or {}
+    sources = data.get("sources") or {}
+    for api, row in (data.get("apis") or {}).items():
+        where = f"accelerator.yaml: {api}"
+        if not str(api).startswith("torch.cuda."):
+            raise MapsBuildError(f"{where}: a row is a torch.cuda API")
+        if row.get("portable") is None:
+            if not row.get("why"):
+                raise MapsBuildError(f"{where}: a row without a portable form says why")
+            continue
+        if not str(row["portable"]).startswith("torch.accelerator."):
+            raise MapsBuildError(f"{where}: the portable form is a torch.accelerator API")
+        if str(row.get("since")) not in sources:
+            raise MapsBuildError(f"{where}: since {row.get('since')!r} is not a release the sources cite")
+        if row.get("cpu") not in ("same", "differs") or (row["cpu"] == "differs" and not row.get("why")):
+            raise MapsBuildError(f"{where}: cpu is same or differs (with why)")
+    return {"schema": "migrator.accelerator/1", "apis": data.get("apis") or {}, "sources": sources,
+            "source": "operator_maps/curated/accelerator.yaml (PyTorch's docs per release; the CPU column measured)"}
 
 
 def _tuning_table(curated: Path, runtimes: Sequence[str]) -> dict:

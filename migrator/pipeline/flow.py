@@ -126,6 +126,8 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
             fallbacks_on_step: Optional[FrozenSet[str]] = None) -> Report:
     """The assess stage and the report: readiness, effort and blockers per target over what the scan judged."""
     judged = weigh(judged, fallbacks_on_step)  # every verdict's evidence explicit: what is work is decided here
+    if request.settle is not None:  # fixable: what `fix` applies on this tree (``fix/settle.py``, asked for)
+        judged = request.settle(request.root, judged, request.targets)
     judged = with_line_roots(judged)  # one line, one item of work
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,

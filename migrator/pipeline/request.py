@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from ..discover import Discovery, Exclusions, discover
 from ..engine.cache import AnalysisCache
 from ..engine.collector import Collector
 from ..maps.load import TargetMap
-from ..model import FileResult, SourceFile
+from ..model import FileResult, Finding, SourceFile
 from ..selection import Selection
 
 #: ``(done, total)`` as the files' results come in.
@@ -49,6 +49,10 @@ class ScanRequest:
     cache: Optional[AnalysisCache] = None
     progress: Progress = field(default=None, compare=False)
     collector: Collector = field(default=Collector(), compare=False)
+    #: what ``fix`` would hold back, settled before the counts (``fix/settle.settled``; ``None``: every safe
+    #: rewrite counts as fixable)
+    settle: Optional[Callable[[Path, Sequence[Finding], Sequence[TargetMap]], List[Finding]]] = \
+        field(default=None, compare=False)
 
 
 def discovered(request: ScanRequest) -> Discovery:

@@ -278,6 +278,8 @@ def _shim(shim: Optional[ShimPlan]) -> Optional[Dict[str, Any]]:
     return {"imports": list(shim.imports), "source": shim.source, "covered": len(shim.covered),
             "if_passed": len(shim.if_passed), "not_covered": len(shim.not_covered),
             "not_covered_findings": list(shim.not_covered),
+            # issue 43: swapped to a twin the vendor notes behaves otherwise here (returns None, raises)
+            "differs": len(shim.differs), "differs_findings": list(shim.differs),
             "reasons": [{"why": why, "findings": count} for why, count in shim.reasons]}
 
 

@@ -36,6 +36,9 @@ class DeviceCall(Rule):
     ## Fix safety
     Exact when the vendor documents a one-to-one equivalent and the new name's module is bound in the
     file (`torch.cuda.synchronize()` becomes `torch_npu.npu.synchronize()`, with `import torch_npu` added).
+    In `fix`'s portable style (the default) a file whose edits all have a `torch.accelerator` form on the
+    target's torch line gets that form instead (`torch.accelerator.synchronize()`, no plugin import:
+    `fix/style.py`, `operator_maps/curated/accelerator.yaml`), and runs on CUDA and the CPU as before.
     A rename is a suggestion only (applied with `--unsafe`) when the vendor's note on it can make it
     behave otherwise at this call: `torch_npu.npu.get_device_capability()` returns `None` unless an
     environment variable is set, so `get_device_capability(0)[0]` would raise. A note on an argument the
@@ -53,7 +56,7 @@ class DeviceCall(Rule):
     examples = (
         Invalid("import torch\ntorch.cuda.synchronize()\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
-                fixed=dict(cann="import torch\nimport torch_npu\ntorch_npu.npu.synchronize()\n",
+                fixed=dict(cann="import torch\ntorch.accelerator.synchronize()\n",
                            neuware="import torch\nimport torch_mlu\ntorch.mlu.synchronize()\n")),
         # `torch` is not bound in this file, so `torch.mlu.device_count` would be a NameError: no fix on neuware
         Invalid("from torch import cuda\nn = cuda.device_count()\n",
