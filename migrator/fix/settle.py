@@ -2,8 +2,8 @@
 
 How it runs: a scan asks for it (``ScanRequest.settle = settled``; ``scan --exact-fixable``,
 ``bench/bench_fixable.py``): it costs ``fix``'s own libcst work per target (open_clip: 4.3 of 6.6 CPU seconds;
-mmengine: 52 of 63), so a plain scan counts every ``Auto`` verdict as fixable. The flow calls it through the request, so the
-flow (a floor below ``fix``) imports nothing of ``fix``.
+mmengine: 52 of 63), so a plain scan counts every ``Auto`` verdict as fixable. The flow calls it through the
+request, so the flow (a floor below ``fix``) imports nothing of ``fix``.
 
 What it does:
     Before the assess stage counts, ``fix``'s own planning and decisions run over the scan's findings in memory
