@@ -22,6 +22,8 @@ def _status(report, rel):
                  id="python2-except"),
     pytest.param("damaged.py", "MODE = 0o644\n# chmod 0755 below\ndef f(:\n    pass\n", FileStatus.ERROR,
                  "syntax error at line 3", id="damaged-python3-with-an-octal-in-a-comment-is-not-python2"),
+    pytest.param("zeros.py", "N = (50,000)\ndef f(:\n    pass\n", FileStatus.ERROR, "syntax error at line 2",
+                 id="a-literal-of-zeros-is-python3"),
     pytest.param("blob.py", b"\x00\x01\x02binary", FileStatus.ERROR, "binary", id="binary"),
     pytest.param("undecodable.py", b"x = '\xff\xfe\xfa'\n", FileStatus.ERROR, "cannot decode", id="undecodable"),
     pytest.param("deep.py", "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", FileStatus.ERROR, "nested too deeply",

@@ -163,17 +163,20 @@ def test_readiness_after_each_phase_is_the_formula_over_what_the_phases_resolve(
     from migrator.assess import RUNS, readiness_score
     from migrator.model import Status
 
+    from migrator.evidence import counted_status
+
     def formula(on_path, target, resolved):  # the readiness formula as it reads, for the resolved findings
         runs = automatic = manual = 0
         for finding in on_path:
             verdict = finding.verdicts.get(target.id)
-            if verdict is None or verdict.status == Status.UNKNOWN:
+            status = counted_status(verdict) if verdict is not None else None  # as the judge counts it
+            if verdict is None or status == Status.UNKNOWN:
                 continue
             if finding.id in resolved:  # a rewritten call left as a torch call runs; any other leaves the report
-                runs += verdict.status != Status.REWRITE or finding.rule in ("device-argument", "amp-device")
-            elif verdict.status in RUNS:
+                runs += status != Status.REWRITE or finding.rule in ("device-argument", "amp-device")
+            elif status in RUNS:
                 runs += 1
-            elif verdict.status == Status.REWRITE:
+            elif status == Status.REWRITE:
                 automatic += verdict.fixable
                 manual += not verdict.fixable
         still = [b for b in target.blockers if b.reachable is not False and not set(b.findings) <= resolved]

@@ -121,8 +121,9 @@ _NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised
 
 def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
     """A cache flush or a memory counter called where the target runs: it returns at once without CUDA (``None``,
-    ``0``), so the run goes on as written; renaming it makes it flush or measure the target's device instead. A
-    note to validate (the log reads 0 GB), not work."""
+    ``0``), so the run goes on as written: ``supported``, resting on a note that says its device twin would
+    flush or measure the target's device instead (the log reads 0 GB). ``fix`` leaves it, and so does the plan:
+    what a scan after ``fix`` counts is what this one counted."""
     renamed = {t.id for t in targets if t.device_to != "cuda"}
     out = []
     for finding in findings:
@@ -134,7 +135,8 @@ def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) 
             verdict = verdicts[target]
             if verdict.status != Status.SUPPORTED and not verdict.evidence:
                 quote = (f"`{finding.api}` returns at once where CUDA is not initialised (on {target}): the run goes "
-                         "on as written; its device twin makes it flush or measure the device")
-                verdicts[target] = replace(verdict, evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
+                         f"on as written; to flush or measure the device: {verdict.message}")
+                verdicts[target] = Verdict(Status.SUPPORTED, quote, _NO_OP_SOURCE,
+                                           evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
         out.append(replace(finding, verdicts=verdicts))
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..evidence import Bucket, finding_bucket
+from ..evidence import Bucket, counted_status, finding_bucket
 from ..model import Finding, Span
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
@@ -60,20 +60,25 @@ _STATEMENT_LINES = 6
 
 
 def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
-    """One line, one item of work: where several rules report work on one line (``torch.device("cuda" if
-    torch.cuda.is_available() else "cpu")``: the string, the test and the device call), or within one statement
-    written over a few lines (``dist.init_process_group(`` then ``backend="nccl")``), the first of them is the
-    item and the others are its sites. A finding already the site of a cause elsewhere keeps its root; what is
-    not work (to validate, a data gap) is not joined."""
+    """One line, one item of work: where several rules report the same work on one line (``torch.device("cuda"
+    if torch.cuda.is_available() else "cpu")``: the string, the test and the device call, each a rewrite `fix`
+    applies), or within one statement written over a few lines (``dist.init_process_group(`` then
+    ``backend="nccl")``), the first of them is the item and the others are its sites. Only findings that every
+    target settles the same way are joined (the same status, `fix` applying them or not), so the plan's phases
+    resolve an item whole. A finding already the site of a cause elsewhere keeps its root; what is not work (to
+    validate, a data gap) is not joined."""
     roots: Dict[str, str] = {}
-    head: Optional[Finding] = None
+    statement: Optional[Finding] = None  # the first finding of the statement the walk is in
+    heads: Dict[Tuple[Tuple[str, str, bool], ...], Finding] = {}  # per way of settling, its item there
     work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
-        if head is not None and head.path == finding.path and head.span.cell == finding.span.cell \
-                and (finding.span.line or 0) <= _last_line(head):
+        if statement is None or statement.path != finding.path or statement.span.cell != finding.span.cell \
+                or (finding.span.line or 0) > _last_line(statement):
+            statement, heads = finding, {}
+        settles = tuple(sorted((t, counted_status(v).value, v.fixable) for t, v in finding.verdicts.items()))
+        head = heads.setdefault(settles, finding)
+        if head is not finding:
             roots[finding.id] = head.id
-        else:
-            head = finding
     if not roots:
         return list(findings)
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]

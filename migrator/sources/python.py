@@ -34,7 +34,8 @@ _PY2_MARKERS = (
     (re.compile(r"^[ \t]*+except[ \t]++[\w.]++[ \t]*+,[ \t]*+\w++[ \t]*+:", re.MULTILINE), "'except X, e:' clause"),
     (re.compile(r"^[ \t]*+exec[ \t]++[\"'\w]", re.MULTILINE), "exec statement"),
     (re.compile(r"^[ \t]*+raise[ \t]++\w++[ \t]*+,", re.MULTILINE), "'raise E, msg' statement"),
-    (re.compile(r"\b0[0-7]++\b(?![.\w])"), "old-style octal literal"),
+    # ``0755``, not ``000`` (zeros alone are a Python 3 literal too)
+    (re.compile(r"\b0++[1-7][0-7]*+\b(?![.\w])"), "old-style octal literal"),
     (re.compile(r"\bur[\"']"), "ur'' string prefix"),
 )
 
