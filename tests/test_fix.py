@@ -142,7 +142,7 @@ NOTEBOOK = {
         {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
          "source": ["!nvidia-smi\n", "%matplotlib inline\n", "import torch\n"]},
         {"cell_type": "code", "metadata": {}, "execution_count": 2, "outputs": [],
-         "source": ["x = torch.ones(2).cuda()\n", "%time y = x * 2\n", "print(torch.cuda.memory_allocated())"]},
+         "source": ["x = torch.ones(2).cuda()\n", "%time y = x * 2\n", "print(torch.cuda.max_memory_allocated(0))"]},
     ],
 }
 
@@ -156,7 +156,7 @@ def test_notebooks_are_rewritten_cell_by_cell(tmp_path):
     assert cells[0] == NOTEBOOK["cells"][0]
     assert cells[1]["source"] == ["!nvidia-smi\n", "%matplotlib inline\n", "import torch\n", "import torch_npu\n"]
     assert cells[2]["source"] == ["x = torch.ones(2).npu()\n", "%time y = x * 2\n",
-                                  "print(torch_npu.npu.memory_allocated())"]
+                                  "print(torch_npu.npu.max_memory_allocated(0))"]
     assert cells[2]["outputs"] == [] and cells[2]["execution_count"] == 2
 
 

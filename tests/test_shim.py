@@ -95,7 +95,7 @@ SHIMMED = {
                  "    return model(x)\n\n\nif __name__ == '__main__':\n    main()\n"),
     "model.py": ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                  "        self.fc = torch.nn.Linear(8, 8)\n\n    def forward(self, x):\n"
-                 "        torch.cuda.empty_cache()\n        return self.fc(x)\n"),
+                 "        torch.cuda.current_device()\n        return self.fc(x)\n"),
 }
 
 
@@ -109,7 +109,7 @@ def test_an_entry_point_that_imports_the_shim_runs_what_it_covers(scan_tree):
     assert synchronize["cann"].status == Status.SUPPORTED and "transfer_to_npu" in synchronize["cann"].source
     assert "train.py imports" in synchronize["cann"].message
     assert synchronize["neuware"].status == Status.REWRITE
-    assert judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"].status == Status.SUPPORTED
+    assert judged[("model.py", "torch.cuda.current_device")].verdicts["cann"].status == Status.SUPPORTED
     compared = [f for f in report.findings if "compared with x.device.type" in f.verdicts["cann"].message]
     assert compared and compared[0].verdicts["cann"].status == Status.REWRITE
     from migrator.shim import through_shim
@@ -126,7 +126,7 @@ def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed
                             "    return Net()(torch.ones(4, 8))\n\n\nif __name__ == '__main__':\n    run()\n")
     report = scan_tree(files, ["cann"])
     judged = {(f.path, f.api): f for f in report.judged}
-    shared = judged[("model.py", "torch.cuda.empty_cache")].verdicts["cann"]
+    shared = judged[("model.py", "torch.cuda.current_device")].verdicts["cann"]
     assert shared.status == Status.SUPPORTED and "evaluate.py also reach it without importing" in shared.message
     assert judged[("evaluate.py", "torch.cuda.ipc_collect")].verdicts["cann"].status != Status.SUPPORTED
 

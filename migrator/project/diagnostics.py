@@ -119,6 +119,12 @@ NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_sta
 _NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
 
 
+def _without_arguments(finding: Finding) -> bool:
+    """Whether the call is written with no argument (``torch.cuda.empty_cache()``): one that names a device must
+    change together with the call, or it would name the target's device to CUDA's function."""
+    return f"{finding.api.rsplit('.', 1)[-1]}()" in "".join(finding.snippet.split())
+
+
 def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
     """A cache flush or a memory counter called where the target runs: it returns at once without CUDA (``None``,
     ``0``), so the run goes on as written: ``supported``, resting on a note that says its device twin would
@@ -127,8 +133,8 @@ def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) 
     renamed = {t.id for t in targets if t.device_to != "cuda"}
     out = []
     for finding in findings:
-        if finding.api not in NO_OP_WITHOUT_CUDA or not renamed:
-            out.append(finding)
+        if finding.api not in NO_OP_WITHOUT_CUDA or not renamed or not _without_arguments(finding):
+            out.append(finding)  # with an argument (``memory_allocated(f"cuda:{rank}")``) it is renamed with it
             continue
         verdicts = dict(finding.verdicts)
         for target in renamed & set(verdicts):
