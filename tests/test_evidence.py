@@ -641,3 +641,17 @@ def test_a_cuda_branch_of_an_if_elif_chain_that_tests_for_the_target_is_already_
     work = {t: [f.span.line for f in report.findings if active(f.verdicts[t])] for t in ("cann", "neuware")}
     assert work["cann"] == []  # the chain already serves the NPU: its CUDA branch is CUDA's own
     assert work["neuware"]  # no branch for the MLU: the CUDA one is still what runs there
+
+
+@pytest.mark.parametrize("body, work", [
+    # skorch's to_numpy: only CUDA tensors are moved to the host before .numpy(); an NPU tensor raises there
+    pytest.param("    if x.is_cuda:\n        x = x.cpu()\n    return x.numpy()", True, id="host-copy-only-for-cuda"),
+    # a fused path for CUDA and the reference path after it for every other device
+    pytest.param("    if x.is_cuda:\n        return fused(x)\n    return x * 2", False, id="fused-then-reference"),
+])
+def test_a_tensor_is_cuda_test_is_judged_by_the_vendors_patcher_swap(scan_tree, body, work):
+    report = scan_tree({"utils.py": "import torch\n\n\ndef to_numpy(x):\n" + body + "\n"}, ["cann"])
+    tests = [f for f in report.findings if f.api == "torch.Tensor.is_cuda" and active(f.verdicts["cann"])]
+    assert bool(tests) == work
+    if work:
+        assert "is_npu" in tests[0].verdicts["cann"].message and not tests[0].verdicts["cann"].fixable

@@ -267,6 +267,25 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
     return out
 
 
+def _patcher_swap(target: TargetMap, usage: Usage, api: str) -> Optional[Verdict]:
+    """What the vendor's own runtime patcher swaps ``api`` for (``transfer_to_npu``: ``Tensor.is_cuda`` ->
+    ``Tensor.is_npu``), where the device map names no equivalent: the vendor's word that this is its twin. A
+    rewrite to make by hand (the test it is in decides what runs: flipped alone it may wake CUDA-only code)."""
+    from ..shim import shims
+
+    shim = shims().get(target.id)
+    if shim is None:
+        return None
+    to = shim.swapped.get(api)
+    if to is None or to.startswith("_"):
+        return None
+    leaf, new = api.rsplit(".", 1)[-1], to.rsplit(".", 1)[-1]
+    suggestion = usage.snippet.replace(f".{leaf}", f".{new}", 1) if usage.kind in ("method", "attribute") else to
+    return Verdict(Status.REWRITE, f"use `{to}`: the vendor's runtime patcher swaps `{api}` for it ({shim.source}); "
+                   f"false on a {target.device_to} tensor as written{needs_import(target)}", shim.source,
+                   fix=fix_of(suggestion))
+
+
 _DEVICE_TOKENS = re.compile(r"cuda|cudnn|npu|mlu|nccl|hccl|cncl|cnnl")
 
 
@@ -477,8 +496,8 @@ class RenamedCudaNames(CudaNames):
     def api(self, target: TargetMap, usage: Usage, api: str) -> Verdict:
         rule = target.lookup(api)
         if rule is None:
-            return Verdict(Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand",
-                           target.sources[0])
+            return _patcher_swap(target, usage, api) or Verdict(
+                Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand", target.sources[0])
         limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
         quotes: Tuple[str, ...] = (rule.limitations,) if rule.limitations else ()
         if rule.status == "unsupported":
