@@ -18,7 +18,8 @@ PACKAGE = REPO / "migrator"
 
 #: bottom to top; a unit is a top-level module or package of ``migrator`` ("" is ``migrator/__init__.py``)
 FLOORS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
-    ("foundation", ("", "model", "evidence", "contexts", "prefixes", "lines", "data", "safe_write", "gitcheck")),
+    ("foundation", ("", "model", "evidence", "contexts", "devices", "prefixes", "lines", "data", "safe_write",
+                    "gitcheck")),
     ("data and fast paths", ("maps", "engine")),
     ("readers", ("resolve", "sources", "discover")),
     ("rules", ("rules", "shim", "selection")),

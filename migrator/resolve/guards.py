@@ -8,6 +8,7 @@ from typing import AbstractSet, Callable, List, Optional
 
 import libcst as cst
 
+from ..devices import ACCELERATORS
 from ..model import GuardKind
 
 #: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), or whether CUDA is there.
@@ -129,8 +130,6 @@ def availability_test(test: cst.BaseExpression) -> bool:
     return names_availability(name)
 
 
-#: Accelerators a test may name besides CUDA (and the CPU): a chain that tests for one dispatches per device.
-_ACCELERATORS = frozenset({"npu", "mlu", "xpu", "hpu", "musa", "mps", "xla", "sdaa", "neuron", "gcu", "mtia"})
 #: ``is_npu_available``, ``is_torch_mlu_available``, ``torch.npu.is_available``, ``torch_npu.npu.is_available``
 _AVAILABILITY_OF = re.compile(r"^is_(?:torch_)?([a-z]+)_available$")
 _MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.([a-z]+)\.is_available$")
@@ -145,14 +144,14 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
         current = stack.pop()
         if isinstance(current, cst.SimpleString):
             text = current.value.strip("'\"rbuRBU").split(":", 1)[0].lower()
-            if text in _ACCELERATORS:
+            if text in ACCELERATORS:
                 found.append(text)
         elif isinstance(current, cst.Call):
             func = current.func
             name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else None
             match = _AVAILABILITY_OF.match(name or "") or _MODULE_AVAILABILITY.match(qualify(func) or "")
-            if match and match.group(1) in _ACCELERATORS:
+            if match and match.group(1) in ACCELERATORS:
                 found.append(match.group(1))
             stack.extend(a.value for a in current.args)
         elif isinstance(current, cst.BooleanOperation):

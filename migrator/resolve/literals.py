@@ -15,6 +15,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from ..devices import DEVICE_WORD
 from ..model import Argument, Confidence
 from .emit import Emitter
 from .scope import LOADED, Scopes
@@ -74,10 +75,10 @@ class Literals:
         """Each device or backend name among ``items`` gets the other such names (and ``also``) as its siblings.
         Other strings are neither given nor kept (a list of 10,000 words costs one pass, not their square)."""
         named = [(node, text) for node, text in ((n, _text(n)) for n in items)
-                 if text is not None and _DEVICE_WORD.match(text)]
+                 if text is not None and DEVICE_WORD.match(text)]
         if len(named) > _MOST_NAMED:
             return  # a table of that many device names is data, not one device choice
-        also = tuple(t for t in also if _DEVICE_WORD.match(t))
+        also = tuple(t for t in also if DEVICE_WORD.match(t))
         for node, text in named:
             others = tuple(t for n, t in named if n is not node) + also
             if others:
@@ -162,11 +163,11 @@ class Literals:
         device (nor a device choice: ``auto``, ``gpu``) chooses an implementation; its ``"cuda"`` is one."""
         strings = _strings_in(node)
         texts = [_text(n) for n in strings]
-        if not any(t is not None and _IMPLEMENTATION_WORD.match(t) and not _DEVICE_WORD.match(t)
+        if not any(t is not None and _IMPLEMENTATION_WORD.match(t) and not DEVICE_WORD.match(t)
                    and t not in _DEVICE_CHOICES for t in texts):
             return
         self._implementation_names.update(id(n) for n, t in zip(strings, texts) if t is not None
-                                          and _DEVICE_WORD.match(t))
+                                          and DEVICE_WORD.match(t))
         for side in (node.left, *(c.comparator for c in node.comparisons)):
             name = _named(side)
             if name is not None and not _DEVICE_NAME.search(name):  # ``backend == "inductor"`` keeps its nccl
@@ -211,10 +212,6 @@ class Literals:
                               context=context, siblings=self._siblings.get(id(node), ()))
 
 
-#: A device or collective-backend name, as the rules that read siblings compare them (``cuda:0``, ``npu``,
-#: ``hccl``); anything else beside a literal says nothing of the device it names.
-_DEVICE_WORD = re.compile(r"^(?:cuda|cpu|npu|mlu|xpu|mps|hpu|musa|xla|tpu|ipu|meta|privateuseone|rocm|hip|"
-                          r"nccl|hccl|cncl|gloo|bkcl|xccl|mpi|ucc)(?::\d{1,4})?$")
 _MOST_NAMED = 32
 #: A word a test may compare a selector with (``ref``, ``triton``, ``native``), as opposed to a path or a sentence.
 _IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Callable, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
+from ..devices import ACCELERATORS
 from ..maps.coverage import verdict_from_list
 from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
@@ -381,9 +382,6 @@ def literal_verdict(usage: Usage, judge: Callable[[TargetMap], Verdict]) -> Call
     return lambda target: dispatched_beside(target, usage) or listed_beside(target, usage, judge(target))
 
 
-#: Other accelerators' device names: a ``"cuda"`` written beside them is one item of a list of devices.
-_OTHER_DEVICES = frozenset({"xpu", "mps", "hpu", "npu", "mlu", "musa", "xla", "tpu", "rocm", "hip", "ipu",
-                            "privateuseone"})
 
 
 def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
@@ -392,7 +390,7 @@ def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
     the target needs is its own name added beside it, where the feature works there: a manual change."""
     if verdict.status != Status.REWRITE or target.device_to == "cuda":
         return verdict
-    others = sorted({s.split(":", 1)[0] for s in usage.siblings} & _OTHER_DEVICES - {target.device_to})
+    others = sorted({s.split(":", 1)[0] for s in usage.siblings} & ACCELERATORS - {target.device_to})
     if not others:
         return verdict
     listed = ", ".join(repr(d) for d in ["cuda", *others])
