@@ -44,15 +44,20 @@ class Literals:
         #: implementation, and a ``"cuda"`` given to them names CUDA's implementation, not a device
         self._selectors: Set[str] = set()
         self._implementation_names: Set[int] = set()  # ``"cuda"`` literals such a test compares with
+        self._given: Dict[int, str] = {}  # a literal -> the name its role gives it to (``impl`` in ``impl="cuda"``)
         self._by_name: List[Tuple[int, str]] = []  # (emitted usage's index, the name its literal is given to)
 
-    def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC) -> None:
-        """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either."""
+    def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC,
+             given_to: Optional[str] = None) -> None:
+        """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either.
+        ``given_to``: the name the role gives the literal to (a parameter, a keyword, an assigned or compared name)."""
         if isinstance(node, cst.IfExp):
-            self.note(node.body, context, confidence)
-            self.note(node.orelse, context, confidence)
+            self.note(node.body, context, confidence, given_to)
+            self.note(node.orelse, context, confidence, given_to)
         elif isinstance(node, LITERAL_NODES) and id(node) not in self._roles:
             self._roles[id(node)] = (context, confidence)
+            if given_to is not None:
+                self._given[id(node)] = given_to
 
     def role_of(self, node: cst.BaseExpression) -> Tuple[str, Confidence]:
         context, confidence = self._roles.get(id(node), ("expression", Confidence.HEURISTIC))
@@ -65,6 +70,7 @@ class Literals:
         as the pass returns instead of waiting for the cyclic collector to find it."""
         self.emitter.drop(index for index, name in self._by_name if name in self._selectors)
         self._by_name.clear()
+        self._given.clear()
         self._roles.clear()
         self._siblings.clear()
         self._tested.clear()
@@ -121,7 +127,7 @@ class Literals:
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None:
-                self.note(param.default, f"default of parameter {param.name.value}")
+                self.note(param.default, f"default of parameter {param.name.value}", given_to=param.name.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         if id(node) in self.consumed:
@@ -141,22 +147,24 @@ class Literals:
         if node.keyword is not None:
             keyword = node.keyword.value
             self.note(node.value, f"argument {keyword}=",
-                      Confidence.RESOLVED if keyword in DEVICE_KEYWORDS else Confidence.HEURISTIC)
+                      Confidence.RESOLVED if keyword in DEVICE_KEYWORDS else Confidence.HEURISTIC, keyword)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self.note(node.value, lambda: "assigned to " + ", ".join(self.emitter.code(t.target) for t in node.targets))
+        self.note(node.value, lambda: "assigned to " + ", ".join(self.emitter.code(t.target) for t in node.targets),
+                  given_to=_named(node.targets[0].target) if len(node.targets) == 1 else None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self.note(node.value, lambda: "assigned to " + self.emitter.code(node.target))
+            self.note(node.value, lambda: "assigned to " + self.emitter.code(node.target), given_to=_named(node.target))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._selector_test(node)
         for target in node.comparisons:
-            self.note(target.comparator, lambda: f"{COMPARED} {self.emitter.code(node.left)}", Confidence.RESOLVED)
+            self.note(target.comparator, lambda: f"{COMPARED} {self.emitter.code(node.left)}", Confidence.RESOLVED,
+                      _named(node.left))
         if node.comparisons:
             self.note(node.left, lambda: f"{COMPARED} {self.emitter.code(node.comparisons[0].comparator)}",
-                      Confidence.RESOLVED)
+                      Confidence.RESOLVED, _named(node.comparisons[0].comparator))
 
     def _selector_test(self, node: cst.Comparison) -> None:
         """``impl in ["ref", "cuda"]``, ``kernel == "triton"``: a name compared with a word that names no
@@ -205,9 +213,9 @@ class Literals:
             return  # ``impl in ["ref", "cuda"]``: CUDA's implementation, judged where it is built
         if api:
             context, confidence = self.role_of(node)
-            given_to = _GIVEN_TO.match(context)
-            if given_to:
-                self._by_name.append((len(self.emitter.usages), given_to.group(1)))
+            given_to = self._given.get(id(node))
+            if given_to is not None:
+                self._by_name.append((len(self.emitter.usages), given_to))
             self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
                               context=context, siblings=self._siblings.get(id(node), ()))
 
@@ -221,9 +229,6 @@ _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "a
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
 #: ``args.backend``, ``accelerator``, ``dist_url``): never taken for an implementation selector.
 _DEVICE_NAME = re.compile(r"device|backend|accelerator|map_location|dist|gpu|cuda", re.IGNORECASE)
-#: The roles that give a literal to a name (``default of parameter impl``, ``argument impl=``, ``assigned to
-#: self.impl``): the name's last part, as the tests compare it.
-_GIVEN_TO = re.compile(r"^(?:default of parameter|argument|assigned to|compared with) (?:[\w.]*\.)?(\w+)=?$")
 
 
 def _named(node: cst.BaseExpression) -> Optional[str]:
