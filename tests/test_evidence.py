@@ -655,3 +655,18 @@ def test_a_tensor_is_cuda_test_is_judged_by_the_vendors_patcher_swap(scan_tree, 
     assert bool(tests) == work
     if work:
         assert "is_npu" in tests[0].verdicts["cann"].message and not tests[0].verdicts["cann"].fixable
+
+
+@pytest.mark.parametrize("guard, work", [
+    # opacus' DCGAN: data_parallel only for CUDA tensors, the plain module call for every other device
+    pytest.param("if x.is_cuda and self.ngpu > 1", False, id="cuda-only-branch-beside-another"),
+    # no test of the device: the call runs wherever the module does
+    pytest.param("if self.ngpu > 1", True, id="any-device"),
+])
+def test_an_operator_in_a_cuda_only_branch_does_not_run_on_the_target(scan_tree, guard, work):
+    code = ("import torch\nfrom torch import nn\n\n\nclass G(nn.Module):\n    def forward(self, x):\n"
+            f"        {guard}:\n            return nn.parallel.data_parallel(self.main, x, range(self.ngpu))\n"
+            "        else:\n            return self.main(x)\n")
+    report = scan_tree({"dcgan.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.nn.parallel.data_parallel"]
+    assert active(found.verdicts["cann"]) == work

@@ -88,7 +88,7 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     if verdicts is None:
         return None
     verdicts = adapted(_argument_notes_settled(verdicts, usage), usage, ctx.targets)
-    if rule.category in _FLOWS and usage.cuda_guard is not None:
+    if rule.category in _BRANCHED and usage.cuda_guard is not None:
         verdicts = on_cuda_branch(verdicts, usage, ctx)
     if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
         verdicts = _beside_branches(verdicts, usage, ctx)
@@ -119,6 +119,9 @@ def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):
 
 #: Categories whose findings judge a value that may come through a name (a device, a backend).
 _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
+#: Categories judged by the branch they sit in: a device call, and an operator too (``if x.is_cuda and ngpu > 1:
+#: data_parallel(...) else: ...``: on a target whose tensors are not CUDA's the branch never runs)
+_BRANCHED = _FLOWS | {Category.OP}
 
 
 def _cause(usage: Usage) -> Optional[Span]:

@@ -245,10 +245,10 @@ def per_target(ctx: RuleContext, build: Callable[[TargetMap], Verdict]) -> Verdi
 
 
 def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:
-    """A device call in the body of ``if device.type == "cuda": ... else: ...`` runs only on a CUDA device: on a
-    target that renames the device the other branch runs, so the call needs no change there, and nor does the
-    test. A runtime that keeps CUDA names takes the branch, and keeps its verdict. (With no other branch the
-    test decides what runs: its finding is the cause, ``rules._cause``.)"""
+    """A device call or an operator in the body of ``if device.type == "cuda": ... else: ...`` runs only on a CUDA
+    device: on a target that renames the device the other branch runs, so the call needs no change there, and
+    nor does the test. A runtime that keeps CUDA names takes the branch, and keeps its verdict. (With no other
+    branch the test decides what runs: its finding is the cause, ``rules._cause``.)"""
     guard = usage.cuda_guard
     if guard is None or guard.kind == GuardKind.DECIDED_BY_TEST:
         return verdicts
