@@ -270,8 +270,6 @@ class Usage:
     siblings: Tuple[str, ...] = ()
     #: inside ``with torch.no_grad():`` / ``torch.inference_mode()`` or a function decorated so: no backward
     no_grad: bool = False
-    #: in what a module runs only in evaluation (``if self.training: ... else: <here>``): not the training run
-    eval_only: bool = False
 
 
 @dataclass(frozen=True)

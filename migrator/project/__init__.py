@@ -18,6 +18,7 @@ from .optional import with_optional_modules
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
+from .step import evaluation_only
 
 __all__ = ["in_project"]
 
@@ -32,6 +33,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     (timm: 8.4k findings, 57 ms). Findings whose context or root changes are copied. A dtype the project
     chooses that a target's own ports train without (``TargetMap.dtype_caveats``) is a finding there too."""
     project = dtype_profiles(results)
+    steps = {r.file.rel: r.step for r in results if r.step is not None}  # each file's eval-only branches
     profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
     here_of = project.here
@@ -58,8 +60,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                 if known[2]:
                     bites.setdefault(finding.id, {})[target] = known[2]
                     choices[finding.path] = profile.choices
-        # a rule's own tooling (an evaluation-only branch) stays: the path and scope add tests and tooling
-        context = Context.TOOLING if finding.context == Context.TOOLING \
+        context = Context.TOOLING if evaluation_only(steps.get(finding.path), finding.span) \
             else context_of(finding.path, finding.category, finding.scope)
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}

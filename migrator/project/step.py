@@ -26,7 +26,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..model import AttributeMethod, Context, FileResult, Finding, Span, TrainingLoop
+from ..model import AttributeMethod, Context, FileResult, Finding, Span, StepFacts, TrainingLoop
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
 from ..contexts import path_context
@@ -324,6 +324,13 @@ def _named_calls(graph, scope: str) -> Tuple[str, ...]:
     """The last names of what a step function calls by a method's name (``self.optimizer.step()``)."""
     return tuple(callee.rpartition(".")[2] for _, callee, kind in graph.out_edges(scope, data="kind")
                  if kind == CALLS_BY_NAME)
+
+
+def evaluation_only(facts: Optional[StepFacts], span: Span) -> bool:
+    """Whether ``span`` lies in what a module runs only outside training (``if not self.training:``, the ``else``
+    of ``if self.training:``, the rest after ``if self.training: return ...``, a TorchScript-only branch: the step
+    reader's ``inference`` spans): tooling, not the training run."""
+    return facts is not None and any(_within(span, branch) for branch in facts.inference)
 
 
 def _within(span: Span, outer: Span) -> bool:

@@ -28,7 +28,6 @@ class Emitter:
         self.usages: List[Usage] = []
         self.cuda_guards: List[CudaGuard] = []  # the CUDA tests whose bodies the walk is inside, innermost last
         self.no_grad = 0  # inside how many blocks that run without autograd (``with torch.no_grad():``)
-        self.eval_only = 0  # inside how many blocks a module runs only in evaluation (``if not self.training:``)
         #: the accelerators the if/elif chains the walk is inside test for (``elif is_npu_available():``)
         self.chain_siblings: List[Tuple[str, ...]] = []
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
@@ -58,7 +57,7 @@ class Emitter:
             context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
             cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None,
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
-            no_grad=self.no_grad > 0, eval_only=self.eval_only > 0,
+            no_grad=self.no_grad > 0,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 

@@ -13,8 +13,7 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import (DEVICE_TYPE, accelerators_tested, always_leaves, availability_test, body_guard, cuda_test,
-                     leaves_off_cuda)
+from .guards import DEVICE_TYPE, accelerators_tested, availability_test, body_guard, cuda_test, leaves_off_cuda
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
@@ -43,8 +42,6 @@ class ModuleResolver:
         self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
         self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
-        self._eval_bodies: Set[int] = set()  # bodies a module runs only outside training (``if not self.training``)
-        self._rest_eval: Dict[int, int] = {}  # a block -> how many ``if self.training: return`` its rest follows
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
@@ -89,11 +86,6 @@ class ModuleResolver:
                 self.emitter.chain_siblings.append(names)
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
-        training = _training_test(node.test)
-        if training is False:  # ``if not self.training:``: what a module does in evaluation only
-            self._eval_bodies.add(id(node.body))
-        elif training is True and isinstance(node.orelse, cst.Else):  # ``if self.training: ... else: <eval>``
-            self._eval_bodies.add(id(node.orelse.body))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
         if kind is not None:
             span = self.emitter.span(node.test)
@@ -120,16 +112,10 @@ class ModuleResolver:
         return tuple(dict.fromkeys(names))
 
     def leave_If(self, original_node: cst.If) -> None:
-        """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch; after
-        ``if self.training: return ...``, what the module does in evaluation only."""
+        """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch."""
         if id(original_node) in self._chain_tops:
             self._chain_tops.discard(id(original_node))
             self.emitter.chain_siblings.pop()
-        if _training_test(original_node.test) is True and original_node.orelse is None \
-                and always_leaves(original_node.body, self._followed(original_node)) and self._followed(original_node):
-            self.emitter.eval_only += 1
-            block = id(self._blocks[-1])
-            self._rest_eval[block] = self._rest_eval.get(block, 0) + 1
         if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
@@ -169,8 +155,6 @@ class ModuleResolver:
         self._blocks.append(node)
         if id(node) in self._no_grad_bodies:
             self.emitter.no_grad += 1
-        if id(node) in self._eval_bodies:
-            self.emitter.eval_only += 1
         if id(node) in self._optional_bodies:
             self.scopes.guard_depth += 1
         if self._tests.pop(id(node), False):
@@ -181,15 +165,11 @@ class ModuleResolver:
 
     def _leave_body(self, node: cst.BaseSuite) -> None:
         self._blocks.pop()
-        self.emitter.eval_only -= self._rest_eval.pop(id(node), 0)
         for _ in range(self._rest_guards.pop(id(node), 0)):
             self.emitter.cuda_guards.pop()
         if id(node) in self._no_grad_bodies:
             self._no_grad_bodies.discard(id(node))
             self.emitter.no_grad -= 1
-        if id(node) in self._eval_bodies:
-            self._eval_bodies.discard(id(node))
-            self.emitter.eval_only -= 1
         if id(node) in self._optional_bodies:
             self._optional_bodies.discard(id(node))
             self.scopes.guard_depth -= 1
@@ -502,15 +482,5 @@ def _type_names(node: cst.BaseExpression) -> List[cst.BaseExpression]:
 
 
 #: Context managers and decorators under which autograd records nothing: what runs there has no backward.
-def _training_test(test: cst.BaseExpression) -> Optional[bool]:
-    """``True`` for ``if self.training:``, ``False`` for ``if not self.training:``, else ``None``."""
-    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
-    if isinstance(inner, cst.Attribute) and inner.attr.value == "training" and isinstance(inner.value, cst.Name) \
-            and inner.value.value == "self":
-        return not negated
-    return None
-
-
 _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                       "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})

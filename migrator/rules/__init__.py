@@ -12,7 +12,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Category, Context, Finding, GuardKind, Span, Status, Usage, UsageKind, Value, Verdict
+from ..model import Category, Finding, GuardKind, Span, Status, Usage, UsageKind, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
@@ -101,7 +101,6 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
         guard=usage.cuda_guard.span if usage.cuda_guard is not None
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
-        context=Context.TOOLING if usage.eval_only else Context.TRAINING,
     )
 
 
