@@ -13,7 +13,7 @@ from ..maps.load import TargetMap
 from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends
 from ..contexts import context_of
-from .diagnostics import with_no_op_calls, with_seeded_devices, with_skipped_diagnostics
+from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .optional import with_optional_modules
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
@@ -66,6 +66,5 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
     placed = with_optional_modules(with_skipped_diagnostics(with_roots(placed), targets), results)
-    placed = with_no_op_calls(placed, targets)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -65,7 +65,8 @@ def _skipped(finding: Finding, targets: Sequence[str], why: str, source: str = _
     verdicts = dict(finding.verdicts)
     for target in targets:
         verdict = verdicts.get(target)
-        if verdict is not None and verdict.status != Status.SUPPORTED:
+        # a verdict already supported on a note (a no-op call) takes the branch's reason too: the test is why
+        if verdict is not None and (verdict.status != Status.SUPPORTED or verdict.evidence):
             text = why.format(target=target)
             verdicts[target] = Verdict(Status.SUPPORTED, text, source,
                                        evidence=(Evidence(Grade.PROOF, source, text),))
@@ -106,43 +107,4 @@ def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResul
         why = (f"`torch.manual_seed` at line {line} already seeds every device, {{target}}'s too; this CUDA call is "
                "silently ignored where CUDA is missing: nothing to change")
         out.append(_skipped(finding, renamed, why, _SEED_SOURCE))
-    return out
-
-
-#: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
-#: ``if is_initialized()``, ``memory_stats`` returns ``{}`` ``if not is_initialized()``, and the counters read it):
-#: measured on torch 2.13 without a CUDA device, each returns (``None``, ``0``, ``{}``) and raises nothing.
-NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_stats", "torch.cuda.memory_allocated",
-                                "torch.cuda.memory_reserved", "torch.cuda.max_memory_allocated",
-                                "torch.cuda.max_memory_reserved", "torch.cuda.memory_cached",
-                                "torch.cuda.max_memory_cached"})
-_NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
-
-
-def _without_arguments(finding: Finding) -> bool:
-    """Whether the call is written with no argument (``torch.cuda.empty_cache()``): one that names a device must
-    change together with the call, or it would name the target's device to CUDA's function."""
-    return f"{finding.api.rsplit('.', 1)[-1]}()" in "".join(finding.snippet.split())
-
-
-def with_no_op_calls(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
-    """A cache flush or a memory counter called where the target runs: it returns at once without CUDA (``None``,
-    ``0``), so the run goes on as written: ``supported``, resting on a note that says its device twin would
-    flush or measure the target's device instead (the log reads 0 GB). ``fix`` leaves it, and so does the plan:
-    what a scan after ``fix`` counts is what this one counted."""
-    renamed = {t.id for t in targets if t.device_to != "cuda"}
-    out = []
-    for finding in findings:
-        if finding.api not in NO_OP_WITHOUT_CUDA or not renamed or not _without_arguments(finding):
-            out.append(finding)  # with an argument (``memory_allocated(f"cuda:{rank}")``) it is renamed with it
-            continue
-        verdicts = dict(finding.verdicts)
-        for target in renamed & set(verdicts):
-            verdict = verdicts[target]
-            if verdict.status != Status.SUPPORTED and not verdict.evidence:
-                quote = (f"`{finding.api}` returns at once where CUDA is not initialised (on {target}): the run goes "
-                         f"on as written; to flush or measure the device: {verdict.message}")
-                verdicts[target] = Verdict(Status.SUPPORTED, quote, _NO_OP_SOURCE,
-                                           evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
-        out.append(replace(finding, verdicts=verdicts))
     return out

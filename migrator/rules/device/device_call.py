@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Evidence, Grade, Status, Usage, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from ..examples import Invalid, Valid
@@ -85,7 +85,33 @@ class DeviceCall(Rule):
             return None
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage))
+        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == "call" and not usage.args:
+            return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
+
+
+#: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
+#: ``if is_initialized()``, ``memory_stats`` returns ``{}`` ``if not is_initialized()``, and the counters read it):
+#: measured on torch 2.13 without a CUDA device, each returns (``None``, ``0``, ``{}``) and raises nothing.
+NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_stats", "torch.cuda.memory_allocated",
+                                "torch.cuda.memory_reserved", "torch.cuda.max_memory_allocated",
+                                "torch.cuda.max_memory_reserved", "torch.cuda.memory_cached",
+                                "torch.cuda.max_memory_cached"})
+_NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
+
+
+def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
+    """A cache flush or a memory counter called with no argument where the target runs: it returns at once
+    without CUDA (``None``, ``0``), so the run goes on as written: ``supported``, on a note that its device twin
+    would flush or measure the target's device (the log reads 0 GB). ``fix`` and the plan leave it. With an
+    argument (``memory_allocated(f"cuda:{rank}")``) it is renamed with it: a device string rewritten inside
+    CUDA's own function would raise."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status != Status.REWRITE:
+        return verdict
+    quote = (f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes on as "
+             f"written; to flush or measure the device: {verdict.message}")
+    return Verdict(Status.SUPPORTED, quote, _NO_OP_SOURCE, evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
 
 
 def _is_available(target, usage: Usage) -> Verdict:
