@@ -43,6 +43,13 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
                  "'DEF')\n"
                  "    def add(self):\n        self.lib.impl('f', g, 'CUDA')\n",
                  ("torch.library.Library.impl", "call"), id="method-of-an-instance-on-self"),
+    pytest.param("import torch\ndef f(x):\n    return x.is_cuda\n", ("torch.Tensor.is_cuda", "attribute"),
+                 id="tensor-attribute-on-an-unknown-receiver"),
+    pytest.param("import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+                 "        self.w = torch.nn.Parameter(torch.ones(1))\n    def f(self):\n        return self.w.is_cuda\n",
+                 ("torch.Tensor.is_cuda", "attribute"), id="a-parameter-is-a-tensor"),
+    pytest.param("import torch\nclass T(torch.Tensor):\n    def f(self):\n        return self.is_cuda\n",
+                 ("torch.Tensor.is_cuda", "attribute"), id="self-in-a-tensor-subclass"),
 ])
 def test_usage_recorded(code, expected):
     assert expected in usages(code)[1]
@@ -58,6 +65,13 @@ def test_usage_recorded(code, expected):
     pytest.param("from ...far import thing\nthing()\n", "far.thing", id="relative-import-above-the-root"),
     pytest.param("import torch\nlib = make_library()\nlib.impl('f', g, 'CUDA')\n", "torch.library.Library.impl",
                  id="method-of-an-object-of-unknown-class"),
+    pytest.param("import torch\nclass Sampler:\n    def __init__(self, gpu):\n        self.is_cuda = gpu\n"
+                 "    def f(self):\n        return self.is_cuda\n", "torch.Tensor.is_cuda",
+                 id="an-objects-own-is-cuda-flag"),
+    pytest.param("import torch\nclass M(torch.nn.Module):\n    def f(self):\n        return self.is_cuda\n",
+                 "torch.Tensor.is_cuda", id="a-module-has-no-tensor-attributes"),
+    pytest.param("import torch\ndef f(state, gpu):\n    state.is_cuda = gpu\n", "torch.Tensor.is_cuda",
+                 id="an-attribute-written-is-not-a-tensors-read-only-property"),
 ])
 def test_usage_not_recorded(code, api):
     assert api not in [a for a, _ in usages(code)[1]]

@@ -58,7 +58,7 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
     """``MODULE`` for an nn.Module, ``OTHER`` for an instance of a repo class that is not one, else ``UNKNOWN``."""
     if isinstance(receiver, cst.Name) and receiver.value == "self":
         info = scopes.current_class()
-        if info is not None:
+        if info is not None and not _TENSOR_TYPES.intersection(info.bases):  # a Tensor subclass is a tensor
             return MODULE if _is_module_class(scopes, info) else OTHER
         return UNKNOWN
     if isinstance(receiver, cst.Name):
@@ -77,7 +77,7 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
                 and scopes.lookup(callee.value) == (None, None):
             return OTHER
         qual = scopes.qualify(callee)
-        if qual and qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper():
+        if qual and qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper() and "Parameter" not in qual:
             return MODULE
         if qual and qual.split(".")[0] in (QUIET_ROOTS | STDLIB):
             return OTHER

@@ -17,7 +17,7 @@ from .guards import DEVICE_TYPE, accelerators_tested, availability_test, body_gu
 from .literals import Literals
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
-from .receivers import OTHER, instance_class, method_owner, receiver_kind
+from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
@@ -358,10 +358,15 @@ class ModuleResolver:
                               context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node))
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
-                and receiver_kind(self.scopes, node.value) != OTHER:
+                and receiver_kind(self.scopes, node.value) == UNKNOWN and not self._assigned(node):
             self.emitter.emit(f"torch.Tensor.{node.attr.value}", UsageKind.ATTRIBUTE, node,
                               confidence=Confidence.HEURISTIC)
         return True
+
+    def _assigned(self, node: cst.Attribute) -> bool:
+        """``self.is_cuda = ...``: an object's own attribute is written (a tensor's properties are read-only)."""
+        parent = self.emitter.positions.index.parents.get(id(node))
+        return isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and parent.target is node
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) in self.consumed:
