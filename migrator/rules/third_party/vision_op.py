@@ -9,6 +9,16 @@ from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 
+#: The ``torchvision.ops`` functions and modules that call a kernel torchvision registers
+#: (``TORCH_LIBRARY_FRAGMENT(torchvision, m)`` in pytorch/vision ``torchvision/csrc/ops/*.cpp``: nms, roi_align,
+#: roi_pool, ps_roi_align, ps_roi_pool, deform_conv2d, box_iou_rotated, nms_rotated), lower-cased. The rest of
+#: ``torchvision.ops`` (``box_iou``, ``generalized_box_iou``, ``box_convert``, ``sigmoid_focal_loss``, ...) is
+#: Python over torch's own operators: it runs wherever they do, and the operator rules judge those.
+KERNEL_OPS = frozenset({
+    "nms", "batched_nms", "roi_align", "roialign", "multiscaleroialign", "roi_pool", "roipool",
+    "ps_roi_align", "psroialign", "ps_roi_pool", "psroipool", "deform_conv2d", "deformconv2d",
+    "box_iou_rotated", "nms_rotated"})
+
 
 class VisionOp(Rule):
     """torchvision's detection operators.
@@ -45,12 +55,16 @@ class VisionOp(Rule):
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
         Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
+        # Python over torch's operators in torchvision/ops/boxes.py: no torchvision kernel to port
+        Valid("from torchvision.ops import box_iou\niou = box_iou(anchors, targets)\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds or not usage.api.startswith("torchvision.ops."):
             return None
         name = usage.api.rsplit(".", 1)[-1].lower()  # RoIAlign, roi_align: the family patterns take both
+        if name not in KERNEL_OPS:
+            return None
         family = next((f for f in op_families() if f.matches(name)), None)
         if family is None:
             return None
