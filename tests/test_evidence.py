@@ -670,3 +670,23 @@ def test_an_operator_in_a_cuda_only_branch_does_not_run_on_the_target(scan_tree,
     report = scan_tree({"dcgan.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.parallel.data_parallel"]
     assert active(found.verdicts["cann"]) == work
+
+
+@pytest.mark.parametrize("body, work", [
+    # chemprop's checkpoint loader: rebuild a metric saved on another device; either way nothing is placed
+    pytest.param("    if not torch.cuda.is_available() and a.device.type != 'cpu':\n        a = model.rebuild(a)\n"
+                 "    return a", False, id="rebuild-either-way"),
+    pytest.param("    return [model.rebuild(m) if not torch.cuda.is_available() else m for m in a]", False,
+                 id="conditional-expression-deciding-nothing"),
+    pytest.param("    if torch.cuda.is_available():\n        model = model.cuda()\n    return model", True,
+                 id="decides-a-placement"),
+    pytest.param("    if not torch.cuda.is_available():\n        raise RuntimeError('training needs a GPU')\n"
+                 "    return model", True, id="decides-to-stop"),
+    pytest.param("    if torch.cuda.is_available():\n        model.setup_gpu_state()\n    return model", True,
+                 id="calls-something-named-for-the-device"),
+    pytest.param("    use_cuda = torch.cuda.is_available()\n    return use_cuda", True, id="a-flag-kept-for-later"),
+])
+def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_target(scan_tree, body, work):
+    report = _scan(scan_tree, body, ["cann"])
+    found = _one(report, "torch.cuda.is_available", "device-call")
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message

@@ -164,3 +164,40 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
         elif isinstance(current, (cst.Tuple, cst.List, cst.Set)):
             stack.extend(e.value for e in current.elements)
     return found
+
+
+#: Words that say a branch does device work: a name or an attribute holding one (``setup_gpu``, ``.to(``,
+#: ``map_location``, ``DataParallel``) or a string naming a device or a backend.
+_DEVICE_WORDS = re.compile(r"cuda|gpu|cpu|device|npu|mlu|xpu|nccl|gloo|hccl|cncl|^to$|half|bfloat16|float16|"
+                           r"parallel|pin_memory|map_location|distributed|autocast|scaler|amp|rank|world|exit|abort",
+                           re.IGNORECASE)
+
+
+class _DeviceWork(cst.CSTVisitor):
+    """Whether a branch names anything of a device, or leaves its block (``raise``, ``return``...)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found:
+            return False
+        if isinstance(node, (*_LEAVING, cst.Assert)):
+            self.found = True
+        elif isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
+            self.found = True
+        elif isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
+            self.found = True
+        return not self.found
+
+
+def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
+    """Whether what an ``if`` (or a conditional expression) decides between does device work: places a tensor,
+    picks a device or a backend, casts to 16 bits, wraps a model, or leaves the block. A test of
+    ``torch.cuda.is_available()`` that decides only between branches that do none (chemprop's checkpoint loader:
+    ``rebuild(metric) if not torch.cuda.is_available() and ... else metric``) changes nothing a target runs."""
+    visitor = _DeviceWork()
+    for branch in branches:
+        if branch is not None:
+            branch.visit(visitor)
+    return visitor.found

@@ -106,6 +106,9 @@ _TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "f
 DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST = "dtype compared", "dtype listed", "dtype of a host tensor"
 #: A usage's ``context`` when it names a class an ``isinstance`` / ``issubclass`` call tests against.
 TYPE_CHECK = "type-check"
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` in a test deciding only between branches that do
+#: no device work (``resolve/guards.decides_device_work``): False on a target, it changes nothing the target runs.
+IDLE_TEST = "idle-test"
 DTYPE_MENTIONS = frozenset({DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST})
 
 

@@ -13,9 +13,10 @@ import libcst as cst
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
 from .dotted import dotted
 from .emit import Emitter
-from .guards import DEVICE_TYPE, accelerators_tested, availability_test, body_guard, cuda_test, leaves_off_cuda
+from .guards import (DEVICE_TYPE, accelerators_tested, availability_test, body_guard, cuda_test, decides_device_work,
+                     leaves_off_cuda)
 from .literals import Literals
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
+from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_TEST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
                       interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
@@ -44,6 +45,7 @@ class ModuleResolver:
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
+        self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
@@ -84,6 +86,7 @@ class ModuleResolver:
             if names:
                 self._chain_tops.add(id(node))
                 self.emitter.chain_siblings.append(names)
+        self._idle_availability(node.test, (node.body, node.orelse))
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
@@ -96,6 +99,16 @@ class ModuleResolver:
         elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._idle_availability(node.test, (node.body, node.orelse))
+
+    def _idle_availability(self, test: cst.BaseExpression, branches: Tuple[Optional[cst.CSTNode], ...]) -> None:
+        """``torch.cuda.is_available()`` in a test that decides between branches doing no device work: its
+        calls are marked (``IDLE_TEST``), so the rule does not ask to change what changes nothing."""
+        calls = [n for n in _calls_in(test) if self.scopes.qualify(n.func) == "torch.cuda.is_available"]
+        if calls and not decides_device_work(list(branches)):
+            self._idle_tests.update(id(call) for call in calls)
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
         """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
@@ -255,7 +268,8 @@ class ModuleResolver:
             elif interesting(qual):
                 self.consumed.add(id(func))
                 keep_text = qual in self.vocabulary.text_arguments
-                self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text))
+                self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
+                                  context=IDLE_TEST if id(node) in self._idle_tests else None)
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
@@ -462,6 +476,23 @@ def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression
         return None
     key = values.value_of(node.slice[0].slice.value)
     return key.text if key.kind == "str" and scopes.vocabulary.watches_variable(key.text or "") else None
+
+
+def _calls_in(test: cst.BaseExpression) -> List[cst.Call]:
+    """The calls a test makes at its top (through ``not``, ``and``/``or``, comparisons), not inside lambdas."""
+    found: List[cst.Call] = []
+    stack: List[cst.BaseExpression] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            found.append(node)
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, cst.Comparison):
+            stack.extend((node.left, *(c.comparator for c in node.comparisons)))
+    return found
 
 
 def _body(node: Any) -> Sequence[cst.BaseStatement]:  # a function or class definition

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ...model import Category, Evidence, Grade, Status, Usage, Verdict
+from ...resolve.modules import IDLE_TEST
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from ..examples import Invalid, Valid
@@ -114,8 +115,16 @@ def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
     return Verdict(Status.SUPPORTED, quote, _NO_OP_SOURCE, evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
 
 
+_IDLE_SOURCE = "migrator guard analysis"
+
+
 def _is_available(target, usage: Usage) -> Verdict:
     verdict = rename_verdict(target, usage)  # a runtime that keeps CUDA names answers True as written
+    if verdict.status == Status.REWRITE and usage.context == IDLE_TEST:
+        quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
+                 f"device work (no placement, device or backend choice, 16-bit cast, wrapper or exit): the run on "
+                 f"{target.id} takes the way a machine without CUDA takes; to ask for the device: {verdict.message}")
+        return Verdict(Status.SUPPORTED, quote, _IDLE_SOURCE, evidence=(Evidence(Grade.NOTE, _IDLE_SOURCE, quote),))
     if verdict.status == Status.REWRITE:
         return replace(verdict, message=verdict.message + f"; as written it returns False on {target.id}, so code "
                        "guarded by it silently runs on the CPU")
