@@ -690,3 +690,17 @@ def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_tar
     report = _scan(scan_tree, body, ["cann"])
     found = _one(report, "torch.cuda.is_available", "device-call")
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("config, work", [
+    # mmengine's pytorch launcher initialises hccl itself; only its slurm/mpi launchers pass the value on
+    pytest.param("env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))\n", False, id="dist-cfg"),
+    pytest.param("dist_cfg = {'backend': 'nccl', 'timeout': 1800}\n", False, id="dist-cfg-as-a-table"),
+    pytest.param("import torch.distributed as dist\ncfg = dict(backend='nccl')\n"
+                 "dist.init_process_group(**cfg)\n", True, id="the-projects-own-process-group"),
+])
+def test_mmengines_dist_cfg_backend_is_the_launchers_to_decide(scan_tree, config, work):
+    report = scan_tree({"configs/runtime.py": config}, ["cann"])
+    (found,) = [f for f in report.judged if f.rule == "collective-backend"]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+    assert (found in report.validate) != work

@@ -18,6 +18,7 @@ import libcst as cst
 from ..devices import DEVICE_WORD
 from ..model import Argument, Confidence
 from .emit import Emitter
+from .modules import DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
 from .values import LITERAL_NODES, STRING_NODES, Evaluator
 from ..model import UsageKind
@@ -146,10 +147,21 @@ class Literals:
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             keyword = node.keyword.value
+            if keyword == "dist_cfg":
+                self._dist_cfg(node.value)
             self.note(node.value, f"argument {keyword}=",
                       Confidence.RESOLVED if keyword in DEVICE_KEYWORDS else Confidence.HEURISTIC, keyword)
 
+    def _dist_cfg(self, value: cst.BaseExpression) -> None:
+        """``dist_cfg=dict(backend='nccl')`` (mmengine's ``env_cfg``): the backend the runner hands to
+        ``init_dist``."""
+        backend = _item(value, "backend")
+        if backend is not None:
+            self.note(backend, DIST_CFG_BACKEND, Confidence.RESOLVED, "backend")
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and _named(node.targets[0].target) == "dist_cfg":
+            self._dist_cfg(node.value)
         self.note(node.value, lambda: "assigned to " + ", ".join(self.emitter.code(t.target) for t in node.targets),
                   given_to=_named(node.targets[0].target) if len(node.targets) == 1 else None)
 
@@ -237,6 +249,16 @@ def _named(node: cst.BaseExpression) -> Optional[str]:
         return node.value
     if isinstance(node, cst.Attribute):
         return node.attr.value
+    return None
+
+
+def _item(table: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:
+    """The value of ``key`` in ``dict(key=...)`` or ``{"key": ...}``, else ``None``."""
+    if isinstance(table, cst.Call) and isinstance(table.func, cst.Name) and table.func.value == "dict":
+        return next((a.value for a in table.args if a.keyword is not None and a.keyword.value == key), None)
+    if isinstance(table, cst.Dict):
+        return next((e.value for e in table.elements if isinstance(e, cst.DictElement)
+                     and isinstance(e.key, cst.SimpleString) and _text(e.key) == key), None)
     return None
 
 

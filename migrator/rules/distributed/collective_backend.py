@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Status, Usage, Value
+from ...model import Category, Evidence, Grade, Status, Usage, Value, Verdict
+from ...resolve.modules import DIST_CFG_BACKEND
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
                     literal_verdict, per_target, with_role)
@@ -13,6 +15,12 @@ from ..examples import Invalid, Valid
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
                         "torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
+#: mmengine's ``init_dist``: its pytorch launcher initialises the accelerator's own backend where torch_npu or
+#: torch_mlu is there, whatever ``backend`` says; its slurm and mpi launchers pass ``backend`` on.
+_MMENGINE_INIT_DIST = frozenset({"mmengine.dist.init_dist", "mmengine.dist.utils.init_dist"})
+_MMENGINE_SOURCE = "open-mmlab/mmengine@2543429 mmengine/dist/utils.py (Apache-2.0)"
+_MMENGINE_QUOTE = ("_init_dist_pytorch: if is_mlu_available(): ... init_process_group(backend='cncl', ...) / "
+                   "elif is_npu_available(): ... init_process_group(backend='hccl', ...)")
 
 
 class CollectiveBackend(Rule):
@@ -68,12 +76,15 @@ class CollectiveBackend(Rule):
                                 "    if args.backend == 'hccl':\n        pass\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
                                    "    if args.backend == 'cncl':\n        pass\n")),
-        Invalid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
+        # mmengine's slurm launcher hands the backend to init_process_group as given
+        Invalid("from mmengine.dist import init_dist\ninit_dist('slurm', backend='nccl')\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nfrom mmengine.dist import init_dist\n"
-                                "init_dist('pytorch', backend='hccl')\n",
+                                "init_dist('slurm', backend='hccl')\n",
                            neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
-                                   "init_dist('pytorch', backend='cncl')\n")),
+                                   "init_dist('slurm', backend='cncl')\n")),
+        # its pytorch launcher initialises hccl / cncl itself where torch_npu / torch_mlu is there
+        Valid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n"),
         # a backend per device: the NCCL pair's device is renamed with it (no `cuda` device to bind `hccl` to)
         Invalid("import torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n",
                 expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
@@ -96,7 +107,11 @@ class CollectiveBackend(Rule):
         if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
             judged = literal_verdict(usage, lambda t: backend_verdict(t, value, usage.snippet))
+            if usage.context == DIST_CFG_BACKEND:
+                return per_target(ctx, lambda t: _launcher_decides(t, judged(t)))
             return with_role(per_target(ctx, judged), usage)
+        if usage.kind == "call" and usage.api in _MMENGINE_INIT_DIST and _pytorch_launcher(usage):
+            return None  # runs as written: mmengine picks the target's backend itself
         argument: Optional[Value]
         if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
             argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
@@ -109,3 +124,20 @@ class CollectiveBackend(Rule):
         if found is not None:
             return per_target(ctx, lambda t: backend_verdict(t, found, usage.snippet))
         return None
+
+
+def _pytorch_launcher(usage: Usage) -> bool:
+    launcher = first_arg(usage, ("launcher",), 0)
+    return launcher is not None and launcher.text == "pytorch"
+
+
+def _launcher_decides(target, verdict: Verdict) -> Verdict:
+    """The backend of mmengine's ``dist_cfg``: ignored by the pytorch launcher on a target with its own backend,
+    passed on by the slurm and mpi ones. Which launcher runs is the launch script's to say: to validate."""
+    if verdict.status != Status.REWRITE:
+        return verdict
+    quote = (f"mmengine's pytorch launcher (`init_dist('pytorch')`, `tools/dist_train.sh`) initialises "
+             f"{target.backend_to} itself on {target.id}, whatever dist_cfg says; its slurm and mpi launchers pass "
+             f"this value on: if you launch so, {verdict.message}")
+    return replace(verdict, message=quote, source=_MMENGINE_SOURCE,
+                   evidence=(Evidence(Grade.NOTE, _MMENGINE_SOURCE, _MMENGINE_QUOTE),))
