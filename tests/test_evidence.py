@@ -707,3 +707,22 @@ def test_mmengines_dist_cfg_backend_is_the_launchers_to_decide(scan_tree, config
     (found,) = [f for f in report.judged if f.rule == "collective-backend"]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
     assert (found in report.validate) != work
+
+
+LIBRARY_MODULE = ("import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n\n\n"
+                  "if __name__ == '__main__':\n    net = Net().cuda()\n")
+
+
+@pytest.mark.parametrize("files, path, context", [
+    pytest.param({"pkg/__init__.py": "", "pkg/net.py": LIBRARY_MODULE, "pyproject.toml": "[project]\nname='p'\n"},
+                 "pkg/net.py", Context.TOOLING, id="a-packaged-librarys-usage-example"),
+    pytest.param({"net.py": LIBRARY_MODULE, "fit.py": "import torch\nfrom net import Net\nmodel = Net()\n"},
+                 "net.py", Context.TOOLING, id="a-module-the-training-code-imports"),
+    pytest.param({"pkg/__init__.py": "", "pkg/train.py": LIBRARY_MODULE, "pyproject.toml": "[project]\nname='p'\n"},
+                 "pkg/train.py", Context.TRAINING, id="a-script-named-for-a-run"),
+    pytest.param({"net.py": LIBRARY_MODULE}, "net.py", Context.TRAINING, id="a-script-nothing-imports"),
+])
+def test_the_main_block_of_a_library_module_is_a_demo(scan_tree, files, path, context):
+    report = scan_tree(files, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.nn.Module.cuda"]
+    assert found.path == path and found.context == context

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 _SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|run_\w+)$")
 
 
+def named_as_a_script(rel: str) -> bool:
+    """``train.py``, ``pretrain_gpt.py``, ``main.py``, ``run_glue.py``: a file named as a run's entry."""
+    return bool(_SCRIPT_NAME.match(rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]))
+
+
 def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]], index: "GraphIndex",
                   extra: Sequence[str]) -> Tuple[Tuple[EntryPoint, ...], Tuple[str, ...]]:
     """The entry points, and the ``--entry`` specs that name nothing in the scanned code."""

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tup
 from .. import __version__
 from ..analyze import content_key
 from ..assess import assess
-from ..discover import Discovery
+from ..discover import Discovery, base_dir
+from ..graph.packaging import PACKAGING_FILES
 from .memo import RuleMemo, report_key, whole_report
 from .pool import analyze_all
 from ..evidence import weigh
@@ -89,7 +90,9 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
                    project_rules=request.call_graph, suppress=request.suppress)
     read, reads = with_config_reads(judged.findings, results)
     judged = replace(judged, files=with_unread_noted(judged.files, reads))
-    findings = in_project(read, results, targets)
+    base = base_dir(root)
+    findings = in_project(read, results, targets,
+                          packaged=any((base / name).is_file() for name in PACKAGING_FILES))
     traced = None
     if request.trace is not None:
         from .trace_join import join_trace

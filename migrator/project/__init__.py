@@ -18,13 +18,14 @@ from .optional import with_optional_modules
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
+from .demo_blocks import demo_blocks, in_demo_block
 from .step import evaluation_only
 
 __all__ = ["in_project"]
 
 
 def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
-               targets: Sequence[TargetMap] = ()) -> List[Finding]:
+               targets: Sequence[TargetMap] = (), packaged: bool = False) -> List[Finding]:
     """Each finding with its vendor notes settled against the dtypes of its project (the files its file is
     connected to by imports), its context and its root.
 
@@ -34,6 +35,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     chooses that a target's own ports train without (``TargetMap.dtype_caveats``) is a finding there too."""
     project = dtype_profiles(results)
     steps = {r.file.rel: r.step for r in results if r.step is not None}  # each file's eval-only branches
+    demos = demo_blocks(results, packaged)  # a library module's usage example
     profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
     here_of = project.here
@@ -61,7 +63,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                     bites.setdefault(finding.id, {})[target] = known[2]
                     choices[finding.path] = profile.choices
         context = Context.TOOLING if evaluation_only(steps.get(finding.path), finding.span) \
-            else context_of(finding.path, finding.category, finding.scope)
+            or in_demo_block(demos, finding.path, finding.span) else context_of(finding.path, finding.category,
+                                                                                 finding.scope)
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}

@@ -1,0 +1,37 @@
+"""The ``if __name__ == "__main__":`` block of a library module: a usage example or self-check
+(``denoising_diffusion_pytorch/classifier_free_guidance.py`` ends with one that builds a model on ``.cuda()`` and
+samples). A run imports the module, and its main block never runs. A library module is one the project's training
+code imports, or, in a packaged project (``pyproject.toml``, ``setup.py``, ``setup.cfg``), any module of a package; a module
+named for a run (``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps its main block as
+its entry."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence, Set, Tuple
+
+from ..contexts import path_context
+from ..graph.entries import named_as_a_script
+from ..model import Context, FileResult, Span
+
+_ENTRY_FILES = frozenset({"__main__.py", "cli.py"})
+
+
+def demo_blocks(results: Sequence[FileResult], packaged: bool = False) -> Dict[str, Tuple[int, int]]:
+    """Each library module's main block lines, by the module's path; ``packaged``: the project declares a
+    distribution (``graph/packaging.PACKAGING_FILES``)."""
+    imported: Set[str] = set()  # every prefix of every import a training module makes
+    for result in results:
+        outline = result.outline
+        if outline is not None and outline.main_lines is None and path_context(result.file.rel) == Context.TRAINING:
+            for name in outline.imports:
+                parts = name.split(".")
+                imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return {r.file.rel: r.outline.main_lines for r in results
+            if r.outline is not None and r.outline.main_lines is not None
+            and (r.outline.module in imported or (packaged and "." in r.outline.module))
+            and not named_as_a_script(r.file.rel) and r.file.rel.rsplit("/", 1)[-1] not in _ENTRY_FILES}
+
+
+def in_demo_block(blocks: Dict[str, Tuple[int, int]], path: str, span: Span) -> bool:
+    lines: Optional[Tuple[int, int]] = blocks.get(path)
+    return lines is not None and span.line is not None and lines[0] <= span.line <= lines[1]
