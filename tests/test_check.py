@@ -480,7 +480,7 @@ def test_a_cached_file_loads_its_usages_only_when_its_rules_run_again(tmp_path, 
     edited = scan(ScanRequest(src, targets, jobs=1, cache=cache))
     assert loaded == []  # util.py was analysed again; no other file's usages were read
     assert edited == scan(ScanRequest(src, targets, jobs=1, cache=None))
-    assert {"extension-call", "no-mixed-precision", "device-call"} <= {f.rule for f in edited.findings}
+    assert {"extension-call", "no-mixed-precision", "device-call"} <= {f.rule for f in edited.judged}
     assert edited.custom_ops and edited.custom_ops[0].wrappers  # the autograd function wraps the extension
 
 

@@ -32,10 +32,11 @@ for batch in loader:
 def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged):
     report = scan_tree({"train.py": TRAIN_FP32 + extra, "model.py": "import torch\nclass Net(torch.nn.Module):\n    "
                                                                     "pass\n"})
-    found = [f for f in report.findings if f.rule == "no-mixed-precision"]
+    found = [f for f in report.judged if f.rule == "no-mixed-precision"]
     assert bool(found) == flagged
     if flagged:
         (finding,) = found
+        assert finding in report.validate and finding not in report.findings  # advice: fp32 breaks nothing
         assert (finding.path, finding.span.line, finding.api) == ("train.py", 6, "torch.autocast")
         assert {v.status.value for v in finding.verdicts.values()} == {"partial"}
         assert "device_type='npu'" in finding.verdicts["cann"].suggestion
@@ -44,7 +45,7 @@ def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged
 def test_no_training_step_means_no_precision_advice(scan_tree):
     report = scan_tree({"infer.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n"
                                     "print(model(torch.ones(2)))\n"})
-    assert not [f for f in report.findings if f.rule == "no-mixed-precision"]
+    assert not [f for f in report.judged if f.rule == "no-mixed-precision"]
 
 
 def test_phases_partition_the_training_path_and_end_at_full_readiness(example_report):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ...model import Category, Confidence, FileResult, Finding, Status, Usage, Verdict, fix_of
+from ...model import Category, Confidence, Evidence, FileResult, Finding, Grade, Status, Usage, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ..base import ProjectRule, RuleContext, fingerprint, usages_across_files
 from ..examples import Invalid, Valid
@@ -40,7 +40,8 @@ class NoMixedPrecision(ProjectRule):
     ## Why is this bad?
     fp32 training holds activations at twice the bytes of bf16/fp16, and the targets' cards have less
     memory than an H100 (`migrator memory` says by how much, from the card data and a measured step).
-    The code runs, at a cost: the verdict is `partial` on every target.
+    The code runs, at a cost: the verdict is `partial` on every target, on a note (to validate with
+    `migrator memory`, not work: fp32 breaks nothing).
 
     ## Fix safety
     Never applied by `fix`: wrapping the forward in `torch.autocast(device_type=<the target's device>,
@@ -74,16 +75,21 @@ class NoMixedPrecision(ProjectRule):
         if step is None:
             return []
         path, usage = step
+        # advice, not a break: fp32 runs on every target; whether it fits is `migrator memory`'s to measure
         verdict = {t.id: Verdict(
-            Status.PARTIAL, "the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; bf16/fp16 "
-            "mixed precision holds activations in half the bytes, and the targets' cards have less memory than an H100 "
-            "(`migrator memory` measures the fit)", "migrator practice rules",
+            Status.PARTIAL, _ADVICE, _SOURCE, evidence=(Evidence(Grade.NOTE, _SOURCE, _ADVICE),),
             fix=fix_of(f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)"))
             for t in ctx.targets}
         # the finding names what is missing (autocast), at the line that starts training (the optimizer)
         return [Finding(id=fingerprint(self.name, path, "torch.autocast", usage.snippet, 0), rule=self.name,
                         category=self.category, path=path, span=usage.span, api="torch.autocast",
                         snippet=usage.snippet, confidence=Confidence.HEURISTIC, verdicts=verdict, scope=usage.scope)]
+
+
+_SOURCE = "migrator practice rules"
+_ADVICE = ("the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; it runs so on every target, "
+           "and bf16/fp16 mixed precision holds activations in half the bytes where the card's memory is short "
+           "(`migrator memory` measures the fit)")
 
 
 def _first_optimizer(usages) -> Optional[tuple]:
