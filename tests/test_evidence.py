@@ -726,3 +726,43 @@ def test_the_main_block_of_a_library_module_is_a_demo(scan_tree, files, path, co
     report = scan_tree(files, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.Module.cuda"]
     assert found.path == path and found.context == context
+
+
+AUTOCAST_OFF = """import torch
+import torch.nn.functional as F
+
+
+def extract(a, t, shape):
+    return a.gather(-1, t).reshape(shape)
+
+
+class Diffusion(torch.nn.Module):
+    def warp(self, x):
+        return x.sigmoid() * 2
+
+    @torch.amp.autocast('cuda', enabled=False)
+    def q_sample(self, x, t, w):
+{body}
+"""
+
+
+@pytest.mark.parametrize("body, work", [
+    pytest.param("        return extract(w, t, x.shape) * x + torch.randn_like(x)", False,
+                 id="elementwise-and-a-gather-helper"),
+    pytest.param("        return self.warp(x).sqrt()", False, id="a-method-of-its-own-that-is-elementwise"),
+    pytest.param("        return self.log_snr(t) * x", True, id="an-attribute-that-may-be-a-network"),
+    pytest.param("        return x @ w", True, id="a-matmul"),
+    pytest.param("        return F.linear(x, w)", True, id="a-linear"),
+])
+def test_turning_cudas_autocast_off_around_code_autocast_never_lowers_changes_nothing(scan_tree, body, work):
+    report = scan_tree({"diffusion.py": AUTOCAST_OFF.format(body=body)}, ["cann"])
+    (found,) = [f for f in report.judged if f.rule == "amp-device"]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
+def test_the_cuda_amp_spelling_of_an_idle_autocast_switch_changes_nothing_either(scan_tree):
+    code = AUTOCAST_OFF.format(body="        return extract(w, t, x.shape) * x").replace(
+        "@torch.amp.autocast('cuda', enabled=False)", "@torch.cuda.amp.autocast(enabled=False)")
+    report = scan_tree({"diffusion.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api.startswith("torch.cuda.amp")]
+    assert not active(found.verdicts["cann"]) and found.verdicts["cann"].status == Status.SUPPORTED

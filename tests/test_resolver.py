@@ -46,7 +46,8 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
     pytest.param("import torch\ndef f(x):\n    return x.is_cuda\n", ("torch.Tensor.is_cuda", "attribute"),
                  id="tensor-attribute-on-an-unknown-receiver"),
     pytest.param("import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n"
-                 "        self.w = torch.nn.Parameter(torch.ones(1))\n    def f(self):\n        return self.w.is_cuda\n",
+                 "        self.w = torch.nn.Parameter(torch.ones(1))\n"
+                 "    def f(self):\n        return self.w.is_cuda\n",
                  ("torch.Tensor.is_cuda", "attribute"), id="a-parameter-is-a-tensor"),
     pytest.param("import torch\nclass T(torch.Tensor):\n    def f(self):\n        return self.is_cuda\n",
                  ("torch.Tensor.is_cuda", "attribute"), id="self-in-a-tensor-subclass"),

@@ -1,9 +1,9 @@
 """The ``if __name__ == "__main__":`` block of a library module: a usage example or self-check
 (``denoising_diffusion_pytorch/classifier_free_guidance.py`` ends with one that builds a model on ``.cuda()`` and
 samples). A run imports the module, and its main block never runs. A library module is one the project's training
-code imports, or, in a packaged project (``pyproject.toml``, ``setup.py``, ``setup.cfg``), any module of a package; a module
-named for a run (``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps its main block as
-its entry."""
+code imports, or, in a packaged project (``pyproject.toml``, ``setup.py``, ``setup.cfg``), any module of a
+package; a module named for a run (``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps
+its main block as its entry."""
 
 from __future__ import annotations
 

@@ -109,6 +109,9 @@ TYPE_CHECK = "type-check"
 #: A usage's ``context`` when it is ``torch.cuda.is_available()`` in a test deciding only between branches that do
 #: no device work (``resolve/guards.decides_device_work``): False on a target, it changes nothing the target runs.
 IDLE_TEST = "idle-test"
+#: A usage's ``context`` when it is ``autocast("cuda", enabled=False)`` around code autocast never lowers
+#: (``resolve/autocast_regions``): the switch changes nothing a target computes there.
+IDLE_REGION = "idle-region"
 #: A literal's role when it is the ``backend`` of mmengine's ``dist_cfg`` (``env_cfg = dict(dist_cfg=dict(
 #: backend='nccl'))``): the value mmengine's runner hands to ``init_dist``, not a call of the project's own.
 DIST_CFG_BACKEND = "backend of mmengine's dist_cfg"

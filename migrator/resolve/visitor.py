@@ -11,13 +11,14 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
+from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, accelerators_tested, availability_test, body_guard, cuda_test, decides_device_work,
                      leaves_off_cuda)
 from .literals import Literals
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_TEST, TENSOR_FACTORIES, TYPE_CHECK, interesting,
-                      interesting_base, is_torch, is_torch_dtype)
+from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
+                      TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -46,6 +47,9 @@ class ModuleResolver:
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
+        self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
+        self._functions: Dict[str, cst.FunctionDef] = {}  # the module's top-level functions
+        self._methods: List[Dict[str, cst.FunctionDef]] = []  # per class the walk is in, its methods
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
@@ -56,6 +60,7 @@ class ModuleResolver:
     # ------------------------------------------------------------------------------ scopes
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._functions = {f.name.value: f for f in node.body if isinstance(f, cst.FunctionDef)}
         binding = self.scopes.enter("module", self.scopes.module_name, node.body).binding
         self.imports_torch = any(is_torch(q) for q in binding.imports.values())
 
@@ -69,6 +74,7 @@ class ModuleResolver:
                 if interesting_base(base):
                     self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
+        self._methods.append({f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)})
         info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
         for decorator in node.decorators:
@@ -76,6 +82,7 @@ class ModuleResolver:
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._methods.pop()
         self.scopes.leave()
 
     # ------------------------------------------------------------------------------ CUDA-only branches
@@ -154,6 +161,18 @@ class ModuleResolver:
     def visit_With(self, node: cst.With) -> None:
         if any(self._no_grad(item.item) for item in node.items):
             self._no_grad_bodies.add(id(node.body))
+        self._idle_autocast([item.item for item in node.items], node.body)
+
+    def _idle_autocast(self, exprs: Sequence[cst.BaseExpression], body: cst.CSTNode) -> None:
+        """``autocast("cuda", enabled=False)`` around code autocast never lowers (``resolve/autocast_regions``):
+        its calls are marked (``IDLE_REGION``): on the target the switch changes nothing there."""
+        calls = [e for e in exprs if isinstance(e, cst.Call) and disables_autocast(e)
+                 and self.scopes.qualify(e.func) in AUTOCASTS]
+        if calls:
+            reader = RegionReader(self.scopes.qualify, self._functions, self._methods[-1] if self._methods else {},
+                                  self.scopes.module_name)
+            if not reader.lowers(body):
+                self._idle_regions.update(id(call) for call in calls)
 
     def _no_grad(self, expr: cst.BaseExpression) -> bool:
         """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)`` (or a decorator)."""
@@ -192,6 +211,7 @@ class ModuleResolver:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         if any(self._no_grad(d.decorator) for d in node.decorators):  # ``@torch.no_grad()``
             self._no_grad_bodies.add(id(node.body))
+        self._idle_autocast([d.decorator for d in node.decorators], node.body)
         for decorator in node.decorators:
             if self._decorator(decorator) in self.vocabulary.kernel_decorators:
                 self.kernels.append(self.scopes.qualname(node.name.value))
@@ -269,7 +289,8 @@ class ModuleResolver:
                 self.consumed.add(id(func))
                 keep_text = qual in self.vocabulary.text_arguments
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
-                                  context=IDLE_TEST if id(node) in self._idle_tests else None)
+                                  context=IDLE_TEST if id(node) in self._idle_tests else
+                                  IDLE_REGION if id(node) in self._idle_regions else None)
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
@@ -355,7 +376,8 @@ class ModuleResolver:
         qual = self.scopes.qualify(target)
         if qual and interesting(qual):
             args = self.values.arguments(expr.args) if isinstance(expr, cst.Call) else ()
-            self.emitter.emit(qual, UsageKind.DECORATOR, expr, args)
+            self.emitter.emit(qual, UsageKind.DECORATOR, expr, args,
+                              context=IDLE_REGION if id(expr) in self._idle_regions else None)
             self.consumed.add(id(target))
             if isinstance(expr, cst.Call):
                 self.consumed.add(id(expr))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Evidence, Grade, Status, Usage, Value, ValueKind, Verdict, fix_of
+from ...resolve.modules import IDLE_REGION
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                     per_target)
 from ..examples import Invalid, Valid
@@ -73,7 +74,23 @@ class AmpDevice(Rule):
             return None
         if value.via and value.via.startswith("the default device"):
             return per_target(ctx, lambda t: _implicit_cuda(t, device, usage.snippet))
+        if usage.context == IDLE_REGION:
+            return per_target(ctx, lambda t: idle_region(t, device_string_verdict(t, device, usage.snippet)))
         return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+
+
+_IDLE_SOURCE = "torch.amp autocast op reference (the CUDA ops that autocast to float16)"
+
+
+def idle_region(target, verdict: Verdict) -> Verdict:
+    """``autocast("cuda", enabled=False)`` around code autocast never computes in 16 bits: CUDA's switch does
+    nothing on the target, and what the region computes is the same with the target's autocast on."""
+    if verdict.status != Status.REWRITE:
+        return verdict
+    quote = (f"this turns CUDA's autocast off around code that autocast never computes in 16 bits (no matmul, "
+             f"linear or convolution, here or in the functions it calls): on {target.id} the region computes the "
+             f"same; to keep it fp32 under {target.id}'s own autocast too: {verdict.message}")
+    return Verdict(Status.SUPPORTED, quote, _IDLE_SOURCE, evidence=(Evidence(Grade.NOTE, _IDLE_SOURCE, quote),))
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...model import Category, Status, Usage
+from ...resolve.modules import IDLE_REGION
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
+from .amp_device import idle_region
 from ..examples import Invalid, Valid
 
 
@@ -55,5 +57,7 @@ class CudaAmp(Rule):
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind in self.kinds and usage.api.startswith("torch.cuda.amp"):
+            if usage.context == IDLE_REGION:  # ``autocast(enabled=False)`` around nothing autocast lowers
+                return per_target(ctx, lambda t: idle_region(t, rename_verdict(t, usage)))
             return per_target(ctx, lambda t: rename_verdict(t, usage))
         return None
