@@ -766,3 +766,29 @@ def test_the_cuda_amp_spelling_of_an_idle_autocast_switch_changes_nothing_either
     report = scan_tree({"diffusion.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api.startswith("torch.cuda.amp")]
     assert not active(found.verdicts["cann"]) and found.verdicts["cann"].status == Status.SUPPORTED
+
+
+FID = ("import torch\n\n\nclass FIDEvaluation:\n    def __init__(self, batch_size, dl, device='cuda'):\n"
+       "        self.device = torch.device(device)\n\n\ndef evaluate(model, loader, device='cuda:0'):\n"
+       "    return model(loader)\n")
+
+
+@pytest.mark.parametrize("trainer, work", [
+    pytest.param("from fid import FIDEvaluation, evaluate\n\n\ndef fit(model, dl, device):\n"
+                 "    fid = FIDEvaluation(8, dl, device=device)\n    return evaluate(model, dl, device)\n", False,
+                 id="every-call-passes-it"),
+    pytest.param("import fid\n\n\ndef fit(model, dl, device):\n    scorer = fid.FIDEvaluation(8, dl, device)\n"
+                 "    return fid.evaluate(model, dl, **{'device': device})\n", False,
+                 id="through-the-module-and-a-mapping"),
+    pytest.param("from fid import FIDEvaluation, evaluate\n\n\ndef fit(model, dl, device):\n"
+                 "    fid = FIDEvaluation(8, dl)\n    return evaluate(model, dl)\n", True, id="a-call-without-it"),
+    pytest.param("from functools import partial\nfrom fid import FIDEvaluation, evaluate\n\n\n"
+                 "def fit(model, dl, device):\n    make = partial(FIDEvaluation, 8)\n    run = evaluate\n"
+                 "    return make(dl), run(model, dl)\n", True, id="handed-on-as-a-value"),
+    pytest.param("", True, id="no-caller-in-the-project"),
+])
+def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree, trainer, work):
+    report = scan_tree({"fid.py": FID, **({"trainer.py": trainer} if trainer else {})}, ["cann"])
+    defaults = [f for f in report.judged if f.rule == "device-string" and f.path == "fid.py"]
+    assert len(defaults) == 2
+    assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]

@@ -15,6 +15,7 @@ from .backends import with_device_backends
 from ..contexts import context_of
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .optional import with_optional_modules
+from .overridden_defaults import with_overridden_defaults
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
@@ -69,5 +70,6 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
     placed = with_optional_modules(with_skipped_diagnostics(with_roots(placed), targets), results)
+    placed = with_overridden_defaults(placed, results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -1,0 +1,170 @@
+"""A device default every caller overrides: ``def __init__(self, ..., device="cuda")`` in a class the project
+builds only as ``FIDEvaluation(..., device=self.device)`` (denoising_diffusion_pytorch's Trainer).
+
+The default's ``"cuda"`` reaches no run of the project: every call the project makes passes the parameter. It is
+still what a caller outside the project gets, so the finding stays, to validate (a library's public default), and
+leaves the worklist. Only functions and classes are read (a method's callers hold objects the text does not
+type), only where the callers can be seen: the defining module and the modules that import it; every mention of
+the name there must be a call that passes the parameter (a function handed on as a value, ``partial(f)``, a
+``super().__init__(...)`` in a subclass or a call without it keeps the finding).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..discover import read_source
+from ..model import Evidence, FileResult, Finding, Grade, Status
+from ..sources.python import decode_source
+
+_RULES = frozenset({"device-string"})
+_SOURCE = "migrator call-site analysis"
+
+
+class _Default:
+    """A parameter's default: the callable's name as callers write it, the parameter, its position."""
+
+    def __init__(self, callee: str, parameter: str, position: Optional[int]) -> None:
+        self.callee, self.parameter, self.position = callee, parameter, position
+
+
+def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+    """``findings``, a device default every project call overrides to validate instead of work."""
+    candidates = [f for f in findings if f.rule in _RULES
+                  and any(v.status == Status.REWRITE and not v.evidence for v in f.verdicts.values())]
+    if not candidates:
+        return list(findings)
+    by_rel = {r.file.rel: r for r in results if r.outline is not None}
+    texts: Dict[str, Optional[str]] = {}
+    trees: Dict[str, Optional[ast.Module]] = {}
+    changed: Dict[str, Finding] = {}
+    for path in sorted({f.path for f in candidates}):
+        defining = by_rel.get(path)
+        text = _text(defining, texts)
+        tree = _parse(text)
+        if defining is None or defining.outline is None or tree is None:
+            continue
+        defaults = _defaults(tree)
+        module = defining.outline.module
+        importers = [r for r in results if r.outline is not None and _imports(r, module)]
+        for finding in (f for f in candidates if f.path == path):
+            default = defaults.get((finding.span.line or 0, finding.span.col or 0))
+            if default is None:
+                continue
+            files: List[Tuple[str, Optional[ast.Module], bool]] = [(path, tree, False)]
+            for importer in importers:  # parsed only where the text names the callee
+                text = _text(importer, texts)
+                if text is None or default.callee in text:
+                    if importer.file.rel not in trees:
+                        trees[importer.file.rel] = _parse(text)
+                    files.append((importer.file.rel, trees[importer.file.rel],
+                                  module in (importer.outline.imports if importer.outline else ())))
+            calls = _calls(default, files)
+            if calls:
+                changed[finding.id] = _overridden(finding, default, calls)
+    return [changed.get(f.id, f) for f in findings]
+
+
+def _text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Optional[str]:
+    if result is None:
+        return None
+    if result.file.rel not in texts:
+        try:
+            decoded = decode_source(read_source(result.file.path))
+        except OSError:
+            decoded = None
+        texts[result.file.rel] = decoded if isinstance(decoded, str) else None
+    return texts[result.file.rel]
+
+
+def _parse(text: Optional[str]) -> Optional[ast.Module]:
+    if text is None:
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _imports(result: FileResult, module: str) -> bool:
+    outline = result.outline
+    return outline is not None and outline.module != module and any(
+        name == module or name.startswith(module + ".") for name in outline.imports)
+
+
+def _defaults(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
+    """(line, column) of each string default of a module-level function or a class's ``__init__``."""
+    found: Dict[Tuple[int, int], _Default] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _read_defaults(node, node.name, False, found)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    _read_defaults(item, node.name, True, found)
+    return found
+
+
+def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str, method: bool,
+                   found: Dict[Tuple[int, int], _Default]) -> None:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    skip = 1 if method else 0  # ``self`` is not written by callers
+    for index, (arg, default) in enumerate(zip(positional[len(positional) - len(args.defaults):], args.defaults)):
+        position = len(positional) - len(args.defaults) + index - skip
+        if isinstance(default, ast.Constant) and isinstance(default.value, str):
+            found[default.lineno, default.col_offset] = _Default(callee, arg.arg, position)
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
+        if isinstance(kw_default, ast.Constant) and isinstance(kw_default.value, str):
+            found[kw_default.lineno, kw_default.col_offset] = _Default(callee, arg.arg, None)
+
+
+def _calls(default: _Default, files: Iterable[Tuple[str, Optional[ast.Module], bool]]) -> List[str]:
+    """``path:line`` of every call of the callee in ``files`` (path, tree, whether it imports the defining module
+    whole, so that ``mod.callee(...)`` names it), when every mention of its name is a call passing the parameter;
+    else ``[]`` (another mention, or a file that cannot be read)."""
+    found: List[str] = []
+    for rel, tree, whole in files:
+        if tree is None:
+            return []
+        called = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _names(node.func, default.callee, whole):
+                if not _passes(node, default):
+                    return []
+                called.add(id(node.func))
+                found.append(f"{rel}:{node.lineno}")
+        for node in ast.walk(tree):
+            if _names(node, default.callee, whole) and id(node) not in called:
+                return []  # handed on as a value (a callback, ``partial``): called where the text cannot see
+    return found
+
+
+def _names(node: ast.AST, callee: str, whole: bool) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == callee and isinstance(node.ctx, ast.Load)
+    return whole and isinstance(node, ast.Attribute) and node.attr == callee and isinstance(node.value, ast.Name) \
+        and node.value.id != "self"
+
+
+def _passes(call: ast.Call, default: _Default) -> bool:
+    """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may."""
+    if any(k.arg == default.parameter or k.arg is None for k in call.keywords):
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return default.position is not None
+    return default.position is not None and len(call.args) > default.position
+
+
+def _overridden(finding: Finding, default: _Default, calls: Sequence[str]) -> Finding:
+    where = ", ".join(calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
+    verdicts = dict(finding.verdicts)
+    for target, verdict in finding.verdicts.items():
+        if verdict.status == Status.REWRITE:
+            quote = (f"every call of `{default.callee}` in the project passes `{default.parameter}` ({where}): this "
+                     f"default reaches no run of the project, only a caller outside it; {verdict.message}")
+            verdicts[target] = replace(verdict, message=quote, source=_SOURCE,
+                                       evidence=(Evidence(Grade.NOTE, _SOURCE, quote),))
+    return replace(finding, verdicts=verdicts)
