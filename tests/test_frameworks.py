@@ -126,3 +126,16 @@ def test_spellings_that_choose_a_device_or_backend(scan_tree, code, suggestion):
 def test_nvidia_tools_launched_from_python(scan_tree, code, found):
     report = scan_tree({"tools.py": code})
     assert bool([f for f in report.findings if f.rule == "nvidia-tool"]) is found
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param("import lightning as L\nt = L.Trainer(accelerator='auto', max_epochs=3)\n", id="written"),
+    pytest.param("import argparse\nimport lightning as L\np = argparse.ArgumentParser()\n"
+                 "p.add_argument('--accelerator', default='auto')\nargs = p.parse_args()\n"
+                 "t = L.Trainer(accelerator=args.accelerator)\n", id="a-command-line-default"),
+])
+def test_lightnings_auto_accelerator_falls_back_to_the_cpu_on_a_renamed_target(scan_tree, code):
+    report = scan_tree({"train.py": code})
+    (found,) = [f for f in report.findings if f.rule == "framework-argument"]
+    assert found.verdicts["cann"].status == Status.REWRITE and "silently runs on the CPU" in found.verdicts["cann"].message
+    assert found.verdicts["kunlun"].status == Status.SUPPORTED

@@ -161,9 +161,19 @@ class Evaluator:
             return Value(ValueKind.REF, self.emitter.code(node), ref=qual)
         default = self.argparse_defaults.get(node.attr.value)
         if default is not None and isinstance(receiver, cst.Name):
-            value = self.with_origin(self.value_of(default), default, f"--{node.attr.value} default")
+            value = self.with_origin(self.value_of(default), default, argparse_via(node.attr.value))
             return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via)
         return Value(ValueKind.OTHER, self.emitter.code(node))
+
+
+def argparse_via(option: str) -> str:
+    """A value's ``via`` when it is a command-line option's default (``args.device`` -> ``--device default``)."""
+    return f"--{option} default"
+
+
+def from_argparse_default(value: Value) -> bool:
+    via = value.via or ""
+    return via.startswith("--") and via.endswith(" default")
 
 
 def _integer_cast(call: cst.Call, scopes: Scopes) -> Optional[str]:

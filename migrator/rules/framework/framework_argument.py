@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from ...resolve.values import from_argparse_default
 from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
@@ -77,7 +78,8 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     for arg in usage.args:
         if arg.keyword is not None:
             value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
-            if value.kind in ("str", "int", "other") and value.text is not None and value.via is None:
+            written = value.via is None or from_argparse_default(value)  # a script's own default runs unless given
+            if value.kind in ("str", "int", "other") and value.text is not None and written:
                 values[arg.keyword] = value.text
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
     out = []
