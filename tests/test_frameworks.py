@@ -137,5 +137,6 @@ def test_nvidia_tools_launched_from_python(scan_tree, code, found):
 def test_lightnings_auto_accelerator_falls_back_to_the_cpu_on_a_renamed_target(scan_tree, code):
     report = scan_tree({"train.py": code})
     (found,) = [f for f in report.findings if f.rule == "framework-argument"]
-    assert found.verdicts["cann"].status == Status.REWRITE and "silently runs on the CPU" in found.verdicts["cann"].message
+    cann = found.verdicts["cann"]
+    assert cann.status == Status.REWRITE and "silently runs on the CPU" in cann.message
     assert found.verdicts["kunlun"].status == Status.SUPPORTED
