@@ -172,6 +172,7 @@ def _settled_for(verdict: Verdict, values: FrozenSet[Tuple[str, Optional[str]]],
                  parameters: Optional[Tuple[str, ...]]) -> Verdict:
     """``for_call``'s answer, one object per verdict and call shape: a repository's calls share a few."""
     passed = dict(values)
+    registered = verdict.status == Status.SUPPORTED and not verdict.evidence  # the target's own kernels run it
 
     def settled(limit: Limit) -> Limit:
         if not all(name in passed for name in limit.arguments):
@@ -179,7 +180,10 @@ def _settled_for(verdict: Verdict, values: FrozenSet[Tuple[str, Optional[str]]],
         found = [value_bites(limit.text, name, passed[name]) for name in limit.arguments]
         if any(f is False for f in found):
             return replace(limit, bites=False)
-        return replace(limit, bites=True, certain=all(f is True for f in found))
+        # "不支持`scale_factor`" of a call whose kernels the target registers: the vendor's word against its own
+        # kernel list, which does not see arguments: whether it errs or differs is for the card (a note)
+        contradicted = registered and all(_denies_whole(limit.text, name) for name in limit.arguments)
+        return replace(limit, bites=True, certain=all(f is True for f in found) and not contradicted)
 
     return replace(verdict, limits=tuple(settled(limit) if limit.kind == LimitKind.ARGUMENT and limit.bites is None
                                          else limit for limit in verdict.limits))
@@ -219,6 +223,16 @@ def value_bites(text: str, name: str, literal: Optional[str]) -> Optional[bool]:
         return None
     inside = _norm(literal) in {_norm(v) for v in values}
     return inside if denies else not inside
+
+
+def _denies_whole(text: str, name: str) -> bool:
+    """A clause that says argument ``name`` is not supported at all ("不支持`scale_factor`"), naming no value."""
+    at = text.find(name)
+    if at < 0 or _ALLOWS.search(text) or not _DENIES.search(text):
+        return False
+    tail = text[at + len(name):at + len(name) + 80]
+    values = {m.group("q") or m.group("w") for m in _VALUE.finditer(tail.split("，")[0].split("；")[0])}
+    return not (values - {name, "bf16", "fp16", "fp32", "fp64"})
 
 
 def _norm(value: str) -> str:
