@@ -202,6 +202,7 @@ MEASURING = (
     "            if self._device.type == 'cuda':\n                print(torch.cuda.max_memory_allocated())\n"
     "            if self._device.type == 'cuda':\n                torch.cuda.set_device(0)\n"
     "                torch.cuda.synchronize()\n"
+    "            if self.device == 'cuda':\n                torch.cuda.set_sync_debug_mode('warn')\n"
 )
 
 
@@ -212,6 +213,8 @@ MEASURING = (
     pytest.param(17, True, id="peak-memory-log"),
     pytest.param(18, False, id="test-of-a-branch-that-sets-the-device"),
     pytest.param(19, False, id="set-device-in-that-branch"),
+    pytest.param(21, True, id="test-of-a-sync-debug-branch"),
+    pytest.param(22, True, id="sync-debug-switch"),
 ])
 def test_a_cuda_branch_that_only_measures_is_skipped_on_the_target_and_one_that_sets_up_is_work(scan_tree, line,
                                                                                               skipped):

@@ -17,11 +17,13 @@ from ..maps.load import TargetMap
 from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, Verdict
 from ..rules.base import usages_across_files
 
-#: CUDA APIs a run does not need: what they do is measure, describe or tune the CUDA device itself.
+#: CUDA APIs a run does not need: what they do is measure, describe, debug or tune the CUDA device itself
+#: (``set_sync_debug_mode`` warns or errors on synchronising calls: a debugging switch).
 DIAGNOSTICS = re.compile(
     r"^torch\.cuda\.(?:memory\b|memory_|max_memory_|reset_(?:peak|max|accumulated)_|mem_get_info|empty_cache"
     r"|ipc_collect|synchronize|get_device_(?:name|properties|capability)|utilization|temperature|power_draw"
-    r"|clock_rate|nvtx\b|profiler\b|_record_memory_history|_dump_snapshot|list_gpu_processes)"
+    r"|clock_rate|nvtx\b|profiler\b|_record_memory_history|_dump_snapshot|list_gpu_processes"
+    r"|[sg]et_sync_debug_mode)"
     r"|^torch\.profiler\.ProfilerActivity\.CUDA|^torch\.backends\.(?:cudnn|cuda)\.|^pynvml\b")
 _SOURCE = "migrator guard analysis"
 _TESTS = frozenset({"device-string", "device-call"})  # the rules a CUDA test is reported by
