@@ -797,3 +797,19 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     defaults = [f for f in report.judged if f.rule == "device-string" and f.path == "fid.py"]
     assert len(defaults) == 2
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
+
+
+FOCAL = ("import torch\nfrom mmcv.ops import sigmoid_focal_loss as _sigmoid_focal_loss\n\n\n"
+         "def py_sigmoid_focal_loss(pred, target):\n    return (pred.sigmoid() - target).abs().mean()\n\n\n"
+         "def focal(pred, target):\n    if torch.cuda.is_available() and pred.is_cuda:\n"
+         "        loss = _sigmoid_focal_loss(pred.contiguous(), target.contiguous(), 2.0, 0.25)\n"
+         "    else:\n        loss = py_sigmoid_focal_loss(pred, target)\n    return loss\n")
+
+
+def test_a_cuda_librarys_call_in_a_cuda_tensors_branch_beside_another_is_not_work_where_tensors_are_not_cudas(
+        scan_tree):
+    report = scan_tree({"focal.py": FOCAL}, ["cann", "kunlun"])
+    by_line = {(f.span.line, f.rule): f for f in report.judged}
+    call, test = by_line[11, "cuda-library"], by_line[10, "device-call"]
+    assert not active(call.verdicts["cann"]) and not active(test.verdicts["cann"])
+    assert active(call.verdicts["kunlun"])  # Kunlunxin's tensors are CUDA's: the branch runs mmcv's CUDA kernel

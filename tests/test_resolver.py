@@ -73,6 +73,11 @@ def test_usage_recorded(code, expected):
                  "torch.Tensor.is_cuda", id="a-module-has-no-tensor-attributes"),
     pytest.param("import torch\ndef f(state, gpu):\n    state.is_cuda = gpu\n", "torch.Tensor.is_cuda",
                  id="an-attribute-written-is-not-a-tensors-read-only-property"),
+    pytest.param("import typing as tp\nimport torch\nclass S:\n    def __init__(self):\n"
+                 "        self.scaler: tp.Optional[torch.cuda.amp.GradScaler] = None\n",
+                 "torch.cuda.amp.GradScaler", id="an-annotation-names-a-type-and-calls-nothing"),
+    pytest.param("import torch\ndef f(x: torch.cuda.FloatTensor) -> torch.cuda.FloatTensor:\n    return x\n",
+                 "torch.cuda.FloatTensor", id="parameter-and-return-annotations"),
 ])
 def test_usage_not_recorded(code, api):
     assert api not in [a for a, _ in usages(code)[1]]

@@ -73,7 +73,9 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
     """``DEVICE_TYPE`` or ``IS_AVAILABLE`` for a CUDA test, else ``None`` (a ``!=`` or a ``not`` is the other
     path: ``None``); a name in ``flags`` was bound to a device-type test."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return cuda_test(test.left, qualify, flags) or cuda_test(test.right, qualify, flags)
+        kinds = (cuda_test(test.left, qualify, flags), cuda_test(test.right, qualify, flags))
+        # ``torch.cuda.is_available() and pred.is_cuda``: true only for a CUDA tensor, a test of the device
+        return DEVICE_TYPE if DEVICE_TYPE in kinds else kinds[0] or kinds[1]
     if isinstance(test, cst.Name) and test.value in flags:
         return DEVICE_TYPE
     if isinstance(test, cst.Call):

@@ -39,10 +39,13 @@ _TRIVIA = frozenset({
 })
 
 #: Fields whose ``Name`` labels something instead of referring to a binding: an attribute's name (``x.cuda``),
-#: a keyword's (``f(device=...)``), a parameter's, a definition's. Not walked: a visitor of names would take
-#: ``args.amp`` for the ``amp`` that ``from apex import amp`` bound, and they are a seventh of all nodes.
+#: a keyword's (``f(device=...)``), a parameter's, a definition's; and annotations, which name types. Not
+#: walked: a visitor of names would take ``args.amp`` for the ``amp`` that ``from apex import amp`` bound, and
+#: they are a seventh of all nodes.
 LABELS = frozenset({("Attribute", "attr"), ("Arg", "keyword"), ("Param", "name"), ("FunctionDef", "name"),
-                     ("ClassDef", "name")})
+                     ("ClassDef", "name"),
+                     # annotations name types, they call nothing: ``scaler: Optional[torch.cuda.amp.GradScaler]``
+                     ("Param", "annotation"), ("AnnAssign", "annotation"), ("FunctionDef", "returns")})
 
 _Entry = Tuple[Optional[Callable], Optional[Callable], Tuple[str, ...]]
 

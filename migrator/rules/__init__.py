@@ -118,9 +118,10 @@ def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):
 
 #: Categories whose findings judge a value that may come through a name (a device, a backend).
 _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
-#: Categories judged by the branch they sit in: a device call, and an operator too (``if x.is_cuda and ngpu > 1:
-#: data_parallel(...) else: ...``: on a target whose tensors are not CUDA's the branch never runs)
-_BRANCHED = _FLOWS | {Category.OP}
+#: Categories judged by the branch they sit in: a device call, an operator too (``if x.is_cuda and ngpu > 1:
+#: data_parallel(...) else: ...``: on a target whose tensors are not CUDA's the branch never runs), and a CUDA
+#: library's call (mmseg's ``if torch.cuda.is_available() and pred.is_cuda: mmcv's sigmoid_focal_loss else: ...``)
+_BRANCHED = _FLOWS | {Category.OP, Category.THIRD_PARTY}
 
 
 def _cause(usage: Usage) -> Optional[Span]:
