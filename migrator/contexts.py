@@ -13,7 +13,7 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "un
 _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb|sh)$"
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
-                           "inference", "serve", "serving", "torchserve",
+                           "inference", "serve", "serving", "torchserve", "analysis_tools",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
                            "visualisation", "visualize", "notebooks"})

@@ -432,6 +432,7 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("inference/inference_swinir.py", Context.TOOLING, id="inference-folder"),
     pytest.param("tools/demo.py", Context.TOOLING, id="demo"),
     pytest.param("tools/torchserve/cls_handler.py", Context.TOOLING, id="serving-handler"),
+    pytest.param("tools/analysis_tools/visualization_cam.py", Context.TOOLING, id="analysis-tools"),
     pytest.param("tools/dist_test.sh", Context.TEST, id="evaluation-launcher"),
     pytest.param("tools/dist_train.sh", Context.TRAINING, id="training-launcher"),
     pytest.param("notebooks/explore.ipynb", Context.TOOLING, id="notebooks-folder"),
