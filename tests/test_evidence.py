@@ -814,3 +814,14 @@ def test_a_cuda_librarys_call_in_a_cuda_tensors_branch_beside_another_is_not_wor
     call, test = by_line[11, "cuda-library"], by_line[10, "device-call"]
     assert not active(call.verdicts["cann"]) and not active(test.verdicts["cann"])
     assert active(call.verdicts["kunlun"])  # Kunlunxin's tensors are CUDA's: the branch runs mmcv's CUDA kernel
+
+
+def test_a_device_pick_written_over_lines_and_passed_on_is_one_item(scan_tree):
+    code = ("import torch\nfrom avalanche.training import EWC\n\n\ndef main(args, model, optimizer):\n"
+            "    device = torch.device(\n"
+            "        f\"cuda:{args.cuda}\" if torch.cuda.is_available() and args.cuda >= 0 else \"cpu\"\n"
+            "    )\n    strategy = EWC(model=model, optimizer=optimizer, device=device)\n    strategy.train()\n")
+    report = scan_tree({"train.py": code}, ["cann"])
+    items = [f for f in report.findings if f.root is None]
+    assert [(f.span.line, f.rule) for f in items] == [(7, "device-string")]
+    assert {f.root for f in report.findings if f.root} == {items[0].id}

@@ -79,9 +79,29 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
         head = heads.setdefault(settles, finding)
         if head is not finding:
             roots[finding.id] = head.id
+    _arguments_at_their_literal(work, roots)
     if not roots:
         return list(findings)
-    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+    # a site of a finding that has just become a site itself points at the item
+    return [replace(f, root=roots[f.id]) if f.id in roots else
+            replace(f, root=roots[f.root]) if f.root in roots else f for f in findings]
+
+
+def _arguments_at_their_literal(work: Sequence[Finding], roots: Dict[str, str]) -> None:
+    """``torch.device(`` / ``f"cuda:{rank}" if ... else "cpu"`` / ``)``: the call's device argument is the string
+    written in it, one edit, whatever `fix` does with each: the call is a site of the string's item."""
+    literals: Dict[str, List[Finding]] = {}
+    for finding in work:
+        if finding.rule == "device-string" and finding.id not in roots:
+            literals.setdefault(finding.path, []).append(finding)
+    for finding in work:
+        if finding.rule != "device-argument" or finding.id in roots or finding.path not in literals:
+            continue
+        first, last = finding.span.line or 0, _last_line(finding)
+        inside = [f for f in literals[finding.path] if f.span.cell == finding.span.cell
+                  and first <= (f.span.line or 0) <= last and f is not finding]
+        if inside:
+            roots[finding.id] = inside[0].id
 
 
 def _last_line(finding: Finding) -> int:

@@ -140,7 +140,8 @@ def _names_cuda(value: Value) -> bool:
     """A device or backend value a rule judges (``'cuda:0'``, ``torch.device('cuda')``, ``'nccl'``, or a choice
     with one among its options: ``'cuda' if ... else 'cpu'``), not any value that came through a name
     (``args.gpu``)."""
-    return any(is_device_string(v.text) or is_backend_string(v.text) for v in (value, *value.options))
+    return is_device_string(value.text) or is_backend_string(value.text) or any(
+        _names_cuda(option) for option in value.options)  # ``torch.device(f"cuda:{r}" if ok else "cpu")``
 
 
 def _argument_notes_settled(verdicts: Dict[str, Verdict], usage: Usage) -> Dict[str, Verdict]:
