@@ -825,3 +825,14 @@ def test_a_device_pick_written_over_lines_and_passed_on_is_one_item(scan_tree):
     items = [f for f in report.findings if f.root is None]
     assert [(f.span.line, f.rule) for f in items] == [(7, "device-string")]
     assert {f.root for f in report.findings if f.root} == {items[0].id}
+
+
+def test_a_library_the_targets_own_package_build_serves_is_one_item_in_the_project(scan_tree):
+    files = {"heads/san.py": "from mmcv.ops import point_sample\n",
+             "losses/focal.py": "from mmcv.ops import sigmoid_focal_loss\n",
+             "kern.py": TRITON_MODULE, "other.py": "import triton\n"}
+    report = scan_tree(files, ["cann"])
+    mmcv = [f for f in report.findings if f.api.startswith("mmcv.ops")]
+    assert len(mmcv) == 2 and len([f for f in mmcv if f.root is None]) == 1  # one build of mmcv for the NPU
+    triton = [f for f in report.findings if f.api == "triton" and f.root is None]
+    assert sorted(f.path for f in triton) == ["kern.py", "other.py"]  # a port is one per module

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..discover import read_source
 from ..model import Evidence, FileResult, Finding, Grade, Status
@@ -136,10 +136,28 @@ def _calls(default: _Default, files: Iterable[Tuple[str, Optional[ast.Module], b
                     return []
                 called.add(id(node.func))
                 found.append(f"{rel}:{node.lineno}")
+        typed = _type_references(tree)
         for node in ast.walk(tree):
-            if _names(node, default.callee, whole) and id(node) not in called:
+            if _names(node, default.callee, whole) and id(node) not in called and id(node) not in typed:
                 return []  # handed on as a value (a callback, ``partial``): called where the text cannot see
     return found
+
+
+def _type_references(tree: ast.Module) -> Set[int]:
+    """The nodes inside annotations and ``isinstance``/``issubclass`` class arguments: a class named as a type,
+    not handed on to be called."""
+    roots: List[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            roots.append(node.returns)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            roots.append(node.args[1])
+    return {id(inner) for root in roots for inner in ast.walk(root)}
 
 
 def _names(node: ast.AST, callee: str, whole: bool) -> bool:

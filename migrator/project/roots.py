@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, counted_status, finding_bucket
-from ..model import Finding, Span
+from ..model import Finding, Span, Status
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -175,7 +175,8 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
-    ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name. Each use after
+    ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name; a library the
+    target's own build of the package serves (``partial``: mmcv built for the NPU) is one cause in the project. Each use after
     the file's first use of the library that says the same on every target (the import, where there is one) is a
     site of that first use (an optional use, judged apart, keeps its own)."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
@@ -185,7 +186,10 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
             continue
         library = library_of(finding.api) or finding.api.split(".", 1)[0]
         statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
-        head = first.setdefault((finding.path, library, statuses), finding)
+        # a library the target's build of the package serves (mmcv built with FORCE_NPU=1: ``partial``) is one
+        # change for the whole project, wherever it is imported; its ops are each checked on the card
+        where = "" if any(v.status == Status.PARTIAL for v in finding.verdicts.values()) else finding.path
+        head = first.setdefault((where, library, statuses), finding)
         if head is not finding:
             roots[finding.id] = head.id
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
