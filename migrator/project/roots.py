@@ -176,9 +176,9 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
     ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name; a library the
-    target's own build of the package serves (``partial``: mmcv built for the NPU) is one cause in the project. Each use after
-    the file's first use of the library that says the same on every target (the import, where there is one) is a
-    site of that first use (an optional use, judged apart, keeps its own)."""
+    target's own build of the package serves (``partial``: mmcv built for the NPU) is one cause in the project.
+    Each use after the file's first use of the library that says the same on every target (the import, where
+    there is one) is a site of that first use (an optional use, judged apart, keeps its own)."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
     roots: Dict[str, str] = {}
     for finding in findings:
