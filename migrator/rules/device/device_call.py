@@ -88,7 +88,30 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _is_available(t, usage))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == "call" and not usage.args:
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
+        if usage.api in SPEED_SWITCHES and usage.kind in ("assign", "attribute"):
+            return per_target(ctx, lambda t: _a_speed_switch(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
+
+
+#: CUDA's speed switches: plain attributes of ``torch.backends`` that every torch build has (torch/backends/cuda
+#: and cudnn), read and set without a CUDA device; they trade precision or warm-up for speed on CUDA only.
+SPEED_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32",
+                            "torch.backends.cudnn.benchmark",
+                            "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+                            "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction"})
+_SWITCH_SOURCE = "torch/backends/cuda/__init__.py, torch/backends/cudnn/__init__.py (plain flags on every build)"
+
+
+def _a_speed_switch(target, usage: Usage) -> Verdict:
+    """``torch.backends.cuda.matmul.allow_tf32 = True``: on a target with its own device the flag is set and
+    nothing reads it; training runs, at the target's default for that switch. The target's own switch, where
+    its data names one, is advice for speed, which the ``tune-cuda-switch`` finding gives."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status != Status.REWRITE:
+        return verdict
+    quote = (f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set and nothing reads it, "
+             f"so training runs at {target.id}'s default; for the same speed choice there: {verdict.message}")
+    return Verdict(Status.SUPPORTED, quote, _SWITCH_SOURCE, evidence=(Evidence(Grade.NOTE, _SWITCH_SOURCE, quote),))
 
 
 #: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only

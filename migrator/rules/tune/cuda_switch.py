@@ -35,13 +35,14 @@ class CudaSwitch(TuneRule):
     reads_tune_findings = True  # a switch may ask something of the target only with a pitfall the step has
     examples = (
         Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
-                expect={"cann": Status.PARTIAL, "neuware": Status.SUPPORTED, "kunlun": Status.UNKNOWN},
-                fixed={"neuware": "import torch\nimport torch_mlu\ntorch.backends.mlu.matmul.allow_tf32 = True\n"}),
+                expect={"cann": Status.PARTIAL, "neuware": Status.PARTIAL, "kunlun": Status.UNKNOWN}),
         Invalid(_trains("keep = scores > 0.5\n        return boxes[keep]",
                         before="torch.backends.cudnn.benchmark = True\n"),
                 expect={"cann": Status.PARTIAL, "neuware": Status.UNKNOWN, "kunlun": Status.UNKNOWN}),
         Valid(_trains(before="torch.backends.cudnn.benchmark = True\n")),  # static shapes: nothing to set
-        Valid("import torch\ntorch.backends.cudnn.allow_tf32 = True\n"),  # Ascend's convolutions: HF32 already
+        # Ascend's convolutions: HF32 already; Cambricon's CNNL has its own switch
+        Invalid("import torch\ntorch.backends.cudnn.allow_tf32 = True\n",
+                expect={"cann": Status.SUPPORTED, "neuware": Status.PARTIAL, "kunlun": Status.UNKNOWN}),
         Valid("import torch\ntorch.backends.cudnn.benchmark = False\n"),
     )
 
