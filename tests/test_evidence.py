@@ -287,7 +287,8 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
 
 
 STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.basis = torch.linalg.eigh(torch.eye(4))[1]\n\n"
+        "        self.basis = torch.linalg.eigh(torch.eye(4))[1]\n"
+        "        self.proj = torch.nn.utils.weight_norm(torch.nn.Linear(4, 4))\n\n"
         "    def forward(self, x):\n        return torch.special.airy_ai(x @ self.basis)\n\n\n"
         "def train(loader):\n    net = Net()\n    opt = torch.optim.SGD(net.parameters(), 0.1)\n"
         "    for x in loader:\n        net(x).sum().backward()\n        opt.step()\n\n\n"
@@ -297,6 +298,8 @@ STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\
 @pytest.mark.parametrize("api, work", [
     pytest.param("torch.linalg.eigh", False, id="fallback-once-at-init"),
     pytest.param("torch.special.airy_ai", True, id="fallback-every-step-in-forward"),
+    # built once, its hook computes _weight_norm before every forward (torch/nn/utils/weight_norm.py)
+    pytest.param("torch.nn.utils.weight_norm", True, id="a-hook-installed-at-init-runs-every-forward"),
 ])
 def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree, api, work):
     report = scan_tree({"train.py": STEP}, ["cann"])

@@ -15,6 +15,16 @@ if TYPE_CHECKING:
     from ..graph import ProjectGraph
 
 
+#: Calls that install a hook or a parametrization on a module: called once where the model is built, their ops
+#: run in every forward and backward of it (torch/nn/utils/weight_norm.py ``WeightNorm.__call__`` computes
+#: ``_weight_norm`` before each forward; spectral_norm's hook a power iteration; parametrizations on each read):
+#: a CPU fallback there is on the step wherever the project trains.
+HOOKED_ON_FORWARD = frozenset({
+    "torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm", "torch.nn.utils.parametrizations.weight_norm",
+    "torch.nn.utils.parametrizations.spectral_norm", "torch.nn.utils.parametrizations.orthogonal",
+    "torch.nn.utils.parametrize.register_parametrization"})
+
+
 @dataclass(frozen=True)
 class Tuned:
     """What the tune stage found: the ``tune`` findings, the call-graph node each sits in, and which of the
@@ -38,7 +48,7 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     on_step = None
     if step.nodes or step.loops:
         on_step = frozenset(f.id for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())
-                            and step.why(f, project.node_of(f)) is not None)
+                            and (f.api in HOOKED_ON_FORWARD or step.why(f, project.node_of(f)) is not None))
     found = tune_findings(results, judged, step, project.node_of, ctx, errors)
     if selection:
         found = selection.apply(found)
