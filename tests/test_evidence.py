@@ -839,3 +839,19 @@ def test_a_library_the_targets_own_package_build_serves_is_one_item_in_the_proje
     assert len(mmcv) == 2 and len([f for f in mmcv if f.root is None]) == 1  # one build of mmcv for the NPU
     triton = [f for f in report.findings if f.api == "triton" and f.root is None]
     assert sorted(f.path for f in triton) == ["kern.py", "other.py"]  # a port is one per module
+
+
+SYNC_CHECK = ("import torch\n\n\nclass Solver:\n    def run_step(self, idx, batch, model):\n"
+              "        check = idx == 1 and self.device == 'cuda'\n        if check:\n"
+              "            torch.cuda.set_sync_debug_mode('warn')\n        loss = model(batch)\n        if check:\n"
+              "            {after}\n        return loss\n")
+
+
+@pytest.mark.parametrize("after, skipped", [
+    pytest.param("torch.cuda.set_sync_debug_mode('default')", True, id="a-flag-that-only-guards-a-debug-switch"),
+    pytest.param("torch.cuda.set_device(0)", False, id="a-flag-that-also-guards-a-set-device"),
+])
+def test_a_device_flag_whose_branches_only_measure_is_skipped_with_its_test(scan_tree, after, skipped):
+    report = scan_tree({"solver.py": SYNC_CHECK.replace("{after}", after)}, ["cann"])
+    (test,) = [f for f in report.judged if f.span.line == 6 and f.rule == "device-string"]
+    assert (test.verdicts["cann"].status == Status.SUPPORTED) == skipped, test.verdicts["cann"].message

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Callable, List, Optional
+from typing import Callable, Container, List, Optional
 
 import libcst as cst
 
@@ -17,7 +17,7 @@ _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_a
 
 
 def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
-               flags: AbstractSet[str] = frozenset()) -> Optional[GuardKind]:
+               flags: Container[str] = frozenset()) -> Optional[GuardKind]:
     """What an ``if`` means for the usages in its body, or ``None`` when its test is no CUDA test. A body that
     always leaves (``return``, ``raise``, ``continue``, ``break`` as its last statement) has the code that
     ``follows`` the ``if`` in its block as its other branch: ``if x.device.type == "cuda": return fused(x)``
@@ -31,7 +31,7 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
 
 
 def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
-                    flags: AbstractSet[str] = frozenset()) -> bool:
+                    flags: Container[str] = frozenset()) -> bool:
     """``if x.device.type != "cuda": return reference(x)`` with no other branch and code that ``follows`` it:
     on another device the block is left there, so that code runs only on a CUDA device (its other branch)."""
     return followed and node.orelse is None and always_leaves(node.body, followed) \
@@ -39,7 +39,7 @@ def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExp
 
 
 def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
-                     flags: AbstractSet[str]) -> bool:
+                     flags: Container[str]) -> bool:
     """A test true on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, or either in an ``or``."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
         return _not_cuda_device(test.left, qualify, flags) or _not_cuda_device(test.right, qualify, flags)
@@ -69,7 +69,7 @@ def always_leaves(body: cst.BaseSuite, followed: bool) -> bool:
 
 
 def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
-              flags: AbstractSet[str] = frozenset()) -> Optional[str]:
+              flags: Container[str] = frozenset()) -> Optional[str]:
     """``DEVICE_TYPE`` or ``IS_AVAILABLE`` for a CUDA test, else ``None`` (a ``!=`` or a ``not`` is the other
     path: ``None``); a name in ``flags`` was bound to a device-type test."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):

@@ -10,7 +10,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, CudaGuard, GuardKind, Usage, Value
+from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, Usage, Value
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
@@ -53,7 +53,7 @@ class ModuleResolver:
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
-        self._device_flags: List[Set[str]] = [set()]
+        self._device_flags: List[Dict[str, Span]] = [{}]
         #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
         self._rest_guards: Dict[int, int] = {}
 
@@ -98,7 +98,10 @@ class ModuleResolver:
             self._optional_bodies.add(id(node.body))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
         if kind is not None:
-            span = self.emitter.span(node.test)
+            flag = node.test.value if isinstance(node.test, cst.Name) else None
+            # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
+            span = self._device_flags[-1].get(flag) if flag else None
+            span = span or self.emitter.span(node.test)
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
             if kind == GuardKind.OTHER_BRANCH:  # the test is walked next, before the body: a check, not a device
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
@@ -227,7 +230,7 @@ class ModuleResolver:
         self.scopes.enter("function", node.name.value, _body(node),
                           Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
-        self._device_flags.append(set())
+        self._device_flags.append({})
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -448,9 +451,9 @@ class ModuleResolver:
             name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
             tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
             if tests and cuda_test(node.value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
-                self._device_flags[-1].add(name)
+                self._device_flags[-1][name] = self.emitter.span(node.value)
             else:
-                self._device_flags[-1].discard(name)
+                self._device_flags[-1].pop(name, None)
         return True
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
