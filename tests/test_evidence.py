@@ -286,7 +286,9 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
         assert verdict.status != Status.FALLBACK and "ops the trace ran only on the CPU" in verdict.message
 
 
-STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+STEP = ("import torch\n\n\nclass HuberQLoss:\n    def __call__(self, y, y_hat):\n"
+        "        return torch.nn.functional.huber_loss(y, y_hat)\n\n\n"
+        "class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.basis = torch.linalg.eigh(torch.eye(4))[1]\n"
         "        self.proj = torch.nn.utils.weight_norm(torch.nn.Linear(4, 4))\n\n"
         "    def forward(self, x):\n        return torch.special.airy_ai(x @ self.basis)\n\n\n"
@@ -300,6 +302,8 @@ STEP = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\
     pytest.param("torch.special.airy_ai", True, id="fallback-every-step-in-forward"),
     # built once, its hook computes _weight_norm before every forward (torch/nn/utils/weight_norm.py)
     pytest.param("torch.nn.utils.weight_norm", True, id="a-hook-installed-at-init-runs-every-forward"),
+    # a loss chosen by configuration is called where no graph follows: a training run computes it every step
+    pytest.param("torch.nn.functional.huber_loss", True, id="a-loss-computes-every-step"),
 ])
 def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree, api, work):
     report = scan_tree({"train.py": STEP}, ["cann"])

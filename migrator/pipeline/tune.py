@@ -25,6 +25,14 @@ HOOKED_ON_FORWARD = frozenset({
     "torch.nn.utils.parametrize.register_parametrization"})
 
 
+def computes_a_loss(scope: str) -> bool:
+    """A function or a class named for a loss (``HuberQLoss.__call__``, ``EvidentialLoss._calc_unreduced_loss``,
+    ``focal_loss``): a training run computes its loss every step, whichever way the trainer calls it (a loss
+    chosen by name from a configuration is a call no graph can follow)."""
+    *_, owner, name = ["", *scope.split(".")]
+    return "<" not in scope and ("loss" in name.lower() or (owner[:1].isupper() and "loss" in owner.lower()))
+
+
 @dataclass(frozen=True)
 class Tuned:
     """What the tune stage found: the ``tune`` findings, the call-graph node each sits in, and which of the
@@ -48,7 +56,8 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     on_step = None
     if step.nodes or step.loops:
         on_step = frozenset(f.id for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())
-                            and (f.api in HOOKED_ON_FORWARD or step.why(f, project.node_of(f)) is not None))
+                            and (f.api in HOOKED_ON_FORWARD or computes_a_loss(f.scope)
+                                 or step.why(f, project.node_of(f)) is not None))
     found = tune_findings(results, judged, step, project.node_of, ctx, errors)
     if selection:
         found = selection.apply(found)
