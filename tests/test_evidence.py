@@ -734,6 +734,8 @@ LIBRARY_MODULE = ("import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n\n\n
     pytest.param({"pkg/__init__.py": "", "pkg/train.py": LIBRARY_MODULE, "pyproject.toml": "[project]\nname='p'\n"},
                  "pkg/train.py", Context.TRAINING, id="a-script-named-for-a-run"),
     pytest.param({"net.py": LIBRARY_MODULE}, "net.py", Context.TRAINING, id="a-script-nothing-imports"),
+    pytest.param({"scripts/net.py": LIBRARY_MODULE, "pyproject.toml": "[project]\nname='p'\n"}, "scripts/net.py",
+                 Context.TRAINING, id="a-script-in-a-folder-that-is-no-package"),
 ])
 def test_the_main_block_of_a_library_module_is_a_demo(scan_tree, files, path, context):
     report = scan_tree(files, ["cann"])

@@ -2,8 +2,8 @@
 (``denoising_diffusion_pytorch/classifier_free_guidance.py`` ends with one that builds a model on ``.cuda()`` and
 samples). A run imports the module, and its main block never runs. A library module is one the project's training
 code imports, or, in a packaged project (``pyproject.toml``, ``setup.py``, ``setup.cfg``), any module of a
-package; a module named for a run (``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps
-its main block as its entry."""
+package (a folder with an ``__init__.py``; ``tools/eval.py`` beside none is a script); a module named for a run
+(``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps its main block as its entry."""
 
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ def demo_blocks(results: Sequence[FileResult], packaged: bool = False) -> Dict[s
             for name in outline.imports:
                 parts = name.split(".")
                 imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    packages = {r.file.rel.rpartition("/")[0] for r in results if r.file.rel.endswith("__init__.py")}
     return {r.file.rel: r.outline.main_lines for r in results
             if r.outline is not None and r.outline.main_lines is not None
-            and (r.outline.module in imported or (packaged and "." in r.outline.module))
+            and (r.outline.module in imported or (packaged and "/" in r.file.rel
+                                                   and r.file.rel.rpartition("/")[0] in packages))
             and not named_as_a_script(r.file.rel) and r.file.rel.rsplit("/", 1)[-1] not in _ENTRY_FILES}
 
 
