@@ -88,7 +88,7 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     if verdicts is None:
         return None
     verdicts = adapted(_argument_notes_settled(verdicts, usage), usage, ctx.targets)
-    if rule.category in _BRANCHED and usage.cuda_guard is not None:
+    if rule.category in _BRANCHED and usage.cuda_guard is not None and not rule.judges_its_test:
         verdicts = on_cuda_branch(verdicts, usage, ctx)
     if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
         verdicts = _beside_branches(verdicts, usage, ctx)
