@@ -167,6 +167,8 @@ class FileKind(str, Enum):
     #: a training configuration file (YAML, JSON, ``.deepspeed_env``: ``sources/config.py``); its values are
     #: findings only when some code, launch script or framework reads the file (``project/configs.py``)
     TRAINING_CONFIG = "training-config"
+    #: a CMake build file (``CMakeLists.txt``, ``*.cmake``): the CUDA libraries it builds (``sources/cmake.py``)
+    CMAKE = "cmake"
 
 
 class FileStatus(str, Enum):
