@@ -36,6 +36,17 @@ def to_device(x, cfg):
 
 cfg = OmegaConf.load("configs/train.yaml")
 device = setup(cfg, 0)
+
+
+class Timer:
+    def __init__(self, device="cpu"):
+        self.device = device
+
+    def stop(self):
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+        else:
+            pass
 '''
 
 
@@ -59,3 +70,6 @@ def test_the_code_uses_are_sites_of_the_configuration_line(tmp_path):
     # a tensor's device test is no configuration key; a default of a key no read file sets stays its own item
     assert at["train.py", 25].root is None and at["train.py", 27].root is None
     assert ("configs/old.yaml", 1) not in at
+    # an object's own attribute is set in its code, not read from the file: no root, still skipped off CUDA
+    for line in (39, 40):
+        assert at["train.py", line].root is None and at["train.py", line].verdicts["cann"].status == Status.SUPPORTED

@@ -285,8 +285,9 @@ _NOT_KEYS = frozenset({"type", "is_cuda", "device_type"})
 
 def _chain_key(node: cst.BaseExpression, allow_root: bool = False) -> Optional[str]:
     """``dist.backend`` for ``cfg.dist.backend`` or ``cfg["dist"]["backend"]`` (the object it is read from, a
-    name, left out); ``None`` for a bare name, a call or a tensor's ``x.device.type``. ``allow_root``: the chain
-    may be the object alone (``cfg`` in ``cfg.get("device")``: ``""``)."""
+    name, left out); ``None`` for a bare name, a call, a tensor's ``x.device.type`` or ``self.device``.
+    ``allow_root``: the chain may be the object alone (``cfg`` in ``cfg.get("device")``: ``""``), or an
+    object's attribute (``self.cfg`` in ``self.cfg.get("device")``)."""
     parts: List[str] = []
     while True:
         if isinstance(node, cst.Attribute):
@@ -302,6 +303,8 @@ def _chain_key(node: cst.BaseExpression, allow_root: bool = False) -> Optional[s
             return None
     if not isinstance(node, cst.Name) or (not parts and not allow_root) or (parts and parts[0] in _NOT_KEYS):
         return None
+    if not allow_root and node.value in ("self", "cls") and len(parts) == 1:
+        return None  # ``self.device``: the object's own attribute, set in its code, not a configuration's key
     return ".".join(reversed(parts))
 
 
