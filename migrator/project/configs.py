@@ -158,13 +158,14 @@ def with_config_roots(findings: Sequence[Finding], reads: ConfigReads) -> List[F
 
 def _setting_of(finding: Finding, candidates: Sequence[Finding], reads: ConfigReads) -> Optional[Finding]:
     """The configuration finding that sets the key ``finding`` reads, of the same kind of value (a device for a
-    device, a backend for a backend): the longest matching key, then one read by ``finding``'s own file."""
+    device, a backend for a backend): one in the same part of the project (a training file's value is not set
+    by a test's configuration), the longest matching key, then one read by ``finding``'s own file."""
     key = finding.config_key or ""
     kind = _kind(finding)
     matches = [c for c in candidates if _kind(c) == kind and _same_key(key, c.config_key or "")]
     if not matches:
         return None
-    return max(matches, key=lambda c: (len((c.config_key or "").split(".")),
+    return max(matches, key=lambda c: (c.context == finding.context, len((c.config_key or "").split(".")),
                                        reads.read_by.get(c.path, ("", 0))[0] == finding.path, -len(c.path)))
 
 
