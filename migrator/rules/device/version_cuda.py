@@ -68,12 +68,13 @@ def judged(target: TargetMap, in_test: bool) -> Verdict:
     if facts is None:
         return Verdict(Status.UNKNOWN, f"`{API}` on {target.id}: no source in the data says what its torch build "
                        "reports (a test on it may or may not be taken there); check by hand", "migrator data gap")
-    said = f"`{API}` is None on {target.id} (the vendor installs the CPU torch wheel: {facts.quote})"
+    said = (f"`{API}` is None on {target.id}: the vendor installs its plugin over the CPU torch wheel from torch "
+            f"{facts.torch_from} on ({facts.source.split(' ', 1)[0]})")
     proof = (Evidence(Grade.PROOF, facts.source, facts.quote),)
     if not in_test:
         return Verdict(Status.PARTIAL, f"{said}: it prints as None, and parsing it (`.split`, `float()`, "
-                       "`version.parse`) raises", facts.source, evidence=(Evidence(Grade.NOTE, facts.source,
-                                                                                    facts.quote),))
+                       "`version.parse`) raises", facts.source,
+                       evidence=(Evidence(Grade.NOTE, facts.source, facts.quote),))
     device = target.runtime_facts.kernel_device
     return Verdict(Status.REWRITE, f"{said}: the branch this test guards is never taken there; what it does is "
                    f"off on {target.id}", facts.source, fix=Manual(f"torch.{device}.is_available()"),
