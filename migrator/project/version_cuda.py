@@ -5,7 +5,8 @@ branch is never taken. What it does is then the finding: when everything it hold
 CUDA-only library with no port, a measurement of the CUDA device), skipping it is right: the test and the branch
 are ``supported`` there. Otherwise (a fused path with a twin, a flag the scan does not judge, such as
 ``fused=True``) the branch is silently off: the test stays the ``rewrite`` the rule made, and the branch's own
-findings are its sites, one item of work.
+findings are its sites, one item of work. A branch holding nothing the scan judges (``kwargs["fused"] = True``, a
+log line) is off as surely, but whether that matters no data says: the test is then to validate (a note).
 """
 
 from __future__ import annotations
@@ -46,8 +47,12 @@ def with_version_branches(findings: Sequence[Finding]) -> List[Finding]:
                     site_verdicts = dict(current.verdicts)
                     site_verdicts[target] = _never_runs(verdict, target, guard)
                     changed[site.id] = replace(current, verdicts=site_verdicts)
-            else:
+            elif held:
                 verdicts[target] = replace(verdict, message=verdict.message + _what_it_does(held, target))
+            else:  # the proof is that the branch is not taken; whether what it does matters no data says
+                verdicts[target] = replace(verdict, message=verdict.message + _what_it_does(held, target),
+                                           evidence=tuple(Evidence(Grade.NOTE, e.source, e.quote)
+                                                          for e in verdict.evidence))
         changed[test.id] = replace(test, verdicts=verdicts)
         for site in body:  # silently off somewhere: the branch's findings are sites of the test (one item)
             current = changed.get(site.id, site)
@@ -83,6 +88,7 @@ def _never_runs(verdict: Verdict, target: str, guard: Optional[Span]) -> Verdict
 
 def _what_it_does(held: Sequence[Finding], target: str) -> str:
     if not held:
-        return " (its branch holds nothing the scan judges: a choice such as a fused optimizer's flag, off there)"
+        return (" (its branch holds nothing the scan judges, such as a fused optimizer's flag or a log line: check "
+                "whether the target should take it)")
     apis = ", ".join(dict.fromkeys(f"`{f.api}`" for f in held))
     return f" ({apis}: a path {target} could take; test for the device instead if it should)"
