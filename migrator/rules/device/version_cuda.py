@@ -37,7 +37,7 @@ class VersionCuda(Rule):
 
     name = "version-cuda"
     claim = Claim.CUDA_API
-    kinds = frozenset({"attribute"})
+    kinds = frozenset({"attribute", "call"})  # a call: how `explain` asks of a name
     category = Category.DEVICE
     judges_its_test = True
     summary = "torch.version.cuda tests: None where the vendor installs the CPU torch wheel"
