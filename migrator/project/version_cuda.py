@@ -3,9 +3,9 @@
 Where the target's runtime installs the CPU torch wheel (``Runtime.torch_version_cuda``, with its source) the
 branch is never taken. What it does is then the finding: when everything it holds has no path on the target (a
 CUDA-only library with no port, a measurement of the CUDA device), skipping it is right: the test and the branch
-are ``supported`` there. Otherwise (a fused path with a twin, a flag the scan does not judge, such as
-``fused=True``) the branch is silently off: the test stays the ``rewrite`` the rule made, and the branch's own
-findings are its sites, one item of work. A branch holding nothing the scan judges (``kwargs["fused"] = True``, a
+are ``supported`` there. Otherwise (a fused attention with a twin on the target) the branch is silently off: the
+test stays the ``rewrite`` the rule made, on its proof, and the branch's own findings are its sites, one item of
+work. A branch holding nothing the scan judges (``kwargs["fused"] = True``, a
 log line) is off as surely, but whether that matters no data says: the test is then to validate (a note).
 """
 
@@ -23,6 +23,7 @@ _NO_PATH = frozenset({Status.PORT, Status.UNSUPPORTED})
 
 
 def with_version_branches(findings: Sequence[Finding]) -> List[Finding]:
+    """``findings`` with each ``torch.version.cuda`` test judged by what its branch holds, per target."""
     tests = [f for f in findings if f.rule == RULE and f.span.line is not None
              and any(v.status == Status.REWRITE for v in f.verdicts.values())]
     if not tests:
