@@ -16,6 +16,7 @@ from .project import diagnostics, dtypes
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, VOCABULARY
 from .rules.tune import keeps_for_tuning
+from .sources.cmake import read_cmake
 from .sources.config import ConfigError, config_text, python_refs, read_config, script_refs
 from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
@@ -321,6 +322,13 @@ def _training_config(source: SourceFile, data: bytes) -> FileResult:
     return FileResult(source, FileStatus.OK, usages=usages, config_refs=refs if refs.names else None)
 
 
+def _cmake(source: SourceFile, data: bytes) -> FileResult:
+    """A CMake build file: the CUDA libraries it builds (``sources/cmake.py``)."""
+    if b"\x00" in data[:8192]:
+        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
+    return FileResult(source, FileStatus.OK, usages=read_cmake(data.decode("utf-8", errors="replace")))
+
+
 _ANALYZERS = {
     FileKind.PYTHON: _python,
     FileKind.NOTEBOOK: _notebook,
@@ -330,4 +338,5 @@ _ANALYZERS = {
     FileKind.DOCKERFILE: _environment,
     FileKind.REQUIREMENTS: _environment,
     FileKind.TRAINING_CONFIG: _training_config,
+    FileKind.CMAKE: _cmake,
 }

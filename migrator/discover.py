@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .model import FileKind, FileResult, FileStatus, SourceFile
+from .sources.cmake import is_cmake_name
 from .sources.config import MAX_CONFIG_BYTES, is_config_name
 
 #: Larger files are skipped with a reason: generated code, vendored blobs, data dumps.
@@ -51,6 +52,8 @@ def kind_of(name: str) -> Optional[FileKind]:
         return _SUFFIX_KINDS[suffix]
     if is_config_name(name):
         return FileKind.TRAINING_CONFIG
+    if is_cmake_name(name):
+        return FileKind.CMAKE
     if _REQUIREMENTS.match(name):
         return FileKind.REQUIREMENTS
     if _DOCKERFILE.search(name):

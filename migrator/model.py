@@ -167,6 +167,8 @@ class FileKind(str, Enum):
     #: a training configuration file (YAML, JSON, ``.deepspeed_env``: ``sources/config.py``); its values are
     #: findings only when some code, launch script or framework reads the file (``project/configs.py``)
     TRAINING_CONFIG = "training-config"
+    #: a CMake build file (``CMakeLists.txt``, ``*.cmake``): the CUDA libraries it builds (``sources/cmake.py``)
+    CMAKE = "cmake"
 
 
 class FileStatus(str, Enum):
@@ -239,6 +241,9 @@ class GuardKind(str, Enum):
 class CudaGuard:
     kind: GuardKind
     span: "Span"  # the test
+    #: the configuration key the test compares (``if cfg.device == "cuda":``: ``device``): the value is chosen
+    #: outside the code, so whether the branch runs on a target is the configuration's (``project/configs``)
+    key: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +275,10 @@ class Usage:
     siblings: Tuple[str, ...] = ()
     #: inside ``with torch.no_grad():`` / ``torch.inference_mode()`` or a function decorated so: no backward
     no_grad: bool = False
+    #: the configuration key a literal is compared with or is the default of (``cfg.dist.backend == "nccl"``:
+    #: ``dist.backend``; ``add_argument("--device", default="cuda")``: ``device``); a configuration file's value:
+    #: its dotted key. ``project/configs.with_config_roots`` joins the code's use to the file's line by it
+    config_key: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -486,6 +495,11 @@ class Finding:
     measured: Optional["StepMeasure"] = None
     #: the CUDA test (with no other branch) whose body this finding sits in: it runs only where that test holds
     guard: Optional[Span] = None
+    #: the configuration key its value is read by or written at (``Usage.config_key``; not in the report)
+    config_key: Optional[str] = None
+    #: the verdicts before the guard analysis made them ``supported`` (a test on a configuration key, or what it
+    #: decides): the configuration names the target's device once ported, and the branch is taken there
+    unguarded: Optional[Mapping[str, "Verdict"]] = None
 
 
 @dataclass(frozen=True)

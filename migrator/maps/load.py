@@ -60,6 +60,27 @@ class Runtime:
     build_api: Optional[str] = None
     #: other names ``--target`` accepts for it (``ascend``, ``npu`` for ``cann``)
     aliases: Tuple[str, ...] = ()
+    #: what ``torch.version.cuda`` reads there (``None``: the vendor installs the CPU torch wheel), from which torch
+    #: line, and the source; ``None`` where no source says (a test for it is then unknown)
+    torch_version_cuda: Optional["VersionCuda"] = None
+
+    def version_cuda_unset(self, torch_line: Optional[str]) -> Optional["VersionCuda"]:
+        """The source that ``torch.version.cuda`` is None on this runtime at ``torch_line``, or ``None`` when
+        no source says (another torch line, a runtime with no such row)."""
+        facts = self.torch_version_cuda
+        if facts is None or torch_line is None:
+            return None
+        line = tuple(int(p) for p in torch_line.split(".")[:2] if p.isdigit())
+        return facts if line >= tuple(int(p) for p in facts.torch_from.split(".")) else None
+
+
+@dataclass(frozen=True)
+class VersionCuda:
+    """``torch.version.cuda`` on a runtime: ``None`` from torch line ``torch_from`` on, as ``source`` says."""
+
+    torch_from: str
+    source: str
+    quote: str
 
 
 @lru_cache(maxsize=None)
@@ -86,8 +107,13 @@ def target_folders() -> Tuple[Mapping[str, Any], ...]:
 
 @lru_cache(maxsize=None)
 def runtimes() -> Mapping[str, Runtime]:
-    return {doc["runtime"]["id"]: Runtime(**{**doc["runtime"], "aliases": tuple(doc["runtime"].get("aliases", ()))})
-            for doc in target_folders()}
+    def row(doc: Mapping[str, Any]) -> Runtime:
+        facts = doc["runtime"].get("torch_version_cuda")
+        version_cuda = None if facts is None else VersionCuda(facts["torch_from"], facts["source"], facts["quote"])
+        return Runtime(**{**doc["runtime"], "aliases": tuple(doc["runtime"].get("aliases", ())),
+                          "torch_version_cuda": version_cuda})
+
+    return {doc["runtime"]["id"]: row(doc) for doc in target_folders()}
 
 
 @lru_cache(maxsize=None)

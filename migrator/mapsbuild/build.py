@@ -85,6 +85,24 @@ _RUNTIME_FIELDS = ("id", "name", "default_version", "cuda_names", "kernel_langua
                    "build_change", "build_api", "dispatch_key", "dispatch_note")
 
 
+def _check_version_cuda(row: dict) -> None:
+    """A runtime's ``torch_version_cuda``: what ``torch.version.cuda`` reads there, from a torch line on, with the
+    source that says so and its words (never a value no source gives: a runtime with none is unknown)."""
+    facts = row.get("torch_version_cuda")
+    if facts is None:
+        return
+    if not isinstance(facts, dict) or set(facts) != {"value", "torch_from", "source", "quote"} \
+            or facts["value"] is not None or not re.fullmatch(r"\d+\.\d+", str(facts["torch_from"])) \
+            or not all(isinstance(facts[k], str) and facts[k].strip() for k in ("source", "quote")):
+        raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: torch_version_cuda needs value (null: the "
+                             "CPU torch wheel), torch_from (a torch line), source and quote")
+
+
+def _one_line(facts: dict) -> dict:
+    """A folded YAML string's line breaks as the single spaces they stand for."""
+    return {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in facts.items()}
+
+
 def _runtimes(curated: Path) -> List[dict]:
     """``curated/targets.yaml``: one row per runtime, checked field by field."""
     path = curated / "targets.yaml"
@@ -93,13 +111,14 @@ def _runtimes(curated: Path) -> List[dict]:
     rows = (parse_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
     for row in rows:
         missing = [f for f in _RUNTIME_FIELDS if f not in row]
-        extra = sorted(set(row) - set(_RUNTIME_FIELDS) - {"aliases"})
+        extra = sorted(set(row) - set(_RUNTIME_FIELDS) - {"aliases", "torch_version_cuda"})
         if missing or extra or row["cuda_names"] not in ("renamed", "kept"):
             raise MapsBuildError(f"curated/targets.yaml row {row.get('id')!r}: missing {missing}, unknown {extra}, "
                                  "cuda_names must be renamed or kept")
         if row["build_api"] is not None and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", str(row["build_api"])):
             raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: build_api must be a dotted name, "
                                  f"not {row['build_api']!r}")
+        _check_version_cuda(row)
         aliases = row.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) and re.fullmatch(r"[a-z][a-z0-9_-]*", a)
                                                     for a in aliases):
@@ -108,7 +127,8 @@ def _runtimes(curated: Path) -> List[dict]:
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise MapsBuildError(f"curated/targets.yaml: {twice[0]!r} names two targets (an id or an alias)")
-    return [{**{f: row[f] for f in _RUNTIME_FIELDS}, **({"aliases": row["aliases"]} if row.get("aliases") else {})}
+    return [{**{f: row[f] for f in _RUNTIME_FIELDS}, **({"aliases": row["aliases"]} if row.get("aliases") else {}),
+             **({"torch_version_cuda": _one_line(row["torch_version_cuda"])} if row.get("torch_version_cuda") else {})}
             for row in rows]
 
 

@@ -22,7 +22,7 @@ from ..evidence import weigh
 from ..maps.load import third_party
 from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report, TraceSummary
 from ..project import in_project
-from ..project.configs import with_config_reads, with_unread_noted
+from ..project.configs import with_config_reads, with_config_roots, with_unread_noted
 from ..project.coverage import apart
 from ..project.roots import with_line_roots
 from ..rules import RuleContext
@@ -91,8 +91,9 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     read, reads = with_config_reads(judged.findings, results)
     judged = replace(judged, files=with_unread_noted(judged.files, reads))
     base = base_dir(root)
-    findings = in_project(read, results, targets,
-                          packaged=any((base / name).is_file() for name in PACKAGING_FILES))
+    findings = with_config_roots(in_project(read, results, targets,
+                                            packaged=any((base / name).is_file() for name in PACKAGING_FILES)),
+                                 reads)
     traced = None
     if request.trace is not None:
         from .trace_join import join_trace

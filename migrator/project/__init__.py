@@ -21,6 +21,7 @@ from .dtypes import dtype_profiles
 from .roots import with_roots
 from .demo_blocks import demo_blocks, in_demo_block
 from .step import evaluation_only
+from .version_cuda import with_version_branches
 
 __all__ = ["in_project"]
 
@@ -69,7 +70,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
-    placed = with_optional_modules(with_skipped_diagnostics(with_roots(placed), targets), results)
+    placed = with_version_branches(with_roots(placed))
+    placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results)
     placed = with_overridden_defaults(placed, results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ..model import FileKind, FileResult, FileStatus, Finding
+from ..model import FileKind, FileResult, FileStatus, Finding, Status, Verdict
 from ..sources.config import NAMED_CONFIGS, resolve_name
 
 #: the frameworks whose settings a generic configuration file carries only for a project that imports them
@@ -100,3 +100,81 @@ def with_unread_noted(files: Sequence[FileResult], reads: ConfigReads) -> Tuple[
     why = "not named by any code, launch script or configuration file read: its values are not findings"
     return tuple(replace(r, reason=r.reason or why) if r.file.rel in unread and r.status == FileStatus.OK else r
                  for r in files)
+
+
+#: the code findings a configuration value can be the cause of: a device or backend literal the code compares the
+#: value with or defaults it to, and what already points at one of those
+_VALUE_RULES = frozenset({"device-string", "collective-backend", "device-argument"})
+
+
+def with_config_roots(findings: Sequence[Finding], reads: ConfigReads) -> List[Finding]:
+    """One choice, one item: where the code compares a configuration value with CUDA's spelling or defaults it
+    to it (``if cfg.device == "cuda":``, ``cfg.get("device", "cuda")``, ``add_argument("--backend",
+    default="nccl")`` over a YAML that sets ``backend``), its finding is a site of the finding at the line of the
+    read configuration file that sets that key (``Finding.config_key``, matched by its dotted tail), and so is
+    everything already pointing at it. The configuration line is the item; the code's use keeps its verdicts
+    (``fix`` still edits it) and says where the value is chosen."""
+    by_key: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        if finding.path in reads.read_by and finding.config_key and finding.rule != "config-setting":
+            by_key.setdefault(finding.config_key.split(".")[-1], []).append(finding)
+    if not by_key:
+        return list(findings)
+    roots: Dict[str, str] = {}
+    said: Dict[str, str] = {}
+    restored: Dict[str, Dict[str, Verdict]] = {}
+    for finding in findings:
+        if finding.path in reads.configs or not finding.config_key \
+                or (finding.rule not in _VALUE_RULES and finding.unguarded is None):
+            continue
+        cause = _setting_of(finding, by_key.get(finding.config_key.split(".")[-1], ()), reads)
+        if cause is None or cause.id == finding.id:
+            continue
+        roots[finding.id] = cause.id
+        said[finding.id] = f"; the value is chosen at {cause.path}:{cause.span.line} (`{cause.snippet}`)"
+        if finding.unguarded is not None:  # ``if cfg.device == "cuda":``: taken once the file names the target
+            restored[finding.id] = {t: replace(v, message=v.message + f"; the test reads `{cause.snippet}` "
+                                               f"({cause.path}:{cause.span.line}), which changes to the target's "
+                                               "device: the branch runs there and changes with it")
+                                    for t, v in finding.unguarded.items()
+                                    if t in cause.verdicts and cause.verdicts[t].status != Status.SUPPORTED}
+    if not roots:
+        return list(findings)
+    for finding in findings:  # what pointed at a use now points at the configuration line
+        if finding.root in roots and finding.id not in roots:
+            roots[finding.id] = roots[finding.root]
+    out = []
+    for finding in findings:
+        if finding.id not in roots:
+            out.append(finding)
+            continue
+        extra = said.get(finding.id, "")
+        verdicts = {t: replace(v, message=v.message + extra) for t, v in finding.verdicts.items()} if extra \
+            else dict(finding.verdicts)
+        verdicts.update(restored.get(finding.id, {}))
+        out.append(replace(finding, root=roots[finding.id], verdicts=verdicts))
+    return out
+
+
+def _setting_of(finding: Finding, candidates: Sequence[Finding], reads: ConfigReads) -> Optional[Finding]:
+    """The configuration finding that sets the key ``finding`` reads, of the same kind of value (a device for a
+    device, a backend for a backend): one in the same part of the project (a training file's value is not set
+    by a test's configuration), the longest matching key, then one read by ``finding``'s own file."""
+    key = finding.config_key or ""
+    kind = _kind(finding)
+    matches = [c for c in candidates if _kind(c) == kind and _same_key(key, c.config_key or "")]
+    if not matches:
+        return None
+    return max(matches, key=lambda c: (c.context == finding.context, len((c.config_key or "").split(".")),
+                                       reads.read_by.get(c.path, ("", 0))[0] == finding.path, -len(c.path)))
+
+
+def _same_key(code: str, written: str) -> bool:
+    """``trainer.device`` read as ``cfg.trainer.device`` (``trainer.device``) or as ``device`` under a node the
+    code holds (``trainer_cfg.device``): one dotted path ends with the other."""
+    return code == written or code.endswith("." + written) or written.endswith("." + code)
+
+
+def _kind(finding: Finding) -> str:
+    api = finding.api
+    return "backend" if "Backend" in api or "backend" in api or finding.rule == "collective-backend" else "device"

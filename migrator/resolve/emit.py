@@ -47,7 +47,8 @@ class Emitter:
 
     def emit(self, api: str, kind: UsageKind, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
-             node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = ()) -> None:
+             node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = (),
+             config_key: Optional[str] = None) -> None:
         guarded = self.scopes.guard_depth > 0 if kind == "import" else self.scopes.is_guarded(api)
         snippet_node = node_for_snippet or node
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
@@ -57,7 +58,7 @@ class Emitter:
             context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
             cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None,
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
-            no_grad=self.no_grad > 0,
+            no_grad=self.no_grad > 0, config_key=config_key,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
 

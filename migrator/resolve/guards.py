@@ -11,8 +11,10 @@ import libcst as cst
 from ..devices import ACCELERATORS
 from ..model import GuardKind
 
-#: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), or whether CUDA is there.
-DEVICE_TYPE, IS_AVAILABLE = "device-type", "is-available"
+#: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), whether CUDA is there, or
+#: whether the installed torch was built with CUDA (``torch.version.cuda``: None in a CPU torch wheel).
+DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA = "device-type", "is-available", "version-cuda"
+_VERSION_CUDA = "torch.version.cuda"
 _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_available"})
 
 
@@ -26,6 +28,8 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
     kind = cuda_test(node.test, qualify, flags)
     if kind is None:
         return None
+    if kind == VERSION_CUDA:  # no name of the target's makes it true: what its body does is the test's finding's
+        return GuardKind.DECIDED_BY_TEST
     other_branch = node.orelse is not None or always_leaves(node.body, followed)
     return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
 
@@ -88,6 +92,12 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
         return None
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
         return DEVICE_TYPE
+    if isinstance(test, cst.Attribute) and test.attr.value == "cuda" and qualify(test) == _VERSION_CUDA:
+        return VERSION_CUDA
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and qualify(test.left) == _VERSION_CUDA \
+            and isinstance(test.comparisons[0].operator, cst.IsNot) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+        return VERSION_CUDA  # ``torch.version.cuda is not None``
     if isinstance(test, cst.Comparison):
         sides = [test.left, *(c.comparator for c in test.comparisons)]
         positive = all(isinstance(c.operator, (cst.Equal, cst.In, cst.Is)) for c in test.comparisons)

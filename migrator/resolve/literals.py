@@ -47,6 +47,8 @@ class Literals:
         self._implementation_names: Set[int] = set()  # ``"cuda"`` literals such a test compares with
         self._given: Dict[int, str] = {}  # a literal -> the name its role gives it to (``impl`` in ``impl="cuda"``)
         self._by_name: List[Tuple[int, str]] = []  # (emitted usage's index, the name its literal is given to)
+        #: a literal -> the configuration key it is compared with or the default of (``cfg.dist.backend``)
+        self._keys: Dict[int, str] = {}
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC,
              given_to: Optional[str] = None) -> None:
@@ -72,6 +74,7 @@ class Literals:
         self.emitter.drop(index for index, name in self._by_name if name in self._selectors)
         self._by_name.clear()
         self._given.clear()
+        self._keys.clear()
         self._roles.clear()
         self._siblings.clear()
         self._tested.clear()
@@ -131,6 +134,7 @@ class Literals:
                 self.note(param.default, f"default of parameter {param.name.value}", given_to=param.name.value)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._default_key(node)
         if id(node) in self.consumed:
             return
         func = node.func
@@ -169,7 +173,35 @@ class Literals:
         if node.value is not None:
             self.note(node.value, lambda: "assigned to " + self.emitter.code(node.target), given_to=_named(node.target))
 
+    def _default_key(self, node: cst.Call) -> None:
+        """The key a literal is the default of: ``cfg.get("device", "cuda")``, ``getattr(cfg, "device", "cuda")``,
+        ``parser.add_argument("--dist-backend", default="nccl")`` (its ``dest``: ``dist_backend``)."""
+        func, args = node.func, node.args
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        if name == "get" and isinstance(func, cst.Attribute) and len(positional) == 2:
+            key, owner, default = _text(positional[0]), func.value, positional[1]
+        elif name == "getattr" and len(positional) == 3:
+            key, owner, default = _text(positional[1]), positional[0], positional[2]
+        elif name == "add_argument":
+            flags = [t for t in (_text(v) for v in positional) if t and t.startswith("--")]
+            found = next((a.value for a in args if a.keyword is not None and a.keyword.value == "default"), None)
+            if flags and found is not None:
+                self._keys[id(found)] = flags[0][2:].replace("-", "_")
+            return
+        else:
+            return
+        chain = _chain_key(owner, allow_root=True)
+        if key and chain is not None and isinstance(default, LITERAL_NODES):
+            self._keys[id(default)] = f"{chain}.{key}" if chain else key
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) == 1:  # ``cfg.dist.backend == "nccl"``: the key a configuration sets
+            sides = (node.left, node.comparisons[0].comparator)
+            for literal, other in (sides, sides[::-1]):
+                key = _chain_key(other)
+                if key and isinstance(literal, LITERAL_NODES):
+                    self._keys[id(literal)] = key
         self._selector_test(node)
         for target in node.comparisons:
             self.note(target.comparator, lambda: f"{COMPARED} {self.emitter.code(node.left)}", Confidence.RESOLVED,
@@ -229,7 +261,8 @@ class Literals:
             if given_to is not None:
                 self._by_name.append((len(self.emitter.usages), given_to))
             self.emitter.emit(api, UsageKind.LITERAL, node, (Argument(None, value),), confidence=confidence,
-                              context=context, siblings=self._siblings.get(id(node), ()))
+                              context=context, siblings=self._siblings.get(id(node), ()),
+                              config_key=self._keys.get(id(node)))
 
 
 _MOST_NAMED = 32
@@ -241,6 +274,50 @@ _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "a
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
 #: ``args.backend``, ``accelerator``, ``dist_url``): never taken for an implementation selector.
 _DEVICE_NAME = re.compile(r"device|backend|accelerator|map_location|dist|gpu|cuda", re.IGNORECASE)
+
+
+def tested_key(test: cst.BaseExpression) -> Optional[str]:
+    """The configuration key a CUDA test compares with a string (``cfg.device == "cuda"``, ``"cuda" in
+    args.device``, either side of an ``and``); ``None`` for anything else (``x.device.type == "cuda"``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return tested_key(test.left) or tested_key(test.right)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, right = test.left, test.comparisons[0].comparator
+        for literal, other in ((left, right), (right, left)):
+            if isinstance(literal, STRING_NODES):
+                key = _chain_key(other)
+                if key:
+                    return key
+    return None
+
+
+#: the last part of a chain that is a tensor's or a device object's, not a configuration key
+_NOT_KEYS = frozenset({"type", "is_cuda", "device_type"})
+
+
+def _chain_key(node: cst.BaseExpression, allow_root: bool = False) -> Optional[str]:
+    """``dist.backend`` for ``cfg.dist.backend`` or ``cfg["dist"]["backend"]`` (the object it is read from, a
+    name, left out); ``None`` for a bare name, a call, a tensor's ``x.device.type`` or ``self.device``.
+    ``allow_root``: the chain may be the object alone (``cfg`` in ``cfg.get("device")``: ``""``), or an
+    object's attribute (``self.cfg`` in ``self.cfg.get("device")``)."""
+    parts: List[str] = []
+    while True:
+        if isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        elif isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index) and _text(node.slice[0].slice.value) is not None:
+            parts.append(_text(node.slice[0].slice.value) or "")
+            node = node.value
+        else:
+            break
+        if len(parts) > 8:
+            return None
+    if not isinstance(node, cst.Name) or (not parts and not allow_root) or (parts and parts[0] in _NOT_KEYS):
+        return None
+    if not allow_root and node.value in ("self", "cls") and len(parts) == 1:
+        return None  # ``self.device``: the object's own attribute, set in its code, not a configuration's key
+    return ".".join(reversed(parts))
 
 
 def _named(node: cst.BaseExpression) -> Optional[str]:

@@ -14,9 +14,9 @@ from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, Usage, Val
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
-from .guards import (DEVICE_TYPE, accelerators_tested, availability_test, body_guard, cuda_test, decides_device_work,
-                     leaves_off_cuda)
-from .literals import Literals
+from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, availability_test, body_guard, cuda_test,
+                     decides_device_work, leaves_off_cuda)
+from .literals import Literals, tested_key
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
                       TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
@@ -102,9 +102,12 @@ class ModuleResolver:
             # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
             span = self._device_flags[-1].get(flag) if flag else None
             span = span or self.emitter.span(node.test)
-            self._cuda_bodies[id(node.body)] = CudaGuard(kind, span)
-            if kind == GuardKind.OTHER_BRANCH:  # the test is walked next, before the body: a check, not a device
-                self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
+            key = tested_key(node.test)
+            self._cuda_bodies[id(node.body)] = CudaGuard(kind, span, key)
+            # the test is walked next, before the body: a check, not a device (``torch.version.cuda``: a test of
+            # the torch build, judged with the branch it decides)
+            if kind == GuardKind.OTHER_BRANCH or cuda_test(node.test, self.scopes.qualify) == VERSION_CUDA:
+                self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
         elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))

@@ -88,8 +88,11 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
     if verdicts is None:
         return None
     verdicts = adapted(_argument_notes_settled(verdicts, usage), usage, ctx.targets)
-    if rule.category in _BRANCHED and usage.cuda_guard is not None:
-        verdicts = on_cuda_branch(verdicts, usage, ctx)
+    unguarded = None
+    if rule.category in _BRANCHED and usage.cuda_guard is not None and not rule.judges_its_test:
+        judged_alone, verdicts = verdicts, on_cuda_branch(verdicts, usage, ctx)
+        if usage.cuda_guard.key is not None and verdicts != judged_alone:
+            unguarded = judged_alone  # the configuration decides whether the branch runs (project/configs)
     if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
         verdicts = _beside_branches(verdicts, usage, ctx)
     key = (rule.name, usage.api, normalised_snippet(usage.snippet))
@@ -101,6 +104,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
         guard=usage.cuda_guard.span if usage.cuda_guard is not None
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
+        config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
+        unguarded=unguarded,
     )
 
 

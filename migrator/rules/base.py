@@ -130,6 +130,9 @@ class Rule(DocumentedRule):
     #: report (``torch.cuda.synchronize()`` becomes ``torch_npu.npu.synchronize()``). The plan's readiness after
     #: each phase counts the one as running and drops the other, as the scan after it will.
     call_stays: ClassVar[bool] = False
+    #: Whether the rule judges the CUDA test its usage sits in itself (``version-cuda``: what the branch does
+    #: decides), so the guard analysis (``on_cuda_branch``) leaves its verdicts as they are.
+    judges_its_test: ClassVar[bool] = False
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         raise NotImplementedError

@@ -162,11 +162,11 @@ def _usage(path: str, node, value: str, siblings: Tuple[Tuple[str, str], ...], f
         return _setting(path, span, value, key, siblings, family)
     if _DEVICE.match(value):
         return Usage(api="torch.device", kind=UsageKind.LITERAL, span=span, snippet=snippet,
-                     args=(Argument(None, text),), context=where,
+                     args=(Argument(None, text),), context=where, config_key=path or None,
                      siblings=tuple(v for k, v in siblings if k != key and _is_device_name(v)))
     if _BACKEND.match(value) and key not in _NOT_TORCH_BACKEND:
         return Usage(api="torch.distributed.Backend", kind=UsageKind.LITERAL, span=span, snippet=snippet,
-                     args=(Argument(None, text),), context=where)
+                     args=(Argument(None, text),), context=where, config_key=path or None)
     if not rows:
         return None  # a key no framework row names: data, not a setting a rule judges
     return _setting(path, span, value, key, siblings, family)
@@ -176,7 +176,7 @@ def _setting(path: str, span: Span, value: str, key: str, siblings: Tuple[Tuple[
              family: str) -> Usage:
     others = tuple(Argument(k, Value(ValueKind.STR, v)) for k, v in siblings if k != key)
     return Usage(api=f"config:{path}", kind=UsageKind.SETTING, span=span, snippet=f"{path}: {value}",
-                 args=(Argument(key, Value(ValueKind.STR, value)), *others), context=family)
+                 args=(Argument(key, Value(ValueKind.STR, value)), *others), context=family, config_key=path)
 
 
 #: which frameworks' rows a file of each family serves (a generic YAML: the frameworks configured through one)

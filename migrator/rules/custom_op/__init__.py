@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 from ...model import Status, Verdict
+from ...sources.cmake import CMAKE_BUILDERS
 
+#: what builds a C++/CUDA extension: torch's builders, and a CMake file's CUDA library (``sources/cmake.py``)
 EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
-                      "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline")
+                      "torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline", *CMAKE_BUILDERS)
 
 
 _SOURCE = "migrator custom-op inventory"

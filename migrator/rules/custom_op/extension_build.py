@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from ...model import Category, Status, Usage, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
+from ...sources.cmake import CMAKE_BUILDERS
 from . import _KERNEL, _SETUP, _SOURCE, EXTENSION_BUILDERS, _port
+
+
+#: a CUDA source file named in a sources expression (``'csrc/ln_kernel.cu'``, ``"*.cu"``), not ``.cuh`` or ``.cpp``
+_CUDA_SOURCE = re.compile(r"\.cu\b(?!h)")
 
 
 class ExtensionBuildRule(Rule):
@@ -16,8 +22,12 @@ class ExtensionBuildRule(Rule):
 
     ## What it does
     Finds `CUDAExtension(...)`, `CppExtension(...)`, `cpp_extension.load(...)` and `load_inline(...)`, in
-    `setup.py` or at run time, and records the extension's module name and sources for the custom-op
+    `setup.py` or at run time in any module, and a CMake file's CUDA library (`add_library` /
+    `pybind11_add_module` with a `.cu` source, `cuda_add_library`; `enable_language(CUDA)` in a file that
+    builds none: `sources/cmake.py`), and records the extension's module name and sources for the custom-op
     inventory: its kernels, registrations, Python wrappers and call sites are joined to it across files.
+    A builder is judged by its sources, not its name: a `.cu` source compiles with nvcc (a `CppExtension`
+    that lists one is a CUDA extension), and a `load(...)` of C++ sources only builds for the CPU.
 
     ## Why is this bad?
     CUDA sources compile only with nvcc for NVIDIA GPUs: every target needs the kernels rewritten in its
@@ -43,6 +53,14 @@ class ExtensionBuildRule(Rule):
                 expect=Status.PORT),
         Invalid("from torch.utils.cpp_extension import CppExtension\next = CppExtension('cpu_ops', ['csrc/ops.cpp'])\n",
                 expect=Status.FALLBACK),
+        # a .cu source compiles with nvcc whatever the builder is called: a CUDA extension
+        Invalid("from torch.utils.cpp_extension import CppExtension\n"
+                "ext = CppExtension('gelu', sources=['csrc/gelu.cpp', 'csrc/gelu_kernel.cu'])\n", expect=Status.PORT),
+        Invalid("cmake_minimum_required(VERSION 3.18)\nproject(fused LANGUAGES CXX CUDA)\n"
+                "add_library(fused SHARED fused.cpp fused_kernel.cu)\n", path="CMakeLists.txt",
+                files={"fused_kernel.cu": _KERNEL}, expect=Status.PORT),
+        Valid("project(cpu_ops LANGUAGES CXX)\n# CUDA builds live in ../gpu (enable_language(CUDA) there)\n"
+              "add_library(cpu_ops SHARED ops.cpp)\n", path="CMakeLists.txt"),
         Valid("from setuptools import Extension, setup\nsetup(ext_modules=[Extension('speedups', ['speedups.c'])])\n",
               path="setup.py"),
     )
@@ -51,9 +69,12 @@ class ExtensionBuildRule(Rule):
         if usage.kind not in self.kinds or usage.api not in EXTENSION_BUILDERS:
             return None
         sources = [a.value.text or "" for a in usage.args]
-        cuda = usage.api.endswith("CUDAExtension") or any(".cu" in s for s in sources) or \
-            any(a.keyword in ("cuda_sources",) for a in usage.args)
-        if usage.api.endswith("CppExtension") or (not cuda and usage.api.endswith("load_inline")):
+        # a CUDA source compiles with nvcc whichever builder names it (BuildExtension sends every ``.cu`` there):
+        # ``CppExtension('x', ['x.cpp', 'x_kernel.cu'])`` is a CUDA extension; ``with_cuda=True`` asks for CUDA
+        cuda = usage.api.endswith("CUDAExtension") or usage.api in CMAKE_BUILDERS or \
+            any(_CUDA_SOURCE.search(s) for s in sources) or any(a.keyword in ("cuda_sources",) for a in usage.args) or \
+            any(a.keyword == "with_cuda" and a.value.text == "True" for a in usage.args)
+        if not cuda:
             return per_target(ctx, lambda t: Verdict(
                 Status.FALLBACK, "C++ (CPU) extension: its ops run on the host CPU, so device tensors are copied "
                 "there and back; register a device kernel to keep them on the device", _SOURCE))

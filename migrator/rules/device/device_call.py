@@ -82,8 +82,8 @@ class DeviceCall(Rule):
             return None
         if not _is_cuda_api(usage.api) and usage.api != "torch.Tensor.is_cuda":
             return None
-        if ".amp." in usage.api or "nccl" in usage.api.lower():
-            return None
+        if ".amp." in usage.api or "nccl" in usage.api.lower() or usage.api == "torch.version.cuda":
+            return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == "call" and not usage.args:
