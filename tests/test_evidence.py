@@ -861,3 +861,24 @@ def test_a_device_flag_whose_branches_only_measure_is_skipped_with_its_test(scan
     report = scan_tree({"solver.py": SYNC_CHECK.replace("{after}", after)}, ["cann"])
     (test,) = [f for f in report.judged if f.span.line == 6 and f.rule == "device-string"]
     assert (test.verdicts["cann"].status == Status.SUPPORTED) == skipped, test.verdicts["cann"].message
+
+
+PER_DEVICE_FUNCTIONS = (
+    "import torch\n\n\ndef is_rocm_available():\n    return torch.version.hip is not None and torch.cuda.is_available()\n"
+    "\n\ndef is_cuda_available():\n    return torch.cuda.is_available()\n\n\n"
+    "def is_npu_available():\n    return hasattr(torch, 'npu') and torch.npu.is_available()\n\n\n"
+    "def rng_state(rng_type):\n    if rng_type == RNGType.CUDA:\n        return torch.cuda.get_rng_state()\n"
+    "    elif rng_type == RNGType.NPU:\n        return torch.npu.get_rng_state()\n    return torch.get_rng_state()\n\n\n"
+    "def setup():\n    return torch.cuda.is_available()\n")
+
+
+@pytest.mark.parametrize("line, work", [
+    pytest.param(5, False, id="a-function-named-for-another-device"),
+    pytest.param(9, False, id="cudas-member-of-a-per-device-family-of-functions"),
+    pytest.param(18, False, id="an-enum-chain-that-names-the-target"),
+    pytest.param(25, True, id="a-plain-function-that-probes-cuda"),
+])
+def test_per_device_functions_and_enum_chains_already_serve_the_target(scan_tree, line, work):
+    report = scan_tree({"devices.py": PER_DEVICE_FUNCTIONS}, ["cann"])
+    (found,) = [f for f in report.judged if f.span.line == line and f.rule == "device-call"]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..maps.load import TargetMap
-from ..model import Context, Evidence, FileResult, Finding, Grade, Status, Verdict, fix_of
+from ..model import Context, DefinitionKind, Evidence, FileResult, Finding, Grade, Status, Verdict, fix_of
 
 #: How a file or folder name says it is CUDA's.
 _CUDA_TOKENS = frozenset({"cuda", "gpu", "nvidia"})
@@ -74,33 +74,82 @@ def _folder_siblings(folder: str, by_folder: Dict[str, Set[str]]) -> Tuple[str, 
     return devices if len(devices) >= 2 else ()
 
 
+def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...]]:
+    """Each function (module-qualified) that is CUDA's member of a per-device family in its module
+    (accelerate's ``is_cuda_available`` beside ``is_npu_available``, ``_gpu_gather`` beside ``_tpu_gather``)
+    -> its siblings' device tokens; and each function named for another accelerator (``is_rocm_available``,
+    ``_xla_gather``) -> ``("",)``, with that device's token after it: what it does with CUDA's API is that
+    device's (ROCm answers to ``torch.cuda``), never run for the target."""
+    found: Dict[str, Tuple[str, ...]] = {}
+    for result in results:
+        outline = result.outline
+        if outline is None:
+            continue
+        names = {d.name for d in outline.definitions if d.kind == DefinitionKind.FUNCTION}
+        for name in names:
+            owner, dot, last = name.rpartition(".")
+            parts = last.split("_")
+            for at, part in enumerate(parts):
+                token = part.lower()
+                if token in _DEVICE_TOKENS and token != "cpu" and not any(
+                        token in spellings for spellings in _TARGET_TOKENS.values()):
+                    found[f"{outline.module}.{name}"] = ("", token)
+                    break
+                if token not in _CUDA_TOKENS:
+                    continue
+                devices = [d for d in sorted(_DEVICE_TOKENS)
+                           if f"{owner}{dot}{'_'.join(parts[:at] + [d] + parts[at + 1:])}" in names]
+                if devices:
+                    found[f"{outline.module}.{name}"] = tuple(devices)
+                    break
+    return found
+
+
 def with_device_backends(findings: Sequence[Finding], results: Sequence[FileResult],
                          targets: Sequence[TargetMap]) -> List[Finding]:
-    """``findings``, those in CUDA's member of a per-device family judged as such on each target that renames
-    the device: ``supported`` where the project has the target's sibling, else sites of one finding asking for
-    it."""
+    """``findings``, those in CUDA's member of a per-device family (a file, or a function of a module) judged as
+    such on each target that renames the device: ``supported`` where the project has the target's sibling, else
+    sites of one finding asking for it; those in a function named for another accelerator are that device's."""
     renamed = [t for t in targets if t.device_to in _TARGET_TOKENS]
     if not renamed:
         return list(findings)
     families = cuda_backends([r.file.rel for r in results])
-    if not families:
+    functions = function_backends(results)
+    if not families and not functions:
         return list(findings)
     heads: Dict[str, Finding] = {}
     out = []
     for finding in findings:
-        devices = families.get(finding.path)
+        where = finding.path if finding.path in families else finding.scope
+        devices = families.get(finding.path) or functions.get(finding.scope)
         if devices is None or finding.context != Context.TRAINING or not _needs_change(finding, renamed):
             out.append(finding)
             continue
-        head = heads.setdefault(finding.path, finding)
+        if devices[0] == "":  # a function named for another accelerator: that device's code
+            out.append(replace(finding, verdicts=_anothers(finding, devices[1], renamed)))
+            continue
+        head = heads.setdefault(where, finding)
         verdicts = dict(finding.verdicts)
         for target in renamed:
             verdict = verdicts.get(target.id)
             if verdict is not None and verdict.status != Status.SUPPORTED:
-                verdicts[target.id] = _judged(finding.path, devices, target, verdict)
+                verdicts[target.id] = _judged(where, devices, target, verdict)
         root = head.id if head is not finding and finding.root is None else finding.root
         out.append(replace(finding, verdicts=verdicts, root=root))
     return out
+
+
+def _anothers(finding: Finding, device: str, targets: Sequence[TargetMap]) -> Dict[str, Verdict]:
+    verdicts = dict(finding.verdicts)
+    name = finding.scope.rpartition(".")[2]
+    for target in targets:
+        verdict = verdicts.get(target.id)
+        if verdict is not None and verdict.status != Status.SUPPORTED:
+            text = (f"inside `{name}`, named for {device}: CUDA's API serves that device here (its runtime answers "
+                    f"to it), a path {target.id} never takes: nothing to change")
+            verdicts[target.id] = Verdict(Status.SUPPORTED, text, _SOURCE, evidence=(Evidence(Grade.PROOF, _SOURCE,
+                                                                                                text),))
+    return verdicts
 
 
 def _needs_change(finding: Finding, targets: Sequence[TargetMap]) -> bool:
