@@ -864,11 +864,14 @@ def test_a_device_flag_whose_branches_only_measure_is_skipped_with_its_test(scan
 
 
 PER_DEVICE_FUNCTIONS = (
-    "import torch\n\n\ndef is_rocm_available():\n    return torch.version.hip is not None and torch.cuda.is_available()\n"
+    "import torch\n\n\ndef is_rocm_available():\n"
+    "    return torch.version.hip is not None and torch.cuda.is_available()\n"
     "\n\ndef is_cuda_available():\n    return torch.cuda.is_available()\n\n\n"
     "def is_npu_available():\n    return hasattr(torch, 'npu') and torch.npu.is_available()\n\n\n"
-    "def rng_state(rng_type):\n    if rng_type == RNGType.CUDA:\n        return torch.cuda.get_rng_state()\n"
-    "    elif rng_type == RNGType.NPU:\n        return torch.npu.get_rng_state()\n    return torch.get_rng_state()\n\n\n"
+    "def rng_state(rng_type):\n    if rng_type == RNGType.CUDA:\n"
+    "        return torch.cuda.get_rng_state()\n"
+    "    elif rng_type == RNGType.NPU:\n        return torch.npu.get_rng_state()\n"
+    "    return torch.get_rng_state()\n\n\n"
     "def setup():\n    return torch.cuda.is_available()\n")
 
 
