@@ -335,6 +335,12 @@ def renamed_call(snippet: str, new_name: str, kind: str) -> str:
     return new_name
 
 
+def runs_on_a_note(quote: str, source: str) -> Verdict:
+    """``supported``, resting on a note: the call runs as written on the target (a no-op, an unread flag, a test
+    that decides nothing there); what its twin would do is advice in ``quote``, to validate, not work."""
+    return Verdict(Status.SUPPORTED, quote, source, evidence=(Evidence(Grade.NOTE, source, quote),))
+
+
 def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -> Verdict:
     """Verdict for a CUDA-named API on a target, from its device map (docs list, transfer table)."""
     return cuda_names(target).api(target, usage, api or usage.api)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Evidence, Grade, Status, Usage, Value, ValueKind, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
 from ...resolve.modules import IDLE_REGION
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
-                    per_target)
+                    per_target, runs_on_a_note)
 from ..examples import Invalid, Valid
 
 _DEVICE_FIRST = ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",
@@ -90,7 +90,7 @@ def idle_region(target, verdict: Verdict) -> Verdict:
     quote = (f"this turns CUDA's autocast off around code that autocast never computes in 16 bits (no matmul, "
              f"linear or convolution, here or in the functions it calls): on {target.id} the region computes the "
              f"same; to keep it fp32 under {target.id}'s own autocast too: {verdict.message}")
-    return Verdict(Status.SUPPORTED, quote, _IDLE_SOURCE, evidence=(Evidence(Grade.NOTE, _IDLE_SOURCE, quote),))
+    return runs_on_a_note(quote, _IDLE_SOURCE)
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Evidence, Grade, Status, Usage, Verdict
+from ...model import Category, Status, Usage, Verdict
 from ...resolve.modules import IDLE_TEST
 from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict, runs_on_a_note
 from ..examples import Invalid, Valid
 
 
@@ -111,7 +111,7 @@ def _a_speed_switch(target, usage: Usage) -> Verdict:
         return verdict
     quote = (f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set and nothing reads it, "
              f"so training runs at {target.id}'s default; for the same speed choice there: {verdict.message}")
-    return Verdict(Status.SUPPORTED, quote, _SWITCH_SOURCE, evidence=(Evidence(Grade.NOTE, _SWITCH_SOURCE, quote),))
+    return runs_on_a_note(quote, _SWITCH_SOURCE)
 
 
 #: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
@@ -135,7 +135,7 @@ def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
         return verdict
     quote = (f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes on as "
              f"written; to flush or measure the device: {verdict.message}")
-    return Verdict(Status.SUPPORTED, quote, _NO_OP_SOURCE, evidence=(Evidence(Grade.NOTE, _NO_OP_SOURCE, quote),))
+    return runs_on_a_note(quote, _NO_OP_SOURCE)
 
 
 _IDLE_SOURCE = "migrator guard analysis"
@@ -147,7 +147,7 @@ def _is_available(target, usage: Usage) -> Verdict:
         quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
                  f"device work (no placement, device or backend choice, 16-bit cast, wrapper or exit): the run on "
                  f"{target.id} takes the way a machine without CUDA takes; to ask for the device: {verdict.message}")
-        return Verdict(Status.SUPPORTED, quote, _IDLE_SOURCE, evidence=(Evidence(Grade.NOTE, _IDLE_SOURCE, quote),))
+        return runs_on_a_note(quote, _IDLE_SOURCE)
     if verdict.status == Status.REWRITE:
         return replace(verdict, message=verdict.message + f"; as written it returns False on {target.id}, so code "
                        "guarded by it silently runs on the CPU")
