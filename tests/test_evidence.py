@@ -888,3 +888,12 @@ def test_per_device_functions_and_enum_chains_already_serve_the_target(scan_tree
     report = scan_tree({"devices.py": PER_DEVICE_FUNCTIONS}, ["cann"])
     (found,) = [f for f in report.judged if f.span.line == line and f.rule == "device-call"]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
+def test_cudas_branch_of_a_conditional_expression_is_skipped_where_the_device_is_not_cudas(scan_tree):
+    code = ("import torch\nfrom contextlib import nullcontext\n\n\ndef load(load_device, path):\n"
+            "    ctx = torch.cuda.device(load_device) if load_device.type == 'cuda' else nullcontext()\n"
+            "    with ctx:\n        return torch.load(path)\n")
+    report = scan_tree({"load.py": code}, ["cann"])
+    (call,) = [f for f in report.judged if f.api == "torch.cuda.device"]
+    assert call.verdicts["cann"].status == Status.SUPPORTED and call not in report.findings

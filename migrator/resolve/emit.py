@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import sys
 from dataclasses import replace
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -27,6 +27,9 @@ class Emitter:
         self.position_map = position_map
         self.usages: List[Usage] = []
         self.cuda_guards: List[CudaGuard] = []  # the CUDA tests whose bodies the walk is inside, innermost last
+        #: the nodes of a conditional expression's CUDA branch or test (``torch.cuda.device(d) if d.type == "cuda"
+        #: else nullcontext()``), by id: their guard, innermost of all
+        self.expression_guards: Dict[int, CudaGuard] = {}
         self.no_grad = 0  # inside how many blocks that run without autograd (``with torch.no_grad():``)
         #: the accelerators the if/elif chains the walk is inside test for (``elif is_npu_available():``)
         self.chain_siblings: List[Tuple[str, ...]] = []
@@ -56,7 +59,7 @@ class Emitter:
         self.usages.append(Usage(
             api=sys.intern(api), kind=kind, span=self.span(node), snippet="", confidence=confidence, args=args,
             context=context, scope=sys.intern(self.scopes.scope_name()), guarded=guarded,
-            cuda_guard=self.cuda_guards[-1] if self.cuda_guards else None,
+            cuda_guard=self.expression_guards.get(id(node)) or (self.cuda_guards[-1] if self.cuda_guards else None),
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
             no_grad=self.no_grad > 0, config_key=config_key,
         ))

@@ -115,6 +115,12 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
+        if cuda_test(node.test, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+            # ``torch.cuda.device(d) if d.type == "cuda" else nullcontext()``: CUDA's branch beside another
+            span = self.emitter.span(node.test)
+            guards = self.emitter.expression_guards
+            guards.update((i, CudaGuard(GuardKind.TEST, span)) for i in _node_ids(node.test))
+            guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(node.body))
 
     def _idle_availability(self, test: cst.BaseExpression, branches: Tuple[Optional[cst.CSTNode], ...]) -> None:
         """``torch.cuda.is_available()`` in a test that decides between branches doing no device work: its
@@ -504,6 +510,17 @@ def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression
         return None
     key = values.value_of(node.slice[0].slice.value)
     return key.text if key.kind == "str" and scopes.vocabulary.watches_variable(key.text or "") else None
+
+
+def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
+    """The ids of ``node`` and the nodes under it (a bounded walk: an expression, not a module)."""
+    found: List[int] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack and len(found) < most:
+        current = stack.pop()
+        found.append(id(current))
+        stack.extend(current.children)
+    return found
 
 
 def _calls_in(test: cst.BaseExpression) -> List[cst.Call]:
