@@ -897,3 +897,13 @@ def test_cudas_branch_of_a_conditional_expression_is_skipped_where_the_device_is
     report = scan_tree({"load.py": code}, ["cann"])
     (call,) = [f for f in report.judged if f.api == "torch.cuda.device"]
     assert call.verdicts["cann"].status == Status.SUPPORTED and call not in report.findings
+
+
+@pytest.mark.parametrize("call, on_device", [
+    pytest.param("torch.tril_indices(n, n, offset=-1)", False, id="indices-built-on-the-host"),
+    pytest.param("torch.tril_indices(n, n, offset=-1, device=x.device)", True, id="indices-built-on-the-device"),
+])
+def test_an_index_factory_without_a_device_builds_on_the_host(scan_tree, call, on_device):
+    code = f"import torch\n\n\ndef pairs(x, n):\n    idx = {call}\n    return x[..., idx[0], idx[1]]\n"
+    report = scan_tree({"pairs.py": code}, ["cann"])
+    assert bool([f for f in report.judged if f.api == "torch.tril_indices"]) == on_device

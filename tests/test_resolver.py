@@ -83,6 +83,17 @@ def test_usage_not_recorded(code, api):
     assert api not in [a for a, _ in usages(code)[1]]
 
 
+@pytest.mark.parametrize("code, recorded", [
+    pytest.param("import torch\ndef free(p):\n    p.data.storage().resize_(0)\n", False,
+                 id="a-storages-method-is-no-tensors"),
+    pytest.param("import torch\ndef free(p):\n    p.data.resize_(0)\n", True, id="a-tensors-own"),
+])
+def test_a_method_of_a_tensors_storage_is_not_the_tensors(code, recorded):
+    _, found = resolve_module(libcst.parse_module(code), "pkg.mod", False, frozenset({"resize_"}), VOCABULARY,
+                              source=code)
+    assert ("torch.Tensor.resize_" in [u.api for u in found]) == recorded
+
+
 def test_values_keep_where_they_were_set():
     code = "import torch\nDEV = 'cuda'\ndef f(x, d=DEV):\n    return x.to(d)\n"
     facts, _, found = usages(code)

@@ -93,6 +93,9 @@ TENSOR_FACTORIES = frozenset({
     "torch.arange", "torch.range", "torch.linspace", "torch.logspace", "torch.eye", "torch.rand", "torch.randn",
     "torch.randint", "torch.randperm", "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
     "torch.BoolTensor", "torch.ByteTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.Tensor",
+    # index and window factories: ``torch.tril_indices(n, n)`` with no ``device=`` builds its indices on the host
+    "torch.tril_indices", "torch.triu_indices", "torch.empty_strided", "torch.hann_window", "torch.hamming_window",
+    "torch.bartlett_window", "torch.blackman_window", "torch.kaiser_window",
 })
 
 #: torch's floating and complex dtype objects (``torch.<name>``), whose mentions the dtype stages read.

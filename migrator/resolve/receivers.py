@@ -20,6 +20,8 @@ _PLAIN_VALUES = (cst.SimpleString, cst.List, cst.Dict, cst.ListComp, cst.Formatt
 _BUILTIN_TYPES = frozenset({"set", "frozenset", "dict", "list", "tuple", "str", "bytes", "bytearray", "int", "float",
                             "bool", "range", "enumerate", "zip", "map", "filter", "sorted", "reversed", "open",
                             "iter", "vars", "globals", "locals", "memoryview", "object"})
+#: Methods that return a tensor's storage, whose own methods (``resize_``, ``size``) are no tensor's.
+_STORAGE_OF = frozenset({"storage", "untyped_storage", "_typed_storage"})
 #: Annotations that say a parameter is a tensor (or a parameter, which is one).
 _TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "Tensor"})
 
@@ -68,6 +70,9 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
         annotation = binding.annotations.get(receiver.value) if binding is not None else None
         if annotation is not None:
             return _annotated_kind(scopes, annotation)
+    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
+            and receiver.func.attr.value in _STORAGE_OF:
+        return OTHER  # ``p.data.storage().resize_(0)``: a storage, not a tensor
     exprs = [receiver] if isinstance(receiver, cst.Call) else _bound_values(scopes, receiver)
     if exprs and len(exprs) == 1 and isinstance(exprs[0], cst.Call):
         callee = exprs[0].func
