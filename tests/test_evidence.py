@@ -907,3 +907,16 @@ def test_an_index_factory_without_a_device_builds_on_the_host(scan_tree, call, o
     code = f"import torch\n\n\ndef pairs(x, n):\n    idx = {call}\n    return x[..., idx[0], idx[1]]\n"
     report = scan_tree({"pairs.py": code}, ["cann"])
     assert bool([f for f in report.judged if f.api == "torch.tril_indices"]) == on_device
+
+
+@pytest.mark.parametrize("body, skipped", [
+    pytest.param("major, minor = torch.cuda.get_device_capability(f'cuda:{i}')\n            if major <= 5:\n"
+                 "                old = True", True, id="a-loop-that-only-measures-each-cuda-device"),
+    pytest.param("torch.cuda.set_device(i)", False, id="a-loop-that-sets-each-device"),
+])
+def test_a_loop_over_cudas_devices_is_a_test_of_cuda(scan_tree, body, skipped):
+    code = (f"import torch\n\n\ndef old_gpu():\n    old = False\n    for i in range(torch.cuda.device_count()):\n"
+            f"            {body}\n    return old\n").replace("\n            ", "\n        ")
+    report = scan_tree({"oss.py": code}, ["cann"])
+    (count,) = [f for f in report.judged if f.api == "torch.cuda.device_count"]
+    assert (count.verdicts["cann"].status == Status.SUPPORTED) == skipped, count.verdicts["cann"].message

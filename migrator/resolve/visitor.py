@@ -113,6 +113,15 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
 
+    def visit_For(self, node: cst.For) -> None:
+        """``for i in range(torch.cuda.device_count()):``: the body runs once per CUDA device, never where there is
+        none; the count decides what runs, as ``if torch.cuda.is_available():`` does."""
+        it = node.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and it.args \
+                and isinstance(it.args[-1].value, cst.Call) \
+                and self.scopes.qualify(it.args[-1].value.func) == "torch.cuda.device_count":
+            self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.DECIDED_BY_TEST, self.emitter.span(it))
+
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
         if cuda_test(node.test, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
