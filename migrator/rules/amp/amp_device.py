@@ -7,7 +7,7 @@ from typing import Optional
 from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                     per_target)
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 _DEVICE_FIRST = ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",
                  "torch.amp.autocast_mode.autocast", "torch.amp.custom_fwd", "torch.amp.custom_bwd",
@@ -44,17 +44,17 @@ class AmpDevice(Rule):
     summary = "autocast / GradScaler on the CUDA device"
     examples = (
         Invalid("import torch\nwith torch.autocast(device_type='cuda', dtype=torch.float16):\n    pass\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\n"
                                 "with torch.autocast(device_type='npu', dtype=torch.float16):\n    pass\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "with torch.autocast(device_type='mlu', dtype=torch.float16):\n    pass\n")),
         Invalid("import torch\nscaler = torch.amp.GradScaler('cuda')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu')\n",
                            neuware="import torch\nimport torch_mlu\nscaler = torch.amp.GradScaler('mlu')\n")),
         Invalid("import torch\nscaler = torch.amp.GradScaler(enabled=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu', enabled=True)\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "scaler = torch.amp.GradScaler('mlu', enabled=True)\n")),

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import DEVICE_KEYWORDS
 
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
@@ -47,20 +47,20 @@ class DeviceArgument(Rule):
     summary = "a CUDA device string or torch.device passed as an argument"
     examples = (
         Invalid("import torch\nx = torch.zeros(3, device='cuda')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device='mlu')\n")),
         Invalid("import torch as T\nstate = T.load('m.pt', map_location='cuda:0')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch as T\nimport torch_npu\nstate = T.load('m.pt', map_location='npu:0')\n",
                            neuware="import torch as T\nimport torch_mlu\n"
                                    "state = T.load('m.pt', map_location='mlu:0')\n")),
         Invalid("import torch\nrank = 0\ndev = torch.device('cuda', rank)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nrank = 0\ndev = torch.device('npu', rank)\n",
                            neuware="import torch\nimport torch_mlu\nrank = 0\ndev = torch.device('mlu', rank)\n")),
         Invalid("import torch\ndef place(rank):\n    return torch.device(f'cuda:{rank}')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\ndef place(rank):\n"
                                 "    return torch.device(f'npu:{rank}')\n",
                            neuware="import torch\nimport torch_mlu\ndef place(rank):\n"
@@ -68,10 +68,10 @@ class DeviceArgument(Rule):
         # the device comes from another module: reported here, rewritten there (where device-string reports it)
         Invalid("import torch\nfrom config import DEVICE\nx = torch.zeros(3, device=DEVICE)\n",
                 files={"config.py": "DEVICE = 'cuda:0'\n"},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Valid("import torch\nx = torch.zeros(3, device='cpu')\n"),
         Invalid("from torch.distributed.device_mesh import init_device_mesh\nmesh = init_device_mesh('cuda', (2, 4))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch.distributed.device_mesh import init_device_mesh\nimport torch_npu\n"
                                 "mesh = init_device_mesh('npu', (2, 4))\n",
                            neuware="from torch.distributed.device_mesh import init_device_mesh\nimport torch_mlu\n"
@@ -81,7 +81,7 @@ class DeviceArgument(Rule):
               "mesh = init_device_mesh('cpu', (2,), mesh_dim_names=('cuda',))\n"),
         # the device built in the call: reported (and rewritten) once, at torch.device('cuda')
         Invalid("import torch\nx = torch.zeros(3, device=torch.device('cuda'))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device=torch.device('npu'))\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device=torch.device('mlu'))\n")),
         Valid("import torch\nprint('running on cuda')\n"),

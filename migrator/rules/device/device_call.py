@@ -8,7 +8,7 @@ from typing import Optional
 from ...model import Category, Evidence, Grade, Status, Usage, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 def _is_cuda_api(api: str) -> bool:
@@ -55,22 +55,23 @@ class DeviceCall(Rule):
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
     examples = (
         Invalid("import torch\ntorch.cuda.synchronize()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\ntorch.accelerator.synchronize()\n",
                            neuware="import torch\nimport torch_mlu\ntorch.mlu.synchronize()\n")),
         # `torch` is not bound in this file, so `torch.mlu.device_count` would be a NameError: no fix on neuware
         Invalid("from torch import cuda\nn = cuda.device_count()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch import cuda\nimport torch_npu\nn = torch_npu.npu.device_count()\n")),
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.SUPPORTED)),
         # both vendors note limits (inference only; no dropout RNN capture...): a suggestion, not a safe fix
         Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # no device map names it; each vendor's runtime patcher swaps it for its own (`is_npu`, `is_mlu`): a
         # rewrite by hand (the test it sits in decides what runs)
         Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
+                                 neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
         Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
                                                                                              "pass\n"}),

@@ -7,7 +7,7 @@ from typing import Optional
 from ...model import Category, Status, Usage
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DeviceMove(Rule):
@@ -38,17 +38,17 @@ class DeviceMove(Rule):
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
     examples = (
         Invalid("import torch\nx = torch.ones(2).cuda()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2).npu()\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.ones(2).mlu()\n")),
         Invalid("import torch\nDEVICE = torch.device('cuda', 0)\ndef f(x):\n    return x.to(DEVICE)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = torch.device('npu', 0)\n"
                                 "def f(x):\n    return x.to(DEVICE)\n",
                            neuware="import torch\nimport torch_mlu\nDEVICE = torch.device('mlu', 0)\n"
                                    "def f(x):\n    return x.to(DEVICE)\n")),
         Invalid("import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', "
                                 "non_blocking=True)\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.ones(2)\n"

@@ -8,7 +8,7 @@ from ...model import Category, Status, Usage, Value
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
                     literal_verdict, per_target, with_role)
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
@@ -47,43 +47,43 @@ class CollectiveBackend(Rule):
                                                       "torch.distributed.new_group"}))
     examples = (
         Invalid("import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
                                 "dist.init_process_group(backend='hccl')\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\n"
                                    "dist.init_process_group(backend='cncl')\n")),
         Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    "
                 "dist.init_process_group(BACKEND)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\nBACKEND = 'hccl'\n"
                                 "def setup():\n    dist.init_process_group(BACKEND)\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\nBACKEND = 'cncl'\n"
                                    "def setup():\n    dist.init_process_group(BACKEND)\n")),
         Invalid("import os\nimport torch.distributed as dist\n"
                 "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\ndef f(args):\n"
                                 "    if args.backend == 'hccl':\n        pass\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
                                    "    if args.backend == 'cncl':\n        pass\n")),
         Invalid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nfrom mmengine.dist import init_dist\n"
                                 "init_dist('pytorch', backend='hccl')\n",
                            neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
                                    "init_dist('pytorch', backend='cncl')\n")),
         # a backend per device: the NCCL pair's device is renamed with it (no `cuda` device to bind `hccl` to)
         Invalid("import torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
                                 "dist.init_process_group('cpu:gloo,npu:hccl')\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\n"
                                    "dist.init_process_group('cpu:gloo,mlu:cncl')\n")),
         Invalid("from lightning.pytorch.strategies import DDPStrategy\n"
                 "strategy = DDPStrategy(process_group_backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nfrom lightning.pytorch.strategies import DDPStrategy\n"
                                 "strategy = DDPStrategy(process_group_backend='hccl')\n",
                            neuware="import torch_mlu\nfrom lightning.pytorch.strategies import DDPStrategy\n"

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DistributedWrapper(Rule):
@@ -33,7 +33,8 @@ class DistributedWrapper(Rule):
     examples = (
         Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
                 "m = DDP(torch.nn.Linear(2, 2), device_ids=[0])\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.SUPPORTED,
+                                 neuware=Status.SUPPORTED)),
         Valid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
     )
     _APIS = {

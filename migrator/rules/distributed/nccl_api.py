@@ -6,7 +6,7 @@ from typing import Optional
 
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class NcclApi(Rule):
@@ -33,7 +33,8 @@ class NcclApi(Rule):
     summary = "NCCL-specific torch APIs"
     examples = (
         Invalid("import torch.distributed as dist\nok = dist.is_nccl_available()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
+                                 neuware=Status.REWRITE)),
         Valid("import torch.distributed as dist\nok = dist.is_available()\n"),
     )
 

@@ -7,7 +7,7 @@ from typing import Optional
 from ...maps.load import device_tools
 from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import _stack
 
 
@@ -37,7 +37,7 @@ class LaunchEnvironment(Rule):
     summary = "training launched without the runtime's environment script"
     examples = (
         Invalid("#!/bin/bash\nexport OMP_NUM_THREADS=4\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(Status.SUPPORTED, cann=Status.REWRITE)),
         Valid("#!/bin/bash\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh\ntorchrun train.py\n", path="run.sh"),
         Valid("#!/bin/bash\npip install -r requirements.txt\necho 'then run python train.py'\n", path="run.sh"),
     )

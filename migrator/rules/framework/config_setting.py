@@ -9,7 +9,7 @@ from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Edit, EditKind, Status, Usage, fix_of
 from ...sources.config import FAMILY_FRAMEWORKS, GENERIC
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import setting_verdict
 
 _HYDRA = "import hydra\nimport lightning as L\n\n@hydra.main(config_path='conf', config_name='config')\n" \
@@ -53,16 +53,16 @@ class ConfigSetting(Rule):
     examples = (
         Invalid("{\n  \"train_micro_batch_size_per_gpu\": 4,\n  \"amp\": {\"enabled\": true}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         Invalid("{\n  \"zero_optimization\": {\"stage\": 2},\n  \"optimizer\": {\"type\": \"OneBitAdam\", "
                 "\"params\": {\"comm_backend_name\": \"nccl\"}}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED},
-                expect=dict(cann=Status.REWRITE, neuware=Status.UNSUPPORTED, kunlun=Status.UNKNOWN),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN, neuware=Status.UNSUPPORTED),
                 fixed=dict(cann="{\n  \"zero_optimization\": {\"stage\": 2},\n  \"optimizer\": {\"type\": "
                                 "\"OneBitAdam\", \"params\": {\"comm_backend_name\": \"hccl\"}}\n}\n")),
         Invalid("defaults:\n  - _self_\n\ntrainer:\n  accelerator: gpu  # Lightning's\n  devices: 8\n",
                 path="conf/config.yaml", files={"train.py": _HYDRA},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # the framework maps it per device itself: runs as written, with the file read as the source
         Invalid("{\n  \"zero_optimization\": {\"stage\": 2},\n  \"fp16\": {\"enabled\": true}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED}, expect=Status.SUPPORTED),

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import setting_verdict
 
 
@@ -40,9 +40,9 @@ class FrameworkArgument(Rule):
     summary = "a training framework's device, backend or precision argument"
     examples = (
         Invalid("import lightning as L\ntrainer = L.Trainer(accelerator='gpu', devices=8)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', tf32=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         # accelerate sets hccl / cncl itself whatever ddp_backend says: runs as written, and the verdict says
         # why (the file read), so the use is coverage, not work
         Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', fp16=True, "

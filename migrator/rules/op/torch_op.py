@@ -10,7 +10,7 @@ from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
 from ...model import Category, Status, Usage, Verdict, fix_of
 from ...resolve.modules import TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", "torch.multiprocessing",
             "torch.testing", "torch.hub", "torch.onnx", "torch.jit", "torch.backends", "torch.no_grad",
@@ -60,21 +60,31 @@ class TorchOp(Rule):
     examples = (
         # Ascend's note on `approximate` bites a call that passes it, not one that leaves the default
         Invalid("import torch.nn.functional as F\ny = F.gelu(x, approximate='none')\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
-        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n", expect=Status.SUPPORTED),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
+        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # "`input` fp16, fp32 only" bites a project that computes in bf16, not an fp32 one
         Invalid("import torch\nmodel = torch.nn.Linear(4, 4).bfloat16()\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
-        Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n", expect=Status.SUPPORTED),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
+        Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # Cambricon registers no `round.decimals` (and its list says `decimals` is not supported): a call that
         # passes it takes that overload, and runs on the host CPU there
         Invalid("import torch\ny = torch.round(x, decimals=2)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.FALLBACK, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.FALLBACK,
+                                 kunlun=Status.SUPPORTED)),
         # kunlun: PaConvert maps torch.matmul to paddle.matmul, whose one kernel is in Paddle's XPU list
-        Invalid("import torch\nz = torch.matmul(a, b)\n", expect=Status.SUPPORTED),
+        Invalid("import torch\nz = torch.matmul(a, b)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # ... and torch.svd to paddle.linalg.svd, whose kernel is not: Paddle runs it on the CPU
         Invalid("import torch\nu, s, v = torch.svd(a)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.FALLBACK)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.FALLBACK)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         # made on the host CPU: a data loader's tensors run no device kernel until they are moved
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"

@@ -7,7 +7,7 @@ from typing import Optional
 from ...model import Category, Status, Usage
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import library_verdict
 
 
@@ -45,7 +45,7 @@ class CudaLibrary(Rule):
         {"apex", "flash_attn", "xformers", "triton", "deepspeed", "transformers", "timm", "mmengine"}))
     examples = (
         Invalid("from flash_attn import flash_attn_func\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
+                expect=ByRuntime(Status.PORT, cann=Status.REWRITE, neuware=Status.REWRITE)),
         # NVML queries are host code: a rewrite on every target (Ascend's data names the call), never a port
         Invalid("import pynvml\npynvml.nvmlInit()\n", expect=Status.REWRITE),
         Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
@@ -56,7 +56,7 @@ class CudaLibrary(Rule):
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
         # an import the handler requires is not optional
         Invalid("try:\n    from apex import amp\nexcept ImportError:\n    raise ImportError('install apex')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
+                expect=ByRuntime(Status.PORT, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Valid("from mypkg.apex_utils import helper\n", files={"mypkg/__init__.py": "", "mypkg/apex_utils.py": ""}),
     )
 

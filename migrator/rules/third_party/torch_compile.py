@@ -6,7 +6,7 @@ from typing import Optional
 
 from ...model import Category, Status, Usage
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class TorchCompile(Rule):
@@ -31,7 +31,7 @@ class TorchCompile(Rule):
     summary = "torch.compile"
     examples = (
         Invalid("import torch\n@torch.compile\ndef f(x):\n    return x * 2\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED)),
         Valid("import torch\nm = torch.jit.script(torch.nn.Linear(2, 2))\n"),
     )
 

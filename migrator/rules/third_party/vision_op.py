@@ -7,7 +7,7 @@ from typing import Optional
 from ...maps.load import op_families
 from ...model import Category, Status, Usage, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class VisionOp(Rule):
@@ -37,12 +37,12 @@ class VisionOp(Rule):
     summary = "torchvision detection operators"
     examples = (
         Invalid("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         # per-class NMS: Ascend's batched op returns boxes, not indices; Cambricon lists only nms itself
         Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
         Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
     )

@@ -9,7 +9,7 @@ from typing import Optional, Set
 from ...maps.load import TargetMap, tuning
 from ...model import Category, Finding, Status, Usage, Verdict
 from ..base import usages_across_files
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import TuneRule, _cited, _training, _trains
 
 
@@ -35,11 +35,11 @@ class CudaSwitch(TuneRule):
     reads_tune_findings = True  # a switch may ask something of the target only with a pitfall the step has
     examples = (
         Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
-                expect={"cann": Status.PARTIAL, "neuware": Status.SUPPORTED, "kunlun": Status.UNKNOWN},
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.SUPPORTED),
                 fixed={"neuware": "import torch\nimport torch_mlu\ntorch.backends.mlu.matmul.allow_tf32 = True\n"}),
         Invalid(_trains("keep = scores > 0.5\n        return boxes[keep]",
                         before="torch.backends.cudnn.benchmark = True\n"),
-                expect={"cann": Status.PARTIAL, "neuware": Status.UNKNOWN, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL)),
         Valid(_trains(before="torch.backends.cudnn.benchmark = True\n")),  # static shapes: nothing to set
         Valid("import torch\ntorch.backends.cudnn.allow_tf32 = True\n"),  # Ascend's convolutions: HF32 already
         Valid("import torch\ntorch.backends.cudnn.benchmark = False\n"),
