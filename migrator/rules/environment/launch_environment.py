@@ -37,7 +37,8 @@ class LaunchEnvironment(Rule):
     summary = "training launched without the runtime's environment script"
     examples = (
         Invalid("#!/bin/bash\nexport OMP_NUM_THREADS=4\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
-                expect=ByRuntime(Status.SUPPORTED, cann=Status.REWRITE)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         Valid("#!/bin/bash\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh\ntorchrun train.py\n", path="run.sh"),
         Valid("#!/bin/bash\npip install -r requirements.txt\necho 'then run python train.py'\n", path="run.sh"),
     )
@@ -49,7 +50,12 @@ class LaunchEnvironment(Rule):
 
 
 def _launch_verdict(target) -> Verdict:
-    setup = device_tools().get(target.id, {}).get("env_setup")
+    row = device_tools().get(target.id)
+    if row is None:  # no curated row for the target: the data cannot say whether it has a script to source
+        return Verdict(Status.UNKNOWN, f"the bundled data has no row for {target.id}'s software stack, so it cannot "
+                       "say whether a launch needs an environment script sourced first",
+                       "operator_maps/curated/device_tools.yaml")
+    setup = row.get("env_setup")
     if setup is None:
         return Verdict(Status.SUPPORTED, f"the bundled data names no environment script to source for "
                        f"{_stack(target)} before a launch", "operator_maps/curated/device_tools.yaml")
