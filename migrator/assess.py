@@ -24,7 +24,8 @@ from .inventory import OpMembership
 from .evidence import active, counted_status, tally_key
 from .maps.load import TargetMap, third_party
 from .rules.base import PROJECT_OWN
-from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
+from .model import (Blocker, Category, Context, CustomOp, Finding, NodeKind, NodeReach, OpPlan, Status, TargetSummary,
+                    Verdict)
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
 PATHS_CAP = 10**6
@@ -273,7 +274,8 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
         reaches = [reach[finding_nodes[m.id]] for m in members
                    if m.id in finding_nodes and finding_nodes[m.id] in reach]
         # the best-reached place, preferring code that runs in a function over a module's import-time body
-        best = max(reaches, key=lambda r: (r.entries, r.kind not in ("module", "main"), r.paths), default=None)
+        best = max(reaches, key=lambda r: (r.entries, r.kind not in (NodeKind.MODULE, NodeKind.MAIN), r.paths),
+                   default=None)
         paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), PATHS_CAP)
         op = key.split(":", 1)[1] if key.startswith("custom-op:") else None
         if op is not None:

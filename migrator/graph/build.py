@@ -137,7 +137,7 @@ def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mappin
             index.attributes[f"{module}.{attribute}"] = constructor
     for module, outline in outlines.items():
         for definition in outline.definitions:
-            if definition.kind == "class":
+            if definition.kind == DefinitionKind.CLASS:
                 node = f"{module}.{definition.name}"
                 resolved = [b for b in (index.resolve(base) for base in definition.bases) if b]
                 index.bases[node] = [b for b in resolved if index.kind(b) == "class"]

@@ -16,11 +16,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ..devices import DEVICE_WORD
-from ..model import Argument, Confidence
+from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .scope import LOADED, Scopes
 from .values import LITERAL_NODES, STRING_NODES, Evaluator
 from ..model import UsageKind
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_FSTR = ValueKind.FSTR
+_STR = ValueKind.STR
 
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
 #: Keywords whose string argument is a device or backend whatever the call is.
@@ -206,9 +210,9 @@ class Literals:
         if id(node) in self.consumed:
             return
         value = self.values.value_of(node)
-        if value.kind not in ("str", "fstr"):
+        if value.kind not in (_STR, _FSTR):
             return
-        api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
+        api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == _FSTR)
         if api and id(node) in self._implementation_names:
             return  # ``impl in ["ref", "cuda"]``: CUDA's implementation, judged where it is built
         if api:

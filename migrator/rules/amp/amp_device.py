@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                     per_target)
 from ..examples import ByRuntime, Invalid, Valid
@@ -39,7 +39,7 @@ class AmpDevice(Rule):
     name = "amp-device"
     call_stays = True
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR})
     category = Category.AMP
     summary = "autocast / GradScaler on the CUDA device"
     examples = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -32,7 +32,7 @@ class CudaAmp(Rule):
 
     name = "cuda-amp"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.DECORATOR})
     category = Category.AMP
     summary = "torch.cuda.amp APIs"
     examples = (

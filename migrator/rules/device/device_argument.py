@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
 from . import DEVICE_KEYWORDS
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_DEVICE = ValueKind.DEVICE
 
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
 #: Calls whose first positional argument is a device (their signatures' first parameter: ``device`` or
@@ -42,7 +45,7 @@ class DeviceArgument(Rule):
     name = "device-argument"
     call_stays = True
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR})
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
     examples = (
@@ -95,7 +98,7 @@ class DeviceArgument(Rule):
         for arg in usage.args:
             positional_device = arg.keyword is None and usage.api in _DEVICE_FIRST and arg is positional[0]
             if arg.keyword in DEVICE_KEYWORDS or positional_device:
-                if arg.value.kind == "device" and arg.value.via is None:
+                if arg.value.kind == _DEVICE and arg.value.via is None:
                     continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Evidence, Grade, Status, Usage, Verdict
+from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
 
 
 def _is_cuda_api(api: str) -> bool:
@@ -49,7 +52,7 @@ class DeviceCall(Rule):
 
     name = "device-call"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "assign", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN, UsageKind.DECORATOR})
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
@@ -86,7 +89,7 @@ class DeviceCall(Rule):
             return None
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage))
-        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == "call" and not usage.args:
+        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL and not usage.args:
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
@@ -32,7 +32,7 @@ class DeviceMove(Rule):
 
     name = "device-move"
     claim = Claim.CUDA_API
-    kinds = frozenset({"method"})
+    kinds = frozenset({UsageKind.METHOD})
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))

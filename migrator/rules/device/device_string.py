@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, literal_verdict,
                     per_target, with_role)
@@ -33,7 +33,7 @@ class DeviceString(Rule):
 
     name = "device-string"
     claim = Claim.CUDA_API
-    kinds = frozenset({"literal"})
+    kinds = frozenset({UsageKind.LITERAL})
     category = Category.DEVICE
     summary = "a CUDA device string in code"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Value
+from ...model import Category, Status, Usage, UsageKind, Value
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
                     literal_verdict, per_target, with_role)
 from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_LITERAL = UsageKind.LITERAL
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
@@ -39,7 +43,7 @@ class CollectiveBackend(Rule):
 
     name = "collective-backend"
     claim = Claim.CUDA_API
-    kinds = frozenset({"literal", "call"})
+    kinds = frozenset({UsageKind.LITERAL, UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "the NCCL collective backend"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
@@ -93,14 +97,14 @@ class CollectiveBackend(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
+        if usage.kind == _LITERAL and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
             judged = literal_verdict(usage, lambda t: backend_verdict(t, value, usage.snippet))
             return with_role(per_target(ctx, judged), usage)
         argument: Optional[Value]
-        if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
+        if usage.kind == _CALL and usage.api in _PROCESS_GROUP_CALLS:
             argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
-        elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
+        elif usage.kind == _CALL:  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
             # Lightning's strategies use process_group_backend as given, else the device's registered backend
             argument = first_arg(usage, ("backend", "dist_backend", "process_group_backend"), None)
         else:

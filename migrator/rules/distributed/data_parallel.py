@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, documented_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -27,7 +27,7 @@ class DataParallel(Rule):
 
     name = "data-parallel"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "torch.nn.DataParallel"
     examples = (

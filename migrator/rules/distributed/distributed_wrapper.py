@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -27,7 +27,7 @@ class DistributedWrapper(Rule):
 
     name = "distributed-wrapper"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "DistributedDataParallel / FullyShardedDataParallel"
     examples = (

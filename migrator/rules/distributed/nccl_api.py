@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -28,7 +28,7 @@ class NcclApi(Rule):
 
     name = "nccl-api"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "assign"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN})
     category = Category.DISTRIBUTED
     summary = "NCCL-specific torch APIs"
     examples = (

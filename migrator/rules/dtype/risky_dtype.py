@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.modules import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_IMPORT = UsageKind.IMPORT
+_LITERAL = UsageKind.LITERAL
 
 _FLOAT64 = {"torch.float64", "torch.double", "torch.Tensor.double", "torch.DoubleTensor", "torch.cuda.DoubleTensor"}
 
@@ -79,7 +83,7 @@ class RiskyDtype(Rule):
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         kind = dtype_kind(usage.api)
-        if kind is None or usage.kind in ("import", "literal"):
+        if kind is None or usage.kind in (_IMPORT, _LITERAL):
             return None
         if usage.context in (DTYPE_COMPARED, DTYPE_LISTED) or (usage.context == DTYPE_ON_HOST and kind != "fp8"):
             return None  # ``x.dtype == torch.float64`` computes in none; float64 on the host CPU is at home there

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ...sources.environment import CUDA_ENV_PREFIXES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ENV_READ = UsageKind.ENV_READ
 
 
 class EnvironmentVariable(Rule):
@@ -33,7 +36,7 @@ class EnvironmentVariable(Rule):
 
     name = "environment-variable"
     claim = Claim.CUDA_API
-    kinds = frozenset({"env", "env-read"})
+    kinds = frozenset({UsageKind.ENV, UsageKind.ENV_READ})
     category = Category.ENVIRONMENT
     summary = "CUDA and NCCL environment variables"
     vocabulary = Vocabulary(
@@ -66,7 +69,7 @@ class EnvironmentVariable(Rule):
         if usage.kind not in self.kinds or not usage.context:
             return None
         name = usage.context
-        action = "reads" if usage.kind == "env-read" else "sets"
+        action = "reads" if usage.kind == _ENV_READ else "sets"
 
         def verdict(target) -> Verdict:
             found = target.environment(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import device_tools
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import ByRuntime, Invalid, Valid
 from . import _stack
@@ -32,7 +32,7 @@ class LaunchEnvironment(Rule):
 
     name = "launch-environment"
     claim = Claim.CUDA_API
-    kinds = frozenset({"run"})
+    kinds = frozenset({UsageKind.RUN})
     category = Category.ENVIRONMENT
     summary = "training launched without the runtime's environment script"
     examples = (

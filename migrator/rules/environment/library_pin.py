@@ -6,7 +6,7 @@ import re
 from typing import Optional, Tuple
 
 from ...maps.load import FirstRelease, first_releases, release_tuple
-from ...model import Category, Evidence, Grade, Status, Usage, Verdict, fix_of
+from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -36,7 +36,7 @@ class LibraryPin(Rule):
 
     name = "library-pin"
     claim = Claim.CUDA_API
-    kinds = frozenset({"requirement"})
+    kinds = frozenset({UsageKind.REQUIREMENT})
     category = Category.ENVIRONMENT
     summary = "requirements capped below a library's first release for the target"
     examples = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import paired, pairings, runtime, torch_lines
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import ByRuntime, Invalid, Valid
 from . import _other_line, _pair_pins, _pair_text, _stack
@@ -34,7 +34,7 @@ class TorchPin(Rule):
 
     name = "torch-pin"
     claim = Claim.CUDA_API
-    kinds = frozenset({"requirement"})
+    kinds = frozenset({UsageKind.REQUIREMENT})
     category = Category.ENVIRONMENT
     summary = "torch pins with no device plugin paired with them"
     examples = (

@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ...maps.load import FrameworkSetting, framework_settings
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
 from ..examples import ByRuntime, Invalid, Valid
 from . import setting_verdict
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_INT = ValueKind.INT
+_OTHER = ValueKind.OTHER
+_STR = ValueKind.STR
 
 
 class FrameworkArgument(Rule):
@@ -35,7 +41,7 @@ class FrameworkArgument(Rule):
 
     name = "framework-argument"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DEVICE
     summary = "a training framework's device, backend or precision argument"
     examples = (
@@ -68,7 +74,7 @@ class FrameworkArgument(Rule):
 def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSetting, str]]:
     """The framework settings this call makes, each with the value written; a Lightning precision flag is a
     setting only where the accelerator is not the CPU's or MPS's (Lightning autocasts on those devices)."""
-    if usage.kind != "call":
+    if usage.kind != _CALL:
         return []
     rows = [r for r in framework_settings() if usage.api in r.calls]
     if not rows:
@@ -77,7 +83,7 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     for arg in usage.args:
         if arg.keyword is not None:
             value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
-            if value.kind in ("str", "int", "other") and value.text is not None and value.via is None:
+            if value.kind in (_STR, _INT, _OTHER) and value.text is not None and value.via is None:
                 values[arg.keyword] = value.text
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
     out = []

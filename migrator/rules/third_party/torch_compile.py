@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -26,7 +26,7 @@ class TorchCompile(Rule):
 
     name = "torch-compile"
     claim = Claim.LIBRARY
-    kinds = frozenset({"call", "decorator", "attribute"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR, UsageKind.ATTRIBUTE})
     category = Category.THIRD_PARTY
     summary = "torch.compile"
     examples = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import op_families
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -32,7 +32,7 @@ class VisionOp(Rule):
 
     name = "vision-op"
     claim = Claim.LIBRARY
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.OP
     summary = "torchvision detection operators"
     examples = (

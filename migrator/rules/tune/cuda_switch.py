@@ -7,10 +7,13 @@ from dataclasses import replace
 from typing import Optional, Set
 
 from ...maps.load import TargetMap, tuning
-from ...model import Category, Finding, Status, Usage, Verdict
+from ...model import Category, Finding, Status, Usage, UsageKind, Verdict
 from ..base import usages_across_files
 from ..examples import ByRuntime, Invalid, Valid
 from . import TuneRule, _cited, _training, _trains
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ASSIGN = UsageKind.ASSIGN
 
 
 class CudaSwitch(TuneRule):
@@ -46,7 +49,7 @@ class CudaSwitch(TuneRule):
     )
 
     def reads(self, usage: Usage) -> bool:
-        return usage.kind == "assign" and usage.api in tuning().switches
+        return usage.kind == _ASSIGN and usage.api in tuning().switches
 
     def findings(self, results, judged, step, node_of, ctx):
         rewritten = {(f.path, f.span.line, f.api): f for f in judged if f.category != Category.TUNE}
