@@ -60,7 +60,7 @@ def _output_folder(ctx, param, value: Optional[Path]) -> Optional[Path]:
         try:
             value.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise click.BadParameter(f"cannot create the folder {value.parent}: {exc.strerror or exc}")
+            raise click.BadParameter(f"cannot create the folder {value.parent}: {exc.strerror or exc}") from exc
     return value
 
 
@@ -71,7 +71,7 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
     try:
         return Selection.parse(select or config.select, ignore or config.ignore)
     except SelectionError as exc:
-        raise click.BadParameter(str(exc), param_hint="--select/--ignore")
+        raise click.BadParameter(str(exc), param_hint="--select/--ignore") from exc
 
 
 @main.command()
@@ -121,7 +121,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     try:
         failing = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on else ()
     except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint="--fail-on")
+        raise click.BadParameter(str(exc), param_hint="--fail-on") from exc
     config = _project_config(path, config_file, isolated)
     chosen = _targets(targets, config.targets)
     selection = _selection(config, select, ignore)
@@ -137,7 +137,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         try:
             trace = (load_trace(trace_file), str(trace_file))
         except TraceError as exc:
-            raise click.BadParameter(str(exc), param_hint="--trace")
+            raise click.BadParameter(str(exc), param_hint="--trace") from exc
     report = run_scan(ScanRequest(path, chosen, entries=entries, trace=trace, exclude=_exclusions(config, path),
                                   selection=selection, jobs=jobs,
                                   cache=None if no_cache else open_cache(), progress=_progress_bar(),
@@ -332,7 +332,7 @@ def maps_build(upstream: Path, out: Path) -> None:
     try:
         written = write_maps(upstream, out)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {len(written)} files under {out}")
 
 
@@ -361,7 +361,7 @@ def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -
         click.echo(f"maps update: {exc}", err=True)
         sys.exit(2)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     if not fetched:
         click.echo("the maps already hold every torch_npu line on the index")
         return
@@ -371,7 +371,7 @@ def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -
     try:
         written = write_maps(upstream, out)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {len(stored)} upstream files and {len(written)} map files under {out}")
 
 
@@ -1007,7 +1007,7 @@ def _targets(spec: Optional[str], configured: Sequence[str] = ()):
     try:
         return resolve_targets(names or None)
     except TargetSpecError as exc:
-        raise click.BadParameter(str(exc), param_hint="--target")
+        raise click.BadParameter(str(exc), param_hint="--target") from exc
 
 
 class _Progress:

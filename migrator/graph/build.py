@@ -178,7 +178,7 @@ def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
 def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
     """``@MODELS.register_module()`` roots at a module-level variable: it becomes a ``registry`` node that
     any ``MODELS.build(...)``/``MODELS.get(...)`` call reaches, and that reaches what was registered."""
-    for module, outline in outlines.items():
+    for outline in outlines.values():
         for call in outline.calls:
             if not call.scope.startswith("@") or index.resolve(call.scope[1:]) is not None:
                 continue

@@ -43,8 +43,11 @@ def through_shims(findings: Sequence[Finding], project: ProjectGraph, nodes: Map
         others = [e for e in project.entries
                   if e not in shimmed and e.kind not in (EntryKind.SETUP, EntryKind.PUBLIC_API)]
         where = ", ".join(sorted({e.path for e in shimmed}))
-        out = [_through(f, shim, target, where, lambda node: sorted({e.path for e in others if node in reached(e)}),
-                        nodes[f.id]) if nodes.get(f.id) in covered else f for f in out]
+        def entries_reaching(node, others=others):
+            return sorted({e.path for e in others if node in reached(e)})
+
+        out = [_through(f, shim, target, where, entries_reaching, nodes[f.id]) if nodes.get(f.id) in covered else f
+               for f in out]
     return out
 
 

@@ -89,7 +89,7 @@ class Literals:
         if len(named) > _MOST_NAMED:
             return  # a table of that many device names is data, not one device choice
         also = tuple(t for t in also if DEVICE_WORD.match(t))
-        for node, text in named:
+        for node, _word in named:
             others = tuple(t for n, t in named if n is not node) + also
             if others:
                 self._siblings[id(node)] = self._siblings.get(id(node), ()) + others

@@ -81,7 +81,7 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         fallback = _compile_fallback(stub)
         for name in stub.functions:
             setattr(module, name, self._function(stub, name, fallback))
-        setattr(module, "__getattr__", lambda name: self._missing(stub, name))  # PEP 562: the stub's other names
+        module.__dict__["__getattr__"] = lambda name: self._missing(stub, name)  # PEP 562: the stub's other names
 
     def _missing(self, stub: StubSpec, name: str) -> Callable:
         if name.startswith("__"):  # inspect, pickle and friends probe modules for dunders

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind, ValueKind
@@ -102,5 +103,5 @@ class DeviceArgument(Rule):
                     continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
-                    return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+                    return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None

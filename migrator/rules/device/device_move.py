@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind
@@ -72,5 +73,5 @@ class DeviceMove(Rule):
             if method == "to" or arg.keyword == "device" or (arg.keyword is None and method == "pin_memory"):
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
-                    return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+                    return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None
