@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
-from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, RegistrationKind,
-                    Span, Usage, UsageKind, Value, ValueKind)
+from .model import (Category, Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration,
+                    RegistrationKind, Span, Usage, UsageKind, Value, ValueKind)
 from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
 
@@ -257,7 +257,7 @@ class OpMembership:
                 self.places[(op.build.path, op.build.span.line or 0)] = op.name
 
     def op_of(self, finding: Finding) -> Optional[str]:
-        if finding.category.value != "custom-op":
+        if finding.category != Category.CUSTOM_OP:
             return None
         for name in self.names:
             if finding.api == name or finding.api.startswith(name + "."):

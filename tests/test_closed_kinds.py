@@ -53,6 +53,8 @@ def _strings(node: ast.AST) -> Optional[List[str]]:
 
 
 def _field(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Attribute) and node.attr == "value":  # ``verdict.status.value == "rewrite"``
+        node = node.value
     if isinstance(node, ast.Attribute) and node.attr in CLOSED_FIELDS:
         return node.attr
     if isinstance(node, ast.Name) and node.id == "kind":
@@ -106,6 +108,7 @@ def test_no_closed_field_is_compared_with_a_literal():
     pytest.param("ok = 'import' != u.kind\n", ["'import' != u.kind"], id="literal-first"),
     pytest.param("class R:\n    kinds = frozenset({'method'})\n", ["kinds = frozenset({'method'})"], id="kinds"),
     pytest.param("ok = verdict.status == 'rewrite'\n", ["verdict.status == 'rewrite'"], id="status"),
+    pytest.param("ok = f.category.value != 'tune'\n", ["f.category.value != 'tune'"], id="its-value"),
     pytest.param("ok = usage.kind == _CALL\n", [], id="bound-member"),
     pytest.param("ok = value.kind in (ValueKind.STR, ValueKind.FSTR)\n", [], id="members"),
     pytest.param("ok = row.status == 'ok'\n", [], id="not-a-closed-value"),
