@@ -24,7 +24,8 @@ from .inventory import OpMembership
 from .evidence import active, counted_status, tally_key
 from .maps.load import TargetMap, third_party
 from .rules.base import PROJECT_OWN
-from .model import Blocker, Category, Context, CustomOp, Finding, NodeReach, OpPlan, Status, TargetSummary, Verdict
+from .model import (Blocker, Category, Context, CustomOp, Finding, NodeKind, NodeReach, OpPlan, Status, TargetSummary,
+                    Verdict)
 
 #: Path counts are capped: beyond this a number stops meaning anything to a reader.
 PATHS_CAP = 10**6
@@ -72,15 +73,16 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
     reach = reach or {}
     finding_nodes = finding_nodes or {}
     every = [f for f in findings if f.category != Category.TUNE]  # what runs but stalls: never in readiness
-    findings = counted(findings)
+    given, findings = findings, counted(findings)
     left_out = {"test": sum(1 for f in every if f.context == Context.TEST),
                 "tooling": sum(1 for f in every if f.context == Context.TOOLING),
                 "sites": sum(1 for f in every if f.context == Context.TRAINING and f.root is not None)}
     judged_by_reach = any(f.reachable is not None for f in findings)
-    on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
     op_of = OpMembership(ops)
     summaries = []
     for target in targets:
+        findings = counted(given, target.id)  # a site's gap on this target counts here
+        on_path = [f for f in findings if f.reachable is not False] if judged_by_reach else list(findings)
         # CUDA lines to port per op on this target: the plan's (kernels a vendor call replaces are not ported)
         port_lines = {op.name: op.kernel_lines for op in ops}
         port_lines.update({p.op: p.port.kernel_lines for p in plans if p.target == target.id and p.port})
@@ -118,11 +120,18 @@ def _selects_itself(findings: Sequence[Finding], target: str) -> Tuple[str, ...]
                          and f.verdicts[target].source == PROJECT_OWN}))
 
 
-def counted(findings: Sequence[Finding]) -> List[Finding]:
+def counted(findings: Sequence[Finding], target: Optional[str] = None) -> List[Finding]:
     """What readiness, effort and blockers count: training findings at their cause (not tests, not tooling,
     not a site of a cause reported at another finding: ``Finding.root``), and not ``tune`` findings (the code
-    runs; they say where it stalls)."""
-    return [f for f in findings if f.context == Context.TRAINING and f.root is None and f.category != Category.TUNE]
+    runs; they say where it stalls). With ``target``: also the sites whose own verdict there is ``unknown``
+    under a cause that is not: a cause speaks for its sites only where the data judges them, so that a site's
+    gap on one target counts there whatever the other targets' data made of it."""
+    training = [f for f in findings if f.context == Context.TRAINING and f.category != Category.TUNE]
+    if target is None:
+        return [f for f in training if f.root is None]
+    status = {f.id: f.verdicts[target].status for f in findings if target in f.verdicts}
+    return [f for f in training if f.root is None or (
+        status.get(f.id) == Status.UNKNOWN and status.get(f.root, Status.UNKNOWN) != Status.UNKNOWN)]
 
 
 def readiness_score(runs: int, automatic: int, manual: int, ports: int, unsupported: int) -> float:
@@ -265,7 +274,8 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
         reaches = [reach[finding_nodes[m.id]] for m in members
                    if m.id in finding_nodes and finding_nodes[m.id] in reach]
         # the best-reached place, preferring code that runs in a function over a module's import-time body
-        best = max(reaches, key=lambda r: (r.entries, r.kind not in ("module", "main"), r.paths), default=None)
+        best = max(reaches, key=lambda r: (r.entries, r.kind not in (NodeKind.MODULE, NodeKind.MAIN), r.paths),
+                   default=None)
         paths = min(sum(r.paths for r in {r.node: r for r in reaches}.values()), PATHS_CAP)
         op = key.split(":", 1)[1] if key.startswith("custom-op:") else None
         if op is not None:

@@ -9,7 +9,7 @@ import tempfile
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, NoReturn, Optional, Tuple
+from typing import Any, Dict, NoReturn, Optional, Sequence, Tuple
 
 import click
 
@@ -60,7 +60,7 @@ def _output_folder(ctx, param, value: Optional[Path]) -> Optional[Path]:
         try:
             value.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise click.BadParameter(f"cannot create the folder {value.parent}: {exc.strerror or exc}")
+            raise click.BadParameter(f"cannot create the folder {value.parent}: {exc.strerror or exc}") from exc
     return value
 
 
@@ -71,14 +71,14 @@ def _selection(config, select: Tuple[str, ...], ignore: Tuple[str, ...]):
     try:
         return Selection.parse(select or config.select, ignore or config.ignore)
     except SelectionError as exc:
-        raise click.BadParameter(str(exc), param_hint="--select/--ignore")
+        raise click.BadParameter(str(exc), param_hint="--select/--ignore") from exc
 
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--target", "targets",
               help="Comma-separated targets, each optionally with a version: cann@2.7-9.1,neuware (default: "
-                   "[tool.migrator] targets, else cann,neuware,kunlun).")
+                   "[tool.migrator] targets, else every target folder of the maps).")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATTERS)), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
               help="Write the report here (its folder is created).")
@@ -121,9 +121,9 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
     try:
         failing = parse_statuses([s for s in fail_on.split(",") if s.strip()], "--fail-on") if fail_on else ()
     except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint="--fail-on")
+        raise click.BadParameter(str(exc), param_hint="--fail-on") from exc
     config = _project_config(path, config_file, isolated)
-    chosen = _targets(targets or ",".join(config.targets) or "cann,neuware,kunlun")
+    chosen = _targets(targets, config.targets)
     selection = _selection(config, select, ignore)
     if show_settings:
         _show_settings(config, chosen, selection)
@@ -137,7 +137,7 @@ def scan(path: Path, targets: str, fmt: str, output: Optional[Path], jobs: Optio
         try:
             trace = (load_trace(trace_file), str(trace_file))
         except TraceError as exc:
-            raise click.BadParameter(str(exc), param_hint="--trace")
+            raise click.BadParameter(str(exc), param_hint="--trace") from exc
     report = run_scan(ScanRequest(path, chosen, entries=entries, trace=trace, exclude=_exclusions(config, path),
                                   selection=selection, jobs=jobs,
                                   cache=None if no_cache else open_cache(), progress=_progress_bar(),
@@ -332,7 +332,7 @@ def maps_build(upstream: Path, out: Path) -> None:
     try:
         written = write_maps(upstream, out)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {len(written)} files under {out}")
 
 
@@ -361,7 +361,7 @@ def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -
         click.echo(f"maps update: {exc}", err=True)
         sys.exit(2)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     if not fetched:
         click.echo("the maps already hold every torch_npu line on the index")
         return
@@ -371,7 +371,7 @@ def maps_update(lines: Tuple[str, ...], index: str, upstream: Path, out: Path) -
     try:
         written = write_maps(upstream, out)
     except MapsBuildError as exc:
-        raise click.ClickException(str(exc))
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {len(stored)} upstream files and {len(written)} map files under {out}")
 
 
@@ -595,13 +595,14 @@ def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> Non
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["json", "dot"]), default="json", show_default=True)
-@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
-              help="Targets whose blocking findings are counted on the nodes.")
+@click.option("--target", "targets", metavar="TARGETS",
+              help="Targets whose blocking findings are counted on the nodes (default: every target folder).")
 @click.option("--entry", "entries", multiple=True, metavar="MODULE[:FUNC]", help="An extra entry point.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), callback=_output_folder,
               help="Write the graph here (its folder is created).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache.")
-def graph(path: Path, fmt: str, targets: str, entries: Tuple[str, ...], output: Optional[Path], no_cache: bool) -> None:
+def graph(path: Path, fmt: str, targets: Optional[str], entries: Tuple[str, ...], output: Optional[Path],
+          no_cache: bool) -> None:
     """Export the call graph of PATH: modules, classes and functions, calls and imports, entry points, and
     on each node the count of findings by status (worst status over the chosen targets)."""
     from collections import Counter, defaultdict
@@ -700,13 +701,14 @@ def trace(command: Tuple[str, ...], output: Path, steps: int, device: str, limit
 @click.option("--optimizer", type=click.Choice(["adamw", "adam", "sgd-momentum", "sgd"]), default="adamw",
               show_default=True)
 @click.option("--cards", type=click.IntRange(min=1), default=8, show_default=True, help="Data-parallel cards.")
-@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
-              help="Targets whose cards to judge (the H100 baseline is always shown).")
+@click.option("--target", "targets", metavar="TARGETS",
+              help="Targets whose cards to judge (the H100 baseline is always shown; default: every target "
+                   "folder).")
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Where MODULE is imported from.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: Optional[int], dtype: str, optimizer: str,
-           cards: int, targets: str, root: Path, fmt: str) -> None:
+           cards: int, targets: Optional[str], root: Path, fmt: str) -> None:
     """RUNS YOUR CODE: build the model with MODULE:FACTORY and estimate per-card memory on each target's card.
 
     The factory (your code) runs on the meta device and on fake tensors: no weights are allocated and no GPU
@@ -750,8 +752,9 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: Optional
 @click.argument("repos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--list", "listing", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A file of repository paths, one per line (# comments and blank lines ignored).")
-@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
-              help="Comma-separated targets, each optionally with a version.")
+@click.option("--target", "targets", metavar="TARGETS",
+              help="Comma-separated targets, each optionally with a version (default: every target folder of "
+                   "the maps).")
 @click.option("--scheduler", metavar="ADDRESS",
               help="A Dask scheduler (tcp://host:8786); its workers need migrator and the repositories at the "
                    "same paths. Default: a LocalCluster on this machine.")
@@ -768,7 +771,7 @@ def memory(model_spec: str, input_spec: Optional[str], batch: int, seq: Optional
 @click.option("--no-worker-wait", type=click.FloatRange(min=0), default=60, show_default=True,
               help="Seconds to wait for a worker when the scheduler has none (at the start: then exit 1; or after "
                    "losing the last: the repositories left are failed rows).")
-def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, scheduler: Optional[str],
+def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: Optional[str], scheduler: Optional[str],
           workers: Optional[int], timeout: float, fmt: str, output: Optional[Path], reports_dir: Optional[Path],
           no_cache: bool, no_worker_wait: float) -> None:
     """Scan many repositories on Dask distributed and rank what blocks the most of them, per target.
@@ -781,6 +784,7 @@ def fleet(repos: Tuple[Path, ...], listing: Optional[Path], targets: str, schedu
     from .fleet.render import RENDERERS
     from .fleet.run import DaskMissing, NoWorkers, repo_tasks, run_fleet
 
+    targets = targets or ",".join(t.id for t in _targets(None))  # none given: every target folder, named once
     _targets(targets)  # a bad spec is a usage error here, not once per repository
     paths = [str(p) for p in repos] + (_listed(listing) if listing else [])
     if not paths:
@@ -829,14 +833,15 @@ def _fleet_progress():
 @click.option("--from", "from_file", type=click.File("r", encoding="utf-8"),
               help="Also explain the APIs listed in this file (one a line; blank lines and # comments skipped; - for "
                    "standard input).")
-@click.option("--target", "targets", default="cann,neuware,kunlun", show_default=True,
-              help="Comma-separated targets, each optionally with a version.")
+@click.option("--target", "targets", metavar="TARGETS",
+              help="Comma-separated targets, each optionally with a version (default: every target folder of "
+                   "the maps).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dtypes", default="fp32,fp16,bf16", show_default=True,
               help="The float dtypes the project computes in: a vendor's dtype note bites when it leaves one out.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Text: each vendor note as the vendor wrote it (the default says them by kind, counted).")
-def explain(apis: Tuple[str, ...], from_file, targets: str, fmt: str, dtypes: str, verbose: bool) -> None:
+def explain(apis: Tuple[str, ...], from_file, targets: Optional[str], fmt: str, dtypes: str, verbose: bool) -> None:
     """The aten ops each Python API runs and each target's verdict, message and source.
 
     APIS are fully qualified names: torch.nn.functional.ctc_loss, torch.Tensor.masked_fill,
@@ -995,11 +1000,14 @@ def _exclusions(config, path: Path):
     return tuple(config.exclude), "" if below == "." else below + "/"
 
 
-def _targets(spec: str):
+def _targets(spec: Optional[str], configured: Sequence[str] = ()):
+    """The targets ``--target`` names (``cann@2.7-9.1,neuware``), else ``[tool.migrator] targets``, else every
+    target folder of the maps (``operator_maps/targets/*``) at its default release."""
+    names = [t for t in (spec or "").split(",") if t.strip()] or list(configured)
     try:
-        return resolve_targets([t for t in spec.split(",") if t.strip()])
+        return resolve_targets(names or None)
     except TargetSpecError as exc:
-        raise click.BadParameter(str(exc), param_hint="--target")
+        raise click.BadParameter(str(exc), param_hint="--target") from exc
 
 
 class _Progress:

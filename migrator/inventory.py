@@ -15,10 +15,17 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
-from .model import (Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration, Span, Usage,
-                    UsageKind, Value)
+from .model import (Category, Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration,
+                    RegistrationKind, Span, Usage, UsageKind, Value, ValueKind)
 from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_IMPORT = UsageKind.IMPORT
+_STR = ValueKind.STR
+_SUBCLASS = UsageKind.SUBCLASS
+_TORCH_LIBRARY = RegistrationKind.TORCH_LIBRARY
 
 
 def read_by_inventory(usage: Usage) -> bool:
@@ -29,7 +36,7 @@ def read_by_inventory(usage: Usage) -> bool:
 def _vendor_build_target(usage: Usage) -> Optional[str]:
     """The target whose own extension builder this usage calls or names (mmcv picks it into a variable:
     ``extension = NpuExtension``, then ``extension(name, sources)``); importing it alone is not a build."""
-    return None if usage.kind == "import" else _vendor_builders().get(usage.api)
+    return None if usage.kind == _IMPORT else _vendor_builders().get(usage.api)
 
 
 @lru_cache(maxsize=None)
@@ -39,11 +46,11 @@ def _vendor_builders() -> Dict[str, str]:
 
 
 def _is_extension_build(usage: Usage) -> bool:
-    return usage.kind == "call" and usage.api in EXTENSION_BUILDERS
+    return usage.kind == _CALL and usage.api in EXTENSION_BUILDERS
 
 
 def _is_autograd_function(usage: Usage) -> bool:
-    return usage.kind == "subclass" and usage.api.startswith("torch.autograd.Function")
+    return usage.kind == _SUBCLASS and usage.api.startswith("torch.autograd.Function")
 
 
 def build_index(results: Sequence[FileResult]) -> ProjectIndex:
@@ -63,7 +70,7 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
                     extensions.setdefault(build.name, build)
         if result.cuda is not None:
             namespaces.update(r.namespace for r in result.cuda.registrations
-                              if r.kind == "torch_library" and r.namespace)
+                              if r.kind == _TORCH_LIBRARY and r.namespace)
     aliases = {name.rsplit(".", 1)[-1]: name for name in extensions}
     modules = frozenset(r.python.module for r in results if r.python is not None)
     return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases, modules=modules,
@@ -74,7 +81,7 @@ def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:
     name = None
     sources: List[str] = []
     for index, arg in enumerate(usage.args):
-        text = arg.value.text if arg.value.kind == "str" else None
+        text = arg.value.text if arg.value.kind == _STR else None
         if (arg.keyword == "name" or (arg.keyword is None and index == 0)) and text:
             name = text
         elif arg.keyword in ("sources", "cuda_sources", "cpp_sources") or (arg.keyword is None and index == 1):
@@ -87,7 +94,7 @@ def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:
 def _strings(value: Value) -> List[str]:
     """Source paths and globs in a sources expression: ``['a.cu', 'b.cpp']``, ``glob('csrc/*.cu') + ...``,
     or a variable assigned one of those in several branches."""
-    if value.kind == "str" and value.text:
+    if value.kind == _STR and value.text:
         return [value.text]
     found = re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp))['"]""", value.text or "")
     for option in value.options:
@@ -125,7 +132,7 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
         files = _with_includes(files, by_path)
         claimed.update(files)
         namespaces = {r.namespace for rel in files for r in _registrations(by_path[rel])
-                      if r.kind == "torch_library" and r.namespace}
+                      if r.kind == _TORCH_LIBRARY and r.namespace}
         calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)
                  or (f.rule == "torch-ops-call" and f.api.split(".")[2:3] and f.api.split(".")[2] in namespaces)]
         op = _op(name, build, files, by_path, calls, wrappers_of)
@@ -250,7 +257,7 @@ class OpMembership:
                 self.places[(op.build.path, op.build.span.line or 0)] = op.name
 
     def op_of(self, finding: Finding) -> Optional[str]:
-        if finding.category.value != "custom-op":
+        if finding.category != Category.CUSTOM_OP:
             return None
         for name in self.names:
             if finding.api == name or finding.api.startswith(name + "."):

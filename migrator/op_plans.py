@@ -17,7 +17,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .assess import port_days
 from .inventory import OpMembership
 from .maps.load import OpFamily, TargetMap, op_families, runtime
-from .model import CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, Status, Verdict, fix_of
+from .model import (CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, RegistrationKind, Status,
+                    Verdict, fix_of)
 
 SOURCE = "custom_op_families.yaml"
 #: Words that say nothing about what a function computes (``forward``, ``fwd_kernel``, ``backward_cuda``).
@@ -175,11 +176,11 @@ def registration_skeleton(op: CustomOp, target: str, registrations: Sequence[Reg
     defs, impls, decls = [], [], []
     for registration in registrations:
         name = registration.name
-        if registration.kind == "torch_library" and registration.signature:
+        if registration.kind == RegistrationKind.TORCH_LIBRARY and registration.signature:
             schema = registration.signature if "(" in registration.signature else f"{name}(...) -> ..."
         else:
             schema = cpp_to_schema(name, registration.signature)
-        if registration.kind != "torch_library_impl":
+        if registration.kind != RegistrationKind.TORCH_LIBRARY_IMPL:
             defs.append(f'  m.def("{schema}");')
         cpp = _cpp_name(registration.signature) or name
         decl = _declaration(registration.signature, f"{cpp}_{suffix}")

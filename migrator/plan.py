@@ -80,7 +80,7 @@ def migration_plans(report: Report) -> Tuple[MigrationPlan, ...]:
 
 
 def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> MigrationPlan:
-    findings = counted(report.judged)  # what runs as written counts in readiness too
+    findings = counted(report.judged, target.id)  # what runs as written counts in readiness too
     judged = any(f.reachable is not None for f in findings)
     on_path = [f for f in findings if f.reachable is not False] if judged else findings
     phase = {f.id: phase_of(f, target.id, membership) for f in report.judged}

@@ -134,7 +134,8 @@ def test_the_portable_file_runs_as_before_on_the_cpu(fixed, tmp_path):
     results = []
     for where, name in ((root / "launch.py", "launch_original"), (tmp_path / "launch.py", "launch_portable")):
         module = _load(where, name)
-        results.append([_cpu_outcome(module.count), _cpu_outcome(lambda: module.bind(0)), _cpu_outcome(module.wait)])
+        results.append([_cpu_outcome(module.count), _cpu_outcome(lambda module=module: module.bind(0)),
+                        _cpu_outcome(module.wait)])
     assert results[0] == results[1] == [("returns", 0), ("raises", None), ("raises", None)]
 
 

@@ -5,6 +5,8 @@ collective names, its renames and their source, its operators' statuses, its ker
 """
 import json
 import shutil
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,9 @@ from migrator.maps import load
 from migrator.maps.load import resolve_targets
 from migrator.model import Status
 from migrator.pipeline import ScanRequest, scan
+from migrator.rules.examples import Invalid, Valid
+
+from . import test_rule_examples as rule_examples
 
 DEMO_RUNTIME = {
     "id": "demo", "name": "Demo accelerator", "default_version": "0.1", "cuda_names": "renamed",
@@ -33,7 +38,10 @@ def _device(runtime):
         "device_string": {"from": "cuda", "to": "cuda" if kept else "dmo", "source": DEVICE_TABLE},
         "backend_string": {"from": "nccl", "to": "nccl" if kept else "dccl", "source": DEVICE_TABLE},
         "import_first": None if kept else "import torch_dmo",
-        "apis": {} if kept else {
+        "apis": {} if kept else {  # the renames every renaming runtime's table has, one exact entry
+            "torch.cuda": {"to": "torch.dmo", "source": DEVICE_TABLE},
+            "torch.Tensor.cuda": {"to": "torch.Tensor.dmo", "source": DEVICE_TABLE},
+            "torch.nn.Module.cuda": {"to": "torch.nn.Module.dmo", "source": DEVICE_TABLE},
             "torch.cuda.synchronize": {"to": "torch.dmo.synchronize", "source": DEVICE_TABLE, "exact": True}},
         "dtype_caveats": {}, "adaptations": {},
     }
@@ -56,10 +64,13 @@ def _folder(runtime):
     }
 
 
-@pytest.fixture
-def demo_maps(tmp_path, monkeypatch, request):
+_CACHES = (load.load_json, load.target_folders, load.available_targets, load.runtimes, load.target_names,
+           load.load_target)
+
+
+@contextmanager
+def _maps_with_demo(tmp_path, runtime):
     """The bundled maps with one more folder, ``targets/demo/``, and nothing else changed."""
-    runtime = {**DEMO_RUNTIME, **getattr(request, "param", {})}
     maps = tmp_path / "operator_maps"
     shutil.copytree(load.maps_dir(), maps, ignore=shutil.ignore_patterns("upstream"))
     before = {p.relative_to(maps): p.read_bytes() for p in maps.rglob("*") if p.is_file()}
@@ -68,13 +79,28 @@ def demo_maps(tmp_path, monkeypatch, request):
     for name, document in (("target.json", _folder(runtime)), ("device.json", _device(runtime)), ("ops.json", OPS)):
         (folder / name).write_text(json.dumps(document))
     assert all((maps / rel).read_bytes() == data for rel, data in before.items())  # the folder is the whole change
-    caches = (load.load_json, load.target_folders, load.available_targets, load.runtimes, load.load_target)
-    for cached in caches:
+    for cached in _CACHES:
         cached.cache_clear()
-    monkeypatch.setattr(load, "maps_dir", lambda: maps)
-    yield maps
-    for cached in caches:
-        cached.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load, "maps_dir", lambda: maps)
+        try:
+            yield maps
+        finally:
+            for cached in _CACHES:
+                cached.cache_clear()
+
+
+@pytest.fixture
+def demo_maps(tmp_path, request):
+    with _maps_with_demo(tmp_path, {**DEMO_RUNTIME, **getattr(request, "param", {})}) as maps:
+        yield maps
+
+
+@pytest.fixture(scope="module")
+def demo_targets(tmp_path_factory):
+    """Every target's default release, the demo's among them: what a scan with no ``--target`` judges."""
+    with _maps_with_demo(tmp_path_factory.mktemp("maps"), DEMO_RUNTIME):
+        yield resolve_targets(None)
 
 
 def _project(tmp_path, files):
@@ -110,6 +136,22 @@ def test_a_target_added_as_a_folder_is_listed_after_the_bundled_ones(demo_maps):
     assert load.target_ids() == ("cann", "neuware", "kunlun", "demo")
     assert [t.label for t in resolve_targets(["demo", "cann"])] == ["demo@0.1", "cann@2.12-9.1"]
     assert [t.id for t in resolve_targets(None)][-1] == "demo"
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param(["scan", "{project}", "--isolated", "--show-settings"], id="scan"),
+    pytest.param(["explain", "torch.cumsum"], id="explain"),
+])
+def test_a_command_without_target_judges_every_target_folder(demo_maps, tmp_path, command):
+    """No ``--target`` and no ``[tool.migrator] targets``: every folder of the maps, the demo's among them."""
+    from click.testing import CliRunner
+
+    from migrator.cli import main
+
+    project = _project(tmp_path, {"train.py": "import torch\n"})
+    result = CliRunner().invoke(main, [part.format(project=project) for part in command])
+    assert result.exit_code == 0, result.output
+    assert "demo@0.1" in result.output and "cann@" in result.output and "kunlun@" in result.output
 
 
 def test_a_target_added_as_a_folder_is_judged_from_its_own_data(demo_maps, tmp_path):
@@ -166,3 +208,37 @@ def test_a_runtime_that_keeps_cuda_names_is_one_field(demo_maps, tmp_path):
     variable = by_rule["environment-variable"].verdicts["demo"]
     assert variable.status == Status.UNKNOWN and "Demo accelerator honours" in variable.message
     assert not any("torch_xmlir" in v.message for f in report.findings for v in [f.verdicts["demo"]])
+
+
+@pytest.mark.parametrize("rule, example", rule_examples._cases(Valid))
+def test_a_valid_rule_example_is_not_reported_beside_a_new_target(tmp_path, demo_targets, rule, example):
+    rule_examples.check_valid(tmp_path, rule, example, demo_targets)
+
+
+@pytest.mark.parametrize("rule, example", rule_examples._cases(Invalid))
+def test_a_rule_example_holds_on_a_new_target_by_its_kind_of_runtime(tmp_path, demo_targets, rule, example):
+    """Every rule's examples, against the bundled targets and the demo folder: the bundled targets keep their
+    verdicts and fixes, and the demo gets its kind of runtime's default (no example names it)."""
+    assert [t.id for t in demo_targets] == ["cann", "neuware", "kunlun", "demo"]
+    rule_examples.check_invalid(tmp_path, rule, example, demo_targets)
+
+
+def _numbers(report):
+    """What a report says of each target: readiness, counts, effort, blockers, to validate; not the readiness
+    input ``covered``, which counts the uses every target judged runs as written (the other targets' by its
+    definition)."""
+    def effort(target):
+        inputs = {k: v for k, v in target.effort["readiness_inputs"].items() if k != "covered"}
+        return {**target.effort, "readiness_inputs": inputs}
+
+    return {t.id: (t.readiness, t.counts, effort(t), t.blockers, t.to_validate) for t in report.targets}
+
+
+def test_adding_a_target_never_moves_another_targets_numbers(demo_targets):
+    """The bundled example scanned with every target (no ``--target``): with the demo folder, the bundled
+    targets' readiness, counts, effort and blockers are what they are without it."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    with_demo = _numbers(scan(ScanRequest(examples, demo_targets, jobs=1)))
+    without = _numbers(scan(ScanRequest(examples, rule_examples.TARGETS, jobs=1)))  # read before the folder was
+    assert set(with_demo) == {"cann", "neuware", "kunlun", "demo"} and set(without) == set(with_demo) - {"demo"}
+    assert {t: with_demo[t] for t in without} == without

@@ -153,7 +153,7 @@ def test_the_plan_renders_in_phase_order_in_chromium(tmp_path, example_report):
     assert 'data-ready="1"' in dom.stdout, dom.stderr[-2000:]
     plans = re.findall(r'<article class="plan" data-target="([^"]+)">(.*?)</article>', dom.stdout, re.S)
     assert [t for t, _ in plans] == [t.id for t in example_report.targets]
-    for target, body in plans:
+    for _target, body in plans:
         phases = re.findall(r'data-phase="(\d)" data-readiness="([\d.]+)"', body)
         assert [int(n) for n, _ in phases] == [1, 2, 3, 4, 5]
         assert float(phases[-2][1]) == 100.0 == float(phases[-1][1])  # tuning leaves readiness where it is

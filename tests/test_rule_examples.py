@@ -5,16 +5,18 @@ from pathlib import Path
 import pytest
 
 from migrator.fix import fix_report
-from migrator.maps.load import resolve_targets, target_ids
+from migrator.maps.load import resolve_targets, runtime, target_ids
 from migrator.model import Category, Status
 from migrator.rules import ALL_RULES, DOCUMENTED_RULES, Claim, ProjectRule, apply_rules
 from migrator.rules.docs import SECTIONS, rule_doc
-from migrator.rules.examples import Invalid, Valid
+from migrator.rules.examples import ByRuntime, Invalid, Valid
 from migrator.pipeline import ScanRequest, scan
 
 from .conftest import write_tree
 
 TARGETS = resolve_targets(None)
+#: the targets the examples were written against (the maps' folders when this module is imported)
+BUNDLED = target_ids()
 
 
 def _cases(kind):
@@ -23,28 +25,45 @@ def _cases(kind):
             for i, example in enumerate(e for e in rule.examples if isinstance(e, kind))]
 
 
-def _scan(tmp_path: Path, example):
+def _scan(tmp_path: Path, example, targets):
     write_tree(tmp_path, {**example.files, example.path: example.code})
-    report = scan(ScanRequest(tmp_path, TARGETS, jobs=1))
+    report = scan(ScanRequest(tmp_path, targets, jobs=1))
     return report, [f for f in report.judged if f.path == example.path]
+
+
+def check_valid(tmp_path, rule, example, targets=TARGETS):
+    _, findings = _scan(tmp_path, example, targets)
+    assert [f.snippet for f in findings if f.rule == rule.name] == []
+
+
+def check_invalid(tmp_path, rule, example, targets=TARGETS):
+    """Each target's verdict is the example's, and ``fix`` writes what the example says for the targets it
+    names (and nothing for a bundled target it does not name). A target the example cannot name (one added as
+    a folder) is held to its kind of runtime: ``fix`` leaves the file alone where no bundled target of its kind
+    has a fix, and what it writes elsewhere still compiles."""
+    report, findings = _scan(tmp_path, example, targets)
+    hits = [f for f in findings if f.rule == rule.name]
+    assert hits, [(f.rule, f.api, f.snippet) for f in findings]
+    for target in targets:
+        statuses = {f.verdicts[target.id].status for f in hits}
+        assert statuses == {example.expected(target.id)}, (target.id, [f.verdicts[target.id].message for f in hits])
+        fixed = {f.path: f.new for f in fix_report(tmp_path, report, target).changed}
+        if target.id in BUNDLED:
+            assert fixed.get(example.path, example.code) == example.fixed.get(target.id, example.code), target.id
+        elif not any(runtime(t).cuda_names == target.runtime_facts.cuda_names for t in example.fixed):
+            assert example.path not in fixed, target.id
+        elif example.path in fixed and example.path.endswith(".py"):
+            compile(fixed[example.path], example.path, "exec")
 
 
 @pytest.mark.parametrize("rule, example", _cases(Valid))
 def test_valid_example_is_not_reported(tmp_path, rule, example):
-    _, findings = _scan(tmp_path, example)
-    assert [f.snippet for f in findings if f.rule == rule.name] == []
+    check_valid(tmp_path, rule, example)
 
 
 @pytest.mark.parametrize("rule, example", _cases(Invalid))
 def test_invalid_example_gets_its_verdicts_and_its_fix(tmp_path, rule, example):
-    report, findings = _scan(tmp_path, example)
-    hits = [f for f in findings if f.rule == rule.name]
-    assert hits, [(f.rule, f.api, f.snippet) for f in findings]
-    for target in TARGETS:
-        statuses = {f.verdicts[target.id].status for f in hits}
-        assert statuses == {example.expected(target.id)}, (target.id, [f.verdicts[target.id].message for f in hits])
-        fixed = {f.path: f.new for f in fix_report(tmp_path, report, target).changed}
-        assert fixed.get(example.path, example.code) == example.fixed.get(target.id, example.code), target.id
+    check_invalid(tmp_path, rule, example)
 
 
 @pytest.mark.parametrize("rule", DOCUMENTED_RULES, ids=lambda rule: rule.name)
@@ -53,10 +72,13 @@ def test_rule_documents_itself(rule):
     assert doc.missing == (), f"{rule.name}: the docstring lacks {doc.missing} (sections: {SECTIONS})"
     invalid = [e for e in rule.examples if isinstance(e, Invalid)]
     assert invalid and any(isinstance(e, Valid) for e in rule.examples), rule.name
-    for example in invalid:  # a verdict per target, for every target the maps know
-        if not isinstance(example.expect, Status):
-            assert set(example.expect) == set(target_ids()), (rule.name, example.code)
-        assert set(example.fixed) <= set(target_ids()), (rule.name, example.code)
+    for example in invalid:  # a default per kind of runtime, and only real exceptions to it
+        if isinstance(example.expect, ByRuntime):
+            assert set(example.expect.exceptions) <= set(BUNDLED), (rule.name, example.code)
+            for target, status in example.expect.exceptions.items():
+                assert status != example.expect.default(target), (rule.name, target, "not an exception")
+            assert example.expect.renamed != example.expect.kept or example.expect.exceptions, rule.name
+        assert set(example.fixed) <= set(BUNDLED), (rule.name, example.code)
 
 
 def test_rule_docs_render_the_checked_example():

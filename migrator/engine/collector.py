@@ -34,6 +34,10 @@ class Collector:
         """Inside ``keeping``: what is alive now stays alive to its end (results received from the pool)."""
 
 
+#: the default policy, one for every call that takes a policy (it holds no state)
+DEFAULT = Collector()
+
+
 class FewerCollections(Collector):
     """Collections still run and free new cycles, but less often, and not through what a scan keeps."""
 

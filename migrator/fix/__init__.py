@@ -43,7 +43,7 @@ from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, repository_marker, uncommitted
 from ..maps.load import TargetMap
-from ..model import Edit, EditKind, Report, SourceFile, Span, Unsafe
+from ..model import Edit, EditKind, Report, SourceFile, Span, Status, Unsafe
 from ..resolve.dotted import dotted
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
@@ -55,6 +55,8 @@ from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
+#: the statuses whose findings stay in the file `fix` writes (a port or an unsupported call is not rewritten)
+_STAYS = (Status.PORT, Status.UNSUPPORTED)
 
 
 @dataclass(frozen=True)
@@ -174,11 +176,11 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
         if verdict is None:
             continue
         start = (finding.span.cell, finding.span.line, finding.span.col)
-        status = verdict.status.value
-        if status != "rewrite":
+        status = verdict.status
+        if status != Status.REWRITE:
             settled.setdefault(finding.path, set()).add(start)
-            if status in ("port", "unsupported") and evidence.active(verdict):
-                kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status} on {target}"))
+            if status in _STAYS and evidence.active(verdict):
+                kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status.value} on {target}"))
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
             reason = verdict.fix.held if isinstance(verdict.fix, Unsafe) else None
@@ -250,9 +252,9 @@ def _unguarded_kept(report: Report, target: str, unsafe: bool) -> Dict[str, List
         verdict = finding.verdicts.get(target)
         if verdict is None or finding.guard is not None or finding.span.line is None or finding.span.cell is not None:
             continue
-        status = verdict.status.value
-        stays = status in ("port", "unsupported") or (
-            status == "rewrite" and (verdict.edit is None or not (verdict.fixable or unsafe)))
+        status = verdict.status
+        stays = status in _STAYS or (
+            status == Status.REWRITE and (verdict.edit is None or not (verdict.fixable or unsafe)))
         if stays and evidence.active(verdict):
             kept.setdefault(finding.path, []).append((finding.span.line, finding.api))
     return kept
@@ -602,7 +604,7 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
         if why is None:  # the same edits at the same places, written with the portable names
             forms = portable_forms(target)
             restyled = [replace(p, edit=replace(p.edit, new=forms[p.edit.old].portable))
-                        if p.edit.kind == "name" and p.edit.old in forms else p for p in ready]
+                        if p.edit.kind == EditKind.NAME and p.edit.old in forms else p for p in ready]
             again, done_again, held_again = _apply_all(module, restyled, file_plan, target.device_to, imported,
                                                        unready, target.backend_to)
             if [p.finding for p in done_again] == [p.finding for p in done]:
@@ -613,7 +615,7 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
             styled = Styled(VENDOR, why)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
-        changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == "name"})
+        changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == EditKind.NAME})
     new = changed.code
     if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
@@ -637,7 +639,7 @@ def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], rename
 
 def _unbound_root(edit: Edit, bound: Dict[str, str], plugin: Optional[str]) -> Optional[str]:
     """A renamed API must be reachable by its new name: its root module imported (or the plugin we add)."""
-    if edit.kind != "name":
+    if edit.kind != EditKind.NAME:
         return None
     root = edit.new.split(".")[0]
     if root == plugin or bound.get(root) == root:
@@ -710,7 +712,7 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
     while True:  # each round holds more back; it ends when a round holds nothing new
         found = {node: [i for i in indices if i not in guarded] for node, indices in finder.found.items()}
         found = {node: indices for node, indices in found.items() if indices}
-        renames = {node for node, indices in found.items() if any(base[i].edit.kind == "name" for i in indices)}
+        renames = {node for node, indices in found.items() if any(base[i].edit.kind == EditKind.NAME for i in indices)}
         decision = decide(wrapper, found, renames, {i: e.edit.kind for i, e in enumerate(base)},
                           ("cuda", device_to), settled, pending | set(reasons), reasons, ("nccl", backend_to))
         edits = list(base)
@@ -731,7 +733,7 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
             break
         guarded.update(fresh)
         for index, why in fresh.items():  # a comparison a guard holds: its group cannot change whole either
-            if base[index].edit.kind in ("string", "fstring"):
+            if base[index].edit.kind in (EditKind.STRING, EditKind.FSTRING):
                 reasons.setdefault((base[index].at.line or 0, base[index].at.col or 0), why)
         for at, why in added.items():
             reasons.setdefault(at, why)
@@ -846,7 +848,7 @@ class _Finder(cst.CSTVisitor):
         """A ``name`` edit on a bare name (``ac()``) applies only where an import binds that name; for a name
         an assignment binds, the edit belongs at the binding, which has its own finding."""
         edit = self.edits[index].edit
-        if edit.kind != "name" or not isinstance(node, cst.Name) or node.value == edit.old.split(".")[0]:
+        if edit.kind != EditKind.NAME or not isinstance(node, cst.Name) or node.value == edit.old.split(".")[0]:
             return True
         return node.value in self.imported
 
@@ -858,18 +860,18 @@ def _bounds(span: Span) -> Tuple[Tuple[int, int], Optional[Tuple[int, int]], int
 
 
 def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
-    if edit.kind == "string" and isinstance(node, cst.SimpleString):
+    if edit.kind == EditKind.STRING and isinstance(node, cst.SimpleString):
         if node.evaluated_value != edit.old or "\\" in edit.new or node.quote in edit.new:
             return None
         return node.with_changes(value=f"{node.prefix}{node.quote}{edit.new}{node.quote}")
-    if edit.kind == "fstring" and isinstance(node, cst.FormattedString):
+    if edit.kind == EditKind.FSTRING and isinstance(node, cst.FormattedString):
         parts = list(node.parts)
         for index, part in enumerate(parts):
             if isinstance(part, cst.FormattedStringText) and edit.old in part.value:
                 parts[index] = part.with_changes(value=part.value.replace(edit.old, edit.new, 1))
                 return node.with_changes(parts=parts)
         return None
-    if edit.kind == "name" and isinstance(node, (cst.Attribute, cst.Name)):
+    if edit.kind == EditKind.NAME and isinstance(node, (cst.Attribute, cst.Name)):
         written = dotted(node).split(".")
         old = edit.old.split(".")
         if not written[0] or len(written) > len(old):
@@ -879,10 +881,10 @@ def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
         if len(written) > 1 and (written[-1] != old[-1] or written[1:] != old[len(old) - len(written) + 1:]):
             return None
         return cst.parse_expression(edit.new)
-    if edit.kind == "method" and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+    if edit.kind == EditKind.METHOD and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
             and node.func.attr.value == edit.old:
         return node.with_changes(func=node.func.with_changes(attr=cst.Name(edit.new)))
-    if edit.kind == "argument" and isinstance(node, cst.Call) and not any(a.keyword is None and a.star == ""
+    if edit.kind == EditKind.ARGUMENT and isinstance(node, cst.Call) and not any(a.keyword is None and a.star == ""
                                                                             for a in node.args):
         first = cst.Arg(cst.parse_expression(edit.new),
                         comma=cst.MaybeSentinel.DEFAULT if not node.args
@@ -1178,7 +1180,7 @@ def _fix_lines(text: str, edits: Sequence[PlannedEdit]) -> Tuple[str, List[Plann
     skipped: List[Skipped] = []
     for planned in edits:
         line = planned.at.line
-        if planned.edit.kind not in ("string", "text") or not line or line > len(lines) \
+        if planned.edit.kind not in (EditKind.STRING, EditKind.TEXT) or not line or line > len(lines) \
                 or planned.edit.old not in lines[line - 1]:
             skipped.append(Skipped(planned.finding, planned.rule, line, "the line no longer holds the finding"))
             continue

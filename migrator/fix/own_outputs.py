@@ -51,7 +51,7 @@ def _own_folder(folder: Path) -> bool:
     """An untracked folder holding only migrator's outputs (``scan -o reports/page.html`` created it); links are
     not followed, and a folder of more than ``_FOLDER_FILES`` files is not looked through."""
     found = 0
-    for place, folders, files in os.walk(folder):
+    for place, _folders, files in os.walk(folder):
         for name in files:
             found += 1
             if found > _FOLDER_FILES or not own_output(Path(place) / name):

@@ -47,6 +47,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ..resolve.dotted import dotted
+from ..model import EditKind
 
 Position = Tuple[int, int]
 Region = Tuple[Position, Position]
@@ -186,9 +187,10 @@ def _unedited_cuda(tree: _Tree, found: Mapping[int, Sequence[int]],
 
 def _is_flip(node: cst.CSTNode, edit: object, tree: _Tree) -> bool:
     kind = getattr(edit, "kind", None)
-    if kind == "name":
+    if kind == EditKind.NAME:
         return getattr(edit, "old", "") in FLIPS
-    if kind in ("string", "fstring"):  # a device spelling compared with a device, or a prefix it is tested for
+    # a device spelling compared with a device, or a prefix it is tested for
+    if kind in (EditKind.STRING, EditKind.FSTRING):
         child, parent = node, tree.parent.get(id(node))
         while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
             if isinstance(parent, cst.Comparison):

@@ -35,6 +35,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..maps.load import TargetMap, load_json
+from ..model import EditKind
 
 PORTABLE = "portable"
 VENDOR = "vendor"
@@ -92,7 +93,7 @@ def not_portable(target: TargetMap, edits: Iterable[Tuple[str, str, Tuple[int, i
         return (f"{target.label} runs torch {target.torch_line or '(unknown)'}: no torch.accelerator form is both in "
                 "that torch line and documented by the vendor's API list for it")
     for kind, old, at in edits:
-        if kind != "name" or old not in forms:
+        if kind != EditKind.NAME or old not in forms:
             return (f"the file also gets `{old}` rewritten, which has no portable form on {target.label}: "
                     "it names the target's device, so the whole file keeps the vendor's names")
         if at in keyword_calls:

@@ -42,7 +42,7 @@ class RepoTask:
 
     name: str
     path: str
-    targets: str = "cann,neuware,kunlun"
+    targets: str = ""  # none: every target folder of the maps
     timeout: float = 1800.0
     html: bool = False
     cache: bool = True
@@ -128,7 +128,7 @@ def _main(argv: Sequence[str]) -> int:
     parser.add_argument("repo")
     parser.add_argument("out")
     parser.add_argument("--parent", type=int, help="the task's process: when it is gone, clean up and stop")
-    parser.add_argument("--target", default="cann,neuware,kunlun")
+    parser.add_argument("--target", default="")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--html", action="store_true")
     parser.add_argument("--no-cache", action="store_true")
@@ -142,7 +142,7 @@ def _main(argv: Sequence[str]) -> int:
     from ..pipeline import ScanRequest, scan
     from ..report import FORMATTERS
 
-    targets = resolve_targets([t for t in args.target.split(",") if t.strip()])
+    targets = resolve_targets([t for t in args.target.split(",") if t.strip()] or None)
     report = scan(ScanRequest(Path(args.repo), targets, jobs=args.jobs, cache=None if args.no_cache else open_cache(),
                               collector=FEWER_COLLECTIONS))
     out = Path(args.out)

@@ -45,7 +45,7 @@ def load_baseline(path: Path, named: bool = False) -> Dict[str, BaselineEntry]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
-        raise BaselineError(f"{path}: not a migrator baseline: {exc}")
+        raise BaselineError(f"{path}: not a migrator baseline: {exc}") from exc
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise BaselineError(f"{path}: not a migrator baseline (schema {SCHEMA} expected)")
     entries = data.get("findings", [])
@@ -66,7 +66,8 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)  # the configuration's baseline is confined (gate/config)
         write_text(path, text, errors=REPORT_ERRORS)  # atomic, never through a link at ``path``
     except OSError as exc:
-        raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc} (the previous one is kept)")
+        raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc} (the previous one is "
+                            "kept)") from exc
     return len(entries)
 
 

@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..discover import MAX_FILE_BYTES, Exclusions, classify, discover, display_name, kind_of
 from ..engine.cache import AnalysisCache
-from ..engine.collector import Collector
+from ..engine.collector import DEFAULT as DEFAULT_COLLECTOR, Collector
 from ..evidence import active
 from ..maps.load import TargetMap
 from ..model import FileResult, FileStatus, Finding, Report, SourceFile, Status
@@ -41,7 +41,7 @@ class CheckResult:
 
 def run_check(config: Config, targets: Sequence[TargetMap], paths: Sequence[Path], fail_on: Sequence[Status],
               jobs: Optional[int] = None, cache: Optional[AnalysisCache] = None,
-              write: bool = False, collector: Collector = Collector()) -> CheckResult:
+              write: bool = False, collector: Collector = DEFAULT_COLLECTOR) -> CheckResult:
     root = config.root
     baseline = load_baseline(config.baseline_path, named=config.baseline_named and not write)  # before the scan
     files, skipped = _select(root, paths, config.exclude)

@@ -113,11 +113,11 @@ def _section(source: Path) -> Mapping[str, Any]:
             raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES // 1024} KiB, not read as a configuration")
         data = tomllib.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{source}: cannot be read: {exc.strerror or exc}")
+        raise ConfigError(f"{source}: cannot be read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}")
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from exc
     except RecursionError:  # arrays or tables nested past the parser's depth: no configuration is that deep
-        raise ConfigError(f"{source}: nested too deeply to be read as a configuration")
+        raise ConfigError(f"{source}: nested too deeply to be read as a configuration") from None
     tool = data.get("tool", {})
     if isinstance(tool, dict) and "migrator" in tool:
         section = tool["migrator"]
@@ -138,7 +138,7 @@ def _target_names(section: Mapping[str, Any], source: Path) -> Tuple[str, ...]:
     try:
         resolve_targets(values or None)
     except TargetSpecError as exc:
-        raise ConfigError(f"{source}: [tool.migrator] targets: {exc}")
+        raise ConfigError(f"{source}: [tool.migrator] targets: {exc}") from exc
     return values
 
 
@@ -176,12 +176,12 @@ def _confined(value: Any, key: str, pyproject: Path, root: Path) -> str:
     try:
         where = (folder / named).resolve()
     except (OSError, RuntimeError) as exc:  # a link loop, a name too long
-        raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} cannot be resolved: {exc}")
+        raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} cannot be resolved: {exc}") from exc
     try:
         where.relative_to(folder)
     except ValueError:
         raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} is outside the repository "
-                          f"({where}): name a file inside {folder}")
+                          f"({where}): name a file inside {folder}") from None
     if named.is_absolute() or where == folder:
         raise ConfigError(f"{pyproject}: [tool.migrator] {key} = {value!r} must be a file name relative to "
                           f"{folder}")
@@ -208,7 +208,7 @@ def _selectors(section: Mapping[str, Any], key: str, pyproject: Path) -> Tuple[s
         Selection.parse(values if key == "select" else (), values if key == "ignore" else (),
                         (f"{pyproject}: select", f"{pyproject}: ignore"))
     except SelectionError as exc:
-        raise ConfigError(str(exc))
+        raise ConfigError(str(exc)) from exc
     return values
 
 
@@ -218,7 +218,8 @@ def parse_statuses(values: Iterable[str], where: str) -> Tuple[Status, ...]:
         try:
             statuses.append(Status(value))
         except ValueError:
-            raise ConfigError(f"{where}: unknown status {value!r} (known: {', '.join(s.value for s in Status)})")
+            known = ", ".join(s.value for s in Status)
+            raise ConfigError(f"{where}: unknown status {value!r} (known: {known})") from None
     return tuple(statuses)
 
 

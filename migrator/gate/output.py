@@ -7,7 +7,7 @@ from typing import Dict, Optional, TextIO, cast
 
 import click
 
-from ..model import Finding
+from ..model import Finding, Status
 from ..report import FORMATTERS
 from ..report.printable import Printable
 from ..report.terminal import Wrapping
@@ -46,7 +46,7 @@ def _line(finding: Finding, quote: bool = False, color: bool = False) -> str:
     exact edit on some target; the vendors' notes said by kind, or ``quote``d; with ``color``, the place in bold
     and the statuses in red (only the lines that fail the check are painted)."""
     where = place(finding.path, finding.span)
-    failing = [(t, v) for t, v in finding.verdicts.items() if v.status.value != "supported"]
+    failing = [(t, v) for t, v in finding.verdicts.items() if v.status != Status.SUPPORTED]
     tags = ",".join(f"{t}:{_paint(v.status.value, color, fg='red')}" for t, v in failing)
     message = said(failing[0][1], quote) if failing else ""
     fixed = " [*]" if any(v.fixable and v.edit is not None for _, v in failing) else ""

@@ -137,7 +137,7 @@ def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mappin
             index.attributes[f"{module}.{attribute}"] = constructor
     for module, outline in outlines.items():
         for definition in outline.definitions:
-            if definition.kind == "class":
+            if definition.kind == DefinitionKind.CLASS:
                 node = f"{module}.{definition.name}"
                 resolved = [b for b in (index.resolve(base) for base in definition.bases) if b]
                 index.bases[node] = [b for b in resolved if index.kind(b) == "class"]
@@ -146,30 +146,49 @@ def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mappin
 
 
 def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
-    graph = index.graph
     _add_registries(index, outlines)
-    for node, data in list(graph.nodes(data=True)):
-        if data.get("kind") in ("function", "method", "class", "main"):
-            index.add_edge(node, index.module_of(node) or node, kind="defined-in")
-        elif data.get("kind") == "module" and "." in node:
-            parent = index.module_of(node.rpartition(".")[0])
-            if parent:  # importing a.b.c runs a/__init__.py and a/b/__init__.py first
-                index.add_edge(node, parent, kind="imports")
+    _add_placement_edges(index)
     for module, outline in outlines.items():
-        for imported in outline.imports:
-            target = index.module_of(imported)
-            if target and target != module:
-                index.add_edge(module, target, kind="imports")
-        for call in outline.calls:
-            source = _source(index, module, call.scope)
-            if source is None:
-                continue
-            by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
-            for target in index.targets(call.target):
-                if target != source and not (by_name and graph.has_edge(source, target)):
-                    index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls")
-    for node, data in list(graph.nodes(data=True)):
-        if data.get("kind") == "class":
+        _add_module_edges(index, module, outline)
+    _add_construct_edges(index)
+
+
+#: the nodes defined in a module (the module's own ``defined-in`` edge goes to it)
+_DEFINED = frozenset({NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS, NodeKind.MAIN})
+
+
+def _add_placement_edges(index: GraphIndex) -> None:
+    """Each definition to its module, and each package module to its parent (importing a.b.c runs
+    a/__init__.py and a/b/__init__.py first)."""
+    for node, data in list(index.graph.nodes(data=True)):
+        if data.get("kind") in _DEFINED:
+            index.add_edge(node, index.module_of(node) or node, kind="defined-in")
+        elif data.get("kind") == NodeKind.MODULE and "." in node:
+            parent = index.module_of(node.rpartition(".")[0])
+            if parent:
+                index.add_edge(node, parent, kind="imports")
+
+
+def _add_module_edges(index: GraphIndex, module: str, outline: Outline) -> None:
+    """One module's imports and calls."""
+    for imported in outline.imports:
+        target = index.module_of(imported)
+        if target and target != module:
+            index.add_edge(module, target, kind="imports")
+    for call in outline.calls:
+        source = _source(index, module, call.scope)
+        if source is None:
+            continue
+        by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
+        for target in index.targets(call.target):
+            if target != source and not (by_name and index.graph.has_edge(source, target)):
+                index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls")
+
+
+def _add_construct_edges(index: GraphIndex) -> None:
+    """A class to the methods that run once it is built or called (``_ON_CONSTRUCT``)."""
+    for node, data in list(index.graph.nodes(data=True)):
+        if data.get("kind") == NodeKind.CLASS:
             for name in _ON_CONSTRUCT:
                 for method in index.methods(node, name):
                     index.add_edge(node, method, kind="constructs")
@@ -178,7 +197,7 @@ def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
 def _add_registries(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
     """``@MODELS.register_module()`` roots at a module-level variable: it becomes a ``registry`` node that
     any ``MODELS.build(...)``/``MODELS.get(...)`` call reaches, and that reaches what was registered."""
-    for module, outline in outlines.items():
+    for outline in outlines.values():
         for call in outline.calls:
             if not call.scope.startswith("@") or index.resolve(call.scope[1:]) is not None:
                 continue

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 import networkx as nx
 
 from ..maps.load import tensor_methods
-from ..model import (AttributeMethod, CallTarget, InstanceCall, NamedTarget, Outline, SelfMethod, SuperMethod,
+from ..model import (AttributeMethod, CallTarget, InstanceCall, NamedTarget, NodeKind, Outline, SelfMethod, SuperMethod,
                      UnknownReceiver)
 from ..prefixes import longest
 
@@ -57,11 +57,11 @@ class GraphIndex:
             if head not in self.graph:
                 continue
             kind = self.kind(head)
-            if kind == "registry":
+            if kind == NodeKind.REGISTRY:
                 return head  # MODELS.build(cfg), MODELS.get(name): whatever was registered may run
-            if kind == "module" and rest[0] in self.bindings.get(head, {}):
+            if kind == NodeKind.MODULE and rest[0] in self.bindings.get(head, {}):
                 return self.resolve(".".join([self.bindings[head][rest[0]], *rest[1:]]), depth + 1)
-            if kind == "class" and len(rest) == 1:
+            if kind == NodeKind.CLASS and len(rest) == 1:
                 found = self.methods(head, rest[0])
                 return found[0] if found else None
             return None

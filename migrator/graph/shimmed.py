@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Mapping, Sequence, Set
 
 import networkx as nx
 
-from ..model import FileResult, Finding, Status, Verdict
+from ..model import EntryKind, FileResult, Finding, Status, Verdict
 from ..shim import THROUGH_SHIM, Shim, ShimCover, shims
 from .build import ProjectGraph
 
@@ -40,10 +40,14 @@ def through_shims(findings: Sequence[Finding], project: ProjectGraph, nodes: Map
         if not shimmed:
             continue
         covered = set().union(*(reached(e) for e in shimmed))
-        others = [e for e in project.entries if e not in shimmed and e.kind not in ("setup", "public-api")]
+        others = [e for e in project.entries
+                  if e not in shimmed and e.kind not in (EntryKind.SETUP, EntryKind.PUBLIC_API)]
         where = ", ".join(sorted({e.path for e in shimmed}))
-        out = [_through(f, shim, target, where, lambda node: sorted({e.path for e in others if node in reached(e)}),
-                        nodes[f.id]) if nodes.get(f.id) in covered else f for f in out]
+        def entries_reaching(node, others=others):
+            return sorted({e.path for e in others if node in reached(e)})
+
+        out = [_through(f, shim, target, where, entries_reaching, nodes[f.id]) if nodes.get(f.id) in covered else f
+               for f in out]
     return out
 
 

@@ -31,7 +31,13 @@ from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..evidence import item
-from ..model import Argument, DtypeProfile, Grade, Limit, LimitKind, Status, Verdict
+from ..model import Argument, DtypeProfile, Grade, Limit, LimitKind, Status, ValueKind, Verdict
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_FLOAT = ValueKind.FLOAT
+_INT = ValueKind.INT
+_OTHER = ValueKind.OTHER
+_STR = ValueKind.STR
 
 #: The float dtypes a training run computes in; a note's other dtypes (integers, fp64, complex) bear on
 #: inputs the integer-input rule and the float64 rule judge on their own.
@@ -160,9 +166,9 @@ def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tu
 def _literal(arg: Argument) -> Optional[str]:
     """The literal an argument passes (``'tanh'``, ``True``, ``1``), or ``None`` when the code computes it."""
     value = arg.value
-    if value.kind in ("str", "int", "float"):
+    if value.kind in (_STR, _INT, _FLOAT):
         return value.text
-    if value.kind == "other" and value.text in ("True", "False", "None"):
+    if value.kind == _OTHER and value.text in ("True", "False", "None"):
         return value.text
     return None
 

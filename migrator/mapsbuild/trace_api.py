@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -167,9 +168,14 @@ def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[
             continue
         for sample in samples:
             for api, call in apis:
-                forward, backward, dtypes = _trace_call(recorder, lambda: call(sample), grad)
+                forward, backward, dtypes = _trace_call(recorder, partial(call, sample), grad)
                 if forward:
                     table.add(api, "opinfo", forward, backward, dtypes)
+
+
+def _call_method(x: Any, name: str, *args: Any) -> Any:
+    """``x.name(*args)``, the method looked up when called (as the tracer runs it)."""
+    return getattr(x, name)(*args)
 
 
 def _opinfo_apis(info) -> List[Tuple[str, Callable]]:
@@ -285,7 +291,7 @@ def _trace_modules(table: _Table, recorder: _Recorder, progress) -> None:
             except Exception:
                 continue
             fargs, fkwargs = module_input.forward_input.args, module_input.forward_input.kwargs
-            forward, backward, dtypes = _trace_call(recorder, lambda: module(*fargs, **fkwargs), True)
+            forward, backward, dtypes = _trace_call(recorder, partial(module, *fargs, **fkwargs), True)
             if forward:
                 table.add(api, "moduleinfo", forward, backward, dtypes)
 
@@ -318,8 +324,8 @@ def _trace_optimizers(table: _Table, recorder: _Recorder, progress) -> None:
                 p.grad = torch.randn_like(p)
             try:
                 optimizer = cls(params, **{**kwargs, **flags})
-                ops, dtypes, _ = recorder.run(lambda: optimizer.step() if not _needs_closure(cls)
-                                              else optimizer.step(lambda: torch.tensor(0.0)))
+                step = optimizer.step if not _needs_closure(cls) else partial(optimizer.step, lambda: torch.tensor(0.0))
+                ops, dtypes, _ = recorder.run(step)
             except Exception:
                 continue
             table.paths.setdefault(api, {})[path] = ops
@@ -383,12 +389,12 @@ def _trace_generic(table: _Table, recorder: _Recorder, apis: Sequence[str]) -> N
             x, other = _generic_inputs()
             x.requires_grad_(not name.endswith("_"))  # an in-place method cannot take a leaf that needs grad
             if owner == "torch.Tensor":
-                call = (lambda: getattr(x, name)()) if arguments == () else (lambda: getattr(x, name)(other))
+                call = partial(_call_method, x, name) if arguments == () else partial(_call_method, x, name, other)
             else:
                 fn = getattr(torch, name, None)
                 if fn is None:
                     break
-                call = (lambda: fn(x)) if arguments == () else (lambda: fn(x, other))
+                call = partial(fn, x) if arguments == () else partial(fn, x, other)
             forward, backward, dtypes = _trace_call(recorder, call, grad=x.requires_grad)
             if forward or _runs(call):
                 table.add(api, GENERIC_SOURCE, forward, backward, dtypes)

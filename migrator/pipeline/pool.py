@@ -21,7 +21,7 @@ from ..model import FileKind, FileResult, FileStatus, SourceFile
 from ..resolve import module_name_for
 from ..rules import ProjectIndex, RuleContext
 from ..engine.cache import AnalysisCache
-from ..engine.collector import Collector
+from ..engine.collector import DEFAULT as DEFAULT_COLLECTOR, Collector
 from .memo import has_rule_input, rule_results, rules_key
 
 Progress = Optional[Callable[[int, int], None]]
@@ -38,7 +38,7 @@ Analysed = Tuple[Optional[str], FileResult]
 
 def analyze_all(files: Sequence[SourceFile], jobs: Optional[int] = None, progress: Progress = None,
                 cache: Optional[AnalysisCache] = None, keys: Optional[Dict[str, Optional[str]]] = None,
-                targets: Sequence[TargetMap] = (), collector: Collector = Collector()) -> List[FileResult]:
+                targets: Sequence[TargetMap] = (), collector: Collector = DEFAULT_COLLECTOR) -> List[FileResult]:
     """Every file's result, in order. ``keys`` receives each file's content key (read once here, reused for the
     rule and report keys); a key already in it is taken as read. With a cache, pool workers store the rule
     results for ``targets``."""

@@ -14,8 +14,11 @@ from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
 from ..maps.load import TargetMap
-from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, Verdict
+from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, UsageKind, Verdict
 from ..rules.base import usages_across_files
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
 
 #: CUDA APIs a run does not need: what they do is measure, describe, debug or tune the CUDA device itself
 #: (``set_sync_debug_mode`` warns or errors on synchronising calls: a debugging switch).
@@ -84,7 +87,7 @@ _SEED_SOURCE = "torch/random.py (manual_seed seeds every device, the custom one 
 
 def reads(usage: Usage) -> bool:
     """Whether ``with_seeded_devices`` looks at this usage (the cache keeps those apart for it)."""
-    return usage.api in SEEDS_EVERY_DEVICE and usage.kind == "call"
+    return usage.api in SEEDS_EVERY_DEVICE and usage.kind == _CALL
 
 
 def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResult],

@@ -21,6 +21,7 @@ from ..rules.dtype.dtype_limits import DtypeLimits
 Bites = Mapping[str, Mapping[str, FrozenSet[str]]]
 _RULE = DtypeLimits.name
 _SHOWN = 8
+_NO_OTHER_REASON = frozenset({Status.SUPPORTED, Status.UNKNOWN})
 
 
 def with_dtype_roots(findings: Sequence[Finding], bites: Bites, choices_of: Mapping[str, Tuple[DtypeChoice, ...]],
@@ -58,8 +59,9 @@ def _choice(finding: Finding, bitten: Mapping[str, FrozenSet[str]],
     if finding.root is not None or finding.cause is not None:
         return None
     for target, verdict in finding.verdicts.items():
-        if verdict.status != Status.SUPPORTED and not bitten.get(target):
-            return None  # another reason to act here
+        if verdict.status not in _NO_OTHER_REASON and not bitten.get(target):
+            return None  # another reason to act here (a target whose data cannot judge the use has none: the
+            # use stays a gap on that target, ``assess.counted``, and another target's data decides nothing here)
     dtypes = set().union(*bitten.values())
     return next((c for c in choices if c.dtype in dtypes), None)
 

@@ -6,12 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Sequence, Set, Tuple
 
-from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage
+from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage, UsageKind
 from ..prefixes import longest
 from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
 from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from ..rules.base import usages_across_files
 from ..contexts import path_context
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_DECORATOR = UsageKind.DECORATOR
+_IMPORT = UsageKind.IMPORT
 
 #: APIs whose use puts a dtype in the profile.
 _NAMES: Dict[str, str] = {
@@ -26,7 +31,7 @@ _AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast")
 def reads(usage: Usage) -> bool:
     """Whether ``dtype_profiles`` looks at this usage (the cache keeps those apart for the cross-file stages)."""
     return (usage.api in _NAMES or usage.api in _AUTOCAST
-            or (usage.kind == "import" and usage.api.startswith(FRAMEWORKS)))
+            or (usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS)))
 
 
 def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
@@ -44,7 +49,7 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
             continue  # a test of the bf16 path does not make the project train in bf16
         for usage in sorted(usages_across_files(result), key=lambda u: (u.span.cell or 0, u.span.line or 0)):
             for dtype in _dtypes_of(usage):
-                inferred = usage.kind == "import"
+                inferred = usage.kind == _IMPORT
                 if not inferred:
                     here.setdefault((result.file.rel, usage.scope), set()).add(dtype)
                 _prefer(found, DtypeChoice(dtype, usage.api, result.file.rel, usage.span, usage.snippet,
@@ -131,11 +136,11 @@ def _dtypes_of(usage: Usage) -> Sequence[str]:
         return ()
     if usage.api in _NAMES:
         return (_NAMES[usage.api],)
-    if usage.api in _AUTOCAST and usage.kind in ("call", "decorator"):
+    if usage.api in _AUTOCAST and usage.kind in (_CALL, _DECORATOR):
         dtype = next((a.value for a in usage.args if a.keyword == "dtype"), None)
         if dtype is None:
             return ("fp16",)
         return ()  # the dtype argument is a name of its own (torch.bfloat16): counted where it is written
-    if usage.kind == "import" and usage.api.startswith(FRAMEWORKS):
+    if usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS):
         return ("fp16", "bf16")
     return ()

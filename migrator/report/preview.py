@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..model import Auto, Finding, Unsafe
+from ..model import Auto, EditKind, Finding, Unsafe
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def line_rewrite(finding: Finding, target: str) -> Optional[LineRewrite]:
     verdict = finding.verdicts.get(target)
     fix = verdict.fix if verdict is not None else None
     span = finding.span
-    if not isinstance(fix, (Auto, Unsafe)) or fix.edit.at is not None or fix.edit.kind == "text" \
+    if not isinstance(fix, (Auto, Unsafe)) or fix.edit.at is not None or fix.edit.kind == EditKind.TEXT \
             or span.line is None or span.col is None or span.end_col is None or span.line != span.end_line \
             or span.end_col - span.col != len(finding.snippet):
         return None

@@ -15,6 +15,9 @@ from ..engine.positions import Positions
 from .scope import Scopes
 from ..model import UsageKind
 
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_IMPORT = UsageKind.IMPORT
+
 PositionMap = Callable[[Span], Span]
 
 
@@ -52,7 +55,7 @@ class Emitter:
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
              node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = (),
              config_key: Optional[str] = None) -> None:
-        guarded = self.scopes.guard_depth > 0 if kind == "import" else self.scopes.is_guarded(api)
+        guarded = self.scopes.guard_depth > 0 if kind == _IMPORT else self.scopes.is_guarded(api)
         snippet_node = node_for_snippet or node
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
         # pool) stores an interned string once

@@ -16,12 +16,16 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ..devices import DEVICE_WORD
-from ..model import Argument, Confidence
+from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .modules import DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
 from .values import LITERAL_NODES, STRING_NODES, Evaluator
 from ..model import UsageKind
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_FSTR = ValueKind.FSTR
+_STR = ValueKind.STR
 
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
 #: Keywords whose string argument is a device or backend whatever the call is.
@@ -89,7 +93,7 @@ class Literals:
         if len(named) > _MOST_NAMED:
             return  # a table of that many device names is data, not one device choice
         also = tuple(t for t in also if DEVICE_WORD.match(t))
-        for node, text in named:
+        for node, _word in named:
             others = tuple(t for n, t in named if n is not node) + also
             if others:
                 self._siblings[id(node)] = self._siblings.get(id(node), ()) + others
@@ -250,9 +254,9 @@ class Literals:
         if id(node) in self.consumed:
             return
         value = self.values.value_of(node)
-        if value.kind not in ("str", "fstr"):
+        if value.kind not in (_STR, _FSTR):
             return
-        api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == "fstr")
+        api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == _FSTR)
         if api and id(node) in self._implementation_names:
             return  # ``impl in ["ref", "cuda"]``: CUDA's implementation, judged where it is built
         if api:

@@ -13,6 +13,11 @@ from .emit import Emitter
 from .scope import Scopes
 from .strings import string_value
 
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_FSTR = ValueKind.FSTR
+_OTHER = ValueKind.OTHER
+_STR = ValueKind.STR
+
 #: An argument migrator does not model (most of them): one shared object keeps results small to cache.
 _OPAQUE = Value(ValueKind.OTHER)
 _OPAQUE_POSITIONAL = Argument(None, _OPAQUE)
@@ -58,7 +63,7 @@ class Evaluator:
                     continue
                 keyword = arg.keyword.value if arg.keyword is not None else None
                 value = self.value_of(arg.value)
-                if value.kind == "other" and value.text is None:  # nothing a rule reads: share one object
+                if value.kind == _OTHER and value.text is None:  # nothing a rule reads: share one object
                     out.append(_OPAQUE_POSITIONAL if keyword is None else Argument(keyword, _OPAQUE))
                 else:
                     out.append(Argument(keyword, value))
@@ -120,7 +125,7 @@ class Evaluator:
             return Value(ValueKind.DEVICE, None)
         inner = self.value_of(first)
         has_index = len(args) > 1 or any(a.keyword is not None and a.keyword.value == "index" for a in call.args)
-        if inner.kind in ("str", "fstr") and inner.text is not None:
+        if inner.kind in (_STR, _FSTR) and inner.text is not None:
             text = inner.text + (":{}" if has_index and ":" not in inner.text else "")
             return Value(ValueKind.DEVICE, text, origin=inner.origin, via=inner.via)
         return Value(ValueKind.DEVICE, None, options=(inner,), origin=inner.origin, via=inner.via)
@@ -141,7 +146,7 @@ class Evaluator:
         if not exprs:
             return Value(ValueKind.OTHER, name)
         values = tuple(self.with_origin(self.value_of(e), e, name) for e in exprs)
-        if len(values) == 1 or all((v.kind, v.text) == (values[0].kind, values[0].text) and v.kind == "str"
+        if len(values) == 1 or all((v.kind, v.text) == (values[0].kind, values[0].text) and v.kind == _STR
                                    for v in values):
             return values[0]
         return Value(ValueKind.CHOICE, name, options=values, via=name)

@@ -10,7 +10,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, Usage, Value
+from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, Usage, Value, ValueKind
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
@@ -24,6 +24,13 @@ from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 from ..model import UsageKind
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CHOICE = ValueKind.CHOICE
+_DEVICE = ValueKind.DEVICE
+_FSTR = ValueKind.FSTR
+_REF = ValueKind.REF
+_STR = ValueKind.STR
 
 
 class ModuleResolver:
@@ -354,7 +361,7 @@ class ModuleResolver:
 
     def _environment_call(self, node: cst.Call, qual: str) -> None:
         args = self.values.arguments(node.args)
-        key = args[0].value.text if args and args[0].value.kind == "str" else None
+        key = args[0].value.text if args and args[0].value.kind == _STR else None
         if key and self.vocabulary.watches_variable(key):
             kind = UsageKind.ENV_READ if qual in self.vocabulary.environment_readers else UsageKind.ENV
             self.emitter.emit("os.environ", kind, node, args, context=key)
@@ -504,7 +511,7 @@ class ModuleResolver:
         for name, exprs in self.scopes.stack[0].binding.values.items():
             if len(exprs) == 1:
                 value = self.values.with_origin(self.values.value_of(exprs[0]), exprs[0], name)
-                if value.kind in ("str", "fstr", "device", "choice", "ref"):
+                if value.kind in (_STR, _FSTR, _DEVICE, _CHOICE, _REF):
                     self.constants[name] = value
 
     def finished_usages(self) -> Tuple[Usage, ...]:
@@ -518,7 +525,7 @@ def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression
     if scopes.qualify(node.value) != "os.environ":
         return None
     key = values.value_of(node.slice[0].slice.value)
-    return key.text if key.kind == "str" and scopes.vocabulary.watches_variable(key.text or "") else None
+    return key.text if key.kind == _STR and scopes.vocabulary.watches_variable(key.text or "") else None
 
 
 def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:

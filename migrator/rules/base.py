@@ -21,10 +21,23 @@ from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
 from ..model import (Category, Edit, EditKind, Evidence, ExtensionBuild, FileResult, Finding, Grade, GuardKind,
-                     LimitKind, Status, Usage, Value, ValueKind, Verdict, fix_of)
+                     LimitKind, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of)
 from ..prefixes import longest
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ASSIGN = UsageKind.ASSIGN
+_ATTRIBUTE = UsageKind.ATTRIBUTE
+_CALL = UsageKind.CALL
+_CHOICE = ValueKind.CHOICE
+_DECORATOR = UsageKind.DECORATOR
+_DEVICE = ValueKind.DEVICE
+_FSTR = ValueKind.FSTR
+_METHOD = UsageKind.METHOD
+_OTHER = ValueKind.OTHER
+_REF = ValueKind.REF
+_STR = ValueKind.STR
 
 Verdicts = Dict[str, Verdict]
 #: ``cuda``, ``cuda:0``, ``cuda:{}`` (an f-string's template): a CUDA device string.
@@ -179,7 +192,7 @@ def usages_across_files(result: FileResult) -> Sequence[Usage]:
 
 def resolve_value(value: Value, project: ProjectIndex, depth: int = 0) -> Value:
     """Follow a ``ref`` to a constant defined in another module of the repo."""
-    if value.kind == "ref" and value.ref is not None and value.ref in project.constants and depth < 5:
+    if value.kind == _REF and value.ref is not None and value.ref in project.constants and depth < 5:
         target = resolve_value(project.constants[value.ref], project, depth + 1)
         return Value(target.kind, target.text, target.options, target.ref, target.origin, value.ref)
     return value
@@ -190,9 +203,9 @@ def cuda_device_in(value: Value, project: ProjectIndex) -> Optional[Value]:
     value = resolve_value(value, project)
     if value.from_default:
         return None  # reported where the default is written, not at each use of the parameter
-    if value.kind in ("str", "fstr", "device") and is_device_string(value.text):
+    if value.kind in (_STR, _FSTR, _DEVICE) and is_device_string(value.text):
         return value
-    if value.kind in ("choice", "device"):
+    if value.kind in (_CHOICE, _DEVICE):
         for option in value.options:
             found = cuda_device_in(option, project)
             if found is not None:
@@ -204,17 +217,17 @@ def cuda_device_in(value: Value, project: ProjectIndex) -> Optional[Value]:
 
 def backend_in(value: Value, project: ProjectIndex) -> Optional[Value]:
     value = resolve_value(value, project)
-    if value.kind == "str" and value.text and ("nccl" in value.text.lower().split(":")[-1].split(",")[0]
+    if value.kind == _STR and value.text and ("nccl" in value.text.lower().split(":")[-1].split(",")[0]
                                                or is_backend_string(value.text)):
         return value
-    if value.kind == "str" and value.text and "nccl" in value.text.lower():
+    if value.kind == _STR and value.text and "nccl" in value.text.lower():
         return value
-    if value.kind == "choice":
+    if value.kind == _CHOICE:
         for option in value.options:
             found = backend_in(option, project)
             if found is not None:
                 return found
-    if value.kind == "other" and value.text and ('"nccl"' in value.text or "'nccl'" in value.text):
+    if value.kind == _OTHER and value.text and ('"nccl"' in value.text or "'nccl'" in value.text):
         return Value(ValueKind.STR, "nccl", origin=value.origin, via=value.via or value.text)
     return None
 
@@ -284,7 +297,7 @@ def _patcher_swap(target: TargetMap, usage: Usage, api: str) -> Optional[Verdict
     if to is None or to.startswith("_"):
         return None
     leaf, new = api.rsplit(".", 1)[-1], to.rsplit(".", 1)[-1]
-    suggestion = usage.snippet.replace(f".{leaf}", f".{new}", 1) if usage.kind in ("method", "attribute") else to
+    suggestion = usage.snippet.replace(f".{leaf}", f".{new}", 1) if usage.kind in (_METHOD, _ATTRIBUTE) else to
     return Verdict(Status.REWRITE, f"use `{to}`: the vendor's runtime patcher swaps `{api}` for it ({shim.source}); "
                    f"false on a {target.device_to} tensor as written{needs_import(target)}", shim.source,
                    fix=fix_of(suggestion))
@@ -328,9 +341,9 @@ def needs_import(target: TargetMap) -> str:
 
 def renamed_call(snippet: str, new_name: str, kind: str) -> str:
     """``torch.cuda.synchronize()`` with ``torch_npu.npu.synchronize`` -> ``torch_npu.npu.synchronize()``."""
-    if kind in ("call", "decorator") and "(" in snippet:
+    if kind in (_CALL, _DECORATOR) and "(" in snippet:
         return new_name + snippet[snippet.index("("):]
-    if kind == "assign" and "=" in snippet:
+    if kind == _ASSIGN and "=" in snippet:
         return new_name + " " + snippet[snippet.index("="):]
     return new_name
 
@@ -347,10 +360,10 @@ def rename_verdict(target: TargetMap, usage: Usage, api: Optional[str] = None) -
 
 
 def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
-    if usage.kind == "method":  # torch.Tensor.cuda -> torch.Tensor.npu: rename the method where it is called
+    if usage.kind == _METHOD:  # torch.Tensor.cuda -> torch.Tensor.npu: rename the method where it is called
         old_name, new_name = api.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
         return Edit(EditKind.METHOD, old_name, new_name) if api.rsplit(".", 1)[0] == new.rsplit(".", 1)[0] else None
-    if usage.kind in ("call", "attribute", "assign", "decorator"):
+    if usage.kind in (_CALL, _ATTRIBUTE, _ASSIGN, _DECORATOR):
         return Edit(EditKind.NAME, api, new)
     return None
 
@@ -361,7 +374,7 @@ def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
     An f-string's ``old``/``new`` are the words inside its text (``cuda`` -> ``npu`` in ``f"cuda:{rank}"``).
     ``None`` when the value is not a literal, or came through a name with no known place.
     """
-    if value.kind not in ("str", "fstr") or (value.via is not None and value.origin is None):
+    if value.kind not in (_STR, _FSTR) or (value.via is not None and value.origin is None):
         return None
     kind = EditKind.FSTRING if value.kind == ValueKind.FSTR else EditKind.STRING
     return Edit(kind, old, new, at=value.origin if value.via else None)
@@ -528,7 +541,7 @@ class RenamedCudaNames(CudaNames):
                            + "), so `fix` applies it only with --unsafe")
                 quotes += differs
             suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
-            if usage.kind == "method":  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
+            if usage.kind == _METHOD:  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
                 old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
                 head, dot, tail = usage.snippet.rpartition(f".{old_method}")
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
@@ -543,10 +556,10 @@ class RenamedCudaNames(CudaNames):
         new = text.replace("cuda", target.device_to, 1)
         direct = value.via is None
         suggestion = replaced_literal(snippet, text, new) if direct else None
-        if value.kind == "fstr" and direct:
+        if value.kind == _FSTR and direct:
             suggestion = snippet.replace("cuda", target.device_to, 1)
         message = f"device '{text}' must be '{new}' on {target.id}{where(value)}{needs_import(target)}"
-        edit = (literal_edit(value, "cuda", target.device_to) if value.kind == "fstr"
+        edit = (literal_edit(value, "cuda", target.device_to) if value.kind == _FSTR
                 else literal_edit(value, text, new))
         return Verdict(Status.REWRITE, message, target.device_source,
                        fix=fix_of(suggestion or f"set {value.via} to '{new}'", edit,
@@ -557,7 +570,7 @@ class RenamedCudaNames(CudaNames):
         new = renamed_backend(text, target.backend_to, target.device_to)
         direct = value.via is None
         suggestion = replaced_literal(snippet, text, new) if direct else None
-        edit = literal_edit(value, text, new) if value.kind == "str" else None
+        edit = literal_edit(value, text, new) if value.kind == _STR else None
         return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                        f"{needs_import(target)}", target.backend_source,
                        fix=fix_of(suggestion or f"set {value.via} to '{new}'", edit,

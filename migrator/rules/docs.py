@@ -17,6 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
+from ..maps.load import target_ids
 from ..model import Status
 from .examples import Example, Invalid, Valid
 
@@ -105,7 +106,7 @@ def _first(examples: Sequence[Example], kind: Type[E]) -> Optional[E]:
 def _verdicts(example: Invalid) -> str:
     if isinstance(example.expect, Status):
         return f"{example.expect.value} on every target"
-    return " · ".join(f"{target}: {status.value}" for target, status in example.expect.items())
+    return " · ".join(f"{target}: {example.expected(target).value}" for target in target_ids())
 
 
 _LANGUAGE: Dict[str, str] = {".py": "python", ".ipynb": "json", ".sh": "bash", ".cu": "cuda", ".txt": "text",

@@ -21,6 +21,9 @@ from ..lines import line_col, line_starts
 from ..model import CudaFacts, Kernel, Registration
 from ..model import RegistrationKind
 
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_TORCH_LIBRARY_IMPL = RegistrationKind.TORCH_LIBRARY_IMPL
+
 _GLOBAL = re.compile(r"\b__global__\b")
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 _LAUNCH = re.compile(r"<<<")
@@ -72,7 +75,7 @@ def read_cuda(text: str) -> CudaFacts:
             bound = match.group(4)
             signature = literal if literal and "(" in literal else functions.get((bound or "").split("::")[-1])
             registrations.append(Registration(name=name, kind=kind, path="", line=line_col(starts, match.start())[0],
-                                              namespace=key if kind == "torch_library_impl" else namespace,
+                                              namespace=key if kind == _TORCH_LIBRARY_IMPL else namespace,
                                               signature=signature))
     included = [m.group(1) for m in _INCLUDE.finditer(text)]
     includes = tuple(sorted({name for name in included if _CUDA_HEADERS.match(name)}))

@@ -131,13 +131,13 @@ class Session:
         import torch.multiprocessing  # noqa: F401  - (its ``spawn`` attribute is the function, not the module)
 
         spawn = sys.modules["torch.multiprocessing.spawn"]
-        original = getattr(spawn, "_wrap")
+        original = spawn._wrap
         session = self
 
         @functools.wraps(original)  # pickled by name into the worker, where this session's copy is the one found
         def _wrap(fn, i, *rest, **kwargs):
             return original(session.spawned_worker(fn, i), i, *rest, **kwargs)
-        setattr(spawn, "_wrap", _wrap)
+        spawn.__dict__["_wrap"] = _wrap
 
     def spawned_worker(self, fn, index: int):
         """``fn`` run as spawn worker ``index``: an error it raises is this process's ``stopped``."""

@@ -17,6 +17,7 @@ import types
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from ..model import RegistrationKind
 
 _BACKWARD_WORDS = ("backward", "bwd", "grad")
 
@@ -42,7 +43,7 @@ def stub_specs(ops, plans) -> Tuple[StubSpec, ...]:
     for op in ops:
         routes = [r for p in plans if p.op == op.name for r in p.routes if r.code]
         route = routes[0] if routes else None
-        functions = tuple(dict.fromkeys(r.name for r in op.registrations if r.kind == "pybind11"))
+        functions = tuple(dict.fromkeys(r.name for r in op.registrations if r.kind == RegistrationKind.PYBIND11))
         specs.append(StubSpec(module=op.name, functions=functions, family=route.family if route else None,
                               code=route.code if route else None, source=route.source if route else None))
     return tuple(specs)
@@ -80,7 +81,7 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         fallback = _compile_fallback(stub)
         for name in stub.functions:
             setattr(module, name, self._function(stub, name, fallback))
-        setattr(module, "__getattr__", lambda name: self._missing(stub, name))  # PEP 562: the stub's other names
+        module.__dict__["__getattr__"] = lambda name: self._missing(stub, name)  # PEP 562: the stub's other names
 
     def _missing(self, stub: StubSpec, name: str) -> Callable:
         if name.startswith("__"):  # inspect, pickle and friends probe modules for dunders

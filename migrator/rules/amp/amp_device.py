@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, Value, ValueKind, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of
 from ...resolve.modules import IDLE_REGION
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                     per_target, runs_on_a_note)
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 _DEVICE_FIRST = ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",
                  "torch.amp.autocast_mode.autocast", "torch.amp.custom_fwd", "torch.amp.custom_bwd",
@@ -40,22 +40,22 @@ class AmpDevice(Rule):
     name = "amp-device"
     call_stays = True
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR})
     category = Category.AMP
     summary = "autocast / GradScaler on the CUDA device"
     examples = (
         Invalid("import torch\nwith torch.autocast(device_type='cuda', dtype=torch.float16):\n    pass\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\n"
                                 "with torch.autocast(device_type='npu', dtype=torch.float16):\n    pass\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "with torch.autocast(device_type='mlu', dtype=torch.float16):\n    pass\n")),
         Invalid("import torch\nscaler = torch.amp.GradScaler('cuda')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu')\n",
                            neuware="import torch\nimport torch_mlu\nscaler = torch.amp.GradScaler('mlu')\n")),
         Invalid("import torch\nscaler = torch.amp.GradScaler(enabled=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu', enabled=True)\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "scaler = torch.amp.GradScaler('mlu', enabled=True)\n")),

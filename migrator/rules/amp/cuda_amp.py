@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.modules import IDLE_REGION
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
 from .amp_device import idle_region
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class CudaAmp(Rule):
@@ -34,21 +34,21 @@ class CudaAmp(Rule):
 
     name = "cuda-amp"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.DECORATOR})
     category = Category.AMP
     summary = "torch.cuda.amp APIs"
     examples = (
         Invalid("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch_npu.npu.amp.GradScaler()\n",
                            neuware="import torch\nimport torch_mlu\nscaler = torch.mlu.amp.GradScaler()\n")),
         # `torch` itself is not bound, so only the name the plugin import binds can be written in; the
         # import of `ac` goes once nothing uses it
         Invalid("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nwith torch_npu.npu.amp.autocast():\n    pass\n")),
         Invalid("from torch.cuda import amp\nscaler = amp.GradScaler(enabled=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch.cuda import amp\nimport torch_npu\n"
                                 "scaler = torch_npu.npu.amp.GradScaler(enabled=True)\n")),
         Valid("import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n"),

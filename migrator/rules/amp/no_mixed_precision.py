@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ...model import Category, Confidence, Evidence, FileResult, Finding, Grade, Status, Usage, Verdict, fix_of
+from ...model import (Category, Confidence, Evidence, FileResult, Finding, Grade, Status, Usage, UsageKind, Verdict,
+                      fix_of)
 from ...resolve.vocabulary import Vocabulary
 from ..base import ProjectRule, RuleContext, fingerprint, usages_across_files
 from ..examples import Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_IMPORT = UsageKind.IMPORT
 
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
           "torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.Tensor.half", "torch.Tensor.bfloat16",
@@ -62,14 +67,14 @@ class NoMixedPrecision(ProjectRule):
     )
 
     def reads(self, usage: Usage) -> bool:
-        return (usage.api.startswith(_MIXED) or (usage.kind == "import" and usage.api.startswith(FRAMEWORKS))
+        return (usage.api.startswith(_MIXED) or (usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS))
                 or _is_optimizer(usage))
 
     def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
         usages = [(r.file.rel, u) for r in results for u in usages_across_files(r)]
         if any(u.api.startswith(_MIXED) for _, u in usages):
             return []
-        if any(u.kind == "import" and u.api.startswith(FRAMEWORKS) for _, u in usages):
+        if any(u.kind == _IMPORT and u.api.startswith(FRAMEWORKS) for _, u in usages):
             return []
         step = _first_optimizer(usages)
         if step is None:
@@ -100,4 +105,4 @@ def _first_optimizer(usages) -> Optional[tuple]:
 
 
 def _is_optimizer(usage: Usage) -> bool:
-    return usage.kind == "call" and usage.api.startswith("torch.optim.") and not usage.api.startswith(_NOT_OPTIMIZERS)
+    return usage.kind == _CALL and usage.api.startswith("torch.optim.") and not usage.api.startswith(_NOT_OPTIMIZERS)

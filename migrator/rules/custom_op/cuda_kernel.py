@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _KERNEL, _port
@@ -29,7 +29,7 @@ class CudaKernel(Rule):
 
     name = "cuda-kernel"
     claim = Claim.PROJECT_OPERATOR
-    kinds = frozenset({"kernel"})
+    kinds = frozenset({UsageKind.KERNEL})
     category = Category.CUSTOM_OP
     summary = "CUDA kernels"
     examples = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
@@ -42,7 +42,7 @@ class ExtensionBuildRule(Rule):
 
     name = "extension-build"
     claim = Claim.PROJECT_OPERATOR
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.CUSTOM_OP
     summary = "C++/CUDA extension builds"
     vocabulary = Vocabulary(text_arguments=frozenset(EXTENSION_BUILDERS), module_loaders=frozenset(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _KERNEL, _SETUP, _SOURCE, _port
@@ -29,7 +29,7 @@ class ExtensionCall(Rule):
 
     name = "extension-call"
     claim = Claim.PROJECT_OPERATOR
-    kinds = frozenset({"call", "import", "attribute"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.IMPORT, UsageKind.ATTRIBUTE})
     category = Category.CUSTOM_OP
     summary = "calls into compiled CUDA extensions"
     examples = (

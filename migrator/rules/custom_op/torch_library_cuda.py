@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_STR = ValueKind.STR
 
 
 class TorchLibraryCuda(Rule):
@@ -30,17 +33,17 @@ class TorchLibraryCuda(Rule):
 
     name = "torch-library-cuda"
     claim = Claim.PROJECT_OPERATOR
-    kinds = frozenset({"call", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR})
     category = Category.CUSTOM_OP
     summary = "torch.library registrations for CUDA"
     vocabulary = Vocabulary(instance_methods=frozenset({"torch.library.Library.impl"}))
     examples = (
         Invalid("import torch\n@torch.library.custom_op('mylib::f', mutates_args=(), device_types='cuda')\n"
                 "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Invalid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\n\ndef f_cuda(x):\n    return x\n\n"
                 "lib.impl('f', f_cuda, 'CUDA')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Valid("import torch\n@torch.library.impl('mylib::f', 'CPU')\ndef f(x):\n    return x\n"),
         Valid("import torch\nlib = torch.library.Library('mylib', 'IMPL')\nlib.impl('f', lambda x: x, 'CPU')\n"),
     )
@@ -48,7 +51,7 @@ class TorchLibraryCuda(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if not usage.api.startswith("torch.library.") or usage.kind not in self.kinds:
             return None
-        key = next((a.value.text for a in usage.args if a.value.kind == "str" and a.value.text in ("CUDA", "cuda")),
+        key = next((a.value.text for a in usage.args if a.value.kind == _STR and a.value.text in ("CUDA", "cuda")),
                    None)
         if key is None:
             return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _port
@@ -31,7 +31,7 @@ class TorchOpsCall(Rule):
 
     name = "torch-ops-call"
     claim = Claim.PROJECT_OPERATOR
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.CUSTOM_OP
     summary = "calls of custom ops registered with TORCH_LIBRARY"
     examples = (

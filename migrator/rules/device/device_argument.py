@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import DEVICE_KEYWORDS
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_DEVICE = ValueKind.DEVICE
 
 _AMP_APIS = ("torch.autocast", "torch.amp.", "torch.cuda.amp.", "torch.cpu.amp.")
 #: Calls whose first positional argument is a device (their signatures' first parameter: ``device`` or
@@ -42,25 +46,25 @@ class DeviceArgument(Rule):
     name = "device-argument"
     call_stays = True
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR})
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
     examples = (
         Invalid("import torch\nx = torch.zeros(3, device='cuda')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device='mlu')\n")),
         Invalid("import torch as T\nstate = T.load('m.pt', map_location='cuda:0')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch as T\nimport torch_npu\nstate = T.load('m.pt', map_location='npu:0')\n",
                            neuware="import torch as T\nimport torch_mlu\n"
                                    "state = T.load('m.pt', map_location='mlu:0')\n")),
         Invalid("import torch\nrank = 0\ndev = torch.device('cuda', rank)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nrank = 0\ndev = torch.device('npu', rank)\n",
                            neuware="import torch\nimport torch_mlu\nrank = 0\ndev = torch.device('mlu', rank)\n")),
         Invalid("import torch\ndef place(rank):\n    return torch.device(f'cuda:{rank}')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\ndef place(rank):\n"
                                 "    return torch.device(f'npu:{rank}')\n",
                            neuware="import torch\nimport torch_mlu\ndef place(rank):\n"
@@ -68,10 +72,10 @@ class DeviceArgument(Rule):
         # the device comes from another module: reported here, rewritten there (where device-string reports it)
         Invalid("import torch\nfrom config import DEVICE\nx = torch.zeros(3, device=DEVICE)\n",
                 files={"config.py": "DEVICE = 'cuda:0'\n"},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Valid("import torch\nx = torch.zeros(3, device='cpu')\n"),
         Invalid("from torch.distributed.device_mesh import init_device_mesh\nmesh = init_device_mesh('cuda', (2, 4))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch.distributed.device_mesh import init_device_mesh\nimport torch_npu\n"
                                 "mesh = init_device_mesh('npu', (2, 4))\n",
                            neuware="from torch.distributed.device_mesh import init_device_mesh\nimport torch_mlu\n"
@@ -81,7 +85,7 @@ class DeviceArgument(Rule):
               "mesh = init_device_mesh('cpu', (2,), mesh_dim_names=('cuda',))\n"),
         # the device built in the call: reported (and rewritten) once, at torch.device('cuda')
         Invalid("import torch\nx = torch.zeros(3, device=torch.device('cuda'))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device=torch.device('npu'))\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.zeros(3, device=torch.device('mlu'))\n")),
         Valid("import torch\nprint('running on cuda')\n"),
@@ -95,9 +99,9 @@ class DeviceArgument(Rule):
         for arg in usage.args:
             positional_device = arg.keyword is None and usage.api in _DEVICE_FIRST and arg is positional[0]
             if arg.keyword in DEVICE_KEYWORDS or positional_device:
-                if arg.value.kind == "device" and arg.value.via is None:
+                if arg.value.kind == _DEVICE and arg.value.via is None:
                     continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
-                    return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+                    return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None

@@ -5,11 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.modules import IDLE_TEST
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict, runs_on_a_note
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_FLAG_KINDS = frozenset({UsageKind.ASSIGN, UsageKind.ATTRIBUTE})  # a switch set, or read
 
 
 def _is_cuda_api(api: str) -> bool:
@@ -50,28 +54,29 @@ class DeviceCall(Rule):
 
     name = "device-call"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "assign", "decorator"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN, UsageKind.DECORATOR})
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
     examples = (
         Invalid("import torch\ntorch.cuda.synchronize()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\ntorch.accelerator.synchronize()\n",
                            neuware="import torch\nimport torch_mlu\ntorch.mlu.synchronize()\n")),
         # `torch` is not bound in this file, so `torch.mlu.device_count` would be a NameError: no fix on neuware
         Invalid("from torch import cuda\nn = cuda.device_count()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch import cuda\nimport torch_npu\nn = torch_npu.npu.device_count()\n")),
         Invalid("import torch\ntorch.backends.cudnn.benchmark = True\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.SUPPORTED)),
         # both vendors note limits (inference only; no dropout RNN capture...): a suggestion, not a safe fix
         Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # no device map names it; each vendor's runtime patcher swaps it for its own (`is_npu`, `is_mlu`): a
         # rewrite by hand (the test it sits in decides what runs)
         Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
+                                 neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
         Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
                                                                                              "pass\n"}),
@@ -86,9 +91,9 @@ class DeviceCall(Rule):
             return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage))
-        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == "call" and not usage.args:
+        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL and not usage.args:
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
-        if usage.api in SPEED_SWITCHES and usage.kind in ("assign", "attribute"):
+        if usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS:
             return per_target(ctx, lambda t: _a_speed_switch(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 

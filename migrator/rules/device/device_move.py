@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DeviceMove(Rule):
@@ -32,23 +33,23 @@ class DeviceMove(Rule):
 
     name = "device-move"
     claim = Claim.CUDA_API
-    kinds = frozenset({"method"})
+    kinds = frozenset({UsageKind.METHOD})
     category = Category.DEVICE
     summary = "moving tensors or modules to the CUDA device"
     vocabulary = Vocabulary(methods=frozenset({"cuda", "to"}))
     examples = (
         Invalid("import torch\nx = torch.ones(2).cuda()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2).npu()\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.ones(2).mlu()\n")),
         Invalid("import torch\nDEVICE = torch.device('cuda', 0)\ndef f(x):\n    return x.to(DEVICE)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = torch.device('npu', 0)\n"
                                 "def f(x):\n    return x.to(DEVICE)\n",
                            neuware="import torch\nimport torch_mlu\nDEVICE = torch.device('mlu', 0)\n"
                                    "def f(x):\n    return x.to(DEVICE)\n")),
         Invalid("import torch\nx = torch.ones(2)\nx = x.to('cuda:1', non_blocking=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.ones(2)\nx = x.to('npu:1', "
                                 "non_blocking=True)\n",
                            neuware="import torch\nimport torch_mlu\nx = torch.ones(2)\n"
@@ -72,5 +73,5 @@ class DeviceMove(Rule):
             if method == "to" or arg.keyword == "device" or (arg.keyword is None and method == "pin_memory"):
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
-                    return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+                    return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None

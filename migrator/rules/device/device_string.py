@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, literal_verdict,
                     per_target, with_role)
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DeviceString(Rule):
@@ -33,29 +33,29 @@ class DeviceString(Rule):
 
     name = "device-string"
     claim = Claim.CUDA_API
-    kinds = frozenset({"literal"})
+    kinds = frozenset({UsageKind.LITERAL})
     category = Category.DEVICE
     summary = "a CUDA device string in code"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.device", DEVICE_STRING),))
     examples = (
         Invalid("import torch\nDEVICE = 'cuda'\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nDEVICE = 'npu'\n",
                            neuware="import torch\nimport torch_mlu\nDEVICE = 'mlu'\n")),
         Invalid("import torch\ndef f(x):\n    if x.device.type == 'cuda':\n        return 1\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\ndef f(x):\n    if x.device.type == 'npu':\n"
                                 "        return 1\n",
                            neuware="import torch\nimport torch_mlu\ndef f(x):\n    if x.device.type == 'mlu':\n"
                                    "        return 1\n")),
         Invalid("import argparse\np = argparse.ArgumentParser()\np.add_argument('--device', default='cuda:0')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nimport argparse\np = argparse.ArgumentParser()\n"
                                 "p.add_argument('--device', default='npu:0')\n",
                            neuware="import torch_mlu\nimport argparse\np = argparse.ArgumentParser()\n"
                                    "p.add_argument('--device', default='mlu:0')\n")),
         Invalid("import torch\nDEVICES = ['cpu', 'cuda']\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Valid("import torch\n'''Runs on cuda when available.'''\nx = 1\n"),
         Valid("import logging\nlogging.info('moving the model to cuda')\n"),
         Valid("NCCL_TIMEOUT = 30\n"),

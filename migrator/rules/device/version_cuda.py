@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import TargetMap
-from ...model import Category, Evidence, GuardKind, Grade, Manual, Status, Usage, Verdict
+from ...model import Category, Evidence, GuardKind, Grade, Manual, Status, Usage, UsageKind, Verdict
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 API = "torch.version.cuda"
 
@@ -37,7 +37,7 @@ class VersionCuda(Rule):
 
     name = "version-cuda"
     claim = Claim.CUDA_API
-    kinds = frozenset({"attribute", "call"})  # a call: how `explain` asks of a name
+    kinds = frozenset({UsageKind.ATTRIBUTE, UsageKind.CALL})  # a call: how `explain` asks of a name
     category = Category.DEVICE
     judges_its_test = True
     summary = "torch.version.cuda tests: None where the vendor installs the CPU torch wheel"
@@ -45,11 +45,11 @@ class VersionCuda(Rule):
         # a fused optimizer chosen by the torch build: silently off where torch.version.cuda is None
         Invalid("import torch\n\ndef make(params):\n    fused = {}\n    if torch.version.cuda is not None:\n"
                 "        fused['fused'] = True\n    return torch.optim.AdamW(params, lr=1e-3, **fused)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
         # a CUDA-only kernel library under the test, beside the plain path: correctly skipped
         Invalid("import torch\nimport cupy\n\ndef scale(x):\n    if torch.version.cuda:\n"
                 "        return cupy.asarray(x) * 2\n    return x * 2\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED)),
         Valid("import torch\nprint(torch.__version__)\n"),
     )
 

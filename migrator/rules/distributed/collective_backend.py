@@ -5,12 +5,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ...model import Category, Evidence, Grade, Status, Usage, Value, Verdict
+from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Value, Verdict
 from ...resolve.modules import DIST_CFG_BACKEND
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
                     literal_verdict, per_target, with_role)
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_LITERAL = UsageKind.LITERAL
 
 _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distributed.new_group",
                         "torch.distributed.distributed_c10d.init_process_group",
@@ -47,7 +51,7 @@ class CollectiveBackend(Rule):
 
     name = "collective-backend"
     claim = Claim.CUDA_API
-    kinds = frozenset({"literal", "call"})
+    kinds = frozenset({UsageKind.LITERAL, UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "the NCCL collective backend"
     vocabulary = Vocabulary(literals=(LiteralRole("torch.distributed.Backend", BACKEND_STRING, fstrings=False),),
@@ -55,30 +59,30 @@ class CollectiveBackend(Rule):
                                                       "torch.distributed.new_group"}))
     examples = (
         Invalid("import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
                                 "dist.init_process_group(backend='hccl')\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\n"
                                    "dist.init_process_group(backend='cncl')\n")),
         Invalid("import torch.distributed as dist\nBACKEND = 'nccl'\ndef setup():\n    "
                 "dist.init_process_group(BACKEND)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\nBACKEND = 'hccl'\n"
                                 "def setup():\n    dist.init_process_group(BACKEND)\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\nBACKEND = 'cncl'\n"
                                    "def setup():\n    dist.init_process_group(BACKEND)\n")),
         Invalid("import os\nimport torch.distributed as dist\n"
                 "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\ndef f(args):\n"
                                 "    if args.backend == 'hccl':\n        pass\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
                                    "    if args.backend == 'cncl':\n        pass\n")),
         # mmengine's slurm launcher hands the backend to init_process_group as given
         Invalid("from mmengine.dist import init_dist\ninit_dist('slurm', backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nfrom mmengine.dist import init_dist\n"
                                 "init_dist('slurm', backend='hccl')\n",
                            neuware="import torch_mlu\nfrom mmengine.dist import init_dist\n"
@@ -87,14 +91,14 @@ class CollectiveBackend(Rule):
         Valid("from mmengine.dist import init_dist\ninit_dist('pytorch', backend='nccl')\n"),
         # a backend per device: the NCCL pair's device is renamed with it (no `cuda` device to bind `hccl` to)
         Invalid("import torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\n"
                                 "dist.init_process_group('cpu:gloo,npu:hccl')\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\n"
                                    "dist.init_process_group('cpu:gloo,mlu:cncl')\n")),
         Invalid("from lightning.pytorch.strategies import DDPStrategy\n"
                 "strategy = DDPStrategy(process_group_backend='nccl')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch_npu\nfrom lightning.pytorch.strategies import DDPStrategy\n"
                                 "strategy = DDPStrategy(process_group_backend='hccl')\n",
                            neuware="import torch_mlu\nfrom lightning.pytorch.strategies import DDPStrategy\n"
@@ -104,18 +108,18 @@ class CollectiveBackend(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind == "literal" and usage.api == "torch.distributed.Backend":
+        if usage.kind == _LITERAL and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
             judged = literal_verdict(usage, lambda t: backend_verdict(t, value, usage.snippet))
             if usage.context == DIST_CFG_BACKEND:
                 return per_target(ctx, lambda t: _launcher_decides(t, judged(t)))
             return with_role(per_target(ctx, judged), usage)
-        if usage.kind == "call" and usage.api in _MMENGINE_INIT_DIST and _pytorch_launcher(usage):
+        if usage.kind == _CALL and usage.api in _MMENGINE_INIT_DIST and _pytorch_launcher(usage):
             return None  # runs as written: mmengine picks the target's backend itself
         argument: Optional[Value]
-        if usage.kind == "call" and usage.api in _PROCESS_GROUP_CALLS:
+        if usage.kind == _CALL and usage.api in _PROCESS_GROUP_CALLS:
             argument = first_arg(usage, ("backend",), 0 if "init_process_group" in usage.api else None)
-        elif usage.kind == "call":  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
+        elif usage.kind == _CALL:  # a framework's or the repo's own setup: init_dist('pytorch', backend='nccl')
             # Lightning's strategies use process_group_backend as given, else the device's registered backend
             argument = first_arg(usage, ("backend", "dist_backend", "process_group_backend"), None)
         else:

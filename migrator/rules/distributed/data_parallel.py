@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, documented_verdict, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DataParallel(Rule):
@@ -27,12 +27,12 @@ class DataParallel(Rule):
 
     name = "data-parallel"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "torch.nn.DataParallel"
     examples = (
         Invalid("import torch.nn as nn\nm = nn.DataParallel(nn.Linear(2, 2))\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         Valid("import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
     )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class DistributedWrapper(Rule):
@@ -27,13 +27,14 @@ class DistributedWrapper(Rule):
 
     name = "distributed-wrapper"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DISTRIBUTED
     summary = "DistributedDataParallel / FullyShardedDataParallel"
     examples = (
         Invalid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
                 "m = DDP(torch.nn.Linear(2, 2), device_ids=[0])\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.SUPPORTED,
+                                 neuware=Status.SUPPORTED)),
         Valid("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"),
     )
     _APIS = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class NcclApi(Rule):
@@ -28,12 +28,13 @@ class NcclApi(Rule):
 
     name = "nccl-api"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call", "attribute", "assign"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN})
     category = Category.DISTRIBUTED
     summary = "NCCL-specific torch APIs"
     examples = (
         Invalid("import torch.distributed as dist\nok = dist.is_nccl_available()\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
+                                 neuware=Status.REWRITE)),
         Valid("import torch.distributed as dist\nok = dist.is_available()\n"),
     )
 

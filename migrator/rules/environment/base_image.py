@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from . import _stack
@@ -28,7 +28,7 @@ class BaseImage(Rule):
 
     name = "nvidia-base-image"
     claim = Claim.CUDA_API
-    kinds = frozenset({"base-image"})
+    kinds = frozenset({UsageKind.BASE_IMAGE})
     category = Category.ENVIRONMENT
     summary = "NVIDIA container base images"
     examples = (

@@ -6,7 +6,7 @@ import re
 from typing import Optional
 
 from ...maps.load import paired
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
 from ..third_party import library_verdict
@@ -68,7 +68,7 @@ class CudaRequirement(Rule):
 
     name = "cuda-requirement"
     claim = Claim.CUDA_API
-    kinds = frozenset({"requirement"})
+    kinds = frozenset({UsageKind.REQUIREMENT})
     category = Category.ENVIRONMENT
     summary = "CUDA builds and CUDA-only packages in requirements"
     examples = (

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, Verdict, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ...sources.environment import CUDA_ENV_PREFIXES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ENV_READ = UsageKind.ENV_READ
 
 
 class EnvironmentVariable(Rule):
@@ -33,7 +36,7 @@ class EnvironmentVariable(Rule):
 
     name = "environment-variable"
     claim = Claim.CUDA_API
-    kinds = frozenset({"env", "env-read"})
+    kinds = frozenset({UsageKind.ENV, UsageKind.ENV_READ})
     category = Category.ENVIRONMENT
     summary = "CUDA and NCCL environment variables"
     vocabulary = Vocabulary(
@@ -43,20 +46,20 @@ class EnvironmentVariable(Rule):
     examples = (
         # Kunlunxin's launches name its devices with XPU_VISIBLE_DEVICES (FlagPerf): a rewrite, never applied alone
         Invalid("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="import torch_mlu\nimport os\nos.environ['MLU_VISIBLE_DEVICES'] = '0,1'\n")),
         Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
         # no one-to-one name on any target; on kunlun the message names the BKCL_* family that does the job
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
-                expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE),
                 fixed=dict(cann="export TORCH_HCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n")),
         # the bootstrap's network interface: HCCL_SOCKET_IFNAME on Ascend (its own page; a suggestion, the
         # precedence differs), the BKCL_* family on Kunlunxin, no Cambricon name in the data
         Invalid("import os\nos.environ.setdefault('NCCL_SOCKET_IFNAME', 'eth0')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE)),
         Valid("import os\nrank = os.environ.get('LOCAL_RANK', '0')\n"),
         Valid("export OMP_NUM_THREADS=4\npython train.py\n", path="run.sh"),
     )
@@ -66,7 +69,7 @@ class EnvironmentVariable(Rule):
         if usage.kind not in self.kinds or not usage.context:
             return None
         name = usage.context
-        action = "reads" if usage.kind == "env-read" else "sets"
+        action = "reads" if usage.kind == _ENV_READ else "sets"
 
         def verdict(target) -> Verdict:
             found = target.environment(name)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import device_tools
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import _stack
 
 
@@ -32,12 +32,13 @@ class LaunchEnvironment(Rule):
 
     name = "launch-environment"
     claim = Claim.CUDA_API
-    kinds = frozenset({"run"})
+    kinds = frozenset({UsageKind.RUN})
     category = Category.ENVIRONMENT
     summary = "training launched without the runtime's environment script"
     examples = (
         Invalid("#!/bin/bash\nexport OMP_NUM_THREADS=4\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         Valid("#!/bin/bash\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh\ntorchrun train.py\n", path="run.sh"),
         Valid("#!/bin/bash\npip install -r requirements.txt\necho 'then run python train.py'\n", path="run.sh"),
     )
@@ -49,7 +50,12 @@ class LaunchEnvironment(Rule):
 
 
 def _launch_verdict(target) -> Verdict:
-    setup = device_tools().get(target.id, {}).get("env_setup")
+    row = device_tools().get(target.id)
+    if row is None:  # no curated row for the target: the data cannot say whether it has a script to source
+        return Verdict(Status.UNKNOWN, f"the bundled data has no row for {target.id}'s software stack, so it cannot "
+                       "say whether a launch needs an environment script sourced first",
+                       "operator_maps/curated/device_tools.yaml")
+    setup = row.get("env_setup")
     if setup is None:
         return Verdict(Status.SUPPORTED, f"the bundled data names no environment script to source for "
                        f"{_stack(target)} before a launch", "operator_maps/curated/device_tools.yaml")

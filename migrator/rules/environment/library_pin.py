@@ -6,9 +6,9 @@ import re
 from typing import Optional, Tuple
 
 from ...maps.load import FirstRelease, first_releases, release_tuple
-from ...model import Category, Evidence, Grade, Status, Usage, Verdict, fix_of
+from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 PREFIX = "requirement-version:"
 
@@ -36,14 +36,16 @@ class LibraryPin(Rule):
 
     name = "library-pin"
     claim = Claim.CUDA_API
-    kinds = frozenset({"requirement"})
+    kinds = frozenset({UsageKind.REQUIREMENT})
     category = Category.ENVIRONMENT
     summary = "requirements capped below a library's first release for the target"
     examples = (
         Invalid("torch\ndeepspeed==0.8.3\n", path="requirements.txt",
-                expect={"cann": Status.REWRITE, "neuware": Status.REWRITE, "kunlun": Status.SUPPORTED}),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
+                                 neuware=Status.REWRITE)),
         Invalid("accelerate>=0.19,<0.25\n", path="requirements.txt",
-                expect={"cann": Status.SUPPORTED, "neuware": Status.REWRITE, "kunlun": Status.SUPPORTED}),
+                expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.SUPPORTED,
+                                 neuware=Status.REWRITE)),
         Valid("deepspeed>=0.8\naccelerate\n", path="requirements.txt"),
         Valid("numpy==1.24.0\n", path="requirements.txt"),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import device_tools
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
@@ -33,7 +33,7 @@ class NvidiaTool(Rule):
 
     name = "nvidia-tool"
     claim = Claim.CUDA_API
-    kinds = frozenset({"command"})
+    kinds = frozenset({UsageKind.COMMAND})
     category = Category.ENVIRONMENT
     summary = "NVIDIA command-line tools"
     vocabulary = Vocabulary(

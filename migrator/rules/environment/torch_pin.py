@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import paired, pairings, runtime, torch_lines
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import _other_line, _pair_pins, _pair_text, _stack
 
 
@@ -34,14 +34,14 @@ class TorchPin(Rule):
 
     name = "torch-pin"
     claim = Claim.CUDA_API
-    kinds = frozenset({"requirement"})
+    kinds = frozenset({UsageKind.REQUIREMENT})
     category = Category.ENVIRONMENT
     summary = "torch pins with no device plugin paired with them"
     examples = (
         Invalid("numpy>=1.24\ntorch==2.11.0\n", path="requirements.txt",
-                expect={"cann": Status.REWRITE, "neuware": Status.REWRITE, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         Invalid("torch==2.11.0\ntorch_npu==2.9.0.post6\n", path="requirements.txt",
-                expect={"cann": Status.REWRITE, "neuware": Status.REWRITE, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         Valid("torch>=2.1\n", path="requirements.txt"),
         Valid("torch==2.1.0+cu121\n", path="requirements.txt"),
     )

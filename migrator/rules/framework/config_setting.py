@@ -6,11 +6,14 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from ...maps.load import FrameworkSetting, framework_settings
-from ...model import Category, Edit, EditKind, Status, Usage, fix_of
+from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, fix_of
 from ...sources.config import FAMILY_FRAMEWORKS, GENERIC
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import setting_verdict
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_SETTING = UsageKind.SETTING
 
 _HYDRA = "import hydra\nimport lightning as L\n\n@hydra.main(config_path='conf', config_name='config')\n" \
          "def main(cfg):\n    L.Trainer(**cfg.trainer).fit(None)\n"
@@ -47,22 +50,22 @@ class ConfigSetting(Rule):
 
     name = "config-setting"
     claim = Claim.CUDA_API
-    kinds = frozenset({"setting"})
+    kinds = frozenset({UsageKind.SETTING})
     category = Category.DEVICE
     summary = "a framework's device, backend or precision setting in a configuration file"
     examples = (
         Invalid("{\n  \"train_micro_batch_size_per_gpu\": 4,\n  \"amp\": {\"enabled\": true}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         Invalid("{\n  \"zero_optimization\": {\"stage\": 2},\n  \"optimizer\": {\"type\": \"OneBitAdam\", "
                 "\"params\": {\"comm_backend_name\": \"nccl\"}}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED},
-                expect=dict(cann=Status.REWRITE, neuware=Status.UNSUPPORTED, kunlun=Status.UNKNOWN),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN, neuware=Status.UNSUPPORTED),
                 fixed=dict(cann="{\n  \"zero_optimization\": {\"stage\": 2},\n  \"optimizer\": {\"type\": "
                                 "\"OneBitAdam\", \"params\": {\"comm_backend_name\": \"hccl\"}}\n}\n")),
         Invalid("defaults:\n  - _self_\n\ntrainer:\n  accelerator: gpu  # Lightning's\n  devices: 8\n",
                 path="conf/config.yaml", files={"train.py": _HYDRA},
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # the framework maps it per device itself: runs as written, with the file read as the source
         Invalid("{\n  \"zero_optimization\": {\"stage\": 2},\n  \"fp16\": {\"enabled\": true}\n}\n",
                 path="ds_config.json", files={"train.py": _DEEPSPEED}, expect=Status.SUPPORTED),
@@ -87,7 +90,7 @@ class ConfigSetting(Rule):
 def matched(usage: Usage) -> List[Tuple[FrameworkSetting, str]]:
     """The framework rows the setting's key and value match, among those of its file's family (a Lightning
     precision flag only where the same mapping's accelerator is not the CPU's or MPS's)."""
-    if usage.kind != "setting" or not usage.api.startswith("config:") or not usage.args:
+    if usage.kind != _SETTING or not usage.api.startswith("config:") or not usage.args:
         return []
     path, value = usage.api[len("config:"):], usage.args[0].value.text
     frameworks = FAMILY_FRAMEWORKS.get(usage.context or GENERIC, ())

@@ -6,10 +6,16 @@ from typing import List, Optional, Tuple
 
 from ...resolve.values import from_argparse_default
 from ...maps.load import FrameworkSetting, framework_settings
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import setting_verdict
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_INT = ValueKind.INT
+_OTHER = ValueKind.OTHER
+_STR = ValueKind.STR
 
 
 class FrameworkArgument(Rule):
@@ -36,14 +42,14 @@ class FrameworkArgument(Rule):
 
     name = "framework-argument"
     claim = Claim.CUDA_API
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.DEVICE
     summary = "a training framework's device, backend or precision argument"
     examples = (
         Invalid("import lightning as L\ntrainer = L.Trainer(accelerator='gpu', devices=8)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', tf32=True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
         # accelerate sets hccl / cncl itself whatever ddp_backend says: runs as written, and the verdict says
         # why (the file read), so the use is coverage, not work
         Invalid("from transformers import TrainingArguments\nargs = TrainingArguments('out', fp16=True, "
@@ -69,7 +75,7 @@ class FrameworkArgument(Rule):
 def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSetting, str]]:
     """The framework settings this call makes, each with the value written; a Lightning precision flag is a
     setting only where the accelerator is not the CPU's or MPS's (Lightning autocasts on those devices)."""
-    if usage.kind != "call":
+    if usage.kind != _CALL:
         return []
     rows = [r for r in framework_settings() if usage.api in r.calls]
     if not rows:
@@ -79,7 +85,7 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
         if arg.keyword is not None:
             value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
             written = value.via is None or from_argparse_default(value)  # a script's own default runs unless given
-            if value.kind in ("str", "int", "other") and value.text is not None and written:
+            if value.kind in (_STR, _INT, _OTHER) and value.text is not None and written:
                 values[arg.keyword] = value.text
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
     out = []

@@ -7,10 +7,16 @@ from functools import lru_cache
 from typing import FrozenSet, Optional, Tuple
 
 from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
 from ...resolve.modules import TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_CALL = UsageKind.CALL
+_FLOAT = ValueKind.FLOAT
+_INT = ValueKind.INT
+_TENSOR = ValueKind.TENSOR
 
 _NOT_OPS = ("torch.utils.data", "torch.utils.tensorboard", "torch.distributed", "torch.multiprocessing",
             "torch.testing", "torch.hub", "torch.onnx", "torch.jit", "torch.backends", "torch.no_grad",
@@ -54,27 +60,37 @@ class TorchOp(Rule):
 
     name = "torch-op"
     claim = Claim.OPERATOR
-    kinds = frozenset({"call", "method"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.METHOD})
     category = Category.OP
     summary = "torch operators, modules and optimizers"
     examples = (
         # Ascend's note on `approximate` bites a call that passes it, not one that leaves the default
         Invalid("import torch.nn.functional as F\ny = F.gelu(x, approximate='none')\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
-        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n", expect=Status.SUPPORTED),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
+        Invalid("import torch.nn.functional as F\ny = F.gelu(x)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # "`input` fp16, fp32 only" bites a project that computes in bf16, not an fp32 one
         Invalid("import torch\nmodel = torch.nn.Linear(4, 4).bfloat16()\n",
-                expect=dict(cann=Status.PARTIAL, neuware=Status.SUPPORTED, kunlun=Status.SUPPORTED)),
-        Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n", expect=Status.SUPPORTED),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
+        Invalid("import torch\nmodel = torch.nn.Linear(4, 4)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # Cambricon registers no `round.decimals` (and its list says `decimals` is not supported): a call that
         # passes it takes that overload, and runs on the host CPU there
         Invalid("import torch\ny = torch.round(x, decimals=2)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.FALLBACK, kunlun=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.FALLBACK,
+                                 kunlun=Status.SUPPORTED)),
         # kunlun: PaConvert maps torch.matmul to paddle.matmul, whose one kernel is in Paddle's XPU list
-        Invalid("import torch\nz = torch.matmul(a, b)\n", expect=Status.SUPPORTED),
+        Invalid("import torch\nz = torch.matmul(a, b)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.SUPPORTED)),
         # ... and torch.svd to paddle.linalg.svd, whose kernel is not: Paddle runs it on the CPU
         Invalid("import torch\nu, s, v = torch.svd(a)\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.SUPPORTED, kunlun=Status.FALLBACK)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
+                                 kunlun=Status.FALLBACK)),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         # made on the host CPU: a data loader's tensors run no device kernel until they are moved
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"
@@ -94,7 +110,7 @@ class TorchOp(Rule):
         form = _call_form(usage, path)
 
         cast = first_arg(usage, ("input",), 0)
-        integer = cast.text if cast is not None and cast.kind == "tensor" else None
+        integer = cast.text if cast is not None and cast.kind == _TENSOR else None
 
         def verdict(target) -> Verdict:
             coverage = api_coverage(target, usage.api, path, form)
@@ -116,7 +132,7 @@ def _on_the_host(usage: Usage) -> bool:
     collate function): no device verdict."""
     if _HOST_SCOPE.search(usage.scope):
         return True
-    if usage.kind != "call" or usage.api not in TENSOR_FACTORIES:
+    if usage.kind != _CALL or usage.api not in TENSOR_FACTORIES:
         return False
     return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
 
@@ -130,7 +146,7 @@ def _call_form(usage: Usage, path: Optional[str]) -> CallForm:
     (``decimals`` for ``round.decimals``), so that calls differing in other keywords share one verdict."""
     overloads = _overload_names(usage.api, path)
     return CallForm(out=any(a.keyword == "out" for a in usage.args),
-                    scalar=any(a.keyword is None and a.value.kind in ("int", "float") for a in usage.args),
+                    scalar=any(a.keyword is None and a.value.kind in (_INT, _FLOAT) for a in usage.args),
                     keywords=frozenset(a.keyword for a in usage.args if a.keyword in overloads))
 
 
@@ -144,7 +160,7 @@ def _ops_path(usage: Usage) -> Optional[str]:
     """Which of an API's traced op sets a call runs: an optimizer's implementation (``fused=True``,
     ``foreach=False``, else the default); under ``torch.no_grad()`` (or a function decorated so), the forward
     ops alone: nothing runs backward there."""
-    if not usage.api.startswith("torch.optim.") or usage.kind != "call":
+    if not usage.api.startswith("torch.optim.") or usage.kind != _CALL:
         return FORWARD if usage.no_grad else None
     flags = {a.keyword: a.value.text for a in usage.args if a.keyword in ("fused", "foreach")}
     if flags.get("fused") == "True":

@@ -10,9 +10,13 @@ row checked against the vendor file it cites); otherwise the library needs a por
 from __future__ import annotations
 
 from ...maps.load import device_tools
-from ...model import Status, Usage, Verdict, fix_of
+from ...model import Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.modules import TYPE_CHECK
 from ..base import RuleContext
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_IMPORT = UsageKind.IMPORT
+_REQUIREMENT = UsageKind.REQUIREMENT
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
 
@@ -23,17 +27,17 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         return Verdict(Status.SUPPORTED, f"a type check against a {library} class: no object on {target.id} is one, "
                        f"so the check is False and the code's other path runs; it needs nothing but the {library} "
                        "import it names (judged at the import)", _SOURCE)
-    if usage.kind == "import" and usage.guarded:
+    if usage.kind == _IMPORT and usage.guarded:
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)
-    if usage.guarded and usage.kind != "requirement":
+    if usage.guarded and usage.kind != _REQUIREMENT:
         faster = ctx.third_party.replacement(usage.api, target.id)  # still worth knowing: the fallback may be slower
         hint = f"; the vendor's own path, if the fallback is too slow: `{faster[1]['to']}`" if faster else ""
         return Verdict(Status.SUPPORTED, f"a use of {library}, imported optionally (try/except ImportError): it "
                        f"runs only where the import worked; on {target.id} the code's fallback runs instead{hint}",
                        _SOURCE,
                        fix=fix_of(faster[1]["to"] if faster else None))
-    if usage.kind == "requirement" and ctx.third_party.has_replacement(library, target.id):
+    if usage.kind == _REQUIREMENT and ctx.third_party.has_replacement(library, target.id):
         return Verdict(Status.REWRITE, f"{info['what']}: the data names a {target.id} or plain-PyTorch replacement "
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
                        f"the code findings still mark `port` keeps it needed)", _SOURCE,
@@ -45,7 +49,7 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         return Verdict(status, f"{info['what']}: use `{row['to']}` on {target.id}; {row['note']}",
                        f"{row['source']} via {_SOURCE}",
                        fix=fix_of(row["to"]))
-    plain = ctx.third_party.pytorch_path(usage.api) if usage.kind != "import" else None
+    plain = ctx.third_party.pytorch_path(usage.api) if usage.kind != _IMPORT else None
     if plain is not None:
         return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
                        f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import library_verdict
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_IMPORT = UsageKind.IMPORT
 
 
 class CudaLibrary(Rule):
@@ -37,7 +40,8 @@ class CudaLibrary(Rule):
 
     name = "cuda-library"
     claim = Claim.LIBRARY
-    kinds = frozenset({"import", "call", "attribute", "decorator", "subclass", "assign"})
+    kinds = frozenset({UsageKind.IMPORT, UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.DECORATOR, UsageKind.SUBCLASS,
+                       UsageKind.ASSIGN})
     category = Category.THIRD_PARTY
     summary = "CUDA-only third-party libraries"
     #: libraries whose own calls are never the repo's module loaders (``load_ext('_ext')``)
@@ -45,7 +49,7 @@ class CudaLibrary(Rule):
         {"apex", "flash_attn", "xformers", "triton", "deepspeed", "transformers", "timm", "mmengine"}))
     examples = (
         Invalid("from flash_attn import flash_attn_func\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
+                expect=ByRuntime(Status.PORT, cann=Status.REWRITE, neuware=Status.REWRITE)),
         # NVML queries are host code: a rewrite on every target (Ascend's data names the call), never a port
         Invalid("import pynvml\npynvml.nvmlInit()\n", expect=Status.REWRITE),
         Invalid("import triton\n@triton.jit\ndef k(x_ptr):\n    pass\n", expect=Status.PORT),
@@ -56,7 +60,7 @@ class CudaLibrary(Rule):
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
         # an import the handler requires is not optional
         Invalid("try:\n    from apex import amp\nexcept ImportError:\n    raise ImportError('install apex')\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.PORT)),
+                expect=ByRuntime(Status.PORT, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Valid("from mypkg.apex_utils import helper\n", files={"mypkg/__init__.py": "", "mypkg/apex_utils.py": ""}),
     )
 
@@ -67,6 +71,6 @@ class CudaLibrary(Rule):
         if library is None or ctx.project.is_repo_module(library):
             return None  # the repo's own code (scanning mmcv itself): its kernels are found as custom ops
         verdicts = per_target(ctx, lambda t: library_verdict(t, usage, ctx, library))
-        if usage.kind == "import" and usage.guarded and all(v.status == Status.SUPPORTED for v in verdicts.values()):
+        if usage.kind == _IMPORT and usage.guarded and all(v.status == Status.SUPPORTED for v in verdicts.values()):
             return None  # an optional import with a fallback is not a finding
         return verdicts

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage
+from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 
 class TorchCompile(Rule):
@@ -26,12 +26,12 @@ class TorchCompile(Rule):
 
     name = "torch-compile"
     claim = Claim.LIBRARY
-    kinds = frozenset({"call", "decorator", "attribute"})
+    kinds = frozenset({UsageKind.CALL, UsageKind.DECORATOR, UsageKind.ATTRIBUTE})
     category = Category.THIRD_PARTY
     summary = "torch.compile"
     examples = (
         Invalid("import torch\n@torch.compile\ndef f(x):\n    return x * 2\n",
-                expect=dict(cann=Status.SUPPORTED, neuware=Status.UNKNOWN, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED)),
         Valid("import torch\nm = torch.jit.script(torch.nn.Linear(2, 2))\n"),
     )
 

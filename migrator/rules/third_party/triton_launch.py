@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, Verdict
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
@@ -29,7 +29,7 @@ class TritonLaunch(Rule):
 
     name = "triton-launch"
     claim = Claim.LIBRARY
-    kinds = frozenset({"launch"})
+    kinds = frozenset({UsageKind.LAUNCH})
     category = Category.THIRD_PARTY
     summary = "launches of Triton kernels"
     vocabulary = Vocabulary(kernel_decorators=frozenset({"triton.jit", "triton.autotune", "triton.heuristics"}))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ...maps.load import op_families
-from ...model import Category, Status, Usage, Verdict, fix_of
+from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 
 #: The ``torchvision.ops`` functions and modules that call a kernel torchvision registers
 #: (``TORCH_LIBRARY_FRAGMENT(torchvision, m)`` in pytorch/vision ``torchvision/csrc/ops/*.cpp``: nms, roi_align,
@@ -42,17 +42,17 @@ class VisionOp(Rule):
 
     name = "vision-op"
     claim = Claim.LIBRARY
-    kinds = frozenset({"call"})
+    kinds = frozenset({UsageKind.CALL})
     category = Category.OP
     summary = "torchvision detection operators"
     examples = (
         Invalid("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.SUPPORTED, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         # per-class NMS: Ascend's batched op returns boxes, not indices; Cambricon lists only nms itself
         Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
-                expect=dict(cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.UNKNOWN)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
         Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
         # Python over torch's operators in torchvision/ops/boxes.py: no torchvision kernel to port

@@ -19,8 +19,11 @@ from typing import (Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, Lis
 from ...contexts import path_context
 from ...maps.load import TargetMap, TuneAdvice, tuning
 from ...model import (Category, Confidence, Context, FileResult, Finding, Span, Status, TuneKind, TuneSite, Usage,
-                      Verdict, fix_of)
+                      UsageKind, Verdict, fix_of)
 from ..base import DocumentedRule, RuleContext, findings_or_error, fingerprint, usages_across_files
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ASSIGN = UsageKind.ASSIGN
 
 #: What a draft finding carries to where its verdicts are made (the site it came from, what happens there).
 Extra = TypeVar("Extra")
@@ -244,7 +247,7 @@ TUNE_APIS = frozenset({*_SHAPE_APIS, "torch.where", "torch.repeat_interleave", "
 
 def keeps_for_tuning(usage: Usage) -> bool:
     """Whether some tune rule reads this usage (``analyze`` keeps those apart in a cached result)."""
-    if usage.api not in TUNE_APIS and not (usage.kind == "assign" and usage.api.startswith("torch.backends.")):
+    if usage.api not in TUNE_APIS and not (usage.kind == _ASSIGN and usage.api.startswith("torch.backends.")):
         return False
     return any(rule.reads(usage) for rule in in_order())
 

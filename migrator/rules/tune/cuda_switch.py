@@ -7,10 +7,13 @@ from dataclasses import replace
 from typing import Optional, Set
 
 from ...maps.load import TargetMap, tuning
-from ...model import Category, Finding, Status, Usage, Verdict
+from ...model import Category, Finding, Status, Usage, UsageKind, Verdict
 from ..base import usages_across_files
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import TuneRule, _cited, _training, _trains
+
+#: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
+_ASSIGN = UsageKind.ASSIGN
 
 
 class CudaSwitch(TuneRule):
@@ -35,19 +38,19 @@ class CudaSwitch(TuneRule):
     reads_tune_findings = True  # a switch may ask something of the target only with a pitfall the step has
     examples = (
         Invalid("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
-                expect={"cann": Status.PARTIAL, "neuware": Status.PARTIAL, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.PARTIAL)),
         Invalid(_trains("keep = scores > 0.5\n        return boxes[keep]",
                         before="torch.backends.cudnn.benchmark = True\n"),
-                expect={"cann": Status.PARTIAL, "neuware": Status.UNKNOWN, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL)),
         Valid(_trains(before="torch.backends.cudnn.benchmark = True\n")),  # static shapes: nothing to set
         # Ascend's convolutions: HF32 already; Cambricon's CNNL has its own switch
         Invalid("import torch\ntorch.backends.cudnn.allow_tf32 = True\n",
-                expect={"cann": Status.SUPPORTED, "neuware": Status.PARTIAL, "kunlun": Status.UNKNOWN}),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.PARTIAL)),
         Valid("import torch\ntorch.backends.cudnn.benchmark = False\n"),
     )
 
     def reads(self, usage: Usage) -> bool:
-        return usage.kind == "assign" and usage.api in tuning().switches
+        return usage.kind == _ASSIGN and usage.api in tuning().switches
 
     def findings(self, results, judged, step, node_of, ctx):
         rewritten = {(f.path, f.span.line, f.api): f for f in judged if f.category != Category.TUNE}

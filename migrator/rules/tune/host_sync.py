@@ -10,7 +10,7 @@ from ...discover import read_source
 from ...model import FileResult, Status, TuneKind, Usage
 from ...resolve.vocabulary import Vocabulary
 from ...sources.python import decode_source
-from ..examples import Invalid, Valid
+from ..examples import ByRuntime, Invalid, Valid
 from . import _SYNC_APIS, NOT_A_COST, TuneRule, _site_findings, _trains, _usage_findings
 
 
@@ -44,8 +44,10 @@ class HostSync(TuneRule):
     summary = "host-device synchronisation on every training step"
     vocabulary = Vocabulary(methods=frozenset({"item", "tolist", "numpy", "cpu", "to"}))
     examples = (
-        Invalid(_trains(step="        print(f\"loss {loss.item():.3f}\")"), expect=Status.PARTIAL),
-        Invalid(_trains(step="        if torch.isnan(loss).any():\n            break"), expect=Status.PARTIAL),
+        Invalid(_trains(step="        print(f\"loss {loss.item():.3f}\")"),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.PARTIAL, kunlun=Status.PARTIAL)),
+        Invalid(_trains(step="        if torch.isnan(loss).any():\n            break"),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.PARTIAL, neuware=Status.PARTIAL, kunlun=Status.PARTIAL)),
         Valid(_trains(step="        if step % 100 == 0:\n            print(loss.item())")),
         Valid("import torch\n\n\ndef evaluate(model, x):\n    return model(x).argmax(-1).cpu().tolist()\n\n\n"
               "if __name__ == \"__main__\":\n    evaluate(torch.nn.Linear(2, 2), torch.ones(2))\n"),
