@@ -165,6 +165,7 @@ _TUNE_NOUNS = {"tune-dynamic-shape": ("data-dependent shape", "data-dependent sh
                "tune-host-sync": ("host sync", "host syncs"), "tune-cpu-fallback": ("CPU fallback", "CPU fallbacks"),
                "tune-float64": ("float64 use", "float64 uses"),
                "tune-parameter-loop": ("per-parameter loop", "per-parameter loops"),
+               "tune-unfused-optimizer": ("optimizer the target ships fused", "optimizers the target ships fused"),
                "tune-cuda-switch": ("CUDA switch", "CUDA switches")}
 
 
