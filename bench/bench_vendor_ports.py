@@ -10,8 +10,8 @@ Each such line is then:
                same call on the NPU, ``operator_maps/accelerator.json``);
 - unsafe       only ``fix --unsafe`` writes it;
 - edited       ``fix`` changes the line, to something else than the vendor wrote;
-- suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann, or
-               that carries a suggestion;
+- suggested    ``fix`` leaves it, but the scan has a finding on it (worklist, validate or data gaps) that is
+               not ``supported`` on cann, or that carries a suggestion;
 - missed       nothing on that line.
 
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
@@ -125,11 +125,12 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode, style=style).changed}
                  for mode in (False, True)}
     # a line the scan says something actionable about: not supported on cann, or with a suggestion (the
-    # vendor's path beside an optional import's fallback)
-    flagged = {(f.path, f.span.line) for f in report.findings if f.verdicts.get("cann") is not None
+    # vendor's path beside an optional import's fallback), on the worklist or in the lists kept apart from it
+    # (a tune finding, evidence to validate)
+    flagged = {(f.path, f.span.line) for f in report.judged if f.verdicts.get("cann") is not None
                and (f.verdicts["cann"].status.value != "supported" or f.verdicts["cann"].suggestion)}
     said: Dict[Tuple[str, int], List[str]] = {}
-    for f in report.findings:
+    for f in report.judged:
         verdict = f.verdicts.get("cann")
         if verdict is not None and f.span.line is not None:
             said.setdefault((f.path, f.span.line), []).append(

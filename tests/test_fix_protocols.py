@@ -99,6 +99,7 @@ def test_a_trainer_guard_whose_branches_reach_cuda_only_calls_stays(tmp_path):
     assert on_npu.get("result") == ["cpu", True], on_npu  # it ran on the CPU before the fix: it still does
     trainer = fixed["trainer.py"]
     assert trainer.new is None or "self.cuda = torch.cuda.is_available() and not cfg.cpu" in trainer.new
+    assert trainer.new is None or 'torch.device("npu")' not in trainer.new  # nor a spelling of what it decides
     held = [s for s in trainer.skipped if "the guard `self.cuda`" in s.reason]
     assert held, trainer.skipped
     why = held[0].reason

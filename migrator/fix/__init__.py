@@ -44,8 +44,8 @@ from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, repository_marker, uncommitted
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span, Unsafe
-from ..rules.device.device_call import device_twin
 from ..resolve.dotted import dotted
+from ..rules.device.device_call import device_twin
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
@@ -770,7 +770,10 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
                                      Span(position.start.line, position.start.column)))
         held_kept = [Kept((base[i].at.line or 0, base[i].at.col or 0), base[i].api or base[i].edit.old,
                           "held back with its group") for i in decision.held]
-        protocol = hold(wrapper, found, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
+        # a guard already held still decides its branches: what ``together`` adds there is held with them
+        judged = {node: sorted({*indices, *(i for i in finder.found.get(node, ()) if i in guarded)})
+                  for node, indices in {**{n: [] for n in finder.found}, **found}.items()}
+        protocol = hold(wrapper, judged, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
         fresh = {i: why for i, why in protocol.items() if i < len(base) and i not in guarded}
         added = {(edits[i].at.line or 0, edits[i].at.col or 0): why for i, why in protocol.items()
                  if i >= len(base)}  # a spelling ``together`` added: its group cannot change whole now
@@ -784,7 +787,10 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
             reasons.setdefault(at, why)
     held = {**guarded, **decision.held}
     skipped = [Skipped(base[i].finding, base[i].rule, base[i].at.line, why) for i, why in held.items()]
-    found = {node: [i for i in indices if i not in held] for node, indices in found.items()}
+    # a spelling ``together`` added inside what a held guard decides stays too (fairseq's `torch.device("cuda")`
+    # under `if self.cuda:` came back as the group's own edit once the finding's was held)
+    held_added = {i for i in protocol if i >= len(base)}
+    found = {node: [i for i in indices if i not in held and i not in held_added] for node, indices in found.items()}
     applier = _Apply(found, {i: e.edit for i, e in enumerate(edits)})
     changed = wrapper.module.visit(applier)
     applied = [e for i, e in enumerate(edits) if i in applier.applied]
