@@ -617,7 +617,7 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     own = _top_level_names(module)
     unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
                for p in edits if p not in ready]
-    unready.extend(library_calls(module, target.id))  # a CUDA-only library's calls stay as written
+    unready.extend(library_calls(module, target.id, text))  # a CUDA-only library's calls stay as written
     imported = _imported_names(module)
     changed, done, held = _apply_all(module, ready, file_plan, target.device_to, imported, unready, target.backend_to)
     styled = Styled(VENDOR)

@@ -175,12 +175,14 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
     return held
 
 
-def library_calls(module: cst.Module, target: str) -> List[Kept]:
-    """The calls in ``module`` of a CUDA-only library's names (``third_party.json``'s libraries): names imported
-    from one anywhere in the file (also inside ``try``), and the file's classes deriving from one, in turn. A
-    name whose API the target's row calls ``partial`` (the package built for the target runs the code as
-    written) is left out."""
+def library_calls(module: cst.Module, target: str, text: str) -> List[Kept]:
+    """The calls in ``module`` (parsed from ``text``) of a CUDA-only library's names (``third_party.json``'s
+    libraries): names imported from one anywhere in the file (also inside ``try``), and the file's classes
+    deriving from one, in turn. A name whose API the target's row calls ``partial`` (the package built for the
+    target runs the code as written) is left out."""
     table = third_party()
+    if not any(root in text for root in table.roots):  # most files name no such library: no walk
+        return []
     names: Dict[str, str] = {}  # local name -> the library API it stands for
     imports = _LibraryNames()
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
