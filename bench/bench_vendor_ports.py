@@ -10,14 +10,19 @@ Each such line is then:
                same call on the NPU, ``operator_maps/accelerator.json``);
 - unsafe       only ``fix --unsafe`` writes it;
 - edited       ``fix`` changes the line, to something else than the vendor wrote;
-- suggested    ``fix`` leaves it, but the scan has a finding on it that is not ``supported`` on cann, or
-               that carries a suggestion;
+- suggested    ``fix`` leaves it, but the scan has a finding on it (worklist, validate or data gaps) that is
+               not ``supported`` on cann, or that carries a suggestion;
 - missed       nothing on that line.
 
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
 vendor's ``torch_npu.npu_*`` operator substitutions with whether the scan suggests one there.
 
-    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor]
+    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor] [--hunks]
+
+``--hunks`` prints every vendor hunk that holds a device change, with the upstream lines, the vendor's, what
+``fix`` writes there (safe mode) and the findings on them, for the count by hand per hunk that the numbers
+above only approximate (a line equal to the vendor's may work only under the vendor's runtime shim; a line
+written otherwise may do the same on the target).
 
 Each DIR is a git directory (``fetch``: Ascend/ModelZoo-PyTorch, huggingface/pytorch-image-models,
 facebookresearch/fairseq). Nothing is run from the repositories; only their text is read.
@@ -104,7 +109,7 @@ def line_map(old: Sequence[str], new: Sequence[str]) -> Dict[int, str]:
 
 
 def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False,
-            style: str = "portable") -> Counter:
+            style: str = "portable", hunks: bool = False) -> Counter:
     before = tree(upstream, pair.commit, pair.upstream_prefix)
     after = tree(modelzoo, "HEAD", pair.vendor)
     files = pair.files or tuple((rel, rel) for rel in sorted(before) if rel in after)
@@ -120,9 +125,17 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode, style=style).changed}
                  for mode in (False, True)}
     # a line the scan says something actionable about: not supported on cann, or with a suggestion (the
-    # vendor's path beside an optional import's fallback)
-    flagged = {(f.path, f.span.line) for f in report.findings if f.verdicts.get("cann") is not None
+    # vendor's path beside an optional import's fallback), on the worklist or in the lists kept apart from it
+    # (a tune finding, evidence to validate)
+    flagged = {(f.path, f.span.line) for f in report.judged if f.verdicts.get("cann") is not None
                and (f.verdicts["cann"].status.value != "supported" or f.verdicts["cann"].suggestion)}
+    said: Dict[Tuple[str, int], List[str]] = {}
+    for f in report.judged:
+        verdict = f.verdicts.get("cann")
+        if verdict is not None and f.span.line is not None:
+            said.setdefault((f.path, f.span.line), []).append(
+                f"{f.rule} {f.api}: {verdict.status.value}" + (f" -> {verdict.suggestion[:90]}" if verdict.suggestion
+                                                               else ""))
     for up, vendor_rel in files:
         old = before[up].splitlines()
         vendor = after[vendor_rel].splitlines()
@@ -137,6 +150,8 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
                 near = any((up, n + 1) in flagged for n in range(max(i1 - 2, 0), i2 + 2))
                 counts[f"op substitution {'near a finding' if near else 'with nothing there'}"] += 1
                 counts[f"op: {op}"] += 1
+            if hunks and any(DEVICE.search(line) for line in (*old[i1:i2], *vendor[j1:j2])):
+                _print_hunk(up, old, vendor, (i1, i2, j1, j2), safe, said)
             for index in range(i1, i2):
                 vendor_changed.add(index)
                 if not DEVICE.search(old[index] + "\n" + "\n".join(vendor[j1:j2])):
@@ -177,6 +192,21 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
     return counts
 
 
+def _print_hunk(path: str, old: Sequence[str], vendor: Sequence[str], spans: Tuple[int, int, int, int],
+                safe: Dict[int, str], said: Dict[Tuple[str, int], List[str]]) -> None:
+    i1, i2, j1, j2 = spans
+    print(f"\n## {path}:{i1 + 1}-{max(i2, i1 + 1)}")
+    for index in range(max(i1 - 1, 0), min(i2 + 1, len(old))):
+        mark = "-" if i1 <= index < i2 else " "
+        print(f"  {mark} {index + 1:5d} {old[index].rstrip()}")
+        if index in safe:
+            print(f"    fix:  {safe[index].strip()}")
+        for note in said.get((path, index + 1), ()):
+            print(f"    scan: {note}")
+    for line in vendor[j1:j2][:12]:
+        print(f"  + vendor {line.rstrip()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modelzoo", type=Path, required=True)
@@ -185,10 +215,12 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=20, help="How many extra safe edits to print per pair.")
     parser.add_argument("--verbose", action="store_true", help="Print every vendor change not reproduced.")
     parser.add_argument("--style", choices=("portable", "vendor"), default="portable", help="fix's rewrite style.")
+    parser.add_argument("--hunks", action="store_true", help="Print each vendor hunk with a device change, to count "
+                        "by hand.")
     args = parser.parse_args()
     upstreams = {"timm": args.timm, "fairseq": args.fairseq}
     for pair in PAIRS:
-        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose, args.style)
+        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose, args.style, args.hunks)
 
 
 if __name__ == "__main__":

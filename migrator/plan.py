@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
 from .evidence import counted_status
 from .inventory import OpMembership
-from .model import Blocker, Category, Finding, Report, Status, TargetSummary, Verdict
+from .model import Blocker, Category, EditKind, Finding, Report, Status, TargetSummary, Verdict
+from .maps.accelerator import portable_forms
+from .maps.load import load_target
 from .rules import ALL_RULES
+from .rules.device.device_call import device_twin
 from .shim import ShimPlan, shim_plan
 
 PHASES = (
@@ -87,7 +90,8 @@ def _plan(report: Report, target: TargetSummary, membership: OpMembership) -> Mi
     by_phase: Dict[int, List[Finding]] = {}
     for finding in on_path:
         by_phase.setdefault(phase[finding.id], []).append(finding)
-    readiness: List[Optional[float]] = list(_readiness_after(on_path, target, phase))
+    twins = _renamed_with_their_file(report.judged, target)
+    readiness: List[Optional[float]] = list(_readiness_after(on_path, target, phase, twins))
     if target.readiness is None:  # nothing judged now, so nothing a phase changes
         readiness = [None] * len(readiness)
     phases = []
@@ -161,6 +165,7 @@ _TUNE_NOUNS = {"tune-dynamic-shape": ("data-dependent shape", "data-dependent sh
                "tune-host-sync": ("host sync", "host syncs"), "tune-cpu-fallback": ("CPU fallback", "CPU fallbacks"),
                "tune-float64": ("float64 use", "float64 uses"),
                "tune-parameter-loop": ("per-parameter loop", "per-parameter loops"),
+               "tune-unfused-optimizer": ("optimizer the target ships fused", "optimizers the target ships fused"),
                "tune-cuda-switch": ("CUDA switch", "CUDA switches")}
 
 
@@ -206,10 +211,35 @@ def _item(blocker: Blocker, findings: int, hours: float) -> PlanItem:
 _CALL_STAYS = {rule.name: rule.call_stays for rule in ALL_RULES}
 
 
-def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: Mapping[str, int]) -> List[float]:
+def _renamed_with_their_file(judged: Sequence[Finding], target: TargetSummary) -> AbstractSet[str]:
+    """The calls that run as written now because they are no-ops without CUDA (a cache flush, a memory counter)
+    and that ``fix`` renames to their device twin, because their file gets the vendor's names anyway (a safe
+    rewrite with no portable form on the target's line: a device string, a move, an AMP name): the next scan no
+    longer sees them (``fix``'s ``device_twins`` and portable style, read the same way)."""
+    chosen = load_target(target.id, target.version)
+    forms = portable_forms(chosen)
+    vendor_files = set()
+    for finding in judged:
+        verdict = finding.verdicts.get(target.id)
+        edit = verdict.edit if verdict is not None and verdict.fixable else None
+        if edit is not None and not (edit.kind == EditKind.NAME and edit.old in forms):
+            vendor_files.add(finding.path)
+    twins = set()
+    for finding in judged:
+        verdict = finding.verdicts.get(target.id)
+        if finding.path in vendor_files and finding.rule == "device-call" and finding.guard is None \
+                and verdict is not None and verdict.status == Status.SUPPORTED \
+                and device_twin(chosen, finding.api) is not None:
+            twins.add(finding.id)
+    return twins
+
+
+def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: Mapping[str, int],
+                     twins: AbstractSet[str] = frozenset()) -> List[float]:
     """The readiness formula now (index 0) and after each phase (index n), in one pass: a finding counts as
     running from the phase that resolves it on, a blocker stops counting from the phase that resolves the last
-    of its findings (one that is off the path, or has nothing to do, never resolves it)."""
+    of its findings (one that is off the path, or has nothing to do, never resolves it). A call that runs and
+    that ``fix`` renames to its device twin (``twins``) leaves the count with the fix."""
     last = max(number for number, _, _ in PHASES)
     runs, automatic, manual = [0] * (last + 1), [0] * (last + 1), [0] * (last + 1)  # what each phase changes
     for finding in on_path:
@@ -218,6 +248,7 @@ def _readiness_after(on_path: Sequence[Finding], target: TargetSummary, phase: M
             continue
         if counted_status(verdict) in RUNS:
             runs[0] += 1
+            runs[1] -= finding.id in twins
             continue
         number = phase[finding.id]
         rewrite = verdict.status == Status.REWRITE

@@ -163,6 +163,16 @@ def memory_allocated(device=None):
     return 0
 
 
+def max_memory_allocated(device=None):
+    check_device(device)
+    return 0
+
+
+def empty_cache():
+    from torch_npu import EVENTS
+    EVENTS.append(("empty_cache", True))
+
+
 def get_device_capability(device=None):
     check_device(device)
     value = os.environ.get("TORCH_NPU_DEVICE_CAPABILITY")  # the vendor's note: None unless this is set

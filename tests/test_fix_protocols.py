@@ -2,6 +2,8 @@
 call those branches keep runs on the target; else the guard and its branches stay, with the reason. Each case is
 fixed, then run against the fake ``torch_npu`` (``npu_stub``: an NPU, no CUDA) and on a plain CPU."""
 
+import runpy
+
 import pytest
 
 from migrator.fix import fix_report
@@ -97,6 +99,7 @@ def test_a_trainer_guard_whose_branches_reach_cuda_only_calls_stays(tmp_path):
     assert on_npu.get("result") == ["cpu", True], on_npu  # it ran on the CPU before the fix: it still does
     trainer = fixed["trainer.py"]
     assert trainer.new is None or "self.cuda = torch.cuda.is_available() and not cfg.cpu" in trainer.new
+    assert trainer.new is None or 'torch.device("npu")' not in trainer.new  # nor a spelling of what it decides
     held = [s for s in trainer.skipped if "the guard `self.cuda`" in s.reason]
     assert held, trainer.skipped
     why = held[0].reason
@@ -381,7 +384,8 @@ def test_the_scans_fixable_findings_are_the_ones_fix_applies(tmp_path, target):
     (``fix/settle.py``, as ``scan --exact-fixable`` asks), and ``fix`` still says why it left each one."""
     from migrator.fix.settle import settled
 
-    write_tree(tmp_path, {"trainer.py": FAIRSEQ_TRAINER, "utils.py": FAIRSEQ_UTILS})
+    write_tree(tmp_path, {"trainer.py": FAIRSEQ_TRAINER, "utils.py": FAIRSEQ_UTILS,
+                          "sync.py": "import torch\n\n\ndef wait():\n    torch.cuda.synchronize()\n"})
     chosen = resolve_targets([target])
     report = scan(ScanRequest(tmp_path, chosen, jobs=1, settle=settled))
     fixable = {f.id for f in report.judged if f.verdicts[target].fixable}
@@ -391,4 +395,93 @@ def test_the_scans_fixable_findings_are_the_ones_fix_applies(tmp_path, target):
     assert fixable and held  # both kinds are there: some edits apply, the guard's are held
     assert {i for item in result.files for i in item.applied} == fixable
     skipped = {s.finding: s.reason for item in result.files for s in item.skipped}
-    assert all(skipped[i] == why and "the guard `self.cuda`" in why for i, why in held.items())
+    assert all(skipped[i] == why for i, why in held.items())
+    assert any("the guard `self.cuda`" in why for why in held.values())  # and utils.py's string in a CUDA call
+
+
+# fairseq/modules/layer_norm.py at 3f6ba43 (the Ascend port deletes the apex branch): the guard picks apex's
+# FusedLayerNorm, whose constructor loads apex's CUDA extension
+FAIRSEQ_LAYER_NORM = '''\
+import torch
+
+try:
+    from apex.normalization import FusedLayerNorm as _FusedLayerNorm
+
+    has_fused_layernorm = True
+
+    class FusedLayerNorm(_FusedLayerNorm):
+        @torch.jit.unused
+        def forward(self, x):
+            if not x.is_cuda:
+                return super().forward(x)
+            else:
+                with torch.cuda.device(x.device):
+                    return super().forward(x)
+
+except ImportError:
+    has_fused_layernorm = False
+
+
+def LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, export=False):
+    if torch.jit.is_scripting() or torch.jit.is_tracing():
+        export = True
+    if not export and torch.cuda.is_available() and has_fused_layernorm:
+        return FusedLayerNorm(normalized_shape, eps, elementwise_affine)
+    return torch.nn.LayerNorm(normalized_shape, eps, elementwise_affine)
+'''
+
+# NVIDIA apex's python package as an NPU machine has it: it imports, its CUDA extension does not
+FAKE_APEX = {"apex/__init__.py": "", "apex/normalization/__init__.py": '''\
+import torch
+
+
+class FusedLayerNorm(torch.nn.Module):
+    def __init__(self, *args, **kwargs):
+        import fused_layer_norm_cuda  # noqa: F401  (apex loads its extension here)
+'''}
+
+# fairseq/models/text_to_speech/vocoder.py lines 222-226 at 3f6ba43, and fairseq/utils.py lines 754-757
+VOCODER = '''\
+import torch
+
+
+def load(checkpoint_path):
+    if torch.cuda.is_available():
+        state_dict = torch.load(checkpoint_path)
+    else:
+        state_dict = torch.load(checkpoint_path, map_location=torch.device("cpu"))
+    return sorted(state_dict)
+
+
+def describe():
+    cur_device = torch.cuda.current_device()
+    return torch.cuda.get_device_properties("cuda:{}".format(cur_device)).name
+'''
+
+
+def test_a_guard_that_picks_a_cuda_only_librarys_class_stays(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"layer_norm.py": FAIRSEQ_LAYER_NORM})["layer_norm.py"]
+    assert "torch.cuda.is_available() and has_fused_layernorm" in fixed.new
+    why = next(s.reason for s in fixed.skipped if s.line == 24)
+    assert "FusedLayerNorm() (line 25: apex.normalization.FusedLayerNorm, of the CUDA-only library apex" in why
+    stub = write_tree(write_stub(tmp_path / "stub"), FAKE_APEX)
+    run = "import layer_norm\nresult = type(layer_norm.LayerNorm(4)).__module__"
+    assert run_on_npu(stub, project, run).get("result") == "torch.nn.modules.normalization"  # before: raised
+    original = runpy.run_path(str(tmp_path / "original" / "layer_norm.py"))  # on this CPU, in-process
+    assert type(original["LayerNorm"](4)).__module__ == "torch.nn.modules.normalization"
+
+
+def test_a_load_without_map_location_and_a_string_inside_a_kept_cuda_call_stay(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"vocoder.py": VOCODER})["vocoder.py"]
+    reasons = {s.line: s.reason for s in fixed.skipped}
+    assert "torch.load() (line 6: restores each tensor to the device it was saved from" in reasons[5]
+    # CUDA's own function takes a CUDA device only: the string stays with the call (before: "npu:{}" inside it)
+    assert "line 14 spells 'cuda' where it stays: the device string is passed to `torch.cuda.get_device_properties`" \
+        in reasons[13]
+    assert fixed.new is None or '"cuda:{}"' in fixed.new
+    torch.save({"w": torch.ones(1)}, tmp_path / "ckpt.pt")
+    run = f"import vocoder\nresult = vocoder.load({str(tmp_path / 'ckpt.pt')!r})"
+    assert run_on_npu(write_stub(tmp_path / "stub"), project, run).get("result") == ["w"]
+    assert runpy.run_path(str(tmp_path / "original" / "vocoder.py"))["load"](tmp_path / "ckpt.pt") == ["w"]

@@ -153,3 +153,41 @@ def test_the_fixed_file_runs_on_the_fake_vendor_runtime(fixed, tmp_path, target,
     assert run.get("result") == [1, 0, None], run
     assert run["events"] == [["synchronize", synchronized]]
 
+
+
+# a cache flush and a memory counter run as written without CUDA (no-ops): in a file `fix` writes in the vendor's
+# names they take the device twin (the file's device is the target's now); in a portable file they stay
+MEMORY = {
+    # timm's validate.py/benchmark.py: a flush before each retry with a smaller batch, beside device moves
+    "retry.py": '''\
+import torch
+
+
+def run(model, x):
+    torch.cuda.empty_cache()
+    out = model.cuda()(x.cuda())
+    return [getattr(model, "placed_on", "?"), torch.cuda.max_memory_allocated()]
+''',
+    "wait.py": "import torch\n\n\ndef wait():\n    torch.cuda.empty_cache()\n    torch.cuda.synchronize()\n",
+}
+
+
+def test_a_no_op_memory_call_takes_the_device_twin_only_where_the_file_names_the_target(tmp_path):
+    root = write_tree(tmp_path / "project", MEMORY)
+    chosen = resolve_targets(["cann"])
+    fixed = {f.path: f for f in fix_report(root, scan(ScanRequest(root, chosen, jobs=1)), chosen[0]).changed}
+    retry, wait = fixed["retry.py"], fixed["wait.py"]
+    assert retry.style == "vendor" and "torch_npu.npu.empty_cache()" in retry.new
+    assert "torch_npu.npu.max_memory_allocated()" in retry.new and "torch.cuda" not in retry.new
+    assert wait.style == "portable" and "torch.cuda.empty_cache()" in wait.new  # as written: a no-op off CUDA
+    assert "torch.accelerator.synchronize()" in wait.new
+    write_tree(root, {"retry.py": retry.new, "wait.py": wait.new})
+    run = run_on_npu(write_stub(tmp_path / "stub"), root, '''
+        import torch, retry, wait
+        wait.wait()
+        result = retry.run(torch.nn.Linear(2, 1), torch.ones(1, 2))
+    ''', plugin_import=False)
+    assert run.get("result") == ["npu", 0], run
+    assert ["empty_cache", True] in run["events"]  # the NPU's cache, as the original flushed CUDA's
+    wait_module = _load(root / "wait.py", "wait_portable")
+    assert _cpu_outcome(wait_module.wait) == _cpu_outcome(_load(tmp_path / "project" / "wait.py", "wait_again").wait)

@@ -159,7 +159,8 @@ def test_text_hides_tune_findings_behind_one_line_and_lists_them_on_request(dete
     root, _ = detector
     summary = CliRunner().invoke(main, ["scan", str(root), "--color", "never", "--no-cache"])
     assert summary.exit_code == 0, summary.output
-    assert "3 tuning points on the training step" in summary.output and "proposals[fg]" not in summary.output
+    # the box head's masks, its loss logged each step, and the SGD the training script builds (fused on both)
+    assert "4 tuning points on the training step" in summary.output and "proposals[fg]" not in summary.output
     listed = CliRunner().invoke(main, ["scan", str(root), "--color", "never", "--no-cache", "--show", "tune"])
     assert "tune-dynamic-shape  proposals[fg]" in listed.output and "tune-host-sync  loss.item()" in listed.output
 
@@ -355,6 +356,45 @@ def test_a_speed_switch_is_one_piece_of_advice_the_tuning_finding_gives(tmp_path
     assert flag.verdicts["neuware"].status == Status.SUPPORTED and flag not in report.findings
     assert switch.verdicts["neuware"].status == Status.PARTIAL and "mlu" in switch.verdicts["neuware"].suggestion
     assert switch.verdicts["cann"].status == Status.PARTIAL and "allow_hf32" in switch.verdicts["cann"].suggestion
+
+
+
+# timm's optim_factory (the Ascend port swaps its SGD for NpuFusedSGD) and a plain AdamW, as training code builds them
+OPTIMIZERS = """import torch
+from torch import optim
+
+
+def build(model, opt_args, kind):
+    if kind == "sgd":
+        return optim.SGD(model.parameters(), momentum=0.9, nesterov=True, **opt_args)
+    if kind == "plain":
+        return optim.SGD(model.parameters(), momentum=0.9)
+    if kind == "lbfgs":
+        return optim.LBFGS(model.parameters())
+    return torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
+
+
+if __name__ == "__main__":
+    build(torch.nn.Linear(2, 2), {}, "sgd")
+"""
+
+
+@pytest.mark.parametrize("line, suggestion, said", [
+    pytest.param(7, "torch_npu.optim.NpuFusedSGD(model.parameters(), momentum=0.9, nesterov=True, **opt_args)",
+                 "the keywords in `**opt_args` must be among those", id="sgd-kwargs-to-check"),
+    pytest.param(9, "torch_npu.optim.NpuFusedSGD(model.parameters(), momentum=0.9)",
+                 "NpuFusedSGD has no default learning rate: pass lr", id="sgd-without-lr"),
+    pytest.param(12, "torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)",
+                 "drop `foreach=`: NpuFusedAdamW has no such argument", id="adamw-drops-foreach"),
+])
+def test_an_optimizer_the_target_ships_fused_is_suggested_with_its_arguments_mapped(tmp_path, line, suggestion,
+                                                                                  said):
+    report = scan(ScanRequest(write_tree(tmp_path, {"train.py": OPTIMIZERS}), TARGETS, jobs=1))
+    found = {f.span.line: f for f in _tune(report, "tune-unfused-optimizer")}
+    assert set(found) == {7, 9, 12}  # not LBFGS, which no vendor fuses
+    cann = found[line].verdicts["cann"]
+    assert cann.status == Status.PARTIAL and cann.suggestion == suggestion and said in cann.message
+    assert found[line].verdicts["neuware"].status == Status.PARTIAL  # torch_mlu.optimizers: no mapping of its own
 
 
 WRAPPERS = '''

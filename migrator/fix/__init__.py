@@ -45,11 +45,12 @@ from ..gitcheck import GitUnavailable, repository_marker, uncommitted
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span, Status, Unsafe
 from ..resolve.dotted import dotted
+from ..rules.device.device_call import device_twin
 from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
-from .protocols import Kept, hold, reaching
+from .protocols import Kept, hold, library_calls, reaching
 from .style import PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_forms
 from .together import decide
 
@@ -86,13 +87,18 @@ class FilePlan:
     path: str = ""
     #: the safe rewrites the scan found ``fix`` holds back on this tree (``Unsafe.held``), reported as skipped
     held: Tuple["Skipped", ...] = ()
+    #: calls that run as written (a cache flush, a memory counter: a no-op without CUDA) whose device twin is
+    #: written only when the file gets the vendor's names anyway (``_fix_python``): the file's device is then the
+    #: target's, and the call flushes or measures that one, as it did CUDA's
+    follows: Tuple[PlannedEdit, ...] = ()
 
     def in_cell(self, cell: Optional[int]) -> "FilePlan":
         return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
                         frozenset(p for p in self.settled if p[0] == cell),
                         frozenset(p for p in self.pending if p[0] == cell),
                         frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path,
-                        tuple(h for h in self.held if h.cell == cell))
+                        tuple(h for h in self.held if h.cell == cell),
+                        tuple(f for f in self.follows if f.at.cell == cell))
 
 
 @dataclass(frozen=True)
@@ -226,11 +232,12 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
     files to decide (what the others keep is still read, for the guards that reach it)."""
     planned, not_offered = plan(report, target.id, unsafe)
     reach = reaching(base_dir(root), _unguarded_kept(report, target.id, unsafe)) if planned else {}
+    follows = device_twins(report, target)
     files = []
     for rel, file_plan in sorted(planned.items()):
         if only is not None and rel not in only:
             continue
-        file_plan = replace(file_plan, reach=reach, path=rel)
+        file_plan = replace(file_plan, reach=reach, path=rel, follows=follows.get(rel, ()))
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
@@ -242,6 +249,25 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
             fixed = FileFix(rel, text, None, error="nested too deeply for the rewriter to walk: left as it is")
         files.append(replace(fixed, read_digest=digest, bom=bom))
     return FixReport(target.id, tuple(files), not_offered)
+
+
+def device_twins(report: Report, target: TargetMap) -> Dict[str, Tuple[PlannedEdit, ...]]:
+    """Per file, the renames of the calls that run as written because they are no-ops without CUDA (a cache
+    flush, a memory counter called with no argument) to their device twin (``device_call.device_twin``); not
+    under a CUDA test of their own (which stays, so what it decides stays CUDA's). ``_fix_python`` writes them
+    in a file it gives the vendor's names."""
+    out: Dict[str, List[PlannedEdit]] = {}
+    for finding in report.judged:
+        verdict = finding.verdicts.get(target.id)
+        if verdict is None or verdict.status != Status.SUPPORTED or finding.rule != "device-call" \
+                or finding.guard is not None:
+            continue
+        twin = device_twin(target, finding.api)
+        if twin is not None:
+            out.setdefault(finding.path, []).append(PlannedEdit(finding.id, finding.rule,
+                                                                Edit(EditKind.NAME, finding.api, twin),
+                                                                finding.span, finding.api))
+    return {path: tuple(edits) for path, edits in out.items()}
 
 
 def _unguarded_kept(report: Report, target: str, unsafe: bool) -> Dict[str, List[Tuple[int, str]]]:
@@ -593,6 +619,7 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     own = _top_level_names(module)
     unready = [Kept((p.at.line or 0, p.at.col or 0), p.api or p.edit.old, "its rewrite cannot apply here")
                for p in edits if p not in ready]
+    unready.extend(library_calls(module, target.id, text))  # a CUDA-only library's calls stay as written
     imported = _imported_names(module)
     changed, done, held = _apply_all(module, ready, file_plan, target.device_to, imported, unready, target.backend_to)
     styled = Styled(VENDOR)
@@ -613,6 +640,9 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
                 why = "the portable names would not apply to the same calls as the vendor's"
         if styled.style != PORTABLE:
             styled = Styled(VENDOR, why)
+    if done and styled.style == VENDOR and file_plan.follows:
+        changed, done, held = _with_follows(module, ready, done, held, file_plan, target, bound, plugin, imported,
+                                            unready, changed)
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
         changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == EditKind.NAME})
@@ -620,6 +650,23 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
     return new, done, skipped, styled
+
+
+def _with_follows(module: cst.Module, ready: List[PlannedEdit], done: List[PlannedEdit], held: List[Skipped],
+                  file_plan: FilePlan, target: TargetMap, bound: Dict[str, str], plugin: Optional[str],
+                  imported: Set[str], unready: Sequence[Kept], changed: cst.Module,
+                  ) -> Tuple[cst.Module, List[PlannedEdit], List[Skipped]]:
+    """The file's edits again with the device twins of the calls that ran as written (``FilePlan.follows``),
+    kept only when every edit that applied without them still applies."""
+    follows = [f for f in file_plan.follows if not _unbound_root(f.edit, bound, plugin)]
+    if not follows:
+        return changed, done, held
+    again, done_again, held_again = _apply_all(module, [*ready, *follows], file_plan, target.device_to, imported,
+                                               unready, target.backend_to)
+    if {p.finding for p in done} - {p.finding for p in done_again}:
+        return changed, done, held
+    follow_ids = {f.finding for f in follows}
+    return again, done_again, [s for s in held_again if s.finding not in follow_ids]
 
 
 def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
@@ -725,7 +772,10 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
                                      Span(position.start.line, position.start.column)))
         held_kept = [Kept((base[i].at.line or 0, base[i].at.col or 0), base[i].api or base[i].edit.old,
                           "held back with its group") for i in decision.held]
-        protocol = hold(wrapper, found, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
+        # a guard already held still decides its branches: what ``together`` adds there is held with them
+        judged = {node: sorted({*indices, *(i for i in finder.found.get(node, ()) if i in guarded)})
+                  for node, indices in {**{n: [] for n in finder.found}, **found}.items()}
+        protocol = hold(wrapper, judged, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
         fresh = {i: why for i, why in protocol.items() if i < len(base) and i not in guarded}
         added = {(edits[i].at.line or 0, edits[i].at.col or 0): why for i, why in protocol.items()
                  if i >= len(base)}  # a spelling ``together`` added: its group cannot change whole now
@@ -739,7 +789,10 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
             reasons.setdefault(at, why)
     held = {**guarded, **decision.held}
     skipped = [Skipped(base[i].finding, base[i].rule, base[i].at.line, why) for i, why in held.items()]
-    found = {node: [i for i in indices if i not in held] for node, indices in found.items()}
+    # a spelling ``together`` added inside what a held guard decides stays too (fairseq's `torch.device("cuda")`
+    # under `if self.cuda:` came back as the group's own edit once the finding's was held)
+    held_added = {i for i in protocol if i >= len(base)}
+    found = {node: [i for i in indices if i not in held and i not in held_added] for node, indices in found.items()}
     applier = _Apply(found, {i: e.edit for i, e in enumerate(edits)})
     changed = wrapper.module.visit(applier)
     applied = [e for i, e in enumerate(edits) if i in applier.applied]

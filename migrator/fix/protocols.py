@@ -26,6 +26,14 @@ Fix:
     edit inside the branches it decides are held back together, with the calls that would run: the target
     keeps taking the branch CUDA's absence chose before. Otherwise the guard flips with its branches.
 
+    A call of a CUDA-only library's name counts as one too: a name imported from one (``from
+    apex.normalization import FusedLayerNorm``) or a class of the file that derives from one, unless the target's
+    row for that API says the code runs as written once the package is built for the target (``partial``,
+    ``operator_maps/curated/third_party.yaml``). The scan reads such a call under a CUDA guard as skipped on the
+    target (and an optional import as never needed); the flip would make it run (fairseq's ``LayerNorm()``
+    returns apex's ``FusedLayerNorm`` once ``torch.cuda.is_available()`` is the NPU's question, and apex's
+    CUDA extension is not there: ``library_calls``).
+
     A call in those branches to a function or class of the repository whose own body keeps such a call
     counts as one (``utils.CudaEnvironment()``, whose ``__init__`` calls ``torch.cuda.get_device_properties``
     in another file: fairseq's trainer), found by name (``reaching``) among the top-level functions, classes
@@ -46,6 +54,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from ..maps.load import third_party
 from ..resolve.dotted import dotted
 from ..model import EditKind
 
@@ -128,6 +137,8 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
         if reached:
             start = positions[call].start
             kept.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    kept.extend(_loads_to_saved_devices(tree, positions))
+    held: Dict[int, str] = _strings_in_kept_cuda_calls(tree, found, edits)
     flips: List[Flip] = []
     for node_id, indices in found.items():
         node = tree.nodes.get(node_id)
@@ -140,14 +151,13 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
                 if regions:
                     flips.append(Flip(index, positions[node].start.line, guard, tuple(regions)))
     if not flips:
-        return {}
+        return held
     at_node: Dict[int, Position] = {}
     for node_id in found:
         node = tree.nodes.get(node_id)
         if node is not None:
             start = positions[node].start
             at_node[node_id] = (start.line, start.column)
-    held: Dict[int, str] = {}
     for flip in flips:
         inside = [k for k in kept if any(_within(k.at, region) for region in flip.regions)]
         if not inside:
@@ -163,6 +173,133 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
             if any(_within(where, region) for region in flip.regions):
                 for index in found[node_id]:
                     held.setdefault(index, why)
+    return held
+
+
+def library_calls(module: cst.Module, target: str, text: str) -> List[Kept]:
+    """The calls in ``module`` (parsed from ``text``) of a CUDA-only library's names (``third_party.json``'s
+    libraries): names imported from one anywhere in the file (also inside ``try``), and the file's classes
+    deriving from one, in turn. A name whose API the target's row calls ``partial`` (the package built for the
+    target runs the code as written) is left out."""
+    table = third_party()
+    if not any(root in text for root in table.roots):  # most files name no such library: no walk
+        return []
+    names: Dict[str, str] = {}  # local name -> the library API it stands for
+    imports = _LibraryNames()
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper.visit(imports)
+    for local, api in imports.imported:
+        if table.library_of(api) is not None:
+            names[local] = api
+    for _ in range(3):  # a class deriving from one, then one deriving from that
+        grown = False
+        for name, bases in imports.classes:
+            if name in names:
+                continue
+            base = next((names[b.split(".", 1)[0]] for b in bases if b.split(".", 1)[0] in names), None)
+            if base is not None:
+                names[name] = base
+                grown = True
+        if not grown:
+            break
+    out: List[Kept] = []
+    if not names:
+        return out
+    positions = wrapper.resolve(PositionProvider)
+    for call in imports.calls:
+        written = dotted(call.func)
+        root = written.split(".", 1)[0] if written else ""
+        if root not in names:
+            continue
+        api = names[root] + written[len(root):]
+        row = table.replacement(api, target)
+        if row is not None and row[1].get("status") == "partial":
+            continue
+        start = positions[call].start
+        library = table.library_of(api)
+        out.append(Kept((start.line, start.column), f"{written}()",
+                        f"{api}, of the CUDA-only library {library}" + (f" (on {target}: {row[1]['to']})"
+                                                                          if row is not None else "")))
+    return out
+
+
+class _LibraryNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.imported: List[Tuple[str, str]] = []  # (local name, qualified name)
+        self.classes: List[Tuple[str, List[str]]] = []
+        self.calls: List[cst.Call] = []
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted(node.module)
+        for alias in node.names:
+            name = dotted(alias.name)
+            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            if module and name:
+                self.imported.append((local, f"{module}.{name}"))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            name = dotted(alias.name)
+            if not name:
+                continue
+            if alias.asname and isinstance(alias.asname.name, cst.Name):
+                self.imported.append((alias.asname.name.value, name))
+            else:
+                self.imported.append((name.split(".", 1)[0], name.split(".", 1)[0]))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append((node.name.value, [dotted(b.value) for b in node.bases if dotted(b.value)]))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+#: what a ``torch.load`` without ``map_location`` does on a machine without CUDA
+_LOADS_TO_CUDA = ("restores each tensor to the device it was saved from: a checkpoint saved on CUDA raises where "
+                  "CUDA is absent (no map_location)")
+
+
+def _loads_to_saved_devices(tree: _Tree, positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:
+    """``torch.load(path)`` with no ``map_location``: code written for CUDA only where CUDA answers the guard
+    (``if torch.cuda.is_available(): torch.load(p) else: torch.load(p, map_location="cpu")``)."""
+    for call in tree.calls:
+        if dotted(call.func) not in ("torch.load", "torch.serialization.load"):
+            continue
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) >= 2 or any(a.star for a in call.args) or any(
+                a.keyword is not None and a.keyword.value == "map_location" for a in call.args):
+            continue
+        start = positions[call].start  # type: ignore[attr-defined]
+        yield Kept((start.line, start.column), f"{_text(call.func)}()", _LOADS_TO_CUDA)
+
+
+def _strings_in_kept_cuda_calls(tree: _Tree, found: Mapping[int, Sequence[int]],
+                                edits: Sequence[object]) -> Dict[int, str]:
+    """Device strings passed to a ``torch.cuda`` function this run does not rename: CUDA's own function takes
+    a CUDA device only (``torch.cuda.get_device_properties("npu:0")`` raises everywhere), so the string stays
+    with its call (edit index -> why)."""
+    held: Dict[int, str] = {}
+    for node_id, indices in found.items():
+        node = tree.nodes.get(node_id)
+        if node is None or not any(getattr(getattr(edits[i], "edit", None), "kind", None) in ("string", "fstring")
+                                   for i in indices):
+            continue
+        child, parent = node, tree.parent.get(node_id)
+        while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if isinstance(parent, cst.Call) and child is not parent.func:
+                name = dotted(parent.func)
+                renamed = any(getattr(getattr(edits[i], "edit", None), "kind", None) == "name"
+                              for i in found.get(id(parent.func), ()))
+                if name.startswith("torch.cuda.") and not renamed:
+                    why = (f"the device string is passed to `{name}`, which stays as written (its rewrite is not a "
+                           "safe one here): CUDA's own function takes a CUDA device only; rewrite the call by hand")
+                    for index in indices:
+                        if getattr(getattr(edits[index], "edit", None), "kind", None) in ("string", "fstring"):
+                            held.setdefault(index, why)
+                    break
+            child, parent = parent, tree.parent.get(id(parent))
     return held
 
 

@@ -29,12 +29,13 @@ When the vendor style stays, and why (``Styled.why``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Set, Tuple
+from typing import Iterable, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..maps.load import TargetMap, load_json
+from ..maps.accelerator import portable_forms
+from ..maps.load import TargetMap
 from ..model import EditKind
 
 PORTABLE = "portable"
@@ -43,45 +44,11 @@ STYLES = (PORTABLE, VENDOR)
 
 
 @dataclass(frozen=True)
-class PortableForm:
-    """One CUDA API's portable form on a target's line, and what says so."""
-
-    api: str
-    portable: str
-    since: str  # the first torch release whose docs list the form
-    source: str  # PyTorch's docs for that release; the vendor's list for the target's line
-
-
-@dataclass(frozen=True)
 class Styled:
     """The style a file was written in, and why it is not the one asked for (``None`` when it is)."""
 
     style: str
     why: Optional[str] = None
-
-
-def _release(version: str) -> Tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
-
-
-def portable_forms(target: TargetMap) -> Mapping[str, PortableForm]:
-    """The CUDA APIs the portable style rewrites on ``target``: a form its torch line has (``since``), that does
-    on a CPU-only build what the CUDA call did, and that the vendor's list for the line documents as supported."""
-    if not target.torch_line:
-        return {}
-    table = load_json("accelerator.json")
-    forms = {}
-    for api, row in table["apis"].items():
-        if row.get("portable") is None or row.get("cpu") != "same":
-            continue
-        if _release(target.torch_line) < _release(str(row["since"])):
-            continue
-        documented = target.documented(row["portable"])
-        if documented is None or documented[0].get("documented") != "Y":
-            continue
-        forms[api] = PortableForm(api, row["portable"], str(row["since"]),
-                                  f"{table['sources'][str(row['since'])]}; {documented[1]}")
-    return forms
 
 
 def not_portable(target: TargetMap, edits: Iterable[Tuple[str, str, Tuple[int, int]]],

@@ -297,7 +297,7 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
             elif id(spelling.node) in changing:
                 continue
             elif guards and spelling.at in guards:
-                blockers.append(f"line {line} compares with '{old}' in a guard that stays: {guards[spelling.at]}")
+                blockers.append(f"line {line} spells '{old}' where it stays: {guards[spelling.at]}")
             elif spelling.at in settled:
                 if spelling.compared_with & fed:
                     # ``if 'cuda' in self.device:`` where this code's own default feeds ``self.device``: once the

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.modules import IDLE_TEST
 from ...resolve.vocabulary import Vocabulary
@@ -127,6 +128,20 @@ NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_sta
                                 "torch.cuda.max_memory_reserved", "torch.cuda.memory_cached",
                                 "torch.cuda.max_memory_cached"})
 _NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
+
+
+def device_twin(target: TargetMap, api: str) -> Optional[str]:
+    """The vendor's same-named call for a no-op-without-CUDA ``api`` (``torch.cuda.empty_cache`` ->
+    ``torch_npu.npu.empty_cache``), where the target's list documents it with no note: what ``fix`` writes for
+    it in a file it gives the vendor's names (there the call flushes or measures the target's device, as it did
+    CUDA's), and what the plan predicts leaves the report then."""
+    if api not in NO_OP_WITHOUT_CUDA:
+        return None
+    rule = target.lookup(api)
+    if rule is None or not rule.to or not rule.exact or rule.note or rule.limitations \
+            or rule.to.rsplit(".", 1)[-1] != api.rsplit(".", 1)[-1]:
+        return None
+    return rule.to
 
 
 def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
