@@ -973,8 +973,9 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
                 continue
             cell_names[index] = _top_level_names(cell_module)
     notebook_names = {name: module for names in cell_names.values() for name, module in names.items()}
-    torch_cell = next((i for i, names in sorted(cell_names.items())
-                       if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
+    not_text = {i for i, c in enumerate(cells) if isinstance(c, dict) and _lone_surrogate(_source(c))}
+    torch_cell = next((i for i, names in sorted(cell_names.items()) if i not in not_text
+                       and any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
     changed = False
     originals = {i: list(c["source"]) if isinstance(c.get("source"), list) else c.get("source")
                  for i, c in enumerate(cells) if isinstance(c, dict)}
@@ -982,6 +983,11 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         cell = cells[index] if 0 <= index < len(cells) else None
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             skipped.extend(Skipped(e.finding, e.rule, e.at.line, "no such code cell") for e in cell_edits)
+            continue
+        if index in not_text:  # a line the parse blanked (a magic, a shell escape) holds one: no text to write
+            reason = (f"cell {index} holds a lone surrogate ({_lone_surrogate(_source(cell))}), which is not "
+                      "text: the cell is left as it is")
+            skipped.extend(Skipped(e.finding, e.rule, e.at.line, reason, index) for e in cell_edits)
             continue
         source = _source(cell)
         blanked, _ = python_lines(source)
@@ -994,15 +1000,16 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
             changes.extend(line_changes(source, _source(cell), done, cell=index))
             changed = True
     if applied and plugin and plugin not in notebook_names:
-        cell = cells[torch_cell if torch_cell is not None else min(by_cell)]
+        if torch_cell is None:
+            torch_cell = min(i for i in by_cell if i not in not_text)
+        cell = cells[torch_cell]
         source = _source(cell)
         blanked, _ = python_lines(source)
         lines = _merge_ipython(source, blanked, blanked)
         position = _import_position("\n".join(blanked) + "\n")
         lines.insert(position, import_first or "")
         cell["source"] = _cell_source(source, lines, cell.get("source"))
-        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "",
-                              torch_cell if torch_cell is not None else min(by_cell)))
+        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "", torch_cell))
         changed = True
     if not changed:
         return FileFix(rel, text, None, _ids(applied), tuple(skipped))
@@ -1137,6 +1144,15 @@ def _json(value: object) -> str:
     except UnicodeEncodeError:
         return json.dumps(value)
     return text
+
+
+def _lone_surrogate(text: str) -> Optional[str]:
+    """The first lone surrogate in ``text`` (JSON's ``\\ud800``, which no UTF-8 text can hold), as ``U+D800``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # UTF-8 refuses nothing else
+        return f"U+{ord(error.object[error.start]):04X}"
+    return None
 
 
 def _source(cell: dict) -> str:
