@@ -177,3 +177,19 @@ def test_a_cell_with_a_lone_surrogate_is_skipped_with_its_reason(tmp_path, cells
         new = json.loads(fixed.new)["cells"]
         assert new[0]["source"] == cells[0]  # the cell with the surrogate keeps its bytes, the import goes elsewhere
         assert new[edited]["source"] == "import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n"
+
+
+@pytest.mark.parametrize("ending", [
+    pytest.param("\n \n", id="a-whitespace-line"),
+    pytest.param("\n  # a note, indented\n", id="an-indented-comment"),
+    pytest.param("\n\t\t ", id="whitespace-without-newline"),
+    pytest.param("\r\n\x0c\n", id="a-form-feed-line"),
+])
+def test_the_end_of_a_file_libcst_leaves_off_is_kept(tmp_path, ending):
+    """libcst 1.0 writes a module back without the whitespace-only lines or indented comment that end it: ``fix``
+    wrote such files without them (the fuzz run's generated modules; an editor's line appended there was lost)."""
+    text = CODE + ending
+    (tmp_path / "a.py").write_text(text, newline="")
+    chosen = resolve_targets(["cann"])
+    [fixed] = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0]).changed
+    assert fixed.new == "import torch\nimport torch_npu\nx = torch.ones(2).npu()\n" + ending

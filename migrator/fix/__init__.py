@@ -577,6 +577,10 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     if isinstance(module, ParseFailure):
         return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}")
                           for e in edits], Styled(VENDOR)
+    tail = _dropped_tail(text, module)
+    if tail is None:
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, "libcst does not write this file back as it reads "
+                                  "it: left as it is") for e in edits], Styled(VENDOR)
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -614,10 +618,20 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
         changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == "name"})
-    new = changed.code
+    new = changed.code + tail
     if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
     return new, done, skipped, styled
+
+
+def _dropped_tail(text: str, module: cst.Module) -> Optional[str]:
+    """What libcst's code generation leaves off the end of ``text`` ("" when nothing), or ``None`` when what it
+    writes back differs elsewhere. libcst 1.0 drops the whitespace-only lines (``x = 1\\n  \\n``) and an indented
+    comment (``x = 1\\n  # note\\n``) ending a module: a fix wrote every file ending so without them."""
+    written = module.code
+    if written == text:
+        return ""
+    return text[len(written):] if text.startswith(written) else None
 
 
 def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
