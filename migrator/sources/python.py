@@ -158,7 +158,11 @@ class PartialSource:
     @property
     def note(self) -> str:
         where = ", ".join(f"line {a}" if a == b else f"lines {a}-{b}" for a, b in self.skipped)
-        return f"statement at {where} nested too deeply to analyse (left out); the rest of the file was scanned"
+        return f"statement at {where} {LEFT_OUT}; the rest of the file was scanned"
+
+
+#: What a file's reason says when statements of it were left out (``check`` cannot pass what it did not read).
+LEFT_OUT = "nested too deeply to analyse (left out)"
 
 
 def without_deep_statements(text: str) -> Optional[PartialSource]:
