@@ -439,9 +439,12 @@ def _deep_path(repo: Path, outside: Path) -> None:
         os.mkdir(path)
     with open(os.path.join(path, b"train.py"), "wb") as handle:
         handle.write(GOOD.encode())
+    here = os.getcwd()
     os.chdir(path)
-    os.makedirs(b"e" * 250 + b"/" + b"f" * 250, exist_ok=True)  # past PATH_MAX from the root
-    os.chdir(outside)
+    try:
+        os.makedirs(b"e" * 250 + b"/" + b"f" * 250, exist_ok=True)  # past PATH_MAX from the root
+    finally:
+        os.chdir(here)
 
 
 def _report_link(repo: Path, outside: Path) -> None:
