@@ -192,8 +192,9 @@ def check(files, targets, fail_on, exclude, baseline, write_baseline, report_unu
     """Fail on new CUDA-only code: with FILES (as pre-commit passes them) check those, else the whole repo.
 
     Exit 0 when clean, 1 when a finding at a failing status is neither suppressed nor in the baseline, or a
-    file could not be checked (a syntax error), 2 on usage or configuration errors. FILES `-` reads the code
-    from stdin (with --stdin-filename: its path in the project, whose root is found from the current folder).
+    file could not be checked (a syntax error, a size past the cap, a statement nested too deeply to read), 2 on
+    usage or configuration errors. FILES `-` reads the code from stdin (with --stdin-filename: its path in the
+    project, whose root is found from the current folder).
     """
     options = _CheckOptions(targets, fail_on, tuple(exclude), baseline, report_unused_suppressions, fmt, output,
                             color, no_cache, jobs, select, ignore, config_file, isolated, show_settings,

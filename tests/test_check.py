@@ -678,3 +678,16 @@ def test_a_file_too_large_to_read_fails_the_gate_unless_excluded(repo, excluded)
     result = run("vendored.py")
     assert result.exit_code == (0 if excluded else 1)
     assert ("vendored.py: error: not checked: file too large" in result.output) != excluded
+
+
+@pytest.mark.parametrize("excluded", [False, True], ids=["partly-read-fails", "excluded-passes"])
+def test_a_statement_left_out_as_too_deep_fails_the_gate_unless_excluded(repo, excluded):
+    """A statement nested past what the parsers take is left out and the rest of the file read: the gate cannot
+    pass the file, whose left-out line may be CUDA code (the fuzz run's attribute chain passed)."""
+    (repo / "chained.py").write_text("import torch\nx = 1\ny = torch" + ".cuda" * 2_000 + "\n")
+    if excluded:
+        (repo / "pyproject.toml").write_text('[tool.migrator]\ntargets = ["cann"]\nexclude = ["chained.py"]\n')
+    result = run("chained.py")
+    assert result.exit_code == (0 if excluded else 1)
+    assert ("chained.py: error: not checked: statement at line 3 nested too deeply to analyse (left out)"
+            in result.output) != excluded

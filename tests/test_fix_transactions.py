@@ -148,3 +148,48 @@ def test_a_notebook_edit_changes_only_the_edited_cells_source(tmp_path):
     cells = json.loads(new)["cells"]
     assert "".join(cells[1]["source"]) == "import torch\nimport torch_npu\nx = torch.ones(2).npu()  # café\ny = 1"
     assert json.loads(new)["metadata"] == json.loads(text)["metadata"]
+
+
+@pytest.mark.parametrize("cells, edited, held", [
+    pytest.param(["import torch\n!echo '\ud800'\nx = torch.zeros(3, device='cuda')\n"], None, "U+D800",
+                 id="in-a-shell-line"),
+    pytest.param([["import torch\n", "%ls \udcff\n", "x = torch.zeros(3, device='cuda')\n"]], None, "U+DCFF",
+                 id="in-a-magic-of-a-line-list"),
+    pytest.param(["%%bash\necho \ud800\n", "import torch\nx = torch.zeros(3, device='cuda')\n"], 1, None,
+                 id="in-another-cell"),
+])
+def test_a_cell_with_a_lone_surrogate_is_skipped_with_its_reason(tmp_path, cells, edited, held):
+    """A lone surrogate (``\\ud800`` in the JSON) in a line the parse blanks leaves the cell readable: its edits
+    are held with the reason and the cell is not rewritten; another cell of the notebook is still fixed."""
+    import json
+
+    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": source} for source in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(document)
+    (tmp_path / "nb.ipynb").write_text(text)
+    chosen = resolve_targets(["cann"])
+    [fixed] = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0]).files
+    if edited is None:
+        assert fixed.new is None and not fixed.applied
+        assert [s.reason for s in fixed.skipped] == [f"cell 0 holds a lone surrogate ({held}), which is not text: the "
+                                                     "cell is left as it is"]
+    else:
+        new = json.loads(fixed.new)["cells"]
+        assert new[0]["source"] == cells[0]  # the cell with the surrogate keeps its bytes, the import goes elsewhere
+        assert new[edited]["source"] == "import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n"
+
+
+@pytest.mark.parametrize("ending", [
+    pytest.param("\n \n", id="a-whitespace-line"),
+    pytest.param("\n  # a note, indented\n", id="an-indented-comment"),
+    pytest.param("\n\t\t ", id="whitespace-without-newline"),
+    pytest.param("\r\n\x0c\n", id="a-form-feed-line"),
+])
+def test_the_end_of_a_file_libcst_leaves_off_is_kept(tmp_path, ending):
+    """libcst 1.0 writes a module back without the whitespace-only lines or indented comment that end it: ``fix``
+    wrote such files without them (the fuzz run's generated modules; an editor's line appended there was lost)."""
+    text = CODE + ending
+    (tmp_path / "a.py").write_text(text, newline="")
+    chosen = resolve_targets(["cann"])
+    [fixed] = fix_report(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1)), chosen[0]).changed
+    assert fixed.new == "import torch\nimport torch_npu\nx = torch.ones(2).npu()\n" + ending

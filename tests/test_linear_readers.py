@@ -132,16 +132,18 @@ def test_gitignore_wildcards_are_linear(tmp_path):
     assert not found.skipped  # every line was used
 
 
-def test_fifty_thousand_exclude_patterns_are_not_quadratic(tmp_path):
-    """``[tool.migrator] exclude`` with 50,000 patterns over 200 files: ``fnmatch`` recompiled every pattern for
-    every file (4 s a file); compiled once, the folders are set lookups and the globs grouped by their start."""
+def test_half_a_million_exclude_patterns_are_not_quadratic(tmp_path):
+    """``[tool.migrator] exclude`` with 500,000 patterns over 200 files: ``fnmatch`` recompiled every pattern for
+    every file (4 s a file at 50,000); compiled once, the folders are set lookups and the globs grouped by their
+    start, each group translated only when a path needs it (translating all of them took 6 s here)."""
     from migrator.discover import Discovery
     from migrator.model import FileKind, SourceFile
     from migrator.pipeline import without_excluded
 
-    patterns = [f"generated/part{index}/" for index in range(25_000)] + [f"gen{index}/*.py" for index in range(25_000)]
+    patterns = ([f"generated/part{index}/" for index in range(100_000)]
+                + [f"gen{index}/*.py" for index in range(400_000)])
     rels = [f"src/module{index}.py" for index in range(200)] + ["generated/part77/x.py", "gen42/deep/y.py"]
     found = Discovery(tuple(SourceFile(str(tmp_path / rel), rel, FileKind.PYTHON, 1) for rel in rels), ())
     kept, seconds = _timed(without_excluded, found, (patterns, ""))
-    assert seconds < BOUND_SECONDS, f"{seconds:.1f} s"
+    assert seconds < BOUND_SECONDS / 2, f"{seconds:.1f} s"  # 6 s when every glob was translated
     assert [f.rel for f in kept.files] == rels[:200]

@@ -32,7 +32,9 @@ def _run(*args, cwd):
     pytest.param("x = (" + " or ".join(["b"] * (MAX_PARSE_DEPTH + 5)) + ")\n", "nested too deeply", id="or-chain"),
     pytest.param("x = a" + "[0]" * 2_000 + "\n", "nested too deeply", id="subscript-chain"),
     pytest.param("x = " + "(" * 3_000 + "1" + ")" * 3_000 + "\n", "nested too deeply", id="nested-parentheses"),
-    pytest.param("x = 1\n" * 80_000, "too large to analyse", id="statements-past-the-node-budget"),
+    pytest.param("x = 1\n" * 40_000, "too large to analyse", id="statements-past-the-node-budget"),
+    pytest.param("W = [" + ",".join(f"'w{i}'" for i in range(160_000)) + "]\n", "too large to analyse",
+                 id="a-list-of-160000-strings-20-s-to-scan"),
 ])
 def test_input_past_the_budget_is_refused_before_libcst(text, words):
     failure = parse_python(text)

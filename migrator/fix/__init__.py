@@ -605,6 +605,10 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     if isinstance(module, ParseFailure):
         return text, [], [Skipped(e.finding, e.rule, e.at.line, f"does not parse: {module.reason}")
                           for e in edits], Styled(VENDOR)
+    tail = _dropped_tail(text, module)
+    if tail is None:
+        return text, [], [Skipped(e.finding, e.rule, e.at.line, "libcst does not write this file back as it reads "
+                                  "it: left as it is") for e in edits], Styled(VENDOR)
     bound = {**(bound_elsewhere or {}), **_top_level_names(module)}
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
@@ -646,7 +650,7 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     skipped.extend(held)
     if insert_import:  # a notebook cell's imports may serve other cells: left as they are
         changed = _without_unused_imports(changed, own, {p.edit.old for p in done if p.edit.kind == EditKind.NAME})
-    new = changed.code
+    new = changed.code + tail
     if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
     return new, done, skipped, styled
@@ -667,6 +671,16 @@ def _with_follows(module: cst.Module, ready: List[PlannedEdit], done: List[Plann
         return changed, done, held
     follow_ids = {f.finding for f in follows}
     return again, done_again, [s for s in held_again if s.finding not in follow_ids]
+
+
+def _dropped_tail(text: str, module: cst.Module) -> Optional[str]:
+    """What libcst's code generation leaves off the end of ``text`` ("" when nothing), or ``None`` when what it
+    writes back differs elsewhere. libcst 1.0 drops the whitespace-only lines (``x = 1\\n  \\n``) and an indented
+    comment (``x = 1\\n  # note\\n``) ending a module: a fix wrote every file ending so without them."""
+    written = module.code
+    if written == text:
+        return ""
+    return text[len(written):] if text.startswith(written) else None
 
 
 def _without_unused_imports(module: cst.Module, bound: Mapping[str, str], renamed: Set[str]) -> cst.Module:
@@ -1028,8 +1042,9 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
                 continue
             cell_names[index] = _top_level_names(cell_module)
     notebook_names = {name: module for names in cell_names.values() for name, module in names.items()}
-    torch_cell = next((i for i, names in sorted(cell_names.items())
-                       if any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
+    not_text = {i for i, c in enumerate(cells) if isinstance(c, dict) and _lone_surrogate(_source(c))}
+    torch_cell = next((i for i, names in sorted(cell_names.items()) if i not in not_text
+                       and any(m == "torch" or m.startswith("torch.") for m in names.values())), None)
     changed = False
     originals = {i: list(c["source"]) if isinstance(c.get("source"), list) else c.get("source")
                  for i, c in enumerate(cells) if isinstance(c, dict)}
@@ -1037,6 +1052,11 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
         cell = cells[index] if 0 <= index < len(cells) else None
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             skipped.extend(Skipped(e.finding, e.rule, e.at.line, "no such code cell") for e in cell_edits)
+            continue
+        if index in not_text:  # a line the parse blanked (a magic, a shell escape) holds one: no text to write
+            reason = (f"cell {index} holds a lone surrogate ({_lone_surrogate(_source(cell))}), which is not "
+                      "text: the cell is left as it is")
+            skipped.extend(Skipped(e.finding, e.rule, e.at.line, reason, index) for e in cell_edits)
             continue
         source = _source(cell)
         blanked, _ = python_lines(source)
@@ -1049,15 +1069,16 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
             changes.extend(line_changes(source, _source(cell), done, cell=index))
             changed = True
     if applied and plugin and plugin not in notebook_names:
-        cell = cells[torch_cell if torch_cell is not None else min(by_cell)]
+        if torch_cell is None:
+            torch_cell = min(i for i in by_cell if i not in not_text)
+        cell = cells[torch_cell]
         source = _source(cell)
         blanked, _ = python_lines(source)
         lines = _merge_ipython(source, blanked, blanked)
         position = _import_position("\n".join(blanked) + "\n")
         lines.insert(position, import_first or "")
         cell["source"] = _cell_source(source, lines, cell.get("source"))
-        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "",
-                              torch_cell if torch_cell is not None else min(by_cell)))
+        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "", torch_cell))
         changed = True
     if not changed:
         return FileFix(rel, text, None, _ids(applied), tuple(skipped))
@@ -1192,6 +1213,15 @@ def _json(value: object) -> str:
     except UnicodeEncodeError:
         return json.dumps(value)
     return text
+
+
+def _lone_surrogate(text: str) -> Optional[str]:
+    """The first lone surrogate in ``text`` (JSON's ``\\ud800``, which no UTF-8 text can hold), as ``U+D800``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # UTF-8 refuses nothing else
+        return f"U+{ord(error.object[error.start]):04X}"
+    return None
 
 
 def _source(cell: dict) -> str:

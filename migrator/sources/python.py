@@ -24,8 +24,10 @@ _DEEP_NESTING = 100
 #: this nesting (an ``and`` chain counts each operand: libcst nests them) it aborts the process (10,000 ``and``)
 #: or takes minutes (3,000 ``[0]``: 71 s) ...
 MAX_PARSE_DEPTH = 500
-#: ... and past this many nodes it needs gigabytes (about 3.4 KB a node: 2 MB of ``x = 1`` aborted at 4 GB).
-MAX_PARSE_NODES = 300_000
+#: ... and past this many nodes it needs gigabytes (about 3.4 KB a node: 2 MB of ``x = 1`` aborted at 4 GB) and
+#: seconds (25 to 45 us a node in libcst, as long again in the resolver: a list of 200,000 strings, 1.8 MB, took
+#: 20 s to scan). The largest real files seen have 28,000 (timm's vision_transformer.py, 234 KB).
+MAX_PARSE_NODES = 150_000
 
 #: Each anchored to one line (``[ \t]*+``, possessive: ``^\s*`` crossed newlines, so every line start of a run of
 #: blank lines rescanned the rest of the run, minutes for 200 KB) and matched no further than the failing line.
@@ -156,7 +158,11 @@ class PartialSource:
     @property
     def note(self) -> str:
         where = ", ".join(f"line {a}" if a == b else f"lines {a}-{b}" for a, b in self.skipped)
-        return f"statement at {where} nested too deeply to analyse (left out); the rest of the file was scanned"
+        return f"statement at {where} {LEFT_OUT}; the rest of the file was scanned"
+
+
+#: What a file's reason says when statements of it were left out (``check`` cannot pass what it did not read).
+LEFT_OUT = "nested too deeply to analyse (left out)"
 
 
 def without_deep_statements(text: str) -> Optional[PartialSource]:
