@@ -54,3 +54,41 @@ def test_scan_and_fix_survive_an_and_chain(tmp_path):
     assert fixed.returncode in (0, 1), fixed.stderr[-2000:]
     assert "device='npu'" in (tmp_path / "train.py").read_text()
     assert "device='npu'" in (tmp_path / "nb.ipynb").read_text()
+
+
+def _budget_by_iter_child_nodes(tree):
+    """The budget as first written, on ``ast.iter_child_nodes``: the reference the faster walk must agree with."""
+    import ast
+
+    from migrator.sources.python import MAX_PARSE_NODES
+
+    stack, nodes = [(tree, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_PARSE_NODES:
+            return f"too large to analyse (more than {MAX_PARSE_NODES:,} syntax nodes)"
+        if isinstance(node, ast.BoolOp):
+            depth += len(node.values) - 1
+        if depth > MAX_PARSE_DEPTH:
+            return f"expression nested too deeply to analyse (deeper than {MAX_PARSE_DEPTH} levels)"
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param(Path(migrator.__file__).with_name("analyze.py").read_text(encoding="utf-8"), id="real-module"),
+    pytest.param("x = (" + " or ".join(["b"] * (MAX_PARSE_DEPTH - 3)) + ")\n", id="or-chain-at-the-depth"),
+    pytest.param("x = (" + " or ".join(["b"] * (MAX_PARSE_DEPTH - 1)) + ")\n", id="or-chain-one-past"),
+    pytest.param("x = a" + "[0]" * 497 + "\n", id="subscripts-at-the-depth"),
+    pytest.param("x = a" + "[0]" * 498 + "\n", id="subscripts-one-past"),
+    pytest.param("x = 1\n" * 74_999 + "pass\n" * 3, id="statements-at-the-node-budget"),
+    pytest.param("x = 1\n" * 74_999 + "pass\n" * 4, id="statements-one-past"),
+])
+def test_the_budget_walk_agrees_with_iter_child_nodes(text):
+    import ast
+
+    from migrator.sources.python import parse_budget
+
+    tree = ast.parse(text)
+    assert parse_budget(tree) == _budget_by_iter_child_nodes(tree)
