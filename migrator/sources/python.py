@@ -144,7 +144,7 @@ def parse_budget(tree: "ast.AST") -> Optional[str]:
         if nodes > MAX_PARSE_NODES:
             return f"too large to analyse (more than {MAX_PARSE_NODES:,} syntax nodes)"
         if type(node) is bool_op:
-            depth += len(node.values) - 1  # type: ignore[attr-defined]
+            depth += len(node.values) - 1
         if depth > MAX_PARSE_DEPTH:
             return f"{_TOO_DEEP} (deeper than {MAX_PARSE_DEPTH} levels)"
         depth += 1

@@ -70,11 +70,16 @@ def step_facts(tree: ast.Module, module: str, map_span: MapSpan = None,
 #: library (``accelerate``, Lightning, DeepSpeed), a vendor's device name. A training loop in a module that says
 #: none of these runs on the host: reading a value back there waits for nothing.
 _DEVICE_WORDS = re.compile(r"cuda|\bdevice|gpu|\bnpu|\bmlu|\bxpu|\bmps\b|accelerat|lightning|deepspeed|Fabric")
+#: ``_DEVICE_WORDS`` apart: its plain words, found by ``str``'s own search (a regular expression of alternatives
+#: tries each at every position: 0.14 s over timm's files, where most modules say ``cuda`` or ``device`` early),
+#: and the words it matches only at a word's start.
+_DEVICE_PLAIN = ("cuda", "gpu", "accelerat", "lightning", "deepspeed", "Fabric")
+_DEVICE_AT_A_WORD = re.compile(r"\bdevice|\bnpu|\bmlu|\bxpu|\bmps\b")
 
 
 def moves_to_a_device(source: str) -> bool:
     """Whether a module's text says anything that puts a tensor on an accelerator (``_DEVICE_WORDS``)."""
-    return _DEVICE_WORDS.search(source) is not None
+    return any(word in source for word in _DEVICE_PLAIN) or _DEVICE_AT_A_WORD.search(source) is not None
 
 
 _BACKWARD_TEXT = re.compile("backward")
