@@ -56,3 +56,47 @@ def test_scan_and_fix_survive_an_and_chain(tmp_path):
     assert fixed.returncode in (0, 1), fixed.stderr[-2000:]
     assert "device='npu'" in (tmp_path / "train.py").read_text()
     assert "device='npu'" in (tmp_path / "nb.ipynb").read_text()
+
+
+def _budget_by_iter_child_nodes(tree):
+    """The budget as first written, on ``ast.iter_child_nodes``: the reference the faster walk must agree with."""
+    import ast
+
+    from migrator.sources.python import MAX_PARSE_NODES
+
+    stack, nodes = [(tree, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_PARSE_NODES:
+            return f"too large to analyse (more than {MAX_PARSE_NODES:,} syntax nodes)"
+        if isinstance(node, ast.BoolOp):
+            depth += len(node.values) - 1
+        if depth > MAX_PARSE_DEPTH:
+            return f"expression nested too deeply to analyse (deeper than {MAX_PARSE_DEPTH} levels)"
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
+
+@pytest.mark.parametrize("text, nodes", [
+    pytest.param(Path(migrator.__file__).with_name("analyze.py").read_text(encoding="utf-8"), None, id="real-module"),
+    pytest.param("x = (" + " or ".join(["b"] * (MAX_PARSE_DEPTH - 3)) + ")\n", None, id="or-chain-at-the-depth"),
+    pytest.param("x = (" + " or ".join(["b"] * (MAX_PARSE_DEPTH - 1)) + ")\n", None, id="or-chain-one-past"),
+    pytest.param("x = a" + "[0]" * 497 + "\n", None, id="subscripts-at-the-depth"),
+    pytest.param("x = a" + "[0]" * 498 + "\n", None, id="subscripts-one-past"),
+    # a node budget of 1,000 (the real one needs 75,000 statements): 249 assignments of 4 nodes, the module, passes
+    pytest.param("x = 1\n" * 249 + "pass\n" * 3, 1_000, id="statements-at-the-node-budget"),
+    pytest.param("x = 1\n" * 249 + "pass\n" * 4, 1_000, id="statements-one-past"),
+])
+def test_the_budget_walk_agrees_with_iter_child_nodes(text, nodes, monkeypatch):
+    import ast
+
+    from migrator.sources import python
+    from migrator.sources.python import parse_budget
+
+    if nodes is not None:
+        monkeypatch.setattr(python, "MAX_PARSE_NODES", nodes)
+    tree = ast.parse(text)
+    assert parse_budget(tree) == _budget_by_iter_child_nodes(tree)
+    if nodes is not None:  # the two cases sit on either side of the budget
+        assert (parse_budget(tree) is None) is (text.count("pass") == 3)

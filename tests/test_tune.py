@@ -673,3 +673,21 @@ def test_a_trainers_own_step_called_on_self_is_the_step_and_its_evaluation_is_no
     report = scan(ScanRequest(write_tree(tmp_path, {"train.py": SELF_STEP}), TARGETS, jobs=1))
     (check,) = _tune(report)
     assert check.snippet == "not torch.isfinite(grad_norm)" and "Trainer.train_step" in check.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("text, moves", [
+    pytest.param("x = x.to(device)\n", True, id="device-argument"),
+    pytest.param("model.cuda()\n", True, id="cuda-call"),
+    pytest.param("torch.npu.synchronize()\n", True, id="npu-word"),
+    pytest.param("fabric = Fabric()\n", True, id="lightning-fabric"),
+    pytest.param("if torch.backends.mps.is_available(): pass\n", True, id="mps-word"),
+    pytest.param("subdevice = 1\nrunmps = 2\nxmlu = 3\n", False, id="words-only-inside-others"),
+    pytest.param("loss = (x - y).pow(2).mean()\n", False, id="host-only"),
+])
+def test_a_module_moves_to_a_device_as_its_device_words_say(text, moves):
+    """``moves_to_a_device`` searches the plain words with ``str`` and the word-start ones with a regular
+    expression: together, exactly what the one expression ``_DEVICE_WORDS`` says."""
+    from migrator.sources.step import _DEVICE_WORDS, moves_to_a_device
+
+    assert moves_to_a_device(text) is moves
+    assert moves is (_DEVICE_WORDS.search(text) is not None)

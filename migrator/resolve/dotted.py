@@ -7,9 +7,10 @@ import libcst as cst
 
 def dotted(node: cst.BaseExpression) -> str:
     """``a.b.c`` for a chain of names, ``""`` for anything else (``f().x``, ``a[0].b``)."""
-    if isinstance(node, cst.Name):
+    # ``type(...) is``, not ``isinstance``: libcst's node types are ABCs, and most nodes asked about are neither
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         inner = dotted(node.value)
         return f"{inner}.{node.attr.value}" if inner else ""
     return ""

@@ -20,7 +20,7 @@ from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .modules import DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
-from .values import LITERAL_NODES, STRING_NODES, Evaluator
+from .values import LITERAL_TYPES, STRING_NODES, Evaluator
 from ..model import UsageKind
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -58,10 +58,12 @@ class Literals:
              given_to: Optional[str] = None) -> None:
         """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either.
         ``given_to``: the name the role gives the literal to (a parameter, a keyword, an assigned or compared name)."""
-        if isinstance(node, cst.IfExp):
+        kind = type(node)  # compared by identity: see ``values.STRING_TYPES``
+        if kind is cst.IfExp:
+            assert isinstance(node, cst.IfExp)
             self.note(node.body, context, confidence, given_to)
             self.note(node.orelse, context, confidence, given_to)
-        elif isinstance(node, LITERAL_NODES) and id(node) not in self._roles:
+        elif kind in LITERAL_TYPES and id(node) not in self._roles:
             self._roles[id(node)] = (context, confidence)
             if given_to is not None:
                 self._given[id(node)] = given_to

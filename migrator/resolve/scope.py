@@ -121,9 +121,10 @@ class Scopes:
         return None, None
 
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
-        if isinstance(node, cst.Name):
+        # ``type(...) is``: libcst's node types are ABCs, an ``isinstance`` that fails costs a call in Python
+        if type(node) is cst.Name:
             return self.lookup(node.value)[0]
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             base = self.qualify(node.value)
             return f"{base}.{node.attr.value}" if base else None
         return None
