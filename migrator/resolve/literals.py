@@ -20,7 +20,7 @@ from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .modules import DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
-from .values import LITERAL_TYPES, STRING_NODES, Evaluator
+from .values import LITERAL_NODES, LITERAL_TYPES, STRING_NODES, Evaluator
 from ..model import UsageKind
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
