@@ -112,12 +112,9 @@ def _a_speed_switch(target, usage: Usage) -> Verdict:
     """``torch.backends.cuda.matmul.allow_tf32 = True``: on a target with its own device the flag is set and
     nothing reads it; training runs, at the target's default for that switch. The target's own switch, where
     its data names one, is advice for speed, which the ``tune-cuda-switch`` finding gives."""
-    verdict = rename_verdict(target, usage)
-    if verdict.status != Status.REWRITE:
-        return verdict
-    quote = (f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set and nothing reads it, "
-             f"so training runs at {target.id}'s default; for the same speed choice there: {verdict.message}")
-    return runs_on_a_note(quote, _SWITCH_SOURCE)
+    return _as_written(target, usage, _SWITCH_SOURCE,
+                       f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set and nothing "
+                       f"reads it, so training runs at {target.id}'s default; for the same speed choice there")
 
 
 #: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
@@ -150,12 +147,18 @@ def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
     would flush or measure the target's device (the log reads 0 GB). ``fix`` and the plan leave it. With an
     argument (``memory_allocated(f"cuda:{rank}")``) it is renamed with it: a device string rewritten inside
     CUDA's own function would raise."""
+    return _as_written(target, usage, _NO_OP_SOURCE,
+                       f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes "
+                       "on as written; to flush or measure the device")
+
+
+def _as_written(target, usage: Usage, source: str, why: str) -> Verdict:
+    """The call's rename verdict, unless it is a rewrite: then it runs as written, on a note that says ``why``
+    and ends with what the rename would be."""
     verdict = rename_verdict(target, usage)
     if verdict.status != Status.REWRITE:
         return verdict
-    quote = (f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes on as "
-             f"written; to flush or measure the device: {verdict.message}")
-    return runs_on_a_note(quote, _NO_OP_SOURCE)
+    return runs_on_a_note(f"{why}: {verdict.message}", source)
 
 
 _IDLE_SOURCE = "migrator guard analysis"
