@@ -12,7 +12,7 @@ the name there must be a call that passes the parameter (a function handed on as
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..discover import read_source
@@ -23,11 +23,14 @@ _RULES = frozenset({"device-string"})
 _SOURCE = "migrator call-site analysis"
 
 
+@dataclass(frozen=True)
 class _Default:
-    """A parameter's default: the callable's name as callers write it, the parameter, its position."""
+    """A parameter's default: the callable's name as callers write it, the parameter, its position among what
+    callers pass positionally (``None``: keyword-only)."""
 
-    def __init__(self, callee: str, parameter: str, position: Optional[int]) -> None:
-        self.callee, self.parameter, self.position = callee, parameter, position
+    callee: str
+    parameter: str
+    position: Optional[int]
 
 
 def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
