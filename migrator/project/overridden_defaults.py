@@ -41,7 +41,7 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
         return list(findings)
     by_rel = {r.file.rel: r for r in results if r.outline is not None}
     texts: Dict[str, Optional[str]] = {}
-    trees: Dict[str, Optional[ast.Module]] = {}
+    mentions: Dict[str, Optional[_Mentions]] = {}
     changed: Dict[str, Finding] = {}
     for path in sorted({f.path for f in candidates}):
         defining = by_rel.get(path)
@@ -56,14 +56,17 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
             default = defaults.get((finding.span.line or 0, finding.span.col or 0))
             if default is None:
                 continue
-            files: List[Tuple[str, Optional[ast.Module], bool]] = [(path, tree, False)]
+            if path not in mentions:
+                mentions[path] = _Mentions(tree)
+            files: List[Tuple[str, Optional[_Mentions], bool]] = [(path, mentions[path], False)]
             for importer in importers:  # parsed only where the text names the callee
                 text = _text(importer, texts)
                 if text is None or default.callee in text:
-                    if importer.file.rel not in trees:
-                        trees[importer.file.rel] = _parse(text)
-                    files.append((importer.file.rel, trees[importer.file.rel],
-                                  module in (importer.outline.imports if importer.outline else ())))
+                    rel = importer.file.rel
+                    if rel not in mentions:
+                        parsed = _parse(text)
+                        mentions[rel] = _Mentions(parsed) if parsed is not None else None
+                    files.append((rel, mentions[rel], module in (importer.outline.imports if importer.outline else ())))
             calls = _calls(default, files)
             if calls:
                 changed[finding.id] = _overridden(finding, default, calls)
@@ -124,26 +127,40 @@ def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str
             found[kw_default.lineno, kw_default.col_offset] = _Default(callee, arg.arg, None)
 
 
-def _calls(default: _Default, files: Iterable[Tuple[str, Optional[ast.Module], bool]]) -> List[str]:
-    """``path:line`` of every call of the callee in ``files`` (path, tree, whether it imports the defining module
-    whole, so that ``mod.callee(...)`` names it), when every mention of its name is a call passing the parameter;
-    else ``[]`` (another mention, or a file that cannot be read)."""
+def _calls(default: _Default, files: Iterable[Tuple[str, Optional["_Mentions"], bool]]) -> List[str]:
+    """``path:line`` of every call of the callee in ``files`` (path, its mentions, whether it imports the
+    defining module whole, so that ``mod.callee(...)`` names it), when every mention of its name is a call passing
+    the parameter; else ``[]`` (another mention, or a file that cannot be read)."""
     found: List[str] = []
-    for rel, tree, whole in files:
-        if tree is None:
+    for rel, mentions, whole in files:
+        if mentions is None:
             return []
-        called = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _names(node.func, default.callee, whole):
-                if not _passes(node, default):
-                    return []
-                called.add(id(node.func))
-                found.append(f"{rel}:{node.lineno}")
-        typed = _type_references(tree)
-        for node in ast.walk(tree):
-            if _names(node, default.callee, whole) and id(node) not in called and id(node) not in typed:
-                return []  # handed on as a value (a callback, ``partial``): called where the text cannot see
+        for call in mentions.of(default.callee, whole):
+            if call is None or not _passes(call, default):
+                return []  # handed on as a value (a callback, ``partial``), or called without the parameter
+            found.append(f"{rel}:{call.lineno}")
     return found
+
+
+class _Mentions:
+    """One file's mentions of names, read in two walks: each ``Name`` read (and ``x.name`` off a plain name) with
+    the call it is the callee of (``None``: not called there), leaving out types (annotations, ``isinstance``)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        typed = _type_references(tree)
+        callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        self._names: Dict[str, List[Optional[ast.Call]]] = {}
+        self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
+        for node in ast.walk(tree):
+            if id(node) in typed:
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self._names.setdefault(node.id, []).append(callee_of.get(id(node)))
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id != "self":
+                self._attributes.setdefault(node.attr, []).append(callee_of.get(id(node)))
+
+    def of(self, name: str, whole: bool) -> List[Optional[ast.Call]]:
+        return self._names.get(name, []) + (self._attributes.get(name, []) if whole else [])
 
 
 def _type_references(tree: ast.Module) -> Set[int]:
@@ -161,13 +178,6 @@ def _type_references(tree: ast.Module) -> Set[int]:
                 and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
             roots.append(node.args[1])
     return {id(inner) for root in roots for inner in ast.walk(root)}
-
-
-def _names(node: ast.AST, callee: str, whole: bool) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id == callee and isinstance(node.ctx, ast.Load)
-    return whole and isinstance(node, ast.Attribute) and node.attr == callee and isinstance(node.value, ast.Name) \
-        and node.value.id != "self"
 
 
 def _passes(call: ast.Call, default: _Default) -> bool:
