@@ -920,3 +920,16 @@ def test_a_loop_over_cudas_devices_is_a_test_of_cuda(scan_tree, body, skipped):
     report = scan_tree({"oss.py": code}, ["cann"])
     (count,) = [f for f in report.judged if f.api == "torch.cuda.device_count"]
     assert (count.verdicts["cann"].status == Status.SUPPORTED) == skipped, count.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param("    with torch.backends.cuda.sdp_kernel(**cfg):\n"
+                 "        return F.scaled_dot_product_attention(a, a, a)", id="attention-backend-context"),
+    pytest.param("    torch.backends.cuda.enable_flash_sdp(False)\n    return F.scaled_dot_product_attention(a, a, a)",
+                 id="attention-backend-switch"),
+])
+def test_cudas_attention_backend_switches_set_flags_the_target_does_not_read(scan_tree, line):
+    report = _scan(scan_tree, line.replace("**cfg", "**model.cfg"), ["cann", "neuware"])
+    (switch,) = [f for f in report.judged if f.api.startswith("torch.backends.cuda.")]
+    assert not any(active(v) for v in switch.verdicts.values()), switch.verdicts
+    assert switch not in report.findings

@@ -94,7 +94,7 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _is_available(t, usage))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL and not usage.args:
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
-        if usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS:
+        if (usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS) or usage.api in ATTENTION_SWITCHES:
             return per_target(ctx, lambda t: _a_speed_switch(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 
@@ -105,6 +105,12 @@ SPEED_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.back
                             "torch.backends.cudnn.benchmark",
                             "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
                             "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction"})
+#: CUDA's attention-backend switches: Python that sets torch's SDPA backend flags (torch/backends/cuda/__init__.py
+#: ``sdp_kernel`` -> ``torch.nn.attention.sdpa_kernel``; ``enable_*_sdp`` -> ``torch._C._set_sdp_use_*``), on every
+#: build and without a device; the target's attention reads its own (Cambricon documents ``torch.backends.mlu``'s).
+ATTENTION_SWITCHES = frozenset({"torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_flash_sdp",
+                                "torch.backends.cuda.enable_mem_efficient_sdp", "torch.backends.cuda.enable_math_sdp",
+                                "torch.backends.cuda.enable_cudnn_sdp"})
 _SWITCH_SOURCE = "torch/backends/cuda/__init__.py, torch/backends/cudnn/__init__.py (plain flags on every build)"
 
 
@@ -153,10 +159,12 @@ def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
 
 
 def _as_written(target, usage: Usage, source: str, why: str) -> Verdict:
-    """The call's rename verdict, unless it is a rewrite: then it runs as written, on a note that says ``why``
-    and ends with what the rename would be."""
+    """The call's rename verdict, unless it is a rewrite (or, for a switch, documented unsupported: a flag set
+    and unread breaks nothing either way): then it runs as written, on a note that says ``why`` and ends with what
+    the data says of its twin."""
     verdict = rename_verdict(target, usage)
-    if verdict.status != Status.REWRITE:
+    unread = verdict.status == Status.UNSUPPORTED and usage.api in ATTENTION_SWITCHES
+    if verdict.status != Status.REWRITE and not unread:
         return verdict
     return runs_on_a_note(f"{why}: {verdict.message}", source)
 
