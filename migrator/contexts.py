@@ -13,7 +13,8 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "un
 _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb|sh)$"
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
-                           "inference", "serve", "serving", "torchserve", "analysis_tools",
+                           "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
+                           "debug", "_debug",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
                            "visualisation", "visualize", "notebooks"})

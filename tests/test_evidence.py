@@ -440,6 +440,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("tools/demo.py", Context.TOOLING, id="demo"),
     pytest.param("tools/torchserve/cls_handler.py", Context.TOOLING, id="serving-handler"),
     pytest.param("tools/analysis_tools/visualization_cam.py", Context.TOOLING, id="analysis-tools"),
+    pytest.param(".devcontainer/cpp-inference/requirements/requirements.txt", Context.TOOLING, id="dev-container"),
+    pytest.param("src/pkg/_debug/nan_capture.py", Context.TOOLING, id="debug-helpers"),
     pytest.param("tools/dist_test.sh", Context.TEST, id="evaluation-launcher"),
     pytest.param("tools/dist_train.sh", Context.TRAINING, id="training-launcher"),
     pytest.param("notebooks/explore.ipynb", Context.TOOLING, id="notebooks-folder"),
@@ -933,3 +935,14 @@ def test_cudas_attention_backend_switches_set_flags_the_target_does_not_read(sca
     (switch,) = [f for f in report.judged if f.api.startswith("torch.backends.cuda.")]
     assert not any(active(v) for v in switch.verdicts.values()), switch.verdicts
     assert switch not in report.findings
+
+
+def test_a_requirements_files_cuda_wheels_are_one_change_of_that_file(scan_tree):
+    lock = ("--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.4.1+cu121\n"
+            "nvidia-cudnn-cu12==9.1.0.70\nnvidia-cublas-cu12==12.1.3.1\nnvidia-nccl-cu12==2.20.5\n")
+    report = scan_tree({"requirements.txt": lock, "other/requirements.txt": "nvidia-cudnn-cu12==9.1.0.70\n",
+                        "train.py": "import torch\n"}, ["cann"])
+    wheels = [f for f in report.findings if f.rule == "cuda-requirement"]
+    heads = [f for f in wheels if f.root is None]
+    assert len(wheels) > len(heads) and sorted(f.path for f in heads).count("other/requirements.txt") == 1
+    assert all(f.root in {h.id for h in heads} for f in wheels if f.root)

@@ -139,8 +139,9 @@ _LIBRARY_USE_RULES = ("cuda-library", "triton-launch")
 def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A requirement on a CUDA library (``triton`` in ``requirements-sparse_attn.txt``) is one cause with the
     code that uses the library: a site of the first use (which carries the port), so the library is not
-    counted twice. A requirement nothing in the code uses stays its own finding (drop it). ``library_of``
-    names the library of an API (``third_party().library_of``)."""
+    counted twice. A requirement nothing in the code uses stays its own finding (drop it); the CUDA requirements
+    left in one file that every target judges alike are one item there. ``library_of`` names the library of an
+    API (``third_party().library_of``)."""
     first_use: Dict[str, str] = {}
     for finding in findings:
         if finding.rule in _LIBRARY_USE_RULES and finding.root is None:
@@ -151,6 +152,15 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
             use = first_use.get(finding.api.split(":", 1)[1])
             if use is not None:
                 roots[finding.id] = use
+    # the rest of one requirements file's CUDA wheels (a lock file's nvidia-* pins) are one change of that file:
+    # sites of its first that every target says the same of
+    heads: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], str] = {}
+    for finding in findings:
+        if finding.rule == "cuda-requirement" and finding.root is None and finding.id not in roots:
+            statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
+            head = heads.setdefault((finding.path, statuses), finding.id)
+            if head != finding.id:
+                roots[finding.id] = head
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
