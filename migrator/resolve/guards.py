@@ -8,7 +8,7 @@ from typing import Callable, Container, List, Optional
 
 import libcst as cst
 
-from ..devices import ACCELERATORS
+from ..devices import ACCELERATORS, BACKENDS
 from ..model import GuardKind
 
 #: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), whether CUDA is there, or
@@ -184,9 +184,9 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
 
 #: Words that say a branch does device work: a name or an attribute holding one (``setup_gpu``, ``.to(``,
 #: ``map_location``, ``DataParallel``) or a string naming a device or a backend.
-_DEVICE_WORDS = re.compile(r"cuda|gpu|cpu|device|npu|mlu|xpu|nccl|gloo|hccl|cncl|^to$|half|bfloat16|float16|"
-                           r"parallel|pin_memory|map_location|distributed|autocast|scaler|amp|rank|world|exit|abort",
-                           re.IGNORECASE)
+_DEVICE_WORDS = re.compile("|".join(sorted({"cuda", "gpu", "cpu", "device"} | ACCELERATORS | BACKENDS))
+                           + r"|^to$|half|bfloat16|float16|parallel|pin_memory|map_location|distributed|autocast"
+                           r"|scaler|amp|rank|world|exit|abort", re.IGNORECASE)
 
 
 class _DeviceWork(cst.CSTVisitor):

@@ -107,7 +107,8 @@ SPEED_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.back
                             "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction"})
 #: CUDA's attention-backend switches: Python that sets torch's SDPA backend flags (torch/backends/cuda/__init__.py
 #: ``sdp_kernel`` -> ``torch.nn.attention.sdpa_kernel``; ``enable_*_sdp`` -> ``torch._C._set_sdp_use_*``), on every
-#: build and without a device; the target's attention reads its own (Cambricon documents ``torch.backends.mlu``'s).
+#: build and without a device; what the target's attention reads is its vendor's to say (Cambricon documents
+#: ``torch.backends.mlu``'s twins; Ascend lists the CUDA ones as not supported).
 ATTENTION_SWITCHES = frozenset({"torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_flash_sdp",
                                 "torch.backends.cuda.enable_mem_efficient_sdp", "torch.backends.cuda.enable_math_sdp",
                                 "torch.backends.cuda.enable_cudnn_sdp"})
@@ -115,12 +116,13 @@ _SWITCH_SOURCE = "torch/backends/cuda/__init__.py, torch/backends/cudnn/__init__
 
 
 def _a_speed_switch(target, usage: Usage) -> Verdict:
-    """``torch.backends.cuda.matmul.allow_tf32 = True``: on a target with its own device the flag is set and
-    nothing reads it; training runs, at the target's default for that switch. The target's own switch, where
-    its data names one, is advice for speed, which the ``tune-cuda-switch`` finding gives."""
+    """``torch.backends.cuda.matmul.allow_tf32 = True``: on a target with its own device the flag is set without
+    error and training runs; the target's own switch, where its data names one, is advice for speed, which the
+    ``tune-cuda-switch`` finding gives."""
     return _as_written(target, usage, _SWITCH_SOURCE,
-                       f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set and nothing "
-                       f"reads it, so training runs at {target.id}'s default; for the same speed choice there")
+                       f"`{usage.api}` is a plain flag every torch build has: on {target.id} it is set without error "
+                       f"and training runs; whether {target.id}'s own kernels read it is not in the data; its "
+                       "documented switch, for the same choice there")
 
 
 #: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
