@@ -668,6 +668,9 @@ class Outline:
     #: of ``imports``, those only made where a library is installed (under ``try/except ImportError`` with a
     #: fallback, or ``if is_x_available():``): a module the project imports only so is optional
     optional_imports: Tuple[str, ...] = ()
+    #: of ``imports``, those made only in a CUDA tensor's branch (``if x.is_cuda: from .triton_ops import ...``):
+    #: never where the target's tensors are not CUDA's
+    cuda_branch_imports: Tuple[str, ...] = ()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

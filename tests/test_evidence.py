@@ -391,10 +391,15 @@ GPU_DEVICE = ("import torch\nimport torch.distributed as dist\n\n\nclass DeviceG
     # DeepSpeed's accelerators: the project's own NPU backend serves cann
     pytest.param(("device_hpu.py", "device_npu.py"), "its npu backend serves cann", id="sibling-for-the-target"),
 ])
-def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, siblings, expect):
-    files = {"devices/device_gpu.py": GPU_DEVICE, **{f"devices/{s}": "class Device:\n    pass\n" for s in siblings}}
+@pytest.mark.parametrize("cuda_file", [
+    pytest.param("device_gpu.py", id="same-words"),
+    # colossalai's extensions: flash_attention_dao_cuda.py beside flash_attention_npu.py, a variant's word gone
+    pytest.param("device_dao_gpu.py", id="a-variant-of-cudas"),
+])
+def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, siblings, expect, cuda_file):
+    files = {f"devices/{cuda_file}": GPU_DEVICE, **{f"devices/{s}": "class Device:\n    pass\n" for s in siblings}}
     report = scan_tree(files, ["cann"])
-    inside = [f for f in report.judged if f.path == "devices/device_gpu.py"]
+    inside = [f for f in report.judged if f.path == f"devices/{cuda_file}"]
     assert inside and all(expect in f.verdicts["cann"].message for f in inside)
     assert all(f.verdicts["cann"].edit is None for f in inside)  # fix renames nothing in CUDA's backend
     if "add one" in expect:
@@ -946,3 +951,88 @@ def test_a_requirements_files_cuda_wheels_are_one_change_of_that_file(scan_tree)
     heads = [f for f in wheels if f.root is None]
     assert len(wheels) > len(heads) and sorted(f.path for f in heads).count("other/requirements.txt") == 1
     assert all(f.root in {h.id for h in heads} for f in wheels if f.root)
+
+
+FRAMES = "import argparse\nimport os\n\n\ndef main():\n    for name in os.listdir('videos'):\n        print(name)\n"
+TRAINER = "import torch\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    return model\n"
+
+
+@pytest.mark.parametrize("script, files, stays", [
+    # mmaction2's tools/data/*/*.sh: ``cd ..`` then a file-list script that touches no device
+    pytest.param("#!/bin/bash\ncd ../\npython build_file_list.py data/videos --level 2\n",
+                 {"tools/data/build_file_list.py": FRAMES}, False, id="data-preparation-script"),
+    pytest.param("#!/bin/bash\npython tools/train.py configs/a.py\n", {"tools/train.py": TRAINER}, True,
+                 id="training-script"),
+    pytest.param("#!/bin/bash\npython build_file_list.py\npython tools/train.py\n",
+                 {"tools/data/build_file_list.py": FRAMES, "tools/train.py": TRAINER}, True,
+                 id="a-data-step-then-training"),
+    pytest.param("#!/bin/bash\ntorchrun --nproc_per_node=8 build_file_list.py\n",
+                 {"tools/data/build_file_list.py": FRAMES}, True, id="a-distributed-launcher"),
+    pytest.param("#!/bin/bash\npython elsewhere/run.py\n", {"tools/data/build_file_list.py": FRAMES}, True,
+                 id="a-script-the-scan-does-not-hold"),
+])
+def test_a_launch_needs_the_runtimes_environment_only_where_what_it_runs_does_device_work(
+        scan_tree, script, files, stays):
+    report = scan_tree({"tools/data/kinetics/extract.sh": script, **files}, ["cann"])
+    (launch,) = [f for f in report.judged if f.rule == "launch-environment"]
+    assert active(launch.verdicts["cann"]) == stays, launch.verdicts["cann"].message
+    assert (launch in report.findings) == stays
+
+
+FAST_PATH = ("import torch\n\n\ndef median_filter(x, width):\n    result = None\n    if x.is_cuda:\n"
+             "        try:\n            {fast}\n        except RuntimeError:\n            pass\n"
+             "    if result is None:\n        result = x.unfold(-1, width, 1).sort()[0][..., width // 2]\n"
+             "    return result\n")
+TRITON_OPS = ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef kernel(x_ptr):\n"
+              "    tl.store(x_ptr, tl.load(x_ptr))\n\n\ndef median_filter_cuda(x, width):\n    kernel[(1,)](x)\n"
+              "    return x\n")
+
+
+@pytest.mark.parametrize("fast, skipped", [
+    # whisper's timing.py: a lazily imported Triton fast path, the code after it does the same in torch
+    pytest.param("from .triton_ops import median_filter_cuda\n            result = median_filter_cuda(x, width)",
+                 True, id="imports-its-fast-path-there"),
+    pytest.param("result = x.cpu().unfold(-1, width, 1).median(-1)[0].to(x.device)", False,
+                 id="generic-work-in-the-branch"),
+])
+def test_a_cuda_tensors_fast_path_with_code_after_it_is_skipped_by_other_devices(scan_tree, fast, skipped):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/timing.py": FAST_PATH.replace("{fast}", fast),
+                        "pkg/triton_ops.py": TRITON_OPS, "train.py": "from pkg.timing import median_filter\n"},
+                       ["cann", "kunlun"])
+    (test,) = [f for f in report.judged if f.api == "torch.Tensor.is_cuda"]
+    assert (not active(test.verdicts["cann"])) == skipped, test.verdicts["cann"].message
+    kernels = [f for f in report.judged if f.path == "pkg/triton_ops.py" and f.rule == "cuda-library"]
+    assert kernels and all(active(f.verdicts["kunlun"]) for f in kernels)  # Kunlunxin's tensors are CUDA's
+    assert all(not active(f.verdicts["cann"]) for f in kernels) == skipped
+
+
+@pytest.mark.parametrize("branch, work", [
+    pytest.param("warnings.warn('Performing inference on CPU when CUDA is available')", False, id="a-warning"),
+    pytest.param("model = model.cuda()", True, id="a-move"),
+])
+def test_an_availability_test_that_only_warns_decides_nothing(scan_tree, branch, work):
+    code = ("import warnings\n\nimport torch\n\n\ndef transcribe(model):\n    if model.device == torch.device('cpu'):\n"
+            f"        if torch.cuda.is_available():\n            {branch}\n    return model\n")
+    report = scan_tree({"transcribe.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
+PARSED = ("import argparse\n\nimport torch\n\n\ndef parse_args():\n    parser = argparse.ArgumentParser()\n"
+          "    parser.add_argument('--device', default='cuda')\n"
+          "    parser.add_argument('--steps', type=int, default=10)\n"
+          "    return parser.parse_args()\n\n\ndef train(opt):\n    for _ in range(opt.steps):\n        {use}\n\n\n"
+          "def main():\n    args = parse_args()\n    train(args)\n")
+
+
+@pytest.mark.parametrize("use, work", [
+    # the bundled example's train.py: the device comes from torch.device("cuda", local_rank), not the option
+    pytest.param("torch.zeros(2).cuda()", False, id="never-read"),
+    pytest.param("torch.zeros(2).to(opt.device)", True, id="read-through-main"),
+    pytest.param("torch.zeros(2).to(getattr(opt, 'device'))", True, id="read-by-name"),
+    pytest.param("log(vars(opt))", True, id="handed-to-another-function"),
+])
+def test_a_device_default_of_an_option_nobody_reads_is_to_validate(scan_tree, use, work):
+    report = scan_tree({"train.py": PARSED.replace("{use}", use)}, ["cann"])
+    (default,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 8]
+    assert active(default.verdicts["cann"]) == work, default.verdicts["cann"].message

@@ -14,8 +14,10 @@ from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends
 from ..contexts import context_of
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
+from .launches import with_launches_judged
 from .optional import with_optional_modules
 from .overridden_defaults import with_overridden_defaults
+from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
 from .roots import with_roots
@@ -71,7 +73,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
     placed = with_version_branches(with_roots(placed))
-    placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results)
-    placed = with_overridden_defaults(placed, results)
+    placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
+    placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

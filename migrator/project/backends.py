@@ -55,9 +55,12 @@ def _file_siblings(name: str, names: Set[str]) -> Tuple[str, ...]:
         devices = []
         for token in sorted(_DEVICE_TOKENS):
             for spelled in (token, token.upper()):
-                candidate = "_".join(parts[:at] + [spelled] + parts[at + 1:])
-                if f"{candidate}{dot}{suffix}" in names:
-                    devices.append(token)
+                # ``flash_attention_dao_cuda.py`` beside ``flash_attention_npu.py``: a variant's words may go
+                for kept in range(at, 0, -1):
+                    candidate = "_".join(parts[:kept] + [spelled] + parts[at + 1:])
+                    if f"{candidate}{dot}{suffix}" in names:
+                        devices.append(token)
+                        break
         if devices:
             return tuple(dict.fromkeys(devices))
     return ()
@@ -164,6 +167,12 @@ def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Ver
                 f"serves {target.id}: nothing to change here")
         return Verdict(Status.SUPPORTED, text, _SOURCE, evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
     suggestion = _sibling_name(path, target.device_to)
+    if devices == ("cpu",):  # ``dtw_cuda`` beside ``dtw_cpu``: the other devices take the host's, which runs
+        text = (f"{path} is CUDA's fast path beside the project's CPU one, which the other devices take: on "
+                f"{target.id} that runs on the host; whether one for {target.device_to} ({suggestion}) is worth "
+                f"adding is for a measurement to say; what it does here: {verdict.message}")
+        return Verdict(verdict.status, text, f"{_SOURCE}; {verdict.source}", fix=fix_of(f"add {suggestion}"),
+                       evidence=(Evidence(Grade.NOTE, _SOURCE, f"{path} beside cpu"),), quotes=verdict.quotes)
     text = (f"{path} is CUDA's backend among the project's per-device ones ({others}): add one for "
             f"{target.device_to} beside it ({suggestion}), rather than renaming this one (which would drop CUDA); "
             f"what it does here: {verdict.message}")

@@ -8,9 +8,10 @@ library need no port. Tests and tooling do not count as importers (a test import
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from ..maps.load import TargetMap
 from ..model import Context, FileResult, Finding, Status, Verdict
 from ..contexts import path_context
 
@@ -19,21 +20,35 @@ _LIBRARY_RULES = frozenset({"cuda-library"})
 _SOURCE = "migrator import analysis"
 
 
-def optional_modules(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...]]:
+@dataclass(frozen=True)
+class OptionalModule:
+    """A repository module that training code imports only optionally: where, and whether some import is made
+    only in a CUDA tensor's branch (then the module is missing only where the target's tensors are not CUDA's)."""
+
+    importers: Tuple[str, ...]
+    cuda_branch: bool = False
+
+
+def optional_modules(results: Sequence[FileResult]) -> Dict[str, OptionalModule]:
     """Path of each repository module that training code imports, but only optionally -> where it is imported."""
     modules = {r.outline.module: r.file.rel for r in results if r.outline is not None}
-    imported: Dict[str, List[Tuple[str, bool]]] = {}
+    imported: Dict[str, List[Tuple[str, str]]] = {}
     for result in results:
         outline = result.outline
         if outline is None or path_context(result.file.rel) != Context.TRAINING:
             continue
-        optional = set(outline.optional_imports)
+        optional, cuda = set(outline.optional_imports), set(outline.cuda_branch_imports)
         for name in outline.imports:
             module = _repository_module(name, modules)
             if module is not None and module != outline.module:
-                imported.setdefault(module, []).append((result.file.rel, name in optional))
-    return {modules[m]: tuple(sorted({path for path, _ in sites})) for m, sites in imported.items()
-            if sites and all(optional for _, optional in sites)}
+                how = _LIBRARY if name in optional else _CUDA_BRANCH if name in cuda else _ALWAYS
+                imported.setdefault(module, []).append((result.file.rel, how))
+    return {modules[m]: OptionalModule(tuple(sorted({path for path, _ in sites})),
+                                       any(how == _CUDA_BRANCH for _, how in sites))
+            for m, sites in imported.items() if sites and all(how != _ALWAYS for _, how in sites)}
+
+
+_LIBRARY, _CUDA_BRANCH, _ALWAYS = "library", "cuda-branch", "always"
 
 
 def _repository_module(name: str, modules: Dict[str, str]) -> Optional[str]:
@@ -46,27 +61,34 @@ def _repository_module(name: str, modules: Dict[str, str]) -> Optional[str]:
     return None
 
 
-def with_optional_modules(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+def with_optional_modules(findings: Sequence[Finding], results: Sequence[FileResult],
+                          targets: Sequence[TargetMap] = ()) -> List[Finding]:
     """``findings``, with a CUDA library's uses in an optional module ``supported`` wherever the library is
-    missing: the module is not loaded there."""
+    missing: the module is not loaded there. One imported in CUDA tensors' branches is loaded on a target whose
+    runtime presents its tensors as CUDA's (Kunlunxin): there it keeps its verdicts."""
     optional = optional_modules(results)
     if not optional:
         return list(findings)
+    kept = {t.id for t in targets if t.runtime_facts.cuda_names != "renamed"}
     out = []
     for finding in findings:
         where = optional.get(finding.path)
         if where is None or finding.rule not in _LIBRARY_RULES:
             out.append(finding)
             continue
-        out.append(replace(finding, verdicts={t: _not_loaded(v, t, where) for t, v in finding.verdicts.items()}))
+        verdicts = {t: v if where.cuda_branch and t in kept else _not_loaded(v, t, where)
+                    for t, v in finding.verdicts.items()}
+        out.append(replace(finding, verdicts=verdicts))
     return out
 
 
-def _not_loaded(verdict: Verdict, target: str, where: Tuple[str, ...]) -> Verdict:
+def _not_loaded(verdict: Verdict, target: str, where: OptionalModule) -> Verdict:
     if verdict.status == Status.SUPPORTED:
         return verdict
-    importers: Set[str] = set(where)
-    return Verdict(Status.SUPPORTED, f"this module is imported only where a library is installed "
-                   f"({', '.join(sorted(importers)[:3])}{' ...' if len(importers) > 3 else ''}: under "
-                   f"`try/except ImportError` or an `is_*_available()` test): on {target} it is not loaded, and "
-                   "the code that imports it goes on without it", _SOURCE)
+    importers: Set[str] = set(where.importers)
+    how = ("under `try/except ImportError`, an `is_*_available()` test or a CUDA tensor's branch (`if x.is_cuda:`)"
+           if where.cuda_branch else "under `try/except ImportError` or an `is_*_available()` test")
+    what = "a library is installed or a tensor is CUDA's" if where.cuda_branch else "a library is installed"
+    named = f"{', '.join(sorted(importers)[:3])}{' ...' if len(importers) > 3 else ''}"
+    return Verdict(Status.SUPPORTED, f"this module is imported only where {what} ({named}: {how}): on {target} it "
+                   "is not loaded, and the code that imports it goes on without it", _SOURCE)

@@ -45,8 +45,8 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
     changed: Dict[str, Finding] = {}
     for path in sorted({f.path for f in candidates}):
         defining = by_rel.get(path)
-        text = _text(defining, texts)
-        tree = _parse(text)
+        text = read_text(defining, texts)
+        tree = parse_text(text)
         if defining is None or defining.outline is None or tree is None:
             continue
         defaults = _defaults(tree)
@@ -60,11 +60,11 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
                 mentions[path] = _Mentions(tree)
             files: List[Tuple[str, Optional[_Mentions], bool]] = [(path, mentions[path], False)]
             for importer in importers:  # parsed only where the text names the callee
-                text = _text(importer, texts)
+                text = read_text(importer, texts)
                 if text is None or default.callee in text:
                     rel = importer.file.rel
                     if rel not in mentions:
-                        parsed = _parse(text)
+                        parsed = parse_text(text)
                         mentions[rel] = _Mentions(parsed) if parsed is not None else None
                     files.append((rel, mentions[rel], module in (importer.outline.imports if importer.outline else ())))
             calls = _calls(default, files)
@@ -73,7 +73,7 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
     return [changed.get(f.id, f) for f in findings]
 
 
-def _text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Optional[str]:
+def read_text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Optional[str]:
     if result is None:
         return None
     if result.file.rel not in texts:
@@ -85,7 +85,7 @@ def _text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Opti
     return texts[result.file.rel]
 
 
-def _parse(text: Optional[str]) -> Optional[ast.Module]:
+def parse_text(text: Optional[str]) -> Optional[ast.Module]:
     if text is None:
         return None
     try:

@@ -38,6 +38,10 @@ class Emitter:
         self.chain_siblings: List[Tuple[str, ...]] = []
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
         self._dropped: Set[int] = set()  # the indices of usages found, once the walk was over, to be none
+        #: the nodes of a device flag's binding that a later ``if`` with another branch tests, by id: their guard
+        #: (a usage there was emitted before the test was seen)
+        self.tested_later: Dict[int, CudaGuard] = {}
+        self._nodes: List[int] = []  # per usage: the id of its node
 
     def span(self, node: cst.CSTNode) -> Span:
         """A placeholder now; ``finished`` measures every such node in one pass."""
@@ -67,6 +71,7 @@ class Emitter:
             no_grad=self.no_grad > 0, config_key=config_key,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
+        self._nodes.append(id(node))
 
     def drop(self, indices: Iterable[int]) -> None:
         """Forget the usages emitted at ``indices`` (what a later part of the module showed is no usage)."""
@@ -74,6 +79,9 @@ class Emitter:
 
     def finished(self) -> Tuple[Usage, ...]:
         self.positions.resolve()
+        if self.tested_later:
+            self.usages = [replace(u, cuda_guard=self.tested_later[node]) if u.cuda_guard is None
+                           and node in self.tested_later else u for u, node in zip(self.usages, self._nodes)]
         return tuple(self._finish(u, snippet) for i, (u, snippet) in enumerate(zip(self.usages, self.snippets))
                      if i not in self._dropped)
 

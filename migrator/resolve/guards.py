@@ -30,8 +30,45 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
         return None
     if kind == VERSION_CUDA:  # no name of the target's makes it true: what its body does is the test's finding's
         return GuardKind.DECIDED_BY_TEST
-    other_branch = node.orelse is not None or always_leaves(node.body, followed)
+    other_branch = node.orelse is not None or always_leaves(node.body, followed) \
+        or (followed and cuda_fast_path(node.body))
     return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
+
+
+
+
+#: a function named for CUDA's implementation (``median_filter_cuda``, ``cuda_kernel``, ``fused_adam_cuda``), not
+#: the ``.cuda()`` move itself
+CUDA_IMPLEMENTATION = re.compile(r"(?:^|_)cuda(?:_|$)", re.IGNORECASE)
+
+
+class _FastPath(cst.CSTVisitor):
+    """Whether a block imports something where it runs, or calls a function named for CUDA's implementation."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.found = True
+        elif isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+                else ""
+            self.found = name.lower() != "cuda" and bool(CUDA_IMPLEMENTATION.search(name))
+        return not self.found
+
+
+def cuda_fast_path(body: cst.BaseSuite) -> bool:
+    """Whether the body of a device-type test with code after it is CUDA's fast path, which the code after it
+    does without: it imports its implementation where it runs (``from .triton_ops import median_filter_cuda``),
+    or calls one named for CUDA (``dtw_cuda(x)``). Whisper's ``if x.is_cuda: try: result = median_filter_cuda(x)
+    ...`` then ``if result is None: <the same in torch>``: another device skips to the code after, as an ``else``."""
+    visitor = _FastPath()
+    body.visit(visitor)
+    return visitor.found
 
 
 def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -189,6 +226,15 @@ _DEVICE_WORDS = re.compile("|".join(sorted({"cuda", "gpu", "cpu", "device"} | AC
                            r"|scaler|amp|rank|world|exit|abort", re.IGNORECASE)
 
 
+#: calls that only say something (a message, a log line): the device words in their arguments are text
+_SAYS = frozenset({"print", "warn", "debug", "info", "warning", "log", "echo", "secho"})
+
+
+def _says_only(func: cst.BaseExpression) -> bool:
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in _SAYS
+
+
 class _DeviceWork(cst.CSTVisitor):
     """Whether a branch names anything of a device, or leaves its block (``raise``, ``return``...)."""
 
@@ -200,6 +246,8 @@ class _DeviceWork(cst.CSTVisitor):
             return False
         if isinstance(node, (*_LEAVING, cst.Assert)):
             self.found = True
+        elif isinstance(node, cst.Call) and _says_only(node.func):
+            return False  # ``warnings.warn("... on CPU when CUDA is available")``: words, not work
         elif isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
             self.found = True
         elif isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):

@@ -261,6 +261,8 @@ class Literals:
         api = self.scopes.vocabulary.literal_api(value.text or "", is_fstring=value.kind == _FSTR)
         if api and id(node) in self._implementation_names:
             return  # ``impl in ["ref", "cuda"]``: CUDA's implementation, judged where it is built
+        if api and value.kind == _STR and self.scopes.scope_name().rpartition(".")[2] == value.text:
+            return  # ``def cuda(self, *a): return self.proxy("call_method", "cuda", ...)``: the method's name
         if api:
             context, confidence = self.role_of(node)
             given_to = self._given.get(id(node))

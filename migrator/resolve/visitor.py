@@ -61,6 +61,8 @@ class ModuleResolver:
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
         self._device_flags: List[Dict[str, Span]] = [{}]
+        #: the value each flag of ``_device_flags`` was bound to (``grads[0].device.type == "cuda"``)
+        self._flag_values: List[Dict[str, cst.BaseExpression]] = [{}]
         #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
         self._rest_guards: Dict[int, int] = {}
 
@@ -116,9 +118,24 @@ class ModuleResolver:
             if kind == GuardKind.OTHER_BRANCH or cuda_test(node.test, self.scopes.qualify) == VERSION_CUDA:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
+            if kind == GuardKind.OTHER_BRANCH:  # the flags it reads were bound to a test: their binding is one
+                self._flags_tested(node.test)
         elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
+
+    def _flags_tested(self, test: cst.BaseExpression) -> None:
+        """``use_cuda_kernel = g.device.type == "cuda"`` then ``elif norm == 2.0 and use_cuda_kernel: <fused>
+        else: <reference>``: the binding is a test with another branch, as if written in the ``if``."""
+        values = self._flag_values[-1]
+        names = [test] if isinstance(test, cst.Name) else \
+            [n for n in (test.left, test.right) if isinstance(n, cst.Name)] \
+            if isinstance(test, cst.BooleanOperation) else []
+        for name in names:
+            value = values.get(name.value)
+            if value is not None:
+                guard = CudaGuard(GuardKind.TEST, self._device_flags[-1][name.value])
+                self.emitter.tested_later.update((i, guard) for i in _node_ids(value))
 
     def visit_For(self, node: cst.For) -> None:
         """``for i in range(torch.cuda.device_count()):``: the body runs once per CUDA device, never where there is
@@ -256,11 +273,13 @@ class ModuleResolver:
                           Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
         self._device_flags.append({})
+        self._flag_values.append({})
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.leave()
         self._device_flags.pop()
+        self._flag_values.pop()
 
     def visit_Try(self, node: cst.Try) -> None:
         if catches_import_error(node):
@@ -477,8 +496,10 @@ class ModuleResolver:
             tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
             if tests and cuda_test(node.value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
                 self._device_flags[-1][name] = self.emitter.span(node.value)
+                self._flag_values[-1][name] = node.value
             else:
                 self._device_flags[-1].pop(name, None)
+                self._flag_values[-1].pop(name, None)
         return True
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:

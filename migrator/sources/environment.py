@@ -107,15 +107,37 @@ def _torch_pin(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
 def _launch_without_environment(lines: Sequence[Tuple[int, str]]) -> List[Usage]:
     """The first training launch of a script that sources no environment script before it: a ``run`` usage
     (the rule says which vendor script to source, where the data names one). One a script, not one a line."""
+    for line_no, match, line in _launches(lines):
+        return [Usage(api="shell.launch", kind=UsageKind.RUN, span=Span(line_no, match.start(1), line_no, match.end(1)),
+                      snippet=line.strip()[:160], context=match.group(1).split()[0])]
+    return []
+
+
+def _launches(lines: Sequence[Tuple[int, str]]) -> Iterable[Tuple[int, "re.Match[str]", str]]:
+    """Each launch a script runs (not only prints) before it sources an environment script."""
     for line_no, line in lines:
         if _SOURCES_ENV.search(line):
-            return []
+            return
         match = _LAUNCH.search(line)
         if match and not _echoed(line, match.start(1)):
-            return [Usage(api="shell.launch", kind=UsageKind.RUN,
-                          span=Span(line_no, match.start(1), line_no, match.end(1)),
-                          snippet=line.strip()[:160], context=match.group(1).split()[0])]
-    return []
+            yield line_no, match, line
+
+
+#: the Python file a ``python [options] file.py`` launch runs
+_SCRIPT_RUN = re.compile(r"^python[\d.]*\s+(?:-\S+\s+)*[\'\"]?(\S+?\.py)\b")
+
+
+def launched_scripts(text: str) -> Optional[Tuple[str, ...]]:
+    """The Python files a shell script launches (as written: ``build_file_list.py``, ``$DIR/train.py``) before it
+    sources an environment script; ``None`` when one of its launches is a distributed launcher or a module
+    (``torchrun``, ``python -m torch.distributed.run``): a run of a device job whatever file it starts."""
+    scripts: List[str] = []
+    for _, match, _ in _launches(list(_logical_lines(text))):
+        script = _SCRIPT_RUN.match(match.group(1))
+        if script is None:
+            return None
+        scripts.append(script.group(1))
+    return tuple(scripts)
 
 
 def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = None) -> List[Usage]:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
-from ..resolve.guards import names_availability
+from ..resolve.guards import CUDA_IMPLEMENTATION, names_availability
 from ..resolve.modules import absolute_import
 from ..resolve.scope import IMPORT_ERRORS
 from ..model import DefinitionKind
@@ -50,7 +50,9 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     outline = Outline(module=module, imports=tuple(sorted(set(reader.imports))), bindings=bindings,
                       definitions=tuple(reader.definitions), calls=tuple(dict.fromkeys(reader.calls)),  # an edge once
                       attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines,
-                      optional_imports=tuple(sorted(set(reader.optional_imports) - set(reader.required_imports))))
+                      optional_imports=tuple(sorted(set(reader.optional_imports) - set(reader.required_imports))),
+                      cuda_branch_imports=tuple(sorted(set(reader.cuda_branch_imports) - set(reader.required_imports)
+                                                       - set(reader.optional_imports))))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -73,6 +75,8 @@ class _OutlineReader:
         self.optional_imports: List[str] = []  # made only where a library is installed
         self.required_imports: List[str] = []  # made unconditionally (somewhere in the file)
         self._optional = 0  # inside how many optional-import blocks
+        self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
+        self._cuda_branch = 0  # inside how many such branches
         self.definitions: List[Definition] = []
         self.calls: List[Call] = []
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
@@ -110,7 +114,12 @@ class _OutlineReader:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self._import(stmt, local)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self._function(stmt, scope, cls, local)
+            cuda = bool(CUDA_IMPLEMENTATION.search(stmt.name))  # ``def dtw_cuda(x):``: CUDA's implementation
+            self._cuda_branch += cuda
+            try:
+                self._function(stmt, scope, cls, local)
+            finally:
+                self._cuda_branch -= cuda
         elif isinstance(stmt, ast.ClassDef):
             self._class(stmt, scope, local)
         elif scope == MODULE and isinstance(stmt, ast.If) and _is_main_guard(stmt):
@@ -128,13 +137,16 @@ class _OutlineReader:
                         if isinstance(target, ast.Name):
                             self.names.setdefault(target.id, f"{self.module}.{target.id}")
             optional = _makes_imports_optional(stmt)  # ``if is_bnb_available():``, ``try/except ImportError``
+            cuda = isinstance(stmt, ast.If) and tests_a_cuda_tensor(stmt.test)
             for field, value in ast.iter_fields(stmt):
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                     self._optional += optional and field == "body"
+                    self._cuda_branch += cuda and field == "body"
                     try:
                         self.read_body(value, scope, cls, local)
                     finally:
                         self._optional -= optional and field == "body"
+                        self._cuda_branch -= cuda and field == "body"
                 elif isinstance(value, list):
                     for item in value:
                         if isinstance(item, _HANDLERS):
@@ -202,7 +214,9 @@ class _OutlineReader:
         try:
             self._import_names(node, local)
         finally:
-            (self.optional_imports if self._optional else self.required_imports).extend(self.imports[before:])
+            made = self.optional_imports if self._optional else \
+                self.cuda_branch_imports if self._cuda_branch else self.required_imports
+            made.extend(self.imports[before:])
 
     def _import_names(self, node: ast.stmt, local: Optional[Dict[str, str]]) -> None:
         names = self.names if local is None else local
@@ -393,6 +407,20 @@ def _external(name: str) -> bool:
     return name.split(".")[0] in _EXTERNAL_ROOTS
 
 
+
+
+def tests_a_cuda_tensor(test: ast.expr) -> bool:
+    """``x.is_cuda``, ``x.device.type == "cuda"``, ``"cuda" in str(x.device)`` (alone or in an ``and``): true only
+    where the tensor is CUDA's, as ``resolve/guards.cuda_test`` reads a device-type test."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(tests_a_cuda_tensor(v) for v in test.values)
+    if isinstance(test, ast.Attribute):
+        return test.attr == "is_cuda"
+    if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Eq, ast.In, ast.Is)) for op in test.ops):
+        return any(isinstance(side, ast.Constant) and isinstance(side.value, str)
+                   and (side.value == "cuda" or side.value.startswith("cuda:"))
+                   for side in (test.left, *test.comparators))
+    return False
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
