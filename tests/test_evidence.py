@@ -1036,3 +1036,17 @@ def test_a_device_default_of_an_option_nobody_reads_is_to_validate(scan_tree, us
     report = scan_tree({"train.py": PARSED.replace("{use}", use)}, ["cann"])
     (default,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 8]
     assert active(default.verdicts["cann"]) == work, default.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("sibling, loaded", [
+    # whisper's timing.py: dtw_cuda imports the Triton module, dtw_cpu is what other devices run
+    pytest.param("def dtw_cpu(x):\n    return x.cpu().numpy()\n", False, id="cuda-member-of-a-family"),
+    pytest.param("def dtw_reference(x):\n    return x.cpu().numpy()\n", True, id="no-family"),
+])
+def test_a_module_imported_only_by_cudas_member_of_a_family_is_not_loaded_elsewhere(scan_tree, sibling, loaded):
+    timing = ("import torch\n\n\ndef dtw_cuda(x):\n    from .triton_ops import median_filter_cuda\n"
+              "    return median_filter_cuda(x, 3)\n\n\n" + sibling)
+    report = scan_tree({"pkg/__init__.py": "", "pkg/timing.py": timing, "pkg/triton_ops.py": TRITON_OPS,
+                        "train.py": "from pkg.timing import dtw_cuda\n"}, ["cann"])
+    kernels = [f for f in report.judged if f.path == "pkg/triton_ops.py" and f.rule == "cuda-library"]
+    assert kernels and all(active(f.verdicts["cann"]) == loaded for f in kernels)

@@ -22,11 +22,12 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from ..devices import ACCELERATORS
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
-from ..resolve.guards import CUDA_IMPLEMENTATION, names_availability
+from ..resolve.guards import names_availability
 from ..resolve.modules import absolute_import
 from ..resolve.scope import IMPORT_ERRORS
 from ..model import DefinitionKind
@@ -44,6 +45,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
     for stmt in tree.body:  # functions may call what is defined further down the module
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             reader.names[stmt.name] = f"{module}.{stmt.name}"
+    reader.cuda_members = cuda_family_members(
+        [s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))])
     reader.bind_aliases(tree.body)  # ``roi_align = _RoIAlign.apply``, wherever the callers are in the file
     reader.read_body(tree.body, scope=MODULE, cls=None)
     bindings = tuple(sorted((k, v) for k, v in reader.names.items() if v != f"{module}.{k}"))
@@ -77,6 +80,7 @@ class _OutlineReader:
         self._optional = 0  # inside how many optional-import blocks
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
+        self.cuda_members: FrozenSet[str] = frozenset()  # module functions that are CUDA's of a per-device family
         self.definitions: List[Definition] = []
         self.calls: List[Call] = []
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
@@ -114,7 +118,7 @@ class _OutlineReader:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self._import(stmt, local)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            cuda = bool(CUDA_IMPLEMENTATION.search(stmt.name))  # ``def dtw_cuda(x):``: CUDA's implementation
+            cuda = scope == MODULE and stmt.name in self.cuda_members  # ``def dtw_cuda`` beside ``def dtw_cpu``
             self._cuda_branch += cuda
             try:
                 self._function(stmt, scope, cls, local)
@@ -407,6 +411,25 @@ def _external(name: str) -> bool:
     return name.split(".")[0] in _EXTERNAL_ROOTS
 
 
+
+
+#: what a per-device family's other members are named for: another accelerator, or the host
+_FAMILY_DEVICES = ACCELERATORS | {"cpu"}
+
+
+def cuda_family_members(names: Sequence[str]) -> FrozenSet[str]:
+    """The functions named for CUDA that have a sibling named for another device or the CPU (``dtw_cuda`` beside
+    ``dtw_cpu``): CUDA's implementation among per-device ones, run only where tensors are CUDA's."""
+    present = set(names)
+    members = set()
+    for name in names:
+        parts = name.split("_")
+        for at, part in enumerate(parts):
+            if part.lower() == "cuda" and any("_".join(parts[:at] + [d] + parts[at + 1:]) in present
+                                              for d in _FAMILY_DEVICES):
+                members.add(name)
+                break
+    return frozenset(members)
 
 
 def tests_a_cuda_tensor(test: ast.expr) -> bool:
