@@ -14,14 +14,14 @@ _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
                            "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
-                           "debug", "_debug",
+                           "debug", "_debug", "profiler", "profilers", "profiling",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
                            "visualisation", "visualize", "notebooks"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*_benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
                            r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"
-                           r"predict|predict_.*|generate|generate_.*|sample)\.py$|"
+                           r"predict|predict_.*|generate|generate_.*|sample|profiler.*|profiling.*|.*_profiler)\.py$|"
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 

@@ -387,17 +387,20 @@ GPU_DEVICE = ("import torch\nimport torch.distributed as dist\n\n\nclass DeviceG
 
 @pytest.mark.parametrize("siblings, expect", [
     # composer's devices: GPU beside HPU and MPS, none for the NPU: one finding asks for a sibling
-    pytest.param(("device_hpu.py", "device_mps.py"), "add one for npu beside it", id="siblings-for-other-devices"),
+    pytest.param(("hpu", "mps"), "add one for npu beside it", id="siblings-for-other-devices"),
     # DeepSpeed's accelerators: the project's own NPU backend serves cann
-    pytest.param(("device_hpu.py", "device_npu.py"), "its npu backend serves cann", id="sibling-for-the-target"),
+    pytest.param(("hpu", "npu"), "its npu backend serves cann", id="sibling-for-the-target"),
 ])
-@pytest.mark.parametrize("cuda_file", [
-    pytest.param("device_gpu.py", id="same-words"),
+@pytest.mark.parametrize("cuda_file, sibling", [
+    pytest.param("device_gpu.py", "device_{}.py", id="same-words"),
     # colossalai's extensions: flash_attention_dao_cuda.py beside flash_attention_npu.py, a variant's word gone
-    pytest.param("device_dao_gpu.py", id="a-variant-of-cudas"),
+    pytest.param("device_dao_gpu.py", "device_{}.py", id="a-variant-of-cudas"),
+    # Lightning's accelerators: cuda.py beside mps.py and xla.py, named for the device alone
+    pytest.param("cuda.py", "{}.py", id="named-for-the-device-alone"),
 ])
-def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, siblings, expect, cuda_file):
-    files = {f"devices/{cuda_file}": GPU_DEVICE, **{f"devices/{s}": "class Device:\n    pass\n" for s in siblings}}
+def test_cudas_backend_among_per_device_siblings_is_not_renamed(scan_tree, siblings, expect, cuda_file, sibling):
+    files = {f"devices/{cuda_file}": GPU_DEVICE,
+             **{f"devices/{sibling.format(s)}": "class Device:\n    pass\n" for s in siblings}}
     report = scan_tree(files, ["cann"])
     inside = [f for f in report.judged if f.path == f"devices/{cuda_file}"]
     assert inside and all(expect in f.verdicts["cann"].message for f in inside)
@@ -447,6 +450,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("tools/analysis_tools/visualization_cam.py", Context.TOOLING, id="analysis-tools"),
     pytest.param(".devcontainer/cpp-inference/requirements/requirements.txt", Context.TOOLING, id="dev-container"),
     pytest.param("src/pkg/_debug/nan_capture.py", Context.TOOLING, id="debug-helpers"),
+    pytest.param("src/pytorch_lightning/profilers/pytorch.py", Context.TOOLING, id="profilers"),
+    pytest.param("utils/memory_profiler.py", Context.TOOLING, id="a-profiler"),
     pytest.param("tools/dist_test.sh", Context.TEST, id="evaluation-launcher"),
     pytest.param("tools/dist_train.sh", Context.TRAINING, id="training-launcher"),
     pytest.param("notebooks/explore.ipynb", Context.TOOLING, id="notebooks-folder"),
@@ -613,7 +618,7 @@ def test_a_test_for_cuda_before_a_cuda_only_library_is_a_site_of_that_library(sc
     report = scan_tree({"info.py": "import torch\nimport pynvml\n\n\ndef count():\n" + body + "\n"}, ["cann"])
     (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
     library = [f for f in report.judged if f.rule == "cuda-library" and f.scope.endswith("count")]
-    assert (test.root is not None and test.root == library[0].id) == guarded
+    assert (test.root is not None and test.root == (library[0].root or library[0].id)) == guarded
 
 
 @pytest.mark.parametrize("call, api, work", [
@@ -1050,3 +1055,18 @@ def test_a_module_imported_only_by_cudas_member_of_a_family_is_not_loaded_elsewh
                         "train.py": "from pkg.timing import dtw_cuda\n"}, ["cann"])
     kernels = [f for f in report.judged if f.path == "pkg/triton_ops.py" and f.rule == "cuda-library"]
     assert kernels and all(active(f.verdicts["cann"]) == loaded for f in kernels)
+
+
+BNB = ("import torch\n\n\ndef _import_bitsandbytes():\n    import bitsandbytes as bnb\n\n"
+       "    class _Linear8bitLt(bnb.nn.Linear8bitLt):\n        @staticmethod\n"
+       "        def quantize(params, weight, device):\n            device = device or torch.device('cuda')\n"
+       "            return bnb.nn.Int8Params(weight.to(device=device, dtype=torch.float16))\n\n"
+       "    return _Linear8bitLt\n\n\ndef place(model):\n    return model.to(torch.device('cuda'))\n")
+
+
+def test_a_device_written_for_a_cuda_library_where_it_is_used_changes_with_its_port(scan_tree):
+    report = scan_tree({"bitsandbytes_precision.py": BNB}, ["cann"])
+    library = [f for f in report.judged if f.rule == "cuda-library" and f.root is None]
+    devices = {f.span.line: f for f in report.judged if f.rule.startswith("device-")}
+    assert library and devices[10].root in {f.id for f in library}  # Lightning's bnb layers
+    assert devices[17].root is None  # a device outside the library's function is its own work

@@ -56,7 +56,7 @@ def _file_siblings(name: str, names: Set[str]) -> Tuple[str, ...]:
         for token in sorted(_DEVICE_TOKENS):
             for spelled in (token, token.upper()):
                 # ``flash_attention_dao_cuda.py`` beside ``flash_attention_npu.py``: a variant's words may go
-                for kept in range(at, 0, -1):
+                for kept in range(at, 0 if at else -1, -1):  # all before it, or fewer, never none
                     candidate = "_".join(parts[:kept] + [spelled] + parts[at + 1:])
                     if f"{candidate}{dot}{suffix}" in names:
                         devices.append(token)

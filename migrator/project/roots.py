@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, counted_status, finding_bucket
-from ..model import Finding, Span, Status
+from ..model import Category, Finding, Span, Status
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -172,15 +172,32 @@ _AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"}
 def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     """A test for CUDA in a function that uses a CUDA-only library (``if not torch.cuda.is_available(): raise``
     before ``nvidia_smi.getInstance()``) guards that use: renamed alone it would let the library run where it
-    cannot, so it is a site of the function's first library finding, whose port is the work."""
+    cannot, so it is a site of the function's first library finding, whose port is the work. So is a device
+    written for the library where it is used, in that function or in what it defines (Lightning's bitsandbytes
+    layers, built inside ``_import_bitsandbytes()``: ``device = device or torch.device("cuda")`` before
+    ``bnb``'s quantization): it changes with the library's port, not alone."""
     library: Dict[Tuple[str, str], str] = {}
     for finding in findings:
         if finding.rule == "cuda-library" and finding.scope != "<module>":
-            library.setdefault((finding.path, finding.scope), finding.id)
+            library.setdefault((finding.path, finding.scope), finding.root or finding.id)
     if not library:
         return list(findings)
-    return [replace(f, root=library[f.path, f.scope])
-            if f.root is None and f.api in _AVAILABILITY and (f.path, f.scope) in library else f for f in findings]
+    scopes: Dict[str, List[str]] = {}
+    for path, scope in library:
+        scopes.setdefault(path, []).append(scope)
+
+    def root_of(finding: Finding) -> Optional[str]:
+        if finding.root is not None or finding.rule == "cuda-library":
+            return None
+        if finding.api in _AVAILABILITY:
+            return library.get((finding.path, finding.scope))
+        if finding.category != Category.DEVICE:
+            return None
+        around = [s for s in scopes.get(finding.path, ()) if finding.scope == s or finding.scope.startswith(s + ".")]
+        return library[finding.path, max(around, key=len)] if around else None
+
+    roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None}
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
