@@ -279,6 +279,17 @@ class Usage:
     #: ``dist.backend``; ``add_argument("--device", default="cuda")``: ``device``); a configuration file's value:
     #: its dotted key. ``project/configs.with_config_roots`` joins the code's use to the file's line by it
     config_key: Optional[str] = None
+    #: inside a branch of a test of the installed torch's version (``if _TORCH_GREATER_EQUAL_2_4: ... else:``)
+    torch_gate: Optional["TorchGate"] = None
+
+
+@dataclass(frozen=True)
+class TorchGate:
+    """A branch that runs only where the installed torch is at least ``version`` (``at_least``), or below it:
+    ``if _TORCH_GREATER_EQUAL_2_4: torch.amp.GradScaler(device) else: torch.cuda.amp.GradScaler()``."""
+
+    version: Tuple[int, int]
+    at_least: bool
 
 
 @dataclass(frozen=True)

@@ -1070,3 +1070,61 @@ def test_a_device_written_for_a_cuda_library_where_it_is_used_changes_with_its_p
     devices = {f.span.line: f for f in report.judged if f.rule.startswith("device-")}
     assert library and devices[10].root in {f.id for f in library}  # Lightning's bnb layers
     assert devices[17].root is None  # a device outside the library's function is its own work
+
+
+@pytest.mark.parametrize("line, work", [
+    # torchreid's load_checkpoint: elsewhere the host takes the checkpoint, load_state_dict puts it on the device
+    pytest.param("map_location = None if torch.cuda.is_available() else 'cpu'\n"
+                 "    state = torch.load(path, map_location=map_location)", False, id="assigned-choice"),
+    pytest.param("state = torch.load(path, map_location='cuda' if torch.cuda.is_available() else 'cpu')", False,
+                 id="keyword-choice"),
+    pytest.param("device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                 "    state = torch.load(path, map_location=device)", True, id="the-runs-device"),
+])
+def test_a_load_that_chooses_the_host_elsewhere_works_as_written(scan_tree, line, work):
+    code = ("import torch\n\n\ndef load_checkpoint(model, path):\n    " + line + "\n"
+            "    model.load_state_dict(state)\n    return model\n")
+    report = scan_tree({"torchtools.py": code}, ["cann"])
+    tests = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert tests and all(active(f.verdicts["cann"]) == work for f in tests), [f.verdicts["cann"].message for f in tests]
+
+
+def test_a_move_named_for_cuda_counts_in_a_module_that_does_not_import_torch(scan_tree):
+    engine = ("from .engine import Engine\n\n\nclass ImageSoftmaxEngine(Engine):\n"
+              "    def forward_backward(self, data):\n        imgs, pids = self.parse_data_for_train(data)\n"
+              "        if self.use_gpu:\n            imgs = imgs.cuda()\n        return self.model(imgs)\n")
+    report = scan_tree({"engine/__init__.py": "", "engine/engine.py": "import torch\n\n\nclass Engine:\n    pass\n",
+                        "engine/softmax.py": engine}, ["cann"])
+    moves = [f for f in report.findings if f.path == "engine/softmax.py" and f.api == "torch.Tensor.cuda"]
+    assert [f.span.line for f in moves] == [8]
+
+
+@pytest.mark.parametrize("target, own", [
+    # torch_mlu registers ctc_loss.IntList/.Tensor with custom_autograd: its kernel runs, not _ctc_loss
+    pytest.param("neuware", True, id="registered-with-its-own-autograd"),
+    # op-plugin registers _ctc_loss, not ctc_loss: judged by the ops the trace saw
+    pytest.param("cann", False, id="judged-by-its-decomposition"),
+])
+def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, target, own):
+    report = _scan(scan_tree, "    return F.ctc_loss(a, a, a, a)", [target])
+    found = _one(report, "torch.nn.functional.ctc_loss")
+    verdict = found.verdicts[target]
+    assert ("registers aten::ctc_loss itself" in verdict.message) == own, verdict.message
+    if own:
+        assert verdict.status == Status.SUPPORTED
+
+
+@pytest.mark.parametrize("test, taken", [
+    # Lightning's precision plugins: torch.amp's scaler from 2.4, CUDA's below; the targets pair with 2.4 and 2.12
+    pytest.param("not _TORCH_GREATER_EQUAL_2_4", False, id="a-flag-for-an-older-torch"),
+    pytest.param("version.parse(torch.__version__) < version.parse('2.0')", False, id="a-parsed-version"),
+    pytest.param("version.parse(torch.__version__) >= version.parse('2.0')", True, id="a-branch-the-target-takes"),
+    pytest.param("_TORCH_GREATER_EQUAL_2_13", False, id="a-flag-for-a-newer-torch"),
+])
+def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree, test, taken):
+    code = ("import torch\nfrom packaging import version\n\n_TORCH_GREATER_EQUAL_2_4 = True\n"
+            "_TORCH_GREATER_EQUAL_2_13 = False\n\n\ndef make_scaler():\n"
+            f"    if {test}:\n        return torch.cuda.amp.GradScaler()\n    return None\n")
+    report = scan_tree({"amp.py": code}, ["cann", "neuware"])
+    (scaler,) = [f for f in report.judged if f.api == "torch.cuda.amp.GradScaler"]
+    assert active(scaler.verdicts["cann"]) == taken, scaler.verdicts["cann"].message

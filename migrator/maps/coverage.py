@@ -207,11 +207,17 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
     op_map = target.op_map()
     host_only = _HOST_ONLY.get(api, frozenset())
     judged = [op for op in ops if not _CPU_BACKEND.search(op) and op not in host_only] or list(ops)
+    own = _own_kernel(target, api, ops, path)
+    if own is not None:  # the target's kernel for the API's own op runs instead of what the CPU decomposed it into
+        judged = [op for op in judged if op not in own.replaced] + list(own.overloads)
     reasons: Dict[str, str] = {op: op_map["ops"].get(op, "missing") for op in judged}
     statuses = {op: Status(op_map["reasons"].get(reason, "unknown")) for op, reason in reasons.items()}
     status = next(s for s in _ORDER if s in statuses.values() or s == Status.SUPPORTED)
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
-    if len(judged) < len(ops):
+    if own is not None:
+        message += (f"; {target.id} registers {own.overloads[0].split('.')[0]} itself, whose kernel runs in place of "
+                    f"the {'forward and backward' if own.autograd else 'forward'} ops a CPU trace decomposes it into")
+    elif len(judged) < len(ops):
         left = ", ".join(sorted(set(ops) - set(judged))[:3])
         message += f"; ops the trace ran only on the CPU ({left}) are left out: a device runs its own path"
     sources = [str(s) for s in op_map.get("sources", ())]
@@ -221,6 +227,43 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
         return ApiCoverage(api, ops, conflict, row_source != "native_functions")
     verdict = _refine(target, api, verdict, documented)
     return ApiCoverage(api, ops, verdict, row_source != "native_functions")
+
+
+#: where an API's last name is its aten op's (``torch.nn.functional.ctc_loss``, ``torch.inverse``) or a module's
+#: snake-cased class name is (``torch.nn.CTCLoss`` -> ``ctc_loss``)
+_OWN_OP_MODULES = frozenset({"torch", "torch.nn.functional", "torch.Tensor", "torch.nn"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+@dataclass(frozen=True)
+class _OwnKernel:
+    """The target's registration of an API's own composite op: its overloads, the traced ops they stand in for,
+    and whether the vendor's autograd stands in for the traced backward too."""
+
+    overloads: Tuple[str, ...]
+    replaced: FrozenSet[str]
+    autograd: bool
+
+
+def _own_kernel(target: TargetMap, api: str, ops: Sequence[str], path: Optional[str]) -> Optional[_OwnKernel]:
+    """A composite op the CPU build decomposes before a trace sees it (``ctc_loss`` into ``_ctc_loss``), that the
+    target registers itself (torch_mlu's ``ctc_loss.IntList``): a backend's own kernel wins over the composite
+    one in the dispatcher, so the traced forward ops do not run there; the backward ones neither when the
+    vendor registers the op with its own autograd (``own_autograd``: torch_mlu's ``custom_autograd``)."""
+    module, _, last = api.rpartition(".")
+    if module not in _OWN_OP_MODULES or target.substitute:
+        return None
+    name = "aten::" + (_CAMEL.sub("_", last).lower() if last[:1].isupper() else last)
+    if any(op == name or op.startswith(name + ".") for op in ops):
+        return None
+    overloads = _registered_by_name(target.op_map_file).get(name)
+    if not overloads:
+        return None
+    op_map = target.op_map()
+    autograd = all(op in set(op_map.get("own_autograd", ())) for op in overloads)
+    row = torch_api_table().get(api) or torch_api_table().get(torch_api_aliases().get(api, "")) or {}
+    replaced = set(row.get("forward", ())) | (set(ops) if autograd or path == FORWARD else set())
+    return _OwnKernel(tuple(sorted(overloads)), frozenset(replaced), autograd)
 
 
 def _ops_message(target: TargetMap, api: str, status: Status, reasons: Mapping[str, str],

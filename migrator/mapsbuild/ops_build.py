@@ -160,12 +160,15 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, Any]:
         ops, dtypes, sources = reader.op_map(upstream, curated, release, universe)
         newest = universes.setdefault(TRACED_NATIVE, aten_universe(read_text(upstream, TRACED_NATIVE)))
         ops.update(later_composites(universe, newest))
+        autograd = getattr(reader, "own_autograd", None)
+        autograd_ops = sorted(autograd(upstream, release) & set(ops)) if autograd is not None else []
         outputs[f"ops/{release.target}-{release.version}.json"] = {
             "schema": MAPS_SCHEMA, "target": release.target, "version": release.version,
             "runtime": release.runtime, "torch_line": release.torch_line, "aten_source": source_label(release.native),
             "sources": sources, "substitute": reader.SUBSTITUTE,
             "reasons": REASONS, "ops": {op: ops[op] for op in sorted(ops)},
             **({"dtypes": dtypes} if dtypes else {}),
+            **({"own_autograd": autograd_ops} if autograd_ops else {}),
             **({} if reader.SUBSTITUTE else absent_apis(upstream, release.native)),
         }
     return outputs

@@ -10,7 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, CudaGuard, Span, Usage, Value
+from ..model import Argument, Confidence, CudaGuard, Span, TorchGate, Usage, Value
 from ..engine.positions import Positions
 from .scope import Scopes
 from ..model import UsageKind
@@ -34,6 +34,7 @@ class Emitter:
         #: else nullcontext()``), by id: their guard, innermost of all
         self.expression_guards: Dict[int, CudaGuard] = {}
         self.no_grad = 0  # inside how many blocks that run without autograd (``with torch.no_grad():``)
+        self.torch_gates: List[TorchGate] = []  # the torch-version branches the walk is inside, innermost last
         #: the accelerators the if/elif chains the walk is inside test for (``elif is_npu_available():``)
         self.chain_siblings: List[Tuple[str, ...]] = []
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
@@ -69,6 +70,7 @@ class Emitter:
             cuda_guard=self.expression_guards.get(id(node)) or (self.cuda_guards[-1] if self.cuda_guards else None),
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
             no_grad=self.no_grad > 0, config_key=config_key,
+            torch_gate=self.torch_gates[-1] if self.torch_gates else None,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
         self._nodes.append(id(node))

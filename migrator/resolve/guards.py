@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Container, List, Optional
+from typing import Callable, Container, List, Optional, Tuple
 
 import libcst as cst
 
@@ -265,3 +265,48 @@ def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
         if branch is not None:
             branch.visit(visitor)
     return visitor.found
+
+
+#: a flag named for a torch release it checks for (Lightning's and torchmetrics' ``_TORCH_GREATER_EQUAL_2_4``)
+_TORCH_FLAG = re.compile(r"^_?TORCH_(?:GREATER_EQUAL|GE|VERSION_GE|AT_LEAST|GEQ)_(\d+)_(\d+)(?:_\d+)?$", re.IGNORECASE)
+_RELEASE = re.compile(r"^(\d+)\.(\d+)")
+_TORCH_VERSION = frozenset({"torch.__version__", "torch.version.__version__"})
+
+
+def torch_version_test(test: cst.BaseExpression,
+                       qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[Tuple[Tuple[int, int], bool]]:
+    """``(release, at_least)`` for a test of the installed torch's version: a flag named for the release
+    (``_TORCH_GREATER_EQUAL_2_4``, negated by ``not``), or ``torch.__version__`` (bare, or in ``version.parse``)
+    compared with ``>=`` or ``<`` to a release string; else ``None``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = torch_version_test(test.expression, qualify)
+        return (inner[0], not inner[1]) if inner else None
+    name = test.value if isinstance(test, cst.Name) else test.attr.value if isinstance(test, cst.Attribute) else None
+    if name is not None:
+        flag = _TORCH_FLAG.match(name)
+        return ((int(flag.group(1)), int(flag.group(2))), True) if flag else None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not isinstance(operator, (cst.GreaterThanEqual, cst.LessThan)) or not _is_torch_version(test.left, qualify):
+        return None
+    release = _RELEASE.match(_string_in(right) or "")
+    if release is None:
+        return None
+    return (int(release.group(1)), int(release.group(2))), isinstance(operator, cst.GreaterThanEqual)
+
+
+def _is_torch_version(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    if isinstance(node, cst.Call) and len(node.args) == 1:  # ``version.parse(torch.__version__)``, ``Version(...)``
+        node = node.args[0].value
+    return qualify(node) in _TORCH_VERSION
+
+
+def _string_in(node: cst.BaseExpression) -> Optional[str]:
+    """``"2.4"``, or the string a ``version.parse("2.4.0")`` / ``Version("2.4")`` call reads."""
+    if isinstance(node, cst.Call) and len(node.args) == 1:
+        node = node.args[0].value
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        return text if isinstance(text, str) else None
+    return None

@@ -10,12 +10,12 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, Usage, Value, ValueKind
+from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate, Usage, Value, ValueKind
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, availability_test, body_guard, cuda_test,
-                     decides_device_work, leaves_off_cuda)
+                     decides_device_work, leaves_off_cuda, torch_version_test)
 from .literals import Literals, tested_key
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
                       TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
@@ -31,6 +31,10 @@ _DEVICE = ValueKind.DEVICE
 _FSTR = ValueKind.FSTR
 _REF = ValueKind.REF
 _STR = ValueKind.STR
+
+#: tensor methods named for CUDA: a move to the device wherever they are called, in a module that imports torch
+#: or not (torchreid's engines move a batch with ``imgs.cuda()`` in files that import only their base class)
+_NAMED_FOR_CUDA = frozenset({"cuda"})
 
 
 class ModuleResolver:
@@ -48,12 +52,15 @@ class ModuleResolver:
         self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
         self.imports_torch = False
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
+        self._torch_gates: Dict[int, TorchGate] = {}  # a branch of a test of torch's version -> when it runs
         self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
         self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
+        #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
+        self._map_locations: Set[int] = set()
         self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
         self._functions: Dict[str, cst.FunctionDef] = {}  # the module's top-level functions
         self._methods: List[Dict[str, cst.FunctionDef]] = []  # per class the walk is in, its methods
@@ -103,6 +110,11 @@ class ModuleResolver:
                 self._chain_tops.add(id(node))
                 self.emitter.chain_siblings.append(names)
         self._idle_availability(node.test, (node.body, node.orelse))
+        release = torch_version_test(node.test, self.scopes.qualify)
+        if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
+            self._torch_gates[id(node.body)] = TorchGate(*release)
+            if isinstance(node.orelse, cst.Else):
+                self._torch_gates[id(node.orelse.body)] = TorchGate(release[0], not release[1])
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
@@ -148,7 +160,10 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
-        if cuda_test(node.test, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+        kind = cuda_test(node.test, self.scopes.qualify, self._device_flags[-1])
+        if kind == DEVICE_TYPE or (kind is not None and id(node) in self._map_locations):
+            # a load's ``map_location=None if torch.cuda.is_available() else "cpu"``: elsewhere the host takes the
+            # checkpoint, and ``load_state_dict`` copies it onto the module's device: the other way works
             # ``torch.cuda.device(d) if d.type == "cuda" else nullcontext()``: CUDA's branch beside another
             span = self.emitter.span(node.test)
             guards = self.emitter.expression_guards
@@ -239,6 +254,9 @@ class ModuleResolver:
         guard = self._cuda_bodies.get(id(node))
         if guard is not None:
             self.emitter.cuda_guards.append(guard)
+        gate = self._torch_gates.get(id(node))
+        if gate is not None:
+            self.emitter.torch_gates.append(gate)
 
     def _leave_body(self, node: cst.BaseSuite) -> None:
         self._blocks.pop()
@@ -252,6 +270,8 @@ class ModuleResolver:
             self.scopes.guard_depth -= 1
         if self._cuda_bodies.pop(id(node), None) is not None:
             self.emitter.cuda_guards.pop()
+        if self._torch_gates.pop(id(node), None) is not None:
+            self.emitter.torch_gates.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         if any(self._no_grad(d.decorator) for d in node.decorators):  # ``@torch.no_grad()``
@@ -365,7 +385,7 @@ class ModuleResolver:
         return True
 
     def _method_call(self, node: cst.Call, func: cst.Attribute) -> bool:
-        if not self.imports_torch or func.attr.value not in self.methods:
+        if func.attr.value not in self.methods or not (self.imports_torch or func.attr.value in _NAMED_FOR_CUDA):
             return False
         owner = method_owner(self.scopes, func.value)
         if owner is None:
@@ -488,7 +508,15 @@ class ModuleResolver:
 
     # ------------------------------------------------------------------------------ assignments
 
+    def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
+        if node.keyword is not None and node.keyword.value == "map_location" and isinstance(node.value, cst.IfExp):
+            self._map_locations.add(id(node.value))
+        return True
+
     def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
+        if isinstance(node.value, cst.IfExp) and any(isinstance(t.target, cst.Name) and "map_location" in
+                                                     t.target.value for t in node.targets):
+            self._map_locations.add(id(node.value))
         for target in node.targets:
             self._assignment(target.target, node.value)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):

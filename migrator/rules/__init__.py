@@ -12,7 +12,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..maps.limits import for_call
 from ..maps.signatures import api_parameters
-from ..model import Category, Finding, GuardKind, Span, Status, Usage, UsageKind, Value, Verdict
+from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage, UsageKind, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
@@ -95,6 +95,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
             unguarded = judged_alone  # the configuration decides whether the branch runs (project/configs)
     if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
         verdicts = _beside_branches(verdicts, usage, ctx)
+    if usage.torch_gate is not None:
+        verdicts = _on_torch_line(verdicts, usage.torch_gate, ctx)
     key = (rule.name, usage.api, normalised_snippet(usage.snippet))
     occurrences[key] += 1
     return Finding(
@@ -107,6 +109,28 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
         unguarded=unguarded,
     )
+
+
+def _on_torch_line(verdicts, gate: TorchGate, ctx: RuleContext):
+    """A use in a branch for another torch than the target's (Lightning's ``else: torch.cuda.amp.GradScaler()``
+    for torch below 2.4, where the target's torch_npu pairs with torch 2.12): never run there."""
+    out = dict(verdicts)
+    for target in ctx.targets:
+        verdict = out.get(target.id)
+        line = _release(target.torch_line)
+        if verdict is None or verdict.status == Status.SUPPORTED or line is None \
+                or (line >= gate.version) == gate.at_least:
+            continue
+        wanted = f"{'at least' if gate.at_least else 'below'} {gate.version[0]}.{gate.version[1]}"
+        out[target.id] = Verdict(Status.SUPPORTED, f"in a branch for torch {wanted}: {target.id} pairs with torch "
+                                 f"{target.torch_line}, which takes the other one; nothing to change",
+                                 "migrator torch-version analysis")
+    return out
+
+
+def _release(line: Optional[str]) -> Optional[Tuple[int, int]]:
+    parts = (line or "").split(".")
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
 
 
 def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):

@@ -255,6 +255,20 @@ def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]
     return registered, sources
 
 
+def own_autograd(upstream: Path, release: OpRelease) -> Set[str]:
+    """The aten ops torch_npu registers with its own autograd (op-plugin's, or a wheel list's, ``autograd``
+    section): their backward is the vendor's, not the one a CPU trace of torch saw."""
+    if len(release.registrations) == 1:
+        data = parse_yaml(read_text(upstream, release.registrations[0])) or {}
+        entries = data.get("autograd") or []
+    else:
+        plugin = parse_yaml(read_text(upstream, release.registrations[0]))
+        line, versions = f"v{release.torch_line}", [str(v) for v in plugin["all_version"]]
+        entries = [e for e in plugin.get("autograd") or []
+                   if any(_in_spec(e.get(key), line, versions) for key in ("acl_op", "op_api", "sparse"))]
+    return {"aten::" + str(e["func"] if isinstance(e, dict) else e).split("(", 1)[0] for e in entries}
+
+
 def wheel_registered(upstream: Path, rel: str) -> Tuple[Set[str], List[str]]:
     """A wheel's ``npu_native_functions_by_codegen.yaml``: torch_npu's code generator writes there the entries
     of op-plugin and torch_npu that exist for the wheel's torch line, so every aten name in ``supported``,

@@ -115,6 +115,15 @@ def registered(upstream: Path, release: OpRelease) -> Tuple[Set[str], List[str]]
     return registered, [source_label(rel) + " (aten section)"]
 
 
+def own_autograd(upstream: Path, release: OpRelease) -> Set[str]:
+    """The aten ops torch_mlu registers with its own autograd (``custom_autograd: True``: ``ctc_loss.IntList``,
+    backed by its warp-ctc kernels): their backward is the vendor's, not the one a CPU trace of torch saw."""
+    [rel] = release.registrations
+    data = parse_yaml(read_text(upstream, rel))
+    return {"aten::" + str(entry["func"]).split("(", 1)[0] for entry in data.get("aten") or []
+            if entry.get("custom_autograd") is True}
+
+
 # ------------------------------------------------------------------------------- the reader interface
 
 #: whether the maps are substitute evidence (another stack's data), as the op maps say
