@@ -273,8 +273,11 @@ _RELEASE = re.compile(r"^(\d+)\.(\d+)")
 _TORCH_VERSION = frozenset({"torch.__version__", "torch.version.__version__"})
 
 
+Release = Tuple[int, int]
+
+
 def torch_version_test(test: cst.BaseExpression,
-                       qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[Tuple[Tuple[int, int], bool]]:
+                       qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[Tuple[Release, bool]]:
     """``(release, at_least)`` for a test of the installed torch's version: a flag named for the release
     (``_TORCH_GREATER_EQUAL_2_4``, negated by ``not``), or ``torch.__version__`` (bare, or in ``version.parse``)
     compared with ``>=`` or ``<`` to a release string; else ``None``."""
