@@ -40,8 +40,8 @@ def path_context(path: str) -> Context:
 #: A function named for export, deployment, inference, generation or explanation (``convert_to_trt``,
 #: ``export_onnx``, ``predict``, ``run_inference``, ``generate``, ``explain``), where a training file keeps its
 #: tooling: what it does runs after training, not in it.
-_TOOLING_FUNCTION = re.compile(r"^(?:export|predict|inference|serve|deploy|generate|explain)(?:_|$)|^convert_to_"
-                               r"|^to_onnx"
+_TOOLING_FUNCTION = re.compile(r"^(?:export|predict|inference|serve|deploy|generate|explain)(?:_|$)|^infer$"
+                               r"|^convert_to_|^to_onnx"
                                r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
 
 

@@ -470,6 +470,7 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     pytest.param("pkg.model.Model.export_onnx", Context.TOOLING, id="export-method"),
     pytest.param("runner.Runner.predict", Context.TOOLING, id="predict"),
     pytest.param("engine.run_inference", Context.TOOLING, id="run-inference"),
+    pytest.param("asteroid.scripts.asteroid_cli.infer", Context.TOOLING, id="an-infer-command"),
     pytest.param("lm.model.GPT.generate", Context.TOOLING, id="generate"),
     pytest.param("forecast.core.NeuralForecast.explain", Context.TOOLING, id="explain"),
     pytest.param("data.make_generator", Context.TRAINING, id="a-generator-factory-is-no-generation"),
