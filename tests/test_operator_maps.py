@@ -71,8 +71,8 @@ def test_api_verdicts_from_traced_ops():
     assert "aten::_ctc_loss_backward.Tensor" in ctc.ops  # backward ops count for training
     conv = api_coverage(neuware, "torch.nn.Conv2d")
     assert conv.verdict.status == Status.SUPPORTED and conv.ops == ("aten::convolution", "aten::convolution_backward")
-    neuware_ctc = api_coverage(neuware, "torch.nn.functional.ctc_loss")  # no overload registered: no conflict
-    assert neuware_ctc.verdict.status == Status.FALLBACK
+    neuware_ctc = api_coverage(neuware, "torch.nn.functional.ctc_loss")  # torch_mlu registers ctc_loss itself
+    assert neuware_ctc.verdict.status == Status.SUPPORTED
     fused = api_coverage(cann, "torch.optim.Adam", "fused")
     assert fused.verdict.status == Status.FALLBACK and "aten::_fused_adam_" in fused.verdict.message
     dp = api_coverage(cann, "torch.nn.DataParallel")
@@ -103,7 +103,7 @@ def test_explain_json_and_unknown_api():
     data = json.loads(result.output)
     assert "aten::_ctc_loss" in data["ops"] and set(data["verdicts"]) == {"cann", "neuware", "kunlun"}
     assert data["verdicts"]["cann"]["status"] == "partial" and data["verdicts"]["cann"]["source"]  # docs vs op-plugin
-    assert data["verdicts"]["neuware"]["status"] == "fallback"
+    assert data["verdicts"]["neuware"]["status"] == "supported"  # torch_mlu registers ctc_loss itself
     sync = json.loads(runner.invoke(main, ["explain", "torch.cuda.synchronize", "--format", "json"]).output)
     assert sync["verdicts"]["cann"]["status"] == "rewrite"
     unknown = runner.invoke(main, ["explain", "torch.nn.functional.ctc_los"])

@@ -66,12 +66,15 @@ def test_adafactor_is_judged_by_the_torch_each_target_runs(target, status):
 
 
 def test_an_op_a_later_torch_added_backend_agnostically_does_not_decide_an_older_lines_verdict():
-    """F.scaled_dot_product_attention's trace (torch 2.13, CPU) names aten::_safe_softmax, added in torch 2.5 as
-    a CompositeExplicitAutograd op; torch_mlu r2.4 runs torch 2.4, whose SDPA decomposes without it."""
+    """torch._foreach_lerp's trace (torch 2.13, CPU) names aten::_foreach_lerp.ScalarList, a later torch's
+    CompositeExplicitAutograd overload; torch_mlu r2.4 runs torch 2.4, which decomposes the API its own way."""
     target = load_target("neuware", "1.25-2.4")
-    assert target.op_map()["ops"]["aten::_safe_softmax"] == "later-composite-explicit"
-    verdict = api_coverage(target, "torch.nn.functional.scaled_dot_product_attention").verdict
+    assert target.op_map()["ops"]["aten::_foreach_lerp.ScalarList"] == "later-composite-explicit"
+    verdict = api_coverage(target, "torch._foreach_lerp").verdict
     assert verdict.status.value == "supported"
-    assert "aten::_safe_softmax is not in torch 2.4" in verdict.message
+    assert "aten::_foreach_lerp.ScalarList is not in torch 2.4" in verdict.message
+    # SDPA's trace names aten::_safe_softmax (torch 2.5's) too, but torch_mlu registers SDPA itself
+    sdpa = api_coverage(target, "torch.nn.functional.scaled_dot_product_attention").verdict
+    assert sdpa.status.value == "supported" and "registers aten::scaled_dot_product_attention itself" in sdpa.message
     # a later op with backend kernels stays out: the verdict still says the data cannot judge it
     assert "aten::_scaled_grouped_mm" not in target.op_map()["ops"]

@@ -207,6 +207,7 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
     op_map = target.op_map()
     host_only = _HOST_ONLY.get(api, frozenset())
     judged = [op for op in ops if not _CPU_BACKEND.search(op) and op not in host_only] or list(ops)
+    cpu_only = sorted(set(ops) - set(judged))
     own = _own_kernel(target, api, ops, path)
     if own is not None:  # the target's kernel for the API's own op runs instead of what the CPU decomposed it into
         judged = [op for op in judged if op not in own.replaced] + list(own.overloads)
@@ -214,12 +215,12 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
     statuses = {op: Status(op_map["reasons"].get(reason, "unknown")) for op, reason in reasons.items()}
     status = next(s for s in _ORDER if s in statuses.values() or s == Status.SUPPORTED)
     message = _ops_message(target, api, status, reasons, statuses, row_source, path)
+    if cpu_only:
+        message += (f"; ops the trace ran only on the CPU ({', '.join(cpu_only[:3])}) are left out: a device runs its "
+                    "own path")
     if own is not None:
         message += (f"; {target.id} registers {own.overloads[0].split('.')[0]} itself, whose kernel runs in place of "
                     f"the {'forward and backward' if own.autograd else 'forward'} ops a CPU trace decomposes it into")
-    elif len(judged) < len(ops):
-        left = ", ".join(sorted(set(ops) - set(judged))[:3])
-        message += f"; ops the trace ran only on the CPU ({left}) are left out: a device runs its own path"
     sources = [str(s) for s in op_map.get("sources", ())]
     verdict = Verdict(status, message, "; ".join(sources))
     conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented, form)

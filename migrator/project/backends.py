@@ -136,7 +136,7 @@ def with_device_backends(findings: Sequence[Finding], results: Sequence[FileResu
         for target in renamed:
             verdict = verdicts.get(target.id)
             if verdict is not None and verdict.status != Status.SUPPORTED:
-                verdicts[target.id] = _judged(where, devices, target, verdict)
+                verdicts[target.id] = _judged(where, devices, target, verdict, finding.path not in families)
         root = head.id if head is not finding and finding.root is None else finding.root
         out.append(replace(finding, verdicts=verdicts, root=root))
     return out
@@ -159,7 +159,7 @@ def _needs_change(finding: Finding, targets: Sequence[TargetMap]) -> bool:
     return any(t.id in finding.verdicts and finding.verdicts[t.id].status != Status.SUPPORTED for t in targets)
 
 
-def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Verdict) -> Verdict:
+def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Verdict, function: bool) -> Verdict:
     own = [d for d in devices if d in _TARGET_TOKENS[target.device_to]]
     others = ", ".join(devices[:5])
     if own:
@@ -167,7 +167,7 @@ def _judged(path: str, devices: Tuple[str, ...], target: TargetMap, verdict: Ver
                 f"serves {target.id}: nothing to change here")
         return Verdict(Status.SUPPORTED, text, _SOURCE, evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
     suggestion = _sibling_name(path, target.device_to)
-    if devices == ("cpu",):  # ``dtw_cuda`` beside ``dtw_cpu``: the other devices take the host's, which runs
+    if function and devices == ("cpu",):  # ``dtw_cuda`` beside ``dtw_cpu``: other devices take the host's
         text = (f"{path} is CUDA's fast path beside the project's CPU one, which the other devices take: on "
                 f"{target.id} that runs on the host; whether one for {target.device_to} ({suggestion}) is worth "
                 f"adding is for a measurement to say; what it does here: {verdict.message}")

@@ -172,10 +172,11 @@ _AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"}
 def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     """A test for CUDA in a function that uses a CUDA-only library (``if not torch.cuda.is_available(): raise``
     before ``nvidia_smi.getInstance()``) guards that use: renamed alone it would let the library run where it
-    cannot, so it is a site of the function's first library finding, whose port is the work. So is a device
-    written for the library where it is used, in that function or in what it defines (Lightning's bitsandbytes
-    layers, built inside ``_import_bitsandbytes()``: ``device = device or torch.device("cuda")`` before
-    ``bnb``'s quantization): it changes with the library's port, not alone."""
+    cannot, so it is a site of the function's first library finding, whose port is the work. So is a device in
+    the methods of a class the function defines (Lightning's bitsandbytes layers, built inside
+    ``_import_bitsandbytes()``: ``device = device or torch.device("cuda")`` before ``bnb``'s quantization): the
+    class exists for the library, and changes with its port. A device the function itself uses beside the library
+    (a training step calling ``flash_attn_func``) is its own work."""
     library: Dict[Tuple[str, str], str] = {}
     for finding in findings:
         if finding.rule == "cuda-library" and finding.scope != "<module>":
@@ -193,7 +194,8 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
             return library.get((finding.path, finding.scope))
         if finding.category != Category.DEVICE:
             return None
-        around = [s for s in scopes.get(finding.path, ()) if finding.scope == s or finding.scope.startswith(s + ".")]
+        around = [s for s in scopes.get(finding.path, ()) if finding.scope.startswith(s + ".")
+                  and finding.scope.count(".") - s.count(".") >= 2]  # ``<function>.<Class>.<method>``
         return library[finding.path, max(around, key=len)] if around else None
 
     roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None}

@@ -166,6 +166,7 @@ def _unread(finding: Finding, dest: str) -> Finding:
             quote = (f"the option `{dest}` is never read: the script's parsed options are read at other names "
                      f"only, so this default reaches no run (the device comes from elsewhere); {verdict.message}")
             verdicts[target] = replace(verdict, message=quote, source=_SOURCE,
-                                       evidence=(Evidence(Grade.NOTE, _SOURCE, quote),))
+                                       evidence=(Evidence(Grade.NOTE, _SOURCE, quote),)).held_back(
+                "the option is never read: renaming its default changes nothing the script runs")
     return replace(finding, verdicts=verdicts)
 
