@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Evidence, FileResult, Finding, Grade, Status
 from .overridden_defaults import parse_text, read_text
@@ -45,9 +45,13 @@ def with_unread_options(findings: Sequence[Finding], results: Sequence[FileResul
         if tree is None:
             continue
         options = _options(tree)
+        namespaces: Optional[_Namespaces] = None
         for finding in (f for f in candidates if f.path == path):
             dest = options.get((finding.span.line or 0, finding.span.col or 0))
-            if dest is not None and _never_read(tree, dest):
+            if dest is None:
+                continue
+            namespaces = namespaces or _Namespaces(tree)
+            if namespaces.never_read(dest):
                 changed[finding.id] = _unread(finding, dest)
     return [changed.get(f.id, f) for f in findings]
 
@@ -80,16 +84,47 @@ def _dest(call: ast.Call) -> Optional[str]:
     return chosen.lstrip("-").replace("-", "_") if chosen else None
 
 
-def _never_read(tree: ast.Module, dest: str) -> bool:
-    """Whether every namespace the module parses can be followed, and none is read at ``dest``."""
-    namespaces = list(_namespaces(tree))
-    return bool(namespaces) and all(ns is not None and _followed(tree, *ns, dest=dest, depth=3) for ns in namespaces)
+class _Namespaces:
+    """A module's parsed command-line namespaces, followed once: the attributes read off them, and whether every
+    one could be followed (bound to a name, handed on only positionally to the module's own functions)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._parents = _parents(tree)
+        self._functions = {f.name: f for f in tree.body if isinstance(f, _FUNCTIONS)}
+        self.read: Set[str] = set()
+        bound = list(_namespaces(tree, self._parents))
+        self.followed = bool(bound) and all(ns is not None and self._follow(*ns, depth=3) for ns in bound)
+
+    def never_read(self, dest: str) -> bool:
+        return self.followed and dest not in self.read
+
+    def _follow(self, scope: _Scope, name: str, depth: int) -> bool:
+        """Whether every use of ``name`` in ``scope`` is an attribute of it (recorded in ``read``), or a positional
+        argument to a function of the module whose parameter is followed in turn (``main(args)``)."""
+        if depth == 0:
+            return False
+        for node in ast.walk(scope):
+            if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+                continue
+            parent = self._parents.get(id(node))
+            if isinstance(parent, ast.Attribute):
+                self.read.add(parent.attr)
+                continue
+            if not (isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name)
+                    and parent.func.id in self._functions):
+                return False
+            callee = self._functions[parent.func.id]
+            params = [*callee.args.posonlyargs, *callee.args.args]
+            index = parent.args.index(node)
+            if index >= len(params) or any(isinstance(a, ast.Starred) for a in parent.args[:index + 1]) \
+                    or not self._follow(callee, params[index].arg, depth - 1):
+                return False
+        return True
 
 
-def _namespaces(tree: ast.Module) -> Iterable[Optional[Tuple[_Scope, str]]]:
+def _namespaces(tree: ast.Module, parents: Dict[int, ast.AST]) -> Iterable[Optional[Tuple[_Scope, str]]]:
     """(scope, name) each parse result is bound to; ``None`` for one that cannot be followed."""
     returning = {f.name for f in tree.body if isinstance(f, _FUNCTIONS) and _returns_a_parse(f)}
-    parents = _parents(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -122,33 +157,6 @@ def _bound(call: ast.Call, parent: Optional[ast.AST], parents: Dict[int, ast.AST
     while scope is not None and not isinstance(scope, (*_FUNCTIONS, ast.Module)):
         scope = parents.get(id(scope))
     return (scope, target.id) if scope is not None else None
-
-
-def _followed(tree: ast.Module, scope: _Scope, name: str, dest: str, depth: int) -> bool:
-    """Whether every use of ``name`` in ``scope`` is an attribute of it other than ``dest``, or a positional argument
-    to a function of the module whose parameter is followed in turn (``main(args)``)."""
-    if depth == 0:
-        return False
-    functions = {f.name: f for f in tree.body if isinstance(f, _FUNCTIONS)}
-    parents = _parents(scope)
-    for node in ast.walk(scope):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Attribute):
-            if parent.attr == dest:
-                return False
-            continue
-        if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
-                and parent.func.id in functions:
-            callee = functions[parent.func.id]
-            params = [*callee.args.posonlyargs, *callee.args.args]
-            index = parent.args.index(node)
-            if index < len(params) and not any(isinstance(a, ast.Starred) for a in parent.args[:index + 1]) \
-                    and _followed(tree, callee, params[index].arg, dest, depth - 1):
-                continue
-        return False
-    return True
 
 
 def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
