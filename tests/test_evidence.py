@@ -1129,3 +1129,19 @@ def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree,
     report = scan_tree({"amp.py": code}, ["cann", "neuware"])
     (scaler,) = [f for f in report.judged if f.api == "torch.cuda.amp.GradScaler"]
     assert active(scaler.verdicts["cann"]) == taken, scaler.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("method, work", [
+    # colossalai's BaseAccelerator: each accelerator (npu_accelerator.py among them) overrides it with its own
+    pytest.param("    @abstractmethod\n    def get_rng_state(self, device='cuda'):\n        \"\"\"The state.\"\"\"\n",
+                 False, id="abstract-method"),
+    pytest.param("    def set_device(self, device='cuda'):\n        raise NotImplementedError\n", False,
+                 id="not-implemented-here"),
+    pytest.param("    def zeros(self, device='cuda'):\n        return torch.zeros(1, device=device)\n", True,
+                 id="a-default-the-body-uses"),
+])
+def test_a_device_default_of_a_method_with_no_body_of_its_own_reaches_no_run(scan_tree, method, work):
+    code = "from abc import ABC, abstractmethod\n\nimport torch\n\n\nclass BaseAccelerator(ABC):\n" + method
+    report = scan_tree({"base_accelerator.py": code}, ["cann"])
+    defaults = [f for f in report.findings if f.rule == "device-string"]
+    assert bool(defaults) == work

@@ -135,6 +135,10 @@ class Literals:
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
+        if _abstract(node):  # ``@abstractmethod def get_rng_state(self, device="cuda")``: each backend's own runs
+            self.consumed.update(id(p.default) for p in (*params.posonly_params, *params.params,
+                                                         *params.kwonly_params) if p.default is not None)
+            return
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None:
                 self.note(param.default, f"default of parameter {param.name.value}", given_to=param.name.value)
@@ -282,6 +286,27 @@ _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "a
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
 #: ``args.backend``, ``accelerator``, ``dist_url``): never taken for an implementation selector.
 _DEVICE_NAME = re.compile(r"device|backend|accelerator|map_location|dist|gpu|cuda", re.IGNORECASE)
+
+
+def _abstract(node: cst.FunctionDef) -> bool:
+    """A method with no body of its own: ``@abstractmethod``, or only a docstring and ``pass``, ``...`` or
+    ``raise NotImplementedError``: what its parameters default to reaches no run (an override's do)."""
+    if any(isinstance(d.decorator, (cst.Name, cst.Attribute)) and
+           (d.decorator.value if isinstance(d.decorator, cst.Name) else d.decorator.attr.value) == "abstractmethod"
+           for d in node.decorators):
+        return True
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                          and isinstance(s.body[0], cst.Expr)
+                                          and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))]
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return False
+    (only,) = statements[0].body if len(statements[0].body) == 1 else (None,)
+    if isinstance(only, cst.Pass) or (isinstance(only, cst.Expr) and isinstance(only.value, cst.Ellipsis)):
+        return True
+    raised = only.exc if isinstance(only, cst.Raise) else None
+    raised = raised.func if isinstance(raised, cst.Call) else raised
+    return isinstance(raised, cst.Name) and raised.value == "NotImplementedError"
 
 
 def tested_key(test: cst.BaseExpression) -> Optional[str]:
