@@ -1145,3 +1145,26 @@ def test_a_device_default_of_a_method_with_no_body_of_its_own_reaches_no_run(sca
     report = scan_tree({"base_accelerator.py": code}, ["cann"])
     defaults = [f for f in report.findings if f.rule == "device-string"]
     assert bool(defaults) == work
+
+
+GENERATOR = ("import torch\n\n\nclass MlvlPointGenerator:\n"
+             "    def grid_priors(self, sizes, dtype=torch.float32, device='cuda'):\n"
+             "        return [torch.zeros(s, dtype=dtype, device=device) for s in sizes]\n\n"
+             "    def forward(self, sizes, feats):\n"
+             "        def repeat(n, device='cuda'):\n            return torch.arange(n, device=device)\n"
+             "        return repeat(len(sizes), device=feats.device)\n")
+
+
+@pytest.mark.parametrize("head, work", [
+    # mmpose's RTMO head: built from a registry, it calls the generator's method with the features' device
+    pytest.param("def predict(self, feats):\n    return self.prior_generator.grid_priors([2], device=feats.device)\n",
+                 False, id="every-call-passes-it"),
+    pytest.param("def predict(self, feats):\n    return self.prior_generator.grid_priors([2])\n", True,
+                 id="a-call-without-it"),
+])
+def test_a_methods_device_default_every_project_call_overrides_is_to_validate(scan_tree, head, work):
+    report = scan_tree({"generator.py": GENERATOR, "head.py": "import torch\n\n\n" + head}, ["cann"])
+    (method,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 5]
+    (nested,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 9]
+    assert active(method.verdicts["cann"]) == work, method.verdicts["cann"].message
+    assert not active(nested.verdicts["cann"])  # a nested function called by its name, with the device

@@ -31,6 +31,8 @@ class _Default:
     callee: str
     parameter: str
     position: Optional[int]
+    #: a method's (not ``__init__``): called off an object of any name, anywhere in the project
+    method: bool = False
 
 
 def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
@@ -59,6 +61,12 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
             if path not in mentions:
                 mentions[path] = _Mentions(tree)
             files: List[Tuple[str, Optional[_Mentions], bool]] = [(path, mentions[path], False)]
+            if default.method:  # mmpose's ``self.prior_generator.grid_priors(..., device=device)``: any module
+                files = _method_mentions(default.callee, by_rel.values(), texts, mentions)
+                calls = _calls(default, files)
+                if calls:
+                    changed[finding.id] = _overridden(finding, default, calls)
+                continue
             for importer in importers:  # parsed only where the text names the callee
                 text = read_text(importer, texts)
                 if text is None or default.callee in text:
@@ -101,7 +109,8 @@ def _imports(result: FileResult, module: str) -> bool:
 
 
 def _defaults(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
-    """(line, column) of each string default of a module-level function or a class's ``__init__``."""
+    """(line, column) of each string default of a module-level function (or one nested in a function, called by
+    its name there), a class's ``__init__`` or a method."""
     found: Dict[Tuple[int, int], _Default] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -110,21 +119,55 @@ def _defaults(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                     _read_defaults(item, node.name, True, found)
+                elif isinstance(item, ast.FunctionDef) and not item.name.startswith("__") and not any(
+                        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod", "property")
+                        for d in item.decorator_list):
+                    _read_defaults(item, item.name, True, found, method=True)
+    for outer in ast.walk(tree):  # ``def get_indices(n, device='cuda')`` inside a method, called there by its name
+        if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(outer):
+                if inner is not outer and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    _read_defaults(inner, inner.name, False, found)
     return found
 
 
-def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str, method: bool,
-                   found: Dict[Tuple[int, int], _Default]) -> None:
+def _method_mentions(name: str, results: Iterable[FileResult], texts: Dict[str, Optional[str]],
+                     mentions: Dict[str, Optional["_Mentions"]]) -> List[Tuple[str, Optional["_Mentions"], bool]]:
+    """Every project module whose text calls or reads ``.name``, with its mentions (method calls by any receiver:
+    a method's callers hold the object under names the text does not type)."""
+    found: List[Tuple[str, Optional[_Mentions], bool]] = []
+    for result in results:
+        text = read_text(result, texts)
+        if text is None or f".{name}" not in text:
+            continue
+        rel = result.file.rel
+        if rel not in mentions:
+            parsed = parse_text(text)
+            mentions[rel] = _Mentions(parsed) if parsed is not None else None
+        found.append((rel, mentions[rel], True))
+    return found
+
+
+def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str, bound: bool,
+                   found: Dict[Tuple[int, int], _Default], method: bool = False) -> None:
     args = function.args
     positional = [*args.posonlyargs, *args.args]
-    skip = 1 if method else 0  # ``self`` is not written by callers
+    skip = 1 if bound else 0  # ``self`` is not written by callers
     for index, (arg, default) in enumerate(zip(positional[len(positional) - len(args.defaults):], args.defaults)):
         position = len(positional) - len(args.defaults) + index - skip
-        if isinstance(default, ast.Constant) and isinstance(default.value, str):
-            found[default.lineno, default.col_offset] = _Default(callee, arg.arg, position)
+        for string in _strings(default):
+            found[string.lineno, string.col_offset] = _Default(callee, arg.arg, position, method)
     for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
-        if isinstance(kw_default, ast.Constant) and isinstance(kw_default.value, str):
-            found[kw_default.lineno, kw_default.col_offset] = _Default(callee, arg.arg, None)
+        for string in _strings(kw_default):
+            found[string.lineno, string.col_offset] = _Default(callee, arg.arg, None, method)
+
+
+def _strings(default: Optional[ast.expr]) -> List[ast.Constant]:
+    """The strings a default is written with: itself, or those of ``"cuda" if torch.cuda.is_available() else
+    "cpu"``."""
+    if default is None:
+        return []
+    return [n for n in ast.walk(default) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 def _calls(default: _Default, files: Iterable[Tuple[str, Optional["_Mentions"], bool]]) -> List[str]:
@@ -135,7 +178,7 @@ def _calls(default: _Default, files: Iterable[Tuple[str, Optional["_Mentions"], 
     for rel, mentions, whole in files:
         if mentions is None:
             return []
-        for call in mentions.of(default.callee, whole):
+        for call in mentions.of_method(default.callee) if default.method else mentions.of(default.callee, whole):
             if call is None or not _passes(call, default):
                 return []  # handed on as a value (a callback, ``partial``), or called without the parameter
             found.append(f"{rel}:{call.lineno}")
@@ -151,16 +194,22 @@ class _Mentions:
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
+        self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<anything>.name``, ``self.name`` among them
         for node in ast.walk(tree):
             if id(node) in typed:
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self._names.setdefault(node.id, []).append(callee_of.get(id(node)))
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id != "self":
-                self._attributes.setdefault(node.attr, []).append(callee_of.get(id(node)))
+            elif isinstance(node, ast.Attribute):
+                self._methods.setdefault(node.attr, []).append(callee_of.get(id(node)))
+                if isinstance(node.value, ast.Name) and node.value.id != "self":
+                    self._attributes.setdefault(node.attr, []).append(callee_of.get(id(node)))
 
     def of(self, name: str, whole: bool) -> List[Optional[ast.Call]]:
         return self._names.get(name, []) + (self._attributes.get(name, []) if whole else [])
+
+    def of_method(self, name: str) -> List[Optional[ast.Call]]:
+        return self._methods.get(name, [])
 
 
 def _type_references(tree: ast.Module) -> Set[int]:

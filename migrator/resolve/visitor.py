@@ -35,6 +35,10 @@ _STR = ValueKind.STR
 #: tensor methods named for CUDA: a move to the device wherever they are called, in a module that imports torch
 #: or not (torchreid's engines move a batch with ``imgs.cuda()`` in files that import only their base class)
 _NAMED_FOR_CUDA = frozenset({"cuda"})
+#: subscripts that build a type from the types named inside (a type alias is walked, an annotation is not)
+_TYPE_CONSTRUCTORS = frozenset(f"{module}.{name}" for module in ("typing", "typing_extensions")
+                               for name in ("Union", "Optional", "List", "Tuple", "Dict", "Sequence", "Type",
+                                            "Literal", "Callable", "Iterable", "Mapping"))
 
 
 class ModuleResolver:
@@ -501,6 +505,8 @@ class ModuleResolver:
         return None
 
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
+        if self.scopes.qualify(node.value) in _TYPE_CONSTRUCTORS:
+            return False  # ``IndexType = Union[torch.LongTensor, torch.cuda.LongTensor]``: types, named not made
         key = _environment_key(self.scopes, self.values, node)
         if key is not None and id(node) not in self.consumed:
             self.emitter.emit("os.environ", UsageKind.ENV_READ, node, context=key)
