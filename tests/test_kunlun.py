@@ -52,7 +52,8 @@ def test_what_kunlunxin_changes_is_judged_per_generation(scan_code, code, api, o
                  "def build(params):\n    return FusedLAMB(params, lr=1e-3)\n",
                  "apex.optimizers.FusedLAMB", "bert adaptation for R300 builds torch_xmlir's FusedLAMB",
                  id="bert-fused-lamb"),
-    pytest.param("from apex.optimizers import FusedAdam as Adam\ndef build(params):\n    return Adam(params, lr=1e-3)\n",
+    pytest.param("from apex.optimizers import FusedAdam as Adam\ndef build(params):\n"
+                 "    return Adam(params, lr=1e-3)\n",
                  "apex.optimizers.FusedAdam", "cpm adaptation builds torch.optim.Adam", id="cpm-fused-adam"),
     pytest.param("from apex.parallel import DistributedDataParallel as DDP\ndef wrap(model):\n    return DDP(model)\n",
                  "apex.parallel.DistributedDataParallel", "DDP(model, device_ids=[config.local_rank])",
