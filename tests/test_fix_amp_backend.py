@@ -4,7 +4,6 @@ default backend for the accelerator, where the target's torch line has the form 
 what it runs; the fixed code run on the CPU (in-process) and under the fake runtime (``npu_stub``: registered
 through PrivateUse1, its ``hccl`` registered into torch's default backend map, loaded by torch's autoload)."""
 
-import importlib.util
 import warnings
 
 import pytest
@@ -14,7 +13,7 @@ from migrator.maps.accelerator import device_form_gap, device_forms
 from migrator.maps.load import load_json, resolve_targets
 from migrator.pipeline import ScanRequest, scan
 
-from .conftest import write_tree
+from .conftest import load_module as _load, write_tree
 from .npu_stub import run_on_npu, write_stub
 
 torch = pytest.importorskip("torch")
@@ -120,13 +119,6 @@ def test_autocast_and_the_backend_take_the_accelerators_form_and_a_protocol_stay
     assert "`nccl` rewritten" in setup.style_note
     assert train.style == "vendor" and "torch_npu.npu.amp.GradScaler()" in train.new
     assert "torch.amp.GradScaler" in train.style_note and "does not document" in train.style_note
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _probe_in_process(folder, tag):

@@ -42,6 +42,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, repository_marker, uncommitted
+from ..maps.accelerator import device_forms
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span, Status, Unsafe
 from ..resolve.dotted import dotted
@@ -51,7 +52,6 @@ from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
 from .protocols import Kept, hold, library_calls, reaching
-from ..maps.accelerator import device_forms
 from .style import (PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_edit, portable_forms,
                     written_portable)
 from .together import decide
