@@ -221,15 +221,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         [target] = resolve_targets([args.target])
         report = scan(ScanRequest(training / "benchmarks", [target], jobs=2))
     flags = flagged(report, target.id)
-    if args.places:
-        messages = {(f.path, f.span.line): f.verdicts[target.id].message for f in report.findings
-                    if target.id in f.verdicts}
+    if args.places:  # every usage judged there (the validate list's unknowns too), as the count by hand reads them
         for number, place in enumerate(where):
             print(f"#{number} {place.model} | {place.kind} | {place.what}")
-            for path, first, last in place.lines:
-                for line, end, status in flags.get(path, ()):
-                    if first <= end and line <= last:
-                        print(f"    {path}:{line} {status}: {messages.get((path, line), '')[:300]}")
+            for finding in report.judged:
+                verdict = finding.verdicts.get(target.id)
+                if verdict is None or verdict.status is Status.SUPPORTED:
+                    continue
+                if any(path == finding.path and first <= finding.span.end_line and finding.span.line <= last
+                       for path, first, last in place.lines):
+                    print(f"    {finding.path}:{finding.span.line} {verdict.status.value}: {verdict.message[:300]}")
     total, found = Counter(), Counter()
     missed: List[Place] = []
     for place in where:

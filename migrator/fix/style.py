@@ -32,7 +32,8 @@ default backend for the accelerator; the expressions (``operator_maps/accelerato
 accelerator torch has, never the vendor's name. ``torch.cuda.amp.GradScaler`` has a row whose needed API no vendor
 list documents: it keeps the vendor's name, and its file with it. A ``'nccl'`` anywhere else (a comparison, a
 default a comparison meets, which ``together`` rewrites with the call's) has no portable form: the file keeps the
-vendor's names whole, so a backend protocol is never written half in each style.
+vendor's names whole, so a backend protocol is never written half in each style (the expression in a comparison
+would hold on a CPU machine for a ``'gloo'`` the user chose, where ``== 'nccl'`` did not).
 """
 
 from __future__ import annotations
