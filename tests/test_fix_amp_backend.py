@@ -59,6 +59,15 @@ def setup(rank, backend="nccl"):
     if backend == "nccl":
         torch.cuda.set_device(rank)
 ''',
+    # timm's train.py: the autocast class chosen by a flag and called later: no call to write the form into
+    "choose.py": '''\
+import torch
+from contextlib import suppress
+
+
+def pick(use_amp):
+    return torch.cuda.amp.autocast if use_amp else suppress
+''',
     # the scaler's portable form is in no vendor list: the file keeps the vendor's names whole
     "train.py": '''\
 import torch
@@ -118,6 +127,9 @@ def test_autocast_and_the_backend_take_the_accelerators_form_and_a_protocol_stay
     assert setup.style == "vendor" and 'backend="hccl"' in setup.new and 'backend == "hccl"' in setup.new
     assert "`nccl` rewritten" in setup.style_note
     assert train.style == "vendor" and "torch_npu.npu.amp.GradScaler()" in train.new
+    choose = out["choose.py"]
+    assert choose.style == "vendor" and "torch_npu.npu.amp.autocast if use_amp" in choose.new
+    assert "not called where it is named" in choose.style_note and "__migrator" not in choose.new
     assert "torch.amp.GradScaler" in train.style_note and "does not document" in train.style_note
 
 
