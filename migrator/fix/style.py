@@ -3,8 +3,8 @@ else the vendor's names.
 
 What it does:
     ``fix`` first plans and applies a file's edits in the vendor style (``torch_npu.npu.synchronize``, the plugin
-    import). In the portable style (the default), a file whose applied edits are *all* device-management renames
-    with a portable form on the target's line is rewritten again with those forms instead
+    import). In the portable style (the default), a file whose applied edits *all* have a portable form on the
+    target's line (device-management renames, and the device forms below) is rewritten again with those forms instead
     (``torch.cuda.synchronize()`` -> ``torch.accelerator.synchronize()``), and gets no plugin import: torch 2.5+
     loads an installed backend itself (the ``torch.backends`` entry point torch_npu declares).
 
@@ -19,7 +19,8 @@ When the vendor style stays, and why (``Styled.why``):
       the vendor's list: ``TargetMap.documented``); Cambricon's public lines (torch 2.1-2.4) have none;
     - the form behaves otherwise on a CPU-only build (the memory API raises where ``torch.cuda``'s returns 0):
       never used;
-    - the file gets another edit (a device string, ``.cuda()``, an AMP or backend name): the file names the
+    - the file gets another edit (a device string, ``.cuda()``, a scaler, a backend outside the call that takes
+      it; autocast and that call have device forms, below): the file names the
       target's device anyway, so one style serves it whole (a portable guard in front of ``.npu()`` would send
       a CUDA machine into NPU code);
     - a call passes a keyword argument (the portable forms take positional arguments only), or ``torch`` is
