@@ -17,7 +17,9 @@ generation) has a kunlun finding there that is not ``supported``. The script pri
 places missed, and the ``rewrite``/``port`` findings in the 12 models Kunlunxin runs unchanged that sit on no
 place (each contradicts what the vendor kept).
 
-    python bench/bench_flagperf.py --flagperf DIR [--target kunlun@kl2] [--show N]
+    python bench/bench_flagperf.py --flagperf DIR [--target kunlun@kl2] [--show N] [--places]
+
+``--places`` lists every place with the findings on its lines, for the count by hand (docs/vendor-ports.md).
 
 DIR is a FlagPerf checkout or the git directory ``fetch`` gives (``FlagOpen/FlagPerf``); its text is read,
 nothing in it is run.
@@ -210,6 +212,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--flagperf", type=Path, required=True)
     parser.add_argument("--target", default="kunlun@kl2")
     parser.add_argument("--show", type=int, default=10, help="missed places and contradictions to list")
+    parser.add_argument("--places", action="store_true",
+                        help="list every place with the findings on its lines that are not supported, to judge by hand")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         training = checkout(args.flagperf, Path(tmp))
@@ -217,6 +221,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         [target] = resolve_targets([args.target])
         report = scan(ScanRequest(training / "benchmarks", [target], jobs=2))
     flags = flagged(report, target.id)
+    if args.places:  # every usage judged there (the validate list's unknowns too), as the count by hand reads them
+        for number, place in enumerate(where):
+            print(f"#{number} {place.model} | {place.kind} | {place.what}")
+            for finding in report.judged:
+                verdict = finding.verdicts.get(target.id)
+                if verdict is None or verdict.status is Status.SUPPORTED:
+                    continue
+                if any(path == finding.path and first <= finding.span.end_line and finding.span.line <= last
+                       for path, first, last in place.lines):
+                    print(f"    {finding.path}:{finding.span.line} {verdict.status.value}: {verdict.message[:300]}")
     total, found = Counter(), Counter()
     missed: List[Place] = []
     for place in where:

@@ -24,7 +24,7 @@ from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_
 from .evidence import counted_status
 from .inventory import OpMembership
 from .model import Blocker, Category, EditKind, Finding, Report, Status, TargetSummary, Verdict
-from .maps.accelerator import portable_forms
+from .maps.accelerator import device_forms, portable_forms, takes_device_form
 from .maps.load import load_target
 from .rules import ALL_RULES
 from .rules.device.device_call import device_twin
@@ -214,15 +214,16 @@ _CALL_STAYS = {rule.name: rule.call_stays for rule in ALL_RULES}
 def _renamed_with_their_file(judged: Sequence[Finding], target: TargetSummary) -> AbstractSet[str]:
     """The calls that run as written now because they are no-ops without CUDA (a cache flush, a memory counter)
     and that ``fix`` renames to their device twin, because their file gets the vendor's names anyway (a safe
-    rewrite with no portable form on the target's line: a device string, a move, an AMP name): the next scan no
+    rewrite with no portable form on the target's line: a device string, a move, a scaler): the next scan no
     longer sees them (``fix``'s ``device_twins`` and portable style, read the same way)."""
     chosen = load_target(target.id, target.version)
-    forms = portable_forms(chosen)
+    forms, calls = portable_forms(chosen), device_forms(chosen)
     vendor_files = set()
     for finding in judged:
         verdict = finding.verdicts.get(target.id)
         edit = verdict.edit if verdict is not None and verdict.fixable else None
-        if edit is not None and not (edit.kind == EditKind.NAME and edit.old in forms):
+        if edit is not None and not (edit.kind == EditKind.NAME and edit.old in forms) \
+                and not takes_device_form(edit, finding.api, calls):
             vendor_files.add(finding.path)
     twins = set()
     for finding in judged:

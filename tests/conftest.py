@@ -1,3 +1,4 @@
+import importlib.util
 import os
 from pathlib import Path
 from typing import Dict, List
@@ -31,6 +32,14 @@ def temporary_cache(tmp_path_factory):
         else:
             os.environ[name] = value
     user_secret.cache_clear()
+
+
+def load_module(path: Path, name: str):
+    """The Python file at ``path`` imported as a module named ``name`` (a fixed file run in this process)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_tree(root: Path, files: Dict[str, object]) -> Path:

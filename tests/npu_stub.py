@@ -12,9 +12,11 @@ file in the portable style expects.
 
 It has just the Python surface the fixed helpers in the tests call, behaving as the vendor documents it:
 ``torch_npu.npu.get_device_capability()`` returns ``None`` unless ``TORCH_NPU_DEVICE_CAPABILITY`` is set,
-device arguments must name an NPU (``"cuda:0"`` raises ``ValueError``), and moving a module or tensor to
-the NPU (``.npu()``, ``.to("npu")``) is recorded instead of done (the CPU build of torch has no NPU to move it
-to). torch's own ``torch.cuda`` is the CPU build's: ``is_available()`` is ``False`` and a CUDA call raises.
+device arguments must name an NPU (``"cuda:0"`` raises ``ValueError``), the collective backend (``hccl``,
+``cncl``) is registered for the device into torch's default map (its process group is gloo's), and moving a
+module or tensor to the NPU (``.npu()``, ``.to("npu")``) is recorded instead of done (the CPU build of torch has
+no NPU to move it to). torch's own ``torch.cuda`` is the CPU build's: ``is_available()`` is ``False`` and a CUDA
+call raises.
 """
 
 from __future__ import annotations
@@ -56,6 +58,20 @@ def _register():
         return synchronize_device(index)
 
     torch._C._accelerator_synchronizeDevice = accelerator_synchronize
+    _register_backend(torch)
+
+
+def _register_backend(torch):
+    """The collective backend, registered for the device as the plugin does (torch_npu: ``register_backend("hccl",
+    ..., devices=["npu"])``), so torch's default map names it for the device; its process group is gloo's (a CPU
+    build has no other), and its creation is recorded."""
+    import torch.distributed as dist
+
+    def create(store, rank, size, timeout):
+        EVENTS.append(("process_group", "__BACKEND__"))
+        return dist.ProcessGroupGloo(store, rank, size, timeout)
+
+    dist.Backend.register_backend("__BACKEND__", create, devices=["npu"])
 
 
 def _autoload():
@@ -125,6 +141,11 @@ def check_device(device):
 
 def is_available():
     return True
+
+
+def get_amp_supported_dtype():  # what torch.autocast asks a PrivateUse1 device module for
+    import torch
+    return [torch.float16, torch.bfloat16]
 
 
 def is_initialized():
@@ -213,7 +234,8 @@ def write_stub(root: Path, device: str = "npu") -> Path:
     (package / device).mkdir(parents=True, exist_ok=True)
 
     def spelled(template: str) -> str:
-        return template.replace("torch_npu", f"torch_{device}").replace("npu", device)
+        backend = {"npu": "hccl", "mlu": "cncl"}[device]
+        return template.replace("torch_npu", f"torch_{device}").replace("npu", device).replace("__BACKEND__", backend)
 
     (package / "__init__.py").write_text(spelled(_INIT))
     (package / device / "__init__.py").write_text(spelled(_NPU))

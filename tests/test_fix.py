@@ -45,7 +45,8 @@ CASES = [
         id="torch-cuda-call"),
     pytest.param(
         "import torch\nfrom torch.cuda.amp import autocast as ac\n\nwith ac():\n    pass\n",
-        {"cann": "import torch\nimport torch_npu\n\nwith torch_npu.npu.amp.autocast():\n    pass\n",
+        {"cann": "import torch\n\nwith torch.autocast((torch.accelerator.current_accelerator() or "  # portable
+                 "torch.device(\"cuda\")).type):\n    pass\n",
          "neuware": "import torch\nimport torch_mlu\n\nwith torch.mlu.amp.autocast():\n    pass\n"},
         id="amp-alias-and-its-import-no-longer-used"),
     pytest.param(

@@ -46,6 +46,27 @@ def test_what_kunlunxin_changes_is_judged_per_generation(scan_code, code, api, o
             assert cited in verdict.source.lower() and not verdict.fixable
 
 
+@pytest.mark.parametrize("code, api, says", [
+    # bert's shared code imports apex in a try/except: a use the shim alone would call supported
+    pytest.param("try:\n    from apex.optimizers import FusedLAMB\nexcept ImportError:\n    pass\n"
+                 "def build(params):\n    return FusedLAMB(params, lr=1e-3)\n",
+                 "apex.optimizers.FusedLAMB", "bert adaptation for R300 builds torch_xmlir's FusedLAMB",
+                 id="bert-fused-lamb"),
+    pytest.param("from apex.optimizers import FusedAdam as Adam\ndef build(params):\n"
+                 "    return Adam(params, lr=1e-3)\n",
+                 "apex.optimizers.FusedAdam", "cpm adaptation builds torch.optim.Adam", id="cpm-fused-adam"),
+    pytest.param("from apex.parallel import DistributedDataParallel as DDP\ndef wrap(model):\n    return DDP(model)\n",
+                 "apex.parallel.DistributedDataParallel", "DDP(model, device_ids=[config.local_rank])",
+                 id="bert-apex-ddp"),
+])
+def test_the_vendors_swap_is_what_the_finding_says_on_r300(scan_code, code, api, says):
+    """Where a FlagPerf adaptation swaps an apex class, the kl2 finding at the use names the vendor's replacement."""
+    [finding] = [f for f in scan_code(code, ["kunlun@kl2"]) if f.api == api and f.rule == "cuda-library"
+                 and "import" not in f.snippet]  # the use, not the import
+    verdict = finding.verdicts["kunlun"]
+    assert verdict.status == Status.PARTIAL and says in (verdict.message + (verdict.suggestion or "")), verdict.message
+
+
 def test_the_xccl_backend_is_suggested_where_the_constant_is_set_and_never_applied(tmp_path, scan_tree):
     """21 of FlagPerf's 22 Kunlunxin configs write `xccl`; faster_rcnn keeps `nccl` and still runs on 8 cards:
     the vendor's name is suggested where the constant is set, and `fix` leaves code that runs alone."""

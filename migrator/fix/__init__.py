@@ -42,6 +42,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .. import evidence
 from ..discover import base_dir, read_source
 from ..gitcheck import GitUnavailable, repository_marker, uncommitted
+from ..maps.accelerator import device_forms
 from ..maps.load import TargetMap
 from ..model import Edit, EditKind, Report, SourceFile, Span, Status, Unsafe
 from ..resolve.dotted import dotted
@@ -51,7 +52,8 @@ from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
 from .protocols import Kept, hold, library_calls, reaching
-from .style import PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_forms
+from .style import (PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_edit, portable_forms,
+                    written_portable)
 from .together import decide
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -630,18 +632,19 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     if decisions_only:  # which edits apply: the style renames them, never changes which
         return text, done, [*skipped, *held], styled
     if style == PORTABLE and done:
-        why = not_portable(target, [(p.edit.kind, p.edit.old, (p.at.line or 0, p.at.col or 0)) for p in done],
+        why = not_portable(target, [(p.edit.kind, p.edit.old, (p.at.line or 0, p.at.col or 0), p.api) for p in done],
                            keyword_calls(module), bound.get("torch") == "torch")
         if why is None:  # the same edits at the same places, written with the portable names
-            forms = portable_forms(target)
-            restyled = [replace(p, edit=replace(p.edit, new=forms[p.edit.old].portable))
-                        if p.edit.kind == EditKind.NAME and p.edit.old in forms else p for p in ready]
-            again, done_again, held_again = _apply_all(module, restyled, file_plan, target.device_to, imported,
-                                                       unready, target.backend_to)
-            if [p.finding for p in done_again] == [p.finding for p in done]:
-                changed, done, held, styled = again, done_again, held_again, Styled(PORTABLE)
-            else:
+            again, done_again, held_again = _apply_all(module, _restyled(ready, target), file_plan,
+                                                       target.device_to, imported, unready, target.backend_to)
+            written = written_portable(again, device_forms(target))
+            if [p.finding for p in done_again] != [p.finding for p in done]:
                 why = "the portable names would not apply to the same calls as the vendor's"
+            elif written is None:
+                why = ("a CUDA AMP call cannot take its portable form here (it is not called where it is named, or "
+                       "passes more positional arguments than the form names)")
+            else:
+                changed, done, held, styled = written, done_again, held_again, Styled(PORTABLE)
         if styled.style != PORTABLE:
             styled = Styled(VENDOR, why)
     if done and styled.style == VENDOR and file_plan.follows:
@@ -654,6 +657,20 @@ def _fix_python(text: str, file_plan: FilePlan, target: TargetMap, insert_import
     if done and plugin and plugin not in bound and insert_import and styled.style == VENDOR:
         new = _insert_import(new, import_first or "")
     return new, done, skipped, styled
+
+
+def _restyled(ready: Sequence[PlannedEdit], target: TargetMap) -> List[PlannedEdit]:
+    """The edits of a file ``not_portable`` passed, with their portable names: a ``torch.accelerator`` rename, or
+    a marked call or value ``written_portable`` writes in its device form."""
+    forms, calls = portable_forms(target), device_forms(target)
+    out = []
+    for planned in ready:
+        if planned.edit.kind == EditKind.NAME and planned.edit.old in forms:
+            out.append(replace(planned, edit=replace(planned.edit, new=forms[planned.edit.old].portable)))
+            continue
+        edit = portable_edit(planned.edit, planned.api, calls)
+        out.append(planned if edit is None else replace(planned, edit=replace(edit, at=planned.edit.at)))
+    return out
 
 
 def _with_follows(module: cst.Module, ready: List[PlannedEdit], done: List[PlannedEdit], held: List[Skipped],

@@ -234,7 +234,21 @@ def _accelerator_table(curated: Path) -> dict:
             raise MapsBuildError(f"{where}: since {row.get('since')!r} is not a release the sources cite")
         if row.get("cpu") not in ("same", "differs") or (row["cpu"] == "differs" and not row.get("why")):
             raise MapsBuildError(f"{where}: cpu is same or differs (with why)")
+    values, device_sources = data.get("values") or {}, data.get("device_sources") or {}
+    forms = data.get("device_forms") or {}
+    for api, row in forms.items():
+        where = f"accelerator.yaml: device_forms: {api}"
+        if "same_as" in row:
+            if row["same_as"] not in forms or "same_as" in forms[row["same_as"]]:
+                raise MapsBuildError(f"{where}: same_as names a row of its own")
+            continue
+        if row.get("value") not in values or str(row.get("since")) not in device_sources:
+            raise MapsBuildError(f"{where}: value is one of values, since a release device_sources cites")
+        if not row.get("needs") or row.get("cpu") not in ("same", "runs"):
+            raise MapsBuildError(f"{where}: needs the APIs it runs, and cpu is same or runs")
     return {"schema": "migrator.accelerator/1", "apis": data.get("apis") or {}, "sources": sources,
+            "values": values, "device_sources": device_sources,
+            "device_forms": {api: forms[row["same_as"]] if "same_as" in row else row for api, row in forms.items()},
             "source": "operator_maps/curated/accelerator.yaml (PyTorch's docs per release; the CPU column measured)"}
 
 

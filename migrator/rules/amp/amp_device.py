@@ -34,7 +34,8 @@ class AmpDevice(Rule):
 
     ## Fix safety
     Exact: the device string becomes the target's (`'npu'`, `'mlu'`), and a `GradScaler()` with no device
-    gets the target's device as its first argument. Nothing else in the call changes.
+    gets the target's device as its first argument. Nothing else in the call changes. In `fix`'s portable
+    style (a target line with the form, `fix/style.py`) autocast's device is the accelerator's type instead.
     """
 
     name = "amp-device"
@@ -46,8 +47,9 @@ class AmpDevice(Rule):
     examples = (
         Invalid("import torch\nwith torch.autocast(device_type='cuda', dtype=torch.float16):\n    pass\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
-                fixed=dict(cann="import torch\nimport torch_npu\n"
-                                "with torch.autocast(device_type='npu', dtype=torch.float16):\n    pass\n",
+                # cann's torch line and Ascend's list have the portable form (fix/style.py): the accelerator's type
+                fixed=dict(cann="import torch\nwith torch.autocast(device_type=(torch.accelerator.current_accelerator()"
+                                " or torch.device(\"cuda\")).type, dtype=torch.float16):\n    pass\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "with torch.autocast(device_type='mlu', dtype=torch.float16):\n    pass\n")),
         Invalid("import torch\nscaler = torch.amp.GradScaler('cuda')\n",
