@@ -8,7 +8,12 @@ What it does:
     where its value is bound (``self.cuda = torch.cuda.is_available()``, ``n = torch.cuda.device_count()``),
     every test, loop and comprehension in the binding's scope that reads the name (``if self.cuda:`` in every
     method of the class, ``for i in range(n):``), names bound from it in turn (``use_amp = self.cuda and
-    amp``), and the rest of a block after ``if not cuda: return``.
+    amp``), and the rest of a block after ``if not cuda: return``. An ``assert`` decides the rest of its block
+    (and, as the body of an ``if`` with no ``else``, the rest of the ``if``'s block: ``if 'fused' in opt:
+    assert has_apex and torch.cuda.is_available()``); a test-skipping decorator (``@unittest.skipIf(not
+    torch.cuda.is_available(), ...)``, ``skipUnless``, ``pytest.mark.skipif``) decides what it decorates; a
+    guard passed to a function or class of the same file (``AsyncPredictor(cfg, num_gpus=num_gpu)``) decides
+    what that parameter decides in its body.
 
 Why:
     Flipped alone, the guard makes dormant CUDA code live::
@@ -39,7 +44,12 @@ Fix:
     in another file: fairseq's trainer), found by name (``reaching``) among the top-level functions, classes
     and methods of the files that keep one, closed over the calls those files make.
 
-What it does not follow: a guard handed to another function or read in another module, and a function that
+    A build of CUDA sources counts as one too (``CUDA_BUILDS``: ``CUDAExtension``, which the data calls supported
+    as an API, picked where ``torch.cuda.is_available() and CUDA_HOME`` would become the target's question). A
+    use through a name (``x.to(device=device)``) whose literal an edit of this run rewrites where it is set does
+    not count (``fix.plan``).
+
+What it does not follow: a guard handed to a function of another module or read there, and a function that
 returns one (``def use_cuda(): return torch.cuda.is_available()``); those branches are judged by their own
 findings only.
 """
@@ -65,7 +75,15 @@ Region = Tuple[Position, Position]
 FLIPS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported",
                    "torch.cuda.is_initialized", "torch.backends.cudnn.is_available"})
 
+#: what runs as written on the target but builds code for CUDA only: in a branch a flip decides, it would build
+#: the CUDA sources (nvcc) where the target's question answers (a ``setup.py`` whose ``torch.cuda.is_available()
+#: and CUDA_HOME`` picks ``CUDAExtension``): API -> what it does there
+CUDA_BUILDS = {"torch.utils.cpp_extension.CUDAExtension": "builds the CUDA sources with nvcc (a CUDA kernel "
+                                                           "build, none for the target)"}
+
 _POSITIVE, _NEGATIVE, _BOTH = 1, -1, 0
+#: decorators that skip what they decorate when their condition holds (``skipUnless``: when it does not)
+_SKIPS = frozenset({"skipIf", "skipif", "skipUnless"})
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
@@ -98,10 +116,13 @@ class _Tree(cst.CSTVisitor):
         self.nodes: Dict[int, cst.CSTNode] = {}
         self.reads: List[cst.BaseExpression] = []  # every Name and Attribute (candidates for a guard's uses)
         self.calls: List[cst.Call] = []
+        self.root: Optional[cst.CSTNode] = None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.stack:
             self.parent[id(node)] = self.stack[-1]
+        else:
+            self.root = node
         self.stack.append(node)
         if id(node) in self.wanted:
             self.nodes[id(node)] = node
@@ -389,6 +410,14 @@ class _Decided:
                 if holder is not None:
                     self.regions.append(self._span(holder))
                 return bound
+            if isinstance(parent, cst.Assert) and child is parent.test:
+                if polarity != _NEGATIVE:  # what follows the assert runs only where it holds
+                    self.regions.extend(self._after_assert(parent))
+                return bound
+            if isinstance(parent, cst.Arg) and child is parent.value:
+                call = self.tree.parent.get(id(parent))
+                if isinstance(call, cst.Call) and self._into_call(call, parent, polarity, depth):
+                    return bound
             if isinstance(parent, (cst.Assign, cst.AnnAssign)) and child is parent.value:
                 targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
                 for target in targets:
@@ -428,6 +457,74 @@ class _Decided:
             rest = self._rest_of_block(statement)  # ``if not cuda: return`` -> what follows runs on the device
             if rest is not None:
                 self.regions.append(rest)
+
+    def _after_assert(self, assertion: cst.Assert) -> List[Region]:
+        """The rest of the assert's block; where that block is the body of an ``if`` with no ``else`` (``if
+        'fused' in opt: assert has_apex and torch.cuda.is_available()``), the rest of the ``if``'s block too."""
+        line = self.tree.parent.get(id(assertion))
+        if line is None:
+            return []
+        regions = [r for r in (self._rest_of_block(line),) if r is not None]
+        block = self.tree.parent.get(id(line))
+        statement = self.tree.parent.get(id(block)) if block is not None else None
+        if isinstance(statement, cst.If) and block is statement.body and statement.orelse is None:
+            rest = self._rest_of_block(statement)
+            if rest is not None:
+                regions.append(rest)
+        return regions
+
+    def _into_call(self, call: cst.Call, arg: cst.Arg, polarity: int, depth: int) -> bool:
+        """A guard passed as an argument: to a test-skipping decorator (``@unittest.skipIf(not
+        torch.cuda.is_available(), ...)``, ``skipUnless``, ``pytest.mark.skipif``), what it decorates; to a
+        function or class of this file (``AsyncPredictor(cfg, num_gpus=n)``), that parameter's reads in its
+        body, each followed as a guard. Whether it was followed."""
+        name = dotted(call.func)
+        last = name.rsplit(".", 1)[-1] if name else ""
+        first = next((a for a in call.args if a.keyword is None and not a.star), None)
+        if last in _SKIPS and (arg is first or (arg.keyword is not None and arg.keyword.value == "condition")):
+            decorated = self.tree.parent.get(id(self.tree.parent.get(id(call))))
+            if isinstance(self.tree.parent.get(id(call)), cst.Decorator) and \
+                    isinstance(decorated, (cst.FunctionDef, cst.ClassDef)):
+                runs = polarity if last == "skipUnless" else -polarity
+                if runs != _NEGATIVE:
+                    self.regions.append(self._span(decorated.body))
+                return True
+            return False
+        function, method = self._callee(call)
+        if function is None:
+            return False
+        params = [*function.params.posonly_params, *function.params.params][1 if method else 0:]
+        if arg.keyword is not None:
+            every = (*params, *function.params.kwonly_params)
+            param = next((p for p in every if p.name.value == arg.keyword.value), None)
+        else:
+            index = [a for a in call.args if a.keyword is None].index(arg)
+            param = params[index] if index < len(params) and not any(a.star for a in call.args[:index + 1]) \
+                else None
+        if param is None:
+            return False
+        self._uses(param.name, param.name.value, polarity, depth)
+        return True
+
+    def _callee(self, call: cst.Call) -> Tuple[Optional[cst.FunctionDef], bool]:
+        """The function ``call`` runs, when this file defines it at its top level (a class: its ``__init__``),
+        or it is ``self.method(...)`` of the enclosing class; and whether it is a method (its first parameter
+        is the instance, not passed)."""
+        func = call.func
+        if isinstance(func, cst.Name) and isinstance(self.tree.root, cst.Module):
+            for statement in self.tree.root.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == func.value:
+                    return statement, False
+                if isinstance(statement, cst.ClassDef) and statement.name.value == func.value:
+                    return _method(statement, "__init__"), True
+            return None, False
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            holder = self.tree.parent.get(id(call))
+            while holder is not None and not isinstance(holder, cst.ClassDef):
+                holder = self.tree.parent.get(id(holder))
+            if isinstance(holder, cst.ClassDef):
+                return _method(holder, func.attr.value), True
+        return None, False
 
     def _rest_of_block(self, statement: cst.CSTNode) -> Optional[Region]:
         block = self.tree.parent.get(id(statement))
@@ -471,6 +568,11 @@ class _Decided:
                 return holder  # a class attribute's name
             holder = self.tree.parent.get(id(holder))
         return holder
+
+
+def _method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def _carrier(node: cst.CSTNode) -> Optional[str]:
