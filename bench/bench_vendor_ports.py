@@ -65,7 +65,9 @@ from migrator.fix import fix_report  # noqa: E402
 from migrator.maps.load import load_json, resolve_targets  # noqa: E402
 from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
-DEVICE = re.compile(r"cuda|nccl|npu|hccl|mlu|cncl|apex|\bamp\b|autocast|GradScaler", re.IGNORECASE)
+#: a device spelling (``npu`` / ``mlu`` not inside a word: ``Input`` is no NPU)
+DEVICE = re.compile(r"cuda|nccl|(?<![a-z])(?:npu|mlu)(?![a-z])|hccl|cncl|apex|\bamp\b|autocast|GradScaler",
+                    re.IGNORECASE)
 OP_SUBSTITUTION = re.compile(r"\b(?:torch_npu|torch)\.(npu_\w+)")
 #: each target's device name, as the vendor's port spells it (``torch.npu.x``, ``torch.mlu.x``)
 DEVICE_NAME = {"cann": "npu", "neuware": "mlu"}
