@@ -565,6 +565,11 @@ import torch
 def pairwise_iou_rotated(boxes1, boxes2):
     major = torch.cuda.get_device_properties(boxes1.device).major
     return torch.zeros(len(boxes1), len(boxes2)) + major
+
+
+class RotatedIoU(torch.nn.Module):
+    def forward(self, boxes1, boxes2):
+        return pairwise_iou_rotated(boxes1, boxes2)
 '''
 
 ROTATED_TESTS = '''\
@@ -572,7 +577,7 @@ import unittest
 
 import torch
 
-from rotated_ops import pairwise_iou_rotated
+from rotated_ops import RotatedIoU, pairwise_iou_rotated
 
 
 class TestRotated(unittest.TestCase):
@@ -585,6 +590,13 @@ class TestRotated(unittest.TestCase):
     def test_move_cuda(self):
         boxes = torch.ones(2, 5).cuda()
         self.assertEqual(tuple(boxes.shape), (2, 5))
+
+
+def compare(boxes):
+    op = RotatedIoU()
+    if torch.cuda.is_available():
+        return tuple(op.forward(boxes.cuda(), boxes.cuda()).shape)
+    return None
 
 
 def outcome():
@@ -620,17 +632,20 @@ def test_guards_carried_by_an_assert_a_skip_decorator_or_a_callee_flip_only_with
     assert fixed["predictor.py"].new is None and fixed["setup_ext.py"].new is None
     # a skip decorator decides the test it decorates: held where it reaches a kept call, flipped where it does not
     assert "pairwise_iou_rotated() (line 12: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 9]
-    assert fixed["test_rotated.py"].new.count("torch.cuda.is_available()") == 1
+    assert fixed["test_rotated.py"].new.count("torch.cuda.is_available()") == 2
+    # an object of a repository class whose method reaches a kept call: `op = RotatedIoU()`, `op.forward(...)`
+    assert "op.forward() (line 23: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 22]
     # flipped: the assert and what follows it, the backend list and the device a later line reads through a name
     assert "torch.cuda" not in fixed["launch.py"].new
     assert '["gloo", "hccl"]' in fixed["comm.py"].new and '"npu")' in fixed["comm.py"].new
     run = '''
-        import predictor, setup_ext, test_rotated, launch, comm
+        import torch, predictor, setup_ext, test_rotated, launch, comm
         result = [predictor.build(), setup_ext.get_extension(), test_rotated.outcome(), launch.setup(0),
-                  comm.serialize(b"ab", "hccl")]
+                  comm.serialize(b"ab", "hccl"), test_rotated.compare(torch.ones(2, 5))]
     '''
     on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, run)
-    assert on_npu.get("result") == [["cpu"], "CppExtension", {"skipped": ["test_iou_cuda"], "failed": 0}, 1, 2], on_npu
+    assert on_npu.get("result") == [["cpu"], "CppExtension", {"skipped": ["test_iou_cuda"], "failed": 0}, 1, 2,
+                                    None], on_npu
     original = {name: runpy.run_path(str(tmp_path / "original" / name)) for name in ("predictor.py", "setup_ext.py")}
     assert original["predictor.py"]["build"]() == ["cpu"]  # on this CPU, as on the NPU after the fix
     assert original["setup_ext.py"]["get_extension"]() == "CppExtension"

@@ -158,6 +158,7 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
         if reached:
             start = positions[call].start
             kept.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    kept.extend(_objects_reaching(tree, positions, reach or {}))
     kept.extend(_loads_to_saved_devices(tree, positions))
     held: Dict[int, str] = _strings_in_kept_cuda_calls(tree, found, edits)
     flips: List[Flip] = []
@@ -280,6 +281,30 @@ class _LibraryNames(cst.CSTVisitor):
 #: what a ``torch.load`` without ``map_location`` does on a machine without CUDA
 _LOADS_TO_CUDA = ("restores each tensor to the device it was saved from: a checkpoint saved on CUDA raises where "
                   "CUDA is absent (no map_location)")
+
+
+def _objects_reaching(tree: _Tree, positions: Mapping[cst.CSTNode, object], reach: Mapping[str, str]) -> Iterator[Kept]:
+    """``op = ROIAlign(...)`` then ``op.forward(x.cuda())``, or ``ROIAlign(...).forward(x)``: a method called on
+    an object of a repository class whose method keeps a call (``reaching``'s ``Class.method``)."""
+    if not reach:
+        return
+    made: Dict[str, str] = {}  # a name -> the class whose call binds it, anywhere in the file
+    for call in tree.calls:
+        holder = tree.parent.get(id(call))
+        if isinstance(call.func, cst.Name) and isinstance(holder, cst.Assign) and len(holder.targets) == 1 \
+                and isinstance(holder.targets[0].target, cst.Name) and holder.value is call:
+            made[holder.targets[0].target.value] = call.func.value
+    for call in tree.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            continue
+        receiver = func.value
+        cls = made.get(receiver.value) if isinstance(receiver, cst.Name) else \
+            receiver.func.value if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) else None
+        reached = reach.get(f"{cls}.{func.attr.value}") if cls else None
+        if reached:
+            start = positions[call].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}")
 
 
 def _loads_to_saved_devices(tree: _Tree, positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:
@@ -629,7 +654,8 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
     """The repository's callables that run a kept call: name -> which call, where. ``kept``: per file (POSIX
     path under ``root``), the lines of its kept calls with their API. Each top-level function, class (its
     ``__init__``, which constructing it runs) and, as ``path::name``, method whose body holds one is named;
-    then, to a fixed point, each one of those files that calls a named one by its name."""
+    then, to a fixed point, each one of those files that calls a named one by its name. A method is also named
+    ``Class.method``, for the calls on an object of the class (``_objects_reaching``)."""
     bodies: List[Tuple[str, str, Set[str], int, int]] = []  # (key, path, names it calls, first, last line)
     reach: Dict[str, str] = {}
     for rel, calls in kept.items():
@@ -648,6 +674,7 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         span = (item.lineno, item.end_lineno or item.lineno)
                         bodies.append((f"{rel}::{item.name}", rel, _called(item), *span))
+                        bodies.append((f"{node.name}.{item.name}", rel, _called(item), *span))
                         if item.name == "__init__":
                             bodies.append((node.name, rel, _called(item), *span))
         for key, path, _, first, last in bodies:
