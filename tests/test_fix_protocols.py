@@ -567,9 +567,18 @@ def pairwise_iou_rotated(boxes1, boxes2):
     return torch.zeros(len(boxes1), len(boxes2)) + major
 
 
+class _RotatedIoU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, boxes1, boxes2):
+        return pairwise_iou_rotated(boxes1, boxes2)
+
+
+rotated_iou = _RotatedIoU.apply
+
+
 class RotatedIoU(torch.nn.Module):
     def forward(self, boxes1, boxes2):
-        return pairwise_iou_rotated(boxes1, boxes2)
+        return rotated_iou(boxes1, boxes2)
 '''
 
 ROTATED_TESTS = '''\
@@ -633,7 +642,8 @@ def test_guards_carried_by_an_assert_a_skip_decorator_or_a_callee_flip_only_with
     # a skip decorator decides the test it decorates: held where it reaches a kept call, flipped where it does not
     assert "pairwise_iou_rotated() (line 12: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 9]
     assert fixed["test_rotated.py"].new.count("torch.cuda.is_available()") == 2
-    # an object of a repository class whose method reaches a kept call: `op = RotatedIoU()`, `op.forward(...)`
+    # an object of a repository class whose method reaches a kept call: `op = RotatedIoU()`, `op.forward(...)`,
+    # through `rotated_iou = _RotatedIoU.apply`
     assert "op.forward() (line 23: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 22]
     # flipped: the assert and what follows it, the backend list and the device a later line reads through a name
     assert "torch.cuda" not in fixed["launch.py"].new

@@ -655,7 +655,8 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
     path under ``root``), the lines of its kept calls with their API. Each top-level function, class (its
     ``__init__``, which constructing it runs) and, as ``path::name``, method whose body holds one is named;
     then, to a fixed point, each one of those files that calls a named one by its name. A method is also named
-    ``Class.method``, for the calls on an object of the class (``_objects_reaching``)."""
+    ``Class.method``, for the calls on an object of the class (``_objects_reaching``), and a module-level alias
+    of a class's method (``roi_align = _ROIAlign.apply``, which runs its ``forward``) reaches what it does."""
     bodies: List[Tuple[str, str, Set[str], int, int]] = []  # (key, path, names it calls, first, last line)
     reach: Dict[str, str] = {}
     for rel, calls in kept.items():
@@ -666,7 +667,14 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
             tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             continue
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
         for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) \
+                    and node.value.value.id in classes:  # ``roi_align = _ROIAlign.apply``: its forward runs
+                method = "forward" if node.value.attr == "apply" else node.value.attr
+                bodies.append((node.targets[0].id, rel, {f"{node.value.value.id}.{method}"}, node.lineno,
+                               node.lineno))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bodies.append((node.name, rel, _called(node), node.lineno, node.end_lineno or node.lineno))
             elif isinstance(node, ast.ClassDef):
