@@ -1,8 +1,10 @@
 """How much of a vendor's own port `migrator fix` reproduces (issue 25's measure).
 
 Huawei's ModelZoo holds Ascend ports of public projects, each README naming the upstream commit it started
-from. For each pair this script takes the upstream files at that commit and the vendor's files, and looks
-at every upstream line the vendor changed in a device-related way (CUDA, NCCL, AMP/apex, NPU spellings).
+from (Cambricon's pytorch_modelzoo names the upstream release; the commit is the one whose files the port's
+unchanged files equal). For each pair this script takes the upstream files at that commit and the vendor's
+files, and looks at every upstream line the vendor changed in a device-related way (CUDA, NCCL, AMP/apex,
+NPU and MLU spellings).
 Each such line is then:
 
 - reproduced   ``migrator fix`` (safe mode) writes the vendor's line (``torch_npu.npu.x`` counts as ``torch.npu.x``,
@@ -17,7 +19,22 @@ Each such line is then:
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
 vendor's ``torch_npu.npu_*`` operator substitutions with whether the scan suggests one there.
 
-    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor] [--hunks]
+    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor]
+        [--hunks]
+    python bench/bench_vendor_ports.py --pair NAME=UPSTREAM_GIT@COMMIT:VENDOR_GIT@COMMIT:SUBDIR [--pair ...]
+        [--target cann|neuware] [--hunks]
+
+``--pair`` measures any other pair (repeatable; without ``--modelzoo`` only these): the upstream git directory
+at its commit against the vendor's git directory at its commit (``HEAD`` for the stored one), under ``SUBDIR``
+of the vendor's repository; ``--target`` is the vendor's (``neuware`` for Cambricon's ports). The pairs measured
+so far (docs/vendor-ports.md), with D2, TIMM, MZ and CAMB the git directories of detectron2, timm,
+Ascend/ModelZoo-PyTorch and Cambricon/pytorch_modelzoo:
+
+    --pair detectron2=D2@be792b959bca9af0aacfa04799537856c7a92802:MZ@HEAD:$D2_PORT
+    --pair timm-mlu=TIMM@878bee1d5e3bbc607424e2ef3284bbf7fd219c97:CAMB@HEAD:$TIMM_PORT --target neuware
+
+    D2_PORT=PyTorch/built-in/cv/detection/Faster_Mask_RCNN_for_PyTorch
+    TIMM_PORT=built-in/cv/classification/timm/models
 
 ``--hunks`` prints every vendor hunk that holds a device change, with the upstream lines, the vendor's, what
 ``fix`` writes there (safe mode) and the findings on them, for the count by hand per hunk that the numbers
@@ -25,7 +42,8 @@ above only approximate (a line equal to the vendor's may work only under the ven
 written otherwise may do the same on the target).
 
 Each DIR is a git directory (``fetch``: Ascend/ModelZoo-PyTorch, huggingface/pytorch-image-models,
-facebookresearch/fairseq). Nothing is run from the repositories; only their text is read.
+facebookresearch/fairseq, facebookresearch/detectron2, Cambricon/pytorch_modelzoo). Nothing is run from the
+repositories; only their text is read.
 """
 
 from __future__ import annotations
@@ -47,8 +65,12 @@ from migrator.fix import fix_report  # noqa: E402
 from migrator.maps.load import load_json, resolve_targets  # noqa: E402
 from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
-DEVICE = re.compile(r"cuda|nccl|npu|hccl|apex|\bamp\b|autocast|GradScaler", re.IGNORECASE)
+#: a device spelling (``npu`` / ``mlu`` not inside a word: ``Input`` is no NPU)
+DEVICE = re.compile(r"cuda|nccl|(?<![a-z])(?:npu|mlu)(?![a-z])|hccl|cncl|apex|\bamp\b|autocast|GradScaler",
+                    re.IGNORECASE)
 OP_SUBSTITUTION = re.compile(r"\b(?:torch_npu|torch)\.(npu_\w+)")
+#: each target's device name, as the vendor's port spells it (``torch.npu.x``, ``torch.mlu.x``)
+DEVICE_NAME = {"cann": "npu", "neuware": "mlu"}
 
 
 @dataclass(frozen=True)
@@ -57,8 +79,22 @@ class Pair:
     upstream: str  # key of the upstream git directory
     commit: str
     upstream_prefix: str  # folder in the upstream repository ("" for the root)
-    vendor: str  # folder in ModelZoo-PyTorch
+    vendor: str  # folder in the vendor's repository
     files: Tuple[Tuple[str, str], ...] = ()  # (upstream rel, vendor rel); empty: every .py both have
+    vendor_commit: str = "HEAD"
+
+
+def parse_pair(spec: str) -> Tuple[Pair, Path, Path]:
+    """``NAME=UPSTREAM_GIT@COMMIT:VENDOR_GIT@COMMIT:SUBDIR`` -> the pair and its two git directories."""
+    name, sep, rest = spec.partition("=")
+    parts = rest.split(":")
+    if not sep or len(parts) != 3 or "@" not in parts[0] or "@" not in parts[1]:
+        raise argparse.ArgumentTypeError(f"--pair {spec!r}: expected NAME=UPSTREAM_GIT@COMMIT:VENDOR_GIT@COMMIT:"
+                                         "SUBDIR")
+    upstream, commit = parts[0].rsplit("@", 1)
+    vendor, vendor_commit = parts[1].rsplit("@", 1)
+    return (Pair(f"{name} @{commit[:7]} / {parts[2].rstrip('/').rsplit('/', 1)[-1]}", name, commit, "",
+                 parts[2].rstrip("/"), vendor_commit=vendor_commit), Path(upstream), Path(vendor))
 
 
 PAIRS = (
@@ -86,16 +122,16 @@ def tree(git_dir: Path, commit: str, prefix: str) -> Dict[str, str]:
     return out
 
 
-#: a portable form -> the vendor's name of the same call (``torch.accelerator.set_device_index`` ->
-#: ``torch.npu.set_device``)
-PORTABLE_AS_VENDOR = {row["portable"]: "torch.npu." + api.rsplit(".", 1)[1]
+#: a portable form -> the vendor's name of the same call, ``{device}`` for the target's device name
+#: (``torch.accelerator.set_device_index`` -> ``torch.npu.set_device``)
+PORTABLE_AS_VENDOR = {row["portable"]: "torch.{device}." + api.rsplit(".", 1)[1]
                       for api, row in load_json("accelerator.json")["apis"].items() if row.get("portable")}
 
 
-def normal(line: str) -> str:
+def normal(line: str, device: str = "npu") -> str:
     for portable, vendor in PORTABLE_AS_VENDOR.items():
-        line = re.sub(re.escape(portable) + r"\b", vendor, line)
-    line = line.replace("torch_npu.npu.", "torch.npu.").replace('"', "'")
+        line = re.sub(re.escape(portable) + r"\b", vendor.format(device=device), line)
+    line = line.replace(f"torch_{device}.{device}.", f"torch.{device}.").replace('"', "'")
     return re.sub(r"\s+", "", line.split("#")[0])
 
 
@@ -109,9 +145,10 @@ def line_map(old: Sequence[str], new: Sequence[str]) -> Dict[int, str]:
 
 
 def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False,
-            style: str = "portable", hunks: bool = False) -> Counter:
+            style: str = "portable", hunks: bool = False, target_id: str = "cann") -> Counter:
+    device = DEVICE_NAME.get(target_id, target_id)
     before = tree(upstream, pair.commit, pair.upstream_prefix)
-    after = tree(modelzoo, "HEAD", pair.vendor)
+    after = tree(modelzoo, pair.vendor_commit, pair.vendor)
     files = pair.files or tuple((rel, rel) for rel in sorted(before) if rel in after)
     counts: Counter = Counter()
     extra: List[str] = []
@@ -120,18 +157,18 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         for up, _ in files:
             (root / up).parent.mkdir(parents=True, exist_ok=True)
             (root / up).write_text(before[up], encoding="utf-8")
-        target = resolve_targets(["cann"])
+        target = resolve_targets([target_id])
         report = scan(ScanRequest(root, target, jobs=2))
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode, style=style).changed}
                  for mode in (False, True)}
-    # a line the scan says something actionable about: not supported on cann, or with a suggestion (the
+    # a line the scan says something actionable about: not supported on the target, or with a suggestion (the
     # vendor's path beside an optional import's fallback), on the worklist or in the lists kept apart from it
     # (a tune finding, evidence to validate)
-    flagged = {(f.path, f.span.line) for f in report.judged if f.verdicts.get("cann") is not None
-               and (f.verdicts["cann"].status.value != "supported" or f.verdicts["cann"].suggestion)}
+    flagged = {(f.path, f.span.line) for f in report.judged if f.verdicts.get(target_id) is not None
+               and (f.verdicts[target_id].status.value != "supported" or f.verdicts[target_id].suggestion)}
     said: Dict[Tuple[str, int], List[str]] = {}
     for f in report.judged:
-        verdict = f.verdicts.get("cann")
+        verdict = f.verdicts.get(target_id)
         if verdict is not None and f.span.line is not None:
             said.setdefault((f.path, f.span.line), []).append(
                 f"{f.rule} {f.api}: {verdict.status.value}" + (f" -> {verdict.suggestion[:90]}" if verdict.suggestion
@@ -145,7 +182,7 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, vendor, autojunk=False).get_opcodes():
             if tag == "equal":
                 continue
-            wanted = {normal(v) for v in vendor[j1:j2]}
+            wanted = {normal(v, device) for v in vendor[j1:j2]}
             for op in OP_SUBSTITUTION.findall("\n".join(vendor[j1:j2])):
                 near = any((up, n + 1) in flagged for n in range(max(i1 - 2, 0), i2 + 2))
                 counts[f"op substitution {'near a finding' if near else 'with nothing there'}"] += 1
@@ -157,9 +194,9 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
                 if not DEVICE.search(old[index] + "\n" + "\n".join(vendor[j1:j2])):
                     continue
                 counts["vendor device changes"] += 1
-                if index in safe and normal(safe[index]) in wanted:
+                if index in safe and normal(safe[index], device) in wanted:
                     kind = "reproduced"
-                elif index in unsafe and normal(unsafe[index]) in wanted:
+                elif index in unsafe and normal(unsafe[index], device) in wanted:
                     kind = "unsafe"
                 elif index in safe:
                     kind = "edited"
@@ -209,18 +246,27 @@ def _print_hunk(path: str, old: Sequence[str], vendor: Sequence[str], spans: Tup
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--modelzoo", type=Path, required=True)
-    parser.add_argument("--timm", type=Path, required=True)
-    parser.add_argument("--fairseq", type=Path, required=True)
+    parser.add_argument("--modelzoo", type=Path, help="Ascend/ModelZoo-PyTorch: measure the default pairs (with "
+                        "--timm and --fairseq).")
+    parser.add_argument("--timm", type=Path)
+    parser.add_argument("--fairseq", type=Path)
+    parser.add_argument("--pair", type=parse_pair, action="append", default=[],
+                        metavar="NAME=UPSTREAM_GIT@COMMIT:VENDOR_GIT@COMMIT:SUBDIR", help="Another pair to measure.")
+    parser.add_argument("--target", default="cann", help="The vendor's target (neuware for Cambricon's ports).")
     parser.add_argument("--show", type=int, default=20, help="How many extra safe edits to print per pair.")
     parser.add_argument("--verbose", action="store_true", help="Print every vendor change not reproduced.")
     parser.add_argument("--style", choices=("portable", "vendor"), default="portable", help="fix's rewrite style.")
     parser.add_argument("--hunks", action="store_true", help="Print each vendor hunk with a device change, to count "
                         "by hand.")
     args = parser.parse_args()
-    upstreams = {"timm": args.timm, "fairseq": args.fairseq}
-    for pair in PAIRS:
-        measure(pair, upstreams[pair.upstream], args.modelzoo, args.show, args.verbose, args.style, args.hunks)
+    if args.modelzoo is None and not args.pair:
+        parser.error("give --modelzoo with --timm and --fairseq, or --pair")
+    if args.modelzoo is not None and (args.timm is None or args.fairseq is None):
+        parser.error("--modelzoo needs --timm and --fairseq")
+    runs = [(pair, {"timm": args.timm, "fairseq": args.fairseq}[pair.upstream], args.modelzoo)
+            for pair in (PAIRS if args.modelzoo is not None else ())] + args.pair
+    for pair, upstream, vendor in runs:
+        measure(pair, upstream, vendor, args.show, args.verbose, args.style, args.hunks, args.target)
 
 
 if __name__ == "__main__":

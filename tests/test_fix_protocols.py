@@ -485,3 +485,192 @@ def test_a_load_without_map_location_and_a_string_inside_a_kept_cuda_call_stay(t
     run = f"import vocoder\nresult = vocoder.load({str(tmp_path / 'ckpt.pt')!r})"
     assert run_on_npu(write_stub(tmp_path / "stub"), project, run).get("result") == ["w"]
     assert runpy.run_path(str(tmp_path / "original" / "vocoder.py"))["load"](tmp_path / "ckpt.pt") == ["w"]
+
+
+# ------------------------------------------------------------------ guards an assert, a decorator or a callee carries
+# Each module is a reduced copy of the code at the exact vendor bases where the flip was harmful (or, for the
+# flipping ones, where it was right): timm/optim/optim_factory.py lines 118-120 and 195 at
+# huggingface/pytorch-image-models@878bee1d; detectron2 at facebookresearch/detectron2@be792b95:
+# demo/predictor.py lines 31-33 and 165-176, setup.py lines 96-99, tests/structures/test_rotated_boxes.py lines
+# 31-36 with detectron2/layers/rotated_boxes.py, detectron2/utils/comm.py lines 94-109, engine/launch.py 68-83.
+
+FUSED_OPTIMIZER = '''\
+import torch
+
+try:
+    from apex.optimizers import FusedSGD
+    has_apex = True
+except ImportError:
+    has_apex = False
+
+
+def create_optimizer(params, opt):
+    if "fused" in opt:
+        assert has_apex and torch.cuda.is_available(), "APEX and CUDA required for fused optimizers"
+    if opt == "sgd":
+        return torch.optim.SGD(params, lr=0.1)
+    return FusedSGD(params, lr=0.1)
+'''
+
+FAKE_APEX_OPTIMIZERS = {"apex/optimizers/__init__.py": '''\
+class FusedSGD:
+    def __init__(self, *args, **kwargs):
+        import amp_C  # noqa: F401  (apex loads its CUDA extension here)
+'''}
+
+ASSERT_THEN_SET = '''\
+import torch
+
+
+def setup(rank):
+    assert torch.cuda.is_available(), "cuda is not available. Please check your installation."
+    torch.cuda.set_device(rank)
+    return torch.cuda.device_count()
+'''
+
+DEMO_PREDICTOR = '''\
+import torch
+
+
+class AsyncPredictor:
+    def __init__(self, name, num_gpus=1):
+        self.devices = []
+        for gpuid in range(max(num_gpus, 1)):
+            self.devices.append("cuda:{}".format(gpuid) if num_gpus > 0 else "cpu")
+
+
+def build(parallel=True):
+    if parallel:
+        num_gpu = torch.cuda.device_count()
+        return AsyncPredictor("demo", num_gpus=num_gpu).devices
+    return ["cpu"]
+'''
+
+EXTENSION_SETUP = '''\
+import torch
+from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+
+
+def get_extension():
+    extension = CppExtension
+    if torch.cuda.is_available() and CUDA_HOME is not None:
+        extension = CUDAExtension
+    return extension.__name__
+'''
+
+ROTATED_OPS = '''\
+import torch
+
+
+def pairwise_iou_rotated(boxes1, boxes2):
+    major = torch.cuda.get_device_properties(boxes1.device).major
+    return torch.zeros(len(boxes1), len(boxes2)) + major
+
+
+class _RotatedIoU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, boxes1, boxes2):
+        return pairwise_iou_rotated(boxes1, boxes2)
+
+
+rotated_iou = _RotatedIoU.apply
+
+
+class RotatedIoU(torch.nn.Module):
+    def forward(self, boxes1, boxes2):
+        return rotated_iou(boxes1, boxes2)
+'''
+
+ROTATED_TESTS = '''\
+import unittest
+
+import torch
+
+from rotated_ops import RotatedIoU, pairwise_iou_rotated
+
+
+class TestRotated(unittest.TestCase):
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_iou_cuda(self):
+        boxes = torch.ones(2, 5)
+        self.assertEqual(tuple(pairwise_iou_rotated(boxes.cuda(), boxes.cuda()).shape), (2, 2))
+
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_move_cuda(self):
+        boxes = torch.ones(2, 5).cuda()
+        self.assertEqual(tuple(boxes.shape), (2, 5))
+
+
+def compare(boxes):
+    op = RotatedIoU()
+    if torch.cuda.is_available():
+        return tuple(op.forward(boxes.cuda(), boxes.cuda()).shape)
+    return None
+
+
+def outcome():
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(TestRotated).run(result)
+    return {"skipped": sorted(t.id().rsplit(".", 1)[1] for t, _ in result.skipped),
+            "failed": len(result.errors) + len(result.failures)}
+'''
+
+SERIALIZE = '''\
+import torch
+
+
+def serialize(data, backend):
+    assert backend in ["gloo", "nccl"]
+    device = torch.device("cpu" if backend == "gloo" else "cuda")
+    tensor = torch.ByteTensor(list(data)).to(device=device)
+    return len(tensor)
+'''
+
+CARRIED = {"optimizer.py": FUSED_OPTIMIZER, "launch.py": ASSERT_THEN_SET, "predictor.py": DEMO_PREDICTOR,
+           "setup_ext.py": EXTENSION_SETUP, "rotated_ops.py": ROTATED_OPS, "test_rotated.py": ROTATED_TESTS,
+           "comm.py": SERIALIZE}
+
+
+def test_guards_carried_by_an_assert_a_skip_decorator_or_a_callee_flip_only_with_what_they_decide(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {k: v for k, v in CARRIED.items() if k != "optimizer.py"})
+    reasons = {(path, s.line): s.reason for path, item in fixed.items() for s in item.skipped}
+    # held: the count handed to a class of the file builds "cuda:{}" there; the setup's guard picks nvcc
+    assert "the guard `num_gpu` (line 13) decides lines 8, which keep calls" in reasons["predictor.py", 13]
+    assert "builds the CUDA sources with nvcc" in reasons["setup_ext.py", 7]
+    assert fixed["predictor.py"].new is None and fixed["setup_ext.py"].new is None
+    # a skip decorator decides the test it decorates: held where it reaches a kept call, flipped where it does not
+    assert "pairwise_iou_rotated() (line 12: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 9]
+    assert fixed["test_rotated.py"].new.count("torch.cuda.is_available()") == 2
+    # an object of a repository class whose method reaches a kept call: `op = RotatedIoU()`, `op.forward(...)`,
+    # through `rotated_iou = _RotatedIoU.apply`
+    assert "op.forward() (line 23: reaches torch.cuda.get_device_properties" in reasons["test_rotated.py", 22]
+    # flipped: the assert and what follows it, the backend list and the device a later line reads through a name
+    assert "torch.cuda" not in fixed["launch.py"].new
+    assert '["gloo", "hccl"]' in fixed["comm.py"].new and '"npu")' in fixed["comm.py"].new
+    run = '''
+        import torch, predictor, setup_ext, test_rotated, launch, comm
+        result = [predictor.build(), setup_ext.get_extension(), test_rotated.outcome(), launch.setup(0),
+                  comm.serialize(b"ab", "hccl"), test_rotated.compare(torch.ones(2, 5))]
+    '''
+    on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, run)
+    assert on_npu.get("result") == [["cpu"], "CppExtension", {"skipped": ["test_iou_cuda"], "failed": 0}, 1, 2,
+                                    None], on_npu
+    original = {name: runpy.run_path(str(tmp_path / "original" / name)) for name in ("predictor.py", "setup_ext.py")}
+    assert original["predictor.py"]["build"]() == ["cpu"]  # on this CPU, as on the NPU after the fix
+    assert original["setup_ext.py"]["get_extension"]() == "CppExtension"
+    assert runpy.run_path(str(tmp_path / "original" / "comm.py"))["serialize"](b"ab", "gloo") == 2
+    assert runpy.run_path(str(project / "launch.py"))["setup"].__name__ == "setup"  # the portable file loads here
+
+
+def test_an_assert_before_a_cuda_only_librarys_class_keeps_its_question(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"optimizer.py": FUSED_OPTIMIZER}, target="neuware")["optimizer.py"]
+    assert fixed.new is None
+    assert "FusedSGD() (line 15: apex.optimizers.FusedSGD, of the CUDA-only library apex" in fixed.skipped[0].reason
+    stub = write_tree(write_stub(tmp_path / "stub", device="mlu"), FAKE_APEX_OPTIMIZERS)
+    run = "import optimizer\nresult = optimizer.has_apex\noptimizer.create_optimizer([], 'fusedsgd')"
+    on_mlu = run_on_npu(stub, project, run, device="mlu")
+    assert on_mlu["error"] == "AssertionError: APEX and CUDA required for fused optimizers", on_mlu  # flipped: amp_C
+    with pytest.raises(AssertionError, match="APEX and CUDA required"):  # the original, on this CPU
+        runpy.run_path(str(tmp_path / "original" / "optimizer.py"))["create_optimizer"]([], "fusedsgd")

@@ -68,6 +68,22 @@ def test_an_argument_clause_bites_a_call_that_passes_the_argument(args, bites):
     assert ("leaves `approximate` at the default" in settled.message) is not bites
 
 
+# Ascend's note on torch.autograd.profiler.profile; detectron2's hook passes `use_cuda=self._use_cuda`
+# (detectron2/engine/hooks.py:274 at be792b95), which Ascend's port turned into the NPU's profiling
+@pytest.mark.parametrize("use_cuda, bites", [
+    pytest.param(Value("other"), True, id="computed-use_cuda"),
+    pytest.param(Value("other", "True"), True, id="use_cuda-true"),
+    pytest.param(Value("other", "False"), False, id="use_cuda-false"),
+])
+def test_a_deprecated_alias_passes_the_argument_it_stands_for(use_cuda, bites):
+    note = "采集NPU上的profiling数据时，“`use_device`”需设置为“npu”，例如："
+    parameters = ("enabled", "use_cuda", "use_device")
+    verdict = _verdict(note, parameters)
+    settled = settle(for_call(verdict, [Argument("use_cuda", use_cuda)], parameters), FP32)
+    assert (settled.status == Status.PARTIAL) is bites, settled.message
+    assert settle(for_call(verdict, [], parameters), FP32).status == Status.SUPPORTED
+
+
 def test_a_keyword_only_argument_is_not_passed_by_position():
     verdict = _verdict("`stable`仅支持True", ("input", "dim", "descending", "*", "stable"))
     call = [Argument(None, Value("other")), Argument(None, Value("int", "0")), Argument(None, Value("other"))]

@@ -51,7 +51,7 @@ from ..sources.config import is_config_name, reads_back
 from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
-from .protocols import Kept, hold, library_calls, reaching
+from .protocols import CUDA_BUILDS, Kept, hold, library_calls, reaching
 from .style import (PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_edit, portable_forms,
                     written_portable)
 from .together import decide
@@ -177,6 +177,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
     pending: Dict[str, set] = {}
     kept: Dict[str, set] = {}
     held_back: Dict[str, List[Skipped]] = {}
+    through: List[Tuple[str, tuple, Optional[Tuple[Optional[int], str, str]]]] = []  # rewrites not applied
     seen: Dict[tuple, PlannedEdit] = {}
     not_offered = 0
     for finding in report.judged:  # a usage that runs as written settles its device spelling too
@@ -189,6 +190,8 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
             settled.setdefault(finding.path, set()).add(start)
             if status in _STAYS and evidence.active(verdict):
                 kept.setdefault(finding.path, set()).add((*start, finding.api, f"{status.value} on {target}"))
+            elif finding.api in CUDA_BUILDS:  # runs as written, and builds what runs on CUDA only
+                kept.setdefault(finding.path, set()).add((*start, finding.api, CUDA_BUILDS[finding.api]))
             continue
         if verdict.edit is None or not (verdict.fixable or unsafe):
             reason = verdict.fix.held if isinstance(verdict.fix, Unsafe) else None
@@ -199,7 +202,9 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
                 not_offered += 1
             if evidence.active(verdict):
                 why = "no exact rewrite" if verdict.edit is None else "its rewrite is not a safe one (--unsafe)"
-                kept.setdefault(finding.path, set()).add((*start, finding.api, why))
+                edit = verdict.edit
+                through.append((finding.path, (*start, finding.api, why), None if edit is None or edit.at is None
+                                else (edit.at.line, edit.old, edit.new)))
             held = pending.setdefault(finding.path, set())
             held.add(start)
             if verdict.edit is not None and verdict.edit.at is not None:
@@ -213,6 +218,12 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
             continue
         seen[key] = PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api)
         edits.setdefault(finding.path, []).append(key)
+    # a use through a name (``x.to(device)``) whose literal an edit of this run rewrites where it is set is not
+    # kept: the edit at its origin changes it (``device = torch.device("cuda")`` two lines up)
+    written = {(path, key[2], key[5], key[6]) for path, keys in edits.items() for key in keys}
+    for path, entry, set_at in through:
+        if set_at is None or (path, *set_at) not in written:
+            kept.setdefault(path, set()).add(entry)
     plans = {path: FilePlan(tuple(seen[key] for key in edits.get(path, ())), frozenset(settled.get(path, ())),
                             frozenset(pending.get(path, ())), frozenset(kept.get(path, ())),
                             held=tuple(held_back.get(path, ())))

@@ -8,7 +8,12 @@ What it does:
     where its value is bound (``self.cuda = torch.cuda.is_available()``, ``n = torch.cuda.device_count()``),
     every test, loop and comprehension in the binding's scope that reads the name (``if self.cuda:`` in every
     method of the class, ``for i in range(n):``), names bound from it in turn (``use_amp = self.cuda and
-    amp``), and the rest of a block after ``if not cuda: return``.
+    amp``), and the rest of a block after ``if not cuda: return``. An ``assert`` decides the rest of its block
+    (and, as the body of an ``if`` with no ``else``, the rest of the ``if``'s block: ``if 'fused' in opt:
+    assert has_apex and torch.cuda.is_available()``); a test-skipping decorator (``@unittest.skipIf(not
+    torch.cuda.is_available(), ...)``, ``skipUnless``, ``pytest.mark.skipif``) decides what it decorates; a
+    guard passed to a function or class of the same file (``AsyncPredictor(cfg, num_gpus=num_gpu)``) decides
+    what that parameter decides in its body.
 
 Why:
     Flipped alone, the guard makes dormant CUDA code live::
@@ -39,7 +44,12 @@ Fix:
     in another file: fairseq's trainer), found by name (``reaching``) among the top-level functions, classes
     and methods of the files that keep one, closed over the calls those files make.
 
-What it does not follow: a guard handed to another function or read in another module, and a function that
+    A build of CUDA sources counts as one too (``CUDA_BUILDS``: ``CUDAExtension``, which the data calls supported
+    as an API, picked where ``torch.cuda.is_available() and CUDA_HOME`` would become the target's question). A
+    use through a name (``x.to(device=device)``) whose literal an edit of this run rewrites where it is set does
+    not count (``fix.plan``).
+
+What it does not follow: a guard handed to a function of another module or read there, and a function that
 returns one (``def use_cuda(): return torch.cuda.is_available()``); those branches are judged by their own
 findings only.
 """
@@ -65,7 +75,15 @@ Region = Tuple[Position, Position]
 FLIPS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported",
                    "torch.cuda.is_initialized", "torch.backends.cudnn.is_available"})
 
+#: what runs as written on the target but builds code for CUDA only: in a branch a flip decides, it would build
+#: the CUDA sources (nvcc) where the target's question answers (a ``setup.py`` whose ``torch.cuda.is_available()
+#: and CUDA_HOME`` picks ``CUDAExtension``): API -> what it does there
+CUDA_BUILDS = {"torch.utils.cpp_extension.CUDAExtension": "builds the CUDA sources with nvcc (a CUDA kernel "
+                                                           "build, none for the target)"}
+
 _POSITIVE, _NEGATIVE, _BOTH = 1, -1, 0
+#: decorators that skip what they decorate when their condition holds (``skipUnless``: when it does not)
+_SKIPS = frozenset({"skipIf", "skipif", "skipUnless"})
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
@@ -98,10 +116,13 @@ class _Tree(cst.CSTVisitor):
         self.nodes: Dict[int, cst.CSTNode] = {}
         self.reads: List[cst.BaseExpression] = []  # every Name and Attribute (candidates for a guard's uses)
         self.calls: List[cst.Call] = []
+        self.root: Optional[cst.CSTNode] = None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.stack:
             self.parent[id(node)] = self.stack[-1]
+        else:
+            self.root = node
         self.stack.append(node)
         if id(node) in self.wanted:
             self.nodes[id(node)] = node
@@ -137,6 +158,7 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
         if reached:
             start = positions[call].start
             kept.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    kept.extend(_objects_reaching(tree, positions, reach or {}))
     kept.extend(_loads_to_saved_devices(tree, positions))
     held: Dict[int, str] = _strings_in_kept_cuda_calls(tree, found, edits)
     flips: List[Flip] = []
@@ -259,6 +281,30 @@ class _LibraryNames(cst.CSTVisitor):
 #: what a ``torch.load`` without ``map_location`` does on a machine without CUDA
 _LOADS_TO_CUDA = ("restores each tensor to the device it was saved from: a checkpoint saved on CUDA raises where "
                   "CUDA is absent (no map_location)")
+
+
+def _objects_reaching(tree: _Tree, positions: Mapping[cst.CSTNode, object], reach: Mapping[str, str]) -> Iterator[Kept]:
+    """``op = ROIAlign(...)`` then ``op.forward(x.cuda())``, or ``ROIAlign(...).forward(x)``: a method called on
+    an object of a repository class whose method keeps a call (``reaching``'s ``Class.method``)."""
+    if not reach:
+        return
+    made: Dict[str, str] = {}  # a name -> the class whose call binds it, anywhere in the file
+    for call in tree.calls:
+        holder = tree.parent.get(id(call))
+        if isinstance(call.func, cst.Name) and isinstance(holder, cst.Assign) and len(holder.targets) == 1 \
+                and isinstance(holder.targets[0].target, cst.Name) and holder.value is call:
+            made[holder.targets[0].target.value] = call.func.value
+    for call in tree.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            continue
+        receiver = func.value
+        cls = made.get(receiver.value) if isinstance(receiver, cst.Name) else \
+            receiver.func.value if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) else None
+        reached = reach.get(f"{cls}.{func.attr.value}") if cls else None
+        if reached:
+            start = positions[call].start  # type: ignore[attr-defined]
+            yield Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}")
 
 
 def _loads_to_saved_devices(tree: _Tree, positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:
@@ -389,6 +435,14 @@ class _Decided:
                 if holder is not None:
                     self.regions.append(self._span(holder))
                 return bound
+            if isinstance(parent, cst.Assert) and child is parent.test:
+                if polarity != _NEGATIVE:  # what follows the assert runs only where it holds
+                    self.regions.extend(self._after_assert(parent))
+                return bound
+            if isinstance(parent, cst.Arg) and child is parent.value:
+                call = self.tree.parent.get(id(parent))
+                if isinstance(call, cst.Call) and self._into_call(call, parent, polarity, depth):
+                    return bound
             if isinstance(parent, (cst.Assign, cst.AnnAssign)) and child is parent.value:
                 targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
                 for target in targets:
@@ -428,6 +482,74 @@ class _Decided:
             rest = self._rest_of_block(statement)  # ``if not cuda: return`` -> what follows runs on the device
             if rest is not None:
                 self.regions.append(rest)
+
+    def _after_assert(self, assertion: cst.Assert) -> List[Region]:
+        """The rest of the assert's block; where that block is the body of an ``if`` with no ``else`` (``if
+        'fused' in opt: assert has_apex and torch.cuda.is_available()``), the rest of the ``if``'s block too."""
+        line = self.tree.parent.get(id(assertion))
+        if line is None:
+            return []
+        regions = [r for r in (self._rest_of_block(line),) if r is not None]
+        block = self.tree.parent.get(id(line))
+        statement = self.tree.parent.get(id(block)) if block is not None else None
+        if isinstance(statement, cst.If) and block is statement.body and statement.orelse is None:
+            rest = self._rest_of_block(statement)
+            if rest is not None:
+                regions.append(rest)
+        return regions
+
+    def _into_call(self, call: cst.Call, arg: cst.Arg, polarity: int, depth: int) -> bool:
+        """A guard passed as an argument: to a test-skipping decorator (``@unittest.skipIf(not
+        torch.cuda.is_available(), ...)``, ``skipUnless``, ``pytest.mark.skipif``), what it decorates; to a
+        function or class of this file (``AsyncPredictor(cfg, num_gpus=n)``), that parameter's reads in its
+        body, each followed as a guard. Whether it was followed."""
+        name = dotted(call.func)
+        last = name.rsplit(".", 1)[-1] if name else ""
+        first = next((a for a in call.args if a.keyword is None and not a.star), None)
+        if last in _SKIPS and (arg is first or (arg.keyword is not None and arg.keyword.value == "condition")):
+            decorated = self.tree.parent.get(id(self.tree.parent.get(id(call))))
+            if isinstance(self.tree.parent.get(id(call)), cst.Decorator) and \
+                    isinstance(decorated, (cst.FunctionDef, cst.ClassDef)):
+                runs = polarity if last == "skipUnless" else -polarity
+                if runs != _NEGATIVE:
+                    self.regions.append(self._span(decorated.body))
+                return True
+            return False
+        function, method = self._callee(call)
+        if function is None:
+            return False
+        params = [*function.params.posonly_params, *function.params.params][1 if method else 0:]
+        if arg.keyword is not None:
+            every = (*params, *function.params.kwonly_params)
+            param = next((p for p in every if p.name.value == arg.keyword.value), None)
+        else:
+            index = [a for a in call.args if a.keyword is None].index(arg)
+            param = params[index] if index < len(params) and not any(a.star for a in call.args[:index + 1]) \
+                else None
+        if param is None:
+            return False
+        self._uses(param.name, param.name.value, polarity, depth)
+        return True
+
+    def _callee(self, call: cst.Call) -> Tuple[Optional[cst.FunctionDef], bool]:
+        """The function ``call`` runs, when this file defines it at its top level (a class: its ``__init__``),
+        or it is ``self.method(...)`` of the enclosing class; and whether it is a method (its first parameter
+        is the instance, not passed)."""
+        func = call.func
+        if isinstance(func, cst.Name) and isinstance(self.tree.root, cst.Module):
+            for statement in self.tree.root.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == func.value:
+                    return statement, False
+                if isinstance(statement, cst.ClassDef) and statement.name.value == func.value:
+                    return _method(statement, "__init__"), True
+            return None, False
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            holder = self.tree.parent.get(id(call))
+            while holder is not None and not isinstance(holder, cst.ClassDef):
+                holder = self.tree.parent.get(id(holder))
+            if isinstance(holder, cst.ClassDef):
+                return _method(holder, func.attr.value), True
+        return None, False
 
     def _rest_of_block(self, statement: cst.CSTNode) -> Optional[Region]:
         block = self.tree.parent.get(id(statement))
@@ -471,6 +593,11 @@ class _Decided:
                 return holder  # a class attribute's name
             holder = self.tree.parent.get(id(holder))
         return holder
+
+
+def _method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def _carrier(node: cst.CSTNode) -> Optional[str]:
@@ -527,7 +654,9 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
     """The repository's callables that run a kept call: name -> which call, where. ``kept``: per file (POSIX
     path under ``root``), the lines of its kept calls with their API. Each top-level function, class (its
     ``__init__``, which constructing it runs) and, as ``path::name``, method whose body holds one is named;
-    then, to a fixed point, each one of those files that calls a named one by its name."""
+    then, to a fixed point, each one of those files that calls a named one by its name. A method is also named
+    ``Class.method``, for the calls on an object of the class (``_objects_reaching``), and a module-level alias
+    of a class's method (``roi_align = _ROIAlign.apply``, which runs its ``forward``) reaches what it does."""
     bodies: List[Tuple[str, str, Set[str], int, int]] = []  # (key, path, names it calls, first, last line)
     reach: Dict[str, str] = {}
     for rel, calls in kept.items():
@@ -538,7 +667,14 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
             tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             continue
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
         for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) \
+                    and node.value.value.id in classes:  # ``roi_align = _ROIAlign.apply``: its forward runs
+                method = "forward" if node.value.attr == "apply" else node.value.attr
+                bodies.append((node.targets[0].id, rel, {f"{node.value.value.id}.{method}"}, node.lineno,
+                               node.lineno))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bodies.append((node.name, rel, _called(node), node.lineno, node.end_lineno or node.lineno))
             elif isinstance(node, ast.ClassDef):
@@ -546,6 +682,7 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         span = (item.lineno, item.end_lineno or item.lineno)
                         bodies.append((f"{rel}::{item.name}", rel, _called(item), *span))
+                        bodies.append((f"{node.name}.{item.name}", rel, _called(item), *span))
                         if item.name == "__init__":
                             bodies.append((node.name, rel, _called(item), *span))
         for key, path, _, first, last in bodies:

@@ -160,7 +160,17 @@ def for_call(verdict: Verdict, args: Sequence[Argument], parameters: Optional[Tu
         if parameters is not None and place < len(parameters):
             values.append((parameters[place], _literal(arg)))
     values.extend((a.keyword, _literal(a)) for a in args if a.keyword)
+    keywords = {name for name, _ in values}
+    for alias, (name, value) in ALIASES.items():
+        literal = dict(values).get(alias, "False")
+        if name not in keywords and literal in (None, "True"):  # ``use_cuda=True`` passes ``use_device='cuda'``
+            values.append((name, value if literal == "True" else None))
     return _settled_for(verdict, frozenset(values), parameters)
+
+
+#: keywords that stand for another argument's value (torch's profilers take the deprecated ``use_cuda=True`` as
+#: ``use_device='cuda'``): a vendor's clause about the argument bites a call that passes the alias
+ALIASES = {"use_cuda": ("use_device", "cuda")}
 
 
 def _literal(arg: Argument) -> Optional[str]:
