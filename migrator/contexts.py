@@ -14,7 +14,8 @@ _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
                            "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
-                           "debug", "_debug", "profiler", "profilers", "profiling",
+                           "debug", "_debug", "profiler", "profilers", "profiling", "dataset_converters",
+                           "data_converters",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
                            "visualisation", "visualize", "notebooks"})
@@ -56,3 +57,7 @@ def context_of(path: str, category: Category, scope: str = "<module>") -> Contex
             and _TOOLING_FUNCTION.search(scope.rsplit(".", 1)[-1].lower()):
         return Context.TOOLING
     return context
+
+
+#: libraries that serve a model behind a web page (a demo app): a module that imports one is not the training run
+UI_LIBRARIES = frozenset({"streamlit", "gradio"})

@@ -452,6 +452,7 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("src/pkg/_debug/nan_capture.py", Context.TOOLING, id="debug-helpers"),
     pytest.param("src/pytorch_lightning/profilers/pytorch.py", Context.TOOLING, id="profilers"),
     pytest.param("utils/memory_profiler.py", Context.TOOLING, id="a-profiler"),
+    pytest.param("tools/dataset_converters/ubody_smplx_to_coco.py", Context.TOOLING, id="a-dataset-converter"),
     pytest.param("tools/dist_test.sh", Context.TEST, id="evaluation-launcher"),
     pytest.param("tools/dist_train.sh", Context.TRAINING, id="training-launcher"),
     pytest.param("notebooks/explore.ipynb", Context.TOOLING, id="notebooks-folder"),
@@ -1168,3 +1169,16 @@ def test_a_methods_device_default_every_project_call_overrides_is_to_validate(sc
     (nested,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 9]
     assert active(method.verdicts["cann"]) == work, method.verdicts["cann"].message
     assert not active(nested.verdicts["cann"])  # a nested function called by its name, with the device
+
+
+@pytest.mark.parametrize("imports, context", [
+    # LAVIS's app/: Streamlit pages that run a pretrained model for a browser
+    pytest.param("import streamlit as st\n", Context.TOOLING, id="a-streamlit-page"),
+    pytest.param("import gradio as gr\n", Context.TOOLING, id="a-gradio-demo"),
+    pytest.param("import numpy as np\n", Context.TRAINING, id="a-module"),
+])
+def test_a_web_demo_is_not_the_training_run(scan_tree, imports, context):
+    page = imports + "import torch\n\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+    report = scan_tree({"app/classification.py": page}, ["cann"])
+    found = [f for f in report.judged if f.path == "app/classification.py"]
+    assert found and all(f.context == context for f in found)
