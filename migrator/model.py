@@ -1160,7 +1160,8 @@ class Report:
     #: ``tally`` ``None``, on a report made by hand until ``finish`` is run on it): the plan per target (in
     #: ``targets``' order), the covered uses, those to validate and the data gaps per API, the training step's
     #: files to tune, the worklist in training code at its cause (``assess.counted``), each vendor note said in
-    #: English by its kind (``maps/limits.note_summary``), and the rules' documentation (SARIF's descriptors).
+    #: English by its kind (``maps/limits.note_summary``), the rules' documentation (SARIF's descriptors) and the
+    #: folder the paths are relative to.
     plans: Tuple[MigrationPlan, ...] = ()
     coverage: Tuple[CoveredApi, ...] = ()
     validate_by_api: Tuple[CoveredApi, ...] = ()
@@ -1169,6 +1170,9 @@ class Report:
     at_cause: Tuple[Finding, ...] = ()
     notes_said: Mapping[str, str] = field(default_factory=dict)
     rules: Tuple[RuleHelp, ...] = ()
+    #: the folder every path of the report is relative to (``discover.base_dir`` of ``root``): the page reads
+    #: its source context there
+    base: str = ""
 
     @property
     def judged(self) -> Tuple[Finding, ...]:

@@ -9,9 +9,11 @@ The flow finishes every report it makes (``flow._report``); a report made by han
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Dict, Iterable, Tuple
 
 from ..assess import counted
+from ..discover import base_dir
 from ..evidence import Bucket
 from ..maps.limits import note_summary
 from ..model import Finding, Report, RuleHelp, TuneModule
@@ -29,7 +31,8 @@ def finish(report: Report) -> Report:
                    validate_by_api=apart_by_api(report.validate, Bucket.VALIDATE),
                    gaps_by_api=apart_by_api(report.validate, Bucket.GAP),
                    tuning=tuple(TuneModule(path, tuple(found)) for path, found in tune_modules(report)),
-                   at_cause=tuple(counted(report.findings)), notes_said=notes_said(report.judged), rules=rule_help())
+                   at_cause=tuple(counted(report.findings)), notes_said=notes_said(report.judged), rules=rule_help(),
+                   base=str(base_dir(Path(report.root))))
 
 
 def notes_said(findings: Iterable[Finding]) -> Dict[str, str]:

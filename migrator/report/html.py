@@ -16,12 +16,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from ..cells import read_notebook_cells
 from ..data import data_dir
-from ..discover import base_dir
 from ..evidence import grade
 from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileStatus, Finding, Report, Tally,
                      TargetSummary, Unsafe, Verdict)
-from ..sources.notebook import read_notebook_cells
 from . import View, finished
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .preview import line_rewrite
@@ -55,7 +54,7 @@ def render_page(template: str, script: str, **context: Any) -> str:
 
 def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
-    sources = _SourceLines(Path(report.root))
+    sources = _SourceLines(Path(report.base))
     numbers = finished(report)  # the shared numbers: every view says these (vocabulary.py)
     tallies = {t.id: t for t in numbers.targets}
     targets = [{**_target(t, by_id, sources), "tally": tallies[t.id], "shimmed": tallies[t.id].through_shim}
@@ -288,11 +287,11 @@ def _custom_op(op, report: Report) -> Dict[str, Any]:
 
 
 class _SourceLines:
-    """Lines of the scanned files (a notebook's per cell), read on demand for context; a file that cannot be
-    read just gives no context."""
+    """Lines of the scanned files (a notebook's per cell) under ``root`` (``Report.base``), read on demand for
+    context; a file that cannot be read just gives no context."""
 
     def __init__(self, root: Path):
-        self.root = base_dir(root)
+        self.root = root
         self.cache: Dict[Tuple[str, Optional[int]], Optional[List[str]]] = {}
         self._raw: Dict[str, str] = {}
 
