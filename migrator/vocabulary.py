@@ -1,6 +1,6 @@
 """One vocabulary of counts, computed once (issue 45): the numbers every view says the same way.
 
-The flow counts them here after the assess stage (``pipeline/flow._report``) and carries them on the
+The flow counts them here after the assess stage (``pipeline/finish.py``) and carries them on the
 ``Report`` as a frozen ``Tally``; the text, the page, the JSON (``summary``) and SARIF (the run's
 ``properties``) read them and recount nothing. Every count reads the one judge (``evidence.bucket``):
 
@@ -10,8 +10,9 @@ The flow counts them here after the assess stage (``pipeline/flow._report``) and
 - the uses every target runs as written;
 - per target: readiness (``None`` when the data judges nothing: an empty or torch-free project), the hours
   and the effort bucket that dominates them, the plan's phases with their cumulative hours (the page's chart),
-  blockers and ports split on / off the training path, and how much of the target's judgement rests on its own
-  data (``certain``) or on another stack's (``substitute``);
+  blockers and ports split on / off the training path, how much of the target's judgement rests on its own
+  data (``certain``) or on another stack's (``substitute``), and the uses that run through a runtime patcher an
+  entry point imports (``through_shim``);
 - the closest runtime, weighing effort against the share of a target's verdicts that rest on substitute data
   or none (``UNCERTAIN_LIMIT``), with the reason in words.
 """

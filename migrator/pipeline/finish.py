@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterable, Tuple
+from typing import Dict, Iterable, Set, Tuple
 
 from ..assess import counted
 from ..discover import base_dir
@@ -38,8 +38,12 @@ def finish(report: Report) -> Report:
 def notes_said(findings: Iterable[Finding]) -> Dict[str, str]:
     """Every vendor note a verdict of ``findings`` carries (``Verdict.quotes``), said in English by its kind."""
     said: Dict[str, str] = {}
+    seen: Set[int] = set()  # verdicts are shared (``memo.share_verdicts``): each read once
     for finding in findings:
         for verdict in finding.verdicts.values():
+            if id(verdict) in seen:
+                continue
+            seen.add(id(verdict))
             for quote in verdict.quotes:
                 if quote and quote not in said:
                     said[quote] = note_summary(quote)
