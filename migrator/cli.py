@@ -562,10 +562,9 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
 
 def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> None:
     """What the shim covers of the findings at run time, and the ones still to change by hand."""
-    from .plan import migration_plans
     from .shim import shims
 
-    plan = next((p.shim for p in migration_plans(report) if p.target.split("@")[0] == target), None)  # the report's
+    plan = next((p.shim for p in report.plans if p.target.split("@")[0] == target), None)  # the report's
     if plan is None:
         click.echo(f"{target} has no runtime patcher in the bundled data: nothing to add", err=True)
         return

@@ -10,7 +10,7 @@ import difflib
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .maps.coverage import api_coverage, api_ops
-from .maps.limits import TRAINING_DTYPES, clause_summary, for_call, read_clauses, settle
+from .maps.limits import TRAINING_DTYPES, clause_summary, for_call, note_summary, read_clauses, settle
 from .maps.load import TargetMap, load_json, third_party, torch_api_aliases, torch_api_table
 from .maps.signatures import api_parameters
 from .model import DtypeProfile, Grade, Span, Status, Usage, UsageKind, Verdict
@@ -168,7 +168,9 @@ def render_explanation(result: Dict[str, Any], quote: bool = False, width: Optio
 def _clauses(verdict: Dict[str, Any], quote: bool) -> List[str]:
     """The verdict's own message, clause by clause, then its vendor notes: each that bites, and those that
     cannot counted by kind and reason (``quote``: one bullet each, as the vendor wrote it)."""
-    clauses = split_clauses(" ".join(plain(verdict["head"], tuple(verdict["quoted"]), quote).split()))
+    quoted = tuple(verdict["quoted"])
+    notes = {note: note_summary(note) for note in quoted}
+    clauses = split_clauses(" ".join(plain(verdict["head"], quoted, notes, quote).split()))
     idle: Dict[str, Dict[str, int]] = {}  # why -> what each says -> how many
     for note in verdict["notes"]:
         said = " ".join(note["quote"].split()) if quote else note["summary"]

@@ -991,6 +991,8 @@ class TargetTally:
     readiness_before_ports: Optional[float] = None
     hours_before_ports: float = 0.0
     phases: Tuple[PhaseStep, ...] = ()
+    #: uses that need no change while an entry point imports the vendor's runtime patcher (``shim.through_shim``)
+    through_shim: int = 0
 
 
 @dataclass(frozen=True)
@@ -1055,6 +1057,95 @@ class CoveredApi:
     sites: Tuple[Finding, ...]
 
 
+#: The migration plan's phases (``plan.py``): number, title, what is done in it.
+PLAN_PHASES: Tuple[Tuple[int, str, str], ...] = (
+    (1, "Apply `migrator fix`", "safe, mechanical rewrites: review the diff and commit"),
+    (2, "Manual rewrites on the training path", "device, AMP and distributed code a person changes, "
+                                                  "the most-reached first"),
+    (3, "Validate fallbacks and partial ops", "ops that run on the host CPU, have documented limits or that the "
+                                              "data cannot judge: compare outputs and speed on the device"),
+    (4, "Port custom operators and libraries", "custom CUDA operators, CUDA-only libraries, triton kernels and "
+                                               "unsupported APIs"),
+)
+#: The phase after "it runs", over the ``tune`` findings (not counted in readiness or effort).
+TUNE_PHASE = (5, "Tune the training step", "what runs but stalls the device each step, module by module, core "
+                                           "modules first: measure each on the device (not in readiness or effort)")
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One item of a plan's phase (``plan.py``): a blocker, an API to validate, a module to tune."""
+
+    key: str
+    title: str
+    status: Status
+    findings: int
+    entries: int
+    hours: float
+    where: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Phase:
+    number: int
+    title: str
+    what: str
+    items: Tuple[PlanItem, ...]
+    findings: Tuple[str, ...]
+    hours: float
+    readiness_after: Optional[float]  # ``None`` when the target has nothing to assess
+
+
+@dataclass(frozen=True)
+class ShimPlan:
+    """A target's shim step (``shim.py``): the lines to add, and the findings it covers, covers where a value
+    reaches a patched call, and leaves for a hand edit (with why, most common first)."""
+
+    target: str
+    imports: Tuple[str, ...]
+    source: str
+    covered: Tuple[str, ...]
+    if_passed: Tuple[str, ...]
+    not_covered: Tuple[str, ...]
+    reasons: Tuple[Tuple[str, int], ...]  # why not covered -> how many findings
+    #: swapped to a twin the vendor notes behaves otherwise here (``ShimCover.DIFFERS``): the first to read
+    differs: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    """A target's migration plan, phase by phase (``plan.py``)."""
+
+    target: str
+    readiness_now: Optional[float]  # ``None``: nothing the data judges (``TargetSummary.readiness``)
+    readiness_after_fix: Optional[float]
+    phases: Tuple[Phase, ...]
+    #: the vendor's runtime patcher as a day-one step (``fix --shim``): what it covers of the findings
+    shim: Optional[ShimPlan] = None
+
+
+@dataclass(frozen=True)
+class TuneModule:
+    """A file of the training step with its ``tune`` findings, in the one order the plan, the page and the text
+    list them (``plan.tune_modules``)."""
+
+    path: str
+    findings: Tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class RuleHelp:
+    """A rule's documentation as SARIF's rule descriptors say it (``rules/docs.py``)."""
+
+    name: str
+    summary: str  # one line: the rule's summary, else its doc's title
+    what: str  # "What it does", on one line
+    text: str
+    markdown: str
+    category: Category
+
+
 @dataclass(frozen=True)
 class Report:
     root: str
@@ -1076,6 +1167,23 @@ class Report:
     validate: Tuple[Finding, ...] = ()
     #: the shared numbers, counted once by the flow (``vocabulary.py``); ``None`` on a report made by hand
     tally: Optional[Tally] = None
+    #: What the flow derives once from the above for every view to say (``pipeline/finish.py``; empty, and
+    #: ``tally`` ``None``, on a report made by hand until ``finish`` is run on it): the plan per target (in
+    #: ``targets``' order), the covered uses, those to validate and the data gaps per API, the training step's
+    #: files to tune, the worklist in training code at its cause (``assess.counted``), each vendor note said in
+    #: English by its kind (``maps/limits.note_summary``), the rules' documentation (SARIF's descriptors) and the
+    #: folder the paths are relative to.
+    plans: Tuple[MigrationPlan, ...] = ()
+    coverage: Tuple[CoveredApi, ...] = ()
+    validate_by_api: Tuple[CoveredApi, ...] = ()
+    gaps_by_api: Tuple[CoveredApi, ...] = ()
+    tuning: Tuple[TuneModule, ...] = ()
+    at_cause: Tuple[Finding, ...] = ()
+    notes_said: Mapping[str, str] = field(default_factory=dict)
+    rules: Tuple[RuleHelp, ...] = ()
+    #: the folder every path of the report is relative to (``discover.base_dir`` of ``root``): the page reads
+    #: its source context there
+    base: str = ""
 
     @property
     def judged(self) -> Tuple[Finding, ...]:

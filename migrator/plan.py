@@ -10,71 +10,28 @@ and the readiness the project reaches after it.
    most-reached (or, with a trace, the busiest) first. Not counted in readiness or effort: it is measured on
    the device, not estimated.
 
-Derived from a ``Report`` alone (the JSON and HTML formatters call it), so it never disagrees with the
-readiness and blockers beside it.
+Derived from a ``Report`` alone, so it never disagrees with the readiness and blockers beside it; the flow
+derives it once (``pipeline/finish.py``) and carries it on ``Report.plans``, which the views render.
 """
 
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
 from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .assess import HOURS, RUNS, counted, phase_of, readiness_score, validation_hours
 from .evidence import counted_status
 from .inventory import OpMembership
-from .model import Blocker, Category, EditKind, Finding, Report, Status, TargetSummary, Verdict
+from .model import (PLAN_PHASES, TUNE_PHASE, Blocker, Category, EditKind, Finding, MigrationPlan, Phase,
+                    PlanItem, Report, Status, TargetSummary)
 from .maps.accelerator import device_forms, portable_forms, takes_device_form
 from .maps.load import load_target
 from .rules import ALL_RULES
 from .rules.device.device_call import device_twin
-from .shim import ShimPlan, shim_plan
+from .shim import shim_plan
 
-PHASES = (
-    (1, "Apply `migrator fix`", "safe, mechanical rewrites: review the diff and commit"),
-    (2, "Manual rewrites on the training path", "device, AMP and distributed code a person changes, "
-                                                  "the most-reached first"),
-    (3, "Validate fallbacks and partial ops", "ops that run on the host CPU, have documented limits or that the "
-                                              "data cannot judge: compare outputs and speed on the device"),
-    (4, "Port custom operators and libraries", "custom CUDA operators, CUDA-only libraries, triton kernels and "
-                                               "unsupported APIs"),
-)
-#: The phase after "it runs", over the ``tune`` findings (not counted in readiness or effort).
-TUNE_PHASE = (5, "Tune the training step", "what runs but stalls the device each step, module by module, core "
-                                           "modules first: measure each on the device (not in readiness or effort)")
-
-
-@dataclass(frozen=True)
-class PlanItem:
-    key: str
-    title: str
-    status: Status
-    findings: int
-    entries: int
-    hours: float
-    where: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Phase:
-    number: int
-    title: str
-    what: str
-    items: Tuple[PlanItem, ...]
-    findings: Tuple[str, ...]
-    hours: float
-    readiness_after: Optional[float]  # ``None`` when the target has nothing to assess
-
-
-@dataclass(frozen=True)
-class MigrationPlan:
-    target: str
-    readiness_now: Optional[float]  # ``None``: nothing the data judges (``TargetSummary.readiness``)
-    readiness_after_fix: Optional[float]
-    phases: Tuple[Phase, ...]
-    #: the vendor's runtime patcher as a day-one step (``fix --shim``): what it covers of the findings
-    shim: Optional[ShimPlan] = None
+#: the plan's phases (kept in ``model`` beside the plan's types, which the views read)
+PHASES = PLAN_PHASES
 
 
 def migration_plans(report: Report) -> Tuple[MigrationPlan, ...]:
@@ -141,11 +98,6 @@ def tune_modules(report: Report, target: Optional[str] = None) -> List[Tuple[str
     return sorted(by_path.items(), key=lambda item: (-sum(_busy(f) for f in item[1]),
                                                      -max(_entries(report, f) for f in item[1]), -len(item[1]),
                                                      item[0]))
-
-
-def advised(finding: Finding) -> Optional[Tuple[str, Verdict]]:
-    """The verdict to show for a ``tune`` finding: the first target whose guide documents it (``partial``)."""
-    return next(((t, v) for t, v in finding.verdicts.items() if v.status == Status.PARTIAL), None)
 
 
 def _busy(finding: Finding) -> float:

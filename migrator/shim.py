@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from .maps.load import load_json
-from .model import Category, Finding, Status
+from .model import Category, Finding, ShimPlan, Status
 from .prefixes import longest
 from .resolve.literals import COMPARED
 
@@ -118,22 +118,6 @@ def _compared_with(message: str) -> Optional[str]:
     comparison."""
     start = message.rfind(f"({COMPARED} ")
     return message[start + len(COMPARED) + 2: message.rfind(")")] if start >= 0 else None  # the role comes last
-
-
-@dataclass(frozen=True)
-class ShimPlan:
-    """A target's shim step: the lines to add, and the findings it covers, covers where a value reaches a
-    patched call, and leaves for a hand edit (with why, most common first)."""
-
-    target: str
-    imports: Tuple[str, ...]
-    source: str
-    covered: Tuple[str, ...]
-    if_passed: Tuple[str, ...]
-    not_covered: Tuple[str, ...]
-    reasons: Tuple[Tuple[str, int], ...]  # why not covered -> how many findings
-    #: swapped to a twin the vendor notes behaves otherwise here (``ShimCover.DIFFERS``): the first to read
-    differs: Tuple[str, ...] = ()
 
 
 #: How a verdict made ``supported`` by a patcher the project already imports begins (``graph/shimmed.py``).

@@ -1,6 +1,6 @@
 """One vocabulary of counts, computed once (issue 45): the numbers every view says the same way.
 
-The flow counts them here after the assess stage (``pipeline/flow._report``) and carries them on the
+The flow counts them here after the assess stage (``pipeline/finish.py``) and carries them on the
 ``Report`` as a frozen ``Tally``; the text, the page, the JSON (``summary``) and SARIF (the run's
 ``properties``) read them and recount nothing. Every count reads the one judge (``evidence.bucket``):
 
@@ -10,8 +10,9 @@ The flow counts them here after the assess stage (``pipeline/flow._report``) and
 - the uses every target runs as written;
 - per target: readiness (``None`` when the data judges nothing: an empty or torch-free project), the hours
   and the effort bucket that dominates them, the plan's phases with their cumulative hours (the page's chart),
-  blockers and ports split on / off the training path, and how much of the target's judgement rests on its own
-  data (``certain``) or on another stack's (``substitute``);
+  blockers and ports split on / off the training path, how much of the target's judgement rests on its own
+  data (``certain``) or on another stack's (``substitute``), and the uses that run through a runtime patcher an
+  entry point imports (``through_shim``);
 - the closest runtime, weighing effort against the share of a target's verdicts that rest on substitute data
   or none (``UNCERTAIN_LIMIT``), with the reason in words.
 """
@@ -26,6 +27,7 @@ from .evidence import Bucket, bucket, finding_bucket, grade
 from .model import (Category, Context, FileStatus, Finding, Grade, PhaseStep, Report, Status, Tally,
                     TargetSummary, TargetTally, Verdict)
 from .plan import PHASES, MigrationPlan, migration_plans
+from .shim import through_shim
 
 #: the plan's phase of ports (custom operators, CUDA libraries, unsupported APIs): the costly last points
 PORT_PHASE = PHASES[-1][0]
@@ -35,16 +37,17 @@ PORT_PHASE = PHASES[-1][0]
 UNCERTAIN_LIMIT = 0.25
 
 
-def tally(report: Report) -> Tally:
-    """The report's shared numbers (``Report.tally``)."""
+def tally(report: Report, plans: Optional[Sequence[MigrationPlan]] = None) -> Tally:
+    """The report's shared numbers (``Report.tally``); ``plans``: the report's, when already made."""
     every = [f for f in report.findings if f.category != Category.TUNE]
     at_cause = counted(report.findings)
     judged_by_reach = any(f.reachable is not None for f in counted(report.judged))
     off = [f for f in at_cause if judged_by_reach and f.reachable is False]
     apart = [finding_bucket(f) for f in counted(report.validate)]
-    plans = {p.target: p for p in migration_plans(report)}
+    by_target = {p.target: p for p in (migration_plans(report) if plans is None else plans)}
     uses = counted(report.judged)
-    targets = tuple(_target(t, plans[t.id], uses, judged_by_reach) for t in report.targets)
+    targets = tuple(_target(t, by_target[t.id], uses, judged_by_reach, through_shim(report.judged, t.id))
+                    for t in report.targets)
     closest, why = _closest(targets)
     return Tally(
         project=project_name(report.root),
@@ -57,11 +60,6 @@ def tally(report: Report) -> Tally:
         left_out_tooling=sum(1 for f in every if f.context == Context.TOOLING),
         left_out_sites=sum(1 for f in every if f.context == Context.TRAINING and f.root is not None),
         reachability_judged=judged_by_reach, targets=targets, closest=closest, closest_why=why)
-
-
-def tally_of(report: Report) -> Tally:
-    """The report's tally: the one the flow counted, or (a report made by hand, a test's) counted now."""
-    return report.tally if report.tally is not None else tally(report)
 
 
 def project_name(root: str) -> str:
@@ -77,7 +75,8 @@ def project_name(root: str) -> str:
     return path.name or root
 
 
-def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding], judged_by_reach: bool) -> TargetTally:
+def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding], judged_by_reach: bool,
+            shimmed: int) -> TargetTally:
     work_on = work_off = validate = gaps = runs = notes = substitute = 0
     judged: Dict[int, Tuple[Verdict, Bucket, Optional[Grade]]] = {}  # verdicts are shared: each judged once
     for finding in uses:
@@ -124,7 +123,7 @@ def _target(summary: TargetSummary, plan: MigrationPlan, uses: Sequence[Finding]
         automatic=int(inputs.get("automatic", 0)), manual=int(inputs.get("manual", 0)),
         readiness_before_ports=before_ports.readiness_after if before_ports else summary.readiness,
         hours_before_ports=before_ports.cumulative_hours if before_ports else 0.0,
-        phases=steps)
+        phases=steps, through_shim=shimmed)
 
 
 def _steps(plan: MigrationPlan) -> Tuple[PhaseStep, ...]:

@@ -115,6 +115,16 @@ def test_an_entry_point_that_imports_the_shim_runs_what_it_covers(scan_tree):
     from migrator.shim import through_shim
 
     assert through_shim(report.judged, "cann") >= 3 and through_shim(report.judged, "neuware") == 0
+    # counted once by the flow (the tally), which the text says
+    shimmed = through_shim(report.judged, "cann")
+    assert {t.id: t.through_shim for t in report.tally.targets} == {"cann": shimmed, "neuware": 0}
+    import io
+
+    from migrator.report import text
+
+    out = io.StringIO()
+    text.render(report, out)
+    assert out.getvalue().count(f"{shimmed} uses need no change while it is imported") == 1
 
 
 def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed_code(scan_tree):

@@ -127,3 +127,31 @@ def test_the_closest_runtime_weighs_substitute_evidence_and_says_why(scan_tree):
     assert kunlun.readiness == max(t.readiness for t in numbers.targets) and kunlun.uncertain_share > 0.5
     assert kunlun.substitute > 0 and numbers.closest in ("cann", "neuware")
     assert "kunlun reads" in numbers.closest_why and "substitute data" in numbers.closest_why
+
+
+#: what the flow derives for the views (``pipeline/finish.py``), apart from what the stages judged
+_CARRIED = ("tally", "plans", "coverage", "validate_by_api", "gaps_by_api", "tuning", "at_cause", "notes_said", "rules",
+            "base")
+
+
+def test_a_report_made_by_hand_renders_once_finished_as_the_flow_finishes_it(example_report):
+    """The views derive nothing (``tests/test_layers.py`` keeps them from importing what computes): a report made
+    by hand with only what the stages judged is refused by every view until ``pipeline.finish`` derives what they
+    say; then every format is, byte for byte, the flow's."""
+    from dataclasses import fields
+
+    from migrator.model import Report
+    from migrator.pipeline.finish import finish
+
+    assert example_report.plans and example_report.coverage and example_report.tuning and example_report.notes_said
+    made = Report(**{f.name: getattr(example_report, f.name) for f in fields(Report) if f.name not in _CARRIED})
+    for module in (text, html, json_format, sarif):
+        with pytest.raises(ValueError, match="finish"):
+            module.render(made, io.StringIO(), View())
+    finished = finish(made)
+    assert _views(finished) == _views(example_report)
+    for show in ("all", "tune"):
+        said, flows = io.StringIO(), io.StringIO()
+        text.render(finished, said, View(show=show))
+        text.render(example_report, flows, View(show=show))
+        assert said.getvalue() == flows.getvalue()

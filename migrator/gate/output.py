@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, Optional, TextIO, cast
+from typing import Dict, Mapping, Optional, TextIO, Tuple, cast
 
 import click
 
 from ..model import Finding, Status
+from ..maps.limits import note_summary
+from ..plan import migration_plans
 from ..report import FORMATTERS
 from ..report.printable import Printable
 from ..report.terminal import Wrapping
@@ -22,7 +24,8 @@ def render_check(result: CheckResult, fmt: str, out: TextIO, report_unused: bool
     place in bold and its statuses in red (``--color``). ``width``: the terminal's columns to wrap each line at
     (``None``: one line a finding, for a pipe or a file)."""
     if fmt != "text":
-        FORMATTERS[fmt](replace(result.report, findings=tuple(result.failing)), out)
+        failing = replace(result.report, findings=tuple(result.failing))  # the plan is over what fails
+        FORMATTERS[fmt](replace(failing, plans=migration_plans(failing)), out)
         return
     wrapping = Wrapping(out, width)
     out = cast(TextIO, Printable(cast(TextIO, wrapping)))  # a file name or snippet cannot drive the terminal
@@ -48,7 +51,7 @@ def _line(finding: Finding, quote: bool = False, color: bool = False) -> str:
     where = place(finding.path, finding.span)
     failing = [(t, v) for t, v in finding.verdicts.items() if v.status != Status.SUPPORTED]
     tags = ",".join(f"{t}:{_paint(v.status.value, color, fg='red')}" for t, v in failing)
-    message = said(failing[0][1], quote) if failing else ""
+    message = said(failing[0][1], _said(failing[0][1].quotes), quote) if failing else ""
     fixed = " [*]" if any(v.fixable and v.edit is not None for _, v in failing) else ""
     return f"{_paint(where, color, bold=True)}: {finding.rule}{fixed} [{tags}] {' '.join(message.split())}"
 
@@ -88,3 +91,8 @@ def _fix_hint(result: CheckResult) -> str:
             if verdict.fixable and verdict.edit is not None:
                 counts[target] = counts.get(target, 0) + 1
     return "".join(f"; {n} can be fixed with `migrator fix PATH --target {t}`" for t, n in sorted(counts.items()))
+
+
+def _said(quotes: Tuple[str, ...]) -> Mapping[str, str]:
+    """The vendor notes ``quotes``, each said in English by its kind."""
+    return {quote: note_summary(quote) for quote in quotes}

@@ -26,7 +26,7 @@ from ..project.configs import with_config_reads, with_config_roots, with_unread_
 from ..project.coverage import apart
 from ..project.roots import with_line_roots
 from ..rules import RuleContext
-from ..vocabulary import tally
+from .finish import finish
 from .graph import reachable, reached_by_trace, with_call_paths
 from .index import indexed
 from .judge import file_list, judge
@@ -139,7 +139,7 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
     report = Report(root=str(request.root), tool_version=__version__, targets=summaries, files=files,
                     findings=parts.findings, custom_ops=ops, graph=graph, op_plans=plans, trace=traced,
                     covered=parts.covered, rule_errors=rule_errors, validate=parts.validate)
-    return replace(report, tally=tally(report))  # the numbers every view says, counted once
+    return finish(report)  # what every view says (the plan, the coverage, the numbers), derived once
 
 
 def _released(scanned: Scanned) -> Report:

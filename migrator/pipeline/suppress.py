@@ -99,7 +99,7 @@ def suppressions_in(folder: Path, rels: Iterable[str]) -> Dict[str, FileSuppress
     each read as a scan reads it: regular files, size-capped)."""
     from ..discover import kind_of, read_source
     from ..model import FileKind
-    from ..sources.notebook import read_notebook_cells
+    from ..cells import read_notebook_cells
 
     found: Dict[str, FileSuppressions] = {}
     for rel in sorted(rels):

@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Dict, Optional, Protocol, TextIO
 
-from ..model import Report
+from ..model import Report, Tally
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,16 @@ class View:
     width: Optional[int] = None
     #: the vendors' notes as they wrote them, where the default says each in English by its kind
     quote: bool = False
+
+
+def finished(report: Report) -> Tally:
+    """The report's shared numbers, and the sign that the flow finished it: a view renders what the flow
+    derived once (``Report.plans``, ``coverage``, ``tally``...), never derives it. A report made by hand goes
+    through ``migrator.pipeline.finish.finish`` first."""
+    if report.tally is None:
+        raise ValueError("this report was not finished by the flow: run migrator.pipeline.finish.finish(report) "
+                         "on a report made by hand before a view renders it")
+    return report.tally
 
 
 class Formatter(Protocol):

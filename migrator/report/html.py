@@ -16,20 +16,15 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from ..cells import read_notebook_cells
 from ..data import data_dir
-from ..discover import base_dir
-from ..evidence import Bucket, grade
-from ..model import (STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Tally,
+from ..evidence import grade
+from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileStatus, Finding, Report, Tally,
                      TargetSummary, Unsafe, Verdict)
-from ..plan import TUNE_PHASE, advised, migration_plans, tune_modules
-from ..project.coverage import apart_by_api, coverage_by_api
-from ..shim import through_shim
-from ..sources.notebook import read_notebook_cells
-from ..vocabulary import tally_of
-from . import View
+from . import View, finished
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .preview import line_rewrite
-from .wording import reach_text
+from .wording import advised, reach_text
 
 #: Worst first: the order statuses are listed and stacked in.
 STATUS_ORDER = [s.value for s in STATUS_SEVERITY]
@@ -59,13 +54,13 @@ def render_page(template: str, script: str, **context: Any) -> str:
 
 def _view(report: Report) -> Dict[str, Any]:
     by_id = {f.id: f for f in report.findings}
-    sources = _SourceLines(Path(report.root))
-    numbers = tally_of(report)  # the shared numbers: every view says these (vocabulary.py)
+    sources = _SourceLines(Path(report.base))
+    numbers = finished(report)  # the shared numbers: every view says these (vocabulary.py)
     tallies = {t.id: t for t in numbers.targets}
-    targets = [{**_target(t, by_id, sources), "tally": tallies[t.id], "shimmed": through_shim(report.judged, t.id)}
+    targets = [{**_target(t, by_id, sources), "tally": tallies[t.id], "shimmed": tallies[t.id].through_shim}
                for t in report.targets]
     kept, left_out = per_file_cap(report.findings)
-    covered = coverage_by_api(report.covered)
+    covered = report.coverage
     blocking_nodes = {report.graph.finding_nodes[i] for t in report.targets for b in t.blockers
                       for i in b.findings if report.graph and i in report.graph.finding_nodes}
     return {
@@ -89,7 +84,7 @@ def _view(report: Report) -> Dict[str, Any]:
         "graph": report.graph,
         "custom_ops": [_custom_op(op, report) for op in report.custom_ops],
         "unread": [f for f in report.files if f.status != FileStatus.OK or f.reason],
-        "plans": migration_plans(report),
+        "plans": report.plans,
         "tuning": _tuning(report),
         "tune_phase": TUNE_PHASE[0],
         "apart": _apart(report),
@@ -105,11 +100,10 @@ def _apart(report: Report) -> List[Dict[str, Any]]:
     data gaps."""
     targets = [t.id for t in report.targets]
     lists = (("validate", "To validate on the card", "substitute data, unconditional vendor notes, step patterns "
-              "no run measured: try them on the device", report.validate, Bucket.VALIDATE),
-             ("data-gaps", "Data gaps", "what the data cannot judge", report.validate, Bucket.GAP))
+              "no run measured: try them on the device", report.validate_by_api),
+             ("data-gaps", "Data gaps", "what the data cannot judge", report.gaps_by_api))
     out = []
-    for key, title, what, found, which in lists:
-        rows = apart_by_api(found, which)
+    for key, title, what, rows in lists:
         out.append({"id": key, "title": title, "what": what, "uses": sum(r.uses for r in rows),
                     "more": max(0, len(rows) - _APART_SHOWN),
                     "rows": [{"api": r.api, "rule": r.rule, "uses": r.uses, "where": _where(r.sites[0]),
@@ -128,11 +122,11 @@ def _graded(target: str, verdict: Verdict) -> Tuple[str, str, str]:
 
 
 def _tuning(report: Report) -> List[Dict[str, Any]]:
-    """The ``tune`` findings by module, in the plan's order (``plan.tune_modules``)."""
+    """The ``tune`` findings by module, in the plan's order (``Report.tuning``)."""
     targets = [t.id for t in report.targets]
-    return [{"path": path, "rows": [_tune_row(f, targets) for f in found],
-             "summary": ", ".join(f"{n} {rule}" for rule, n in Counter(f.rule for f in found).most_common())}
-            for path, found in tune_modules(report)]
+    return [{"path": module.path, "rows": [_tune_row(f, targets) for f in module.findings],
+             "summary": ", ".join(f"{n} {rule}" for rule, n in Counter(f.rule for f in module.findings).most_common())}
+            for module in report.tuning]
 
 
 def _tune_row(finding: Finding, targets: Sequence[str]) -> Dict[str, Any]:
@@ -293,11 +287,11 @@ def _custom_op(op, report: Report) -> Dict[str, Any]:
 
 
 class _SourceLines:
-    """Lines of the scanned files (a notebook's per cell), read on demand for context; a file that cannot be
-    read just gives no context."""
+    """Lines of the scanned files (a notebook's per cell) under ``root`` (``Report.base``), read on demand for
+    context; a file that cannot be read just gives no context."""
 
     def __init__(self, root: Path):
-        self.root = base_dir(root)
+        self.root = root
         self.cache: Dict[Tuple[str, Optional[int]], Optional[List[str]]] = {}
         self._raw: Dict[str, str] = {}
 

@@ -6,14 +6,10 @@ import json
 from dataclasses import asdict
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple
 
-from ..evidence import Bucket, active, grade
-from ..model import (Blocker, CustomOp, Edit, FileResult, Finding, GraphSummary, OpPlan, Report, Tally,
-                     TraceSummary, Verdict)
-from ..plan import MigrationPlan, migration_plans
-from ..project.coverage import apart_by_api, coverage_by_api
-from ..shim import ShimPlan
-from ..vocabulary import tally_of
-from . import View
+from ..evidence import active, grade
+from ..model import (Blocker, CoveredApi, CustomOp, Edit, FileResult, Finding, GraphSummary, MigrationPlan, OpPlan,
+                     Report, ShimPlan, Tally, TraceSummary, Verdict)
+from . import View, finished
 
 SCHEMA = "migrator.report/1"
 
@@ -28,7 +24,7 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         "schema": SCHEMA,
         "tool": {"name": "migrator", "version": report.tool_version},
         "root": report.root,
-        "summary": summary(tally_of(report)),
+        "summary": summary(finished(report)),
         "targets": [
             {"id": t.id, "runtime": t.runtime, "version": t.version, "sources": list(t.sources),
              "readiness": t.readiness, "counts": dict(t.counts), "to_validate": t.to_validate,
@@ -39,13 +35,13 @@ def _document(report: Report, findings: Any) -> Dict[str, Any]:
         ],
         "files": [_file(f) for f in report.files],
         "findings": findings,
-        "coverage": _coverage(report.covered),
-        "validate": _apart(report.validate, Bucket.VALIDATE),
-        "data_gaps": _apart(report.validate, Bucket.GAP),
+        "coverage": _coverage(report.covered, report.coverage),
+        "validate": _apart(report.validate_by_api),
+        "data_gaps": _apart(report.gaps_by_api),
         "custom_ops": [_custom_op(op, [p for p in report.op_plans if p.op == op.name]) for op in report.custom_ops],
         "graph": _graph(report.graph),
         "trace": None if report.trace is None else _trace(report.trace),
-        "plan": [_migration_plan(p) for p in migration_plans(report)],
+        "plan": [_migration_plan(p) for p in report.plans],
         **({"rule_errors": list(report.rule_errors)} if report.rule_errors else {}),
     }
 
@@ -172,9 +168,9 @@ def _finding_fields(finding: Finding, nodes: Mapping[str, str]) -> Dict[str, Any
     }
 
 
-def _coverage(covered: Sequence[Finding]) -> Dict[str, Any]:
-    """The usages every target runs as written, per API: counted in readiness, not listed as findings."""
-    rows = coverage_by_api(covered)
+def _coverage(covered: Sequence[Finding], rows: Sequence[CoveredApi]) -> Dict[str, Any]:
+    """The usages every target runs as written, per API (``rows``): counted in readiness, not listed as
+    findings."""
     return {"usages": len(covered), "counted": sum(r.counted for r in rows),
             "apis": [{"api": r.api, "rule": r.rule, "category": r.category._value_, "uses": r.uses,
                       "counted": r.counted, "sources": dict(r.sources), "sites": [_site(u) for u in r.sites]}
@@ -194,14 +190,14 @@ def _weight(verdict: Verdict) -> Dict[str, Any]:
             "evidence": [{"grade": e.grade.value, "source": e.source, "quote": e.quote} for e in verdict.evidence]}
 
 
-def _apart(validate: Sequence[Finding], which: Bucket) -> List[Dict[str, Any]]:
-    """The uses in ``which`` bucket (to validate, or data gaps), per API: each target's verdict on its first
-    use, and every site."""
+def _apart(rows: Sequence[CoveredApi]) -> List[Dict[str, Any]]:
+    """The uses of one bucket (to validate, or data gaps), per API: each target's verdict on its first use,
+    and every site."""
     return [{"api": r.api, "rule": r.rule, "category": r.category._value_, "uses": r.uses, "counted": r.counted,
              "verdicts": {t: {"status": v.status._value_, "message": v.message, "source": v.source, **_weight(v)}
                           for t, v in r.sites[0].verdicts.items()},
              "sites": [_site(f) for f in r.sites]}
-            for r in apart_by_api(validate, which)]
+            for r in rows]
 
 
 def _site(usage: Finding) -> Dict[str, Any]:

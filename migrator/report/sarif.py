@@ -9,11 +9,8 @@ from urllib.parse import quote
 from typing import Any, Dict, List, Optional, TextIO
 
 from .. import HOMEPAGE, __version__
-from ..model import Auto, FileStatus, Finding, Report, Status
-from ..rules import DOCUMENTED_RULES
-from ..rules.docs import WHAT, rule_doc
-from . import View
-from ..vocabulary import tally_of
+from ..model import Auto, FileStatus, Finding, Report, RuleHelp, Status
+from . import View, finished
 from .caps import MAX_RESULTS_PER_FILE, per_file_cap
 from .json import summary
 from .preview import line_rewrite
@@ -34,8 +31,8 @@ def to_dict(report: Report) -> Dict[str, Any]:
     """The SARIF log. Paths are from the root of the git work tree the scanned folder is in, so code scanning
     places the results of a subfolder's scan (``repository_prefix``)."""
     prefix = repository_prefix(Path(report.root))
-    rules = [_rule(rule) for rule in DOCUMENTED_RULES]
-    index = {rule.name: i for i, rule in enumerate(DOCUMENTED_RULES)}
+    rules = [_rule(rule) for rule in report.rules]
+    index = {rule.name: i for i, rule in enumerate(report.rules)}
     plugins = {t.id: t.import_first for t in report.targets if t.import_first}
     kept, left_out = per_file_cap(report.findings)
     notes = [{"level": "note", "message": {"text": f"{count} more results in {path} left out (over "
@@ -58,7 +55,7 @@ def to_dict(report: Report) -> Dict[str, Any]:
             "results": [_result(f, index, plugins, prefix) for f in kept],
             # the report's shared numbers, as the JSON's ``summary`` says them (readiness, blockers on / off
             # the training path, the closest runtime and why)
-            "properties": {"migrator": summary(tally_of(report))},
+            "properties": {"migrator": summary(finished(report))},
         }],
     }
 
@@ -79,12 +76,10 @@ def render(report: Report, out: TextIO, view: Optional[View] = None) -> None:  #
     out.write("\n")
 
 
-def _rule(rule) -> Dict[str, Any]:
+def _rule(rule: RuleHelp) -> Dict[str, Any]:
     """A reportingDescriptor: the rule's own docs (what / why / example / fix safety), as text and Markdown."""
-    doc = rule_doc(rule)
-    return {"id": rule.name, "name": rule.name, "shortDescription": {"text": rule.summary or doc.title},
-            "fullDescription": {"text": " ".join(doc.section(WHAT).split())},
-            "help": {"text": doc.text(), "markdown": doc.markdown()},
+    return {"id": rule.name, "name": rule.name, "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": rule.what}, "help": {"text": rule.text, "markdown": rule.markdown},
             "properties": {"category": rule.category.value}}
 
 

@@ -7,21 +7,16 @@ one line per target."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, TextIO, Tuple, cast
+from typing import Dict, List, Mapping, Optional, TextIO, Tuple, cast
 
 import click
 
-from ..assess import counted
-from ..maps.limits import clip
-from ..model import (STATUS_SEVERITY, Blocker, Context, FileStatus, Finding, Report, Status, TargetSummary,
-                     TargetTally, Verdict)
-from ..plan import TUNE_PHASE, MigrationPlan, advised, migration_plans, tune_modules
-from ..shim import through_shim
-from ..vocabulary import tally_of
-from . import View
+from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileStatus, Finding, MigrationPlan, Report,
+                     Status, TargetSummary, TargetTally, Verdict)
+from . import View, finished
 from .printable import Printable
 from .terminal import Wrapping, at_most
-from .wording import place, plain, reach_text, said, trace_text, worst_status
+from .wording import advised, place, plain, reach_text, said, trace_text, worst_status
 
 #: Blockers shown per target in the summary; the rest are counted.
 _TOP = 5
@@ -48,8 +43,8 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
 
 def _render(report: Report, out: TextIO, view: View) -> None:
     paint = _Paint(view.color)
-    numbers = tally_of(report)  # the shared numbers: every view says these (vocabulary.py)
-    listed = counted(report.findings)
+    numbers = finished(report)  # the shared numbers: every view says these (vocabulary.py)
+    listed = list(report.at_cause)
     more = numbers.runs_as_written
     covered = (f"; {more} more {'use' if more == 1 else 'uses'} in training code {'runs' if more == 1 else 'run'} as "
                "written on every target" if more else "")
@@ -57,7 +52,7 @@ def _render(report: Report, out: TextIO, view: View) -> None:
     out.write(f"migrator {report.tool_version}: {report.root}: {numbers.files_scanned} files scanned, "
               f"{numbers.findings} findings ({numbers.at_cause} in training code at their cause{off})"
               f"{covered}\n\n")
-    plans = {p.target: p for p in migration_plans(report)}
+    plans = {p.target: p for p in report.plans}
     tallies = {t.id: t for t in numbers.targets}
     if view.quiet:
         for target in report.targets:
@@ -68,8 +63,7 @@ def _render(report: Report, out: TextIO, view: View) -> None:
     by_id = {f.id: f for f in report.findings}
     shown: Dict[Tuple[str, str, str, Optional[int]], str] = {}
     for target in report.targets:
-        _target(target, tallies[target.id], plans[target.id], paint, out, through_shim(report.judged, target.id),
-                by_id, view, shown)
+        _target(target, tallies[target.id], plans[target.id], paint, out, by_id, view, shown, report.notes_said)
     if numbers.closest is not None and len(numbers.targets) > 1:
         out.write(f"Closest runtime: {numbers.closest}: {numbers.closest_why}\n\n")
     if any(t.blockers for t in report.targets):
@@ -98,7 +92,7 @@ def _render(report: Report, out: TextIO, view: View) -> None:
                   f"vendor notes) and {_count(numbers.data_gaps, 'data gap')} (no data): not on the worklist "
                   "(`--format json` `validate` / `data_gaps`, or the page)\n")
     if view.show == "all":
-        _findings(listed, [t.id for t in report.targets], paint, out, view.quote)
+        _findings(listed, [t.id for t in report.targets], paint, out, view.quote, report.notes_said)
         left_out = _left_out(report.findings)
         if left_out:
             out.write(f"\n(not listed: {left_out}; `--format json` or `html` has them)\n")
@@ -144,14 +138,14 @@ def _headline(target: TargetSummary, tally: TargetTally, paint: "_Paint") -> str
 
 
 def _target(target: TargetSummary, tally: TargetTally, plan: MigrationPlan, paint: "_Paint", out: TextIO,
-            shimmed: int, by_id: Dict[str, Finding], view: View,
-            shown: Dict[Tuple[str, str, str, Optional[int]], str]) -> None:
+            by_id: Dict[str, Finding], view: View, shown: Dict[Tuple[str, str, str, Optional[int]], str],
+            notes: Mapping[str, str]) -> None:
     """One target: its headline, counts, plan and blockers. ``shown``: the blockers earlier targets listed (by
     key, status and first line), each with its target: the same blocker again is named, not repeated."""
     out.write(_headline(target, tally, paint) + "\n")
-    if shimmed:
-        out.write(f"  runs on the vendor's runtime patcher an entry point imports: {shimmed} uses need no change "
-                  "while it is imported\n")
+    if tally.through_shim:
+        out.write(f"  runs on the vendor's runtime patcher an entry point imports: {tally.through_shim} uses need no "
+                  "change while it is imported\n")
     counts = ", ".join(f"{n} {paint.status(Status(s))}" for s, n in target.counts.items()
                        if n and s != Status.UNKNOWN.value)
     validate = f"; {tally.to_validate} to validate on the card (substitute data, notes)" if tally.to_validate else ""
@@ -173,7 +167,8 @@ def _target(target: TargetSummary, tally: TargetTally, plan: MigrationPlan, pain
             continue
         shown.setdefault(key, target.id)
         verdict = first.verdicts.get(target.id) if first is not None else None
-        message = plain(" ".join(blocker.message.split()), verdict.quotes if verdict is not None else (), view.quote)
+        message = plain(" ".join(blocker.message.split()), verdict.quotes if verdict is not None else (), notes,
+                        view.quote)
         mark = "[*] " if blocker.fixable else ""
         sites = f", {len(blocker.findings)} findings" if len(blocker.findings) > 1 else ""
         title = blocker.title.removesuffix(f" in {blocker.path_of_first}")  # the line starts with that path
@@ -232,7 +227,8 @@ def _where(blocker: Blocker, first: Optional[Finding]) -> str:
     return f"{place(first.path, first.span)}:"
 
 
-def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
+def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: TextIO, quote: bool,
+              notes: Mapping[str, str]) -> None:
     """By file; in a file, one row per rule and API and the same verdicts, worst first, with its lines and
     what to do on the target that needs the most."""
     by_file: Dict[str, List[Finding]] = defaultdict(list)
@@ -258,17 +254,16 @@ def _findings(listed: List[Finding], targets: List[str], paint: "_Paint", out: T
             worst = _worst_verdict(found[0])
             if worst is not None:
                 target, verdict = worst
-                out.write(f"      {target}: {_clip(verdict.suggestion or said(verdict, quote))}\n")
+                out.write(f"      {target}: {_clip(verdict.suggestion or said(verdict, notes, quote))}\n")
 
 
 def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO, quote: bool) -> None:
-    """The ``tune`` findings by file, in the plan's order (``plan.tune_modules``)."""
-    modules = tune_modules(report)
-    count = sum(len(found) for _, found in modules)
+    """The ``tune`` findings by file, in the plan's order (``Report.tuning``)."""
+    count = sum(len(module.findings) for module in report.tuning)
     out.write(f"\nTuning the training step ({_count(count, 'finding')}; not counted in readiness):\n")
-    for path, found in modules:
-        out.write(f"{path}\n")
-        for finding in found:
+    for module in report.tuning:
+        out.write(f"{module.path}\n")
+        for finding in module.findings:
             measured = (f"  [{finding.measured.calls_per_step:g} calls/step, {finding.measured.shapes} shapes]"
                         if finding.measured is not None else "")
             verdicts = " ".join(f"{t}:{paint.status(finding.verdicts[t].status)}" for t in targets
@@ -276,7 +271,8 @@ def _tuning(report: Report, targets: List[str], paint: "_Paint", out: TextIO, qu
             out.write(f"  {_position(finding)}  {finding.rule}  {_clip(finding.snippet)}  [{verdicts}]{measured}\n")
             shown = advised(finding)
             if shown is not None:
-                out.write(f"      {shown[0]}: {_clip(shown[1].suggestion or said(shown[1], quote))}\n")
+                advice = shown[1].suggestion or said(shown[1], report.notes_said, quote)
+                out.write(f"      {shown[0]}: {_clip(advice)}\n")
 
 
 def _worst_verdict(finding: Finding) -> Optional[Tuple[str, Verdict]]:
@@ -295,7 +291,8 @@ def _count(n: int, noun: str) -> str:
 
 def _clip(text: str, limit: int = 150) -> str:
     """On one line (a vendor note's line breaks and indents folded), at most ``limit`` characters."""
-    return clip(" ".join(text.split()), limit)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _left_out(findings: Tuple[Finding, ...]) -> str:

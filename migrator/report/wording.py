@@ -1,11 +1,10 @@
 """What every view says the same way: a finding's worst status, how a blocker is reached, a verdict's message
-with the vendors' notes said in English."""
+with the vendors' notes said in English (by the words the flow gave each: ``Report.notes_said``)."""
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Mapping, Optional, Tuple
 
-from ..maps.limits import note_summary
 from ..model import STATUS_SEVERITY, Blocker, Finding, Span, Status, TraceSummary, Verdict
 
 
@@ -43,17 +42,23 @@ def trace_text(trace: TraceSummary) -> str:
     return "\n".join(lines)
 
 
-def said(verdict: Verdict, quoted: bool = False) -> str:
+def said(verdict: Verdict, notes: Mapping[str, str], quoted: bool = False) -> str:
     """``verdict``'s message with each vendor note it carries (``Verdict.quotes``) said by its kind in English
-    (``maps/limits.note_summary``), or, ``quoted``, as the vendor wrote it."""
-    return plain(verdict.message, verdict.quotes, quoted)
+    (``notes``: each note's words, ``Report.notes_said``), or, ``quoted``, as the vendor wrote it."""
+    return plain(verdict.message, verdict.quotes, notes, quoted)
 
 
-def plain(message: str, quotes: Tuple[str, ...], quoted: bool = False) -> str:
-    """``said`` for a message and the quotes it carries (a blocker keeps its first finding's)."""
+def plain(message: str, quotes: Tuple[str, ...], notes: Mapping[str, str], quoted: bool = False) -> str:
+    """``said`` for a message and the quotes it carries (a blocker keeps its first finding's); a note ``notes``
+    has no words for stays as the vendor wrote it."""
     if quoted:
         return message
     for quote in sorted(set(quotes), key=len, reverse=True):  # a clause inside a whole note: the note first
-        if quote:
-            message = message.replace(quote, note_summary(quote))
+        if quote and quote in notes:
+            message = message.replace(quote, notes[quote])
     return message
+
+
+def advised(finding: Finding) -> Optional[Tuple[str, Verdict]]:
+    """The verdict to show for a ``tune`` finding: the first target whose guide documents it (``partial``)."""
+    return next(((t, v) for t, v in finding.verdicts.items() if v.status == Status.PARTIAL), None)

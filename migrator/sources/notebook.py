@@ -7,11 +7,11 @@ the environment reader instead.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple, Union
 
+from ..cells import code_cells
 from ..model import Span
 
 _SHELL_CELL_MAGICS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%system")
@@ -42,7 +42,7 @@ class NotebookCode:
 
 def read_notebook(text: str) -> Union[NotebookCode, str]:
     """The notebook's code, or a human reason why it cannot be read."""
-    cells = _code_cells(text)
+    cells = code_cells(text)
     if isinstance(cells, str):
         return cells
     lines: List[str] = []
@@ -109,33 +109,3 @@ def _shell_magic(line: str) -> Optional[str]:
         key = key.strip()
         return f"{key}={value.strip()}" if key.isidentifier() and value.strip() else None
     return None
-
-
-def read_notebook_cells(text: str) -> Optional[List[Tuple[int, str]]]:
-    """(cell index, source) for every code cell, or None when the text is not a readable notebook."""
-    cells = _code_cells(text)
-    return None if isinstance(cells, str) else cells
-
-
-def _code_cells(text: str) -> Union[List[Tuple[int, str]], str]:
-    """(index among all cells, source) of each code cell (nbformat 4, and 3's worksheets), or a reason."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"not a valid notebook: JSON error at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    cells = data.get("cells") if isinstance(data, dict) else None
-    if cells is None and isinstance(data, dict) and isinstance(data.get("worksheets"), list):
-        cells = [c for sheet in data["worksheets"] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
-    if not isinstance(cells, list):
-        return "not a valid notebook: no 'cells' list"
-    found = []
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", cell.get("input", ""))
-        if isinstance(source, list):
-            source = "".join(str(s) for s in source)
-        if not isinstance(source, str):
-            return f"not a valid notebook: cell {index} has a source of type {type(source).__name__}"
-        found.append((index, source))
-    return found
