@@ -1182,3 +1182,14 @@ def test_a_web_demo_is_not_the_training_run(scan_tree, imports, context):
     report = scan_tree({"app/classification.py": page}, ["cann"])
     found = [f for f in report.judged if f.path == "app/classification.py"]
     assert found and all(f.context == context for f in found)
+
+
+def test_an_object_of_another_modules_class_is_no_tensor_for_its_own_methods(scan_tree):
+    value = ("import torch\nfrom torch import nn\nfrom dists import TwoHotDist\n\n\nclass Value(nn.Module):\n"
+             "    def forward(self, x):\n        self.distr = TwoHotDist(logits=x)\n        return self.distr.mode()\n")
+    dists = "import torch\n\n\nclass TwoHotDist:\n    def __init__(self, logits):\n        self.logits = logits\n"
+    train = "import torch\nfrom value import Value\n\n\ndef main():\n    model = Value()\n    model.cuda()\n"
+    report = scan_tree({"value.py": value, "dists.py": dists, "train.py": train}, ["cann"])
+    assert not [f for f in report.judged if f.api.endswith(".mode")]  # rl_games' TwoHotDist.mode, not aten::mode
+    (move,) = [f for f in report.findings if f.path == "train.py"]
+    assert move.api == "torch.nn.Module.cuda" and active(move.verdicts["cann"])

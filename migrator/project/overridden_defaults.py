@@ -194,14 +194,17 @@ class _Mentions:
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
-        self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<anything>.name``, ``self.name`` among them
+        self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<object>.name``, ``self.name`` among them
+        modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                   if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
         for node in ast.walk(tree):
             if id(node) in typed:
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self._names.setdefault(node.id, []).append(callee_of.get(id(node)))
             elif isinstance(node, ast.Attribute):
-                self._methods.setdefault(node.attr, []).append(callee_of.get(id(node)))
+                if _root_name(node) not in modules:  # ``torch.zeros(..., device=d)`` is no method ``zeros``
+                    self._methods.setdefault(node.attr, []).append(callee_of.get(id(node)))
                 if isinstance(node.value, ast.Name) and node.value.id != "self":
                     self._attributes.setdefault(node.attr, []).append(callee_of.get(id(node)))
 
@@ -210,6 +213,14 @@ class _Mentions:
 
     def of_method(self, name: str) -> List[Optional[ast.Call]]:
         return self._methods.get(name, [])
+
+
+def _root_name(node: ast.Attribute) -> Optional[str]:
+    """``torch`` of ``torch.nn.functional.pad``; ``None`` when the chain starts at a call or a subscript."""
+    value: ast.expr = node
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _type_references(tree: ast.Module) -> Set[int]:

@@ -86,6 +86,10 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
             return MODULE
         if qual and qual.split(".")[0] in (QUIET_ROOTS | STDLIB):
             return OTHER
+        if qual and not is_torch(qual) and qual.rsplit(".", 1)[-1][:1].isupper():
+            # ``self.distr = TwoHotDist(logits=out)`` from another module: an object of a class (a module, or
+            # not), whose ``mode()`` is its own; a tensor subclass made so is the rare case
+            return MODULE
     if exprs and len(exprs) == 1 and isinstance(exprs[0], _PLAIN_VALUES):
         return OTHER
     return UNKNOWN
