@@ -753,6 +753,12 @@ LIBRARY_MODULE = ("import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n\n\n
     pytest.param({"net.py": LIBRARY_MODULE}, "net.py", Context.TRAINING, id="a-script-nothing-imports"),
     pytest.param({"scripts/net.py": LIBRARY_MODULE, "pyproject.toml": "[project]\nname='p'\n"}, "scripts/net.py",
                  Context.TRAINING, id="a-script-in-a-folder-that-is-no-package"),
+    # cleanrl's apex_dqn_atari_visual.py: a package module whose main block trains
+    pytest.param({"pkg/__init__.py": "", "pyproject.toml": "[project]\nname='p'\n",
+                  "pkg/net.py": LIBRARY_MODULE + "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                                "    for step in range(10):\n        loss = net(step).sum()\n"
+                                "        loss.backward()\n        opt.step()\n"},
+                 "pkg/net.py", Context.TRAINING, id="a-package-module-that-trains"),
 ])
 def test_the_main_block_of_a_library_module_is_a_demo(scan_tree, files, path, context):
     report = scan_tree(files, ["cann"])
@@ -1193,3 +1199,13 @@ def test_an_object_of_another_modules_class_is_no_tensor_for_its_own_methods(sca
     assert not [f for f in report.judged if f.api.endswith(".mode")]  # rl_games' TwoHotDist.mode, not aten::mode
     (move,) = [f for f in report.findings if f.path == "train.py"]
     assert move.api == "torch.nn.Module.cuda" and active(move.verdicts["cann"])
+
+
+def test_a_project_wide_librarys_cause_is_headed_in_training_code(scan_tree):
+    uses = ("import torch\nfrom mmcv.ops import nms_rotated\n\n\ndef f(boxes, scores):\n"
+            "    return nms_rotated(boxes, scores, 0.5)\n")
+    report = scan_tree({"a_tools/analysis_tools/confusion_matrix.py": uses, "models/head.py": uses}, ["cann"])
+    library = [f for f in report.judged if f.rule == "cuda-library"]
+    heads = [f for f in library if f.root is None]
+    assert library and all(f.path == "models/head.py" for f in heads), [(f.path, f.root) for f in library]
+    assert any(f in report.findings for f in heads)

@@ -232,7 +232,7 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
 
 #: where an API's last name is its aten op's (``torch.nn.functional.ctc_loss``, ``torch.inverse``) or a module's
 #: snake-cased class name is (``torch.nn.CTCLoss`` -> ``ctc_loss``)
-_OWN_OP_MODULES = frozenset({"torch", "torch.nn.functional", "torch.Tensor", "torch.nn"})
+_OWN_OP_MODULES = frozenset({"torch", "torch.nn.functional", "torch.Tensor", "torch.nn", "torch.nn.utils"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -254,13 +254,17 @@ def _own_kernel(target: TargetMap, api: str, ops: Sequence[str], path: Optional[
     module, _, last = api.rpartition(".")
     if module not in _OWN_OP_MODULES or target.substitute:
         return None
-    name = "aten::" + (_CAMEL.sub("_", last).lower() if last[:1].isupper() else last)
-    if any(op == name or op.startswith(name + ".") for op in ops):
-        return None
-    overloads = _registered_by_name(target.op_map_file).get(name)
-    if not overloads:
-        return None
+    own = _CAMEL.sub("_", last).lower() if last[:1].isupper() else last
+    registered = _registered_by_name(target.op_map_file)
     op_map = target.op_map()
+    composites = set(op_map.get("registered_composites", ()))
+    # the op itself, or its private twin (``weight_norm`` -> ``aten::_weight_norm``, the one its hook calls), where
+    # torch decomposes it (a composite the trace cannot see) and the target registers it
+    overloads = [op for name in (f"aten::{own}", f"aten::_{own}") for op in registered.get(name, ())
+                 if op in composites]
+    names = {op.split(".", 1)[0] for op in overloads}
+    if not overloads or any(op.split(".", 1)[0] in names for op in ops):
+        return None
     autograd = all(op in set(op_map.get("own_autograd", ())) for op in overloads)
     row = torch_api_table().get(api) or torch_api_table().get(torch_api_aliases().get(api, "")) or {}
     replaced = set(row.get("forward", ())) | (set(ops) if autograd or path == FORWARD else set())

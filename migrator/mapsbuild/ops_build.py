@@ -162,6 +162,10 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, Any]:
         ops.update(later_composites(universe, newest))
         autograd = getattr(reader, "own_autograd", None)
         autograd_ops = sorted(autograd(upstream, release) & set(ops)) if autograd is not None else []
+        # ops torch decomposes before any backend sees them (CompositeImplicitAutograd) that the vendor registers
+        # itself: its kernel runs instead of what a CPU trace of torch records
+        composites = sorted(op for op, info in universe.items()
+                            if info.kind == "implicit" and ops.get(op) == "registered")
         outputs[f"ops/{release.target}-{release.version}.json"] = {
             "schema": MAPS_SCHEMA, "target": release.target, "version": release.version,
             "runtime": release.runtime, "torch_line": release.torch_line, "aten_source": source_label(release.native),
@@ -169,6 +173,7 @@ def build_op_maps(upstream: Path, curated: Path) -> Dict[str, Any]:
             "reasons": REASONS, "ops": {op: ops[op] for op in sorted(ops)},
             **({"dtypes": dtypes} if dtypes else {}),
             **({"own_autograd": autograd_ops} if autograd_ops else {}),
+            **({"registered_composites": composites} if composites else {}),
             **({} if reader.SUBSTITUTE else absent_apis(upstream, release.native)),
         }
     return outputs

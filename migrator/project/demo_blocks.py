@@ -3,7 +3,8 @@
 samples). A run imports the module, and its main block never runs. A library module is one the project's training
 code imports, or, in a packaged project (``pyproject.toml``, ``setup.py``, ``setup.cfg``), any module of a
 package (a folder with an ``__init__.py``; ``tools/eval.py`` beside none is a script); a module named for a run
-(``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``) keeps its main block as its entry."""
+(``train*.py``, ``main.py``, ``run_*.py``, ``cli.py``, ``__main__.py``), or one that holds a training step, keeps its
+main block as its entry."""
 
 from __future__ import annotations
 
@@ -31,7 +32,15 @@ def demo_blocks(results: Sequence[FileResult], packaged: bool = False) -> Dict[s
             if r.outline is not None and r.outline.main_lines is not None
             and (r.outline.module in imported or (packaged and "/" in r.file.rel
                                                    and r.file.rel.rpartition("/")[0] in packages))
-            and not named_as_a_script(r.file.rel) and r.file.rel.rsplit("/", 1)[-1] not in _ENTRY_FILES}
+            and not named_as_a_script(r.file.rel) and r.file.rel.rsplit("/", 1)[-1] not in _ENTRY_FILES
+            and not _trains(r)}
+
+
+def _trains(result: FileResult) -> bool:
+    """Whether the module holds a training step (a loop that calls ``backward``, or a step function): its main
+    block is a run (cleanrl's ``apex_dqn_atari_visual.py``, a package module that is a training script)."""
+    step = result.step
+    return step is not None and bool(step.loops or step.steps)
 
 
 def in_demo_block(blocks: Dict[str, Tuple[int, int]], path: str, span: Span) -> bool:

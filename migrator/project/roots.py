@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, counted_status, finding_bucket
-from ..model import Category, Finding, Span, Status
+from ..contexts import path_context
+from ..model import Category, Context, Finding, Span, Status
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -210,7 +211,10 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
     there is one) is a site of that first use (an optional use, judged apart, keeps its own)."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
     roots: Dict[str, str] = {}
-    for finding in findings:
+    # the head of a project-wide cause is a use in training code where there is one: a cause whose head sits in a
+    # tooling script (mmrotate's tools/analysis_tools) would leave the worklist with it
+    ordered = sorted(findings, key=lambda f: path_context(f.path) != Context.TRAINING)
+    for finding in ordered:
         if finding.rule != "cuda-library" or finding.root is not None:
             continue
         library = library_of(finding.api) or finding.api.split(".", 1)[0]
