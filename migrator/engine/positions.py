@@ -280,6 +280,17 @@ class Positions:
 
 
 
+#: Whether a field value's type is a libcst node, per type (``isinstance`` on the ``CSTNode`` ABC costs more).
+_NODE_TYPES: Dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    found = _NODE_TYPES.get(kind)
+    if found is None:
+        found = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return found
+
+
 def _path_below(top: cst.CSTNode, node: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
     """The nodes from just under ``top`` down to ``node``; None when ``node`` is not under ``top``."""
     for name in _field_names(type(top)):
@@ -287,7 +298,7 @@ def _path_below(top: cst.CSTNode, node: cst.CSTNode) -> Optional[List[cst.CSTNod
         for child in (value if isinstance(value, (list, tuple)) else (value,)):
             if child is node:
                 return [node]
-            if isinstance(child, cst.CSTNode):
+            if _is_node(type(child)):
                 below = _path_below(child, node)
                 if below is not None:
                     return [child] + below

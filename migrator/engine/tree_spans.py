@@ -438,6 +438,9 @@ _EXPECTED: Dict[type, Tuple[tuple, Callable[[Any, str], bool]]] = {  # each take
 
 
 _FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
+#: The blocks whose statements ``_block_counterparts`` pairs with ``ast``'s (compared by type: libcst's node
+#: classes are ABCs, and a failed ``isinstance`` on one goes through ``ABCMeta.__instancecheck__``).
+_BLOCKS = frozenset({cst.Module, cst.IndentedBlock})
 _DEF_OR_CLASS = re.compile(r"(?:async\s+)?(?:def|class)\s+")
 
 
@@ -483,7 +486,7 @@ class TreeSpans:
             return None
         if isinstance(found, _NamePlace):
             offsets = self._name_offsets(node, found)
-        elif isinstance(node, cst.Tuple):
+        elif type(node) is cst.Tuple:
             offsets = self._tuple_offsets(node, found)
         elif isinstance(found, _BoolPrefix):  # from the whole chain's start to the last operand it holds
             whole, last = self._node_offsets(found.node), self._node_offsets(found.node.values[found.count - 1])
@@ -544,8 +547,8 @@ class TreeSpans:
         if key in self._counterparts:
             return self._counterparts[key]
         if at == 0:
-            found = self._tree if isinstance(node, cst.Module) else None
-        elif isinstance(chain[at - 1], (cst.Module, cst.IndentedBlock)):
+            found = self._tree if type(node) is cst.Module else None
+        elif type(chain[at - 1]) in _BLOCKS:
             self._block_counterparts(chain[at - 1], self._counterpart(chain, at - 1))
             return self._counterparts.get(key)
         else:

@@ -72,7 +72,7 @@ class Evaluator:
                     out.append(_OPAQUE_POSITIONAL if keyword is None else Argument(keyword, _OPAQUE))
                 else:
                     out.append(Argument(keyword, value))
-                if isinstance(arg.value, LITERAL_NODES):
+                if type(arg.value) in LITERAL_TYPES:
                     self.consumed.add(id(arg.value))
             return tuple(out)
         finally:
