@@ -466,19 +466,14 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
     """
     from .discover import discover
     from .engine.cache import open_cache
-    from .fix import file_digests, tree_state, fix_report, write_fixes
+    from .fix import file_digests, fix_report
     from .fix.log import change_lines, markdown_log
     from .fix.shim import shim_fixes
     from .rules.base import cuda_names
 
     config = _project_config(path, config_file, isolated)
     selection = _selection(config, select, ignore)
-    if target is None and len(config.targets) != 1:
-        listed = f" ({config.path} lists {', '.join(config.targets)})" if config.targets else ""
-        raise click.UsageError(f"fix rewrites for one target: give --target cann or --target neuware{listed}")
-    chosen = _targets(target or config.targets[0])
-    if len(chosen) != 1:
-        raise click.BadParameter("give exactly one target", param_hint="--target")
+    chosen = _fix_target(target, config)
     if show_settings:
         _show_settings(config, chosen, selection)
         return
@@ -489,15 +484,7 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
                    "rewrite mechanically", err=True)
         return
     if not show_diff and not force:
-        state = tree_state(path)
-        if state.error is not None:
-            click.echo(f"refusing to write: git could not be asked whether {path} has uncommitted changes "
-                       f"({state.error}); fix that, or pass --force", err=True)
-            sys.exit(2)
-        if state.dirty:
-            click.echo(f"refusing to write: {len(state.dirty)} uncommitted change(s) under {path} (first: "
-                       f"{state.dirty[0]}); commit or stash them, or pass --force", err=True)
-            sys.exit(2)
+        _refuse_a_dirty_tree(path)
     from .pipeline import without_excluded
 
     found = without_excluded(discover(path), _exclusions(config, path))  # [tool.migrator] exclude
@@ -511,22 +498,7 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
             click.echo(f"{item.path}: {item.error}", err=True)
         for skipped in () if quiet else item.skipped:
             click.echo(f"{item.path}:{skipped.line or '-'}: {skipped.rule}: not applied: {skipped.reason}", err=True)
-    written = result.changed
-    if show_diff:
-        click.echo("".join(item.diff() for item in result.changed), nl=False)
-    else:
-        imported_before = {}
-        if check:
-            from .fix.check import import_all
-
-            imported_before = import_all(path, [item.path for item in result.changed], check_timeout)
-        outcome = write_fixes(path, result.changed)
-        for problem in outcome.problems:
-            click.echo(problem, err=True)
-        if outcome.failed:
-            sys.exit(1)
-        done = set(outcome.written)  # files changed under the run are not written
-        written = tuple(item for item in result.changed if item.path in done)
+    written, imported_before = _written(path, result, show_diff, check, check_timeout)
     for line in () if quiet else change_lines(written):
         click.echo(line, err=True)
     if log_path is not None:
@@ -535,6 +507,62 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
     if shim:
         _echo_shim_coverage(report, chosen[0].id, len(written), show_diff)
         return
+    _echo_fix_summary(result, written, chosen[0].id, show_diff=show_diff, unsafe=unsafe, style=style, quiet=quiet)
+    if check and not show_diff:
+        _echo_import_check(path, written, chosen[0], imported_before, check_timeout)
+
+
+def _fix_target(target: Optional[str], config) -> tuple:
+    """The one target ``fix`` rewrites for: ``--target``, else the one ``[tool.migrator] targets`` names."""
+    if target is None and len(config.targets) != 1:
+        listed = f" ({config.path} lists {', '.join(config.targets)})" if config.targets else ""
+        raise click.UsageError(f"fix rewrites for one target: give --target cann or --target neuware{listed}")
+    chosen = _targets(target or config.targets[0])
+    if len(chosen) != 1:
+        raise click.BadParameter("give exactly one target", param_hint="--target")
+    return chosen
+
+
+def _refuse_a_dirty_tree(path: Path) -> None:
+    """Exit 2 unless git says the tree under ``path`` has no uncommitted change (``--force`` skips this)."""
+    from .fix import tree_state
+
+    state = tree_state(path)
+    if state.error is not None:
+        click.echo(f"refusing to write: git could not be asked whether {path} has uncommitted changes "
+                   f"({state.error}); fix that, or pass --force", err=True)
+        sys.exit(2)
+    if state.dirty:
+        click.echo(f"refusing to write: {len(state.dirty)} uncommitted change(s) under {path} (first: "
+                   f"{state.dirty[0]}); commit or stash them, or pass --force", err=True)
+        sys.exit(2)
+
+
+def _written(path: Path, result, show_diff: bool, check: bool, check_timeout: float) -> tuple:
+    """(the files written, or with ``--diff`` the diff printed and the files that would be; what ``--check``
+    imported before the write). Exit 1 when a write failed."""
+    from .fix import write_fixes
+
+    if show_diff:
+        click.echo("".join(item.diff() for item in result.changed), nl=False)
+        return result.changed, {}
+    imported_before = {}
+    if check:
+        from .fix.check import import_all
+
+        imported_before = import_all(path, [item.path for item in result.changed], check_timeout)
+    outcome = write_fixes(path, result.changed)
+    for problem in outcome.problems:
+        click.echo(problem, err=True)
+    if outcome.failed:
+        sys.exit(1)
+    done = set(outcome.written)  # files changed under the run are not written
+    return tuple(item for item in result.changed if item.path in done), imported_before
+
+
+def _echo_fix_summary(result, written, target: str, *, show_diff: bool, unsafe: bool, style: str,
+                      quiet: bool) -> None:
+    """The closing line of ``fix``: what it applied, in which style, what it held back and what is left."""
     applied = sum(len(item.applied) for item in written)
     verb = "would apply" if show_diff else "applied"
     held = sum(len(item.skipped) for item in result.files)
@@ -543,21 +571,24 @@ def fix(path: Path, target: Optional[str], show_diff: bool, unsafe: bool, force:
         for item in written:
             if item.style_note:
                 click.echo(f"{item.path}: vendor style: {item.style_note}", err=True)
-    click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {chosen[0].id}; "
+    click.echo(f"{verb} {applied} rewrite(s) in {len(written)} file(s) for {target}; "
                + (f"{len(portable)} of the files in the portable style (torch.accelerator); " if style == "portable"
                   else "")
                + f"{result.not_offered} other rewrite(s) need a hand (see `migrator scan`)"
                + (f"; {held} held back, each with its reason above" if held else "")
                + ("" if unsafe else "; --unsafe adds the ones that may change behaviour"), err=True)
-    if check and not show_diff:
-        from .fix.check import compared, import_all, report_lines
 
-        plugin = chosen[0].import_first.split()[-1] if chosen[0].import_first else None
-        checks = compared(imported_before, import_all(path, [item.path for item in written], check_timeout))
-        for line in report_lines(checks, plugin):
-            click.echo(line, err=True)
-        if any(c.broken for c in checks):
-            sys.exit(1)
+
+def _echo_import_check(path: Path, written, target, imported_before, check_timeout: float) -> None:
+    """``--check``: each changed module imported again after the write, compared; exit 1 if the fix broke one."""
+    from .fix.check import compared, import_all, report_lines
+
+    plugin = target.import_first.split()[-1] if target.import_first else None
+    checks = compared(imported_before, import_all(path, [item.path for item in written], check_timeout))
+    for line in report_lines(checks, plugin):
+        click.echo(line, err=True)
+    if any(c.broken for c in checks):
+        sys.exit(1)
 
 
 def _echo_shim_coverage(report, target: str, files: int, show_diff: bool) -> None:

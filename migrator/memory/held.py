@@ -36,6 +36,80 @@ class HeldPeaks:
     flops: float = 0.0  # the step's matmul, convolution and attention FLOPs (torch's flop formulas)
 
 
+class _Bookkeeping:
+    """The tracker's records: every storage's kind and size, its allocation and its free in order, and the
+    running peaks they add up to (a mixin of ``held_tracker``'s ``TorchDispatchMode``, built lazily: torch is
+    optional). Storages are keyed in a ``WeakIdKeyDictionary`` given by ``_start``."""
+
+    _kinds: Any  # storage -> entry: [kind, bytes, weakref]
+    _events: List[Tuple[int, List[Any]]]  # (+1 allocated | -1 freed, entry), in order
+    _hooks: List[Any]
+    flops: float
+
+    def _start(self, kinds: Any) -> None:
+        self._kinds, self._events, self._hooks, self.flops = kinds, [], [], 0.0
+
+    # -- what exists before the step: parameters and buffers (state), the input batch (activation)
+    def watch(self, model, inputs: Iterable[Any] = ()) -> None:
+        import torch
+        from torch.utils._pytree import tree_leaves
+
+        for tensor in list(model.parameters()) + list(model.buffers()):
+            self._add(tensor, STATE)
+        for tensor in tree_leaves(list(inputs)):
+            if isinstance(tensor, torch.Tensor):
+                self._add(tensor, ACTIVATION)
+        for parameter in model.parameters():
+            if parameter.requires_grad:
+                self._hooks.append(parameter.register_post_accumulate_grad_hook(self._accumulated))
+
+    def close(self) -> None:
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks.clear()
+
+    def peaks(self) -> HeldPeaks:
+        now = {ACTIVATION: 0.0, COPY: 0.0, GRAD: 0.0, STATE: 0.0}
+        peak = {ACTIVATION: 0.0, COPY: 0.0, "together": 0.0, GRAD: 0.0, "total": 0.0}
+        for sign, entry in self._events:
+            now[entry[0]] += sign * entry[1]
+            if sign < 0:
+                continue  # a free lowers every sum: no new maximum
+            peak[ACTIVATION] = max(peak[ACTIVATION], now[ACTIVATION])
+            peak[COPY] = max(peak[COPY], now[COPY])
+            peak["together"] = max(peak["together"], now[ACTIVATION] + now[COPY])
+            peak[GRAD] = max(peak[GRAD], now[ACTIVATION] + now[COPY] + now[GRAD])
+            peak["total"] = max(peak["total"], sum(now.values()))
+        return HeldPeaks(activations=peak[ACTIVATION], weight_copies=peak[COPY], together=peak["together"],
+                         with_grads=peak[GRAD], total=peak["total"], flops=self.flops)
+
+    def _accumulated(self, parameter) -> None:
+        storage = self._storage(parameter.grad) if parameter.grad is not None else None
+        entry = self._kinds.get(storage) if storage is not None else None
+        if entry is not None:
+            entry[0] = GRAD  # a gradient from the op that made it on
+        elif parameter.grad is not None:
+            self._add(parameter.grad, GRAD)
+
+    def _storage(self, tensor):
+        try:
+            return tensor.untyped_storage()
+        except (RuntimeError, NotImplementedError):  # a sparse or opaque tensor: no storage to count
+            return None
+
+    def _add(self, tensor, kind: str) -> None:
+        storage = self._storage(tensor)
+        if storage is None or storage in self._kinds:
+            return
+        entry: List[Any] = [kind, float(storage.nbytes()), None]
+        entry[2] = weakref.ref(storage, functools.partial(self._freed, entry))
+        self._kinds[storage] = entry
+        self._events.append((1, entry))
+
+    def _freed(self, entry: List[Any], _ref: Any) -> None:
+        self._events.append((-1, entry))
+
+
 def held_tracker():
     """A ``TorchDispatchMode`` (built lazily: torch is optional) that keeps the running peaks."""
     import torch
@@ -46,70 +120,10 @@ def held_tracker():
 
     to_copy = torch.ops.aten._to_copy.default
 
-    class HeldTracker(TorchDispatchMode):
+    class HeldTracker(_Bookkeeping, TorchDispatchMode):
         def __init__(self) -> None:
             super().__init__()
-            self._kinds: Any = WeakIdKeyDictionary()  # storage -> entry: [kind, bytes, weakref]
-            self._events: List[Tuple[int, List[Any]]] = []  # (+1 allocated | -1 freed, entry), in order
-            self._hooks: List[Any] = []
-            self.flops = 0.0
-
-        # -- what exists before the step: parameters and buffers (state), the input batch (activation)
-        def watch(self, model, inputs: Iterable[Any] = ()) -> None:
-            for tensor in list(model.parameters()) + list(model.buffers()):
-                self._add(tensor, STATE)
-            for tensor in tree_leaves(list(inputs)):
-                if isinstance(tensor, torch.Tensor):
-                    self._add(tensor, ACTIVATION)
-            for parameter in model.parameters():
-                if parameter.requires_grad:
-                    self._hooks.append(parameter.register_post_accumulate_grad_hook(self._accumulated))
-
-        def close(self) -> None:
-            for hook in self._hooks:
-                hook.remove()
-            self._hooks.clear()
-
-        def peaks(self) -> HeldPeaks:
-            now = {ACTIVATION: 0.0, COPY: 0.0, GRAD: 0.0, STATE: 0.0}
-            peak = {ACTIVATION: 0.0, COPY: 0.0, "together": 0.0, GRAD: 0.0, "total": 0.0}
-            for sign, entry in self._events:
-                now[entry[0]] += sign * entry[1]
-                if sign < 0:
-                    continue  # a free lowers every sum: no new maximum
-                peak[ACTIVATION] = max(peak[ACTIVATION], now[ACTIVATION])
-                peak[COPY] = max(peak[COPY], now[COPY])
-                peak["together"] = max(peak["together"], now[ACTIVATION] + now[COPY])
-                peak[GRAD] = max(peak[GRAD], now[ACTIVATION] + now[COPY] + now[GRAD])
-                peak["total"] = max(peak["total"], sum(now.values()))
-            return HeldPeaks(activations=peak[ACTIVATION], weight_copies=peak[COPY], together=peak["together"],
-                             with_grads=peak[GRAD], total=peak["total"], flops=self.flops)
-
-        def _accumulated(self, parameter) -> None:
-            storage = self._storage(parameter.grad) if parameter.grad is not None else None
-            entry = self._kinds.get(storage) if storage is not None else None
-            if entry is not None:
-                entry[0] = GRAD  # a gradient from the op that made it on
-            elif parameter.grad is not None:
-                self._add(parameter.grad, GRAD)
-
-        def _storage(self, tensor):
-            try:
-                return tensor.untyped_storage()
-            except (RuntimeError, NotImplementedError):  # a sparse or opaque tensor: no storage to count
-                return None
-
-        def _add(self, tensor, kind: str) -> None:
-            storage = self._storage(tensor)
-            if storage is None or storage in self._kinds:
-                return
-            entry: List[Any] = [kind, float(storage.nbytes()), None]
-            entry[2] = weakref.ref(storage, functools.partial(self._freed, entry))
-            self._kinds[storage] = entry
-            self._events.append((1, entry))
-
-        def _freed(self, entry: List[Any], _ref: Any) -> None:
-            self._events.append((-1, entry))
+            self._start(WeakIdKeyDictionary())
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
