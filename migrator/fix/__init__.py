@@ -1062,13 +1062,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     skipped: List[Skipped] = []
     import_first = target.import_first
     plugin = import_first.split()[-1] if import_first else None
-    cell_names: Dict[int, Dict[str, str]] = {}  # per code cell: the names its top-level imports bind
-    for index, cell in enumerate(cells):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            cell_module = parse_python("\n".join(python_lines(_source(cell))[0]) + "\n")
-            if isinstance(cell_module, ParseFailure):
-                continue
-            cell_names[index] = _top_level_names(cell_module)
+    cell_names = _cell_import_names(cells)
     notebook_names = {name: module for names in cell_names.values() for name, module in names.items()}
     not_text = {i for i, c in enumerate(cells) if isinstance(c, dict) and _lone_surrogate(_source(c))}
     torch_cell = next((i for i, names in sorted(cell_names.items()) if i not in not_text
@@ -1099,14 +1093,7 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
     if applied and plugin and plugin not in notebook_names:
         if torch_cell is None:
             torch_cell = min(i for i in by_cell if i not in not_text)
-        cell = cells[torch_cell]
-        source = _source(cell)
-        blanked, _ = python_lines(source)
-        lines = _merge_ipython(source, blanked, blanked)
-        position = _import_position("\n".join(blanked) + "\n")
-        lines.insert(position, import_first or "")
-        cell["source"] = _cell_source(source, lines, cell.get("source"))
-        changes.append(Change(position + 1, ("plugin-import",), "", import_first or "", torch_cell))
+        changes.append(_with_plugin_import(cells[torch_cell], torch_cell, import_first or ""))
         changed = True
     if not changed:
         return FileFix(rel, text, None, _ids(applied), tuple(skipped))
@@ -1117,6 +1104,28 @@ def _fix_notebook(rel: str, text: str, file_plan: FilePlan, target: TargetMap) -
                                               "place: left alone")
     changes.sort(key=lambda c: (c.cell or 0, c.line))
     return FileFix(rel, text, new_text, _ids(applied), tuple(skipped), tuple(changes), style=VENDOR)
+
+
+def _cell_import_names(cells: List[object]) -> Dict[int, Dict[str, str]]:
+    """Per code cell that parses (by its index): the names its top-level imports bind."""
+    cell_names: Dict[int, Dict[str, str]] = {}
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            cell_module = parse_python("\n".join(python_lines(_source(cell))[0]) + "\n")
+            if not isinstance(cell_module, ParseFailure):
+                cell_names[index] = _top_level_names(cell_module)
+    return cell_names
+
+
+def _with_plugin_import(cell: Dict[str, object], index: int, import_first: str) -> Change:
+    """The cell (the first that imports torch) with the vendor's plugin import put after its imports; the change."""
+    source = _source(cell)
+    blanked, _ = python_lines(source)
+    lines = _merge_ipython(source, blanked, blanked)
+    position = _import_position("\n".join(blanked) + "\n")
+    lines.insert(position, import_first)
+    cell["source"] = _cell_source(source, lines, cell.get("source"))
+    return Change(position + 1, ("plugin-import",), "", import_first, index)
 
 
 def _with_sources(text: str, sources: Mapping[int, object]) -> Optional[str]:

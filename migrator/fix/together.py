@@ -290,29 +290,13 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
         blockers: List[str] = []
         joins: List[cst.CSTNode] = []
         for spelling in members:
-            line = spelling.at[0]
-            old = spelling.device
-            if spelling.device not in spellings_to:
-                blockers.append(f"line {line} already spells '{spelling.device}' (a multi-device helper)")
-            elif id(spelling.node) in changing:
-                continue
-            elif guards and spelling.at in guards:
-                blockers.append(f"line {line} spells '{old}' where it stays: {guards[spelling.at]}")
-            elif spelling.at in settled:
-                if spelling.compared_with & fed:
-                    # ``if 'cuda' in self.device:`` where this code's own default feeds ``self.device``: once the
-                    # default is renamed the test must be too, or its branch never runs again (timm's benchmark
-                    # timing without a sync); ``protocols`` then checks that the branch runs on the target
-                    joins.append(spelling.node)
-                continue
-            elif spelling.in_args_of & renames or not spelling.compared:
-                joins.append(spelling.node)  # a key, a default, a choice, an argument of a renamed call
-            elif spelling.compared_with & fed:
-                joins.append(spelling.node)  # compared with a variable the group's own device spelling feeds
-            elif spelling.at in pending:
-                blockers.append(f"line {line} compares with '{old}', a rewrite this mode does not apply")
-            else:
-                blockers.append(f"line {line} compares with '{old}' and no finding says it is a device")
+            if id(spelling.node) in changing and spelling.device in spellings_to:
+                continue  # a string edit changes it already
+            joins_it, blocker = _fate(spelling, spellings_to, guards or {}, settled, pending, fed, renames)
+            if joins_it:
+                joins.append(spelling.node)
+            elif blocker is not None:
+                blockers.append(blocker)
         if blockers:
             first = min(units.first_lines[u] for u, g in groups.items() if g == group)
             why = (f"the code from line {first} spells the device in places that cannot all change together "
@@ -323,6 +307,29 @@ def decide(wrapper_module: "cst.MetadataWrapper", found: Mapping[int, Sequence[i
         else:
             added.extend((node, indices[0]) for node in joins)
     return Decision(tuple(added), held)
+
+
+def _fate(spelling: Spelling, spellings_to: Mapping[str, str], guards: Mapping[Position, str], settled: Set[Position],
+          pending: Set[Position], fed: Set[str], renames: Set[int]) -> Tuple[bool, Optional[str]]:
+    """(whether a device spelling of a group no edit changes joins the group's rewrite, why it blocks it
+    instead, if it does). Neither: it stays, and that is no obstacle."""
+    line, old = spelling.at[0], spelling.device
+    if old not in spellings_to:
+        return False, f"line {line} already spells '{old}' (a multi-device helper)"
+    if guards and spelling.at in guards:
+        return False, f"line {line} spells '{old}' where it stays: {guards[spelling.at]}"
+    if spelling.at in settled:
+        # ``if 'cuda' in self.device:`` where this code's own default feeds ``self.device``: once the default is
+        # renamed the test must be too, or its branch never runs again (timm's benchmark timing without a sync);
+        # ``protocols`` then checks that the branch runs on the target
+        return bool(spelling.compared_with & fed), None
+    if spelling.in_args_of & renames or not spelling.compared:
+        return True, None  # a key, a default, a choice, an argument of a renamed call
+    if spelling.compared_with & fed:
+        return True, None  # compared with a variable the group's own device spelling feeds
+    if spelling.at in pending:
+        return False, f"line {line} compares with '{old}', a rewrite this mode does not apply"
+    return False, f"line {line} compares with '{old}' and no finding says it is a device"
 
 
 def _groups(units: _Units, fed: Set[str]) -> Dict[int, int]:
