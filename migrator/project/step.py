@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..model import AttributeMethod, Context, FileResult, Finding, Span, StepFacts, TrainingLoop
 from ..resolve import module_name_for
@@ -126,85 +126,118 @@ def training_step(results: Sequence[FileResult], graph,
                   main_lines: Optional[Mapping[str, Tuple[int, int]]] = None) -> TrainingStep:
     """The training step of a project: ``graph`` is the call graph (a networkx ``DiGraph`` whose edges carry
     their ``kind``)."""
-    roots: Dict[str, str] = {}
-    loops: Dict[str, Tuple[TrainingLoop, ...]] = {}
-    periodic: Dict[str, Tuple[Span, ...]] = {}
-    inference: Dict[str, Tuple[Span, ...]] = {}
-    skipped: Dict[str, FrozenSet[str]] = {}  # node -> names it calls only in eval mode or every N calls
-    step_functions: Dict[str, str] = {}  # last name -> a step function of that name
-    host_paths: Set[str] = set()
-    host_roots: Set[str] = set()
-    device_trainers = 0
+    found = _StepRoots(graph, main_lines or {})
     for result in results:
+        found.read_file(result)
+    methods = {node for node, kind in graph.nodes(data="kind") if kind == "method"}
+    guessed = _attribute_calls(results, graph, methods)
+    found.guessed_step_callers(guessed)
+    found.every_batch_methods(methods, _plain_classes(results, graph))
+    nodes, root_of, through_guess = _expanded(graph, found.roots, found.skipped, guessed)
+    return TrainingStep(nodes=nodes, loops=found.loops, periodic=found.periodic, inference=found.inference,
+                        root_of=root_of, guessed=frozenset(through_guess), host_roots=frozenset(found.host_roots),
+                        host_paths=frozenset(found.host_paths))
+
+
+@dataclass
+class _StepRoots:
+    """What ``training_step`` gathers, file by file, before it expands the roots through the call graph: each
+    root of the step with why it is one, and what runs on the host."""
+
+    graph: Any  # the call graph (a networkx ``DiGraph``)
+    main_lines: Mapping[str, Tuple[int, int]]
+    roots: Dict[str, str] = field(default_factory=dict)
+    loops: Dict[str, Tuple[TrainingLoop, ...]] = field(default_factory=dict)
+    periodic: Dict[str, Tuple[Span, ...]] = field(default_factory=dict)
+    inference: Dict[str, Tuple[Span, ...]] = field(default_factory=dict)
+    #: node -> the names it calls only in eval mode or every N calls
+    skipped: Dict[str, FrozenSet[str]] = field(default_factory=dict)
+    step_functions: Dict[str, str] = field(default_factory=dict)  # last name -> a step function of that name
+    host_paths: Set[str] = field(default_factory=set)
+    host_roots: Set[str] = field(default_factory=set)
+    device_trainers: int = 0
+
+    def read_file(self, result: FileResult) -> None:
         facts = result.step
         path = result.file.rel
         if facts is None or path_context(path) != Context.TRAINING:
-            continue  # a test's backward is no one's training step
+            return  # a test's backward is no one's training step
         module = result.outline.module if result.outline is not None else module_name_for(path)
         if any(not _off_the_step(loop.scope) for loop in facts.loops):
-            loops[path] = tuple(loop for loop in facts.loops if not _off_the_step(loop.scope))
+            self.loops[path] = tuple(loop for loop in facts.loops if not _off_the_step(loop.scope))
         if facts.periodic:
-            periodic[path] = facts.periodic
+            self.periodic[path] = facts.periodic
         if facts.inference:
-            inference[path] = facts.inference
-        skipped.update((scope, frozenset(names)) for scope, names in facts.rare_calls)
+            self.inference[path] = facts.inference
+        self.skipped.update((scope, frozenset(names)) for scope, names in facts.rare_calls)
         # a script (a ``__main__`` block, a notebook's loop) that puts nothing on an accelerator trains on the host;
         # a library's step function leaves that to whoever runs it
-        script = module in (main_lines or {}) or any(loop.scope == "<module>" for loop in facts.loops)
-        on_host: Set[str] = host_roots if script and not facts.on_device else set()
+        script = module in self.main_lines or any(loop.scope == "<module>" for loop in facts.loops)
+        on_host: Set[str] = self.host_roots if script and not facts.on_device else set()
         if facts.loops or facts.steps:
-            if on_host is host_roots:
-                host_paths.add(path)
+            if on_host is self.host_roots:
+                self.host_paths.add(path)
             else:
-                device_trainers += 1
+                self.device_trainers += 1
+        self._loop_roots(facts, path, module, on_host)
+        self._step_function_roots(facts, on_host)
+
+    def _loop_roots(self, facts: StepFacts, path: str, module: str, on_host: Set[str]) -> None:
+        """What each training loop of the file calls."""
         for loop in facts.loops:
             if _off_the_step(loop.scope):
                 continue  # a benchmark's or a profiler's backward: not the training step
-            source = _loop_node(graph, module, loop, (main_lines or {}).get(module))
+            source = _loop_node(self.graph, module, loop, self.main_lines.get(module))
             why = f"called by the training loop at {_where(path, loop.span)}"
-            for callee in _callees(graph, source, loop.calls):
-                if callee not in roots:
-                    roots[callee] = why
-                    on_host.add(callee)
+            for callee in _callees(self.graph, source, loop.calls):
+                self._add(callee, why, on_host)
+
+    def _step_function_roots(self, facts: StepFacts, on_host: Set[str]) -> None:
+        """Each step function of the file (it calls backward), what it calls and what runs it."""
+        graph = self.graph
         for scope in facts.steps:
             if scope in graph and not _off_the_step(scope):
-                step_functions.setdefault(scope.rpartition(".")[2], scope)
+                self.step_functions.setdefault(scope.rpartition(".")[2], scope)
                 found = [(scope, f"`{_short(scope)}` is a training step (it calls backward)")]
                 found += [(callee, f"`{_short(scope)}`, a training step, calls it")
                           for callee in _callees(graph, scope, _named_calls(graph, scope))]
                 found += [(caller, f"`{_short(caller)}` runs the training step `{_short(scope)}`")
                           for caller in _step_callers(graph, scope)]
                 for node, why in found:
-                    if node not in roots:
-                        roots[node] = why
-                        on_host.add(node)
-    methods = {node for node, kind in graph.nodes(data="kind") if kind == "method"}
-    guessed = _attribute_calls(results, graph, methods)
-    for caller, callees in guessed.items():  # fairseq's Trainer.train_step calls self.task.train_step(...)
-        named = [step_functions[c.rpartition(".")[2]] for c in callees if c.rpartition(".")[2] in step_functions]
-        if named and "step" in caller.rpartition(".")[2] and caller not in roots:
-            roots[caller] = f"`{_short(caller)}` runs the training step `{_short(named[0])}`"
-            if named[0] in host_roots:
-                host_roots.add(caller)
-    plain = _plain_classes(results, graph)
-    modules_on_host: Set[str] = set() if device_trainers or not host_paths else host_roots
-    for node in sorted(methods):
-        owner, _, name = node.rpartition(".")
-        if owner in plain or _off_the_step(node):
-            continue  # an inference backend's ``forward``: called where it is used, not on each batch
-        if name == "forward" or name in _STEP_METHODS:
-            why = f"`{_short(node)}` runs on every batch"
-        elif name == "backward" and f"{owner}.forward" in methods:
-            why = f"`{_short(node)}` runs on every backward pass"
-        else:
-            continue
-        if node not in roots:
-            roots[node] = why
-            modules_on_host.add(node)  # only when every training loop of the project runs on the host
-    nodes, root_of, through_guess = _expanded(graph, roots, skipped, guessed)
-    return TrainingStep(nodes=nodes, loops=loops, periodic=periodic, inference=inference, root_of=root_of,
-                        guessed=frozenset(through_guess), host_roots=frozenset(host_roots),
-                        host_paths=frozenset(host_paths))
+                    self._add(node, why, on_host)
+
+    def _add(self, node: str, why: str, on_host: Set[str]) -> None:
+        if node not in self.roots:
+            self.roots[node] = why
+            on_host.add(node)
+
+    def guessed_step_callers(self, guessed: Mapping[str, Sequence[str]]) -> None:
+        """A method named for a step that calls a step function through an attribute (fairseq's
+        ``Trainer.train_step`` calls ``self.task.train_step(...)``)."""
+        for caller, callees in guessed.items():
+            named = [self.step_functions[c.rpartition(".")[2]] for c in callees
+                     if c.rpartition(".")[2] in self.step_functions]
+            if named and "step" in caller.rpartition(".")[2] and caller not in self.roots:
+                self.roots[caller] = f"`{_short(caller)}` runs the training step `{_short(named[0])}`"
+                if named[0] in self.host_roots:
+                    self.host_roots.add(caller)
+
+    def every_batch_methods(self, methods: Set[str], plain: Set[str]) -> None:
+        """Every ``forward`` (and step method) of a class that is not plain, and a ``backward`` beside a
+        ``forward``: they run on every batch."""
+        modules_on_host: Set[str] = set() if self.device_trainers or not self.host_paths else self.host_roots
+        for node in sorted(methods):
+            owner, _, name = node.rpartition(".")
+            if owner in plain or _off_the_step(node):
+                continue  # an inference backend's ``forward``: called where it is used, not on each batch
+            if name == "forward" or name in _STEP_METHODS:
+                why = f"`{_short(node)}` runs on every batch"
+            elif name == "backward" and f"{owner}.forward" in methods:
+                why = f"`{_short(node)}` runs on every backward pass"
+            else:
+                continue
+            # on the host only when every training loop of the project runs on the host
+            self._add(node, why, modules_on_host)
 
 
 def _off_the_step(node: str) -> bool:

@@ -140,25 +140,30 @@ class _OutlineReader:
                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                         if isinstance(target, ast.Name):
                             self.names.setdefault(target.id, f"{self.module}.{target.id}")
-            optional = _makes_imports_optional(stmt)  # ``if is_bnb_available():``, ``try/except ImportError``
-            cuda = isinstance(stmt, ast.If) and tests_a_cuda_tensor(stmt.test)
-            for field, value in ast.iter_fields(stmt):
-                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                    self._optional += optional and field == "body"
-                    self._cuda_branch += cuda and field == "body"
-                    try:
-                        self.read_body(value, scope, cls, local)
-                    finally:
-                        self._optional -= optional and field == "body"
-                        self._cuda_branch -= cuda and field == "body"
-                elif isinstance(value, list):
-                    for item in value:
-                        if isinstance(item, _HANDLERS):
-                            self.read_body(item.body, scope, cls, local)
-                        elif isinstance(item, ast.AST):
-                            self._expressions(item, scope, cls, local)
-                elif isinstance(value, ast.AST):
-                    self._expressions(value, scope, cls, local)
+            self._read_fields(stmt, scope, cls, local)
+
+    def _read_fields(self, stmt: ast.stmt, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        """A statement that is no import, definition or main guard: its blocks read as bodies (the body of an
+        optional-import test or of a CUDA tensor's test counted as such), the rest as expressions."""
+        optional = _makes_imports_optional(stmt)  # ``if is_bnb_available():``, ``try/except ImportError``
+        cuda = isinstance(stmt, ast.If) and tests_a_cuda_tensor(stmt.test)
+        for field, value in ast.iter_fields(stmt):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self._optional += optional and field == "body"
+                self._cuda_branch += cuda and field == "body"
+                try:
+                    self.read_body(value, scope, cls, local)
+                finally:
+                    self._optional -= optional and field == "body"
+                    self._cuda_branch -= cuda and field == "body"
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _HANDLERS):
+                        self.read_body(item.body, scope, cls, local)
+                    elif isinstance(item, ast.AST):
+                        self._expressions(item, scope, cls, local)
+            elif isinstance(value, ast.AST):
+                self._expressions(value, scope, cls, local)
 
     def _define(self, node, kind: DefinitionKind, scope: str, local: Optional[Dict[str, str]],
                 bases: Tuple[str, ...] = ()) -> str:

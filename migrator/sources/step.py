@@ -213,19 +213,10 @@ class _StepReader:
         rare: List[Tuple[List[Span], Sequence[ast.stmt]]] = []
         for block in _blocks(body, statements):
             for index, node in enumerate(block):
-                if not isinstance(node, ast.If):
-                    continue
-                mode = _training_test(node.test)
-                if _scripting_test(node.test):  # TorchScript or tracing only: an export, not the eager step
-                    rare.append((self.inference, node.body))
-                elif mode is True and node.orelse:
-                    rare.append((self.inference, node.orelse))
-                elif mode is True and _leaves(node.body) and block[index + 1:]:
-                    rare.append((self.inference, block[index + 1:]))  # ``if self.training: return loss`` then eval
-                elif mode is False:
-                    rare.append((self.inference, node.body))
-                elif self._says(node, ("%",)) and _every_n(node.test):
-                    rare.append((self.periodic, node.body))
+                if isinstance(node, ast.If):
+                    branch = self._rare_branch(node, block[index + 1:])
+                    if branch is not None:
+                        rare.append(branch)
         for node in statements:  # an exception handler runs when a step fails (an OOM retry), not each step
             for handler in getattr(node, "handlers", None) or ():
                 if isinstance(node, ast.Try) and handler.body:
@@ -234,8 +225,29 @@ class _StepReader:
             for index, node in enumerate(block):
                 if isinstance(node, ast.Try) and node.handlers and _leaves(node.body) and block[index + 1:]:
                     rare.append((self.periodic, block[index + 1:]))
-        if not rare:
-            return
+        if rare:
+            self._note_rare(rare, body, scope)
+
+    def _rare_branch(self, node: ast.If, after: Sequence[ast.stmt]
+                     ) -> Optional[Tuple[List[Span], Sequence[ast.stmt]]]:
+        """The branch of ``node`` (or the statements ``after`` it) that does not run on every call, with the
+        spans it goes to (eval mode, once every N); ``None`` when both run."""
+        mode = _training_test(node.test)
+        if _scripting_test(node.test):  # TorchScript or tracing only: an export, not the eager step
+            return self.inference, node.body
+        if mode is True and node.orelse:
+            return self.inference, node.orelse
+        if mode is True and _leaves(node.body) and after:
+            return self.inference, after  # ``if self.training: return loss`` then eval
+        if mode is False:
+            return self.inference, node.body
+        if self._says(node, ("%",)) and _every_n(node.test):
+            return self.periodic, node.body
+        return None
+
+    def _note_rare(self, rare: List[Tuple[List[Span], Sequence[ast.stmt]]], body: Sequence[ast.stmt],
+                   scope: str) -> None:
+        """Each rare branch's span, and the names the scope calls only in one."""
         inside: Set[int] = set()
         names: Set[str] = set()
         for spans, branch in rare:
