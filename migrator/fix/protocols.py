@@ -147,31 +147,12 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
     positions = wrapper.resolve(PositionProvider)
     kept = list(kept)
     kept.extend(_unedited_cuda(tree, found, positions))
-    for call in tree.calls if reach else ():
-        func = call.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
-            else None
-        if name is None or reach is None:
-            continue
-        own = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
-        reached = (reach.get(f"{path}::{name}") if own else None) or reach.get(name)
-        if reached:
-            start = positions[call].start
-            kept.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    if reach:
+        kept.extend(_calls_reaching(tree, positions, reach, path))
     kept.extend(_objects_reaching(tree, positions, reach or {}))
     kept.extend(_loads_to_saved_devices(tree, positions))
     held: Dict[int, str] = _strings_in_kept_cuda_calls(tree, found, edits)
-    flips: List[Flip] = []
-    for node_id, indices in found.items():
-        node = tree.nodes.get(node_id)
-        if node is None:
-            continue
-        for index in indices:
-            edit = edits[index].edit  # type: ignore[attr-defined]
-            if _is_flip(node, edit, tree):
-                regions, guard = _Decided(tree, positions).of(node)
-                if regions:
-                    flips.append(Flip(index, positions[node].start.line, guard, tuple(regions)))
+    flips = _flips(tree, positions, found, edits)
     if not flips:
         return held
     at_node: Dict[int, Position] = {}
@@ -415,63 +396,79 @@ class _Decided:
         parent = self.tree.parent.get(id(node))
         bound: Optional[str] = None
         while parent is not None:
-            if isinstance(parent, (cst.If, cst.While)) and child is parent.test:
-                self._branches(parent, polarity)
+            decided, bound = self._decision(parent, child, polarity, depth, bound)
+            if decided:
                 return bound
-            if isinstance(parent, cst.IfExp) and child is parent.test:
-                if polarity != _NEGATIVE:
-                    self.regions.append(self._span(parent.body))
-                if polarity != _POSITIVE:
-                    self.regions.append(self._span(parent.orelse))
-                return bound
-            if isinstance(parent, cst.For) and child is parent.iter:
-                self.regions.append(self._span(parent.body))
-                return bound
-            if isinstance(parent, cst.CompFor) and child is parent.iter:
-                holder = self.tree.parent.get(id(parent))
-                while holder is not None and not isinstance(holder, (cst.ListComp, cst.SetComp, cst.GeneratorExp,
-                                                                     cst.DictComp)):
-                    holder = self.tree.parent.get(id(holder))
-                if holder is not None:
-                    self.regions.append(self._span(holder))
-                return bound
-            if isinstance(parent, cst.Assert) and child is parent.test:
-                if polarity != _NEGATIVE:  # what follows the assert runs only where it holds
-                    self.regions.extend(self._after_assert(parent))
-                return bound
-            if isinstance(parent, cst.Arg) and child is parent.value:
-                call = self.tree.parent.get(id(parent))
-                if isinstance(call, cst.Call) and self._into_call(call, parent, polarity, depth):
-                    return bound
-            if isinstance(parent, (cst.Assign, cst.AnnAssign)) and child is parent.value:
-                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-                for target in targets:
-                    name = _carrier(target)
-                    if name is not None:
-                        bound = bound or name
-                        self._uses(target, name, polarity, depth)
-                return bound
-            if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement, cst.Lambda, cst.Return)):
-                return bound
-            if isinstance(parent, cst.BooleanOperation) and child is parent.left:
-                # ``self.cuda and torch.cuda.get_device_capability(0)[0] >= 7``: the right runs when the left is true
-                runs_right = _NEGATIVE if isinstance(parent.operator, cst.Or) else _POSITIVE
-                if polarity in (runs_right, _BOTH):
-                    self.regions.append(self._span(parent.right))
-            if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
-                polarity = -polarity
-            elif isinstance(parent, cst.Comparison) and child is not parent.left and len(parent.comparisons) == 1 \
-                    and isinstance(parent.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)):
-                polarity = -polarity
-            elif isinstance(parent, cst.Comparison):
-                ops = [c.operator for c in parent.comparisons]
-                if not all(isinstance(op, (cst.Equal, cst.In, cst.Is, cst.NotEqual, cst.NotIn, cst.IsNot))
-                           for op in ops):
-                    polarity = _BOTH  # a count compared (``n > 1``, ``n == 0``): either branch may be the device's
-                elif any(isinstance(op, (cst.NotEqual, cst.NotIn, cst.IsNot)) for op in ops):
-                    polarity = -polarity
+            polarity = self._through(parent, child, polarity)
             child, parent = parent, self.tree.parent.get(id(parent))
         return bound
+
+    def _decision(self, parent: cst.CSTNode, child: cst.CSTNode, polarity: int, depth: int,
+                  bound: Optional[str]) -> Tuple[bool, Optional[str]]:
+        """Whether ``parent`` decides on ``child``'s value (a test, a loop, an assert, a call's argument followed
+        into its parameter, an assignment, or the end of the statement), the regions it decides noted; and the
+        name the value is bound to so far."""
+        if isinstance(parent, (cst.If, cst.While)) and child is parent.test:
+            self._branches(parent, polarity)
+            return True, bound
+        if isinstance(parent, cst.IfExp) and child is parent.test:
+            if polarity != _NEGATIVE:
+                self.regions.append(self._span(parent.body))
+            if polarity != _POSITIVE:
+                self.regions.append(self._span(parent.orelse))
+            return True, bound
+        if isinstance(parent, cst.For) and child is parent.iter:
+            self.regions.append(self._span(parent.body))
+            return True, bound
+        if isinstance(parent, cst.CompFor) and child is parent.iter:
+            self._comprehension(parent)
+            return True, bound
+        if isinstance(parent, cst.Assert) and child is parent.test:
+            if polarity != _NEGATIVE:  # what follows the assert runs only where it holds
+                self.regions.extend(self._after_assert(parent))
+            return True, bound
+        if isinstance(parent, cst.Arg) and child is parent.value:
+            call = self.tree.parent.get(id(parent))
+            if isinstance(call, cst.Call) and self._into_call(call, parent, polarity, depth):
+                return True, bound
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)) and child is parent.value:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            for target in targets:
+                name = _carrier(target)
+                if name is not None:
+                    bound = bound or name
+                    self._uses(target, name, polarity, depth)
+            return True, bound
+        return isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement, cst.Lambda, cst.Return)), bound
+
+    def _comprehension(self, loop: cst.CompFor) -> None:
+        holder = self.tree.parent.get(id(loop))
+        while holder is not None and not isinstance(holder, (cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                                                             cst.DictComp)):
+            holder = self.tree.parent.get(id(holder))
+        if holder is not None:
+            self.regions.append(self._span(holder))
+
+    def _through(self, parent: cst.CSTNode, child: cst.CSTNode, polarity: int) -> int:
+        """The polarity past an expression around the value: the right of an ``and``/``or`` it decides is a
+        region; ``not`` and a ``!=`` flip it; a count compared (``n > 1``) may be either branch's."""
+        if isinstance(parent, cst.BooleanOperation) and child is parent.left:
+            # ``self.cuda and torch.cuda.get_device_capability(0)[0] >= 7``: the right runs when the left is true
+            runs_right = _NEGATIVE if isinstance(parent.operator, cst.Or) else _POSITIVE
+            if polarity in (runs_right, _BOTH):
+                self.regions.append(self._span(parent.right))
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            return -polarity
+        if isinstance(parent, cst.Comparison) and child is not parent.left and len(parent.comparisons) == 1 \
+                and isinstance(parent.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)):
+            return -polarity
+        if isinstance(parent, cst.Comparison):
+            ops = [c.operator for c in parent.comparisons]
+            if not all(isinstance(op, (cst.Equal, cst.In, cst.Is, cst.NotEqual, cst.NotIn, cst.IsNot)) for op in ops):
+                return _BOTH  # a count compared (``n > 1``, ``n == 0``): either branch may be the device's
+            if any(isinstance(op, (cst.NotEqual, cst.NotIn, cst.IsNot)) for op in ops):
+                return -polarity
+        return polarity
 
     def _branches(self, statement: Union[cst.If, cst.While], polarity: int) -> None:
         if polarity != _NEGATIVE:
@@ -650,6 +647,40 @@ def _text(node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _calls_reaching(tree: "_Tree", positions, reach: Mapping[str, str], path: str) -> List[Kept]:
+    """The calls of a function ``reach`` names (``self.method()`` by this file's ``path::method``): each keeps
+    what the function keeps."""
+    found: List[Kept] = []
+    for call in tree.calls:
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+            else None
+        if name is None:
+            continue
+        own = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        reached = (reach.get(f"{path}::{name}") if own else None) or reach.get(name)
+        if reached:
+            start = positions[call].start
+            found.append(Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}"))
+    return found
+
+
+def _flips(tree: "_Tree", positions, found: Mapping[int, Sequence[int]], edits: Sequence[object]) -> List[Flip]:
+    """The edits that flip a guard, each with the regions its test decides."""
+    flips: List[Flip] = []
+    for node_id, indices in found.items():
+        node = tree.nodes.get(node_id)
+        if node is None:
+            continue
+        for index in indices:
+            edit = edits[index].edit  # type: ignore[attr-defined]
+            if _is_flip(node, edit, tree):
+                regions, guard = _Decided(tree, positions).of(node)
+                if regions:
+                    flips.append(Flip(index, positions[node].start.line, guard, tuple(regions)))
+    return flips
+
+
 def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[str, str]:
     """The repository's callables that run a kept call: name -> which call, where. ``kept``: per file (POSIX
     path under ``root``), the lines of its kept calls with their API. Each top-level function, class (its
@@ -667,26 +698,10 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
             tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             continue
-        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) \
-                    and node.value.value.id in classes:  # ``roi_align = _ROIAlign.apply``: its forward runs
-                method = "forward" if node.value.attr == "apply" else node.value.attr
-                bodies.append((node.targets[0].id, rel, {f"{node.value.value.id}.{method}"}, node.lineno,
-                               node.lineno))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bodies.append((node.name, rel, _called(node), node.lineno, node.end_lineno or node.lineno))
-            elif isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        span = (item.lineno, item.end_lineno or item.lineno)
-                        bodies.append((f"{rel}::{item.name}", rel, _called(item), *span))
-                        bodies.append((f"{node.name}.{item.name}", rel, _called(item), *span))
-                        if item.name == "__init__":
-                            bodies.append((node.name, rel, _called(item), *span))
-        for key, path, _, first, last in bodies:
-            if path == rel and key not in reach:
+        own = _bodies(tree, rel)
+        bodies.extend(own)
+        for key, _, _, first, last in own:
+            if key not in reach:
                 inside = [(line, api) for line, api in lines if first <= line <= last]
                 if inside:
                     reach[key] = f"{inside[0][1]} at {rel}:{inside[0][0]}"
@@ -702,6 +717,31 @@ def reaching(root: Path, kept: Mapping[str, Iterable[Tuple[int, str]]]) -> Dict[
         if not grown:
             break
     return reach
+
+
+def _bodies(tree: ast.Module, rel: str) -> List[Tuple[str, str, Set[str], int, int]]:
+    """(key, path, names it calls, first, last line) of each callable of a module ``reaching`` names: functions,
+    methods (as ``path::name`` and ``Class.name``), classes (their ``__init__``) and module-level aliases of a
+    class's method (``roi_align = _ROIAlign.apply``: its ``forward`` runs)."""
+    bodies: List[Tuple[str, str, Set[str], int, int]] = []
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) \
+                and node.value.value.id in classes:
+            method = "forward" if node.value.attr == "apply" else node.value.attr
+            bodies.append((node.targets[0].id, rel, {f"{node.value.value.id}.{method}"}, node.lineno, node.lineno))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bodies.append((node.name, rel, _called(node), node.lineno, node.end_lineno or node.lineno))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    span = (item.lineno, item.end_lineno or item.lineno)
+                    bodies.append((f"{rel}::{item.name}", rel, _called(item), *span))
+                    bodies.append((f"{node.name}.{item.name}", rel, _called(item), *span))
+                    if item.name == "__init__":
+                        bodies.append((node.name, rel, _called(item), *span))
+    return bodies
 
 
 def _called(function: ast.AST) -> Set[str]:

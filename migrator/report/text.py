@@ -12,7 +12,7 @@ from typing import Dict, List, Mapping, Optional, TextIO, Tuple, cast
 import click
 
 from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileStatus, Finding, MigrationPlan, Report,
-                     Status, TargetSummary, TargetTally, Verdict)
+                     Status, Tally, TargetSummary, TargetTally, Verdict)
 from . import View, finished
 from .printable import Printable
 from .terminal import Wrapping, at_most
@@ -44,14 +44,7 @@ def render(report: Report, out: TextIO, view: View = View()) -> None:
 def _render(report: Report, out: TextIO, view: View) -> None:
     paint = _Paint(view.color)
     numbers = finished(report)  # the shared numbers: every view says these (vocabulary.py)
-    listed = list(report.at_cause)
-    more = numbers.runs_as_written
-    covered = (f"; {more} more {'use' if more == 1 else 'uses'} in training code {'runs' if more == 1 else 'run'} as "
-               "written on every target" if more else "")
-    off = f", {numbers.off_path} of them off the training path" if numbers.off_path else ""
-    out.write(f"migrator {report.tool_version}: {report.root}: {numbers.files_scanned} files scanned, "
-              f"{numbers.findings} findings ({numbers.at_cause} in training code at their cause{off})"
-              f"{covered}\n\n")
+    _summary_line(report, numbers, out)
     plans = {p.target: p for p in report.plans}
     tallies = {t.id: t for t in numbers.targets}
     if view.quiet:
@@ -66,13 +59,36 @@ def _render(report: Report, out: TextIO, view: View) -> None:
         _target(target, tallies[target.id], plans[target.id], paint, out, by_id, view, shown, report.notes_said)
     if numbers.closest is not None and len(numbers.targets) > 1:
         out.write(f"Closest runtime: {numbers.closest}: {numbers.closest_why}\n\n")
-    if any(t.blockers for t in report.targets):
-        legend = ["[*] `migrator fix` applies it"] if any(b.fixable for t in report.targets
-                                                           for b in t.blockers[:_TOP]) else []
-        if not view.quote:
-            legend.append("vendor notes said by kind (`-v` quotes them)")
-        if legend:
-            out.write("; ".join(legend) + "\n\n")
+    _legend(report, view, out)
+    _entries_and_operators(report, out)
+    _worklist_notes(report, numbers, paint, out, view)
+    _not_scanned(report, out)
+
+
+def _summary_line(report: Report, numbers: Tally, out: TextIO) -> None:
+    more = numbers.runs_as_written
+    covered = (f"; {more} more {'use' if more == 1 else 'uses'} in training code {'runs' if more == 1 else 'run'} as "
+               "written on every target" if more else "")
+    off = f", {numbers.off_path} of them off the training path" if numbers.off_path else ""
+    out.write(f"migrator {report.tool_version}: {report.root}: {numbers.files_scanned} files scanned, "
+              f"{numbers.findings} findings ({numbers.at_cause} in training code at their cause{off})"
+              f"{covered}\n\n")
+
+
+def _legend(report: Report, view: View, out: TextIO) -> None:
+    """What the marks of the blockers listed mean."""
+    if not any(t.blockers for t in report.targets):
+        return
+    legend = ["[*] `migrator fix` applies it"] if any(b.fixable for t in report.targets
+                                                       for b in t.blockers[:_TOP]) else []
+    if not view.quote:
+        legend.append("vendor notes said by kind (`-v` quotes them)")
+    if legend:
+        out.write("; ".join(legend) + "\n\n")
+
+
+def _entries_and_operators(report: Report, out: TextIO) -> None:
+    """The entry points the call graph started from, and the custom operators with the most CUDA to port."""
     if report.graph is not None:
         names = [e.node for e in report.graph.entries]
         others = f" and {len(names) - _ENTRIES} more" if len(names) > _ENTRIES else ""
@@ -80,13 +96,18 @@ def _render(report: Report, out: TextIO, view: View) -> None:
         out.write(f"Entry points ({len(names)}): {entries}\n\n")
     if report.custom_ops:
         out.write("Custom operators:\n")
-        # the ones with the most CUDA to port first
         for op in sorted(report.custom_ops, key=lambda o: (-o.kernel_lines, o.name))[:_OPS]:
             out.write(f"  {op.name}: {len(op.kernels)} kernels ({op.kernel_lines} lines), "
                       f"{len(op.registrations)} registrations, {len(op.call_sites)} call sites\n")
         if len(report.custom_ops) > _OPS:
             out.write(f"  ... {len(report.custom_ops) - _OPS} more (`--format html` or `json` has them all)\n")
         out.write("\n")
+
+
+def _worklist_notes(report: Report, numbers: Tally, paint: "_Paint", out: TextIO, view: View) -> None:
+    """The counts left off the blockers (to validate, data gaps, the findings at their cause, the tuning
+    points), or the lists themselves with ``--show all`` / ``--show tune``."""
+    listed = list(report.at_cause)
     if numbers.to_validate or numbers.data_gaps:
         out.write(f"{_count(numbers.to_validate, 'use')} to validate on the card (substitute data, unconditional "
                   f"vendor notes) and {_count(numbers.data_gaps, 'data gap')} (no data): not on the worklist "
@@ -104,6 +125,10 @@ def _render(report: Report, out: TextIO, view: View) -> None:
     elif numbers.tuning:
         out.write(f"{_count(numbers.tuning, 'tuning point')} on the training step (what runs but stalls the device; "
                   "not in readiness): `--show tune` lists them\n")
+
+
+def _not_scanned(report: Report, out: TextIO) -> None:
+    """The rules that failed and the files not (fully) scanned, each with its reason."""
     if report.rule_errors:
         out.write("\nRules that failed (a migrator bug; their findings are missing, the rest stand):\n")
         for error in report.rule_errors:
