@@ -91,7 +91,7 @@ def test_blockers_rank_by_reach_and_dead_code_last(two_entries):
     assert [b.title for b in cann.blockers] == [
         "torch.cuda.synchronize",  # 2 entry points
         "torch.cuda.set_device",  # 1 entry point, 1 path (the legacy copy is dead)
-        "torch.Tensor.cuda",  # 1 entry point, 1 path, same effort: ordered by key
+        "torch.nn.Module.cuda",  # 1 entry point, 1 path, same effort: ordered by key (``Net().cuda()``: a module)
         "torch.cuda.current_device",  # unreachable
     ]  # tests/test_models.py's synchronize is a test finding: not a blocker of the training path
     assert [f.context.value for f in two_entries.findings if f.path.startswith("tests/")] == ["test"]
