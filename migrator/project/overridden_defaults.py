@@ -251,11 +251,18 @@ def _passes(call: ast.Call, default: _Default) -> bool:
 
 def _overridden(finding: Finding, default: _Default, calls: Sequence[str]) -> Finding:
     where = ", ".join(calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
+    return rewrites_on_a_note(finding, f"every call of `{default.callee}` in the project passes "
+                              f"`{default.parameter}` ({where}): this default reaches no run of the project, only a "
+                              "caller outside it", _SOURCE)
+
+
+def rewrites_on_a_note(finding: Finding, why: str, source: str, held: Optional[str] = None) -> Finding:
+    """``finding`` with each ``rewrite`` verdict resting on a note that says ``why`` (to validate, off the
+    worklist); ``held``: ``fix`` holds the rename back, for that reason."""
     verdicts = dict(finding.verdicts)
     for target, verdict in finding.verdicts.items():
         if verdict.status == Status.REWRITE:
-            quote = (f"every call of `{default.callee}` in the project passes `{default.parameter}` ({where}): this "
-                     f"default reaches no run of the project, only a caller outside it; {verdict.message}")
-            verdicts[target] = replace(verdict, message=quote, source=_SOURCE,
-                                       evidence=(Evidence(Grade.NOTE, _SOURCE, quote),))
+            quote = f"{why}; {verdict.message}"
+            noted = replace(verdict, message=quote, source=source, evidence=(Evidence(Grade.NOTE, source, quote),))
+            verdicts[target] = noted.held_back(held) if held else noted
     return replace(finding, verdicts=verdicts)

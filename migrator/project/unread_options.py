@@ -15,11 +15,10 @@ by its name anywhere in the file keeps the finding: what reads it is not known.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..model import Evidence, FileResult, Finding, Grade, Status
-from .overridden_defaults import parse_text, read_text
+from ..model import FileResult, Finding, Status
+from .overridden_defaults import parse_text, read_text, rewrites_on_a_note
 
 _RULES = frozenset({"device-string"})
 _SOURCE = "migrator command-line analysis"
@@ -168,13 +167,7 @@ def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
 
 
 def _unread(finding: Finding, dest: str) -> Finding:
-    verdicts = dict(finding.verdicts)
-    for target, verdict in finding.verdicts.items():
-        if verdict.status == Status.REWRITE:
-            quote = (f"the option `{dest}` is never read: the script's parsed options are read at other names "
-                     f"only, so this default reaches no run (the device comes from elsewhere); {verdict.message}")
-            verdicts[target] = replace(verdict, message=quote, source=_SOURCE,
-                                       evidence=(Evidence(Grade.NOTE, _SOURCE, quote),)).held_back(
-                "the option is never read: renaming its default changes nothing the script runs")
-    return replace(finding, verdicts=verdicts)
-
+    return rewrites_on_a_note(finding, f"the option `{dest}` is never read: the script's parsed options are read at "
+                              "other names only, so this default reaches no run (the device comes from elsewhere)",
+                              _SOURCE, held="the option is never read: renaming its default changes nothing the "
+                              "script runs")
