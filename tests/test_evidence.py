@@ -1212,3 +1212,13 @@ def test_a_project_wide_librarys_cause_is_headed_in_training_code(scan_tree):
     heads = [f for f in library if f.root is None]
     assert library and all(f.path == "models/head.py" for f in heads), [(f.path, f.root) for f in library]
     assert any(f in report.findings for f in heads)
+
+
+def test_keywords_unpacked_from_a_dict_display_are_the_calls_own(scan_tree):
+    # gluonts' estimator: pl.Trainer(**{"accelerator": "auto", **self.trainer_kwargs}) trains on the CPU there
+    code = ("import lightning.pytorch as pl\n\n\ndef train(net, data, kwargs):\n"
+            "    trainer = pl.Trainer(**{\"accelerator\": \"auto\", \"max_epochs\": 3, **kwargs})\n"
+            "    trainer.fit(net, data)\n")
+    report = scan_tree({"estimator.py": code}, ["cann"])
+    (auto,) = [f for f in report.findings if f.rule == "framework-argument"]
+    assert "accelerator=auto" in auto.verdicts["cann"].message and active(auto.verdicts["cann"])

@@ -4,7 +4,7 @@ was set."""
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -64,6 +64,9 @@ class Evaluator:
         try:
             out = []
             for arg in args:
+                if arg.star == "**" and isinstance(arg.value, cst.Dict):
+                    out.extend(self._unpacked(arg.value))  # ``Trainer(**{"accelerator": "auto", **kwargs})``
+                    continue
                 if arg.star:
                     continue
                 keyword = arg.keyword.value if arg.keyword is not None else None
@@ -77,6 +80,17 @@ class Evaluator:
             return tuple(out)
         finally:
             self._want_text = False
+
+    def _unpacked(self, table: cst.Dict) -> List[Argument]:
+        """The keyword arguments a dict display unpacked into a call passes: its string keys with their values
+        (a ``**rest`` inside it passes what the code computes, and is left out)."""
+        found: List[Argument] = []
+        for element in table.elements:
+            key = element.key if isinstance(element, cst.DictElement) else None
+            name = string_value(key) if isinstance(key, cst.SimpleString) else None
+            if isinstance(element, cst.DictElement) and isinstance(name, str) and name.isidentifier():
+                found.append(Argument(name, self.value_of(element.value)))
+        return found
 
     def value_of(self, node: cst.BaseExpression) -> Value:
         if self._depth > _MAX_DEPTH:
