@@ -1222,3 +1222,24 @@ def test_keywords_unpacked_from_a_dict_display_are_the_calls_own(scan_tree):
     report = scan_tree({"estimator.py": code}, ["cann"])
     (auto,) = [f for f in report.findings if f.rule == "framework-argument"]
     assert "accelerator=auto" in auto.verdicts["cann"].message and active(auto.verdicts["cann"])
+
+
+T5 = ('import torch\nfrom torch import nn\n\n\nclass T5Stack(nn.Module):\n    """Example::\n\n'
+      '        model.parallelize(device_map)\n    """\n\n    def __init__(self):\n        super().__init__()\n'
+      '        self.model_parallel = False\n\n    def parallelize(self, device_map=None):\n'
+      '        self.model_parallel = True\n        self.first_device = "cuda:" + str(min(device_map.keys()))\n\n'
+      '    def forward(self, x):\n        if self.model_parallel:\n            torch.cuda.set_device(x.device)\n'
+      '        return x\n')
+
+
+@pytest.mark.parametrize("train, work", [
+    # LAVIS vendors HF's modeling_t5.py: nothing in the project turns the naive model parallelism on
+    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False, id="a-mode-nobody-turns-on"),
+    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.parallelize({0: [0]})\nmodel(1)\n", True,
+                 id="a-script-turns-it-on"),
+])
+def test_a_mode_only_a_method_nobody_calls_turns_on_is_not_the_run(scan_tree, train, work):
+    report = scan_tree({"t5.py": T5, "train.py": train}, ["cann"])
+    inside = [f for f in report.judged if f.path == "t5.py" and f.rule.startswith("device")]
+    assert inside and all((f.context == Context.TRAINING) == work for f in inside), [(f.span.line, f.context)
+                                                                                     for f in inside]

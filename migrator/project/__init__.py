@@ -15,6 +15,7 @@ from .backends import with_device_backends
 from ..contexts import UI_LIBRARIES, context_of
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
+from .opt_in import with_opt_in_modes
 from .optional import with_optional_modules
 from .overridden_defaults import with_overridden_defaults
 from .unread_options import with_unread_options
@@ -78,4 +79,5 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
+    placed = with_opt_in_modes(placed, results)
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

@@ -1,0 +1,128 @@
+"""A mode a class turns on only in a method nobody in the project calls: Hugging Face's naive model parallelism,
+vendored with every older ``modeling_t5.py`` / ``modeling_gpt2.py``. ``self.model_parallel = False`` in
+``__init__``, ``True`` only in ``parallelize()``; ``if self.model_parallel: torch.cuda.set_device(...)`` in the
+forward. Where no code of the project calls ``.parallelize(``, the mode is never on in its runs: what the method
+and the branches on its flag do is not the training run (tooling, as a demo is), however much CUDA they hold.
+A flag set true anywhere else (``__init__``, a module-level function, a method the project calls) keeps the
+findings. A call is looked for in the code (``x.parallelize(...)``), not in the text: HF's docstrings show one.
+A name built at run time (``getattr(model, name)()``) is missed."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from ..model import Context, FileResult, Finding
+from .overridden_defaults import parse_text, read_text
+
+#: ``self.model_parallel = True``: a file worth parsing for a mode switched on by a method
+_SET_TRUE = re.compile(r"self\.\w+\s*=\s*True\b")
+_Span = Tuple[int, int]
+
+
+def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+    """``findings``, those in a mode no project code turns on (its switch, and the branches on its flag) in
+    tooling."""
+    paths = sorted({f.path for f in findings if f.context == Context.TRAINING and f.path.endswith(".py")})
+    by_rel = {r.file.rel: r for r in results}
+    texts: Dict[str, Optional[str]] = {}
+    spans: Dict[str, List[_Span]] = {}
+    for path in paths:
+        text = read_text(by_rel.get(path), texts)
+        if text is None or not _SET_TRUE.search(text):
+            continue
+        tree = parse_text(text)
+        if tree is None:
+            continue
+        modes = [mode for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for mode in _modes(cls)]
+        off = [m for m in modes if not _called_anywhere(m.switches, results, texts)]
+        if off:
+            spans[path] = [span for mode in off for span in mode.spans]
+    if not spans:
+        return list(findings)
+    return [replace(f, context=Context.TOOLING) if f.context == Context.TRAINING and _inside(spans.get(f.path), f)
+            else f for f in findings]
+
+
+class _Mode:
+    """A flag attribute a class sets true only in some of its methods (``switches``), and the lines that run only
+    under it: those methods' bodies and the bodies of ``if self.<flag>:``."""
+
+    def __init__(self, switches: Set[str], spans: List[_Span]) -> None:
+        self.switches = switches
+        self.spans = spans
+
+
+def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
+    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    set_true: Dict[str, Set[str]] = {}
+    set_elsewhere: Set[str] = set()
+    for name, method in methods.items():
+        for node in ast.walk(method):
+            for attr, value in _self_assignments(node):
+                if isinstance(value, ast.Constant) and value.value is True and name != "__init__":
+                    set_true.setdefault(attr, set()).add(name)
+                elif not (isinstance(value, ast.Constant) and value.value in (False, None)):
+                    set_elsewhere.add(attr)  # ``self.model_parallel = device_map is not None``: decided by data
+    for attr, switches in sorted(set_true.items()):
+        if attr in set_elsewhere:
+            continue
+        branches = [_body_span(node) for node in ast.walk(cls) if isinstance(node, ast.If) and _tests(node.test, attr)]
+        own = [(methods[m].lineno, methods[m].end_lineno or methods[m].lineno) for m in sorted(switches)]
+        yield _Mode(switches, branches + own)
+
+
+def _self_assignments(node: ast.AST) -> Iterable[Tuple[str, ast.expr]]:
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                yield target.attr, node.value
+
+
+def _tests(test: ast.expr, attr: str) -> bool:
+    """``if self.model_parallel:`` (alone or in an ``and``)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests(value, attr) for value in test.values)
+    return isinstance(test, ast.Attribute) and test.attr == attr and isinstance(test.value, ast.Name) \
+        and test.value.id == "self"
+
+
+def _body_span(node: ast.If) -> _Span:
+    return node.body[0].lineno, max(getattr(s, "end_lineno", None) or s.lineno for s in node.body)
+
+
+def _called_anywhere(switches: Set[str], results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
+    """Whether any project file calls one of the switches (``model.parallelize(...)``): read as code, so the usage
+    example in a docstring is no call."""
+    for result in results:
+        if not result.file.rel.endswith(".py"):
+            continue
+        text = read_text(result, texts)
+        if text is None or not any(name in text for name in switches):
+            continue
+        tree = parse_text(text)
+        if tree is None:
+            return True  # a file the scan cannot read may call it
+        if _calls(tree, switches):
+            return True
+    return False
+
+
+def _calls(node: ast.AST, switches: Set[str]) -> bool:
+    """Whether code under ``node`` calls a switch, outside the switches themselves (a model's ``parallelize``
+    calls its encoder's: the mode is still off until something else turns it on)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in switches:
+            continue
+        func = child.func if isinstance(child, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in switches or _calls(child, switches):
+            return True
+    return False
+
+
+def _inside(spans: Optional[List[_Span]], finding: Finding) -> bool:
+    line = finding.span.line or 0
+    return bool(spans) and any(first <= line <= last for first, last in spans or ())
