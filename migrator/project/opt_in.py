@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass, replace
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Context, FileResult, Finding
 from .overridden_defaults import parse_text, read_text
@@ -46,13 +46,13 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
             else f for f in findings]
 
 
+@dataclass(frozen=True)
 class _Mode:
     """A flag attribute a class sets true only in some of its methods (``switches``), and the lines that run only
     under it: those methods' bodies and the bodies of ``if self.<flag>:``."""
 
-    def __init__(self, switches: Set[str], spans: List[_Span]) -> None:
-        self.switches = switches
-        self.spans = spans
+    switches: FrozenSet[str]
+    spans: Tuple[_Span, ...]
 
 
 def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
@@ -71,7 +71,7 @@ def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
             continue
         branches = [_body_span(node) for node in ast.walk(cls) if isinstance(node, ast.If) and _tests(node.test, attr)]
         own = [(methods[m].lineno, methods[m].end_lineno or methods[m].lineno) for m in sorted(switches)]
-        yield _Mode(switches, branches + own)
+        yield _Mode(frozenset(switches), tuple(branches + own))
 
 
 def _self_assignments(node: ast.AST) -> Iterable[Tuple[str, ast.expr]]:
@@ -93,7 +93,7 @@ def _body_span(node: ast.If) -> _Span:
     return node.body[0].lineno, max(getattr(s, "end_lineno", None) or s.lineno for s in node.body)
 
 
-def _called_anywhere(switches: Set[str], results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
+def _called_anywhere(switches: FrozenSet[str], results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
     """Whether any project file calls one of the switches (``model.parallelize(...)``): read as code, so the usage
     example in a docstring is no call."""
     for result in results:
@@ -110,7 +110,7 @@ def _called_anywhere(switches: Set[str], results: Sequence[FileResult], texts: D
     return False
 
 
-def _calls(node: ast.AST, switches: Set[str]) -> bool:
+def _calls(node: ast.AST, switches: FrozenSet[str]) -> bool:
     """Whether code under ``node`` calls a switch, outside the switches themselves (a model's ``parallelize``
     calls its encoder's: the mode is still off until something else turns it on)."""
     for child in ast.iter_child_nodes(node):
