@@ -441,6 +441,7 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
 
 @pytest.mark.parametrize("path, context", [
     pytest.param("bench.py", Context.TOOLING, id="benchmark-script"),
+    pytest.param("tools/training-aev-benchmark.py", Context.TOOLING, id="a-benchmark-named-with-hyphens"),
     pytest.param("sample.py", Context.TOOLING, id="generation-script"),
     pytest.param("inference/inference_swinir.py", Context.TOOLING, id="inference-folder"),
     pytest.param("tools/demo.py", Context.TOOLING, id="demo"),
@@ -1243,3 +1244,43 @@ def test_a_mode_only_a_method_nobody_calls_turns_on_is_not_the_run(scan_tree, tr
     inside = [f for f in report.judged if f.path == "t5.py" and f.rule.startswith("device")]
     assert inside and all((f.context == Context.TRAINING) == work for f in inside), [(f.span.line, f.context)
                                                                                      for f in inside]
+
+
+@pytest.mark.parametrize("branch, work", [
+    # stanza's set_random_seed: torch.manual_seed already seeds the target's generator
+    pytest.param("torch.cuda.manual_seed(seed)\n        torch.cuda.manual_seed_all(seed)", False, id="only-seeds"),
+    pytest.param("torch.cuda.manual_seed_all(seed)\n        model.cuda()", True, id="seeds-and-moves"),
+])
+def test_a_cuda_test_that_only_seeds_cudas_generators_decides_nothing(scan_tree, branch, work):
+    code = ("import torch\n\n\ndef set_random_seed(seed, model):\n    torch.manual_seed(seed)\n"
+            f"    if torch.cuda.is_available():\n        {branch}\n    return seed\n")
+    report = scan_tree({"utils.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("branch, work", [
+    # d3rlpy's __init__: compiled autograd and the matmul precision are speed switches ("compiled" holds no "mpi")
+    pytest.param("torch._dynamo.config.compiled_autograd = True\n    torch.set_float32_matmul_precision('high')",
+                 False, id="speed-switches"),
+    pytest.param("model = model.cuda()", True, id="a-move"),
+])
+def test_device_words_are_read_word_by_word(scan_tree, branch, work):
+    code = f"import torch\n\nmodel = torch.nn.Linear(2, 2)\nif torch.cuda.is_available():\n    {branch}\n"
+    report = scan_tree({"d3.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("train, context", [
+    # torchani's tools/tool_utils.py serves its tools/*-benchmark.py scripts only
+    pytest.param("import torch\n", Context.TOOLING, id="imported-by-benchmarks-only"),
+    pytest.param("import torch\nfrom tools.tool_utils import Timer\n", Context.TRAINING, id="imported-by-training"),
+])
+def test_a_module_only_tooling_imports_is_tooling(scan_tree, train, context):
+    utils = "import torch\n\n\nclass Timer:\n    def stop(self):\n        torch.cuda.synchronize()\n"
+    bench = "import torch\nfrom tool_utils import Timer\n\nTimer().stop()\n"
+    report = scan_tree({"tools/tool_utils.py": utils, "tools/training-benchmark.py": bench, "train.py": train},
+                       ["cann"])
+    (sync,) = [f for f in report.judged if f.path == "tools/tool_utils.py"]
+    assert sync.context == context

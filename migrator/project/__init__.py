@@ -17,6 +17,7 @@ from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .optional import with_optional_modules
+from .tooling_helpers import tooling_helpers
 from .overridden_defaults import with_overridden_defaults
 from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
@@ -43,6 +44,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     demos = demo_blocks(results, packaged)  # a library module's usage example
     apps = {r.file.rel for r in results if r.outline is not None  # a Streamlit or Gradio page (LAVIS's app/)
             and any(name.split(".", 1)[0] in UI_LIBRARIES for name in r.outline.imports)}
+    apps |= tooling_helpers(results, apps.__contains__)  # torchani's tools/tool_utils.py, for its benchmarks
     profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
     here_of = project.here

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..maps.load import TargetMap
 from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, UsageKind, Verdict
@@ -82,6 +82,7 @@ def _skipped(finding: Finding, targets: Sequence[str], why: str, source: str = _
 #: ``manual_seed`` -> ``_manual_seed_impl`` seeds CUDA, MPS, XPU, MTIA and ``_seed_custom_device(seed)``.
 SEEDS_EVERY_DEVICE = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 _CUDA_SEEDS = frozenset({"torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
+_AVAILABILITY_TESTS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 _SEED_SOURCE = "torch/random.py (manual_seed seeds every device, the custom one too)"
 
 
@@ -112,4 +113,22 @@ def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResul
         why = (f"`torch.manual_seed` at line {line} already seeds every device, {{target}}'s too; this CUDA call is "
                "silently ignored where CUDA is missing: nothing to change")
         out.append(_skipped(finding, renamed, why, _SEED_SOURCE))
-    return out
+    return _idle_seed_guards(out, renamed)
+
+
+def _idle_seed_guards(findings: List[Finding], renamed: Sequence[str]) -> List[Finding]:
+    """``if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)`` after ``torch.manual_seed``: a test
+    whose branch holds only those seeds decides nothing the target runs (stanza's ``set_random_seed``)."""
+    decided: Dict[Tuple[str, Optional[int]], List[Finding]] = {}
+    for finding in findings:
+        if finding.guard is not None:
+            decided.setdefault((finding.path, finding.guard.line), []).append(finding)
+    idle = {key for key, inside in decided.items()
+            if all(f.api in _CUDA_SEEDS and all(f.verdicts[t].status == Status.SUPPORTED for t in renamed
+                                                 if t in f.verdicts) for f in inside)}
+    if not idle:
+        return findings
+    why = ("a test for CUDA whose branch only seeds CUDA's generators, which `torch.manual_seed` already seeds on "
+           "{target}: it decides nothing there")
+    return [_skipped(f, renamed, why, _SEED_SOURCE) if f.api in _AVAILABILITY_TESTS
+            and (f.path, f.span.line) in idle else f for f in findings]

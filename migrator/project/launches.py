@@ -48,16 +48,36 @@ def with_launches_judged(findings: Sequence[Finding], results: Sequence[FileResu
     return [judged.get(f.id, f) for f in findings]
 
 
+class ModuleIndex:
+    """The project's Python modules by the names an import may give them."""
+
+    def __init__(self, results: Sequence[FileResult]) -> None:
+        self._module_rel = {r.outline.module: r.file.rel for r in results if r.outline is not None}
+        self._by_last: Dict[str, List[str]] = {}
+        for module in self._module_rel:
+            self._by_last.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+
+    def files_named(self, name: str) -> List[str]:
+        """The project files an import may load: the module of that dotted name or one ending with it (a
+        script's folder on ``sys.path``), or of the name without its last part (``from pkg.mod import fn``)."""
+        for dotted in (name, name.rpartition(".")[0]):
+            if not dotted:
+                continue
+            last = dotted.rsplit(".", 1)[-1]
+            found = [self._module_rel[m] for m in self._by_last.get(last, ())
+                     if m == dotted or m.endswith("." + dotted)]
+            if found:
+                return found
+        return []
+
+
 class _Project:
     """The scanned project as a launch is resolved in it: its files, the Python modules' imports, and which
     Python files hold findings."""
 
     def __init__(self, results: Sequence[FileResult], findings: Sequence[Finding]) -> None:
         self._by_rel = {r.file.rel: r for r in results}
-        self._module_rel = {r.outline.module: r.file.rel for r in results if r.outline is not None}
-        self._by_last: Dict[str, List[str]] = {}
-        for module in self._module_rel:
-            self._by_last.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+        self._modules = ModuleIndex(results)
         self._with_findings = {f.path for f in findings if f.rule != _RULE}
         self._work: Dict[str, bool] = {}
 
@@ -119,20 +139,7 @@ class _Project:
             if result is None or result.outline is None:
                 continue
             for name in result.outline.imports:
-                stack.extend(self._modules_named(name))
-
-    def _modules_named(self, name: str) -> List[str]:
-        """The project files an import may load: the module of that dotted name or one ending with it (a
-        script's folder on ``sys.path``), or of the name without its last part (``from pkg.mod import fn``)."""
-        for dotted in (name, name.rpartition(".")[0]):
-            if not dotted:
-                continue
-            last = dotted.rsplit(".", 1)[-1]
-            found = [self._module_rel[m] for m in self._by_last.get(last, ())
-                     if m == dotted or m.endswith("." + dotted)]
-            if found:
-                return found
-        return []
+                stack.extend(self._modules.files_named(name))
 
 
 def _no_device_job(finding: Finding, files: Sequence[str]) -> Finding:

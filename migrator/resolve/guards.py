@@ -220,10 +220,21 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
 
 
 #: Words that say a branch does device work: a name or an attribute holding one (``setup_gpu``, ``.to(``,
-#: ``map_location``, ``DataParallel``) or a string naming a device or a backend.
-_DEVICE_WORDS = re.compile("|".join(sorted({"cuda", "gpu", "cpu", "device"} | ACCELERATORS | BACKENDS))
-                           + r"|^to$|half|bfloat16|float16|parallel|pin_memory|map_location|distributed|autocast"
-                           r"|scaler|amp|rank|world|exit|abort", re.IGNORECASE)
+#: ``map_location``, ``DataParallel``) or a string naming a device or a backend; read word by word
+#: (``compiled_autograd`` holds no ``mpi``, ``sample`` no ``amp``).
+_DEVICE_WORDS = frozenset({"cuda", "gpu", "cpu", "device", "half", "bfloat16", "float16", "parallel", "distributed",
+                           "autocast", "scaler", "amp", "rank", "world", "exit", "abort"} | ACCELERATORS | BACKENDS)
+_DEVICE_PAIRS = frozenset({("pin", "memory"), ("map", "location")})
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
+
+
+def names_device_work(text: str) -> bool:
+    """Whether an identifier or a string names device work, by its words (``setup_gpu``, ``DataParallel``,
+    ``"cuda:0"``, ``pin_memory``, or exactly ``to``)."""
+    if text == "to":
+        return True
+    words = [w.lower() for w in _WORD.findall(text)]
+    return any(w in _DEVICE_WORDS for w in words) or any(pair in _DEVICE_PAIRS for pair in zip(words, words[1:]))
 
 
 #: calls that only say something (a message, a log line): the device words in their arguments are text
@@ -248,9 +259,9 @@ class _DeviceWork(cst.CSTVisitor):
             self.found = True
         elif isinstance(node, cst.Call) and _says_only(node.func):
             return False  # ``warnings.warn("... on CPU when CUDA is available")``: words, not work
-        elif isinstance(node, cst.Name) and _DEVICE_WORDS.search(node.value):
+        elif isinstance(node, cst.Name) and names_device_work(node.value):
             self.found = True
-        elif isinstance(node, cst.SimpleString) and _DEVICE_WORDS.search(node.value):
+        elif isinstance(node, cst.SimpleString) and names_device_work(node.value):
             self.found = True
         return not self.found
 
