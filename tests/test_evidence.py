@@ -1284,3 +1284,17 @@ def test_a_module_only_tooling_imports_is_tooling(scan_tree, train, context):
                        ["cann"])
     (sync,) = [f for f in report.judged if f.path == "tools/tool_utils.py"]
     assert sync.context == context
+
+
+@pytest.mark.parametrize("call, api", [
+    # stanza's character model and wav2vec2's quantizer: Python over ops torch_npu registers
+    pytest.param("torch.nn.utils.rnn.pack_sequence([a, a[:2]])", "torch.nn.utils.rnn.pack_sequence",
+                 id="pack-sequence"),
+    pytest.param("F.gumbel_softmax(a, tau=0.5, hard=True)", "torch.nn.functional.gumbel_softmax",
+                 id="gumbel-softmax"),
+])
+def test_a_documented_no_over_ops_the_target_registers_is_to_validate(scan_tree, call, api):
+    report = _scan(scan_tree, f"    return {call}", ["cann"])
+    found = _one(report, api)
+    assert found.verdicts["cann"].status == Status.UNSUPPORTED and not active(found.verdicts["cann"])
+    assert found in report.validate

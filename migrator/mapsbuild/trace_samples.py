@@ -253,6 +253,12 @@ def _unpacked(torch, x):
     return lambda: rnn.pad_packed_sequence(packed, batch_first=True)
 
 
+def _pack_sequence(torch, x):
+    import torch.nn.utils.rnn as rnn
+
+    return rnn.pack_sequence([x.view(2, 4, 4)[0], x.view(2, 4, 4)[1, :3]])
+
+
 def _sync_bn(torch, x):
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.BatchNorm2d(4))
     return lambda: torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
@@ -333,6 +339,9 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.set_rng_state", _host(lambda torch, x: torch.set_rng_state(torch.get_rng_state()))),
     Sample("torch.nn.utils.rnn.pack_padded_sequence", _host(_packed)),
     Sample("torch.nn.utils.rnn.pad_packed_sequence", _built(_unpacked)),
+    Sample("torch.nn.utils.rnn.pack_sequence", _host(_pack_sequence)),
+    Sample("torch.nn.functional.gumbel_softmax",
+           _host(lambda torch, x: torch.nn.functional.gumbel_softmax(x[:2], tau=0.5, hard=True))),
     Sample("torch.nn.SyncBatchNorm.convert_sync_batchnorm", _built(_sync_bn)),
     Sample("torch.nn.Embedding.from_pretrained",
            _built(lambda torch, x: lambda: torch.nn.Embedding.from_pretrained(x.detach()))),
