@@ -18,7 +18,7 @@ from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .optional import with_optional_modules
 from .tooling_helpers import tooling_helpers
-from .overridden_defaults import with_overridden_defaults
+from .overridden_defaults import forget_parsed, with_overridden_defaults
 from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
@@ -82,4 +82,5 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
     placed = with_opt_in_modes(placed, results)
+    forget_parsed()  # the trees the cross-file stages shared
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

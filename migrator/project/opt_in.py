@@ -17,27 +17,35 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tup
 from ..model import Context, FileResult, Finding
 from .overridden_defaults import parse_text, read_text
 
-#: ``self.model_parallel = True``: a file worth parsing for a mode switched on by a method
-_SET_TRUE = re.compile(r"self\.\w+\s*=\s*True\b")
+#: ``self.model_parallel = True`` and ``if self.model_parallel``: a file worth parsing for a mode switched on by a
+#: method is one whose text sets a flag true and tests the same flag
+_SET_TRUE = re.compile(r"self\.(\w+)\s*=\s*True\b")
+_TESTED = re.compile(r"\b(?:if|and|elif)\s+(?:not\s+)?self\.(\w+)")
 _Span = Tuple[int, int]
 
 
 def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
     """``findings``, those in a mode no project code turns on (its switch, and the branches on its flag) in
     tooling."""
-    paths = sorted({f.path for f in findings if f.context == Context.TRAINING and f.path.endswith(".py")})
+    lines: Dict[str, List[int]] = {}
+    for finding in findings:
+        if finding.context == Context.TRAINING and finding.path.endswith(".py") and finding.span.line:
+            lines.setdefault(finding.path, []).append(finding.span.line)
     by_rel = {r.file.rel: r for r in results}
     texts: Dict[str, Optional[str]] = {}
+    calls = _ProjectCalls(results, texts)
     spans: Dict[str, List[_Span]] = {}
-    for path in paths:
+    for path in sorted(lines):
         text = read_text(by_rel.get(path), texts)
-        if text is None or not _SET_TRUE.search(text):
+        if text is None or not set(_SET_TRUE.findall(text)) & set(_TESTED.findall(text)):
             continue
         tree = parse_text(text)
         if tree is None:
             continue
         modes = [mode for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for mode in _modes(cls)]
-        off = [m for m in modes if not _called_anywhere(m.switches, results, texts)]
+        # only a mode a finding sits in is asked of the project's calls
+        held = [m for m in modes if any(first <= line <= last for first, last in m.spans for line in lines[path])]
+        off = [m for m in held if not calls.made(m.switches)]
         if off:
             spans[path] = [span for mode in off for span in mode.spans]
     if not spans:
@@ -93,34 +101,52 @@ def _body_span(node: ast.If) -> _Span:
     return node.body[0].lineno, max(getattr(s, "end_lineno", None) or s.lineno for s in node.body)
 
 
-def _called_anywhere(switches: FrozenSet[str], results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
-    """Whether any project file calls one of the switches (``model.parallelize(...)``): read as code, so the usage
-    example in a docstring is no call."""
-    for result in results:
-        if not result.file.rel.endswith(".py"):
-            continue
-        text = read_text(result, texts)
-        if text is None or not any(name in text for name in switches):
-            continue
-        tree = parse_text(text)
-        if tree is None:
-            return True  # a file the scan cannot read may call it
-        if _calls(tree, switches):
-            return True
-    return False
+class _ProjectCalls:
+    """The names the project's code calls, each with the functions it is called in, read once per file that
+    holds the name (a docstring's example is no call)."""
+
+    def __init__(self, results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> None:
+        self._results = [r for r in results if r.file.rel.endswith(".py")]
+        self._texts = texts
+        self._calls: Dict[str, Optional[Dict[str, List[FrozenSet[str]]]]] = {}
+
+    def made(self, switches: FrozenSet[str]) -> bool:
+        """Whether a switch is called outside the switches themselves (a model's ``parallelize`` calls its
+        encoder's: the mode is still off until something else turns it on); a file that cannot be read may."""
+        for result in self._results:
+            text = read_text(result, self._texts)
+            if text is None or not any(name in text for name in switches):
+                continue
+            found = self._of(result.file.rel, text)
+            if found is None:
+                return True
+            if any(not (around & switches) for name in switches for around in found.get(name, ())):
+                return True
+        return False
+
+    def _of(self, rel: str, text: str) -> Optional[Dict[str, List[FrozenSet[str]]]]:
+        if rel not in self._calls:
+            tree = parse_text(text)
+            self._calls[rel] = None if tree is None else _calls_in(tree)
+        return self._calls[rel]
 
 
-def _calls(node: ast.AST, switches: FrozenSet[str]) -> bool:
-    """Whether code under ``node`` calls a switch, outside the switches themselves (a model's ``parallelize``
-    calls its encoder's: the mode is still off until something else turns it on)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name in switches:
-            continue
-        func = child.func if isinstance(child, ast.Call) else None
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        if name in switches or _calls(child, switches):
-            return True
-    return False
+def _calls_in(tree: ast.Module) -> Dict[str, List[FrozenSet[str]]]:
+    """Each called name, with the names of the functions around each call."""
+    found: Dict[str, List[FrozenSet[str]]] = {}
+    stack: List[Tuple[ast.AST, FrozenSet[str]]] = [(tree, frozenset())]
+    while stack:
+        node, around = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = around | {child.name} if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else around
+            if isinstance(child, ast.Call):
+                func = child.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) \
+                    else None
+                if name is not None:
+                    found.setdefault(name, []).append(around)
+            stack.append((child, inner))
+    return found
 
 
 def _inside(spans: Optional[List[_Span]], finding: Finding) -> bool:

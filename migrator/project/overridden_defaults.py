@@ -12,6 +12,7 @@ the name there must be a call that passes the parameter (a function handed on as
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -94,8 +95,18 @@ def read_text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> 
 
 
 def parse_text(text: Optional[str]) -> Optional[ast.Module]:
-    if text is None:
-        return None
+    """The module's tree, or ``None`` when it cannot be parsed. The cross-file stages ask for the same few files
+    (a file with a device default, its importers, a class with a mode): each text is parsed once (the trees are
+    read, never changed), until ``forget_parsed`` at the end of the project stage."""
+    return None if text is None else _parsed(text)
+
+
+def forget_parsed() -> None:
+    _parsed.cache_clear()
+
+
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> Optional[ast.Module]:
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
