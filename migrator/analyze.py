@@ -22,7 +22,7 @@ from .sources.cuda import read_cuda
 from .sources.environment import read_environment, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
-from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_python, python2_marker,
+from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_ast, parse_python, python2_marker,
                              without_deep_statements)
 from .sources.step import step_facts
 
@@ -240,11 +240,8 @@ def _joined(note: Optional[str], more: Optional[str]) -> Optional[str]:
 
 
 def _ast_tree(text: str) -> Optional[ast.Module]:
-    """CPython's own parser (C, ~7x faster than libcst): vets files libcst skips and feeds the call-graph outline."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    """Vets files libcst skips and feeds the call-graph outline."""
+    return parse_ast(text)
 
 
 def _notebook(source: SourceFile, data: bytes) -> FileResult:

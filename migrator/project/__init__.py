@@ -18,7 +18,8 @@ from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .optional import with_optional_modules
 from .tooling_helpers import tooling_helpers
-from .overridden_defaults import forget_parsed, with_overridden_defaults
+from .overridden_defaults import with_overridden_defaults
+from .reread import forget_parsed
 from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles

@@ -17,10 +17,9 @@ import posixpath
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..discover import read_source
 from ..model import FileKind, FileResult, Finding, Status, Verdict
 from ..sources.environment import launched_scripts
-from ..sources.python import decode_source
+from .reread import read_text
 
 _RULE = "launch-environment"
 _SOURCE = "migrator launch analysis"
@@ -84,14 +83,8 @@ class _Project:
     def scripts_of(self, rel: str) -> Optional[Tuple[str, ...]]:
         """The Python files the shell script at ``rel`` launches, as written; ``None``: unreadable, or a launcher
         that starts a device job whatever it runs."""
-        result = self._by_rel.get(rel)
-        if result is None:
-            return None
-        try:
-            text = decode_source(read_source(result.file.path))
-        except OSError:
-            return None
-        return launched_scripts(text) if isinstance(text, str) else None
+        text = read_text(self._by_rel.get(rel), {})
+        return launched_scripts(text) if text is not None else None
 
     def resolve(self, script_rel: str, written: str) -> Optional[str]:
         """The scanned Python file a launch names, looked up from the script's folder and each folder above it

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Context, FileResult, Finding
-from .overridden_defaults import parse_text, read_text
+from .reread import parse_text, read_text
 
 #: ``self.model_parallel = True`` and ``if self.model_parallel``: a file worth parsing for a mode switched on by a
 #: method is one whose text sets a flag true and tests the same flag

@@ -12,13 +12,11 @@ the name there must be a call that passes the parameter (a function handed on as
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..discover import read_source
 from ..model import Evidence, FileResult, Finding, Grade, Status
-from ..sources.python import decode_source
+from .reread import parse_text, read_text
 
 _RULES = frozenset({"device-string"})
 _SOURCE = "migrator call-site analysis"
@@ -80,37 +78,6 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
             if calls:
                 changed[finding.id] = _overridden(finding, default, calls)
     return [changed.get(f.id, f) for f in findings]
-
-
-def read_text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Optional[str]:
-    if result is None:
-        return None
-    if result.file.rel not in texts:
-        try:
-            decoded = decode_source(read_source(result.file.path))
-        except OSError:
-            decoded = None
-        texts[result.file.rel] = decoded if isinstance(decoded, str) else None
-    return texts[result.file.rel]
-
-
-def parse_text(text: Optional[str]) -> Optional[ast.Module]:
-    """The module's tree, or ``None`` when it cannot be parsed. The cross-file stages ask for the same few files
-    (a file with a device default, its importers, a class with a mode): each text is parsed once (the trees are
-    read, never changed), until ``forget_parsed`` at the end of the project stage."""
-    return None if text is None else _parsed(text)
-
-
-def forget_parsed() -> None:
-    _parsed.cache_clear()
-
-
-@lru_cache(maxsize=64)
-def _parsed(text: str) -> Optional[ast.Module]:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _imports(result: FileResult, module: str) -> bool:

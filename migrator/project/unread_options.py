@@ -18,7 +18,8 @@ import ast
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import FileResult, Finding, Status
-from .overridden_defaults import parse_text, read_text, rewrites_on_a_note
+from .overridden_defaults import rewrites_on_a_note
+from .reread import parse_text, read_text
 
 _RULES = frozenset({"device-string"})
 _SOURCE = "migrator command-line analysis"

@@ -36,9 +36,9 @@ _STR = ValueKind.STR
 #: or not (torchreid's engines move a batch with ``imgs.cuda()`` in files that import only their base class)
 _NAMED_FOR_CUDA = frozenset({"cuda"})
 #: subscripts that build a type from the types named inside (a type alias is walked, an annotation is not)
-_TYPE_CONSTRUCTORS = frozenset(f"{module}.{name}" for module in ("typing", "typing_extensions")
-                               for name in ("Union", "Optional", "List", "Tuple", "Dict", "Sequence", "Type",
-                                            "Literal", "Callable", "Iterable", "Mapping"))
+_TYPE_NAMES = frozenset({"Union", "Optional", "List", "Tuple", "Dict", "Sequence", "Type", "Literal", "Callable",
+                         "Iterable", "Mapping"})
+_TYPE_CONSTRUCTORS = frozenset(f"{module}.{name}" for module in ("typing", "typing_extensions") for name in _TYPE_NAMES)
 
 
 class ModuleResolver:
@@ -505,7 +505,10 @@ class ModuleResolver:
         return None
 
     def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
-        if self.scopes.qualify(node.value) in _TYPE_CONSTRUCTORS:
+        value = node.value  # the name read first: a subscript is a hot node, a qualification is not cheap
+        last = value.value if isinstance(value, cst.Name) else value.attr.value if isinstance(value, cst.Attribute) \
+            else None
+        if last in _TYPE_NAMES and self.scopes.qualify(value) in _TYPE_CONSTRUCTORS:
             return False  # ``IndexType = Union[torch.LongTensor, torch.cuda.LongTensor]``: types, named not made
         key = _environment_key(self.scopes, self.values, node)
         if key is not None and id(node) not in self.consumed:

@@ -1,0 +1,41 @@
+"""The project's files read again by the cross-file stages (a device default's callers, a launch's scripts, the
+modules that turn a mode on): the per-file stage keeps no text or tree for them, so a stage that needs a few files
+reads them here, each text once per stage (``texts``) and each tree once per project stage (``forget_parsed`` at
+its end: the trees are read, never changed)."""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Dict, Optional
+
+from ..discover import read_source
+from ..model import FileResult
+from ..sources.python import decode_source, parse_ast
+
+
+def read_text(result: Optional[FileResult], texts: Dict[str, Optional[str]]) -> Optional[str]:
+    """A file's decoded text (``None``: unreadable, or not text), kept in ``texts`` by its path."""
+    if result is None:
+        return None
+    if result.file.rel not in texts:
+        try:
+            decoded = decode_source(read_source(result.file.path))
+        except OSError:
+            decoded = None
+        texts[result.file.rel] = decoded if isinstance(decoded, str) else None
+    return texts[result.file.rel]
+
+
+def parse_text(text: Optional[str]) -> Optional[ast.Module]:
+    """The module's tree, or ``None`` when it cannot be parsed."""
+    return None if text is None else _parsed(text)
+
+
+def forget_parsed() -> None:
+    _parsed.cache_clear()
+
+
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> Optional[ast.Module]:
+    return parse_ast(text)
