@@ -168,7 +168,11 @@ TRITON_MODULE = ("import torch\nimport triton\nimport triton.language as tl\n\n\
 
 
 def test_a_triton_kernel_module_is_one_finding_not_one_a_name(scan_tree):
-    report = scan_tree({"kern.py": TRITON_MODULE, "other.py": "import triton\n"}, ["cann"])
+    # axolotl's kernel libraries: each launch beside the module's import was a head of its own
+    launch = "\n\ndef run(x, n):\n    scale[(1,)](x, n, B=128)\n    return x\n"
+    report = scan_tree({"kern.py": TRITON_MODULE + launch, "other.py": "import triton\n"}, ["cann"])
+    launches = [f for f in report.judged if f.rule == "triton-launch"]
+    assert launches and all(f.root is not None for f in launches)
     uses = [f for f in report.findings if f.rule == "cuda-library"]
     heads = [f for f in uses if f.root is None]
     assert sorted((f.path, f.api) for f in heads) == [("kern.py", "triton"), ("other.py", "triton")]

@@ -203,10 +203,15 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
+#: the rules whose findings are uses of a CUDA library, with the library when the rule names it
+_LIBRARY_USES: Dict[str, Optional[str]] = {"cuda-library": None, "triton-launch": "triton"}
+
+
 def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
-    ``@triton.jit`` and every ``tl.*`` name are one port of that module, not one finding a name; a library the
-    target's own build of the package serves (``partial``: mmcv built for the NPU) is one cause in the project.
+    ``@triton.jit``, every ``tl.*`` name and every ``kernel[grid](...)`` launch are one port of that module, not
+    one finding a name; a library the target's own build of the package serves (``partial``: mmcv built for the
+    NPU) is one cause in the project.
     Each use after the file's first use of the library that says the same on every target (the import, where
     there is one) is a site of that first use (an optional use, judged apart, keeps its own)."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
@@ -215,9 +220,10 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
     # tooling script (mmrotate's tools/analysis_tools) would leave the worklist with it
     ordered = sorted(findings, key=lambda f: path_context(f.path) != Context.TRAINING)
     for finding in ordered:
-        if finding.rule != "cuda-library" or finding.root is not None:
+        if finding.rule not in _LIBRARY_USES or finding.root is not None:
             continue
-        library = library_of(finding.api) or finding.api.split(".", 1)[0]
+        # a ``kernel[grid](...)`` launch is a use of Triton in its file, as the ``import triton`` above it is
+        library = _LIBRARY_USES[finding.rule] or library_of(finding.api) or finding.api.split(".", 1)[0]
         statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
         # a library the target's build of the package serves (mmcv built with FORCE_NPU=1: ``partial``) is one
         # change for the whole project, wherever it is imported; its ops are each checked on the card
