@@ -1136,9 +1136,12 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     pytest.param("version.parse(torch.__version__) < version.parse('2.0')", False, id="a-parsed-version"),
     pytest.param("version.parse(torch.__version__) >= version.parse('2.0')", True, id="a-branch-the-target-takes"),
     pytest.param("_TORCH_GREATER_EQUAL_2_13", False, id="a-flag-for-a-newer-torch"),
+    # axolotl's offload_cpu.py: the parsed version bound to a name first
+    pytest.param("torch_version < version.parse('2.4.0')", False, id="a-parsed-version-bound-to-a-name"),
 ])
 def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree, test, taken):
-    code = ("import torch\nfrom packaging import version\n\n_TORCH_GREATER_EQUAL_2_4 = True\n"
+    code = ("import torch\nfrom packaging import version\n\ntorch_version = version.parse(torch.__version__)\n"
+            "_TORCH_GREATER_EQUAL_2_4 = True\n"
             "_TORCH_GREATER_EQUAL_2_13 = False\n\n\ndef make_scaler():\n"
             f"    if {test}:\n        return torch.cuda.amp.GradScaler()\n    return None\n")
     report = scan_tree({"amp.py": code}, ["cann", "neuware"])

@@ -287,13 +287,14 @@ _TORCH_VERSION = frozenset({"torch.__version__", "torch.version.__version__"})
 Release = Tuple[int, int]
 
 
-def torch_version_test(test: cst.BaseExpression,
-                       qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[Tuple[Release, bool]]:
+def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                       bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]] = lambda _: None
+                       ) -> Optional[Tuple[Release, bool]]:
     """``(release, at_least)`` for a test of the installed torch's version: a flag named for the release
     (``_TORCH_GREATER_EQUAL_2_4``, negated by ``not``), or ``torch.__version__`` (bare, or in ``version.parse``)
     compared with ``>=`` or ``<`` to a release string; else ``None``."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = torch_version_test(test.expression, qualify)
+        inner = torch_version_test(test.expression, qualify, bound)
         return (inner[0], not inner[1]) if inner else None
     name = test.value if isinstance(test, cst.Name) else test.attr.value if isinstance(test, cst.Attribute) else None
     if name is not None:
@@ -302,7 +303,8 @@ def torch_version_test(test: cst.BaseExpression,
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
-    if not isinstance(operator, (cst.GreaterThanEqual, cst.LessThan)) or not _is_torch_version(test.left, qualify):
+    if not isinstance(operator, (cst.GreaterThanEqual, cst.LessThan)) \
+            or not _is_torch_version(test.left, qualify, bound):
         return None
     release = _RELEASE.match(_string_in(right) or "")
     if release is None:
@@ -310,7 +312,11 @@ def torch_version_test(test: cst.BaseExpression,
     return (int(release.group(1)), int(release.group(2))), isinstance(operator, cst.GreaterThanEqual)
 
 
-def _is_torch_version(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+def _is_torch_version(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                      bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]) -> bool:
+    """``torch.__version__``, parsed or not, written here or bound to a name (axolotl's ``torch_version =
+    version.parse(torch.__version__)``)."""
+    node = bound(node) or node
     if isinstance(node, cst.Call) and len(node.args) == 1:  # ``version.parse(torch.__version__)``, ``Version(...)``
         node = node.args[0].value
     return qualify(node) in _TORCH_VERSION

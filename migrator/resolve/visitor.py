@@ -114,7 +114,7 @@ class ModuleResolver:
                 self._chain_tops.add(id(node))
                 self.emitter.chain_siblings.append(names)
         self._idle_availability(node.test, (node.body, node.orelse))
-        release = torch_version_test(node.test, self.scopes.qualify)
+        release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
             self._torch_gates[id(node.body)] = TorchGate(*release)
             if isinstance(node.orelse, cst.Else):
@@ -139,6 +139,14 @@ class ModuleResolver:
         elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
             self._tests[id(node.body)] = True
+
+    def _bound_once(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The one value a plain name is bound to in the scopes the walk is in, else ``None``."""
+        if not isinstance(node, cst.Name):
+            return None
+        qual, binding = self.scopes.lookup(node.value)
+        values = binding.values.get(node.value) if qual is None and binding is not None else None
+        return values[0] if values and len(values) == 1 else None
 
     def _flags_tested(self, test: cst.BaseExpression) -> None:
         """``use_cuda_kernel = g.device.type == "cuda"`` then ``elif norm == 2.0 and use_cuda_kernel: <fused>
