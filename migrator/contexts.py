@@ -41,9 +41,10 @@ def path_context(path: str) -> Context:
 #: A function named for export, deployment, inference, generation or explanation (``convert_to_trt``,
 #: ``export_onnx``, ``predict``, ``run_inference``, ``generate``, ``explain``), where a training file keeps its
 #: tooling: what it does runs after training, not in it.
-_TOOLING_FUNCTION = re.compile(r"^(?:export|predict|inference|serve|deploy|generate|explain)(?:_|$)|^infer$"
-                               r"|^convert_to_|^to_onnx"
-                               r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
+TOOLING_WORDS = frozenset({"export", "predict", "inference", "serve", "deploy", "generate", "explain"})
+_TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx"
+                                r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
+                               % "|".join(sorted(TOOLING_WORDS)))
 
 
 def context_of(path: str, category: Category, scope: str = "<module>") -> Context:

@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from ..devices import swapped_siblings
 from ..maps.load import TargetMap
 from ..model import Context, DefinitionKind, Evidence, FileResult, Finding, Grade, Status, Verdict, fix_of
 
@@ -77,6 +78,12 @@ def _folder_siblings(folder: str, by_folder: Dict[str, Set[str]]) -> Tuple[str, 
     return devices if len(devices) >= 2 else ()
 
 
+def _names_another_accelerator(token: str) -> bool:
+    """A device word that is neither CUDA's, the CPU's nor a target's (``rocm``, ``xla``, ``hpu``)."""
+    return token in _DEVICE_TOKENS and token != "cpu" and not any(
+        token in spellings for spellings in _TARGET_TOKENS.values())
+
+
 def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...]]:
     """Each function (module-qualified) that is CUDA's member of a per-device family in its module
     (accelerate's ``is_cuda_available`` beside ``is_npu_available``, ``_gpu_gather`` beside ``_tpu_gather``)
@@ -89,22 +96,19 @@ def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...
         if outline is None:
             continue
         names = {d.name for d in outline.definitions if d.kind == DefinitionKind.FUNCTION}
+        by_owner: Dict[str, Set[str]] = {}
         for name in names:
-            owner, dot, last = name.rpartition(".")
-            parts = last.split("_")
-            for at, part in enumerate(parts):
-                token = part.lower()
-                if token in _DEVICE_TOKENS and token != "cpu" and not any(
-                        token in spellings for spellings in _TARGET_TOKENS.values()):
-                    found[f"{outline.module}.{name}"] = ("", token)
-                    break
-                if token not in _CUDA_TOKENS:
-                    continue
-                devices = [d for d in sorted(_DEVICE_TOKENS)
-                           if f"{owner}{dot}{'_'.join(parts[:at] + [d] + parts[at + 1:])}" in names]
-                if devices:
-                    found[f"{outline.module}.{name}"] = tuple(devices)
-                    break
+            owner, _, last = name.rpartition(".")
+            by_owner.setdefault(owner, set()).add(last)
+        for name in names:
+            owner, _, last = name.rpartition(".")
+            other = next((part.lower() for part in last.split("_") if _names_another_accelerator(part.lower())), None)
+            if other is not None:
+                found[f"{outline.module}.{name}"] = ("", other)
+                continue
+            devices = swapped_siblings(last, _CUDA_TOKENS, _DEVICE_TOKENS, by_owner[owner].__contains__)
+            if devices:
+                found[f"{outline.module}.{name}"] = devices
     return found
 
 

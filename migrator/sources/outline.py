@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from ..devices import ACCELERATORS
+from ..devices import ACCELERATORS, swapped_siblings
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
                      SuperMethod, UnknownReceiver)
 from ..resolve.guards import names_availability
@@ -426,15 +426,7 @@ def cuda_family_members(names: Sequence[str]) -> FrozenSet[str]:
     """The functions named for CUDA that have a sibling named for another device or the CPU (``dtw_cuda`` beside
     ``dtw_cpu``): CUDA's implementation among per-device ones, run only where tensors are CUDA's."""
     present = set(names)
-    members = set()
-    for name in names:
-        parts = name.split("_")
-        for at, part in enumerate(parts):
-            if part.lower() == "cuda" and any("_".join(parts[:at] + [d] + parts[at + 1:]) in present
-                                              for d in _FAMILY_DEVICES):
-                members.add(name)
-                break
-    return frozenset(members)
+    return frozenset(name for name in names if swapped_siblings(name, ("cuda",), _FAMILY_DEVICES, present.__contains__))
 
 
 def tests_a_cuda_tensor(test: ast.expr) -> bool:
