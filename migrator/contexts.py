@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterable
 
 from .model import Category, Context
 
@@ -62,3 +63,16 @@ def context_of(path: str, category: Category, scope: str = "<module>") -> Contex
 
 #: libraries that serve a model behind a web page (a demo app): a module that imports one is not the training run
 UI_LIBRARIES = frozenset({"streamlit", "gradio"})
+#: molecular simulators a trained potential is plugged into (an ASE calculator, OpenMM, LAMMPS, TorchSim): a
+#: module that imports one runs the model for a simulation, after training
+SIMULATORS = frozenset({"ase.calculators", "ase.md", "ase.optimize", "openmm", "openmmtorch", "lammps", "torch_sim"})
+
+
+def serves_a_model(imports: Iterable[str]) -> bool:
+    """Whether a module's imports (dotted) name a library that runs a trained model outside training: a web demo
+    (``UI_LIBRARIES``) or a simulator (``SIMULATORS``)."""
+    for name in imports:
+        parts = name.split(".")
+        if parts[0] in UI_LIBRARIES or parts[0] in SIMULATORS or ".".join(parts[:2]) in SIMULATORS:
+            return True
+    return False

@@ -315,6 +315,23 @@ def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree
     assert (found in report.findings) == work
 
 
+ADAPTER = ("import torch\n\n\nclass AdapterLayer:\n"
+           "    def {name}(self, x=None):\n        return self.weight.data @ torch.linalg.inv(self.rotation)\n")
+
+
+@pytest.mark.parametrize("name, work", [
+    # peft's OFT and RoAd: no training loop in a library, yet `unmerge` is no step of one
+    pytest.param("unmerge", False, id="unmerge-after-training"),
+    pytest.param("merge", False, id="merge-after-training"),
+    # nothing says when the library calls it: the step may
+    pytest.param("rotate", True, id="a-method-the-step-may-call"),
+])
+def test_without_a_training_loop_a_fallback_named_off_the_step_is_a_note(scan_tree, name, work):
+    report = scan_tree({"adapter.py": ADAPTER.format(name=name)}, ["cann"])
+    (inv,) = [f for f in report.judged if f.api == "torch.linalg.inv" and f.rule == "torch-op"]
+    assert inv.verdicts["cann"].status == Status.FALLBACK and active(inv.verdicts["cann"]) == work
+
+
 ALLOWED = ("import torch\n\n\ndef offload(device_type):\n"
            "    if device_type != 'cuda' and device_type != 'xpu':\n        raise RuntimeError('CUDA or XPU only')\n"
            "    return device_type == 'cuda' or device_type == 'npu'\n")
@@ -436,6 +453,65 @@ def test_cuda_only_libraries_beyond_torch_are_one_port_per_file(scan_tree, code,
     assert len(heads) == (1 if port else 0)
 
 
+@pytest.mark.parametrize("init, device", [
+    # speechbrain's NMFDecoderAudio documents a `device` it never reads
+    pytest.param("    def __init__(self, n, device='cuda'):\n        super().__init__()\n"
+                 "        self.w = torch.nn.Parameter(torch.rand(n, n))\n", False, id="never-read"),
+    pytest.param("    def __init__(self, n, device='cuda'):\n        super().__init__()\n"
+                 "        self.w = torch.nn.Parameter(torch.rand(n, n, device=device))\n", True, id="read"),
+])
+def test_a_device_default_the_function_never_reads_is_no_device(scan_tree, init, device):
+    code = "import torch\n\n\nclass Decoder(torch.nn.Module):\n" + init
+    report = scan_tree({"decoder.py": code}, ["cann"])
+    found = [f for f in report.findings if f.rule == "device-string" and active(f.verdicts["cann"])]
+    assert bool(found) == device
+
+
+PROBES = ("import importlib.util\n\n\ndef is_bnb_available():\n"
+          "    return importlib.util.find_spec('bitsandbytes') is not None\n\n\n")
+
+
+@pytest.mark.parametrize("code, port", [
+    # peft's import_utils: a function named for what it probes imports the library to look inside it
+    pytest.param(PROBES + "def is_bnb_4bit_available():\n    import bitsandbytes as bnb\n"
+                 "    return hasattr(bnb.nn, 'Linear4bit')\n", False, id="probe-function"),
+    # after `if not is_x_available(): return`, what the block imports is there only where it is installed
+    pytest.param(PROBES + "def linear(n):\n    if not is_bnb_available():\n        return None\n"
+                 "    import bitsandbytes as bnb\n    return bnb.nn.Linear8bitLt(n, n)\n", False,
+                 id="rest-after-not-available"),
+    # the same import where nothing asked whether the library is there: the code needs it
+    pytest.param(PROBES + "def linear(n):\n    import bitsandbytes as bnb\n    return bnb.nn.Linear8bitLt(n, n)\n",
+                 True, id="unasked-import"),
+])
+def test_an_import_after_asking_whether_the_library_is_installed_is_no_port(scan_tree, code, port):
+    report = scan_tree({"quant.py": code}, ["cann"])
+    ports = [f for f in report.findings if f.rule == "cuda-library" and active(f.verdicts["cann"])]
+    assert bool(ports) == port, [(f.span.line, f.snippet, f.verdicts["cann"].message) for f in ports]
+
+
+@pytest.mark.parametrize("code, device", [
+    # composer's trainer: a word looked for in an error's message
+    pytest.param("    try:\n        return step()\n    except RuntimeError as e:\n"
+                 "        if 'cuda' in str(e).lower():\n            raise ValueError('device error') from e\n"
+                 "        raise\n", False, id="word-in-an-error-message"),
+    # the same test on a device's name is a device test
+    pytest.param("    if 'cuda' in str(x.device):\n        torch.cuda.set_device(x.device)\n    return step()\n", True,
+                 id="word-in-a-device-name"),
+    # composer's memory monitor: every device but CUDA (and meta) is told the monitor is off
+    pytest.param("    if x.device.type not in ('cuda', 'meta'):\n        warnings.warn('monitor off')\n"
+                 "    return step()\n", False, id="not-in-a-tuple-takes-the-general-path"),
+    # a flag one `if` uses for a check and another for CUDA-only work keeps its binding a test that bites
+    pytest.param("    has_cuda = 'cuda' in x.device.type\n    if not has_cuda:\n        warnings.warn('no rng')\n"
+                 "    if has_cuda:\n        torch.cuda.manual_seed(0)\n    return step()\n", True,
+                 id="flag-also-deciding-work"),
+])
+def test_a_cuda_word_in_a_message_or_a_general_path_test_is_no_device_work(scan_tree, code, device):
+    head = "import warnings\n\nimport torch\n\n\ndef run(x, step):\n"
+    report = scan_tree({"loop.py": head + code}, ["cann"])
+    work = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(work) == device, [(f.span.line, f.snippet, f.verdicts["cann"].message) for f in work]
+
+
 def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     hooks = "from mmcv.runner import HOOKS\nimport torch\n\n\ndef f(x):\n    return torch.nn.Linear(4, 4)(x)\n"
     report = scan_tree({"hooks.py": hooks}, ["cann"])
@@ -503,6 +579,34 @@ def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, see
 
 
 GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
+
+
+@pytest.mark.parametrize("body, work", [
+    # refuses every tensor but CUDA's: the target's tensors hit the raise, and the CUDA call after it is theirs
+    pytest.param("    if not x.is_cuda:\n        raise ValueError('CUDA tensors only')\n"
+                 "    torch.cuda.synchronize()\n    return x", True, id="refuses-other-devices"),
+    # torchmd-net's reduce: every device but CUDA takes the body, the code written for all of them
+    pytest.param("    if not x.is_cuda or x.numel() == 0:\n        x = x.float()\n    return x", False,
+                 id="not-cuda-takes-the-general-path"),
+    # the `else` of that test is CUDA's branch beside it (composer's OOM observer registers its hooks there)
+    pytest.param("    if x.device.type not in ('cuda', 'meta'):\n        y = x.float()\n    else:\n"
+                 "        torch.cuda.memory._record_memory_history(True)\n        y = x\n    return y", False,
+                 id="else-of-not-cuda-is-cudas"),
+    # the CUDA query runs only after `x.is_cuda`, and what the flag decides is a check of CUDA's own case
+    pytest.param("    capturing = x.is_cuda and torch.cuda.is_current_stream_capturing()\n    if capturing:\n"
+                 "        assert x.numel() > 0, 'warm up before capture'\n    return x", False,
+                 id="short-circuit-then-a-check"),
+    # the same short circuit deciding a cast: what the branch does is work the target skips
+    pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
+                 "    return x", True, id="short-circuit-deciding-a-cast"),
+])
+def test_a_negated_or_short_circuited_cuda_test_is_work_only_where_the_target_misses_something(scan_tree, body,
+                                                                                              work):
+    report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
+    device_work = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(device_work) == work, [(f.line, f.snippet, f.verdicts["cann"].message) for f in device_work]
+    queries = [f for f in report.judged if f.api == "torch.cuda.is_current_stream_capturing"]
+    assert all(not active(f.verdicts["cann"]) for f in queries)
 
 
 @pytest.mark.parametrize("body, work", [
@@ -812,7 +916,7 @@ def test_the_cuda_amp_spelling_of_an_idle_autocast_switch_changes_nothing_either
 
 FID = ("import torch\n\n\nclass FIDEvaluation:\n    def __init__(self, batch_size, dl, device='cuda'):\n"
        "        self.device = torch.device(device)\n\n\ndef evaluate(model, loader, device='cuda:0'):\n"
-       "    return model(loader)\n")
+       "    return model(loader).to(device)\n")
 
 
 @pytest.mark.parametrize("trainer, work", [
@@ -1192,9 +1296,14 @@ def test_a_methods_device_default_every_project_call_overrides_is_to_validate(sc
     # LAVIS's app/: Streamlit pages that run a pretrained model for a browser
     pytest.param("import streamlit as st\n", Context.TOOLING, id="a-streamlit-page"),
     pytest.param("import gradio as gr\n", Context.TOOLING, id="a-gradio-demo"),
+    # nequip's integrations/ase.py, mace's calculators: a trained potential driving a molecular simulation
+    pytest.param("from ase.calculators.calculator import Calculator\n", Context.TOOLING, id="an-ase-calculator"),
+    pytest.param("import openmm\n", Context.TOOLING, id="an-openmm-force"),
+    # reading structures with ASE is data loading, not a simulation
+    pytest.param("from ase.io import read\n", Context.TRAINING, id="ase-reads-data"),
     pytest.param("import numpy as np\n", Context.TRAINING, id="a-module"),
 ])
-def test_a_web_demo_is_not_the_training_run(scan_tree, imports, context):
+def test_a_web_demo_or_a_simulator_is_not_the_training_run(scan_tree, imports, context):
     page = imports + "import torch\n\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
     report = scan_tree({"app/classification.py": page}, ["cann"])
     found = [f for f in report.judged if f.path == "app/classification.py"]

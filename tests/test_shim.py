@@ -91,7 +91,7 @@ SHIMMED = {
     "train.py": ("import torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n\nfrom model import "
                  "Net\n"
                  "\n\ndef main():\n    model = Net().cuda()\n    x = torch.randn(4, 8, device='cuda')\n"
-                 "    torch.cuda.synchronize()\n    if x.device.type == 'cuda':\n        print('on cuda')\n"
+                 "    torch.cuda.synchronize()\n    if x.device.type == 'cuda':\n        x = x.half()\n"
                  "    return model(x)\n\n\nif __name__ == '__main__':\n    main()\n"),
     "model.py": ("import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                  "        self.fc = torch.nn.Linear(8, 8)\n\n    def forward(self, x):\n"

@@ -49,15 +49,16 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     """The ``tune`` findings, and the call-graph node each sits in; ``errors`` receives a tune rule that
     raised."""
     from ..graph import mark_reachable
-    from ..project.step import training_step
+    from ..project.step import off_the_step, training_step
     from ..rules.tune import tune_findings
 
     step = training_step(results, project.graph, main_lines=project.main_lines)
-    on_step = None
+    falls_back = [f for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())]
     if step.nodes or step.loops:
-        on_step = frozenset(f.id for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())
-                            and (f.api in HOOKED_ON_FORWARD or computes_a_loss(f.scope)
-                                 or step.why(f, project.node_of(f)) is not None))
+        on_step = frozenset(f.id for f in falls_back if f.api in HOOKED_ON_FORWARD or computes_a_loss(f.scope)
+                            or step.why(f, project.node_of(f)) is not None)
+    else:  # no step to follow (a library): a function named for evaluation, export or a merge is still off it
+        on_step = frozenset(f.id for f in falls_back if not off_the_step(f.scope))
     found = tune_findings(results, judged, step, project.node_of, ctx, errors)
     if selection:
         found = selection.apply(found)

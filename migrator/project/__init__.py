@@ -12,7 +12,7 @@ from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
 from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends
-from ..contexts import UI_LIBRARIES, context_of
+from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
@@ -43,8 +43,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     project = dtype_profiles(results)
     steps = {r.file.rel: r.step for r in results if r.step is not None}  # each file's eval-only branches
     demos = demo_blocks(results, packaged)  # a library module's usage example
-    apps = {r.file.rel for r in results if r.outline is not None  # a Streamlit or Gradio page (LAVIS's app/)
-            and any(name.split(".", 1)[0] in UI_LIBRARIES for name in r.outline.imports)}
+    # a Streamlit or Gradio page (LAVIS's app/), an ASE calculator (nequip's integrations/ase.py)
+    apps = {r.file.rel for r in results if r.outline is not None and serves_a_model(r.outline.imports)}
     apps |= tooling_helpers(results, apps.__contains__)  # torchani's tools/tool_utils.py, for its benchmarks
     profile_of = project.of
     # by the object (kept alive with its id): the settled verdict, and the dtypes that alone made it partial
@@ -72,9 +72,10 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                 if known[2]:
                     bites.setdefault(finding.id, {})[target] = known[2]
                     choices[finding.path] = profile.choices
-        context = Context.TOOLING if finding.path in apps or evaluation_only(steps.get(finding.path), finding.span) \
-            or in_demo_block(demos, finding.path, finding.span) else context_of(finding.path, finding.category,
-                                                                                 finding.scope)
+        context = context_of(finding.path, finding.category, finding.scope)
+        if context != Context.TEST and (finding.path in apps or evaluation_only(steps.get(finding.path), finding.span)
+                                        or in_demo_block(demos, finding.path, finding.span)):
+            context = Context.TOOLING  # a test that imports a simulator stays a test
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}

@@ -15,7 +15,7 @@ The step is, from each module's ``StepFacts`` and the call graph:
 
 Not on every step: a body under ``if step % N == 0:`` (once every N), an exception handler, an eval-mode
 branch, and what a scope calls only there (``StepFacts.rare_calls``); a constructor the step reaches (a loss
-built lazily on the first batch); evaluation, generation, plotting and export (``_off_the_step``: by the name
+built lazily on the first batch); evaluation, generation, plotting and export (``off_the_step``: by the name
 of the function, its class or its module); the methods of a class that is no ``nn.Module``. A step in a script
 that puts nothing on an accelerator runs on the host: nothing there waits for a device (``host_roots``).
 """
@@ -56,7 +56,9 @@ _COMMON_NAMES = frozenset({"update", "step", "get", "set", "add", "append", "run
 #: generation ...), evaluation, beam search, plotting (a word of a function's name, ``_``-separated) ...
 _OFF_STEP_WORDS = TOOLING_WORDS | {"eval", "evaluate", "evaluation", "validate", "validation", "val", "test",
                                    "generation", "beam", "infer", "plot", "visualize", "visualise", "benchmark",
-                                   "profile"}
+                                   "profile", "unmerge", "unload"}
+#: ... or whole names of such work (an adapter's ``merge`` into the base weights, after training)
+_OFF_STEP_NAMES = frozenset({"merge"})
 #: ... and the methods of a class named as an evaluator, an inference engine or an exporter, and what a module
 #: of such a name defines.
 _OFF_STEP_CLASSES = ("Validator", "Evaluator", "Predictor", "Exporter", "Tester", "Benchmark", "Visualizer")
@@ -163,8 +165,8 @@ class _StepRoots:
         if facts is None or path_context(path) != Context.TRAINING:
             return  # a test's backward is no one's training step
         module = result.outline.module if result.outline is not None else module_name_for(path)
-        if any(not _off_the_step(loop.scope) for loop in facts.loops):
-            self.loops[path] = tuple(loop for loop in facts.loops if not _off_the_step(loop.scope))
+        if any(not off_the_step(loop.scope) for loop in facts.loops):
+            self.loops[path] = tuple(loop for loop in facts.loops if not off_the_step(loop.scope))
         if facts.periodic:
             self.periodic[path] = facts.periodic
         if facts.inference:
@@ -185,7 +187,7 @@ class _StepRoots:
     def _loop_roots(self, facts: StepFacts, path: str, module: str, on_host: Set[str]) -> None:
         """What each training loop of the file calls."""
         for loop in facts.loops:
-            if _off_the_step(loop.scope):
+            if off_the_step(loop.scope):
                 continue  # a benchmark's or a profiler's backward: not the training step
             source = _loop_node(self.graph, module, loop, self.main_lines.get(module))
             why = f"called by the training loop at {_where(path, loop.span)}"
@@ -196,7 +198,7 @@ class _StepRoots:
         """Each step function of the file (it calls backward), what it calls and what runs it."""
         graph = self.graph
         for scope in facts.steps:
-            if scope in graph and not _off_the_step(scope):
+            if scope in graph and not off_the_step(scope):
                 self.step_functions.setdefault(scope.rpartition(".")[2], scope)
                 found = [(scope, f"`{_short(scope)}` is a training step (it calls backward)")]
                 found += [(callee, f"`{_short(scope)}`, a training step, calls it")
@@ -228,7 +230,7 @@ class _StepRoots:
         modules_on_host: Set[str] = set() if self.device_trainers or not self.host_paths else self.host_roots
         for node in sorted(methods):
             owner, _, name = node.rpartition(".")
-            if owner in plain or _off_the_step(node):
+            if owner in plain or off_the_step(node):
                 continue  # an inference backend's ``forward``: called where it is used, not on each batch
             if name == "forward" or name in _STEP_METHODS:
                 why = f"`{_short(node)}` runs on every batch"
@@ -240,12 +242,14 @@ class _StepRoots:
             self._add(node, why, modules_on_host)
 
 
-def _off_the_step(node: str) -> bool:
-    """Whether ``node`` evaluates, generates, plots or exports (by its name, or its class's): what a training
-    step may call, but not the step itself (a beam search in a trainer, its validator)."""
+def off_the_step(node: str) -> bool:
+    """Whether ``node`` evaluates, generates, plots, exports or merges an adapter (by its name, or its class's):
+    what a training step may call, but not the step itself (a beam search in a trainer, its validator, peft's
+    ``unmerge``)."""
     parts = node.split(".")
-    words = set(parts[-1].lower().strip("_").split("_"))
-    return bool(words & _OFF_STEP_WORDS) or any(part.endswith(_OFF_STEP_CLASSES) for part in parts[-2:]) \
+    last = parts[-1].lower().strip("_")
+    return bool(set(last.split("_")) & _OFF_STEP_WORDS) or last in _OFF_STEP_NAMES \
+        or any(part.endswith(_OFF_STEP_CLASSES) for part in parts[-2:]) \
         or any(part in _OFF_STEP_MODULES for part in parts[:-1])
 
 
@@ -292,7 +296,7 @@ def _expanded(graph, roots: Mapping[str, str], skipped: Mapping[str, FrozenSet[s
             name = callee.rpartition(".")[2]
             distinctive = kind == CALLS_BY_NAME and by_name[name] <= _FEW_NAMESAKES and name not in _COMMON_NAMES
             if (kind in _STEP_EDGES or kind == _BY_ATTRIBUTE or distinctive) and callee not in nodes \
-                    and name not in rare and name != "__init__" and not _off_the_step(callee):
+                    and name not in rare and name != "__init__" and not off_the_step(callee):
                 root = root_of[callee] = root_of[node]
                 if kind == _BY_ATTRIBUTE or node in through_guess:
                     through_guess.add(callee)
@@ -341,7 +345,7 @@ def _callees(graph, source: Optional[str], names: Iterable[str]) -> Iterable[str
         return ()
     wanted = set(names)
     return sorted(callee for _, callee, kind in graph.out_edges(source, data="kind")
-                  if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted and not _off_the_step(callee)
+                  if kind in _NAMED_EDGES and callee.rpartition(".")[2] in wanted and not off_the_step(callee)
                   and not (kind == CALLS_BY_NAME and callee.rpartition(".")[2] in _COMMON_NAMES))
 
 

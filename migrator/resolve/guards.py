@@ -75,8 +75,36 @@ def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExp
                     flags: Container[str] = frozenset()) -> bool:
     """``if x.device.type != "cuda": return reference(x)`` with no other branch and code that ``follows`` it:
     on another device the block is left there, so that code runs only on a CUDA device (its other branch)."""
-    return followed and node.orelse is None and always_leaves(node.body, followed) \
+    return followed and node.orelse is None and always_leaves(node.body, followed) and not _raises(node.body) \
         and _not_cuda_device(node.test, qualify, flags)
+
+
+def takes_general_path(node: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                       flags: Container[str] = frozenset()) -> bool:
+    """``if not x.is_cuda or not self.static_shapes: self.dim_size = ...``: a test true on any device but CUDA
+    whose body does not raise: the target takes the body, the code written for every device, and CUDA's special
+    case (a graph capture's fixed shapes) is what it skips. The test is a check there, as in an ``if``/``else``.
+    ``if not x.is_cuda: raise ...`` refuses the target's tensors: that test is the blocker."""
+    return not _raises(node.body) and _not_cuda_device(node.test, qualify, flags)
+
+
+def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                     flags: Container[str] = frozenset()) -> bool:
+    """Whether the right side of ``test`` is evaluated only where tensors are CUDA's: ``x.is_cuda and
+    torch.cuda.is_current_stream_capturing()``, ``not x.is_cuda or <right>``. On the target the left side
+    decides, and the right (a CUDA query) is never called."""
+    if isinstance(test.operator, cst.And):
+        return cuda_test(test.left, qualify, flags) == DEVICE_TYPE
+    return isinstance(test.operator, cst.Or) and _not_cuda_device(test.left, qualify, flags)
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    """Whether a block's last statement is a ``raise``: it refuses what reached it."""
+    statements = body.body
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, cst.Raise)
 
 
 def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -87,9 +115,12 @@ def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpres
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return cuda_test(test.expression, qualify, flags) == DEVICE_TYPE
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        sides = (test.left, test.comparisons[0].comparator)
-        return isinstance(test.comparisons[0].operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) \
-            and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides)
+        operator, comparator = test.comparisons[0].operator, test.comparisons[0].comparator
+        if isinstance(operator, cst.NotIn) and isinstance(comparator, (cst.Tuple, cst.List, cst.Set)):
+            # ``model_device.type not in ("cuda", "meta")``: every device but those
+            return any(_is_cuda_string(e.value) for e in comparator.elements)
+        return isinstance(operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) \
+            and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in (test.left, comparator))
     return False
 
 
@@ -167,6 +198,14 @@ _AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\
 def names_availability(name: str) -> bool:
     """Whether a function or flag of this name says a library is installed (``libcst`` and ``ast`` readers)."""
     return bool(_AVAILABLE.match(name))
+
+
+def asks_for_a_missing_library(node: cst.If) -> bool:
+    """``if not is_bnb_available(): return False``: what follows in the block runs only where the library is
+    installed, as the body of ``if is_bnb_available():`` does."""
+    test = node.test
+    return isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
+        and availability_test(test.expression) and node.orelse is None and always_leaves(node.body, True)
 
 
 def availability_test(test: cst.BaseExpression) -> bool:
@@ -249,21 +288,31 @@ def _says_only(func: cst.BaseExpression) -> bool:
 class _DeviceWork(cst.CSTVisitor):
     """Whether a branch names anything of a device, or leaves its block (``raise``, ``return``...)."""
 
-    def __init__(self) -> None:
+    def __init__(self, leaving: Tuple[type, ...], reads_what_is_said: bool = False) -> None:
         self.found = False
+        self.leaving = leaving
+        #: whether a message's arguments count where they are not text (``print(torch.cuda.memory_allocated())``)
+        self.reads_what_is_said = reads_what_is_said
+        self._saying = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.found:
             return False
-        if isinstance(node, (*_LEAVING, cst.Assert)):
+        if isinstance(node, self.leaving):
             self.found = True
         elif isinstance(node, cst.Call) and _says_only(node.func):
-            return False  # ``warnings.warn("... on CPU when CUDA is available")``: words, not work
+            # ``warnings.warn("... on CPU when CUDA is available")``: words, not work
+            self._saying += self.reads_what_is_said
+            return self.reads_what_is_said
         elif isinstance(node, cst.Name) and names_device_work(node.value):
             self.found = True
-        elif isinstance(node, cst.SimpleString) and names_device_work(node.value):
+        elif isinstance(node, cst.SimpleString) and not self._saying and names_device_work(node.value):
             self.found = True
         return not self.found
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self._saying and isinstance(original_node, cst.Call) and _says_only(original_node.func):
+            self._saying -= 1
 
 
 def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
@@ -271,10 +320,20 @@ def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
     picks a device or a backend, casts to 16 bits, wraps a model, or leaves the block. A test of
     ``torch.cuda.is_available()`` that decides only between branches that do none (chemprop's checkpoint loader:
     ``rebuild(metric) if not torch.cuda.is_available() and ... else metric``) changes nothing a target runs."""
-    visitor = _DeviceWork()
+    visitor = _DeviceWork((*_LEAVING, cst.Assert))
     for branch in branches:
         if branch is not None:
             branch.visit(visitor)
+    return visitor.found
+
+
+def cuda_branch_does_device_work(body: cst.BaseSuite) -> bool:
+    """Whether the body of a device-type test with no other branch does device work the target would miss: a
+    check there (an ``assert``, a ``raise``, a warning in words) guards CUDA's own case (a graph capture's fixed
+    batch), and skipping it elsewhere changes nothing; a ``return`` or ``break`` changes the way on, and a message
+    that reads the device (``print(torch.cuda.max_memory_allocated())``) measures it."""
+    visitor = _DeviceWork((cst.Return, cst.Continue, cst.Break), reads_what_is_said=True)
+    body.visit(visitor)
     return visitor.found
 
 

@@ -53,6 +53,7 @@ class Literals:
         self._by_name: List[Tuple[int, str]] = []  # (emitted usage's index, the name its literal is given to)
         #: a literal -> the configuration key it is compared with or the default of (``cfg.dist.backend``)
         self._keys: Dict[int, str] = {}
+        self._errors: Set[str] = set()  # the names ``except ... as e`` binds in the module
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC,
              given_to: Optional[str] = None) -> None:
@@ -139,9 +140,17 @@ class Literals:
             self.consumed.update(id(p.default) for p in (*params.posonly_params, *params.params,
                                                          *params.kwonly_params) if p.default is not None)
             return
+        read = None  # the names the body reads, once a string default asks
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.default is not None:
-                self.note(param.default, f"default of parameter {param.name.value}", given_to=param.name.value)
+            if param.default is None:
+                continue
+            if isinstance(param.default, STRING_NODES):
+                read = _names_read(node.body) if read is None else read
+                if read is not _ALL and param.name.value not in read:
+                    # speechbrain's ``NMFDecoderAudio(..., device="cuda")`` never reads ``device``: no device
+                    self.consumed.add(id(param.default))
+                    continue
+            self.note(param.default, f"default of parameter {param.name.value}", given_to=param.name.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         self._default_key(node)
@@ -205,7 +214,15 @@ class Literals:
         if key and chain is not None and isinstance(default, LITERAL_NODES):
             self._keys[id(default)] = f"{chain}.{key}" if chain else key
 
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None and isinstance(node.name.name, cst.Name):
+            self._errors.add(node.name.name.value)
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                and isinstance(node.left, STRING_NODES) and self._error_text(node.comparisons[0].comparator):
+            self.consumed.add(id(node.left))  # ``"cuda" in str(e).lower()``: a word looked for in a message
+            return
         if len(node.comparisons) == 1:  # ``cfg.dist.backend == "nccl"``: the key a configuration sets
             sides = (node.left, node.comparisons[0].comparator)
             for literal, other in (sides, sides[::-1]):
@@ -219,6 +236,23 @@ class Literals:
         if node.comparisons:
             self.note(node.left, lambda: f"{COMPARED} {self.emitter.code(node.comparisons[0].comparator)}",
                       Confidence.RESOLVED, _named(node.comparisons[0].comparator))
+
+    def _error_text(self, node: cst.BaseExpression) -> bool:
+        """``str(e)``, ``repr(e).lower()``, ``e.args[0]``, ``traceback.format_exc()``: the text of an exception
+        caught by an ``except ... as e`` of the module."""
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _TEXT_METHODS:
+            node = node.func.value
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Call):
+            if self.scopes.qualify(node.func) in _FORMATTED_TRACEBACKS:
+                return True
+            if isinstance(node.func, cst.Name) and node.func.value in ("str", "repr") and len(node.args) == 1:
+                node = node.args[0].value
+        if isinstance(node, cst.Attribute) and node.attr.value in ("args", "message", "msg"):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self._errors
 
     def _selector_test(self, node: cst.Comparison) -> None:
         """``impl in ["ref", "cuda"]``, ``kernel == "triton"``: a name compared with a word that names no
@@ -277,7 +311,32 @@ class Literals:
                               config_key=self._keys.get(id(node)))
 
 
+class _NamesRead(cst.CSTVisitor):
+    """The plain names a function body reads; everything (``_ALL``) where it reads ``locals()`` or ``vars()``."""
+
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+        self.everything = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+        if node.value in ("locals", "vars"):
+            self.everything = True
+
+
+_ALL: Set[str] = set()
+
+
+def _names_read(body: cst.BaseSuite) -> Set[str]:
+    visitor = _NamesRead()
+    body.visit(visitor)
+    return _ALL if visitor.everything else visitor.names
+
+
 _MOST_NAMED = 32
+#: string methods that keep a message a message (``str(e).lower()``)
+_TEXT_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})
+_FORMATTED_TRACEBACKS = frozenset({"traceback.format_exc", "traceback.format_exception"})
 #: A word a test may compare a selector with (``ref``, ``triton``, ``native``), as opposed to a path or a sentence.
 _IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")
 #: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).

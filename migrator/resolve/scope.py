@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from .dotted import dotted
-from .guards import availability_test
+from .guards import asks_for_a_missing_library, availability_test, names_availability
 from .modules import absolute_import, interesting, is_torch
 from .strings import string_value
 from .vocabulary import Vocabulary
@@ -72,7 +72,8 @@ class Scopes:
         scope = Scope(kind, name, binding, class_name)
         if kind == "module":
             self.stack.append(scope)
-        self.collect(body, binding, guarded=False, class_info=class_info)
+        # ``def is_bnb_4bit_available(): import bitsandbytes``: what a probe imports is there only where installed
+        self.collect(body, binding, guarded=kind == "function" and names_availability(name), class_info=class_info)
         if kind != "module":
             self.stack.append(scope)
         return scope
@@ -135,32 +136,40 @@ class Scopes:
                 class_info: Optional[ClassInfo]) -> None:
         """Bind names from a statement list (not descending into nested functions or classes)."""
         for stmt in body:
+            if isinstance(stmt, cst.If) and asks_for_a_missing_library(stmt):
+                guarded = True  # after ``if not is_bnb_available(): return``, the rest runs where it is installed
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._bind_small(small, binding, guarded, class_info)
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 binding.defs[stmt.name.value] = stmt.name.value
                 binding.values.pop(stmt.name.value, None)
-            elif isinstance(stmt, cst.Try):
-                self.collect(stmt.body.body, binding, guarded or catches_import_error(stmt), class_info)
-                for handler in stmt.handlers:
-                    self.collect(handler.body.body, binding, guarded, class_info)
-                for extra in (stmt.orelse, stmt.finalbody):
-                    if extra is not None:
-                        self.collect(extra.body.body, binding, guarded, class_info)
-            elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
-                optional = isinstance(stmt, cst.If) and availability_test(stmt.test)  # ``if is_bnb_available():``
-                self.collect(_block(stmt), binding, guarded or optional, class_info)
-                orelse = getattr(stmt, "orelse", None)
-                while orelse is not None:
-                    self.collect(_block(orelse), binding, guarded, class_info)
-                    orelse = getattr(orelse, "orelse", None)
-                if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name):
-                    binding.values.setdefault(stmt.target.value, [])
-                if isinstance(stmt, cst.With):
-                    for item in stmt.items:
-                        if item.asname is not None and isinstance(item.asname.name, cst.Name):
-                            binding.values.setdefault(item.asname.name.value, []).append(item.item)
+            else:
+                self._collect_compound(stmt, binding, guarded, class_info)
+
+    def _collect_compound(self, stmt: cst.CSTNode, binding: Binding, guarded: bool,
+                          class_info: Optional[ClassInfo]) -> None:
+        """``collect`` for a compound statement: its blocks bind in the scope they are in."""
+        if isinstance(stmt, cst.Try):
+            self.collect(stmt.body.body, binding, guarded or catches_import_error(stmt), class_info)
+            for handler in stmt.handlers:
+                self.collect(handler.body.body, binding, guarded, class_info)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    self.collect(extra.body.body, binding, guarded, class_info)
+        elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
+            optional = isinstance(stmt, cst.If) and availability_test(stmt.test)  # ``if is_bnb_available():``
+            self.collect(_block(stmt), binding, guarded or optional, class_info)
+            orelse = getattr(stmt, "orelse", None)
+            while orelse is not None:
+                self.collect(_block(orelse), binding, guarded, class_info)
+                orelse = getattr(orelse, "orelse", None)
+            if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name):
+                binding.values.setdefault(stmt.target.value, [])
+            if isinstance(stmt, cst.With):
+                for item in stmt.items:
+                    if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                        binding.values.setdefault(item.asname.name.value, []).append(item.item)
 
     def _bind_small(self, small: cst.CSTNode, binding: Binding, guarded: bool,
                     class_info: Optional[ClassInfo]) -> None:

@@ -14,8 +14,11 @@ from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate,
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
-from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, availability_test, body_guard, cuda_test,
-                     decides_device_work, leaves_off_cuda, torch_version_test)
+from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library, availability_test,
+                     body_guard,
+                     cuda_branch_does_device_work, cuda_test,
+                     decides_device_work, leaves_off_cuda, names_availability, skipped_off_cuda, takes_general_path,
+                     torch_version_test)
 from .literals import Literals, tested_key
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
                       TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
@@ -74,8 +77,13 @@ class ModuleResolver:
         self._device_flags: List[Dict[str, Span]] = [{}]
         #: the value each flag of ``_device_flags`` was bound to (``grads[0].device.type == "cuda"``)
         self._flag_values: List[Dict[str, cst.BaseExpression]] = [{}]
+        #: per function the walk is inside: each flag an ``if`` tested -> whether every such ``if`` had the other
+        #: way written (``_flags_read``)
+        self._flag_tests: List[Dict[str, bool]] = [{}]
         #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
         self._rest_guards: Dict[int, int] = {}
+        #: a block -> how many availability tests its rest is under (after ``if not is_x_available(): return``)
+        self._rest_optional: Dict[int, int] = {}
 
     # ------------------------------------------------------------------------------ scopes
 
@@ -131,14 +139,28 @@ class ModuleResolver:
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span, key)
             # the test is walked next, before the body: a check, not a device (``torch.version.cuda``: a test of
             # the torch build, judged with the branch it decides)
-            if kind == GuardKind.OTHER_BRANCH or cuda_test(node.test, self.scopes.qualify) == VERSION_CUDA:
+            checks_only = self._checks_cuda_case(node, kind)
+            if kind == GuardKind.OTHER_BRANCH or checks_only \
+                    or cuda_test(node.test, self.scopes.qualify) == VERSION_CUDA:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
-            if kind == GuardKind.OTHER_BRANCH:  # the flags it reads were bound to a test: their binding is one
-                self._flags_tested(node.test)
-        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]):
-            self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
+            self._flags_read(node.test, kind == GuardKind.OTHER_BRANCH or checks_only)
+        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]) \
+                or takes_general_path(node, self.scopes.qualify, self._device_flags[-1]):
+            span = self.emitter.span(node.test)
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
             self._tests[id(node.body)] = True
+            self._flags_read(node.test, True)
+            if isinstance(node.orelse, cst.Else):  # ``if x.device.type not in ("cuda", "meta"): ... else: <CUDA's>``
+                self._cuda_bodies[id(node.orelse.body)] = CudaGuard(GuardKind.OTHER_BRANCH, span)
+
+    def _checks_cuda_case(self, node: cst.If, kind: GuardKind) -> bool:
+        """``if is_capturing: assert self.dim_size > 0; warn(...)`` after ``is_capturing = x.is_cuda and ...``: a
+        device-type test with no other branch whose body only checks CUDA's own case: skipped elsewhere, nothing
+        is missed."""
+        return kind == GuardKind.DECIDED_BY_TEST and node.orelse is None \
+            and cuda_test(node.test, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE \
+            and not cuda_branch_does_device_work(node.body)
 
     def _bound_once(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The one value a plain name is bound to in the scopes the walk is in, else ``None``."""
@@ -148,17 +170,24 @@ class ModuleResolver:
         values = binding.values.get(node.value) if qual is None and binding is not None else None
         return values[0] if values and len(values) == 1 else None
 
-    def _flags_tested(self, test: cst.BaseExpression) -> None:
-        """``use_cuda_kernel = g.device.type == "cuda"`` then ``elif norm == 2.0 and use_cuda_kernel: <fused>
-        else: <reference>``: the binding is a test with another branch, as if written in the ``if``."""
+    def _flags_read(self, test: cst.BaseExpression, other_way: bool) -> None:
+        """Notes how an ``if`` tests the flags it reads (``use_cuda_kernel`` after ``use_cuda_kernel =
+        g.device.type == "cuda"``): ``other_way`` when every device but CUDA takes a way written for it there
+        (an ``else``, the body of a ``not``, or a case that only checks CUDA's own state)."""
+        flags, seen = self._device_flags[-1], self._flag_tests[-1]
+        for name in _names_tested(test):
+            if name in flags:
+                seen[name] = seen.get(name, True) and other_way
+
+    def _settle_flags(self) -> None:
+        """A flag that every ``if`` of its scope tests with the other way written: its binding is such a test
+        too (``elif norm == 2.0 and use_cuda_kernel: <fused> else: <reference>``); one ``if`` that decides work
+        only CUDA does keeps it (``if has_cuda_rng_state: torch.cuda.set_rng_state(...)``)."""
         values = self._flag_values[-1]
-        names = [test] if isinstance(test, cst.Name) else \
-            [n for n in (test.left, test.right) if isinstance(n, cst.Name)] \
-            if isinstance(test, cst.BooleanOperation) else []
-        for name in names:
-            value = values.get(name.value)
-            if value is not None:
-                guard = CudaGuard(GuardKind.TEST, self._device_flags[-1][name.value])
+        for name, other_way in self._flag_tests.pop().items():
+            value = values.get(name)
+            if other_way and value is not None:
+                guard = CudaGuard(GuardKind.TEST, self._device_flags[-1][name])
                 self.emitter.tested_later.update((i, guard) for i in _node_ids(value))
 
     def visit_For(self, node: cst.For) -> None:
@@ -182,6 +211,13 @@ class ModuleResolver:
             guards.update((i, CudaGuard(GuardKind.TEST, span)) for i in _node_ids(node.test))
             guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(node.body))
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """``x.is_cuda and torch.cuda.is_current_stream_capturing()``: the right side runs only on a CUDA device;
+        elsewhere the left side answers (``False``), so what the right side calls is CUDA's branch beside it."""
+        if skipped_off_cuda(node, self.scopes.qualify, self._device_flags[-1]):
+            guard = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.left))
+            self.emitter.expression_guards.update((i, guard) for i in _node_ids(node.right))
+
     def _idle_availability(self, test: cst.BaseExpression, branches: Tuple[Optional[cst.CSTNode], ...]) -> None:
         """``torch.cuda.is_available()`` in a test that decides between branches doing no device work: its
         calls are marked (``IDLE_TEST``), so the rule does not ask to change what changes nothing."""
@@ -204,7 +240,12 @@ class ModuleResolver:
         return tuple(dict.fromkeys(names))
 
     def leave_If(self, original_node: cst.If) -> None:
-        """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch."""
+        """After ``if x.device.type != "cuda": return ...`` the rest of the block is a CUDA-only branch; after
+        ``if not is_bnb_available(): return False`` what the rest imports is optional, as in an ``if``'s body."""
+        if asks_for_a_missing_library(original_node) and self._followed(original_node):
+            block = id(self._blocks[-1])
+            self._rest_optional[block] = self._rest_optional.get(block, 0) + 1
+            self.scopes.guard_depth += 1
         if id(original_node) in self._chain_tops:
             self._chain_tops.discard(id(original_node))
             self.emitter.chain_siblings.pop()
@@ -274,6 +315,7 @@ class ModuleResolver:
         self._blocks.pop()
         for _ in range(self._rest_guards.pop(id(node), 0)):
             self.emitter.cuda_guards.pop()
+        self.scopes.guard_depth -= self._rest_optional.pop(id(node), 0)
         if id(node) in self._no_grad_bodies:
             self._no_grad_bodies.discard(id(node))
             self.emitter.no_grad -= 1
@@ -288,6 +330,8 @@ class ModuleResolver:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         if any(self._no_grad(d.decorator) for d in node.decorators):  # ``@torch.no_grad()``
             self._no_grad_bodies.add(id(node.body))
+        if names_availability(node.name.value):  # ``def is_bnb_4bit_available(): import bitsandbytes``: a probe
+            self._optional_bodies.add(id(node.body))
         self._idle_autocast([d.decorator for d in node.decorators], node.body)
         for decorator in node.decorators:
             if self._decorator(decorator) in self.vocabulary.kernel_decorators:
@@ -306,10 +350,12 @@ class ModuleResolver:
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
         self._device_flags.append({})
         self._flag_values.append({})
+        self._flag_tests.append({})
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.leave()
+        self._settle_flags()
         self._device_flags.pop()
         self._flag_values.pop()
 
@@ -573,6 +619,7 @@ class ModuleResolver:
 
     def leave_Module(self, original_node: cst.Module) -> None:
         """Module-level constants other modules may import (positions are only available during the visit)."""
+        self._settle_flags()
         del self.scopes.stack[1:]
         for name, exprs in self.scopes.stack[0].binding.values.items():
             if len(exprs) == 1:
@@ -647,3 +694,14 @@ def _type_names(node: cst.BaseExpression) -> List[cst.BaseExpression]:
 #: Context managers and decorators under which autograd records nothing: what runs there has no backward.
 _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                       "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
+
+
+def _names_tested(test: cst.BaseExpression) -> List[str]:
+    """The plain names a test reads as truth values: ``flag``, ``not flag``, either side of ``and``/``or``."""
+    if isinstance(test, cst.Name):
+        return [test.value]
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _names_tested(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _names_tested(test.left) + _names_tested(test.right)
+    return []

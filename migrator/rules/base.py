@@ -269,8 +269,9 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
     if guard is None or guard.kind == GuardKind.DECIDED_BY_TEST:
         return verdicts
     if guard.kind == GuardKind.TEST:
-        why = ("a test for CUDA in an `if` that has another branch (`elif`/`else`): on {target} the test is False "
-               "and the other branch runs; nothing to change")
+        why = ("a test for CUDA that only chooses CUDA's special case: another branch (`elif`/`else`, the code "
+               "after it, the body of a `not x.is_cuda`) is written for every device, or the case only checks "
+               "CUDA's own state; on {target} the test is False and that other way runs; nothing to change")
     else:
         why = (f"inside a branch taken only on a CUDA device (the test at line {guard.span.line}), beside another "
                "branch: on {target} the device is `{device}`, this branch is skipped and the other one runs")

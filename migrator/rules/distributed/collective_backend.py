@@ -74,12 +74,12 @@ class CollectiveBackend(Rule):
         Invalid("import os\nimport torch.distributed as dist\n"
                 "dist.init_process_group(backend=os.environ.get('BACKEND', 'nccl'))\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
-        Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        pass\n",
+        Invalid("import torch.distributed as dist\ndef f(args):\n    if args.backend == 'nccl':\n        return True\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch.distributed as dist\nimport torch_npu\ndef f(args):\n"
-                                "    if args.backend == 'hccl':\n        pass\n",
+                                "    if args.backend == 'hccl':\n        return True\n",
                            neuware="import torch.distributed as dist\nimport torch_mlu\ndef f(args):\n"
-                                   "    if args.backend == 'cncl':\n        pass\n")),
+                                   "    if args.backend == 'cncl':\n        return True\n")),
         # mmengine's slurm launcher hands the backend to init_process_group as given
         Invalid("from mmengine.dist import init_dist\ninit_dist('slurm', backend='nccl')\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
