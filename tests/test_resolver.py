@@ -104,7 +104,7 @@ def test_values_keep_where_they_were_set():
 
 
 def test_literal_role_and_confidence_come_from_where_it_sits():
-    code = "import torch\ndef f(x, device='cuda'):\n    return x\nok = x.device.type == 'cuda'\n"
+    code = "import torch\ndef f(x, device='cuda'):\n    return x.to(device)\nok = x.device.type == 'cuda'\n"
     found = [u for u in usages(code)[2] if u.kind == "literal"]
     assert [(u.span.line, u.context, u.confidence.value) for u in found] == [
         (2, "default of parameter device", "heuristic"), (4, "compared with x.device.type", "resolved")]
