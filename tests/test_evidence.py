@@ -596,6 +596,12 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     pytest.param("    capturing = x.is_cuda and torch.cuda.is_current_stream_capturing()\n    if capturing:\n"
                  "        assert x.numel() > 0, 'warm up before capture'\n    return x", False,
                  id="short-circuit-then-a-check"),
+    # kornia's filters: a predicate answers "not CUDA" for the target's tensor, and its caller takes the other way
+    pytest.param("    use_slices = x.device.type == 'cuda' and x.numel() > 4\n    return use_slices and x.dim() == 4",
+                 False, id="a-predicate-returns-the-test"),
+    # kornia's DeDoDe: autocast switched on only for CUDA tensors runs the region in fp32 elsewhere, as written
+    pytest.param("    with torch.autocast('cuda', enabled=x.is_cuda, dtype=torch.float16):\n        return x @ x",
+                 False, id="autocast-enabled-only-on-cuda"),
     # the same short circuit deciding a cast: what the branch does is work the target skips
     pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
                  "    return x", True, id="short-circuit-deciding-a-cast"),

@@ -60,7 +60,10 @@ class Emitter:
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
              node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = (),
              config_key: Optional[str] = None) -> None:
-        guarded = self.scopes.guard_depth > 0 if kind == _IMPORT else self.scopes.is_guarded(api)
+        # an import, or a run-time build (``load(name="fbd_cuda", ...)``), under ``try`` with a handler that goes
+        # on: the code has its way where it fails
+        guarded = self.scopes.guard_depth > 0 if kind == _IMPORT or api in self.scopes.vocabulary.module_loaders \
+            else self.scopes.is_guarded(api)
         snippet_node = node_for_snippet or node
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
         # pool) stores an interned string once

@@ -75,7 +75,7 @@ def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExp
                     flags: Container[str] = frozenset()) -> bool:
     """``if x.device.type != "cuda": return reference(x)`` with no other branch and code that ``follows`` it:
     on another device the block is left there, so that code runs only on a CUDA device (its other branch)."""
-    return followed and node.orelse is None and always_leaves(node.body, followed) and not _raises(node.body) \
+    return followed and node.orelse is None and always_leaves(node.body, followed) \
         and _not_cuda_device(node.test, qualify, flags)
 
 
@@ -84,8 +84,9 @@ def takes_general_path(node: cst.If, qualify: Callable[[cst.BaseExpression], Opt
     """``if not x.is_cuda or not self.static_shapes: self.dim_size = ...``: a test true on any device but CUDA
     whose body does not raise: the target takes the body, the code written for every device, and CUDA's special
     case (a graph capture's fixed shapes) is what it skips. The test is a check there, as in an ``if``/``else``.
-    ``if not x.is_cuda: raise ...`` refuses the target's tensors: that test is the blocker."""
-    return not _raises(node.body) and _not_cuda_device(node.test, qualify, flags)
+    ``if not x.is_cuda: raise ...`` refuses the target's tensors: that test is the blocker, and what follows it
+    runs only on CUDA (``leaves_off_cuda``)."""
+    return not raises(node.body) and _not_cuda_device(node.test, qualify, flags)
 
 
 def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -98,7 +99,7 @@ def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpr
     return isinstance(test.operator, cst.Or) and _not_cuda_device(test.left, qualify, flags)
 
 
-def _raises(body: cst.BaseSuite) -> bool:
+def raises(body: cst.BaseSuite) -> bool:
     """Whether a block's last statement is a ``raise``: it refuses what reached it."""
     statements = body.body
     last = statements[-1] if statements else None
@@ -172,6 +173,25 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
         if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides):
             return DEVICE_TYPE
     return None
+
+
+def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
+    """``x.is_cuda``, ``x.device.type == "cuda"``, ``"cuda" in str(x.device)`` (or either side of a boolean
+    operation): the runtime's answer for a tensor, not a setting the code chose (``self.backend == "nccl"``)."""
+    if isinstance(test, cst.BooleanOperation):
+        return tests_a_tensors_device(test.left) or tests_a_tensors_device(test.right)
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_cuda"
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        for side in (test.left, test.comparisons[0].comparator):
+            if isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "str" \
+                    and side.args:
+                side = side.args[0].value
+            if isinstance(side, cst.Attribute) and (side.attr.value == "device" or (
+                    side.attr.value == "type" and isinstance(side.value, cst.Attribute)
+                    and side.value.attr.value == "device")):
+                return True
+    return False
 
 
 def _is_cuda_string(node: cst.BaseExpression) -> bool:

@@ -15,9 +15,8 @@ from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library, availability_test,
-                     body_guard,
-                     cuda_branch_does_device_work, cuda_test,
-                     decides_device_work, leaves_off_cuda, names_availability, skipped_off_cuda, takes_general_path,
+                     body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work, leaves_off_cuda,
+                     names_availability, raises, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
                      torch_version_test)
 from .literals import Literals, tested_key
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
@@ -145,8 +144,8 @@ class ModuleResolver:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
             self._flags_read(node.test, kind == GuardKind.OTHER_BRANCH or checks_only)
-        elif leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1]) \
-                or takes_general_path(node, self.scopes.qualify, self._device_flags[-1]):
+        elif (leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
+              or takes_general_path(node, self.scopes.qualify, self._device_flags[-1])) and not raises(node.body):
             span = self.emitter.span(node.test)
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
             self._tests[id(node.body)] = True
@@ -276,6 +275,31 @@ class ModuleResolver:
             self._no_grad_bodies.add(id(node.body))
         self._idle_autocast([item.item for item in node.items], node.body)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        """``return input.device.type == "cuda" and is_compiling()``: a predicate answers "not CUDA" for the
+        target's tensors, and its callers choose their way by it; the test is a check, as in an ``if`` with
+        another branch."""
+        value = node.value
+        if value is None:
+            return
+        # a tensor's device only: ``return self.backend == "nccl"`` answers for a setting, one device protocol
+        # with its default (``fix`` renames them together or not at all)
+        flags, bound = self._device_flags[-1], self._flag_values[-1]
+        tensors = tests_a_tensors_device(value) or any(
+            name in bound and tests_a_tensors_device(bound[name]) for name in _names_tested(value))
+        if tensors and cuda_test(value, self.scopes.qualify, flags) == DEVICE_TYPE:
+            guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
+            self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
+            self._flags_read(value, True)  # ``device_ok = x.device.type == "cuda"`` then ``return device_ok and ...``
+
+    def _autocast_only_on_cuda(self, node: cst.Call) -> None:
+        """``torch.autocast("cuda", enabled=self.amp and feats.is_cuda)``: off CUDA the region is switched off and
+        runs in the model's own precision, as the code says; the call is CUDA's branch beside that."""
+        enabled = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
+        if enabled is not None and cuda_test(enabled, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+            guard = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(enabled))
+            self.emitter.expression_guards.update((i, guard) for i in _node_ids(node))
+
     def _idle_autocast(self, exprs: Sequence[cst.BaseExpression], body: cst.CSTNode) -> None:
         """``autocast("cuda", enabled=False)`` around code autocast never lowers (``resolve/autocast_regions``):
         its calls are marked (``IDLE_REGION``): on the target the switch changes nothing there."""
@@ -402,6 +426,8 @@ class ModuleResolver:
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
             self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
         qual = self.scopes.qualify(func)
+        if qual in AUTOCASTS:
+            self._autocast_only_on_cuda(node)
         if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
             self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args))
             qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method

@@ -63,6 +63,10 @@ class ExtensionBuildRule(Rule):
               "add_library(cpu_ops SHARED ops.cpp)\n", path="CMakeLists.txt"),
         Valid("from setuptools import Extension, setup\nsetup(ext_modules=[Extension('speedups', ['speedups.c'])])\n",
               path="setup.py"),
+        # a run-time build the code does without where it fails (peft's BOFT falls back to torch.block_diag)
+        Valid("import warnings\nfrom torch.utils.cpp_extension import load\ntry:\n"
+              "    fbd = load(name='fbd_cuda', sources=['fbd.cpp', 'fbd_kernel.cu'])\n"
+              "except Exception as e:\n    warnings.warn(f'no extension: {e}')\n    fbd = None\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -74,6 +78,10 @@ class ExtensionBuildRule(Rule):
         cuda = usage.api.endswith("CUDAExtension") or usage.api in CMAKE_BUILDERS or \
             any(_CUDA_SOURCE.search(s) for s in sources) or any(a.keyword in ("cuda_sources",) for a in usage.args) or \
             any(a.keyword == "with_cuda" and a.value.text == "True" for a in usage.args)
+        if usage.guarded and usage.kind == UsageKind.CALL and usage.api in self.vocabulary.module_loaders:
+            # peft's BOFT: ``try: fbd_cuda = load(...) except Exception: warn(...); fbd_cuda = None``: where the
+            # build fails (no nvcc on the target) the code takes its own fallback, as an optional import does
+            return None
         if not cuda:
             return per_target(ctx, lambda t: Verdict(
                 Status.FALLBACK, "C++ (CPU) extension: its ops run on the host CPU, so device tensors are copied "

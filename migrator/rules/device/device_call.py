@@ -74,8 +74,9 @@ class DeviceCall(Rule):
         Invalid("import torch\ng = torch.cuda.CUDAGraph()\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # no device map names it; each vendor's runtime patcher swaps it for its own (`is_npu`, `is_mlu`): a
-        # rewrite by hand (the test it sits in decides what runs)
-        Invalid("import torch\ndef f(x):\n    return x.is_cuda\n",
+        # rewrite by hand (the test it sits in decides what runs; a predicate that returns it answers "not CUDA"
+        # for its callers to choose by, and needs nothing)
+        Invalid("import torch\ndef f(x):\n    assert x.is_cuda, 'a CUDA tensor'\n    return x\n",
                 expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
                                  neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
