@@ -602,6 +602,9 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # kornia's DeDoDe: autocast switched on only for CUDA tensors runs the region in fp32 elsewhere, as written
     pytest.param("    with torch.autocast('cuda', enabled=x.is_cuda, dtype=torch.float16):\n        return x @ x",
                  False, id="autocast-enabled-only-on-cuda"),
+    # rfdetr's batch transfer: a copy made asynchronous on CUDA only is the plain copy elsewhere
+    pytest.param("    non_blocking = x.device.type == 'cuda'\n"
+                 "    return x.to(torch.float16, non_blocking=non_blocking)", False, id="non-blocking-only-on-cuda"),
     # the same short circuit deciding a cast: what the branch does is work the target skips
     pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
                  "    return x", True, id="short-circuit-deciding-a-cast"),

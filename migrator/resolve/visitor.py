@@ -287,10 +287,25 @@ class ModuleResolver:
         flags, bound = self._device_flags[-1], self._flag_values[-1]
         tensors = tests_a_tensors_device(value) or any(
             name in bound and tests_a_tensors_device(bound[name]) for name in _names_tested(value))
+        # not ``return torch.cuda.is_available() and torch.cuda.device_count() > 1``: a question about the machine
+        # that answers no on the target's (rfdetr skips its DDP wrap there)
         if tensors and cuda_test(value, self.scopes.qualify, flags) == DEVICE_TYPE:
             guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
             self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
             self._flags_read(value, True)  # ``device_ok = x.device.type == "cuda"`` then ``return device_ok and ...``
+
+    def _knobs(self, node: cst.Call) -> None:
+        """``x.to(device, non_blocking=device.type == "cuda")`` (or through a flag bound so): a copy's speed, which
+        off CUDA is the synchronous copy that works everywhere; the test is a check."""
+        for arg in node.args:
+            if arg.keyword is None or arg.keyword.value not in _KNOBS:
+                continue
+            value = arg.value
+            if isinstance(value, cst.Name):
+                self._flags_read(value, True)
+            elif cuda_test(value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+                guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
+                self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
 
     def _autocast_only_on_cuda(self, node: cst.Call) -> None:
         """``torch.autocast("cuda", enabled=self.amp and feats.is_cuda)``: off CUDA the region is switched off and
@@ -428,6 +443,7 @@ class ModuleResolver:
         qual = self.scopes.qualify(func)
         if qual in AUTOCASTS:
             self._autocast_only_on_cuda(node)
+        self._knobs(node)
         if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
             self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args))
             qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method
@@ -731,3 +747,7 @@ def _names_tested(test: cst.BaseExpression) -> List[str]:
     if isinstance(test, cst.BooleanOperation):
         return _names_tested(test.left) + _names_tested(test.right)
     return []
+
+
+#: arguments that only tune a copy (an asynchronous copy, pinned host memory): off CUDA the plain way works
+_KNOBS = frozenset({"non_blocking", "pin_memory"})
