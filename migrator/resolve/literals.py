@@ -144,7 +144,8 @@ class Literals:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is None:
                 continue
-            if isinstance(param.default, STRING_NODES):
+            text = _text(param.default) if isinstance(param.default, STRING_NODES) else None
+            if text is not None and DEVICE_WORD.match(text):  # a device's name: is it read at all? (one walk)
                 read = _names_read(node.body) if read is None else read
                 if read is not _ALL and param.name.value not in read:
                     # speechbrain's ``NMFDecoderAudio(..., device="cuda")`` never reads ``device``: no device
