@@ -467,6 +467,21 @@ def test_a_device_default_the_function_never_reads_is_no_device(scan_tree, init,
     assert bool(found) == device
 
 
+@pytest.mark.parametrize("method, device", [
+    # pyannote's Pipeline.cuda(): CUDA's shortcut beside to(); a caller on the target uses to()
+    pytest.param("cuda", False, id="the-classs-own-cuda-method"),
+    # the same line in any other method is a device the code chooses
+    pytest.param("place", True, id="another-method"),
+])
+def test_a_device_inside_a_classs_own_cuda_method_needs_nothing(scan_tree, method, device):
+    code = ("import torch\n\n\nclass Pipeline:\n    def to(self, device):\n        self.device = device\n"
+            "        return self\n\n    def {m}(self, index=None):\n"
+            "        return self.to(torch.device('cuda', index))\n").format(m=method)
+    report = scan_tree({"pipeline.py": code}, ["cann"])
+    found = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(found) == device
+
+
 PROBES = ("import importlib.util\n\n\ndef is_bnb_available():\n"
           "    return importlib.util.find_spec('bitsandbytes') is not None\n\n\n")
 

@@ -16,7 +16,7 @@ from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
-                   is_backend_string, is_device_string, normalised_snippet, on_cuda_branch)
+                   in_a_cuda_method, is_backend_string, is_device_string, normalised_snippet, on_cuda_branch)
 from .tune import TuneRule
 
 
@@ -93,6 +93,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         judged_alone, verdicts = verdicts, on_cuda_branch(verdicts, usage, ctx)
         if usage.cuda_guard.key is not None and verdicts != judged_alone:
             unguarded = judged_alone  # the configuration decides whether the branch runs (project/configs)
+    if rule.category in _FLOWS:
+        verdicts = in_a_cuda_method(verdicts, usage, ctx)
     if rule.category in _FLOWS and usage.siblings and usage.kind != UsageKind.LITERAL:
         verdicts = _beside_branches(verdicts, usage, ctx)
     if usage.torch_gate is not None:

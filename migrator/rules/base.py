@@ -285,6 +285,25 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
     return out
 
 
+def in_a_cuda_method(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:
+    """A device use inside a class's own ``cuda()`` method (pyannote's ``Pipeline.cuda()``: ``return
+    self.to(torch.device("cuda", device))``), CUDA's shortcut beside its ``to()``: code that trains on a target
+    that renames the device moves the object with ``.to(device)``, and a call of ``.cuda()`` is found where it
+    is made. A runtime that keeps CUDA names keeps its verdict."""
+    parts = usage.scope.split(".")
+    if len(parts) < 3 or parts[-1] != "cuda" or not parts[-2][:1].isupper():
+        return verdicts
+    out = dict(verdicts)
+    for target in ctx.targets:
+        verdict = verdicts.get(target.id)
+        if verdict is None or verdict.status == Status.SUPPORTED or not cuda_names(target).rewritten:
+            continue
+        out[target.id] = Verdict(Status.SUPPORTED, f"inside {parts[-2]}'s own `cuda()` shortcut, beside its `to()`: "
+                                 f"on {target.id} the code moves it with `.to(device)`, and a call of `.cuda()` is "
+                                 "reported where it is made; nothing to change here", "migrator guard analysis")
+    return out
+
+
 def _patcher_swap(target: TargetMap, usage: Usage, api: str) -> Optional[Verdict]:
     """What the vendor's own runtime patcher swaps ``api`` for (``transfer_to_npu``: ``Tensor.is_cuda`` ->
     ``Tensor.is_npu``), where the device map names no equivalent: the vendor's word that this is its twin. A
