@@ -177,8 +177,8 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         verdict = f.verdicts.get(target_id)
         if verdict is not None and f.span.line is not None:
             said.setdefault((f.path, f.span.line), []).append(
-                f"{f.rule} {f.api}: {verdict.status.value}" + (f" -> {verdict.suggestion[:90]}" if verdict.suggestion
-                                                               else ""))
+                f"{f.rule} {f.api}: {verdict.status.value}"
+                + (f" -> {verdict.suggestion.replace(chr(10), ' | ')[:90]}" if verdict.suggestion else ""))
     for up, vendor_rel in files:
         old = before[up].splitlines()
         vendor = after[vendor_rel].splitlines()
