@@ -783,3 +783,15 @@ def test_a_guard_whose_branch_reaches_code_it_cannot_follow_stays(tmp_path, monk
         for name in ("kernels", "poolers", "test_pooler"):
             sys.modules.pop(name, None)
     assert original == {"skipped": ["test_built_cuda", "test_move_cuda", "test_pool_cuda"], "failed": []}
+
+
+def test_reach_through_a_long_chain_or_a_symlink_loop_is_unknown_not_a_crash(tmp_path):
+    from migrator.fix.unknown_reach import CHAIN, Repository
+
+    chain = "".join(f"def f{i}():\n    return f{i + 1}()\n\n\n" for i in range(400)) + "def f400():\n    return 1\n"
+    write_tree(tmp_path, {"chain.py": chain, "short.py": "from chain import f395\n\n\ndef g():\n    return f395()\n"})
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    repository = Repository(tmp_path)
+    assert f"more than {CHAIN} calls deep" in repository.call_in("chain.py", ("f0",), None)
+    assert repository.call_in("short.py", ("g",), None) is None  # six calls, followed to the end
+    assert repository.module("loop.py") is None

@@ -38,6 +38,8 @@ from ..resolve.modules import absolute_import, module_name_for
 
 #: how many repository calls deep a decided branch's calls are followed before its reach counts as unknown
 DEPTH = 4
+#: how many calls deep in all (within files too) before the reach counts as unknown
+CHAIN = 40
 
 _Callable = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 #: a name bound in a module: (the repository file it is defined in, its name there), or ``None`` outside it
@@ -81,6 +83,7 @@ class Repository:
         self.base = base
         self._modules: Dict[str, Optional[_Module]] = {}
         self._unknown: Dict[Tuple[str, str], Optional[str]] = {}
+        self._open = 0  # the calls being followed now
 
     # ---------------------------------------------------------------- reading
 
@@ -92,7 +95,7 @@ class Repository:
                 if path.resolve().is_relative_to(self.base.resolve()) and path.is_file():
                     tree = ast.parse(read_source(str(path)).decode("utf-8"))
                     self._modules[rel] = _Module(rel, tree)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError, RuntimeError):
                 pass
         return self._modules[rel]
 
@@ -147,15 +150,21 @@ class Repository:
         key = (rel, name)
         if key in self._unknown:
             return self._unknown[key]
+        if self._open >= CHAIN:  # a chain of calls within files, however long the repository makes it
+            return f"`{name}` ({rel}) is more than {CHAIN} calls deep: not followed"
         self._unknown[key] = None  # a cycle is followed once
-        here = self.module(rel)
-        node = _lookup(here, name) if here is not None else None
-        why: Optional[str] = None
-        if isinstance(node, ast.ClassDef):
-            why = self._class(rel, node, depth)
-        elif node is not None:
-            owner = name.split(".", 1)[0] if "." in name else None
-            why = self._body(rel, node, owner, depth)
+        self._open += 1
+        try:
+            here = self.module(rel)
+            node = _lookup(here, name) if here is not None else None
+            why: Optional[str] = None
+            if isinstance(node, ast.ClassDef):
+                why = self._class(rel, node, depth)
+            elif node is not None:
+                owner = name.split(".", 1)[0] if "." in name else None
+                why = self._body(rel, node, owner, depth)
+        finally:
+            self._open -= 1
         self._unknown[key] = why
         return why
 
