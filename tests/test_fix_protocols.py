@@ -795,3 +795,33 @@ def test_reach_through_a_long_chain_or_a_symlink_loop_is_unknown_not_a_crash(tmp
     assert f"more than {CHAIN} calls deep" in repository.call_in("chain.py", ("f0",), None)
     assert repository.call_in("short.py", ("g",), None) is None  # six calls, followed to the end
     assert repository.module("loop.py") is None
+
+
+# detectron2's engine/launch.py `_distributed_worker`, reduced (lines 68-83 at detectron2@be792b95):
+# the backend literal on the second line of the call the assert decides
+WORKER = '''\
+import torch
+import torch.distributed as dist
+
+
+def worker(rank, world_size, store):
+    assert torch.cuda.is_available(), "cuda is not available. Please check your installation."
+    dist.init_process_group(
+        backend="NCCL", store=store, world_size=world_size, rank=rank
+    )
+    assert world_size <= torch.cuda.device_count()
+    torch.cuda.set_device(rank)
+    return dist.get_backend()
+'''
+
+
+def test_a_backend_on_the_calls_second_line_flips_with_the_assert_that_decides_it(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"launch.py": WORKER})["launch.py"]
+    assert not fixed.skipped and 'backend="HCCL"' in fixed.new and "torch.cuda" not in fixed.new
+    run = ("import torch, launch\ntry:\n    result = launch.worker(0, 1, torch.distributed.HashStore())\n"
+           "finally:\n    torch.distributed.destroy_process_group()")
+    on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, run)
+    assert on_npu.get("result") == "hccl" and ["process_group", "hccl"] in on_npu["events"], on_npu
+    with pytest.raises(AssertionError, match="cuda is not available"):  # the original, on this CPU
+        runpy.run_path(str(tmp_path / "original" / "launch.py"))["worker"](0, 1, None)
