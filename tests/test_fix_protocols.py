@@ -825,3 +825,18 @@ def test_a_backend_on_the_calls_second_line_flips_with_the_assert_that_decides_i
     assert on_npu.get("result") == "hccl" and ["process_group", "hccl"] in on_npu["events"], on_npu
     with pytest.raises(AssertionError, match="cuda is not available"):  # the original, on this CPU
         runpy.run_path(str(tmp_path / "original" / "launch.py"))["worker"](0, 1, None)
+
+
+@pytest.mark.parametrize("body, unknown", [
+    pytest.param("return type(data)(x for x in data)", False, id="a-container-rebuilt-as-its-own-type"),
+    pytest.param("return data.__class__(x for x in data)", False, id="the-same-through-__class__"),
+    pytest.param("return TABLE[data]()", True, id="a-callee-from-a-table"),
+    pytest.param("return getattr(data, 'build')()", True, id="a-callee-looked-up-by-name"),
+    pytest.param("return torch.nn.Linear(2, 2)(data)", False, id="a-library-class-built-and-called"),
+])
+def test_what_a_callee_chosen_at_run_time_is(tmp_path, body, unknown):
+    from migrator.fix.unknown_reach import Repository
+
+    write_tree(tmp_path, {"ops.py": f"import torch\n\nTABLE = {{}}\n\n\ndef convert(data):\n    {body}\n"})
+    why = Repository(tmp_path).call_in("ops.py", ("convert",), None)
+    assert (why is not None and "chosen at run time" in why) == unknown, why

@@ -11,7 +11,8 @@ What it does:
     when, on the way, it:
 
     - calls what is chosen at run time: a callee that is itself a call's result or an item
-      (``REGISTRY.get(name)(cfg)``: a model built from a configuration, ``self.poolers[level](x)``);
+      (``REGISTRY.get(name)(cfg)``: a model built from a configuration, ``self.poolers[level](x)``), except the
+      class of a value that exists already (``type(data)(items)``: a container rebuilt);
     - constructs, in a class's ``__init__``, a repository class of another file that defines ``forward`` or
       ``__call__`` (a submodule, whose kernels run only once the object is called);
     - goes deeper than ``DEPTH`` repository calls.
@@ -205,6 +206,8 @@ class Repository:
             func = call.func
             found: Found = None
             written = ""
+            if _same_type(func):
+                continue  # ``type(data)(...)``: another value of a class the code already built, rebuilt
             if isinstance(func, (ast.Call, ast.Subscript)):
                 made = func.func if isinstance(func, ast.Call) else None
                 resolved = self.resolve(rel, made.id) if isinstance(made, ast.Name) else None
@@ -283,6 +286,15 @@ def _lookup(module: Optional[_Module], name: str) -> Optional[_Callable]:
 def _method(cls: ast.ClassDef, name: str) -> Optional[Union[ast.FunctionDef, ast.AsyncFunctionDef]]:
     return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
                 None)
+
+
+def _same_type(func: ast.expr) -> bool:
+    """``type(data)`` or ``data.__class__``: the class of a value that exists already (a container rebuilt with
+    its items converted), whose constructor ran, and was judged, where that value was made."""
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" \
+            and len(func.args) == 1 and not func.keywords:
+        return True
+    return isinstance(func, ast.Attribute) and func.attr == "__class__"
 
 
 def _calls(function: ast.AST) -> Iterator[ast.Call]:
