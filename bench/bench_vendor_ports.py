@@ -19,10 +19,10 @@ Each such line is then:
 It also prints the safe edits on lines the vendor left alone (to read: each must be harmless), and the
 vendor's ``torch_npu.npu_*`` operator substitutions with whether the scan suggests one there.
 
-    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor]
+    python bench/bench_vendor_ports.py --modelzoo DIR --timm DIR --fairseq DIR [--show N] [--style vendor] [--shim]
         [--hunks]
     python bench/bench_vendor_ports.py --pair NAME=UPSTREAM_GIT@COMMIT:VENDOR_GIT@COMMIT:SUBDIR [--pair ...]
-        [--target cann|neuware] [--hunks]
+        [--target cann|neuware] [--hunks] [--shim]
 
 ``--pair`` measures any other pair (repeatable; without ``--modelzoo`` only these): the upstream git directory
 at its commit against the vendor's git directory at its commit (``HEAD`` for the stored one), under ``SUBDIR``
@@ -35,6 +35,9 @@ Ascend/ModelZoo-PyTorch and Cambricon/pytorch_modelzoo:
 
     D2_PORT=PyTorch/built-in/cv/detection/Faster_Mask_RCNN_for_PyTorch
     TIMM_PORT=built-in/cv/classification/timm/models
+
+``--shim`` lists the files whose vendor version imports the runtime patcher (``transfer_to_npu``,
+``gpu_migration``) against the files ``fix --shim`` adds it to, and why it leaves the others.
 
 ``--hunks`` prints every vendor hunk that holds a device change, with the upstream lines, the vendor's, what
 ``fix`` writes there (safe mode) and the findings on them, for the count by hand per hunk that the numbers
@@ -62,6 +65,7 @@ from typing import Dict, List, Sequence, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from migrator.fix import fix_report  # noqa: E402
+from migrator.fix.shim import shim_fixes  # noqa: E402
 from migrator.maps.load import load_json, resolve_targets  # noqa: E402
 from migrator.pipeline import ScanRequest, scan  # noqa: E402
 
@@ -145,7 +149,7 @@ def line_map(old: Sequence[str], new: Sequence[str]) -> Dict[int, str]:
 
 
 def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool = False,
-            style: str = "portable", hunks: bool = False, target_id: str = "cann") -> Counter:
+            style: str = "portable", hunks: bool = False, target_id: str = "cann", shim: bool = False) -> Counter:
     device = DEVICE_NAME.get(target_id, target_id)
     before = tree(upstream, pair.commit, pair.upstream_prefix)
     after = tree(modelzoo, pair.vendor_commit, pair.vendor)
@@ -161,6 +165,8 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         report = scan(ScanRequest(root, target, jobs=2))
         fixed = {mode: {f.path: f.new for f in fix_report(root, report, target[0], unsafe=mode, style=style).changed}
                  for mode in (False, True)}
+        if shim:
+            _print_shim(root, target, {up: after[vendor] for up, vendor in files})
     # a line the scan says something actionable about: not supported on the target, or with a suggestion (the
     # vendor's path beside an optional import's fallback), on the worklist or in the lists kept apart from it
     # (a tune finding, evidence to validate)
@@ -171,8 +177,8 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
         verdict = f.verdicts.get(target_id)
         if verdict is not None and f.span.line is not None:
             said.setdefault((f.path, f.span.line), []).append(
-                f"{f.rule} {f.api}: {verdict.status.value}" + (f" -> {verdict.suggestion[:90]}" if verdict.suggestion
-                                                               else ""))
+                f"{f.rule} {f.api}: {verdict.status.value}"
+                + (f" -> {verdict.suggestion.replace(chr(10), ' | ')[:90]}" if verdict.suggestion else ""))
     for up, vendor_rel in files:
         old = before[up].splitlines()
         vendor = after[vendor_rel].splitlines()
@@ -229,6 +235,29 @@ def measure(pair: Pair, upstream: Path, modelzoo: Path, show: int, verbose: bool
     return counts
 
 
+#: the vendors' runtime patchers, as their ports import them
+PATCHERS = re.compile(r"transfer_to_npu|gpu_migration")
+
+
+def _print_shim(root: Path, target: Sequence[object], vendor: Dict[str, str]) -> None:
+    """The files whose vendor version imports the runtime patcher, against the files ``fix --shim`` adds it to
+    (and why it leaves the others: its ``error``)."""
+    report = scan(ScanRequest(root, target, jobs=2, call_graph=True))
+    shimmed = {f.path: f for f in shim_fixes(root, report, target[0]).files}  # type: ignore[arg-type]
+    wanted = sorted(rel for rel, text in vendor.items() if PATCHERS.search(text))
+    added = sorted(rel for rel, f in shimmed.items() if f.new is not None)
+    print(f"\n  fix --shim: the vendor imports its patcher in {len(wanted)} shared files, fix --shim adds it to "
+          f"{len(added)} ({len(set(wanted) & set(added))} of the vendor's)")
+    for rel in wanted:
+        item = shimmed.get(rel)
+        state = "added" if item is not None and item.new is not None else \
+            f"left: {item.error}" if item is not None and item.error else "left: not an entry point"
+        print(f"    vendor {rel}: {state}")
+    for rel in added:
+        if rel not in wanted:
+            print(f"    only fix {rel}")
+
+
 def _print_hunk(path: str, old: Sequence[str], vendor: Sequence[str], spans: Tuple[int, int, int, int],
                 safe: Dict[int, str], said: Dict[Tuple[str, int], List[str]]) -> None:
     i1, i2, j1, j2 = spans
@@ -256,6 +285,8 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=20, help="How many extra safe edits to print per pair.")
     parser.add_argument("--verbose", action="store_true", help="Print every vendor change not reproduced.")
     parser.add_argument("--style", choices=("portable", "vendor"), default="portable", help="fix's rewrite style.")
+    parser.add_argument("--shim", action="store_true", help="Also list the files whose vendor version imports the "
+                        "runtime patcher, against the files `fix --shim` adds it to.")
     parser.add_argument("--hunks", action="store_true", help="Print each vendor hunk with a device change, to count "
                         "by hand.")
     args = parser.parse_args()
@@ -266,7 +297,7 @@ def main() -> None:
     runs = [(pair, {"timm": args.timm, "fairseq": args.fairseq}[pair.upstream], args.modelzoo)
             for pair in (PAIRS if args.modelzoo is not None else ())] + args.pair
     for pair, upstream, vendor in runs:
-        measure(pair, upstream, vendor, args.show, args.verbose, args.style, args.hunks, args.target)
+        measure(pair, upstream, vendor, args.show, args.verbose, args.style, args.hunks, args.target, args.shim)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 call those branches keep runs on the target; else the guard and its branches stay, with the reason. Each case is
 fixed, then run against the fake ``torch_npu`` (``npu_stub``: an NPU, no CUDA) and on a plain CPU."""
 
+import importlib
 import runpy
+import sys
 
 import pytest
 
@@ -675,3 +677,167 @@ def test_an_assert_before_a_cuda_only_librarys_class_keeps_its_question(tmp_path
     assert on_mlu["error"] == "AssertionError: APEX and CUDA required for fused optimizers", on_mlu  # flipped: amp_C
     with pytest.raises(AssertionError, match="APEX and CUDA required"):  # the original, on this CPU
         runpy.run_path(str(tmp_path / "original" / "optimizer.py"))["create_optimizer"]([], "fusedsgd")
+
+
+# detectron2's ROIPooler tests and its Caffe2 export test, reduced (tests/modeling/test_roi_pooler.py lines 80-82,
+# tests/test_export_caffe2.py lines 62-64, modeling/poolers.py line 150, modeling/meta_arch/build.py line 21, at
+# facebookresearch/detectron2@be792b959bca9af0aacfa04799537856c7a92802): the kernel library has CPU and CUDA
+# builds only, as torchvision's ops do, and no finding of the test file names it
+KERNELS = '''\
+import torch
+
+
+def _align_cpu(x):
+    return x * 2
+
+
+BUILDS = {"cpu": _align_cpu, "cuda": _align_cpu}  # the library's compiled kernels
+
+
+def align(x, device):
+    kernel = BUILDS.get(torch.device(device).type)
+    if kernel is None:
+        raise NotImplementedError(f"no kernel of align for {device}")
+    return kernel(x)
+
+
+class Align(torch.nn.Module):
+    def forward(self, x, device):
+        return align(x, device)
+'''
+
+POOLERS = '''\
+import torch
+
+from kernels import Align
+
+
+class Pooler(torch.nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+        self.align = Align()
+
+    def forward(self, x):
+        return self.align(x, self.device)
+
+
+MODELS = {"pooler": Pooler}
+
+
+def build_model(name, device):
+    return MODELS[name](device)
+'''
+
+POOLER_TESTS = '''\
+import unittest
+
+import torch
+
+from poolers import Pooler, build_model
+
+
+class TestPooler(unittest.TestCase):
+    def _check(self, device):
+        self.assertEqual(Pooler(device)(torch.ones(2)).tolist(), [2.0, 2.0])
+
+    def test_pool_cpu(self):
+        self._check("cpu")
+
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_pool_cuda(self):
+        self._check(device="cuda")
+
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_built_cuda(self):
+        self.assertEqual(build_model("pooler", "cuda")(torch.ones(2)).tolist(), [2.0, 2.0])
+
+    @unittest.skipIf(not torch.cuda.is_available(), "CUDA not available")
+    def test_move_cuda(self):
+        self.assertEqual(torch.ones(2).cuda().tolist(), [1.0, 1.0])
+
+
+def outcome():
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(TestPooler).run(result)
+    return {"skipped": sorted(t.id().rsplit(".", 1)[1] for t, _ in result.skipped),
+            "failed": sorted(t.id().rsplit(".", 1)[1] for t, _ in result.errors + result.failures)}
+'''
+
+
+def test_a_guard_whose_branch_reaches_code_it_cannot_follow_stays(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"kernels.py": KERNELS, "poolers.py": POOLERS, "test_pooler.py": POOLER_TESTS})
+    reasons = {s.line: s.reason for s in fixed["test_pooler.py"].skipped}
+    # held: a helper of the test's class builds a module whose constructor makes a submodule of another file;
+    # a model taken from a table; flipped: a plain torch move
+    assert "`Pooler` builds `Align` (kernels.py), a module of another file, in its constructor" in reasons[15]
+    assert "`MODELS[name](...)` (poolers.py:20) calls what is chosen at run time" in reasons[19]
+    assert fixed["test_pooler.py"].new.count("torch.cuda.is_available()") == 2
+    run = "import test_pooler\nresult = test_pooler.outcome()"
+    on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, run)
+    assert on_npu.get("result") == {"skipped": ["test_built_cuda", "test_pool_cuda"], "failed": []}, on_npu
+    monkeypatch.syspath_prepend(str(tmp_path / "original"))  # the original, on this CPU
+    try:
+        original = importlib.import_module("test_pooler").outcome()
+    finally:
+        for name in ("kernels", "poolers", "test_pooler"):
+            sys.modules.pop(name, None)
+    assert original == {"skipped": ["test_built_cuda", "test_move_cuda", "test_pool_cuda"], "failed": []}
+
+
+def test_reach_through_a_long_chain_or_a_symlink_loop_is_unknown_not_a_crash(tmp_path):
+    from migrator.fix.unknown_reach import CHAIN, Repository
+
+    chain = "".join(f"def f{i}():\n    return f{i + 1}()\n\n\n" for i in range(400)) + "def f400():\n    return 1\n"
+    write_tree(tmp_path, {"chain.py": chain, "short.py": "from chain import f395\n\n\ndef g():\n    return f395()\n"})
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    repository = Repository(tmp_path)
+    assert f"more than {CHAIN} calls deep" in repository.call_in("chain.py", ("f0",), None)
+    assert repository.call_in("short.py", ("g",), None) is None  # six calls, followed to the end
+    assert repository.module("loop.py") is None
+
+
+# detectron2's engine/launch.py `_distributed_worker`, reduced (lines 68-83 at detectron2@be792b95):
+# the backend literal on the second line of the call the assert decides
+WORKER = '''\
+import torch
+import torch.distributed as dist
+
+
+def worker(rank, world_size, store):
+    assert torch.cuda.is_available(), "cuda is not available. Please check your installation."
+    dist.init_process_group(
+        backend="NCCL", store=store, world_size=world_size, rank=rank
+    )
+    assert world_size <= torch.cuda.device_count()
+    torch.cuda.set_device(rank)
+    return dist.get_backend()
+'''
+
+
+def test_a_backend_on_the_calls_second_line_flips_with_the_assert_that_decides_it(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"launch.py": WORKER})["launch.py"]
+    assert not fixed.skipped and 'backend="HCCL"' in fixed.new and "torch.cuda" not in fixed.new
+    run = ("import torch, launch\ntry:\n    result = launch.worker(0, 1, torch.distributed.HashStore())\n"
+           "finally:\n    torch.distributed.destroy_process_group()")
+    on_npu = run_on_npu(write_stub(tmp_path / "stub"), project, run)
+    assert on_npu.get("result") == "hccl" and ["process_group", "hccl"] in on_npu["events"], on_npu
+    with pytest.raises(AssertionError, match="cuda is not available"):  # the original, on this CPU
+        runpy.run_path(str(tmp_path / "original" / "launch.py"))["worker"](0, 1, None)
+
+
+@pytest.mark.parametrize("body, unknown", [
+    pytest.param("return type(data)(x for x in data)", False, id="a-container-rebuilt-as-its-own-type"),
+    pytest.param("return data.__class__(x for x in data)", False, id="the-same-through-__class__"),
+    pytest.param("return TABLE[data]()", True, id="a-callee-from-a-table"),
+    pytest.param("return getattr(data, 'build')()", True, id="a-callee-looked-up-by-name"),
+    pytest.param("return torch.nn.Linear(2, 2)(data)", False, id="a-library-class-built-and-called"),
+])
+def test_what_a_callee_chosen_at_run_time_is(tmp_path, body, unknown):
+    from migrator.fix.unknown_reach import Repository
+
+    write_tree(tmp_path, {"ops.py": f"import torch\n\nTABLE = {{}}\n\n\ndef convert(data):\n    {body}\n"})
+    why = Repository(tmp_path).call_in("ops.py", ("convert",), None)
+    assert (why is not None and "chosen at run time" in why) == unknown, why

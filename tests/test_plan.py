@@ -35,7 +35,12 @@ def test_no_mixed_precision_is_judged_over_the_project(scan_tree, extra, flagged
     found = [f for f in report.judged if f.rule == "no-mixed-precision"]
     assert bool(found) == flagged
     if flagged:
-        (finding,) = found
+        finding, site = found  # the cause at the optimizer; the step's backward, where AMP is turned on
+        assert (site.path, site.span.line, site.root, site.api) == ("train.py", 9, finding.id, "torch.amp.GradScaler")
+        assert "scaler = torch.amp.GradScaler('npu')" in site.verdicts["cann"].suggestion
+        assert "scaler.scale(loss).backward()" in site.verdicts["cann"].suggestion
+        assert "torch.amp.GradScaler('mlu')" in site.verdicts["neuware"].suggestion
+        assert site in report.validate and site not in report.findings
         assert finding in report.validate and finding not in report.findings  # advice: fp32 breaks nothing
         assert (finding.path, finding.span.line, finding.api) == ("train.py", 6, "torch.autocast")
         assert {v.status.value for v in finding.verdicts.values()} == {"partial"}

@@ -145,14 +145,23 @@ def test_a_second_entry_point_without_the_shim_is_named_where_it_reaches_shimmed
 def test_the_shim_goes_below_a_shebang_and_only_into_programs(tmp_path):
     """A script whose first lines are a shebang and an encoding declaration keeps them first (they work only
     there); a package's module named like a script (``pkg/train.py``) is a library other code imports: the
-    patcher is not added to it."""
+    patcher is not added to it, unless the packaging metadata declares it a console script (fairseq's
+    ``fairseq-train = fairseq_cli.train:cli_main`` in ``setup.py``, read as text: the program pip installs)."""
     from migrator.fix.shim import shim_fixes
 
     header = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"
     program = "import os\n\nif __name__ == '__main__':\n    import torch\n    torch.cuda.synchronize()\n"
-    write_tree(tmp_path, {"run.py": header + program, "pkg/__init__.py": "", "pkg/train.py": program})
+    cli = ("import torch\n\n\ndef cli_main():\n    torch.cuda.synchronize()\n\n\n"
+           "if __name__ == '__main__':\n    cli_main()\n")
+    setup = ("from setuptools import setup\n\nsetup(name='pkg', entry_points={'console_scripts': [\n"
+             "    'pkg-train = pkg.cli_train:cli_main',\n]})\n")
+    write_tree(tmp_path, {"run.py": header + program, "pkg/__init__.py": "", "pkg/train.py": program,
+                          "pkg/cli_train.py": cli, "setup.py": setup})
     chosen = resolve_targets(["cann"])
     fixed = {f.path: f for f in shim_fixes(tmp_path, scan(ScanRequest(tmp_path, chosen, jobs=1, call_graph=True)),
                                            chosen[0]).files}
     assert fixed["run.py"].new.startswith(header + "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n")
     assert fixed["pkg/train.py"].new is None and "a module of a package" in fixed["pkg/train.py"].error
+    shimmed = "import torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n"
+    assert fixed["pkg/cli_train.py"].new == shimmed + cli[len("import torch\n"):]
+    assert "setup.py" not in fixed

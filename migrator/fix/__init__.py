@@ -52,6 +52,7 @@ from ..sources.notebook import python_lines
 from ..sources.python import ParseFailure, parse_python
 from .own_outputs import without_own_outputs
 from .protocols import CUDA_BUILDS, Kept, hold, library_calls, reaching
+from .unknown_reach import Repository
 from .style import (PORTABLE, VENDOR, Styled, keyword_calls, not_portable, portable_edit, portable_forms,
                     written_portable)
 from .together import decide
@@ -87,6 +88,8 @@ class FilePlan:
     #: the repository's callables that run a kept call (``protocols.reaching``), and this file's path
     reach: Mapping[str, str] = field(default_factory=dict)
     path: str = ""
+    #: the repository's files, read on demand to follow what a guard's branches call (``unknown_reach``)
+    repository: Optional[Repository] = None
     #: the safe rewrites the scan found ``fix`` holds back on this tree (``Unsafe.held``), reported as skipped
     held: Tuple["Skipped", ...] = ()
     #: calls that run as written (a cache flush, a memory counter: a no-op without CUDA) whose device twin is
@@ -98,7 +101,7 @@ class FilePlan:
         return FilePlan(tuple(e for e in self.edits if e.at.cell == cell),
                         frozenset(p for p in self.settled if p[0] == cell),
                         frozenset(p for p in self.pending if p[0] == cell),
-                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path,
+                        frozenset(k for k in self.kept if k[0] == cell), self.reach, self.path, self.repository,
                         tuple(h for h in self.held if h.cell == cell),
                         tuple(f for f in self.follows if f.at.cell == cell))
 
@@ -246,11 +249,12 @@ def fix_report(root: Path, report: Report, target: TargetMap, unsafe: bool = Fal
     planned, not_offered = plan(report, target.id, unsafe)
     reach = reaching(base_dir(root), _unguarded_kept(report, target.id, unsafe)) if planned else {}
     follows = device_twins(report, target)
+    repository = Repository(base_dir(root))
     files = []
     for rel, file_plan in sorted(planned.items()):
         if only is not None and rel not in only:
             continue
-        file_plan = replace(file_plan, reach=reach, path=rel, follows=follows.get(rel, ()))
+        file_plan = replace(file_plan, reach=reach, path=rel, follows=follows.get(rel, ()), repository=repository)
         read = read_for_fix(root, rel, scanned)
         if isinstance(read, FileFix):
             files.append(read)
@@ -817,7 +821,8 @@ def _apply_all(module: cst.Module, edits: Sequence[PlannedEdit], file_plan: File
         # a guard already held still decides its branches: what ``together`` adds there is held with them
         judged = {node: sorted({*indices, *(i for i in finder.found.get(node, ()) if i in guarded)})
                   for node, indices in {**{n: [] for n in finder.found}, **found}.items()}
-        protocol = hold(wrapper, judged, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path)
+        protocol = hold(wrapper, judged, edits, kept + held_kept, device_to, file_plan.reach, file_plan.path,
+                        file_plan.repository)
         fresh = {i: why for i, why in protocol.items() if i < len(base) and i not in guarded}
         added = {(edits[i].at.line or 0, edits[i].at.col or 0): why for i, why in protocol.items()
                  if i >= len(base)}  # a spelling ``together`` added: its group cannot change whole now

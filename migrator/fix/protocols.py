@@ -67,6 +67,7 @@ from libcst.metadata import PositionProvider
 from ..maps.load import third_party
 from ..resolve.dotted import dotted
 from ..model import EditKind
+from .unknown_reach import Repository
 
 Position = Tuple[int, int]
 Region = Tuple[Position, Position]
@@ -138,10 +139,11 @@ class _Tree(cst.CSTVisitor):
 
 def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edits: Sequence[object],
          kept: Sequence[Kept], device: str, reach: Optional[Mapping[str, str]] = None,
-         path: str = "") -> Dict[int, str]:
+         path: str = "", repository: Optional[Repository] = None) -> Dict[int, str]:
     """Edit index -> why it is held back: the flips whose decided branches keep a call from ``kept`` (or call
-    a function ``reach`` names, see ``reaching``), with every edit inside those branches. ``edits[i].edit`` is
-    the ``Edit``; ``device``: the target's device spelling; ``path``: the file's (for its methods in ``reach``)."""
+    a function ``reach`` names, see ``reaching``, or one whose reach ``repository`` cannot complete, see
+    ``unknown_reach``), with every edit inside those branches. ``edits[i].edit`` is the ``Edit``; ``device``:
+    the target's device spelling; ``path``: the file's (for its methods in ``reach``)."""
     tree = _Tree(set(found))
     wrapper.visit(tree)
     positions = wrapper.resolve(PositionProvider)
@@ -155,6 +157,8 @@ def hold(wrapper: "cst.MetadataWrapper", found: Mapping[int, Sequence[int]], edi
     flips = _flips(tree, positions, found, edits)
     if not flips:
         return held
+    if repository is not None and path.endswith(".py"):
+        kept.extend(_unknown_reach(tree, positions, repository, path, [r for f in flips for r in f.regions]))
     at_node: Dict[int, Position] = {}
     for node_id in found:
         node = tree.nodes.get(node_id)
@@ -286,6 +290,24 @@ def _objects_reaching(tree: _Tree, positions: Mapping[cst.CSTNode, object], reac
         if reached:
             start = positions[call].start  # type: ignore[attr-defined]
             yield Kept((start.line, start.column), f"{_text(func)}()", f"reaches {reached}")
+
+
+def _unknown_reach(tree: _Tree, positions: Mapping[cst.CSTNode, object], repository: Repository, path: str,
+                   regions: Sequence[Region]) -> Iterator[Kept]:
+    """The calls in ``regions`` whose reach the repository's text cannot complete (``unknown_reach``)."""
+    for call in tree.calls:
+        start = positions[call].start  # type: ignore[attr-defined]
+        if not any(_within((start.line, start.column), region) for region in regions):
+            continue
+        written = dotted(call.func)
+        if not written or written.count(".") > 1:
+            continue
+        owner = tree.parent.get(id(call))
+        while owner is not None and not isinstance(owner, cst.ClassDef):
+            owner = tree.parent.get(id(owner))
+        why = repository.call_in(path, tuple(written.split(".")), owner.name.value if owner is not None else None)
+        if why is not None:
+            yield Kept((start.line, start.column), f"{_text(call.func)}()", f"its reach is unknown: {why}")
 
 
 def _loads_to_saved_devices(tree: _Tree, positions: Mapping[cst.CSTNode, object]) -> Iterator[Kept]:

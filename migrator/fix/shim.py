@@ -3,7 +3,10 @@ step (run on day one, then replace the shim file by file with real rewrites).
 
 Each Python entry point of the call graph (a ``__main__`` block, a ``train*.py`` / ``main.py`` script, a
 console script's module; never ``setup.py``, tests or notebooks, and never a module of a package, which other
-code imports as a library: the patcher would change torch for all of it) gets the target's shim lines
+code imports as a library: the patcher would change torch for all of it, unless the packaging metadata declares it
+a console script: ``fairseq-train = fairseq_cli.train:cli_main`` makes ``fairseq_cli/train.py`` the program
+pip installs, read from ``setup.py`` / ``setup.cfg`` / ``pyproject.toml`` as text, never run:
+``graph/packaging.py``) gets the target's shim lines
 (``shims.json``: ``import torch_npu`` and ``from torch_npu.contrib import transfer_to_npu`` on cann) after
 its ``import torch``, those it already has left out. What the shim then covers, and what it does not, is the
 plan's ``shim`` section (``migrator.shim``).
@@ -17,7 +20,7 @@ from typing import List, Mapping, Optional, Set
 import libcst as cst
 
 from ..maps.load import TargetMap
-from ..model import Report
+from ..model import EntryKind, Report
 from ..shim import shims
 from ..sources.python import ParseFailure, parse_python
 from ..discover import base_dir
@@ -34,9 +37,10 @@ def shim_fixes(root: Path, report: Report, target: TargetMap,
     if shim is None or report.graph is None:
         return FixReport(target.id)
     paths = sorted({e.path for e in report.graph.entries if e.kind in SHIMMED_KINDS and e.path.endswith(".py")})
+    programs = {e.path for e in report.graph.entries if e.kind == EntryKind.CONSOLE_SCRIPT}
     files: List[FileFix] = []
     for rel in paths:
-        if _in_a_package(root, rel):
+        if _in_a_package(root, rel) and rel not in programs:
             files.append(FileFix(rel, "", None, error="a module of a package (its folder has an __init__.py), which "
                                                       "other code imports as a library: no shim added"))
             continue

@@ -590,11 +590,16 @@ class RenamedCudaNames(CudaNames):
         new = renamed_backend(text, target.backend_to, target.device_to)
         direct = value.via is None
         suggestion = replaced_literal(snippet, text, new) if direct else None
+        # written in the call, on a line after the one the snippet shows (``init_process_group(\n backend="NCCL"``):
+        # the edit rewrites that literal inside the call all the same
+        below = direct and suggestion == snippet and text not in snippet and value.kind == _STR
+        if below:
+            suggestion = f"'{new}' for the '{text}' this call passes"
         edit = literal_edit(value, text, new) if value.kind == _STR else None
         return Verdict(Status.REWRITE, f"collective backend '{text}' must be '{new}' on {target.id}{where(value)}"
                        f"{needs_import(target)}", target.backend_source,
                        fix=fix_of(suggestion or f"set {value.via} to '{new}'", edit,
-                                  safe=direct and suggestion != snippet))
+                                  safe=direct and (suggestion != snippet or below)))
 
 
 class KeptCudaNames(CudaNames):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from ...model import (Category, Confidence, Evidence, FileResult, Finding, Grade, Status, Usage, UsageKind, Verdict,
-                      fix_of)
+from ...contexts import path_context
+from ...model import (Category, Confidence, Context, Evidence, FileResult, Finding, Grade, Status, Usage, UsageKind,
+                      Verdict, fix_of)
 from ...resolve.vocabulary import Vocabulary
 from ..base import ProjectRule, RuleContext, fingerprint, usages_across_files
 from ..examples import Invalid, Valid
@@ -13,6 +15,7 @@ from ..examples import Invalid, Valid
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
 _IMPORT = UsageKind.IMPORT
+_METHOD = UsageKind.METHOD
 
 _MIXED = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
           "torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.Tensor.half", "torch.Tensor.bfloat16",
@@ -39,8 +42,10 @@ class NoMixedPrecision(ProjectRule):
     `autocast`, no `GradScaler`, no `.half()` / `.bfloat16()`, no float16 or bfloat16 dtype anywhere, and
     no framework that sets precision from its configuration (Lightning, accelerate, DeepSpeed,
     transformers' Trainer, mmengine). The finding names `torch.autocast`, what is missing, at the first
-    optimizer construction. It is a judgement over the whole project, so `check` (which sees a few
-    files) does not make it.
+    optimizer construction; each `backward` of a training file is a site of it (counted once, at the
+    optimizer), where the engineer turns mixed precision on, with the portable step to write there:
+    `torch.amp.GradScaler(<device>)` scaling the loss, the forward under `torch.autocast(<device>)`. It is
+    a judgement over the whole project, so `check` (which sees a few files) does not make it.
 
     ## Why is this bad?
     fp32 training holds activations at twice the bytes of bf16/fp16, and the targets' cards have less
@@ -68,7 +73,7 @@ class NoMixedPrecision(ProjectRule):
 
     def reads(self, usage: Usage) -> bool:
         return (usage.api.startswith(_MIXED) or (usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS))
-                or _is_optimizer(usage))
+                or _is_optimizer(usage) or _is_backward(usage))
 
     def findings(self, results: Sequence[FileResult], ctx: RuleContext) -> List[Finding]:
         usages = [(r.file.rel, u) for r in results for u in usages_across_files(r)]
@@ -86,15 +91,66 @@ class NoMixedPrecision(ProjectRule):
             fix=fix_of(f"with torch.autocast(device_type='{t.device_to}', dtype=torch.bfloat16): loss = model(batch)"))
             for t in ctx.targets}
         # the finding names what is missing (autocast), at the line that starts training (the optimizer)
-        return [Finding(id=fingerprint(self.name, path, "torch.autocast", usage.snippet, 0), rule=self.name,
+        cause = Finding(id=fingerprint(self.name, path, "torch.autocast", usage.snippet, 0), rule=self.name,
                         category=self.category, path=path, span=usage.span, api="torch.autocast",
-                        snippet=usage.snippet, confidence=Confidence.HEURISTIC, verdicts=verdict, scope=usage.scope)]
+                        snippet=usage.snippet, confidence=Confidence.HEURISTIC, verdicts=verdict, scope=usage.scope)
+        return [cause, *self._backward_sites(cause, usages, ctx)]
+
+    def _backward_sites(self, cause: Finding, usages, ctx: RuleContext) -> List[Finding]:
+        """Where an engineer turns mixed precision on: each training step's ``backward`` (a site of the cause,
+        ``Finding.root``: counted once, at the optimizer), with the portable form to write there: the loss scaled
+        by ``torch.amp.GradScaler(<device>)`` and the forward under ``torch.autocast(<device>)``, the vendors'
+        own AMP (apex ``amp.scale_loss`` in Ascend's detectron2 port) in torch's generic names."""
+        sites: List[Finding] = []
+        seen: Dict[Tuple[str, str], int] = {}
+        for path, usage in sorted(usages, key=lambda item: (item[0], item[1].span.line or 0)):
+            if not _is_backward(usage) or usage.no_grad or path_context(path) != Context.TRAINING:
+                continue
+            loss = _receiver(usage.snippet)
+            if loss is None:
+                continue
+            occurrence = seen[path, usage.snippet] = seen.get((path, usage.snippet), -1) + 1
+            verdicts = {t.id: Verdict(Status.PARTIAL, _STEP_ADVICE, _SOURCE,
+                                      evidence=(Evidence(Grade.NOTE, _SOURCE, _STEP_ADVICE),),
+                                      fix=fix_of(_step_form(loss, t.device_to))) for t in ctx.targets}
+            sites.append(Finding(id=fingerprint(self.name, path, "torch.amp.GradScaler", usage.snippet, occurrence),
+                                 rule=self.name, category=self.category, path=path, span=usage.span,
+                                 api="torch.amp.GradScaler", snippet=usage.snippet, confidence=Confidence.HEURISTIC,
+                                 verdicts=verdicts, scope=usage.scope, root=cause.id))
+        return sites
 
 
 _SOURCE = "migrator practice rules"
 _ADVICE = ("the project trains in fp32: no autocast, GradScaler or 16-bit dtype anywhere; it runs so on every target, "
            "and bf16/fp16 mixed precision holds activations in half the bytes where the card's memory is short "
            "(`migrator memory` measures the fit)")
+
+
+_STEP_ADVICE = ("the training step's backward, in fp32: with mixed precision the loss is scaled here (fp16 needs it; "
+                "bf16 runs without), the forward runs under autocast and the scaler steps the optimizer")
+
+
+def _step_form(loss: str, device: str) -> str:
+    """The portable mixed-precision step at a ``backward``, for a target's device."""
+    return (f"scaler = torch.amp.GradScaler('{device}')  # once, beside the optimizer\n"
+            f"with torch.autocast(device_type='{device}', dtype=torch.float16):  # the forward and the loss\n"
+            f"    ...\n"
+            f"scaler.scale({loss}).backward()\n"
+            f"scaler.step(optimizer)  # for optimizer.step()\n"
+            f"scaler.update()")
+
+
+#: ``losses.backward()``, ``self.loss.backward(retain_graph=True)``: the receiver, a plain (dotted) name
+_BACKWARD = re.compile(r"^\s*([A-Za-z_][\w.]*)\.backward\(")
+
+
+def _receiver(snippet: str) -> Optional[str]:
+    match = _BACKWARD.match(snippet)
+    return match.group(1) if match else None
+
+
+def _is_backward(usage: Usage) -> bool:
+    return usage.api == "torch.Tensor.backward" and usage.kind in (_CALL, _METHOD)
 
 
 def _first_optimizer(usages) -> Optional[tuple]:
