@@ -150,6 +150,24 @@ def test_tracer_records_forward_and_backward_aten_ops():
     assert {"aten::addmm", "aten::mm", "aten::matmul"} & set(linear["forward"]) and linear["source"] == "opinfo"
 
 
+@pytest.mark.parametrize("opinfo, label_only, both", [
+    # a loss's target is a label: binary_cross_entropy's target gradient runs aten::logit, no training's
+    pytest.param("nn.functional.binary_cross_entropy", {"aten::binary_cross_entropy_backward"}, set(),
+                 id="loss-target-is-a-label"),
+    # both inputs of a ranking loss are embeddings the step differentiates: traced as before
+    pytest.param("nn.functional.margin_ranking_loss", None, {"aten::where.self"}, id="two-embeddings"),
+])
+def test_the_tracer_differentiates_a_loss_by_its_input_not_its_target(opinfo, label_only, both):
+    pytest.importorskip("torch")
+    pytest.importorskip("expecttest")
+    from migrator.mapsbuild.trace_api import trace_opinfos
+
+    (row,) = trace_opinfos([opinfo]).values()
+    if label_only is not None:
+        assert set(row["backward"]) == label_only
+    assert both <= set(row["backward"])
+
+
 @pytest.mark.parametrize("api, forward", [
     pytest.param("torch.nn.Dropout", {"aten::bernoulli_.float", "aten::div_.Scalar", "aten::empty_like",
                                       "aten::mul.Tensor"}, id="module-dropout-in-training"),

@@ -159,6 +159,7 @@ def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[
         if dtype is None:
             continue
         grad = bool(info.supports_autograd) and dtype.is_floating_point
+        labelled = _takes_a_target(f"torch.{info.name}")
         apis = _opinfo_apis(info)
         if not apis:
             continue
@@ -168,7 +169,8 @@ def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[
             continue
         for sample in samples:
             for api, call in apis:
-                forward, backward, dtypes = _trace_call(recorder, partial(call, sample), grad)
+                forward, backward, dtypes = _trace_call(recorder, partial(call, sample), grad,
+                                                        sample.input if labelled else None)
                 if forward:
                     table.add(api, "opinfo", forward, backward, dtypes)
 
@@ -229,7 +231,23 @@ def _sample_dtype(info):
     return None
 
 
-def _trace_call(recorder: _Recorder, call: Callable[[], Any], grad: bool):
+def _takes_a_target(name: str) -> bool:
+    """Whether a public function's second parameter is its ``target`` (``binary_cross_entropy(input, target)``):
+    a loss whose target is a label in training, which no step differentiates. Its sample inputs give the target
+    a gradient too, and that backward (``binary_cross_entropy``'s runs ``aten::logit``) is no training's."""
+    import importlib
+    import inspect
+
+    module, _, attr = name.rpartition(".")
+    try:
+        parameters = list(inspect.signature(getattr(importlib.import_module(module), attr)).parameters)
+    except Exception:
+        return False
+    return parameters[1:2] == ["target"]
+
+
+def _trace_call(recorder: _Recorder, call: Callable[[], Any], grad: bool, wrt: Optional[object] = None):
+    """The ops a call runs forward and, where ``grad``, backward to its leaves (to ``wrt`` alone where given)."""
     import torch
 
     try:
@@ -240,7 +258,7 @@ def _trace_call(recorder: _Recorder, call: Callable[[], Any], grad: bool):
     if grad:
         outputs = [t for t in _flatten(result) if isinstance(t, torch.Tensor) and t.requires_grad
                    and t.grad_fn is not None and t.dtype.is_floating_point and t.layout == torch.strided]
-        leaves = _leaves(outputs)
+        leaves = [t for t in _leaves(outputs) if wrt is None or t is wrt]
         if outputs and leaves:
             try:
                 grads = [torch.ones_like(t) for t in outputs]
