@@ -482,6 +482,25 @@ def test_a_device_inside_a_classs_own_cuda_method_needs_nothing(scan_tree, metho
     assert bool(found) == device
 
 
+DISTRIBUTION = ("import torch\n\n\nclass DiagonalGaussian:\n    def __init__(self, params):\n"
+                "        self.mean, self.logvar = torch.chunk(params, 2, dim=1)\n\n"
+                "    def mode(self):\n        return self.mean\n")
+
+
+@pytest.mark.parametrize("files, work", [
+    # diffusers' retrieve_latents: `latent_dist.mode()` is its DiagonalGaussianDistribution's, not aten::mode
+    pytest.param({"dist.py": DISTRIBUTION}, False, id="the-project-defines-mode"),
+    # no class of the project defines it: the tensor op, with the kernel list's proof
+    pytest.param({}, True, id="only-the-tensor-op"),
+])
+def test_a_tensor_methods_name_the_project_defines_is_to_validate(scan_tree, files, work):
+    encode = ("import torch\n\n\ndef retrieve_latents(encoder_output):\n"
+              "    return encoder_output.latent_dist.mode()\n")
+    report = scan_tree({"latents.py": encode, **files}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.Tensor.mode" and f.rule == "torch-op"]
+    assert found.verdicts["cann"].status != Status.SUPPORTED and active(found.verdicts["cann"]) == work
+
+
 PROBES = ("import importlib.util\n\n\ndef is_bnb_available():\n"
           "    return importlib.util.find_spec('bitsandbytes') is not None\n\n\n")
 

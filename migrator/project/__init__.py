@@ -16,6 +16,7 @@ from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
+from .own_methods import with_own_methods
 from .optional import with_optional_modules
 from .tooling_helpers import tooling_helpers
 from .overridden_defaults import with_overridden_defaults
@@ -83,6 +84,6 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
-    placed = with_opt_in_modes(placed, results)
+    placed = with_own_methods(with_opt_in_modes(placed, results), results)
     forget_parsed()  # the trees the cross-file stages shared
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})
