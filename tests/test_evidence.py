@@ -587,6 +587,10 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     pytest.param("engine.run_inference", Context.TOOLING, id="run-inference"),
     pytest.param("asteroid.scripts.asteroid_cli.infer", Context.TOOLING, id="an-infer-command"),
     pytest.param("lm.model.GPT.generate", Context.TOOLING, id="generate"),
+    pytest.param("pipeline.Pipeline.generate_images", Context.TOOLING, id="generate-images"),
+    # nerfstudio's proposal sampler and a detector's anchors: what a training step generates
+    pytest.param("ray_samplers.PDFSampler.generate_ray_samples", Context.TRAINING, id="generate-ray-samples"),
+    pytest.param("anchors.AnchorGenerator.generate_anchors", Context.TRAINING, id="generate-anchors"),
     pytest.param("forecast.core.NeuralForecast.explain", Context.TOOLING, id="explain"),
     pytest.param("data.make_generator", Context.TRAINING, id="a-generator-factory-is-no-generation"),
     pytest.param("engine.Trainer.train_step", Context.TRAINING, id="train-step"),

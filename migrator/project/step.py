@@ -29,7 +29,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 from ..model import AttributeMethod, Context, FileResult, Finding, Span, StepFacts, TrainingLoop
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
-from ..contexts import TOOLING_WORDS, path_context
+from ..contexts import GENERATION, TOOLING_WORDS, path_context
 
 #: Methods a framework calls once per step, whatever calls them.
 _STEP_METHODS = ("training_step", "compute_loss")
@@ -53,7 +53,8 @@ _COMMON_NAMES = frozenset({"update", "step", "get", "set", "add", "append", "run
                            "forward", "__call__", "items", "keys", "values", "state_dict", "load_state_dict",
                            "train", "eval", "to", "cuda", "cpu", "float", "half", "zero_grad", "close"})
 #: What a training step calls that is not itself the step: the tooling words of ``contexts`` (export, inference,
-#: generation ...), evaluation, beam search, plotting (a word of a function's name, ``_``-separated) ...
+#: ...; and its ``GENERATION`` names), evaluation, beam search, plotting (a word of a function's name,
+#: ``_``-separated) ...
 _OFF_STEP_WORDS = TOOLING_WORDS | {"eval", "evaluate", "evaluation", "validate", "validation", "val", "test",
                                    "generation", "beam", "infer", "plot", "visualize", "visualise", "benchmark",
                                    "profile", "unmerge", "unload"}
@@ -248,7 +249,7 @@ def off_the_step(node: str) -> bool:
     ``unmerge``)."""
     parts = node.split(".")
     last = parts[-1].lower().strip("_")
-    return bool(set(last.split("_")) & _OFF_STEP_WORDS) or last in _OFF_STEP_NAMES \
+    return bool(set(last.split("_")) & _OFF_STEP_WORDS) or last in _OFF_STEP_NAMES or bool(GENERATION.match(last)) \
         or any(part.endswith(_OFF_STEP_CLASSES) for part in parts[-2:]) \
         or any(part in _OFF_STEP_MODULES for part in parts[:-1])
 
