@@ -482,6 +482,23 @@ def test_a_device_inside_a_classs_own_cuda_method_needs_nothing(scan_tree, metho
     assert bool(found) == device
 
 
+SEPARATOR = ("import torch\n\n\nclass Separator:\n"
+             "    def __init__(self, model, device='cuda' if torch.cuda.is_available() else 'cpu'):\n"
+             "        self.device = device\n        self.model = model.to(device)\n")
+
+
+@pytest.mark.parametrize("call, work", [
+    # demucs's Separator: every project call passes the device, so the default's test reaches no run of it
+    pytest.param("Separator(model, device=args.device)", False, id="every-call-passes-it"),
+    pytest.param("Separator(model)", True, id="a-call-without-it"),
+])
+def test_an_availability_test_in_a_default_every_call_overrides_is_to_validate(scan_tree, call, work):
+    cli = f"from api import Separator\n\n\ndef main(model, args):\n    return {call}\n"
+    report = scan_tree({"api.py": SEPARATOR, "cli.py": cli}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available" and f.path == "api.py"]
+    assert active(test.verdicts["cann"]) == work
+
+
 DISTRIBUTION = ("import torch\n\n\nclass DiagonalGaussian:\n    def __init__(self, params):\n"
                 "        self.mean, self.logvar = torch.chunk(params, 2, dim=1)\n\n"
                 "    def mode(self):\n        return self.mean\n")

@@ -18,7 +18,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..model import Evidence, FileResult, Finding, Grade, Status
 from .reread import parse_text, read_text
 
-_RULES = frozenset({"device-string"})
+#: the default's device string, and the availability test that chooses it (``"cuda" if
+#: torch.cuda.is_available() else "cpu"``: demucs's ``Separator(device=...)``)
+_RULES = frozenset({"device-string", "device-call"})
 _SOURCE = "migrator call-site analysis"
 
 
@@ -133,19 +135,20 @@ def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str
     skip = 1 if bound else 0  # ``self`` is not written by callers
     for index, (arg, default) in enumerate(zip(positional[len(positional) - len(args.defaults):], args.defaults)):
         position = len(positional) - len(args.defaults) + index - skip
-        for string in _strings(default):
-            found[string.lineno, string.col_offset] = _Default(callee, arg.arg, position, method)
+        for written in _written(default):
+            found[written.lineno, written.col_offset] = _Default(callee, arg.arg, position, method)
     for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
-        for string in _strings(kw_default):
-            found[string.lineno, string.col_offset] = _Default(callee, arg.arg, None, method)
+        for written in _written(kw_default):
+            found[written.lineno, written.col_offset] = _Default(callee, arg.arg, None, method)
 
 
-def _strings(default: Optional[ast.expr]) -> List[ast.Constant]:
-    """The strings a default is written with: itself, or those of ``"cuda" if torch.cuda.is_available() else
-    "cpu"``."""
+def _written(default: Optional[ast.expr]) -> List[ast.expr]:
+    """The strings and calls a default is written with: itself, or ``"cuda"``, ``"cpu"`` and
+    ``torch.cuda.is_available()`` of ``"cuda" if torch.cuda.is_available() else "cpu"``."""
     if default is None:
         return []
-    return [n for n in ast.walk(default) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [n for n in ast.walk(default) if isinstance(n, ast.Call)
+            or (isinstance(n, ast.Constant) and isinstance(n.value, str))]
 
 
 def _calls(default: _Default, files: Iterable[Tuple[str, Optional["_Mentions"], bool]]) -> List[str]:
