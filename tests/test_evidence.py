@@ -590,6 +590,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("train.py", Context.TRAINING, id="training-script"),
     pytest.param("data/samplers.py", Context.TRAINING, id="a-sampler-is-training"),
     pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
+    # litgpt's generate/ and transformers' generation/: a trained model's text, after training
+    pytest.param("litgpt/generate/base.py", Context.TOOLING, id="a-generation-folder"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
@@ -660,6 +662,9 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # rfdetr's batch transfer: a copy made asynchronous on CUDA only is the plain copy elsewhere
     pytest.param("    non_blocking = x.device.type == 'cuda'\n"
                  "    return x.to(torch.float16, non_blocking=non_blocking)", False, id="non-blocking-only-on-cuda"),
+    # litgpt's pretrain: a fused optimizer step asked for on CUDA only is the plain step elsewhere
+    pytest.param("    extra = {'fused': x.device.type == 'cuda'}\n    return torch.optim.AdamW([x], **extra)", False,
+                 id="fused-only-on-cuda"),
     # the same short circuit deciding a cast: what the branch does is work the target skips
     pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
                  "    return x", True, id="short-circuit-deciding-a-cast"),

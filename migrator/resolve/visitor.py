@@ -298,14 +298,22 @@ class ModuleResolver:
         """``x.to(device, non_blocking=device.type == "cuda")`` (or through a flag bound so): a copy's speed, which
         off CUDA is the synchronous copy that works everywhere; the test is a check."""
         for arg in node.args:
-            if arg.keyword is None or arg.keyword.value not in _KNOBS:
-                continue
-            value = arg.value
-            if isinstance(value, cst.Name):
-                self._flags_read(value, True)
-            elif cuda_test(value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
-                guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
-                self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
+            if arg.keyword is not None and arg.keyword.value in _KNOBS:
+                self._knob(arg.value)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        """``{"fused": fabric.device.type == "cuda"}`` handed to an optimizer: a knob, as the keyword is."""
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                    and element.key.value.strip("'\"") in _KNOBS:
+                self._knob(element.value)
+
+    def _knob(self, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Name):
+            self._flags_read(value, True)
+        elif cuda_test(value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+            guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
+            self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
 
     def _autocast_only_on_cuda(self, node: cst.Call) -> None:
         """``torch.autocast("cuda", enabled=self.amp and feats.is_cuda)``: off CUDA the region is switched off and
@@ -749,5 +757,6 @@ def _names_tested(test: cst.BaseExpression) -> List[str]:
     return []
 
 
-#: arguments that only tune a copy (an asynchronous copy, pinned host memory): off CUDA the plain way works
-_KNOBS = frozenset({"non_blocking", "pin_memory"})
+#: arguments that only tune a copy or an update (an asynchronous copy, pinned host memory, a fused optimizer
+#: step): off CUDA the plain way works
+_KNOBS = frozenset({"non_blocking", "pin_memory", "fused"})
