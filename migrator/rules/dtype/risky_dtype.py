@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Status, Usage, UsageKind
+from ...maps.coverage import api_coverage
+from ...maps.load import TargetMap
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.modules import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
@@ -87,4 +89,15 @@ class RiskyDtype(Rule):
             return None
         if usage.context in (DTYPE_COMPARED, DTYPE_LISTED) or (usage.context == DTYPE_ON_HOST and kind != "fp8"):
             return None  # ``x.dtype == torch.float64`` computes in none; float64 on the host CPU is at home there
-        return per_target(ctx, lambda t: documented_verdict(t, usage.api, _WHY[kind]))
+        return per_target(ctx, lambda t: _judged(t, usage.api, _WHY[kind]))
+
+
+def _judged(target: TargetMap, api: str, why: str) -> Verdict:
+    """The vendor's list, unless it says no where the target registers a kernel for every op the API runs
+    (Ascend's docs mark ``torch.fft.fftshift`` unsupported; torch_npu registers ``fft_fftshift``): that 'no' is a
+    note to validate, as the operator rule reads it (``maps/coverage``)."""
+    found = documented_verdict(target, api, why)
+    if found.status != Status.UNSUPPORTED:
+        return found
+    coverage = api_coverage(target, api)
+    return coverage.verdict if coverage is not None and coverage.verdict.status == found.status else found
