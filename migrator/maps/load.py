@@ -453,6 +453,9 @@ class FrameworkSetting:
     source: str
     quote: str
     verdicts: Mapping[str, Mapping[str, str]]
+    #: the value a call that does not write the argument gets (the framework's default), and where it is declared
+    omitted: Optional[str] = None
+    omitted_source: str = ""
 
     def matches(self, text: Optional[str]) -> bool:
         """Whether a value written as ``text`` is one of the row's (``*``: any value but ``all``/none)."""
@@ -471,12 +474,16 @@ def framework_settings() -> Tuple[FrameworkSetting, ...]:
     out = []
     for row in data["settings"]:
         framework = data["frameworks"][row["framework"]]
+        omitted = row.get("omitted")
         source = f"{framework['repo']}@{framework['commit'][:12]} {row['file']} (operator_maps/curated/frameworks.yaml)"
         out.append(FrameworkSetting(
             id=row["id"], framework=row["framework"], category=row["category"], calls=tuple(row.get("calls") or ()),
             argument=row["argument"], config=tuple(row.get("config") or ()),
             values=tuple(str(v) for v in row["values"]), source=source, quote=row["quote"],
-            verdicts={**{kind: row[kind] for kind in ("renamed", "kept")}, **(row.get("targets") or {})}))
+            verdicts={**{kind: row[kind] for kind in ("renamed", "kept")}, **(row.get("targets") or {})},
+            omitted=str(omitted["value"]) if omitted else None,
+            omitted_source=(f"{framework['repo']}@{framework['commit'][:12]} {', '.join(omitted['files'])}: "
+                            f"{omitted['quote']}") if omitted else ""))
     return tuple(out)
 
 

@@ -198,6 +198,9 @@ def _frameworks_table(curated: Path) -> dict:
             raise MapsBuildError(f"{where}: needs argument, values, file and quote")
         if row.get("category") not in ("device", "distributed", "amp"):
             raise MapsBuildError(f"{where}: category must be device, distributed or amp")
+        omitted = row.get("omitted")
+        if omitted is not None and not (omitted.get("value") and omitted.get("files") and omitted.get("quote")):
+            raise MapsBuildError(f"{where}: `omitted` needs value, files and quote")
         for kind in ("renamed", "kept", *(row.get("targets") or {})):
             verdict = row.get(kind) or (row.get("targets") or {}).get(kind) or {}
             if verdict.get("status") not in _FRAMEWORK_STATUSES or not verdict.get("says"):

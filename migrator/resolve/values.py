@@ -67,7 +67,8 @@ class Evaluator:
                 if arg.star == "**" and isinstance(arg.value, cst.Dict):
                     out.extend(self._unpacked(arg.value))  # ``Trainer(**{"accelerator": "auto", **kwargs})``
                     continue
-                if arg.star:
+                if arg.star:  # ``Trainer(**cfg)``, ``f(*args)``: what it passes is not known, only that it passes
+                    out.append(Argument(arg.star, _OPAQUE))
                     continue
                 keyword = arg.keyword.value if arg.keyword is not None else None
                 value = self.value_of(arg.value)

@@ -59,6 +59,12 @@ class FrameworkArgument(Rule):
         Valid("import lightning as L\ntrainer = L.Trainer(accelerator='cpu', precision='bf16-mixed')\n"),
         # the value comes from elsewhere (a config the code reads): judged where it is written
         Valid("import lightning as L\ndef main(cfg):\n    return L.Trainer(accelerator=cfg.accelerator)\n"),
+        # not written: Lightning's default, 'auto' (litgpt's pretrain builds its Fabric so)
+        Invalid("import lightning as L\nfabric = L.Fabric(devices=4, strategy='ddp')\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # ... unless the call may pass it (`**trainer_kwargs`)
+        Valid("import lightning as L\ndef main(trainer_kwargs):\n"
+              "    return L.Trainer(max_epochs=3, **trainer_kwargs)\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -88,10 +94,18 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
             if value.kind in (_STR, _INT, _OTHER) and value.text is not None and written:
                 values[arg.keyword] = value.text
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
+    # ``L.Fabric(devices=4)``: an argument no call writes is the framework's default, where nothing else could
+    # pass it (no positional arguments, no ``*args`` or ``**kwargs``)
+    could_pass = any(a.keyword is None or a.keyword in ("*", "**") for a in usage.args)
+    written_names = {a.keyword for a in usage.args}
     out = []
     for row in rows:
         text = values.get(row.argument)
-        if text is None or not row.matches(text):
+        if text is None and row.omitted is not None and not could_pass and row.argument not in written_names:
+            text = f"{row.omitted} (not written: the default, {row.omitted_source})"
+            if row.argument == "accelerator":
+                accelerator = row.omitted
+        if text is None or not row.matches(text.split(" (not written", 1)[0]):
             continue
         if row.argument == "precision" and accelerator in ("cpu", "mps"):
             continue
