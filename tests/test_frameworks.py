@@ -81,7 +81,9 @@ def test_framework_traps_are_not_work(scan_tree, code):
                  id="ddp-backend-accelerate-overrides"),
     pytest.param("from accelerate import Accelerator\nacc = Accelerator(mixed_precision='fp16')\n",
                  id="accelerate-fp16-on-npu-and-mlu"),
-    pytest.param("import lightning as L\nt = L.Trainer(strategy='ddp')\n", id="lightning-ddp-backend-per-device"),
+    # the accelerator written through a name (judged where it is set), so that the call tests the strategy alone
+    pytest.param("import lightning as L\ndef make(accel):\n    return L.Trainer(accelerator=accel, strategy='ddp')\n",
+                 id="lightning-ddp-backend-per-device"),
 ])
 def test_what_the_framework_maps_itself_is_coverage_with_its_file(scan_tree, code):
     report = scan_tree({"train.py": code})
