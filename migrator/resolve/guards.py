@@ -101,11 +101,14 @@ def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpr
 
 def raises(body: cst.BaseSuite) -> bool:
     """Whether a block's last statement is a ``raise``: it refuses what reached it."""
+    return isinstance(_last_statement(body), cst.Raise)
+
+
+def _last_statement(body: cst.BaseSuite) -> Optional[cst.CSTNode]:
+    """A block's last statement, the last of a line of several (``x = 1; return x``), or ``None``."""
     statements = body.body
     last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1]
-    return isinstance(last, cst.Raise)
+    return last.body[-1] if isinstance(last, cst.SimpleStatementLine) else last
 
 
 def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -132,12 +135,7 @@ def always_leaves(body: cst.BaseSuite, followed: bool) -> bool:
     """Whether a block's last statement leaves it, so that what ``follows`` its ``if`` is the other way: a
     ``raise`` (the way on is the normal one even with nothing after it), or a ``return``, ``continue`` or
     ``break`` with code after the ``if`` (with none, ``if cuda: return 1`` is the only answer the code gives)."""
-    statements = body.body
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1]
+    last = _last_statement(body)
     return isinstance(last, cst.Raise) or (followed and isinstance(last, _LEAVING))
 
 
