@@ -298,8 +298,8 @@ def in_a_cuda_method(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verd
         verdict = verdicts.get(target.id)
         if verdict is None or verdict.status == Status.SUPPORTED or not cuda_names(target).rewritten:
             continue
-        out[target.id] = Verdict(Status.SUPPORTED, f"inside {parts[-2]}'s own `cuda()` shortcut, beside its `to()`: "
-                                 f"on {target.id} the code moves it with `.to(device)`, and a call of `.cuda()` is "
+        out[target.id] = Verdict(Status.SUPPORTED, f"inside {parts[-2]}'s own `cuda()` method, CUDA's shortcut: "
+                                 f"code that trains on {target.id} does not call it, and a call of `.cuda()` is "
                                  "reported where it is made; nothing to change here", "migrator guard analysis")
     return out
 
