@@ -27,6 +27,11 @@ _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 
+#: a folder named for an exported engine among other words (f5-tts's ``runtime/triton_trtllm/``)
+_EXPORT_WORDS = frozenset({"onnx", "tensorrt", "trtllm", "openvino"})
+_WORDS = re.compile(r"[_\-.]")
+
+
 @lru_cache(maxsize=4096)
 def path_context(path: str) -> Context:
     """From a repository-relative POSIX path alone."""
@@ -34,7 +39,8 @@ def path_context(path: str) -> Context:
     lowered = [f.lower() for f in folders]
     if any(f in _TEST_DIRS for f in lowered) or _TEST_FILE.match(name.lower()):
         return Context.TEST
-    if any(f in _TOOLING_DIRS for f in lowered) or _TOOLING_FILE.match(name.lower()):
+    if any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in lowered) \
+            or _TOOLING_FILE.match(name.lower()):
         return Context.TOOLING
     return Context.TRAINING
 

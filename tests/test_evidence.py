@@ -592,6 +592,9 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
     # litgpt's generate/ and transformers' generation/: a trained model's text, after training
     pytest.param("litgpt/generate/base.py", Context.TOOLING, id="a-generation-folder"),
+    # f5-tts's TensorRT-LLM serving stack
+    pytest.param("src/f5_tts/runtime/triton_trtllm/scripts/convert.py", Context.TOOLING, id="an-engine-export-folder"),
+    pytest.param("src/f5_tts/model/trainer.py", Context.TRAINING, id="the-trainer-beside-them"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
