@@ -798,6 +798,28 @@ def test_reach_through_a_long_chain_or_a_symlink_loop_is_unknown_not_a_crash(tmp
     assert repository.module("loop.py") is None
 
 
+def test_an_answer_cut_at_a_depth_is_not_the_answer_from_a_shallower_caller(tmp_path):
+    from migrator.fix.unknown_reach import Repository
+
+    files = {f"m{i}.py": f"from m{i + 1} import f{i + 1}\n\n\ndef f{i}():\n    return f{i + 1}()\n" for i in range(5)}
+    files["m5.py"] = "def f5():\n    return 1\n"
+    files["top.py"] = "from m4 import f4\n\n\ndef g():\n    return f4()\n"
+    write_tree(tmp_path, files)
+    alone = Repository(tmp_path).call_in("top.py", ("g",), None)
+    repository = Repository(tmp_path)
+    assert "repository calls deep" in repository.call_in("m0.py", ("f0",), None)
+    assert alone is None and repository.call_in("top.py", ("g",), None) is None  # two calls: followed
+
+
+def test_a_module_written_with_a_byte_order_mark_is_read_as_python_reads_it(tmp_path):
+    from migrator.fix.unknown_reach import Repository
+
+    (tmp_path / "lib.py").write_bytes("\ufeffREG = {}\n\n\ndef P():\n    return REG['x']()\n".encode("utf-8"))
+    write_tree(tmp_path, {"use.py": "from lib import P\n\n\ndef g():\n    return P()\n"})
+    why = Repository(tmp_path).call_in("use.py", ("g",), None)
+    assert why is not None and "chosen at run time" in why
+
+
 # detectron2's engine/launch.py `_distributed_worker`, reduced (lines 68-83 at detectron2@be792b95):
 # the backend literal on the second line of the call the assert decides
 WORKER = '''\

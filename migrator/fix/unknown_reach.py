@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from ..discover import read_source
+from ..sources.python import decode_source, parse_ast
 from ..resolve.modules import absolute_import, module_name_for
 
 #: how many repository calls deep a decided branch's calls are followed before its reach counts as unknown
@@ -85,6 +86,9 @@ class Repository:
         self._modules: Dict[str, Optional[_Module]] = {}
         self._unknown: Dict[Tuple[str, str], Optional[str]] = {}
         self._open = 0  # the calls being followed now
+        #: whether the answer being worked out met a depth cut-off: such an answer depends on how deep the
+        #: callable was reached, and is not kept for a shallower caller
+        self._cut = False
 
     # ---------------------------------------------------------------- reading
 
@@ -94,9 +98,11 @@ class Repository:
             path = self.base / rel
             try:
                 if path.resolve().is_relative_to(self.base.resolve()) and path.is_file():
-                    tree = ast.parse(read_source(str(path)).decode("utf-8"))
-                    self._modules[rel] = _Module(rel, tree)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError, RuntimeError):
+                    text = decode_source(read_source(str(path)))  # a BOM, a coding line: as Python reads it
+                    tree = parse_ast(text) if isinstance(text, str) else None
+                    if tree is not None:
+                        self._modules[rel] = _Module(rel, tree)
+            except (OSError, RuntimeError):
                 pass
         return self._modules[rel]
 
@@ -152,9 +158,11 @@ class Repository:
         if key in self._unknown:
             return self._unknown[key]
         if self._open >= CHAIN:  # a chain of calls within files, however long the repository makes it
+            self._cut = True
             return f"`{name}` ({rel}) is more than {CHAIN} calls deep: not followed"
         self._unknown[key] = None  # a cycle is followed once
         self._open += 1
+        outer_cut, self._cut = self._cut, False
         try:
             here = self.module(rel)
             node = _lookup(here, name) if here is not None else None
@@ -166,7 +174,11 @@ class Repository:
                 why = self._body(rel, node, owner, depth)
         finally:
             self._open -= 1
-        self._unknown[key] = why
+        if self._cut:
+            del self._unknown[key]  # reached at another depth, the answer may differ
+        else:
+            self._unknown[key] = why
+        self._cut = self._cut or outer_cut
         return why
 
     def _class(self, rel: str, cls: ast.ClassDef, depth: int) -> Optional[str]:
@@ -249,6 +261,7 @@ class Repository:
 
     def _followed(self, found: Tuple[str, str], written: str, depth: int) -> Optional[str]:
         if depth > DEPTH:
+            self._cut = True
             return f"`{written}()` ({found[0]}) is more than {DEPTH} repository calls deep: not followed"
         why = self.unknown(found[0], found[1], depth)
         return None if why is None else f"`{written}()` -> {why}" if not why.startswith(f"`{written}") else why
