@@ -48,14 +48,14 @@ def path_context(path: str) -> Context:
 #: A function named for export, deployment, inference, generation or explanation (``convert_to_trt``,
 #: ``export_onnx``, ``predict``, ``run_inference``, ``generate``, ``explain``), where a training file keeps its
 #: tooling: what it does runs after training, not in it.
-TOOLING_WORDS = frozenset({"export", "predict", "inference", "serve", "deploy", "explain"})
+_TOOLING_WORDS = frozenset({"export", "predict", "inference", "serve", "deploy", "explain"})
 #: generation by a trained model (``generate``, ``generate_text``, ``generate_images``), not the many things a
 #: training step generates (nerfstudio's ``generate_ray_samples``, detection's ``generate_anchors``)
 GENERATION = re.compile(r"^generate(?:_(?:text|texts|image|images|caption|captions|speech|audio|video|videos|tokens"
                         r"|sequence|sequences|response|responses|answer|answers|samples))?$")
 _TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx"
                                 r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
-                               % "|".join(sorted(TOOLING_WORDS)))
+                               % "|".join(sorted(_TOOLING_WORDS)))
 
 
 def context_of(path: str, category: Category, scope: str = "<module>") -> Context:

@@ -315,6 +315,19 @@ def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree
     assert (found in report.findings) == work
 
 
+@pytest.mark.parametrize("node, off", [
+    pytest.param("pkg.diffusion.GaussianDiffusion._predict_xstart_from_eps", False, id="a-loss-helper-that-predicts"),
+    pytest.param("pkg.sampler.PDFSampler.generate_ray_samples", False, id="a-step-that-generates"),
+    pytest.param("pkg.trainer.Trainer.evaluate", True, id="evaluation"),
+    pytest.param("pkg.lm.LM.generate", True, id="generation"),
+    pytest.param("peft.tuners.oft.layer.Linear.unmerge", True, id="an-adapters-unmerge"),
+])
+def test_a_functions_name_puts_it_off_the_step_by_its_words(node, off):
+    from migrator.project.step import off_the_step
+
+    assert off_the_step(node) == off
+
+
 ADAPTER = ("import torch\n\n\nclass AdapterLayer:\n"
            "    def {name}(self, x=None):\n        return self.weight.data @ torch.linalg.inv(self.rotation)\n")
 

@@ -29,7 +29,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 from ..model import AttributeMethod, Context, FileResult, Finding, Span, StepFacts, TrainingLoop
 from ..resolve import module_name_for
 from ..sources.outline import CALLS_BY_NAME
-from ..contexts import GENERATION, TOOLING_WORDS, path_context
+from ..contexts import GENERATION, path_context
 
 #: Methods a framework calls once per step, whatever calls them.
 _STEP_METHODS = ("training_step", "compute_loss")
@@ -52,12 +52,12 @@ _FEW_NAMESAKES = 3
 _COMMON_NAMES = frozenset({"update", "step", "get", "set", "add", "append", "run", "apply", "reset", "build",
                            "forward", "__call__", "items", "keys", "values", "state_dict", "load_state_dict",
                            "train", "eval", "to", "cuda", "cpu", "float", "half", "zero_grad", "close"})
-#: What a training step calls that is not itself the step: the tooling words of ``contexts`` (export, inference,
-#: ...; and its ``GENERATION`` names), evaluation, beam search, plotting (a word of a function's name,
-#: ``_``-separated) ...
-_OFF_STEP_WORDS = TOOLING_WORDS | {"eval", "evaluate", "evaluation", "validate", "validation", "val", "test",
-                                   "generation", "beam", "infer", "plot", "visualize", "visualise", "benchmark",
-                                   "profile", "unmerge", "unload"}
+#: What a training step calls that is not itself the step: evaluation, beam search, plotting, export, an adapter's
+#: unmerge (a word of a function's name, ``_``-separated; ``contexts._TOOLING_WORDS`` are first words only there,
+#: and here not at all: diffusion's ``_predict_xstart_from_eps`` is on the step), and ``contexts.GENERATION`` ...
+_OFF_STEP_WORDS = frozenset({"eval", "evaluate", "evaluation", "validate", "validation", "val", "test",
+                             "generation", "beam", "inference", "infer", "plot", "visualize", "visualise", "export",
+                             "benchmark", "profile", "unmerge", "unload"})
 #: ... or whole names of such work (an adapter's ``merge`` into the base weights, after training)
 _OFF_STEP_NAMES = frozenset({"merge"})
 #: ... and the methods of a class named as an evaluator, an inference engine or an exporter, and what a module
