@@ -86,7 +86,7 @@ def takes_general_path(node: cst.If, qualify: Callable[[cst.BaseExpression], Opt
     case (a graph capture's fixed shapes) is what it skips. The test is a check there, as in an ``if``/``else``.
     ``if not x.is_cuda: raise ...`` refuses the target's tensors: that test is the blocker, and what follows it
     runs only on CUDA (``leaves_off_cuda``)."""
-    return not raises(node.body) and _not_cuda_device(node.test, qualify, flags)
+    return not _raises(node.body) and _not_cuda_device(node.test, qualify, flags)
 
 
 def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -99,7 +99,7 @@ def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpr
     return isinstance(test.operator, cst.Or) and _not_cuda_device(test.left, qualify, flags)
 
 
-def raises(body: cst.BaseSuite) -> bool:
+def _raises(body: cst.BaseSuite) -> bool:
     """Whether a block's last statement is a ``raise``: it refuses what reached it."""
     return isinstance(_last_statement(body), cst.Raise)
 

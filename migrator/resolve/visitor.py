@@ -16,9 +16,10 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library, availability_test,
                      body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work, leaves_off_cuda,
-                     names_availability, raises, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
+                     names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
                      torch_version_test)
 from .literals import Literals, tested_key
+from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
                       TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
@@ -144,8 +145,7 @@ class ModuleResolver:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
             self._flags_read(node.test, kind == GuardKind.OTHER_BRANCH or checks_only)
-        elif (leaves_off_cuda(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
-              or takes_general_path(node, self.scopes.qualify, self._device_flags[-1])) and not raises(node.body):
+        elif takes_general_path(node, self.scopes.qualify, self._device_flags[-1]):  # (also what leaves off CUDA)
             span = self.emitter.span(node.test)
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
             self._tests[id(node.body)] = True
@@ -214,8 +214,12 @@ class ModuleResolver:
         """``x.is_cuda and torch.cuda.is_current_stream_capturing()``: the right side runs only on a CUDA device;
         elsewhere the left side answers (``False``), so what the right side calls is CUDA's branch beside it."""
         if skipped_off_cuda(node, self.scopes.qualify, self._device_flags[-1]):
-            guard = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.left))
-            self.emitter.expression_guards.update((i, guard) for i in _node_ids(node.right))
+            self._guard_expression(GuardKind.OTHER_BRANCH, node.left, node.right)
+
+    def _guard_expression(self, kind: GuardKind, test: cst.CSTNode, guarded: cst.CSTNode) -> None:
+        """Every usage inside ``guarded`` is under ``test`` as ``kind`` (an expression has no block to enter)."""
+        guard = CudaGuard(kind, self.emitter.span(test))
+        self.emitter.expression_guards.update((i, guard) for i in _node_ids(guarded))
 
     def _idle_availability(self, test: cst.BaseExpression, branches: Tuple[Optional[cst.CSTNode], ...]) -> None:
         """``torch.cuda.is_available()`` in a test that decides between branches doing no device work: its
@@ -290,8 +294,7 @@ class ModuleResolver:
         # not ``return torch.cuda.is_available() and torch.cuda.device_count() > 1``: a question about the machine
         # that answers no on the target's (rfdetr skips its DDP wrap there)
         if tensors and cuda_test(value, self.scopes.qualify, flags) == DEVICE_TYPE:
-            guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
-            self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
+            self._guard_expression(GuardKind.TEST, value, value)
             self._flags_read(value, True)  # ``device_ok = x.device.type == "cuda"`` then ``return device_ok and ...``
 
     def _knobs(self, node: cst.Call) -> None:
@@ -304,24 +307,21 @@ class ModuleResolver:
     def visit_Dict(self, node: cst.Dict) -> None:
         """``{"fused": fabric.device.type == "cuda"}`` handed to an optimizer: a knob, as the keyword is."""
         for element in node.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
-                    and element.key.value.strip("'\"") in _KNOBS:
+            if isinstance(element, cst.DictElement) and string_value(element.key) in _KNOBS:
                 self._knob(element.value)
 
     def _knob(self, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.Name):
             self._flags_read(value, True)
         elif cuda_test(value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
-            guard = CudaGuard(GuardKind.TEST, self.emitter.span(value))
-            self.emitter.expression_guards.update((i, guard) for i in _node_ids(value))
+            self._guard_expression(GuardKind.TEST, value, value)
 
     def _autocast_only_on_cuda(self, node: cst.Call) -> None:
         """``torch.autocast("cuda", enabled=self.amp and feats.is_cuda)``: off CUDA the region is switched off and
         runs in the model's own precision, as the code says; the call is CUDA's branch beside that."""
         enabled = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
         if enabled is not None and cuda_test(enabled, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
-            guard = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(enabled))
-            self.emitter.expression_guards.update((i, guard) for i in _node_ids(node))
+            self._guard_expression(GuardKind.OTHER_BRANCH, enabled, node)
 
     def _idle_autocast(self, exprs: Sequence[cst.BaseExpression], body: cst.CSTNode) -> None:
         """``autocast("cuda", enabled=False)`` around code autocast never lowers (``resolve/autocast_regions``):
