@@ -691,6 +691,7 @@ def test_a_negated_or_short_circuited_cuda_test_is_work_only_where_the_target_mi
     device_work = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
     assert bool(device_work) == work, [(f.line, f.snippet, f.verdicts["cann"].message) for f in device_work]
     queries = [f for f in report.judged if f.api == "torch.cuda.is_current_stream_capturing"]
+    assert bool(queries) == ("is_current_stream_capturing" in body)  # the query is judged, where it is written
     assert all(not active(f.verdicts["cann"]) for f in queries)
 
 

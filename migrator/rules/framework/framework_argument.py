@@ -101,13 +101,14 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     out = []
     for row in rows:
         text = values.get(row.argument)
+        shown = text
         if text is None and row.omitted is not None and not could_pass and row.argument not in written_names:
-            text = f"{row.omitted} (not written: the default, {row.omitted_source})"
+            text, shown = row.omitted, f"{row.omitted} (not written: the default, {row.omitted_source})"
             if row.argument == "accelerator":
                 accelerator = row.omitted
-        if text is None or not row.matches(text.split(" (not written", 1)[0]):
+        if text is None or shown is None or not row.matches(text):
             continue
         if row.argument == "precision" and accelerator in ("cpu", "mps"):
             continue
-        out.append((row, text))
+        out.append((row, shown))
     return out
