@@ -13,6 +13,8 @@ ACCELERATORS = frozenset({"npu", "mlu", "xpu", "hpu", "musa", "mps", "xla", "tpu
 BACKENDS = frozenset({"nccl", "hccl", "cncl", "gloo", "bkcl", "xccl", "mpi", "ucc"})
 #: A device (``cuda:0``, ``npu``, ``cpu``, ``meta``) or backend name, whole: what sits beside a literal says
 #: which device it chooses among.
+#: CUDA's availability questions: whether a device is there, and how many (``torch.cuda.device_count() > 0``)
+CUDA_AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 DEVICE_WORD = re.compile(r"^(?:%s)(?::\d{1,4})?$" % "|".join(sorted({"cuda", "cpu", "meta"} | ACCELERATORS | BACKENDS)))
 
 

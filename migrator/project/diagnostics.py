@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..maps.load import TargetMap
 from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, UsageKind, Verdict
 from ..rules.base import usages_across_files
+from ..devices import CUDA_AVAILABILITY
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
@@ -82,7 +83,6 @@ def _skipped(finding: Finding, targets: Sequence[str], why: str, source: str = _
 #: ``manual_seed`` -> ``_manual_seed_impl`` seeds CUDA, MPS, XPU, MTIA and ``_seed_custom_device(seed)``.
 SEEDS_EVERY_DEVICE = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 _CUDA_SEEDS = frozenset({"torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
-_AVAILABILITY_TESTS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 _SEED_SOURCE = "torch/random.py (manual_seed seeds every device, the custom one too)"
 
 
@@ -130,5 +130,5 @@ def _idle_seed_guards(findings: List[Finding], renamed: Sequence[str]) -> List[F
         return findings
     why = ("a test for CUDA whose branch only seeds CUDA's generators, which `torch.manual_seed` already seeds on "
            "{target}: it decides nothing there")
-    return [_skipped(f, renamed, why, _SEED_SOURCE) if f.api in _AVAILABILITY_TESTS
+    return [_skipped(f, renamed, why, _SEED_SOURCE) if f.api in CUDA_AVAILABILITY
             and (f.path, f.span.line) in idle else f for f in findings]

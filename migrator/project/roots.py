@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..evidence import Bucket, counted_status, finding_bucket
 from ..contexts import path_context
 from ..model import Category, Context, Finding, Span, Status
+from ..devices import CUDA_AVAILABILITY
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -166,10 +167,6 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
 
 
 
-#: The tests whether a CUDA device is there: in a function that uses a CUDA-only library they guard that use.
-_AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
-
-
 def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     """A test for CUDA in a function that uses a CUDA-only library (``if not torch.cuda.is_available(): raise``
     before ``nvidia_smi.getInstance()``) guards that use: renamed alone it would let the library run where it
@@ -191,7 +188,7 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     def root_of(finding: Finding) -> Optional[str]:
         if finding.root is not None or finding.rule == "cuda-library":
             return None
-        if finding.api in _AVAILABILITY:
+        if finding.api in CUDA_AVAILABILITY:
             return library.get((finding.path, finding.scope))
         if finding.category != Category.DEVICE:
             return None

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..maps.limits import for_call
+from ..maps.load import release_tuple
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage, UsageKind, Value, Verdict
 from ..resolve.vocabulary import Vocabulary
@@ -131,8 +132,9 @@ def _on_torch_line(verdicts, gate: TorchGate, ctx: RuleContext):
 
 
 def _release(line: Optional[str]) -> Optional[Tuple[int, int]]:
-    parts = (line or "").split(".")
-    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
+    """A torch line's (major, minor) (``2.4`` -> ``(2, 4)``), or ``None``."""
+    numbers = release_tuple(line or "")
+    return (numbers[0], numbers[1]) if len(numbers) >= 2 else None
 
 
 def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):
