@@ -85,11 +85,17 @@ def finding_bucket(finding: Finding) -> Bucket:
     return next((b for b in (Bucket.WORK, Bucket.VALIDATE, Bucket.GAP) if b in buckets), Bucket.RUNS)
 
 
+#: what a fallback off the step is told: the step the scan found, or with none, the function's name decides
+_OFF_STEP = ("off the training step as the scan reads it (the step it found, or, where it found none, the "
+             "function's name: an evaluation, an export, an unmerge): ")
+
+
 def weigh(findings: Iterable[Finding], fallbacks_on_step: Optional[AbstractSet[str]] = None) -> Tuple[Finding, ...]:
     """Every finding with each verdict's evidence explicit: what the report carries and every view reads.
     A ``tune`` finding is a pattern the vendor's guide documents: a note until a traced run measured its line
     on the step (``Finding.measured``), which is proof that it costs. Where the training step is known
-    (``fallbacks_on_step``: the findings that fall back to the CPU on it), a fallback off the step runs where it
+    (``fallbacks_on_step``: the findings that fall back to the CPU on it; in a project with no step found, those
+    not in a function named off it, ``project/step.off_the_step``), a fallback off the step runs where it
     is called (initialisation, a merge, evaluation), not every iteration: correct, and slow only if often,
     which is for the card to say: a note."""
     out = []
@@ -102,8 +108,8 @@ def weigh(findings: Iterable[Finding], fallbacks_on_step: Optional[AbstractSet[s
         if key not in memo:
             found = _weighed(finding, verdict)
             if off_step and grade(found) == Grade.PROOF:
-                found = with_evidence(found, item(Grade.NOTE, found.source, "off the training step: "
-                                                  + (found.evidence[0].quote if found.evidence else found.message)))
+                why = found.evidence[0].quote if found.evidence else found.message
+                found = with_evidence(found, item(Grade.NOTE, found.source, _OFF_STEP + why))
             memo[key] = (verdict, found)  # (the verdict kept alive: its id stays its own)
         return memo[key][1]
 
