@@ -3,9 +3,10 @@ vendored with every older ``modeling_t5.py`` / ``modeling_gpt2.py``. ``self.mode
 ``__init__``, ``True`` only in ``parallelize()``; ``if self.model_parallel: torch.cuda.set_device(...)`` in the
 forward. Where no code of the project calls ``.parallelize(``, the mode is never on in its runs: what the method
 and the branches on its flag do is not the training run (tooling, as a demo is), however much CUDA they hold.
-A flag set true anywhere else (``__init__``, a module-level function, a method the project calls) keeps the
-findings. A call is looked for in the code (``x.parallelize(...)``), not in the text: HF's docstrings show one.
-A name built at run time (``getattr(model, name)()``) is missed."""
+A flag the class sets true anywhere else (``__init__``, a method the project calls) keeps the findings. A call is
+looked for in the code (``x.parallelize(...)``), not in the text: HF's docstrings show one. Missed: a name built at
+run time (``getattr(model, name)()``), and a flag set true from outside the class (``model.model_parallel = True``
+in a script): only the class's own assignments are read."""
 
 from __future__ import annotations
 
