@@ -662,6 +662,9 @@ class Call:
 
     scope: str  # "<module>", "<main>", a qualified definition name, or "@name" for a decorator root
     target: CallTarget
+    #: the line of the CUDA test whose branch the call is made in (``if torch.cuda.is_available():``,
+    #: ``if x.is_cuda:``, the code after ``if not torch.cuda.is_available(): return``; the innermost), 0 for none
+    cuda_test: int = 0
 
 
 @dataclass(frozen=True)
@@ -889,6 +892,8 @@ class GraphSnapshot:
     entries: Tuple[EntryPoint, ...]
     unresolved_entries: Tuple[str, ...]
     reached: Tuple[Tuple[str, int, int, Tuple[str, ...], NodeKind], ...]  # ``NodeReach`` fields (loads 10x faster)
+    #: edge ``i``'s ``cuda_test`` (``GraphIndex.add_edge``; 0: none)
+    edge_cuda_tests: Tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

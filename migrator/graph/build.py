@@ -88,7 +88,7 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
             target = _rebased(call.target, fix)
             scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
             calls.append(call if target is call.target and scope is call.scope else
-                         Call(scope=scope, target=target))
+                         Call(scope=scope, target=target, cuda_test=call.cuda_test))
         rebased[module] = (result, replace(
             outline, imports=tuple(fix(i) for i in outline.imports),
             bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),
@@ -182,7 +182,7 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline) -> None:
         by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
         for target in index.targets(call.target):
             if target != source and not (by_name and index.graph.has_edge(source, target)):
-                index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls")
+                index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls", cuda_test=call.cuda_test)
 
 
 def _add_construct_edges(index: GraphIndex) -> None:

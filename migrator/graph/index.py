@@ -36,11 +36,21 @@ class GraphIndex:
         self._targets: Dict[CallTarget, List[str]] = {}
         self._modules: Dict[str, Optional[str]] = {}
 
-    def add_edge(self, source: str, target: str, kind: str) -> None:
-        if not self.graph.has_edge(source, target):
+    def add_edge(self, source: str, target: str, kind: str, cuda_test: int = 0) -> None:
+        """An edge of ``kind``; ``cuda_test``: the line of the CUDA test in ``source`` whose branch makes the call
+        (``Call.cuda_test``), kept while every call between the two is made in such a branch."""
+        graph = self.graph
+        if not graph.has_edge(source, target):
             self.added_sources.append(source)
             self.added_targets.append(target)
-        self.graph.add_edge(source, target, kind=kind)
+            graph.add_edge(source, target, kind=kind)
+            if cuda_test:  # the key only where it is set: an edge's attributes are a dict each
+                graph.adj[source][target]["cuda_test"] = cuda_test
+            return
+        data = graph.adj[source][target]
+        data["kind"] = kind
+        if not cuda_test:
+            data.pop("cuda_test", None)
 
     def kind(self, node: str) -> Optional[str]:
         return self.graph.nodes[node].get("kind")

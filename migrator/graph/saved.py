@@ -9,7 +9,8 @@ they are now (``restored``). An edit that adds a call or an import misses, and t
 The snapshot is plain columns (``GraphSnapshot``): nodes with their kind, path and line, and edges with their
 kind, in the order the build added them (``ProjectGraph.added``), which gives every node its successors and
 predecessors in the order networkx had them: call paths and pictures walk them. Every node a build makes has
-a kind, a path and a line, and every edge a kind (``build.node_rows``, ``GraphIndex.add_edge``).
+a kind, a path and a line, and every edge a kind and a CUDA test's line (``build.node_rows``,
+``GraphIndex.add_edge``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def snapshot_of(project: ProjectGraph, reached: Dict[str, NodeReach]) -> Optiona
         node_paths=tuple(d["path"] for d in data.values()), node_lines=tuple(d["line"] for d in data.values()),
         sources=sources, targets=targets,
         edge_kinds=tuple(adjacency[a][b]["kind"] for a, b in zip(sources, targets)),
+        edge_cuda_tests=tuple(adjacency[a][b].get("cuda_test", 0) for a, b in zip(sources, targets)),
         entries=project.entries, unresolved_entries=project.unresolved_entries,
         reached=tuple((r.node, r.entries, r.paths, r.path, r.kind) for r in reached.values()))
 
@@ -64,8 +66,9 @@ def restored(snapshot: GraphSnapshot, results: Sequence[FileResult]) -> Tuple[Pr
     graph = nx.DiGraph()
     graph.add_nodes_from((node, {"kind": kind, "path": path, "line": line}) for node, kind, path, line
                          in zip(snapshot.nodes, snapshot.node_kinds, snapshot.node_paths, snapshot.node_lines))
-    graph.add_edges_from((a, b, {"kind": kind}) for a, b, kind
-                         in zip(snapshot.sources, snapshot.targets, snapshot.edge_kinds))
+    cuda_tests = snapshot.edge_cuda_tests or (0,) * len(snapshot.sources)
+    graph.add_edges_from((a, b, {"kind": kind, "cuda_test": test} if test else {"kind": kind}) for a, b, kind, test
+                         in zip(snapshot.sources, snapshot.targets, snapshot.edge_kinds, cuda_tests))
     outlines = {r.outline.module: (r.file.rel, r.outline) for r in results if r.outline is not None}  # as built
     for path, outline in outlines.values():
         for node, data in node_rows(outline, path):

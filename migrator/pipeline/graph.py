@@ -31,8 +31,9 @@ class Reached:
 def reachable(root: Path, results: Sequence[FileResult], findings: Sequence[Finding], ops: Sequence[CustomOp],
               entries: Sequence[str], cache: Optional[AnalysisCache]) -> Reached:
     """``findings`` marked reachable from the entry points (an entry point already on a vendor's patcher:
-    what it covers is ``supported``)."""
+    what it covers is ``supported``), those in a function only CUDA's branches call sites of its test."""
     from ..graph import build_graph, mark_reachable, reach
+    from ..graph.cuda_callers import with_cuda_branch_roots
     from ..graph.shimmed import through_shims
 
     def built() -> Tuple["ProjectGraph", Dict[str, NodeReach]]:
@@ -41,7 +42,8 @@ def reachable(root: Path, results: Sequence[FileResult], findings: Sequence[Find
 
     project, nodes = graph_and_reach(cache, root, results, entries, built)
     marked, placed = mark_reachable(project, nodes, findings, ops)
-    return Reached(project, nodes, tuple(through_shims(marked, project, placed, results)), placed)
+    sited = with_cuda_branch_roots(marked, project, placed)  # a helper only CUDA's branches call: the test's
+    return Reached(project, nodes, tuple(through_shims(sited, project, placed, results)), placed)
 
 
 def reached_by_trace(findings: Sequence[Finding]) -> Tuple[Finding, ...]:

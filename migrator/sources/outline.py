@@ -80,6 +80,7 @@ class _OutlineReader:
         self._optional = 0  # inside how many optional-import blocks
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
+        self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
         self.cuda_members: FrozenSet[str] = frozenset()  # module functions that are CUDA's of a per-device family
         self.definitions: List[Definition] = []
         self.calls: List[Call] = []
@@ -105,14 +106,21 @@ class _OutlineReader:
             found = [t for t in (self._resolve(v, local) for v in _alias_values(stmt.value)) if t and not _external(t)]
             if found:
                 (self.names if local is None else local)[stmt.targets[0].id] = found[0]
-                self.calls.extend(Call(scope=MODULE, target=NamedTarget(other)) for other in found[1:] if local is None)
+                self.calls.extend(self._call(MODULE, NamedTarget(other)) for other in found[1:] if local is None)
 
     # ------------------------------------------------------------------------------ structure
 
     def read_body(self, body: List[ast.stmt], scope: str, cls: Optional[str],
                   local: Optional[Dict[str, str]] = None) -> None:
-        for stmt in body:
-            self.read_stmt(stmt, scope, cls, local)
+        outer = self._cuda_test
+        try:
+            for stmt in body:
+                self.read_stmt(stmt, scope, cls, local)
+                if isinstance(stmt, ast.If) and not stmt.orelse and _leaves(stmt.body) \
+                        and self._cuda_test_of(stmt.test, local, negated=True):
+                    self._cuda_test = stmt.lineno  # ``if not torch.cuda.is_available(): return``: the rest is CUDA's
+        finally:
+            self._cuda_test = outer
 
     def read_stmt(self, stmt: ast.stmt, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -147,15 +155,22 @@ class _OutlineReader:
         optional-import test or of a CUDA tensor's test counted as such), the rest as expressions."""
         optional = _makes_imports_optional(stmt)  # ``if is_bnb_available():``, ``try/except ImportError``
         cuda = isinstance(stmt, ast.If) and tests_a_cuda_tensor(stmt.test)
+        # the branch a CUDA test takes only on CUDA: the body of ``if torch.cuda.is_available():``, the ``else`` of
+        # ``if not x.is_cuda:``
+        cuda_field = "" if not isinstance(stmt, ast.If) else "body" if self._cuda_test_of(stmt.test, local) \
+            else "orelse" if self._cuda_test_of(stmt.test, local, negated=True) else ""
         for field, value in ast.iter_fields(stmt):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._optional += optional and field == "body"
                 self._cuda_branch += cuda and field == "body"
+                outer = self._cuda_test
+                self._cuda_test = stmt.lineno if field == cuda_field else outer
                 try:
                     self.read_body(value, scope, cls, local)
                 finally:
                     self._optional -= optional and field == "body"
                     self._cuda_branch -= cuda and field == "body"
+                    self._cuda_test = outer
             elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, _HANDLERS):
@@ -209,7 +224,7 @@ class _OutlineReader:
         if not isinstance(decorator, ast.Call):
             target = self._resolve(decorator, local)
             if target and not _external(target):  # ``@register_model`` calls register_model(fn)
-                self.calls.append(Call(scope=scope, target=NamedTarget(target)))
+                self.calls.append(self._call(scope, NamedTarget(target)))
         while isinstance(root, ast.Attribute):
             root = root.value
         resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
@@ -275,7 +290,7 @@ class _OutlineReader:
         for sub in _calls_in(node, containers):
             target = self._call_target(sub.func, cls, local)
             if target:
-                self.calls.append(Call(scope=scope, target=target))
+                self.calls.append(self._call(scope, target))
             for arg in [*sub.args, *(k.value for k in sub.keywords)]:
                 self._reference(arg, scope, cls, local)  # a callback: mp.spawn(main_worker), self.apply(self._init)
         for container in containers:  # a table of functions: {'2': _dct_kernel_type_2, '3': _dct_kernel_type_3}
@@ -287,11 +302,31 @@ class _OutlineReader:
         more, never less)."""
         if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
                 and cls:
-            self.calls.append(Call(scope=scope, target=SelfMethod(f"{self.module}.{cls}", value.attr)))
+            self.calls.append(self._call(scope, SelfMethod(f"{self.module}.{cls}", value.attr)))
         elif isinstance(value, (ast.Name, ast.Attribute)):
             ref = self._resolve(value, local)
             if ref and not _external(ref):
-                self.calls.append(Call(scope=scope, target=NamedTarget(ref)))
+                self.calls.append(self._call(scope, NamedTarget(ref)))
+
+    def _call(self, scope: str, target: CallTarget) -> Call:
+        return Call(scope=scope, target=target, cuda_test=self._cuda_test)
+
+    def _cuda_test_of(self, test: ast.expr, local: Optional[Dict[str, str]], negated: bool = False) -> bool:
+        """Whether ``test`` is true only on CUDA (a CUDA tensor's test, ``torch.cuda.is_available()``, alone or in
+        an ``and``), or with ``negated``, false only there (``not torch.cuda.is_available()``,
+        ``x.device.type != "cuda"``, alone or in an ``or``)."""
+        if negated:
+            if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # false only where every side is
+                return any(self._cuda_test_of(v, local, negated=True) for v in test.values)
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                return not isinstance(test.operand, ast.BoolOp) and self._cuda_test_of(test.operand, local)
+            return isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], (ast.NotEq, ast.NotIn, ast.IsNot)) and _names_cuda_string(test)
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(self._cuda_test_of(v, local) for v in test.values)
+        if isinstance(test, ast.Call) and not test.args:
+            return self._resolve(test.func, local) == _IS_AVAILABLE
+        return tests_a_cuda_tensor(test)
 
     def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[CallTarget]:
         if isinstance(func, ast.Name):
@@ -437,10 +472,21 @@ def tests_a_cuda_tensor(test: ast.expr) -> bool:
     if isinstance(test, ast.Attribute):
         return test.attr == "is_cuda"
     if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Eq, ast.In, ast.Is)) for op in test.ops):
-        return any(isinstance(side, ast.Constant) and isinstance(side.value, str)
-                   and (side.value == "cuda" or side.value.startswith("cuda:"))
-                   for side in (test.left, *test.comparators))
+        return _names_cuda_string(test)
     return False
+
+
+_IS_AVAILABLE = "torch.cuda.is_available"
+
+
+def _names_cuda_string(test: ast.Compare) -> bool:
+    return any(isinstance(side, ast.Constant) and isinstance(side.value, str)
+               and (side.value == "cuda" or side.value.startswith("cuda:")) for side in (test.left, *test.comparators))
+
+
+def _leaves(body: List[ast.stmt]) -> bool:
+    """Whether a block always leaves where it ends (``return``, ``raise``, ``continue``, ``break``)."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:

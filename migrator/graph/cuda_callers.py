@@ -1,0 +1,99 @@
+"""Functions that run only in CUDA's branches, and their findings as sites of the test that decides them.
+
+rfdetr's ``_cuda_supports_native_bf16()`` asks ``torch.cuda.get_device_capability()``; its only callers call it
+inside ``if torch.cuda.is_available():`` (the trainer's precision choice) or after ``if not
+torch.cuda.is_available(): raise`` (the opt-in batch-size probe). Where the test is False the helper never runs:
+what the target loses is said once, at the test (its finding: keep it, flip it, or give the target its own
+branch), not again at every device call the helper makes. A function is CUDA's when every call into it is made
+in a CUDA test's branch (``Call.cuda_test``, an edge's ``cuda_test``) or from another function that is CUDA's;
+its device, distributed, AMP and CUDA-library findings become sites of the finding on that test, as a use in
+the test's own body is (``rules._cause``). An operator's finding keeps its own verdict there, as in the body:
+a runtime that keeps CUDA's names (Kunlunxin) takes the branch and runs the operator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..model import Category, Finding, NodeKind
+from ..sources.outline import CALLS_BY_NAME
+from .build import ProjectGraph
+
+#: the edges that call into a function: a call, a call joined by the method's name, a class built (its methods)
+_CALLING = frozenset({"calls", CALLS_BY_NAME, "constructs"})
+#: what can be called
+_CALLABLE = frozenset({NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS})
+#: the findings a CUDA test's branch makes its sites (``rules._FLOWS`` and a CUDA library's uses)
+_SITES = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP, Category.THIRD_PARTY})
+
+
+@dataclass(frozen=True)
+class CudaBranch:
+    """The CUDA test a function is called under: its file and line, and the function that makes the call."""
+
+    path: str
+    line: int
+    caller: str
+
+
+def cuda_only(project: ProjectGraph) -> Dict[str, CudaBranch]:
+    """Each function, method or class every caller calls in a CUDA test's branch (or from a function that is
+    itself CUDA's) -> the first such test. An entry point, or a node nothing calls, is nobody's branch."""
+    graph = project.graph
+    entries = {e.node for e in project.entries}
+    nodes = graph.nodes
+    found: Dict[str, CudaBranch] = {}
+    todo: List[str] = [target for source, target, test in graph.edges(data="cuda_test") if test]
+    while todo:
+        node = todo.pop()
+        if node in found or node in entries or nodes[node].get("kind") not in _CALLABLE:
+            continue
+        branch = _branch(graph, node, found)
+        if branch is not None:
+            found[node] = branch
+            todo.extend(graph.succ[node])
+    return found
+
+
+def _branch(graph, node: str, found: Mapping[str, CudaBranch]) -> Optional[CudaBranch]:
+    """The CUDA test ``node`` is called under, if every edge into it is a call in such a branch."""
+    first: Optional[CudaBranch] = None
+    for caller, data in graph.pred[node].items():
+        if data.get("kind") not in _CALLING:
+            return None
+        test = data.get("cuda_test")
+        branch = CudaBranch(graph.nodes[caller].get("path", ""), test, caller) if test else found.get(caller)
+        if branch is None:
+            return None
+        first = first or branch
+    return first
+
+
+def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
+                           placed: Mapping[str, str]) -> List[Finding]:
+    """``findings``, each device, distributed, AMP or CUDA-library finding in a function that runs only in CUDA's
+    branches (``cuda_only``) a site of the finding on the test it is called under (the first one written on the
+    test's line; none there: it keeps its own). ``placed``: finding id -> the node it sits in, where known."""
+    branches = cuda_only(project)
+    if not branches:
+        return list(findings)
+    on_line: Dict[Tuple[str, int], Finding] = {}
+    for finding in findings:
+        if finding.span.cell is None and finding.span.line is not None:
+            on_line.setdefault((finding.path, finding.span.line), finding)
+    roots: Dict[str, str] = {}
+    for finding in findings:
+        branch = branches.get(placed.get(finding.id) or project.node_of(finding) or "")
+        if branch is None or finding.root is not None or finding.category not in _SITES:
+            continue
+        test = on_line.get((branch.path, branch.line))
+        if test is not None and test.id != finding.id:
+            roots[finding.id] = test.root or test.id
+    for site, root in list(roots.items()):  # a test that has just become a site itself: its own root
+        seen = {site}
+        while root in roots and root not in seen:
+            seen.add(root)
+            root = roots[root]
+        roots[site] = root
+    return [replace(f, root=roots[f.id]) if f.id in roots and roots[f.id] != f.id else f for f in findings]

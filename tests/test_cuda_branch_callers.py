@@ -1,0 +1,146 @@
+"""A function only CUDA's branches call: its device findings are sites of the test it is called under
+(``graph/cuda_callers.py``), the way a use in the test's own body is; one called anywhere else keeps its own."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from migrator.assess import counted
+from migrator.sources.outline import outline_of
+
+_HELPER = """
+import torch
+
+
+def _capability():
+    return torch.cuda.get_device_capability()
+"""
+
+#: (id, the caller's body, whether the helper's finding is a site of the caller's test)
+_CALLERS = [
+    ("in-is-available-body", """
+def precision():
+    if torch.cuda.is_available():
+        return "bf16" if _capability()[0] >= 8 else "fp16"
+    return "fp32"
+""", True),
+    ("after-a-raise-off-cuda", """
+def precision():
+    if not torch.cuda.is_available():
+        raise RuntimeError("the batch-size probe needs CUDA")
+    return _capability()
+""", True),
+    ("in-else-of-a-negated-test", """
+def precision():
+    if not torch.cuda.is_available():
+        return "fp32"
+    else:
+        return _capability()
+""", True),
+    ("in-a-cuda-tensors-branch", """
+def precision(x):
+    if x.is_cuda:
+        return _capability()
+    return None
+""", True),
+    ("through-a-cuda-only-helper", """
+def _native():
+    return _capability()[0] >= 8
+
+
+def precision():
+    if torch.cuda.is_available():
+        return "bf16" if _native() else "fp16"
+    return "fp32"
+""", True),
+    ("also-called-unguarded", """
+def precision():
+    if torch.cuda.is_available():
+        _capability()
+    return _capability()
+""", False),
+    ("in-the-else-branch", """
+def precision():
+    if torch.cuda.is_available():
+        return "fp16"
+    else:
+        return _capability()
+""", False),
+    ("after-a-test-that-does-not-leave", """
+def precision():
+    if not torch.cuda.is_available():
+        print("no CUDA")
+    return _capability()
+""", False),
+]
+
+_TRAIN = """
+from pkg.helpers import precision
+
+
+def main():
+    print(precision())
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("caller, site", [c[1:] for c in _CALLERS], ids=[c[0] for c in _CALLERS])
+def test_a_helper_only_cuda_branches_call_is_a_site_of_their_test(scan_tree, caller, site):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/helpers.py": _HELPER + caller, "train.py": _TRAIN})
+    capability = next(f for f in report.judged if f.api == "torch.cuda.get_device_capability")
+    if not site:
+        assert capability.root is None
+        assert capability in counted(report.judged)
+        return
+    test = next(f for f in report.judged if f.id == capability.root)
+    assert test.path == "pkg/helpers.py" and test.api in ("torch.cuda.is_available", "torch.Tensor.is_cuda")
+    assert test.scope.endswith("precision")
+    assert capability not in counted(report.judged)
+
+
+def test_an_operator_in_a_cuda_only_helper_keeps_its_own_verdict(scan_tree):
+    """A runtime that keeps CUDA's names takes the branch and runs the operator: its verdict is its own."""
+    helpers = """
+import torch
+
+
+def _reference(x):
+    torch.cuda.synchronize()
+    return torch.nextafter(x, x + 1)
+
+
+def step(x):
+    if x.is_cuda:
+        return _reference(x)
+    return x
+"""
+    report = scan_tree({"pkg/__init__.py": "", "pkg/helpers.py": helpers,
+                        "train.py": "from pkg.helpers import step\n\nif __name__ == '__main__':\n    step(None)\n"})
+    synchronize = next(f for f in report.judged if f.api == "torch.cuda.synchronize")
+    assert synchronize.root is not None
+    operator = [f for f in report.judged if f.api == "torch.nextafter"]
+    assert operator and all(f.root is None for f in operator)
+
+
+@pytest.mark.parametrize("code, lines", [
+    ("if torch.cuda.is_available():\n    f()\ng()\n", {"f": 1, "g": 0}),
+    ("if x.device.type == 'cuda' and ok:\n    f()\nelse:\n    g()\n", {"f": 1, "g": 0}),
+    ("if x.device.type != 'cuda':\n    return g()\nf()\n", {"f": 1, "g": 0}),
+    ("if not torch.cuda.is_available():\n    g()\nf()\n", {"f": 0, "g": 0}),
+    ("if not torch.cuda.is_available() or x.device.type != 'cuda':\n    raise RuntimeError(g())\nf()\n",
+     {"f": 1, "g": 0}),
+    ("if torch.cuda.is_available() or other:\n    g()\n", {"g": 0}),
+], ids=["body", "and-with-a-device-type", "after-leaving-off-cuda", "negated-not-leaving", "raise-on-either-negation",
+     "or-is-no-cuda-test"])
+def test_the_outline_says_which_calls_a_cuda_test_makes(code, lines):
+    source = "import torch\n\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n\n\ndef run(x, ok, other):\n" \
+        + textwrap.indent(code, "    ")
+    outline = outline_of(ast.parse(source), "mod", False)
+    made = {c.target.name.rpartition(".")[2]: c.cuda_test for c in outline.calls if hasattr(c.target, "name")}
+    assert {name: made[name] for name in lines} == {name: (13 if line else 0) for name, line in lines.items()}
