@@ -3,6 +3,8 @@ with the uses they cause as its sites."""
 
 from __future__ import annotations
 
+import pytest
+
 from migrator.assess import counted
 from migrator.model import Status
 
@@ -112,3 +114,16 @@ def test_a_custom_operator_is_one_finding_at_its_build_with_kernels_and_calls_as
     (target,) = report.targets
     (blocker,) = [b for b in target.blockers if b.key.startswith("custom-op:")]
     assert blocker.findings == (build.id,) and blocker.status == Status.PORT
+
+
+@pytest.mark.parametrize("code", [
+    'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+    'device = (\n    "cuda"\n    if torch.cuda.is_available()\n    else "cpu"\n)\n',
+    'device = (\n    "cuda:0"\n    if torch.cuda.is_available()\n    else "mps"\n    if torch.backends.mps.is_available()\n    else "cpu"\n)\n',
+], ids=["one-line", "over-lines", "a-chain-over-lines"])
+def test_a_device_chosen_by_the_availability_test_is_one_item_of_work(scan_code, code):
+    """The string in the body of ``... if torch.cuda.is_available() else ...`` is what the test decides: one
+    change, however the expression is written over lines (f5-tts's device pick was two items on two lines)."""
+    findings = scan_code("import torch\n\n" + code + "x = torch.ones(2).to(device)\n")
+    work = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED]
+    assert len([f for f in work if f.span.line and f.span.line <= code.count("\n") + 2]) == 1

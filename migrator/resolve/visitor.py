@@ -14,9 +14,9 @@ from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate,
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
-from .guards import (DEVICE_TYPE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library, availability_test,
-                     body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work, leaves_off_cuda,
-                     names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
+from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
+                     availability_test, body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work,
+                     leaves_off_cuda, names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
                      torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
@@ -209,6 +209,10 @@ class ModuleResolver:
             guards = self.emitter.expression_guards
             guards.update((i, CudaGuard(GuardKind.TEST, span)) for i in _node_ids(node.test))
             guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(node.body))
+        elif kind == IS_AVAILABLE:
+            # ``"cuda"`` / ``if torch.cuda.is_available()`` / ``else "cpu"`` over several lines: the test decides
+            # what its body does, as an ``if`` block's would (its finding is the cause, the body's its sites)
+            self._guard_expression(GuardKind.DECIDED_BY_TEST, node.test, node.body)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``x.is_cuda and torch.cuda.is_current_stream_capturing()``: the right side runs only on a CUDA device;
