@@ -25,6 +25,7 @@ from ..project import in_project
 from ..project.configs import with_config_reads, with_config_roots, with_unread_noted
 from ..project.coverage import apart
 from ..project.roots import with_line_roots
+from ..project.training_entries import with_untrained_as_tooling
 from ..rules import RuleContext
 from .finish import finish
 from .graph import reachable, reached_by_trace, with_call_paths
@@ -113,6 +114,7 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     tuned = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
                  request.trace[0] if request.trace is not None else None, str(root), rule_errors)
     marked, placed = reached.findings + tuned.findings, {**reached.placed, **tuned.placed}
+    marked = tuple(with_untrained_as_tooling(marked, results, project, placed))  # an evaluation script's code
     if traced is not None:
         marked = reached_by_trace(marked)
     summary = summarise(project, nodes, placed)

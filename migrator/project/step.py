@@ -190,7 +190,7 @@ class _StepRoots:
         for loop in facts.loops:
             if off_the_step(loop.scope):
                 continue  # a benchmark's or a profiler's backward: not the training step
-            source = _loop_node(self.graph, module, loop, self.main_lines.get(module))
+            source = loop_node(self.graph, module, loop, self.main_lines.get(module))
             why = f"called by the training loop at {_where(path, loop.span)}"
             for callee in _callees(self.graph, source, loop.calls):
                 self._add(callee, why, on_host)
@@ -332,7 +332,7 @@ def _attribute_calls(results: Sequence[FileResult], graph, methods: Set[str]) ->
     return guessed
 
 
-def _loop_node(graph, module: str, loop: TrainingLoop, main: Optional[Tuple[int, int]]) -> Optional[str]:
+def loop_node(graph, module: str, loop: TrainingLoop, main: Optional[Tuple[int, int]]) -> Optional[str]:
     if loop.scope != "<module>":
         return loop.scope if loop.scope in graph else None
     if main and loop.span.line and main[0] <= loop.span.line <= main[1] and f"{module}.<main>" in graph:

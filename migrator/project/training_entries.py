@@ -1,0 +1,129 @@
+"""Code only entry points that never train reach: an evaluation script, an inference server, a profiler.
+
+f5-tts ships ``train.py`` (its trainer's loop calls ``backward``) beside ``eval/eval_infer_batch.py``,
+``socket_server.py`` and ``infer/speech_edit.py``, which load a checkpoint and synthesise. What only those reach
+runs after training, on whatever device the user serves from: tooling, like a file in an ``inference/`` folder
+(``contexts.py``), not the training run. What a training entry point reaches as well stays training (the
+vocoder loader the trainer calls to log samples).
+
+An entry point trains when it reaches a training root: a loop that calls ``backward``, a step function (it calls
+``backward``; with the class that defines it, which a trainer framework runs through ``fit``), or a call of an
+outside trainer (``trainer.fit(model)``, ``trainer.train()``: Lightning's, transformers'). Only a project with
+both kinds of entry point is split: where no entry point trains (a library, a project trained by a framework the
+scan cannot see into) or every one does, every finding keeps its context.
+
+A script's function that nothing calls (``uncalled_in_scripts``) runs in no run at all: tooling too, as a mode
+nobody turns on is (``project/opt_in.py``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
+
+from ..contexts import path_context
+from ..model import AttributeMethod, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
+from ..sources.outline import MODULE
+from .step import loop_node, off_the_step
+
+if TYPE_CHECKING:
+    from ..graph import ProjectGraph
+
+#: what an outside trainer is run by (``trainer.fit(model)``, ``trainer.train()``)
+_TRAINER_CALLS = frozenset({"fit", "train"})
+
+
+def training_roots(results: Sequence[FileResult], graph, main_lines) -> FrozenSet[str]:
+    """The nodes where the project trains: its training loops, its step functions and their classes, and the
+    scopes that call an outside trainer."""
+    roots: Set[str] = set()
+    for result in results:
+        outline, facts = result.outline, result.step
+        if outline is None or path_context(result.file.rel) != Context.TRAINING:
+            continue
+        if facts is not None:
+            for loop in facts.loops:
+                node = loop_node(graph, outline.module, loop, main_lines.get(outline.module))
+                if node is not None and not off_the_step(loop.scope):
+                    roots.add(node)
+            for step in facts.steps:
+                if step in graph and not off_the_step(step):
+                    roots.update((step, step.rpartition(".")[0]))
+        for call in outline.calls:
+            if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@"):
+                roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
+    return frozenset(node for node in roots if node in graph)
+
+
+def _runs_a_trainer(target, graph) -> bool:
+    if isinstance(target, (UnknownReceiver, AttributeMethod)):
+        return target.name in _TRAINER_CALLS
+    return isinstance(target, NamedTarget) and target.name.rpartition(".")[2] in _TRAINER_CALLS \
+        and target.name not in graph
+
+
+def trained_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[FrozenSet[str]]:
+    """What the entry points that train reach, or ``None`` when the entry points cannot be told apart (none
+    trains, or every one does)."""
+    graph = project.graph
+    entries = {e.node for e in project.entries if e.node in graph}
+    ancestors = _walk(roots, graph.predecessors)
+    training = entries & ancestors
+    if not training or training == entries:
+        return None
+    return _walk(training, graph.successors)
+
+
+def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> FrozenSet[str]:
+    seen = set(start)
+    queue = deque(seen)
+    while queue:
+        for other in step(queue.popleft()):
+            if other not in seen:
+                seen.add(other)
+                queue.append(other)
+    return frozenset(seen)
+
+
+def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") -> FrozenSet[str]:
+    """The module-level functions of scripts (a module with a ``__main__`` block) that nothing in the project
+    calls or names: e3nn's ``examples/tetris.py`` defines ``profile()`` after its ``__main__`` block and never
+    calls it. A script's functions are no library's API; one that a command-line library may expose by its name
+    (``fire.Fire()``, Typer, Click, jsonargparse) is not counted out."""
+    graph = project.graph
+    out: Set[str] = set()
+    for result in results:
+        outline = result.outline
+        if outline is None or outline.main_lines is None \
+                or any(name.split(".")[0] in _CLI_LIBRARIES for name in outline.imports):
+            continue
+        for definition in outline.definitions:
+            node = f"{outline.module}.{definition.name}"
+            if "." not in definition.name and node in graph and graph.nodes[node].get("kind") == NodeKind.FUNCTION \
+                    and not graph.pred[node]:
+                out.add(node)
+    return frozenset(out)
+
+
+#: libraries that can run a script's functions by their names from the command line
+_CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
+
+
+def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
+                              project: "ProjectGraph", placed: Mapping[str, str]) -> List[Finding]:
+    """``findings``, a training one that entry points reach, but none that trains, as tooling, and so one in a
+    script's function nothing calls (``uncalled_in_scripts``)."""
+    trained = trained_reach(project, training_roots(results, project.graph, project.main_lines)) \
+        if project.entries else None
+    uncalled = uncalled_in_scripts(results, project)
+    if trained is None and not uncalled:
+        return list(findings)
+    out = []
+    for finding in findings:
+        node = placed.get(finding.id) or project.node_of(finding)
+        if finding.context == Context.TRAINING and node is not None and (
+                node in uncalled or (trained is not None and finding.reachable and node not in trained)):
+            finding = replace(finding, context=Context.TOOLING)
+        out.append(finding)
+    return out

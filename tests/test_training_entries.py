@@ -1,0 +1,138 @@
+"""Code that only entry points that never train reach is tooling (``project/training_entries.py``); what a
+training entry point reaches as well stays training."""
+
+from __future__ import annotations
+
+import pytest
+
+from migrator.model import Context
+
+_SHARED = """
+import torch
+
+
+def load_vocoder(device="cuda"):
+    return torch.nn.Linear(2, 2).to(device)
+"""
+
+_EVAL_UTILS = """
+import torch
+
+
+def load_asr(rank):
+    torch.cuda.set_device(rank)
+    return torch.nn.Linear(2, 2).cuda()
+"""
+
+_LOOP = """
+import torch
+from pkg.shared import load_vocoder
+
+
+def main():
+    model = torch.nn.Linear(2, 2).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    vocoder = load_vocoder()
+    for _ in range(3):
+        loss = model(torch.ones(2, device="cuda")).sum()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+_FIT = """
+import lightning.pytorch as pl
+from pkg.shared import load_vocoder
+from pkg.module import Net
+
+
+def main():
+    load_vocoder()
+    trainer = pl.Trainer(max_epochs=1)
+    trainer.fit(Net())
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+_MODULE = """
+import lightning.pytorch as pl
+import torch
+
+
+class Net(pl.LightningModule):
+    def forward(self, x):
+        return x
+"""
+
+_EVAL = """
+from pkg.eval_utils import load_asr
+from pkg.shared import load_vocoder
+
+
+def main():
+    asr = load_asr(0)
+    vocoder = load_vocoder()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _contexts(report, path):
+    return {f.api: f.context for f in report.judged if f.path == path}
+
+
+@pytest.mark.parametrize("train", [_LOOP, _FIT], ids=["own-training-loop", "a-trainers-fit"])
+def test_what_only_an_evaluation_script_reaches_is_tooling(scan_tree, train):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/shared.py": _SHARED, "pkg/eval_utils.py": _EVAL_UTILS,
+                        "pkg/module.py": _MODULE, "train.py": train, "evaluate_tts.py": _EVAL})
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}
+    assert set(_contexts(report, "evaluate_tts.py").values()) <= {Context.TOOLING}
+    shared = _contexts(report, "pkg/shared.py")
+    assert shared and set(shared.values()) == {Context.TRAINING}  # the trainer loads the vocoder too
+
+
+def test_without_an_entry_point_that_trains_nothing_moves(scan_tree):
+    """Two scripts, neither trains (a library's examples that only run a model): the scan cannot tell them
+    apart, so every finding keeps its context."""
+    report = scan_tree({"pkg/__init__.py": "", "pkg/shared.py": _SHARED, "pkg/eval_utils.py": _EVAL_UTILS,
+                        "evaluate_tts.py": _EVAL, "synthesise.py": _EVAL.replace("load_asr(0)", "None")})
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TRAINING}
+
+
+_SCRIPT = """
+import torch
+
+
+def main():
+    model = torch.nn.Linear(2, 2)
+    print(model(torch.ones(2)))
+
+
+if __name__ == "__main__":
+    main()
+
+
+def profile():
+    model = torch.nn.Linear(2, 2).to("cuda")
+    torch.cuda.synchronize()
+"""
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"examples/tetris.py": _SCRIPT}, Context.TOOLING),
+    ({"examples/tetris.py": "import fire\n" + _SCRIPT}, Context.TRAINING),  # ``fire.Fire()`` runs it by its name
+    ({"pkg/__init__.py": "", "pkg/tetris.py": _SCRIPT.split("if __name__")[0] + _SCRIPT.split("main()\n")[-1]},
+     Context.TRAINING),  # a library's function: its users call it
+], ids=["a-scripts-uncalled-function", "a-script-with-a-cli-library", "a-librarys-function"])
+def test_a_scripts_function_nothing_calls_is_tooling(scan_tree, files, expected):
+    report = scan_tree(files)
+    (path,) = [p for p in files if p.endswith("tetris.py")]
+    profile = [f for f in report.judged if f.path == path and f.scope.endswith("profile")]
+    assert profile and {f.context for f in profile} == {expected}
