@@ -681,6 +681,10 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # litgpt's pretrain: a fused optimizer step asked for on CUDA only is the plain step elsewhere
     pytest.param("    extra = {'fused': x.device.type == 'cuda'}\n    return torch.optim.AdamW([x], **extra)", False,
                  id="fused-only-on-cuda"),
+    # rfdetr's data module: a flag named for pinned memory, set on CUDA only, is the pageable copy elsewhere
+    pytest.param("    self_pin_memory: bool = x.device.type == 'cuda' and impl == 'ref'\n"
+                 "    return torch.utils.data.DataLoader([x], pin_memory=self_pin_memory)", False,
+                 id="a-pin-memory-flag-set-on-cuda-only"),
     # the same short circuit deciding a cast: what the branch does is work the target skips
     pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
                  "    return x", True, id="short-circuit-deciding-a-cast"),

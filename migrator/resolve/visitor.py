@@ -636,6 +636,7 @@ class ModuleResolver:
             self._map_locations.add(id(node.value))
         for target in node.targets:
             self._assignment(target.target, node.value)
+            self._knob_flag(target.target, node.value)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
             tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
@@ -650,7 +651,17 @@ class ModuleResolver:
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
         if node.value is not None:
             self._assignment(node.target, node.value)
+            self._knob_flag(node.target, node.value)
         return True
+
+    def _knob_flag(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``self._pin_memory = DEVICE == "cuda" and ...``, ``compile_enabled = cfg.compile and DEVICE == "cuda"``:
+        a flag named for a speed knob (``_KNOB_FLAG``) set from a device test is a knob, as the keyword is: off
+        CUDA the plain way (pageable memory, eager execution) runs."""
+        name = target.value if isinstance(target, cst.Name) else target.attr.value \
+            if isinstance(target, cst.Attribute) else ""
+        if _KNOB_FLAG.search(name.lower()):
+            self._knob(value)
 
     def _assignment(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -764,3 +775,5 @@ def _names_tested(test: cst.BaseExpression) -> List[str]:
 #: arguments that only tune a copy or an update (an asynchronous copy, pinned host memory, a fused optimizer
 #: step): off CUDA the plain way works
 _KNOBS = frozenset({"non_blocking", "pin_memory", "fused"})
+#: a flag's name that says it switches one of them, or compilation (eager runs everywhere)
+_KNOB_FLAG = re.compile(r"(?:^|_)(?:%s|compile)(?:_|$)" % "|".join(sorted(_KNOBS)))
