@@ -672,6 +672,9 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # kornia's filters: a predicate answers "not CUDA" for the target's tensor, and its caller takes the other way
     pytest.param("    use_slices = x.device.type == 'cuda' and x.numel() > 4\n    return use_slices and x.dim() == 4",
                  False, id="a-predicate-returns-the-test"),
+    # trl's Triton gate: a predicate over a device's type, the caller's torch path runs elsewhere
+    pytest.param("    return impl == 'ref' and x.device.type in ('cuda', 'xpu')", False,
+                 id="a-predicate-returns-a-devices-type-test"),
     # kornia's DeDoDe: autocast switched on only for CUDA tensors runs the region in fp32 elsewhere, as written
     pytest.param("    with torch.autocast('cuda', enabled=x.is_cuda, dtype=torch.float16):\n        return x @ x",
                  False, id="autocast-enabled-only-on-cuda"),
@@ -1062,7 +1065,7 @@ def test_a_device_pick_written_over_lines_and_passed_on_is_one_item(scan_tree):
             "    )\n    strategy = EWC(model=model, optimizer=optimizer, device=device)\n    strategy.train()\n")
     report = scan_tree({"train.py": code}, ["cann"])
     items = [f for f in report.findings if f.root is None]
-    assert [(f.span.line, f.rule) for f in items] == [(7, "device-string")]
+    assert [(f.span.line, f.rule) for f in items] == [(7, "device-call")]  # the test that decides the string
     assert {f.root for f in report.findings if f.root} == {items[0].id}
 
 

@@ -119,7 +119,8 @@ def test_a_custom_operator_is_one_finding_at_its_build_with_kernels_and_calls_as
 @pytest.mark.parametrize("code", [
     'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
     'device = (\n    "cuda"\n    if torch.cuda.is_available()\n    else "cpu"\n)\n',
-    'device = (\n    "cuda:0"\n    if torch.cuda.is_available()\n    else "mps"\n    if torch.backends.mps.is_available()\n    else "cpu"\n)\n',
+    'device = (\n    "cuda:0"\n    if torch.cuda.is_available()\n    else "mps"\n'
+    '    if torch.backends.mps.is_available()\n    else "cpu"\n)\n',
 ], ids=["one-line", "over-lines", "a-chain-over-lines"])
 def test_a_device_chosen_by_the_availability_test_is_one_item_of_work(scan_code, code):
     """The string in the body of ``... if torch.cuda.is_available() else ...`` is what the test decides: one

@@ -73,7 +73,10 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     statement: Optional[Finding] = None  # the first finding of the statement the walk is in
     heads: Dict[Tuple[Tuple[str, str, bool], ...], Finding] = {}  # per way of settling, its item there
     work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
+    _arguments_at_their_literal(findings, work, roots)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
+        if finding.id in roots:
+            continue
         if statement is None or statement.path != finding.path or statement.span.cell != finding.span.cell \
                 or (finding.span.line or 0) > _last_line(statement):
             statement, heads = finding, {}
@@ -81,29 +84,32 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
         head = heads.setdefault(settles, finding)
         if head is not finding:
             roots[finding.id] = head.id
-    _arguments_at_their_literal(work, roots)
     if not roots:
         return list(findings)
+    roots = {site: _last(roots, site) for site in roots}  # an argument's string that joined its statement's item
     # a site of a finding that has just become a site itself points at the item
     return [replace(f, root=roots[f.id]) if f.id in roots else
             replace(f, root=roots[f.root]) if f.root in roots else f for f in findings]
 
 
-def _arguments_at_their_literal(work: Sequence[Finding], roots: Dict[str, str]) -> None:
+def _arguments_at_their_literal(findings: Sequence[Finding], work: Sequence[Finding], roots: Dict[str, str]) -> None:
     """``torch.device(`` / ``f"cuda:{rank}" if ... else "cpu"`` / ``)``: the call's device argument is the string
-    written in it, one edit, whatever `fix` does with each: the call is a site of the string's item."""
-    literals: Dict[str, List[Finding]] = {}
+    written in it, one edit, whatever `fix` does with each: the call is a site of the string's item (of the
+    item the string is a site of, where it is one: the availability test that decides it)."""
+    items = {f.id for f in work}
+    literals: Dict[str, List[Tuple[Finding, str]]] = {}
+    for finding in findings:
+        item = finding.root or finding.id
+        if finding.rule == "device-string" and item in items and finding.span.line is not None:
+            literals.setdefault(finding.path, []).append((finding, item))
     for finding in work:
-        if finding.rule == "device-string" and finding.id not in roots:
-            literals.setdefault(finding.path, []).append(finding)
-    for finding in work:
-        if finding.rule != "device-argument" or finding.id in roots or finding.path not in literals:
+        if finding.rule != "device-argument" or finding.path not in literals:
             continue
         first, last = finding.span.line or 0, _last_line(finding)
-        inside = [f for f in literals[finding.path] if f.span.cell == finding.span.cell
-                  and first <= (f.span.line or 0) <= last and f is not finding]
+        inside = [item for f, item in literals[finding.path] if f.span.cell == finding.span.cell
+                  and first <= (f.span.line or 0) <= last and item != finding.id]
         if inside:
-            roots[finding.id] = inside[0].id
+            roots[finding.id] = inside[0]
 
 
 def _last_line(finding: Finding) -> int:

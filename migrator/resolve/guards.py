@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..devices import ACCELERATORS, BACKENDS
 from ..model import GuardKind
+from .strings import string_value
 
 #: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), whether CUDA is there, or
 #: whether the installed torch was built with CUDA (``torch.version.cuda``: None in a CPU torch wheel).
@@ -168,14 +169,29 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
     if isinstance(test, cst.Comparison):
         sides = [test.left, *(c.comparator for c in test.comparisons)]
         positive = all(isinstance(c.operator, (cst.Equal, cst.In, cst.Is)) for c in test.comparisons)
-        if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides):
+        if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) or _cuda_among_others(side)
+                            for side in sides):
             return DEVICE_TYPE
     return None
 
 
+#: the devices of the targets that rename CUDA's: a set naming one is true on the target too
+_TARGET_DEVICES = frozenset({"npu", "mlu"})
+
+
+def _cuda_among_others(node: cst.BaseExpression) -> bool:
+    """``("cuda", "xpu")`` in ``device.type in ("cuda", "xpu")``: CUDA with devices no target is (a set that names
+    the target's device is true there as well: code that already dispatches per device)."""
+    if not isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return False
+    texts = {value.split(":")[0] for value in (string_value(e.value) for e in node.elements) if isinstance(value, str)}
+    return "cuda" in texts and not texts & _TARGET_DEVICES
+
+
 def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
-    """``x.is_cuda``, ``x.device.type == "cuda"``, ``"cuda" in str(x.device)`` (or either side of a boolean
-    operation): the runtime's answer for a tensor, not a setting the code chose (``self.backend == "nccl"``)."""
+    """``x.is_cuda``, ``x.device.type == "cuda"``, ``device.type in ("cuda", "xpu")``, ``"cuda" in str(x.device)``
+    (or either side of a boolean operation): the runtime's answer for a tensor or a device, not a setting the code
+    chose (``self.backend == "nccl"``)."""
     if isinstance(test, cst.BooleanOperation):
         return tests_a_tensors_device(test.left) or tests_a_tensors_device(test.right)
     if isinstance(test, cst.Attribute):
@@ -186,10 +202,16 @@ def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
                     and side.args:
                 side = side.args[0].value
             if isinstance(side, cst.Attribute) and (side.attr.value == "device" or (
-                    side.attr.value == "type" and isinstance(side.value, cst.Attribute)
-                    and side.value.attr.value == "device")):
+                    side.attr.value == "type" and _names_a_device(side.value))):
                 return True
     return False
+
+
+def _names_a_device(node: cst.BaseExpression) -> bool:
+    """``x.device``, ``device``, ``self._device``, ``target_device``: a ``torch.device`` whose ``.type`` a test
+    reads (trl's ``_use_triton(device)``: ``device.type in ("cuda", "xpu")``)."""
+    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return name.lstrip("_") == "device" or name.endswith("_device")
 
 
 def _is_cuda_string(node: cst.BaseExpression) -> bool:
