@@ -14,10 +14,11 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import build_op_maps, op_releases
-from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text
+from .upstream import (MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text,
+                       unescaped)
 from .vendors import READERS
 from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
 from .vendors.neuware import NEUWARE_API_LIST, api_items
@@ -196,14 +197,16 @@ def _plain_library(upstream: Path, cache: Dict[str, str], library: str, row: Map
             raise MapsBuildError(f"{where}: {rel} has sha256 {found}, the row says {sha}")
     release = f"{row['package']} {row['version']} ({row['license']})"
 
-    def source(evidence: Sequence[Sequence[str]], what: str) -> Tuple[str, str]:
+    def cited(evidence: Sequence[Sequence[str]], what: str) -> Dict[str, str]:
+        """The files a row quotes (each one of the library's), named with their sha256 and the release, and the
+        first quote, the one a verdict shows."""
         unlisted = sorted({rel for rel, _ in evidence} - set(files))
         if unlisted:
             raise MapsBuildError(f"{what}: {unlisted[0]} is not among the library's files")
         checked_sources(upstream, cache, list(evidence), what)
-        named = ", ".join(f"{Path(rel).name} (sha256 {files[rel][:12]})" for rel in dict.fromkeys(r for r, _ in evidence))
-        quote = evidence[0][1].encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
-        return f"{named} of {release}", quote
+        named = ", ".join(f"{Path(rel).name} (sha256 {files[rel][:12]})"
+                          for rel in dict.fromkeys(rel for rel, _ in evidence))
+        return {"source": f"{named} of {release}", "quote": unescaped(evidence[0][1])}
 
     members = {}
     for name, member in sorted(row["members"].items()):
@@ -215,14 +218,13 @@ def _plain_library(upstream: Path, cache: Dict[str, str], library: str, row: Map
         if when is not None and (set(when) != _WHEN_FIELDS or not isinstance(when["position"], int)
                                  or not when["values"]):
             raise MapsBuildError(f"{what}: when needs argument, position, default and values")
-        members[name] = {"runs": member["runs"], **dict(zip(("source", "quote"), source(member["evidence"], what))),
+        members[name] = {"runs": member["runs"], **cited(member["evidence"], what),
                          **({"also": list(member["also"])} if member.get("also") else {}),
                          **({"when": _when(when)} if when else {})}
     imported = row["import"]
     return {"release": f"{row['package']} {row['version']} ({row['archive']['name']}, sha256 "
                        f"{row['archive']['sha256']}; {row['license']})", "members": members,
-            "import": {"note": imported["note"],
-                       **dict(zip(("source", "quote"), source(imported["evidence"], f"{where} import")))}}
+            "import": {"note": imported["note"], **cited(imported["evidence"], f"{where} import")}}
 
 
 def _device_tools_table(curated: Path) -> dict:
