@@ -35,6 +35,28 @@ def test_curated_row_without_evidence_fails_the_build(tmp_path):
         build_maps(UPSTREAM, curated)
 
 
+@needs_upstream
+@pytest.mark.parametrize("old, new, error", [
+    # the file a plain-PyTorch row reads is not the one its sha256 names (another release, an edited copy)
+    pytest.param("torch_scatter-2.1.2.py: ff6a3f", "torch_scatter-2.1.2.py: 0f6a3f", "has sha256 ff6a3f",
+                 id="sha256"),
+    # a quote the released file does not hold
+    pytest.param('"        return self.norm(emb).to(self.weight.dtype)"', '"        return self.norm(emb).cuda()"',
+                 "norm\\(emb\\).cuda", id="quote"),
+    # a member named outside its library
+    pytest.param("      torch_scatter.scatter_add:\n", "      torch_sparse.spmm:\n", "a member of torch_scatter",
+                 id="member-of-another-library"),
+])
+def test_a_plain_pytorch_row_the_source_does_not_bear_out_fails_the_build(tmp_path, old, new, error):
+    curated = tmp_path / "curated"
+    shutil.copytree(REPO / "operator_maps" / "curated", curated)
+    text = (curated / "third_party.yaml").read_text(encoding="utf-8")
+    assert old in text
+    (curated / "third_party.yaml").write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(MapsBuildError, match=error):
+        build_maps(UPSTREAM, curated)
+
+
 def test_every_map_entry_names_its_source():
     for path in sorted((maps_dir() / "device").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))

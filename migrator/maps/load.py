@@ -330,10 +330,48 @@ def load_target(target: str, version: str) -> TargetMap:
 
 
 @dataclass(frozen=True)
+class PlainCondition:
+    """The values of one argument for which a member of a CUDA library takes its plain-PyTorch path
+    (``torch_scatter.scatter``'s ``reduce``: ``sum``, ``add``, ``mean``): named, or passed at ``position``;
+    ``default`` is its value when the call omits it."""
+
+    argument: str
+    position: int
+    default: Optional[str]
+    values: FrozenSet[str]
+
+
+@dataclass(frozen=True)
+class PlainMember:
+    """A member of a ``kind: kernels`` library that the library's own source writes in plain PyTorch
+    (``third_party.json`` ``plain``): what it computes with (``runs``), the source file, release and license that
+    show it (``source``) and the text quoted from it; ``when``: the argument values it does so for (else all)."""
+
+    name: str
+    library: str
+    runs: str
+    source: str
+    quote: str
+    when: Optional[PlainCondition] = None
+
+
+@dataclass(frozen=True)
+class PlainImport:
+    """What importing a library with plain-PyTorch members needs where there is no CUDA, and the source saying so."""
+
+    library: str
+    note: str
+    source: str
+    quote: str
+
+
+@dataclass(frozen=True)
 class ThirdParty:
     libraries: Mapping[str, Mapping[str, str]]
     apis: Mapping[str, Mapping[str, Mapping[str, str]]]
     pytorch: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: per library: its plain-PyTorch members and what its import needs (``third_party.json`` ``plain``)
+    plain: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def roots(self) -> FrozenSet[str]:
@@ -364,11 +402,36 @@ class ThirdParty:
         hit = longest(qualname, self.pytorch.get)
         return hit[2] if hit else None
 
+    @cached_property
+    def _plain_members(self) -> Mapping[str, PlainMember]:
+        members: Dict[str, PlainMember] = {}
+        for library, table in self.plain.items():
+            for name, row in table["members"].items():
+                when = row.get("when")
+                member = PlainMember(name, library, row["runs"], row["source"], row["quote"], when=PlainCondition(
+                    when["argument"], when["position"], when["default"], frozenset(when["values"])) if when else None)
+                for spelling in (name, *row.get("also", ())):
+                    members[spelling] = member
+        return members
+
+    def plain_member(self, qualname: str) -> Optional[PlainMember]:
+        """The plain-PyTorch member ``qualname`` names exactly (``torch_scatter.scatter_mean``), if it is one."""
+        return self._plain_members.get(qualname)
+
+    def plain_import(self, library: str) -> Optional[PlainImport]:
+        """What importing ``library`` needs where there is no CUDA, for a library with plain-PyTorch members."""
+        row = self.plain.get(library)
+        if row is None:
+            return None
+        imported = row["import"]
+        return PlainImport(library, imported["note"], imported["source"], imported["quote"])
+
 
 @lru_cache(maxsize=None)
 def third_party() -> ThirdParty:
     data = load_json("third_party.json")
-    return ThirdParty(libraries=data["libraries"], apis=data["apis"], pytorch=data.get("pytorch", {}))
+    return ThirdParty(libraries=data["libraries"], apis=data["apis"], pytorch=data.get("pytorch", {}),
+                      plain=data.get("plain", {}))
 
 
 @lru_cache(maxsize=None)

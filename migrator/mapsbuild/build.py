@@ -10,13 +10,15 @@ maps with a fresh build byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .ops_build import build_op_maps, op_releases
-from .upstream import MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text
+from .upstream import (MAPS_SCHEMA, MapsBuildError, checked_evidence, checked_sources, parse_yaml, read_text,
+                       unescaped)
 from .vendors import READERS
 from .vendors.cann import CANN_RELEASES, docs_rows, full_api_name
 from .vendors.neuware import NEUWARE_API_LIST, api_items
@@ -160,8 +162,69 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
                 "source": checked_sources(upstream, cache, row["evidence"], f"third_party.yaml: {api} for {target}"),
             }
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
+    plain = {library: _plain_library(upstream, cache, library, row, data["libraries"])
+             for library, row in sorted((data.get("plain") or {}).items())}
     return {"schema": MAPS_SCHEMA, "libraries": data["libraries"], "apis": apis, "pytorch": pytorch,
+            **({"plain": plain} if plain else {}),
             "source": "operator_maps/curated/third_party.yaml (each row checked against its upstream file)"}
+
+
+def _when(when: Mapping[str, Any]) -> dict:
+    """A member's argument condition with its values as the strings a call passes (YAML reads ``sum`` as one)."""
+    return {"argument": str(when["argument"]), "position": when["position"],
+            "default": None if when["default"] is None else str(when["default"]),
+            "values": [str(v) for v in when["values"]]}
+
+
+_PLAIN_FIELDS = {"package", "version", "license", "archive", "files", "import", "members"}
+_MEMBER_FIELDS = {"runs", "evidence", "also", "when"}
+_WHEN_FIELDS = {"argument", "position", "default", "values"}
+
+
+def _plain_library(upstream: Path, cache: Dict[str, str], library: str, row: Mapping[str, Any],
+                   libraries: Mapping[str, Any]) -> dict:
+    """One library's plain-PyTorch members (``third_party.yaml`` ``plain``): its files checked against their
+    sha256, every quote against its file, each row's source naming the file, the release, its sha256 and license."""
+    where = f"third_party.yaml: plain {library}"
+    if libraries.get(library, {}).get("kind") != "kernels":
+        raise MapsBuildError(f"{where}: not a `kind: kernels` library of `libraries`")
+    if set(row) != _PLAIN_FIELDS:
+        raise MapsBuildError(f"{where}: needs exactly {sorted(_PLAIN_FIELDS)}")
+    files: Mapping[str, str] = row["files"]
+    for rel, sha in files.items():
+        found = hashlib.sha256((upstream / rel).read_bytes()).hexdigest() if (upstream / rel).is_file() else None
+        if found != sha:
+            raise MapsBuildError(f"{where}: {rel} has sha256 {found}, the row says {sha}")
+    release = f"{row['package']} {row['version']} ({row['license']})"
+
+    def cited(evidence: Sequence[Sequence[str]], what: str) -> Dict[str, str]:
+        """The files a row quotes (each one of the library's), named with their sha256 and the release, and the
+        first quote, the one a verdict shows."""
+        unlisted = sorted({rel for rel, _ in evidence} - set(files))
+        if unlisted:
+            raise MapsBuildError(f"{what}: {unlisted[0]} is not among the library's files")
+        checked_sources(upstream, cache, list(evidence), what)
+        named = ", ".join(f"{Path(rel).name} (sha256 {files[rel][:12]})"
+                          for rel in dict.fromkeys(rel for rel, _ in evidence))
+        return {"source": f"{named} of {release}", "quote": unescaped(evidence[0][1])}
+
+    members = {}
+    for name, member in sorted(row["members"].items()):
+        what = f"{where} {name}"
+        if not name.startswith(library + ".") or not set(member) <= _MEMBER_FIELDS or not member.get("runs") \
+                or not member.get("evidence"):
+            raise MapsBuildError(f"{what}: a member of {library} needs runs and evidence (also, when: optional)")
+        when = member.get("when")
+        if when is not None and (set(when) != _WHEN_FIELDS or not isinstance(when["position"], int)
+                                 or not when["values"]):
+            raise MapsBuildError(f"{what}: when needs argument, position, default and values")
+        members[name] = {"runs": member["runs"], **cited(member["evidence"], what),
+                         **({"also": list(member["also"])} if member.get("also") else {}),
+                         **({"when": _when(when)} if when else {})}
+    imported = row["import"]
+    return {"release": f"{row['package']} {row['version']} ({row['archive']['name']}, sha256 "
+                       f"{row['archive']['sha256']}; {row['license']})", "members": members,
+            "import": {"note": imported["note"], **cited(imported["evidence"], f"{where} import")}}
 
 
 def _device_tools_table(curated: Path) -> dict:

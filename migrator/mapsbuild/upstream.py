@@ -31,11 +31,16 @@ def read_json(upstream: Path, rel: str) -> dict:
 def checked_evidence(upstream: Path, cache: Dict[str, str], evidence: Sequence[str], what: str) -> str:
     """The upstream file a curated row cites, after checking that it contains the quoted text."""
     rel, needle = evidence
-    needle = needle.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    needle = unescaped(needle)
     text = cache.setdefault(rel, read_text(upstream, rel))
     if needle not in text:
         raise MapsBuildError(f"{what}: {rel} does not contain {needle!r}")
     return rel
+
+
+def unescaped(quote: str) -> str:
+    """A curated quote as the file's text: its escapes (``\\n``, ``\\t``) read as the characters they stand for."""
+    return quote.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
 
 
 def checked_sources(upstream: Path, cache: Dict[str, str], evidence: Sequence, what: str) -> str:

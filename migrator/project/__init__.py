@@ -1,7 +1,7 @@
 """Findings read in their project: the dtypes it computes in (``dtypes``), the part of it each finding sits in
 (``contexts``), and the cause each finding is a site of (``roots``; a dtype the project chooses:
-``dtype_roots``). Run once over every file's findings,
-before the custom-op plans and the assessment (``in_project``)."""
+``dtype_roots``); a CUDA library's import read against its file's uses (``plain_imports``). Run once over every
+file's findings, before the custom-op plans and the assessment (``in_project``)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .own_methods import with_own_methods
 from .optional import with_optional_modules
+from .plain_imports import with_plain_imports
 from .tooling_helpers import tooling_helpers
 from .overridden_defaults import with_overridden_defaults
 from .reread import forget_parsed
@@ -80,7 +81,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
                for choice in project.choices}
-    placed = with_version_branches(with_roots(placed))
+    placed = with_version_branches(with_roots(with_plain_imports(placed, results)))
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)

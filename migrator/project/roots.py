@@ -11,6 +11,7 @@ from ..evidence import Bucket, counted_status, finding_bucket
 from ..contexts import path_context
 from ..model import Category, Context, Finding, Span, Status
 from ..devices import CUDA_AVAILABILITY
+from .coverage import runs_as_written
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
@@ -151,8 +152,8 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
     left in one file that every target judges alike are one item there. ``library_of`` names the library of an
     API (``third_party().library_of``)."""
     first_use: Dict[str, str] = {}
-    for finding in findings:
-        if finding.rule in _LIBRARY_USE_RULES and finding.root is None:
+    for finding in findings:  # a use that runs as written (plain PyTorch, optional) is no cause to join
+        if finding.rule in _LIBRARY_USE_RULES and finding.root is None and not runs_as_written(finding):
             first_use.setdefault(library_of(finding.api) or finding.api.split(".", 1)[0], finding.id)
     roots = {}
     for finding in findings:  # the requirement names the library's import name (``sources/environment``)
@@ -180,10 +181,11 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     the methods of a class the function defines (Lightning's bitsandbytes layers, built inside
     ``_import_bitsandbytes()``: ``device = device or torch.device("cuda")`` before ``bnb``'s quantization): the
     class exists for the library, and changes with its port. A device the function itself uses beside the library
-    (a training step calling ``flash_attn_func``) is its own work."""
+    (a training step calling ``flash_attn_func``) is its own work. A library use that runs as written (optional,
+    or a plain-PyTorch member: ``scatter(src, index)``) has no port for a test to join."""
     library: Dict[Tuple[str, str], str] = {}
     for finding in findings:
-        if finding.rule == "cuda-library" and finding.scope != "<module>":
+        if finding.rule == "cuda-library" and finding.scope != "<module>" and not runs_as_written(finding):
             library.setdefault((finding.path, finding.scope), finding.root or finding.id)
     if not library:
         return list(findings)
@@ -216,15 +218,16 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
     one finding a name; a library the target's own build of the package serves (``partial``: mmcv built for the
     NPU) is one cause in the project.
     Each use after the file's first use of the library that says the same on every target (the import, where
-    there is one) is a site of that first use (an optional use, judged apart, keeps its own)."""
+    there is one) is a site of that first use (an optional use, judged apart, keeps its own; a use that runs as
+    written, optional or a plain-PyTorch member, is no site)."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
     roots: Dict[str, str] = {}
     # the head of a project-wide cause is a use in training code where there is one: a cause whose head sits in a
     # tooling script (mmrotate's tools/analysis_tools) would leave the worklist with it
     ordered = sorted(findings, key=lambda f: path_context(f.path) != Context.TRAINING)
     for finding in ordered:
-        if finding.rule not in _LIBRARY_USES or finding.root is not None:
-            continue
+        if finding.rule not in _LIBRARY_USES or finding.root is not None or runs_as_written(finding):
+            continue  # a use that runs as written (optional, plain PyTorch) is no part of a port
         # a ``kernel[grid](...)`` launch is a use of Triton in its file, as the ``import triton`` above it is
         library = _LIBRARY_USES[finding.rule] or library_of(finding.api) or finding.api.split(".", 1)[0]
         statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())

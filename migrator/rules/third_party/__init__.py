@@ -13,6 +13,7 @@ from ...maps.load import device_tools
 from ...model import Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.modules import TYPE_CHECK
 from ..base import RuleContext
+from .plain import imports_plain, plain_use, plain_verdict
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _IMPORT = UsageKind.IMPORT
@@ -42,6 +43,11 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
                        f"the code findings still mark `port` keeps it needed)", _SOURCE,
                        fix=fix_of(f"remove the {library} requirement once its uses are replaced"))
+    member = plain_use(usage, ctx.third_party, ctx.project)
+    if member is not None:  # the library's own source computes it in torch operators
+        return plain_verdict(target.id, member, library)
+    if usage.kind == _IMPORT and (imported := imports_plain(usage, ctx.third_party, target.id)) is not None:
+        return imported
     found = ctx.third_party.replacement(usage.api, target.id)
     if found is not None:
         matched, row = found

@@ -23,9 +23,13 @@ class CudaLibrary(Rule):
     triton, NVML bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names
     for the target (every row checked against the vendor file it cites), or the plain-PyTorch path, or a
     `port`; NVML's driver queries are host code, a manual rewrite (the runtime's own queries or its `smi`
-    tool), never a port. An import guarded by `try/except ImportError` whose handler goes on (a fallback, not a
-    `raise`) is optional and is not reported; a use of such an import runs only where it worked, so it is
-    `supported` (the code's fallback runs on the target).
+    tool), never a port. A member the library's own source writes in plain PyTorch (torch_scatter's
+    `scatter_sum`, `scatter_mean`, `scatter` with reduce `sum`/`add`/`mean`; bitsandbytes' `StableEmbedding`:
+    the `plain` rows, each quoting the released file) runs as written: `supported`, and so is the library's
+    import in a file whose every use of it is such a member (`project/plain_imports`). An import guarded by
+    `try/except ImportError` whose handler goes on (a fallback, not a `raise`) is optional and is not
+    reported; a use of such an import runs only where it worked, so it is `supported` (the code's fallback
+    runs on the target).
 
     ## Why is this bad?
     These libraries ship CUDA kernels (or drive NVIDIA's driver): they do not install, or do not run, on
@@ -56,6 +60,12 @@ class CudaLibrary(Rule):
         # a triton helper class is no kernel: a manual guard, not a port
         Invalid("from triton.runtime.cache import FileCacheManager\n\n\nclass Cache(FileCacheManager):\n    pass\n",
                 expect=Status.REWRITE),
+        # plain PyTorch in torch_scatter/scatter.py: the default reduce "sum" is scatter_sum, out.scatter_add_
+        Invalid("from torch_scatter import scatter\nout = scatter(src, index, dim=0, dim_size=n)\n",
+                expect=Status.SUPPORTED),
+        # reduce "max" calls torch.ops.torch_scatter.scatter_max, the compiled kernel
+        Invalid("from torch_scatter import scatter\nout = scatter(src, index, dim=0, reduce='max')\n",
+                expect=Status.PORT),
         Valid("import numpy as np\nx = np.zeros(3)\n"),
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
         # an import the handler requires is not optional
