@@ -128,3 +128,20 @@ def test_a_device_chosen_by_the_availability_test_is_one_item_of_work(scan_code,
     findings = scan_code("import torch\n\n" + code + "x = torch.ones(2).to(device)\n")
     work = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED]
     assert len([f for f in work if f.span.line and f.span.line <= code.count("\n") + 2]) == 1
+
+
+_DISTILL = ("import torch.nn.functional as F\n\n\ndef {name}(student, teacher):\n"
+            "    return F.kl_div(student.log_softmax(-1), teacher.log_softmax(-1), log_target=True)\n")
+
+
+def test_calls_that_meet_one_vendor_clause_are_one_item(scan_tree):
+    """trl's distillation losses pass ``log_target=True`` in six files; cann's note allows only False: one
+    decision for the project, with every call a site of it."""
+    report = scan_tree({"gkd.py": _DISTILL.format(name="gkd"), "sdft.py": _DISTILL.format(name="sdft"),
+                        "plain.py": "import torch.nn.functional as F\n\n\ndef plain(p, q):\n"
+                                    "    return F.kl_div(p, q)\n"}, ["cann"])
+    calls = [f for f in report.findings if f.api == "torch.nn.functional.kl_div"]
+    assert sorted(f.path for f in calls) == ["gkd.py", "sdft.py"]  # without the argument the note cannot bite
+    (item,) = [f for f in calls if f.root is None]
+    assert [f.root for f in calls if f is not item] == [item.id]
+    assert len([f for f in counted(report.findings) if f.api == "torch.nn.functional.kl_div"]) == 1

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..evidence import Bucket, counted_status, finding_bucket
+from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
-from ..model import Category, Context, Finding, Span, Status
+from ..model import Category, Context, Finding, Grade, Span, Status
 from ..devices import CUDA_AVAILABILITY
 from .coverage import runs_as_written
 
@@ -238,3 +238,39 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
         if head is not finding:
             roots[finding.id] = head.id
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def with_clause_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """One vendor clause, one item: the calls of an operator that all meet the same condition of the target's
+    note (trl's twenty ``F.kl_div(..., log_target=True)`` against cann's "`log_target` only False") are one
+    decision (rewrite the argument, or check it on the card once), not one per call. Each is a site of the first,
+    in training code where there is one; only calls whose every verdict that is work rests on a condition met
+    (no proof), judged alike on every target, are joined."""
+    heads: Dict[Tuple[str, Tuple[Tuple[str, str, Tuple[str, ...]], ...]], str] = {}
+    roots: Dict[str, str] = {}
+    ordered = sorted(findings, key=lambda f: (f.context != Context.TRAINING, f.path, f.span.line or 0))
+    for finding in ordered:
+        if finding.root is not None or finding.category != Category.OP or finding_bucket(finding) != Bucket.WORK:
+            continue
+        key = _clauses(finding)
+        if key is None:
+            continue
+        head = heads.setdefault((finding.api, key), finding.id)
+        if head != finding.id:
+            roots[finding.id] = head
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _clauses(finding: Finding) -> Optional[Tuple[Tuple[str, str, Tuple[str, ...]], ...]]:
+    """Per target, the status and the quotes of the conditions met its verdict rests on; ``None`` where a
+    verdict that is work rests on anything else (proof: a kernel missing for this call)."""
+    out = []
+    for target, verdict in sorted(finding.verdicts.items()):
+        if bucket(verdict) != Bucket.WORK:
+            out.append((target, verdict.status.value, ()))
+            continue
+        if grade(verdict) != Grade.CONDITION:
+            return None
+        out.append((target, verdict.status.value,
+                    tuple(sorted(e.quote for e in verdict.evidence if e.grade == Grade.CONDITION))))
+    return tuple(out)
