@@ -145,3 +145,15 @@ def test_calls_that_meet_one_vendor_clause_are_one_item(scan_tree):
     (item,) = [f for f in calls if f.root is None]
     assert [f.root for f in calls if f is not item] == [item.id]
     assert len([f for f in counted(report.findings) if f.api == "torch.nn.functional.kl_div"]) == 1
+
+
+def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_another_rules_finding(scan_code):
+    """trl's offloading: ``self.accelerator_type = (torch.accelerator.current_accelerator().type if hasattr(...)
+    else "cuda")`` then ``torch.get_device_module(self.accelerator_type)``: the use is a site of the ``"cuda"``
+    written there, not of the line's ``torch.accelerator`` call (a data gap on some targets, no work)."""
+    findings = scan_code("import torch\n\n\nclass Offload:\n    def __init__(self):\n        self.kind = (\n"
+                         "            torch.accelerator.current_accelerator().type if hasattr(torch, 'accelerator') "
+                         "else 'cuda'\n        )\n        self.module = torch.get_device_module(self.kind)\n")
+    (use,) = [f for f in findings if f.api == "torch.get_device_module"]
+    (cause,) = [f for f in findings if f.id == use.root]
+    assert cause.rule == "device-string"

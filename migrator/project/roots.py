@@ -20,8 +20,11 @@ def with_roots(findings: Sequence[Finding]) -> List[Finding]:
     """``findings`` in their order, each site of a cause pointing at the finding there: the one written on the
     cause's line, or else the first site (the cause itself is a plain assignment no rule reports)."""
     at_line: Dict[_Place, Finding] = {}
-    for finding in findings:
-        at_line.setdefault((finding.path, finding.span.cell, finding.span.line), finding)
+    for finding in findings:  # a device's or a backend's finding there before another rule's (an operator's)
+        place = (finding.path, finding.span.cell, finding.span.line)
+        there = at_line.get(place)
+        if there is None or (there.category not in _VALUES and finding.category in _VALUES):
+            at_line[place] = finding
     chosen: Dict[_Place, str] = {}
     roots: Dict[str, str] = {}
     for finding in findings:
@@ -34,6 +37,10 @@ def with_roots(findings: Sequence[Finding]) -> List[Finding]:
         if chosen[place] != finding.id:
             roots[finding.id] = chosen[place]
     return [replace(f, root=_last(roots, f.id)) if f.id in roots else f for f in findings]
+
+
+#: the categories whose findings judge a value a site's argument came through (``rules._FLOWS``)
+_VALUES = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
 
 
 def _within(at_line: Dict[_Place, Finding], path: str, cause: Span) -> Optional[Finding]:

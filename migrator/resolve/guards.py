@@ -169,14 +169,21 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
     if isinstance(test, cst.Comparison):
         sides = [test.left, *(c.comparator for c in test.comparisons)]
         positive = all(isinstance(c.operator, (cst.Equal, cst.In, cst.Is)) for c in test.comparisons)
-        if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) or _cuda_among_others(side)
-                            for side in sides):
+        if positive and any(_is_cuda_string(side) or _is_nccl(side, qualify) for side in sides):
             return DEVICE_TYPE
+        if positive and len(sides) == 2 and _a_devices_type(sides[0]) and _cuda_among_others(sides[1]):
+            return DEVICE_TYPE  # ``device.type in ("cuda", "xpu")``
     return None
 
 
 #: the devices of the targets that rename CUDA's: a set naming one is true on the target too
 _TARGET_DEVICES = frozenset({"npu", "mlu"})
+
+
+def _a_devices_type(node: cst.BaseExpression) -> bool:
+    """``x.device.type``, ``device.type``: what a device is, not a setting that may name something else (an
+    extension's flavour: ``kind in ("cuda", "rocm")``)."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "type" and _names_a_device(node.value)
 
 
 def _cuda_among_others(node: cst.BaseExpression) -> bool:
