@@ -7,6 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from migrator.assess import counted
 from migrator.cli import main
 from migrator.evidence import Bucket, active, bucket, counted_status, finding_bucket, grade
 from migrator.model import Category, Context, Grade, Status
@@ -1504,3 +1505,26 @@ def test_a_module_only_tooling_imports_is_tooling(scan_tree, train, context):
     assert sync.context == context
 
 
+
+
+PREDICATE = ("import torch\n\n\ndef _is_cuda(device):\n    \"\"\"Whether the device is CUDA's.\"\"\"\n"
+             "    return device.type == 'cuda' and torch.cuda.is_initialized()\n\n\n"
+             "def step(x, stats):\n{body}\n")
+
+
+@pytest.mark.parametrize("body, work", [
+    # rfdetr's progress bar: a module's own predicate over the device decides a branch that only measures
+    pytest.param("    if _is_cuda(x.device):\n        stats['max'] = torch.cuda.max_memory_allocated(x.device)\n"
+                 "    return stats", False, id="a-predicate-deciding-a-measurement"),
+    # trl's Triton gate, through its own predicate, with the torch way after it
+    pytest.param("    if _is_cuda(x.device):\n        torch.cuda.synchronize()\n        return x\n    return x + 1",
+                 False, id="a-predicate-with-the-other-way-after"),
+    # the predicate decides set-up every device needs, with no other way: the work stays
+    pytest.param("    if _is_cuda(x.device):\n        torch.cuda.set_device(0)\n    return x", True,
+                 id="a-predicate-deciding-set-up"),
+])
+def test_a_call_of_the_modules_device_predicate_is_a_device_test(scan_tree, body, work):
+    report = scan_tree({"ops.py": PREDICATE.format(body=body)}, ["cann"])
+    device_work = [f for f in counted(report.findings) if f.category == Category.DEVICE
+                   and active(f.verdicts["cann"])]
+    assert bool(device_work) == work, [(f.span.line, f.snippet, f.verdicts["cann"].message) for f in device_work]

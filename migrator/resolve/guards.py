@@ -157,6 +157,8 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
         if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and test.args \
                 and _is_cuda_string(test.args[0].value):
             return DEVICE_TYPE
+        if isinstance(func, cst.Name) and func.value in flags:  # a predicate of the module's (``_is_cuda(d)``)
+            return DEVICE_TYPE
         return None
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
         return DEVICE_TYPE

@@ -6,7 +6,8 @@ accesses into ``Usage`` records. Binding lives in ``scope``, evaluation in ``val
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from collections import ChainMap
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -75,6 +76,9 @@ class ModuleResolver:
         self._blocks: List[cst.BaseSuite] = []  # the blocks the walk is inside, innermost last
         #: per function the walk is inside (the module first): the names bound to a device-type test
         self._device_flags: List[Dict[str, Span]] = [{}]
+        #: the module's functions that return a device's type test (``def _is_cuda(device): return device.type ==
+        #: "cuda" and ...``): a call of one tests the device as its body does
+        self._predicates: Dict[str, Span] = {}
         #: the value each flag of ``_device_flags`` was bound to (``grads[0].device.type == "cuda"``)
         self._flag_values: List[Dict[str, cst.BaseExpression]] = [{}]
         #: per function the walk is inside: each flag an ``if`` tested -> whether every such ``if`` had the other
@@ -89,6 +93,8 @@ class ModuleResolver:
 
     def visit_Module(self, node: cst.Module) -> None:
         self._functions = {f.name.value: f for f in node.body if isinstance(f, cst.FunctionDef)}
+        self._predicates = {name: self.emitter.span(test) for name, test in
+                            ((name, _returned_test(f)) for name, f in self._functions.items()) if test is not None}
         binding = self.scopes.enter("module", self.scopes.module_name, node.body).binding
         self.imports_torch = any(is_torch(q) for q in binding.imports.values())
 
@@ -129,7 +135,7 @@ class ModuleResolver:
                 self._torch_gates[id(node.orelse.body)] = TorchGate(release[0], not release[1])
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
-        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._device_flags[-1])
+        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())
         if kind is not None:
             flag = node.test.value if isinstance(node.test, cst.Name) else None
             # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
@@ -145,7 +151,7 @@ class ModuleResolver:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
             self._flags_read(node.test, kind == GuardKind.OTHER_BRANCH or checks_only)
-        elif takes_general_path(node, self.scopes.qualify, self._device_flags[-1]):  # (also what leaves off CUDA)
+        elif takes_general_path(node, self.scopes.qualify, self._flags()):  # (also what leaves off CUDA)
             span = self.emitter.span(node.test)
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
             self._tests[id(node.body)] = True
@@ -153,12 +159,17 @@ class ModuleResolver:
             if isinstance(node.orelse, cst.Else):  # ``if x.device.type not in ("cuda", "meta"): ... else: <CUDA's>``
                 self._cuda_bodies[id(node.orelse.body)] = CudaGuard(GuardKind.OTHER_BRANCH, span)
 
+    def _flags(self) -> Mapping[str, Span]:
+        """The names that test the device where the walk is: the flags bound in its function, then the module's
+        predicates (``_predicates``)."""
+        return ChainMap(self._device_flags[-1], self._predicates) if self._predicates else self._device_flags[-1]
+
     def _checks_cuda_case(self, node: cst.If, kind: GuardKind) -> bool:
         """``if is_capturing: assert self.dim_size > 0; warn(...)`` after ``is_capturing = x.is_cuda and ...``: a
         device-type test with no other branch whose body only checks CUDA's own case: skipped elsewhere, nothing
         is missed."""
         return kind == GuardKind.DECIDED_BY_TEST and node.orelse is None \
-            and cuda_test(node.test, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE \
+            and cuda_test(node.test, self.scopes.qualify, self._flags()) == DEVICE_TYPE \
             and not cuda_branch_does_device_work(node.body)
 
     def _bound_once(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -200,7 +211,7 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
-        kind = cuda_test(node.test, self.scopes.qualify, self._device_flags[-1])
+        kind = cuda_test(node.test, self.scopes.qualify, self._flags())
         if kind == DEVICE_TYPE or (kind is not None and id(node) in self._map_locations):
             # a load's ``map_location=None if torch.cuda.is_available() else "cpu"``: elsewhere the host takes the
             # checkpoint, and ``load_state_dict`` copies it onto the module's device: the other way works
@@ -217,7 +228,7 @@ class ModuleResolver:
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``x.is_cuda and torch.cuda.is_current_stream_capturing()``: the right side runs only on a CUDA device;
         elsewhere the left side answers (``False``), so what the right side calls is CUDA's branch beside it."""
-        if skipped_off_cuda(node, self.scopes.qualify, self._device_flags[-1]):
+        if skipped_off_cuda(node, self.scopes.qualify, self._flags()):
             self._guard_expression(GuardKind.OTHER_BRANCH, node.left, node.right)
 
     def _guard_expression(self, kind: GuardKind, test: cst.CSTNode, guarded: cst.CSTNode) -> None:
@@ -256,7 +267,7 @@ class ModuleResolver:
         if id(original_node) in self._chain_tops:
             self._chain_tops.discard(id(original_node))
             self.emitter.chain_siblings.pop()
-        if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._device_flags[-1]):
+        if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._flags()):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
@@ -317,14 +328,14 @@ class ModuleResolver:
     def _knob(self, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.Name):
             self._flags_read(value, True)
-        elif cuda_test(value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+        elif cuda_test(value, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
             self._guard_expression(GuardKind.TEST, value, value)
 
     def _autocast_only_on_cuda(self, node: cst.Call) -> None:
         """``torch.autocast("cuda", enabled=self.amp and feats.is_cuda)``: off CUDA the region is switched off and
         runs in the model's own precision, as the code says; the call is CUDA's branch beside that."""
         enabled = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
-        if enabled is not None and cuda_test(enabled, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+        if enabled is not None and cuda_test(enabled, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
             self._guard_expression(GuardKind.OTHER_BRANCH, enabled, node)
 
     def _idle_autocast(self, exprs: Sequence[cst.BaseExpression], body: cst.CSTNode) -> None:
@@ -640,7 +651,7 @@ class ModuleResolver:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
             tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
-            if tests and cuda_test(node.value, self.scopes.qualify, self._device_flags[-1]) == DEVICE_TYPE:
+            if tests and cuda_test(node.value, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
                 self._device_flags[-1][name] = self.emitter.span(node.value)
                 self._flag_values[-1][name] = node.value
             else:
@@ -777,3 +788,18 @@ def _names_tested(test: cst.BaseExpression) -> List[str]:
 _KNOBS = frozenset({"non_blocking", "pin_memory", "fused"})
 #: a flag's name that says it switches one of them, or compilation (eager runs everywhere)
 _KNOB_FLAG = re.compile(r"(?:^|_)(?:%s|compile)(?:_|$)" % "|".join(sorted(_KNOBS)))
+
+
+def _returned_test(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+    """The device's type test a function returns as its whole answer (``return device.type == "cuda" and
+    torch.cuda.is_initialized()``, after a docstring or an import), else ``None``."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
+        return None
+    if any(not isinstance(statement, cst.SimpleStatementLine) for statement in body[:-1]):
+        return None
+    value = last.body[0].value
+    if value is None or not tests_a_tensors_device(value) or cuda_test(value, lambda _: None) != DEVICE_TYPE:
+        return None
+    return value
