@@ -1345,15 +1345,31 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     pytest.param("_TORCH_GREATER_EQUAL_2_13", False, id="a-flag-for-a-newer-torch"),
     # axolotl's offload_cpu.py: the parsed version bound to a name first
     pytest.param("torch_version < version.parse('2.4.0')", False, id="a-parsed-version-bound-to-a-name"),
+    # accelerate's and trl's helper, and transformers'
+    pytest.param("not is_torch_version('>=', '2.4.0')", False, id="a-libraries-helper"),
+    pytest.param("is_torch_version('<', '2.4.0')", False, id="a-libraries-helper-below"),
+    pytest.param("not is_torch_greater_or_equal('2.4')", False, id="transformers-helper"),
 ])
 def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree, test, taken):
-    code = ("import torch\nfrom packaging import version\n\ntorch_version = version.parse(torch.__version__)\n"
+    code = ("import torch\nfrom packaging import version\nfrom accelerate.utils import is_torch_version\n"
+            "from transformers.utils import is_torch_greater_or_equal\n\n"
+            "torch_version = version.parse(torch.__version__)\n"
             "_TORCH_GREATER_EQUAL_2_4 = True\n"
             "_TORCH_GREATER_EQUAL_2_13 = False\n\n\ndef make_scaler():\n"
             f"    if {test}:\n        return torch.cuda.amp.GradScaler()\n    return None\n")
     report = scan_tree({"amp.py": code}, ["cann", "neuware"])
     (scaler,) = [f for f in report.judged if f.api == "torch.cuda.amp.GradScaler"]
     assert active(scaler.verdicts["cann"]) == taken, scaler.verdicts["cann"].message
+
+
+def test_a_conditional_expression_on_torchs_version_is_a_branch_for_that_torch(scan_code):
+    """trl's offloading: ``torch.get_device_module(t) if is_torch_version(">=", "2.4.0") else torch.cuda``:
+    the targets pair with torch 2.4 and 2.12, which take the first."""
+    findings = scan_code("import torch\nfrom accelerate.utils import is_torch_version\n\n\ndef module(kind):\n"
+                         "    return (torch.get_device_module(kind) if is_torch_version('>=', '2.4.0')\n"
+                         "            else torch.cuda)\n", ["cann"])
+    cuda = [f for f in findings if f.api == "torch.cuda"]
+    assert cuda and not any(active(f.verdicts["cann"]) for f in cuda)
 
 
 @pytest.mark.parametrize("method, work", [

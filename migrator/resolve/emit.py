@@ -35,6 +35,9 @@ class Emitter:
         self.expression_guards: Dict[int, CudaGuard] = {}
         self.no_grad = 0  # inside how many blocks that run without autograd (``with torch.no_grad():``)
         self.torch_gates: List[TorchGate] = []  # the torch-version branches the walk is inside, innermost last
+        #: the nodes of a conditional expression's branch on torch's version (``torch.get_device_module(t) if
+        #: is_torch_version(">=", "2.4.0") else torch.cuda``), by id: when it runs, innermost of all
+        self.expression_gates: Dict[int, TorchGate] = {}
         #: the accelerators the if/elif chains the walk is inside test for (``elif is_npu_available():``)
         self.chain_siblings: List[Tuple[str, ...]] = []
         self.snippets: List[Tuple[Span, cst.CSTNode]] = []  # per usage: where its snippet text is
@@ -73,7 +76,7 @@ class Emitter:
             cuda_guard=self.expression_guards.get(id(node)) or (self.cuda_guards[-1] if self.cuda_guards else None),
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
             no_grad=self.no_grad > 0, config_key=config_key,
-            torch_gate=self.torch_gates[-1] if self.torch_gates else None,
+            torch_gate=self.expression_gates.get(id(node)) or (self.torch_gates[-1] if self.torch_gates else None),
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
         self._nodes.append(id(node))

@@ -399,8 +399,9 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
                        bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]] = lambda _: None
                        ) -> Optional[Tuple[Release, bool]]:
     """``(release, at_least)`` for a test of the installed torch's version: a flag named for the release
-    (``_TORCH_GREATER_EQUAL_2_4``, negated by ``not``), or ``torch.__version__`` (bare, or in ``version.parse``)
-    compared with ``>=`` or ``<`` to a release string; else ``None``."""
+    (``_TORCH_GREATER_EQUAL_2_4``, negated by ``not``), ``torch.__version__`` (bare, or in ``version.parse``)
+    compared with ``>=`` or ``<`` to a release string, or a library's helper (``is_torch_version(">=", "2.4")``);
+    else ``None``."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = torch_version_test(test.expression, qualify, bound)
         return (inner[0], not inner[1]) if inner else None
@@ -408,6 +409,8 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
     if name is not None:
         flag = _TORCH_FLAG.match(name)
         return ((int(flag.group(1)), int(flag.group(2))), True) if flag else None
+    if isinstance(test, cst.Call):
+        return _version_helper(test)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
@@ -418,6 +421,27 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
     if release is None:
         return None
     return (int(release.group(1)), int(release.group(2))), isinstance(operator, cst.GreaterThanEqual)
+
+
+#: the libraries' helpers that compare the installed torch with a release: accelerate's and trl's
+#: ``is_torch_version(">=", "2.4.0")``, transformers' ``is_torch_greater_or_equal("2.4")``
+_VERSION_HELPERS = {"is_torch_version": None, "is_torch_greater_or_equal": True, "is_torch_greater_or_equal_than": True}
+
+
+def _version_helper(call: cst.Call) -> Optional[Tuple[Release, bool]]:
+    """``(release, at_least)`` for a call of a version helper (``_VERSION_HELPERS``) with literal arguments."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if name not in _VERSION_HELPERS:
+        return None
+    texts = [a.value.evaluated_value if isinstance(a.value, cst.SimpleString) else None for a in call.args]
+    at_least = _VERSION_HELPERS[name]
+    if at_least is None:  # ``(operator, release)``: ``>=`` or ``<``
+        if len(texts) != 2 or texts[0] not in (">=", "<"):
+            return None
+        at_least, texts = texts[0] == ">=", texts[1:]
+    release = _RELEASE.match(texts[0] or "") if len(texts) == 1 and isinstance(texts[0], str) else None
+    return ((int(release.group(1)), int(release.group(2))), at_least) if release else None
 
 
 def _is_torch_version(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],

@@ -211,6 +211,11 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
+        release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
+        if release is not None:  # ``... if is_torch_version(">=", "2.4.0") else torch.cuda``
+            gates = self.emitter.expression_gates
+            gates.update((i, TorchGate(*release)) for i in _node_ids(node.body))
+            gates.update((i, TorchGate(release[0], not release[1])) for i in _node_ids(node.orelse))
         kind = cuda_test(node.test, self.scopes.qualify, self._flags())
         if kind == DEVICE_TYPE or (kind is not None and id(node) in self._map_locations):
             # a load's ``map_location=None if torch.cuda.is_available() else "cpu"``: elsewhere the host takes the
