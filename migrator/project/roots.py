@@ -271,7 +271,7 @@ def with_clause_roots(findings: Sequence[Finding]) -> List[Finding]:
 def _clauses(finding: Finding) -> Optional[Tuple[Tuple[str, str, Tuple[str, ...]], ...]]:
     """Per target, the status and the quotes of the conditions met its verdict rests on; ``None`` where a
     verdict that is work rests on anything else (proof: a kernel missing for this call)."""
-    out = []
+    out: List[Tuple[str, str, Tuple[str, ...]]] = []
     for target, verdict in sorted(finding.verdicts.items()):
         if bucket(verdict) != Bucket.WORK:
             out.append((target, verdict.status.value, ()))
