@@ -1121,6 +1121,29 @@ def test_per_device_functions_and_enum_chains_already_serve_the_target(scan_tree
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 
+ACCELERATE_ENV = (
+    "import enum\n\nimport torch\nfrom accelerate.utils import is_mlu_available, is_npu_available\n\n\n"
+    "class RNGType(enum.Enum):\n    TORCH = 'torch'\n    CUDA = 'cuda'\n    NPU = 'npu'\n\n\n"
+    "class Backend(enum.Enum):\n    CUDA = 'cuda'\n    ROCM = 'rocm'\n\n\n"
+    "def env_command(info):\n    pt_cuda_available = torch.cuda.is_available()\n"
+    "    pt_npu_available = is_npu_available()\n    if pt_cuda_available:\n"
+    "        info['GPU type'] = torch.cuda.get_device_name()\n    elif pt_npu_available:\n"
+    "        info['NPU type'] = torch.npu.get_device_name()\n    return info\n")
+
+
+@pytest.mark.parametrize("line, rule, work", [
+    pytest.param(9, "device-string", False, id="an-enum-of-devices-that-names-the-target"),
+    pytest.param(14, "device-string", True, id="an-enum-of-devices-without-the-target"),
+    pytest.param(19, "device-call", False, id="a-flag-tested-as-cudas-arm-of-a-per-device-chain"),
+    pytest.param(22, "device-call", False, id="cudas-arm-of-a-chain-of-flags"),
+])
+def test_accelerates_tables_and_flag_chains_already_serve_the_target(scan_tree, line, rule, work):
+    """accelerate's ``RNGType`` enum and its ``accelerate env`` command: CUDA's member or arm beside the NPU's."""
+    report = scan_tree({"env.py": ACCELERATE_ENV}, ["cann"])
+    (found,) = [f for f in report.judged if f.span.line == line and f.rule == rule]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
 def test_cudas_branch_of_a_conditional_expression_is_skipped_where_the_device_is_not_cudas(scan_tree):
     code = ("import torch\nfrom contextlib import nullcontext\n\n\ndef load(load_device, path):\n"
             "    ctx = torch.cuda.device(load_device) if load_device.type == 'cuda' else nullcontext()\n"

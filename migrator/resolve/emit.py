@@ -45,6 +45,10 @@ class Emitter:
         #: the nodes of a device flag's binding that a later ``if`` with another branch tests, by id: their guard
         #: (a usage there was emitted before the test was seen)
         self.tested_later: Dict[int, CudaGuard] = {}
+        #: the nodes of a flag's binding that a later if/elif chain tests as CUDA's arm beside other accelerators'
+        #: (``pt_cuda_available = torch.cuda.is_available()`` then ``if pt_cuda_available: ... elif
+        #: pt_npu_available: ...``), by id: the devices beside it
+        self.siblings_later: Dict[int, Tuple[str, ...]] = {}
         self._nodes: List[int] = []  # per usage: the id of its node
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -90,6 +94,9 @@ class Emitter:
         if self.tested_later:
             self.usages = [replace(u, cuda_guard=self.tested_later[node]) if u.cuda_guard is None
                            and node in self.tested_later else u for u, node in zip(self.usages, self._nodes)]
+        if self.siblings_later:
+            self.usages = [replace(u, siblings=u.siblings + self.siblings_later[node]) if node in self.siblings_later
+                           else u for u, node in zip(self.usages, self._nodes)]
         return tuple(self._finish(u, snippet) for i, (u, snippet) in enumerate(zip(self.usages, self.snippets))
                      if i not in self._dropped)
 

@@ -274,8 +274,8 @@ _MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.([a-z]+)\.is_available$"
 
 def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> List[str]:
     """The accelerators other than CUDA that a test names: a string (``device.type == "npu"``), an availability
-    call (``is_npu_available()``, ``torch.mlu.is_available()``) or an enum member (``RNGType.NPU``); bounded,
-    never a deep walk."""
+    call (``is_npu_available()``, ``torch.mlu.is_available()``) or a flag named for one (``pt_mlu_available``), or
+    an enum member (``RNGType.NPU``); bounded, never a deep walk."""
     found: List[str] = []
     stack = [test]
     while stack and len(found) < 8 and len(stack) < 256:
@@ -301,6 +301,10 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
             stack.extend(c.comparator for c in current.comparisons)
         elif isinstance(current, (cst.Tuple, cst.List, cst.Set)):
             stack.extend(e.value for e in current.elements)
+        elif isinstance(current, cst.Name):  # a flag bound to one: ``pt_mlu_available``, ``has_npu``
+            words = current.value.lower().split("_")
+            if "available" in words or words[0] in ("is", "has"):
+                found.extend(word for word in words if word in ACCELERATORS)
         elif isinstance(current, cst.Attribute) and current.attr.value.isupper():
             # an enum member naming a device: ``RNGType.NPU``, ``DistributedType.MULTI_MLU``
             found.extend(word for word in current.attr.value.lower().split("_") if word in ACCELERATORS)

@@ -101,6 +101,15 @@ class Literals:
             if others:
                 self._siblings[id(node)] = self._siblings.get(id(node), ()) + others
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        """``class RNGType(Enum): CUDA = "cuda"; NPU = "npu"; MLU = "mlu"``: a class whose members are device
+        names is a table of devices, as a set of them is."""
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        values = [line.body[0].value for line in body
+                  if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                  and isinstance(line.body[0], cst.Assign) and len(line.body[0].targets) == 1]
+        self._beside(values)
+
     def visit_Set(self, node: cst.Set) -> None:
         self._beside([e.value for e in node.elements])
 
