@@ -157,3 +157,16 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     (use,) = [f for f in findings if f.api == "torch.get_device_module"]
     (cause,) = [f for f in findings if f.id == use.root]
     assert cause.rule == "device-string"
+
+
+@pytest.mark.parametrize("body, items", [
+    # pythae's log-binomial: one statement over three lines, the same op three times
+    ("    return (torch.lgamma(n + 1)\n            - torch.lgamma(k + 1)\n            - torch.lgamma(n - k + 1))\n", 1),
+    ("    x = x.cuda()\n    y = y.cuda()\n    return x + y\n", 1),
+    # the same API far apart in one function: two places to change
+    ("    x = x.cuda()\n" + "    x = x * 2\n" * 4 + "    y = y.cuda()\n    return x + y\n", 2),
+], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function"])
+def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
+    findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
+    work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]
+    assert len(work) == items, [(f.span.line, f.api) for f in work]

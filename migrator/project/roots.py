@@ -281,3 +281,30 @@ def _clauses(finding: Finding) -> Optional[Tuple[Tuple[str, str, Tuple[str, ...]
         out.append((target, verdict.status.value,
                     tuple(sorted(e.quote for e in verdict.evidence if e.grade == Grade.CONDITION))))
     return tuple(out)
+
+
+#: the most lines apart two uses of one API may be and still be one run (a statement written over lines, a few
+#: moves in a row)
+_RUN_GAP = 2
+
+
+def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """One run of the same work, one item: the same API judged the same way on lines next to each other in one
+    function (pythae's ``lgamma`` three times in one log-binomial written over three lines; ``x = x.cuda()`` then
+    ``y = y.cuda()``) is one change there; each after the first is a site of the run's first."""
+    runs: Dict[Tuple[str, Optional[int], str, str, str, Tuple[Tuple[str, str, bool], ...]], Finding] = {}
+    last_line: Dict[str, int] = {}
+    roots: Dict[str, str] = {}
+    work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
+    for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
+        settles = tuple(sorted((t, counted_status(v).value, v.fixable) for t, v in finding.verdicts.items()))
+        key = (finding.path, finding.span.cell, finding.scope, finding.rule, finding.api, settles)
+        head = runs.get(key)
+        line = finding.span.line or 0
+        if head is not None and line - last_line[head.id] <= _RUN_GAP:
+            roots[finding.id] = head.id
+            last_line[head.id] = line
+        else:
+            runs[key] = finding
+            last_line[finding.id] = _last_line(finding)
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]

@@ -127,9 +127,9 @@ class ModuleResolver:
             if names:
                 self._chain_tops.add(id(node))
                 self.emitter.chain_siblings.append(names)
-                flag = self._bound_once(node.test)  # ``if pt_cuda_available:`` first: what the flag was bound to
-                if flag is not None:
-                    self.emitter.siblings_later.update((i, names) for i in _node_ids(flag))
+                bound = self._bound_once(node.test)  # ``if pt_cuda_available:`` first: what the flag was bound to
+                if bound is not None:
+                    self.emitter.siblings_later.update((i, names) for i in _node_ids(bound))
         self._idle_availability(node.test, (node.body, node.orelse))
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
