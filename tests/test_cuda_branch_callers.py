@@ -56,6 +56,12 @@ def precision():
         return "bf16" if _native() else "fp16"
     return "fp32"
 """, True),
+    ("after-an-and-with-the-test", """
+def precision():
+    if torch.cuda.is_available() and _capability()[0] < 8:
+        return "fp16"
+    return "fp32"
+""", True),
     ("also-called-unguarded", """
 def precision():
     if torch.cuda.is_available():

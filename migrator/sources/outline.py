@@ -177,8 +177,23 @@ class _OutlineReader:
                         self.read_body(item.body, scope, cls, local)
                     elif isinstance(item, ast.AST):
                         self._expressions(item, scope, cls, local)
+            elif field == "test" and isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And):
+                self._and_test(value, stmt.lineno, scope, cls, local)
             elif isinstance(value, ast.AST):
                 self._expressions(value, scope, cls, local)
+
+    def _and_test(self, test: ast.BoolOp, line: int, scope: str, cls: Optional[str],
+                  local: Optional[Dict[str, str]]) -> None:
+        """``if torch.cuda.is_available() and not check_cuda_fp8_capability():``: what the sides after a CUDA test
+        call is called only where that test is true."""
+        outer = self._cuda_test
+        try:
+            for side in test.values:
+                self._expressions(side, scope, cls, local)
+                if self._cuda_test_of(side, local):
+                    self._cuda_test = line
+        finally:
+            self._cuda_test = outer
 
     def _define(self, node, kind: DefinitionKind, scope: str, local: Optional[Dict[str, str]],
                 bases: Tuple[str, ...] = ()) -> str:
