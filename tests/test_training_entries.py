@@ -136,3 +136,16 @@ def test_a_scripts_function_nothing_calls_is_tooling(scan_tree, files, expected)
     (path,) = [p for p in files if p.endswith("tetris.py")]
     profile = [f for f in report.judged if f.path == path and f.scope.endswith("profile")]
     assert profile and {f.context for f in profile} == {expected}
+
+
+def test_a_custom_operators_build_stays_training_though_only_setup_py_reaches_it(scan_tree):
+    """pip runs ``setup.py`` (an entry point that never trains); the CUDA extension it builds is what training
+    calls: the bundled example's port phase."""
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+             "setup(name='fused', ext_modules=[CUDAExtension('fused_cuda', ['fused.cu'])],"
+             " cmdclass={'build_ext': BuildExtension})\n")
+    report = scan_tree({"setup.py": setup, "pkg/__init__.py": "", "pkg/shared.py": _SHARED,
+                        "pkg/eval_utils.py": _EVAL_UTILS, "train.py": _LOOP, "evaluate_tts.py": _EVAL})
+    (build,) = [f for f in report.judged if f.rule == "extension-build"]
+    assert build.context == Context.TRAINING
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}  # the split is made

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
 
 from ..contexts import path_context
-from ..model import AttributeMethod, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
+from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
 from ..sources.outline import MODULE
 from .step import loop_node, off_the_step
 
@@ -122,7 +122,8 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     out = []
     for finding in findings:
         node = placed.get(finding.id) or project.node_of(finding)
-        if finding.context == Context.TRAINING and node is not None and (
+        # a custom operator's build is what training calls, wherever it is written (``contexts.context_of``)
+        if finding.context == Context.TRAINING and finding.category != Category.CUSTOM_OP and node is not None and (
                 node in uncalled or (trained is not None and finding.reachable and node not in trained)):
             finding = replace(finding, context=Context.TOOLING)
         out.append(finding)
