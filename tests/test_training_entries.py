@@ -149,3 +149,16 @@ def test_a_custom_operators_build_stays_training_though_only_setup_py_reaches_it
     (build,) = [f for f in report.judged if f.rule == "extension-build"]
     assert build.context == Context.TRAINING
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}  # the split is made
+
+
+@pytest.mark.parametrize("test", ["torch.onnx.is_in_onnx_export()", "torch.jit.is_scripting()"],
+                         ids=["onnx-export", "torchscript"])
+def test_a_branch_taken_only_while_exporting_is_tooling(scan_code, test):
+    """gliner's pooling: ``if torch.onnx.is_in_onnx_export(): <scatter_reduce_ for the exporter>`` else the eager
+    way: what the export branch runs is not the training step."""
+    code = ("import torch\n\n\nclass Pool(torch.nn.Module):\n    def forward(self, x, idx, out):\n"
+            f"        if {test}:\n            return out.scatter_reduce_(0, idx, x, reduce='mean')\n"
+            "        return out.index_add_(0, idx, x)\n")
+    findings = scan_code(code, ["cann"])
+    exported = [f for f in findings if f.api.endswith("scatter_reduce_")]
+    assert exported and {f.context for f in exported} == {Context.TOOLING}

@@ -526,9 +526,14 @@ def _leaves(block: Sequence[ast.stmt]) -> bool:
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
 
 
+#: the questions true only while a model is exported: scripted, traced, or exported to ONNX
+_EXPORTING = ("jit.is_scripting", "jit.is_tracing", "onnx.is_in_onnx_export")
+
+
 def _scripting_test(test: ast.expr) -> bool:
-    """``torch.jit.is_scripting()`` / ``torch.jit.is_tracing()``: true only while a model is scripted or traced."""
-    return isinstance(test, ast.Call) and (_dotted(test.func) or "").endswith(("jit.is_scripting", "jit.is_tracing"))
+    """``torch.jit.is_scripting()`` / ``torch.jit.is_tracing()`` / ``torch.onnx.is_in_onnx_export()``: true only
+    while a model is scripted, traced or exported (gliner's ONNX-only ``scatter_reduce_`` branches)."""
+    return isinstance(test, ast.Call) and (_dotted(test.func) or "").endswith(_EXPORTING)
 
 
 def _training_test(test: ast.expr) -> Optional[bool]:
