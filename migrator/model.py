@@ -502,6 +502,9 @@ class Finding:
     root: Optional[str] = None
     #: where the value this finding judges was set, when it came through a name (``project/roots.py``)
     cause: Optional[Span] = None
+    #: the repository module ``cause`` is in when that is another than the finding's (a constant imported from
+    #: ``config.py``: ``from .parameters import DEVICE``); ``None``: the finding's own file
+    cause_module: Optional[str] = None
     #: a ``tune`` finding's line as a traced run saw it (``scan --trace``)
     measured: Optional["StepMeasure"] = None
     #: the CUDA test (with no other branch) whose body this finding sits in: it runs only where that test holds

@@ -170,3 +170,24 @@ def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, i
     findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
     work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]
     assert len(work) == items, [(f.span.line, f.api) for f in work]
+
+
+def test_a_device_constant_imported_from_another_module_is_one_cause_there(scan_tree):
+    """ColBERT's ``DEVICE = torch.device("cuda" if ... else "cpu")`` in ``parameters.py``, used by ``.to(DEVICE)``
+    in the tokenizers and the trainer: every use is a site of the finding where the constant is set."""
+    files = {
+        "colbert/__init__.py": "",
+        "colbert/parameters.py": "import torch\n\nDEVICE = torch.device('cuda' if torch.cuda.is_available() "
+                                 "else 'cpu')\n",
+        "colbert/tokenizer.py": "import torch\nfrom colbert.parameters import DEVICE\n\n\ndef encode(ids):\n"
+                                "    return ids.to(DEVICE)\n",
+        "colbert/training.py": "import torch\nfrom colbert.parameters import DEVICE\n\n\ndef train(model, batch):\n"
+                               "    model.to(DEVICE)\n    y = torch.ones(2)\n    return model(batch.to(DEVICE)) + y\n",
+    }
+    report = scan_tree(files, ["cann"])
+    uses = [f for f in report.findings if f.path != "colbert/parameters.py" and f.rule == "device-move"]
+    assert len(uses) == 3
+    causes = {f.root for f in uses}
+    assert len(causes) == 1
+    (cause,) = [f for f in report.findings if f.id in causes]
+    assert cause.path == "colbert/parameters.py"

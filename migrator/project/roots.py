@@ -11,6 +11,7 @@ from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
 from ..model import Category, Context, Finding, Grade, Span, Status
 from ..devices import CUDA_AVAILABILITY
+from ..resolve.modules import module_name_for
 from .coverage import runs_as_written
 
 _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
@@ -18,21 +19,27 @@ _Place = Tuple[str, Optional[int], Optional[int]]  # path, cell, line
 
 def with_roots(findings: Sequence[Finding]) -> List[Finding]:
     """``findings`` in their order, each site of a cause pointing at the finding there: the one written on the
-    cause's line, or else the first site (the cause itself is a plain assignment no rule reports)."""
+    cause's line (in the module the value was set in), or else the first site (the cause itself is a plain
+    assignment no rule reports)."""
     at_line: Dict[_Place, Finding] = {}
     for finding in findings:  # a device's or a backend's finding there before another rule's (an operator's)
         place = (finding.path, finding.span.cell, finding.span.line)
         there = at_line.get(place)
         if there is None or (there.category not in _VALUES and finding.category in _VALUES):
             at_line[place] = finding
+    files = {module_name_for(f.path): f.path for f in findings if f.path.endswith(".py")}
     chosen: Dict[_Place, str] = {}
     roots: Dict[str, str] = {}
     for finding in findings:
         if finding.cause is None:
             continue
-        place = (finding.path, finding.cause.cell, finding.cause.line)
+        # a constant imported from another module (``from .parameters import DEVICE``) is set in that file; one
+        # with no finding of its own there is still one cause for every file that uses it
+        path = finding.path if finding.cause_module is None else \
+            files.get(finding.cause_module, f"<{finding.cause_module}>")
+        place = (path, finding.cause.cell, finding.cause.line)
         if place not in chosen:
-            there = _within(at_line, finding.path, finding.cause)
+            there = _within(at_line, path, finding.cause)
             chosen[place] = there.id if there is not None and there.id != finding.id else finding.id
         if chosen[place] != finding.id:
             roots[finding.id] = chosen[place]

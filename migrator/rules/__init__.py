@@ -14,10 +14,13 @@ from ..maps.limits import for_call
 from ..maps.load import release_tuple
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage, UsageKind, Value, Verdict
+from ..prefixes import longest
+from ..resolve.modules import module_name_for
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
-                   in_a_cuda_method, is_backend_string, is_device_string, normalised_snippet, on_cuda_branch)
+                   in_a_cuda_method, is_backend_string, is_device_string, normalised_snippet, on_cuda_branch,
+                   resolve_value)
 from .tune import TuneRule
 
 
@@ -106,7 +109,8 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
         rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
         snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
-        ops=rule.ops(usage, ctx), cause=_cause(usage) if rule.category in _FLOWS else None,
+        ops=rule.ops(usage, ctx), cause=_cause(usage, ctx.project) if rule.category in _FLOWS else None,
+        cause_module=_cause_module(usage, path, ctx) if rule.category in _FLOWS else None,
         guard=usage.cuda_guard.span if usage.cuda_guard is not None
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
         config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
@@ -157,16 +161,36 @@ _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
 _BRANCHED = _FLOWS | {Category.OP, Category.THIRD_PARTY}
 
 
-def _cause(usage: Usage) -> Optional[Span]:
+def _cause(usage: Usage, project: ProjectIndex) -> Optional[Span]:
     """Where the value an argument came through was set (``device = 'cuda'`` for ``x.to(device)``), or the
     CUDA test that decides whether this body runs (``torch.cuda.is_available()``, or a device-type test with
     no other branch): its finding is the cause."""
-    for arg in usage.args:
-        for value in (arg.value, *arg.value.options):
-            if value.via and value.origin is not None and value.origin.line and _names_cuda(value):
-                return value.origin
+    value = _came_through(usage, project)
+    if value is not None:
+        return value.origin
     guard = usage.cuda_guard
     return guard.span if guard is not None and guard.kind == GuardKind.DECIDED_BY_TEST else None
+
+
+def _came_through(usage: Usage, project: ProjectIndex) -> Optional[Value]:
+    """The first argument value that came through a name from where a device or backend was set (a constant of
+    another module followed there: ``resolve_value``)."""
+    for arg in usage.args:
+        resolved = resolve_value(arg.value, project)
+        for value in (resolved, *resolved.options):
+            if value.via and value.origin is not None and value.origin.line and _names_cuda(value):
+                return value
+    return None
+
+
+def _cause_module(usage: Usage, path: str, ctx: RuleContext) -> Optional[str]:
+    """The repository module the value an argument came through was set in, when that is another module than
+    ``path``'s (``colbert.parameters`` for ``.to(DEVICE)`` after ``from colbert.parameters import DEVICE``)."""
+    value = _came_through(usage, ctx.project)
+    if value is None or value.via is None or "." not in value.via:
+        return None
+    found = longest(value.via.rpartition(".")[0], lambda prefix: prefix in ctx.project.modules)
+    return found[0] if found is not None and found[0] != module_name_for(path) else None
 
 
 def _names_cuda(value: Value) -> bool:
