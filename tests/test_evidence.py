@@ -718,6 +718,9 @@ def test_a_negated_or_short_circuited_cuda_test_is_work_only_where_the_target_mi
     # no leaving: the body is set-up every device needs
     pytest.param("    if x.device.type == 'cuda':\n        torch.cuda.set_device(0)\n    return x", True,
                  id="set-up-in-the-body"),
+    # gliner's and pykeen's fallback when CUDA was asked for and is missing: the target asks for its own device
+    pytest.param("    if x.device.type == 'cuda' and not torch.cuda.is_available():\n        x = x.to('cpu')\n"
+                 "    return x", False, id="cudas-own-fallback-when-cuda-is-missing"),
 ])
 def test_a_cuda_branch_whose_block_leaves_has_the_code_after_it_as_the_other_way(scan_tree, body, work):
     report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])

@@ -173,7 +173,24 @@ class ModuleResolver:
         is missed."""
         return kind == GuardKind.DECIDED_BY_TEST and node.orelse is None \
             and cuda_test(node.test, self.scopes.qualify, self._flags()) == DEVICE_TYPE \
-            and not cuda_branch_does_device_work(node.body)
+            and (not cuda_branch_does_device_work(node.body) or self._cuda_asked_but_missing(node.test))
+
+    def _cuda_asked_but_missing(self, test: cst.BaseExpression) -> bool:
+        """``"cuda" in device and not torch.cuda.is_available()`` (gliner's pipelines, pykeen's
+        ``resolve_device``): CUDA's own fallback when CUDA was asked for and is not there; on a target the device
+        asked for is its own, the test is False, and whatever the body does (fall back to the CPU, warn) is
+        CUDA's case alone."""
+        sides: List[cst.BaseExpression] = []
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+                stack.extend((node.left, node.right))
+            else:
+                sides.append(node)
+        missing = any(isinstance(side, cst.UnaryOperation) and isinstance(side.operator, cst.Not)
+                      and cuda_test(side.expression, self.scopes.qualify) == IS_AVAILABLE for side in sides)
+        return missing and any(cuda_test(side, self.scopes.qualify, self._flags()) == DEVICE_TYPE for side in sides)
 
     def _bound_once(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The one value a plain name is bound to in the scopes the walk is in, else ``None``."""
