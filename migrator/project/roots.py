@@ -86,7 +86,7 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     validate, a data gap) is not joined."""
     roots: Dict[str, str] = {}
     statement: Optional[Finding] = None  # the first finding of the statement the walk is in
-    heads: Dict[Tuple[Tuple[str, str, bool], ...], Finding] = {}  # per way of settling, its item there
+    heads: Dict[_Settles, Finding] = {}  # per way of settling, its item there
     work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
     _arguments_at_their_literal(findings, work, roots)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
@@ -95,8 +95,7 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
         if statement is None or statement.path != finding.path or statement.span.cell != finding.span.cell \
                 or (finding.span.line or 0) > _last_line(statement):
             statement, heads = finding, {}
-        settles = tuple(sorted((t, counted_status(v).value, v.fixable) for t, v in finding.verdicts.items()))
-        head = heads.setdefault(settles, finding)
+        head = heads.setdefault(_settles(finding), finding)
         if head is not finding:
             roots[finding.id] = head.id
     if not roots:
@@ -105,6 +104,15 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     # a site of a finding that has just become a site itself points at the item
     return [replace(f, root=roots[f.id]) if f.id in roots else
             replace(f, root=roots[f.root]) if f.root in roots else f for f in findings]
+
+
+_Settles = Tuple[Tuple[str, str, bool], ...]
+
+
+def _settles(finding: Finding) -> _Settles:
+    """How every target settles a finding (its status as counted, whether `fix` applies it): findings joined into
+    one item must agree on it, so the plan's phases resolve the item whole."""
+    return tuple(sorted((t, counted_status(v).value, v.fixable) for t, v in finding.verdicts.items()))
 
 
 def _arguments_at_their_literal(findings: Sequence[Finding], work: Sequence[Finding], roots: Dict[str, str]) -> None:
@@ -299,13 +307,12 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One run of the same work, one item: the same API judged the same way on lines next to each other in one
     function (pythae's ``lgamma`` three times in one log-binomial written over three lines; ``x = x.cuda()`` then
     ``y = y.cuda()``) is one change there; each after the first is a site of the run's first."""
-    runs: Dict[Tuple[str, Optional[int], str, str, str, Tuple[Tuple[str, str, bool], ...]], Finding] = {}
+    runs: Dict[Tuple[str, Optional[int], str, str, str, _Settles], Finding] = {}
     last_line: Dict[str, int] = {}
     roots: Dict[str, str] = {}
     work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
-        settles = tuple(sorted((t, counted_status(v).value, v.fixable) for t, v in finding.verdicts.items()))
-        key = (finding.path, finding.span.cell, finding.scope, finding.rule, finding.api, settles)
+        key = (finding.path, finding.span.cell, finding.scope, finding.rule, finding.api, _settles(finding))
         head = runs.get(key)
         line = finding.span.line or 0
         if head is not None and line - last_line[head.id] <= _RUN_GAP:
