@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..contexts import path_context
 from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 _TRAINER_CALLS = frozenset({"fit", "train"})
 
 
-def training_roots(results: Sequence[FileResult], graph, main_lines) -> FrozenSet[str]:
+def training_roots(results: Sequence[FileResult], graph,
+                   main_lines: Mapping[str, Tuple[int, int]]) -> FrozenSet[str]:
     """The nodes where the project trains: its training loops, its step functions and their classes, and the
     scopes that call an outside trainer."""
     roots: Set[str] = set()
