@@ -83,3 +83,18 @@ def test_triton_launch_of_repo_kernel(scan_tree):
     })
     launches = [f for f in report.findings if f.rule == "triton-launch"]
     assert [(f.path, f.span.line) for f in launches] == [("ops.py", 4)]
+
+
+def test_deepspeeds_host_adam_is_built_for_the_target_not_replaced(scan_code):
+    """accelerate's ZeRO-Offload optimizer: DeepSpeed's npu and mlu op builders build ``cpu_adam`` (a host op):
+    DeepSpeed installed for the target serves it; AdamW would move the optimizer off the host. FusedAdam, a CUDA
+    kernel, still gets the target's fused optimizer."""
+    findings = scan_code("from deepspeed.ops.adam import DeepSpeedCPUAdam, FusedAdam\n"
+                         "host = DeepSpeedCPUAdam(params, lr=1e-3)\nfused = FusedAdam(params, lr=1e-3)\n")
+    host = next(f for f in findings if f.span.line == 2).verdicts
+    for target, builder in (("cann", "npu"), ("neuware", "mlu")):
+        assert host[target].status == Status.PARTIAL, host[target].message
+        assert "AdamW" not in (host[target].suggestion or "")
+        assert f"op_builder-{builder}-cpu_adam" in host[target].source
+    fused = next(f for f in findings if f.span.line == 3).verdicts
+    assert fused["cann"].status == Status.REWRITE and "fused=True" in fused["cann"].suggestion
