@@ -3,10 +3,12 @@ a project that casts to bf16 or autocasts in it, and no other."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Sequence, Set, Tuple
 
-from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage, UsageKind
+from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage, UsageKind, ValueKind
 from ..prefixes import longest
 from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
 from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
@@ -28,10 +30,24 @@ _NAMES: Dict[str, str] = {
 _AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast")
 
 
+#: a value that asks a framework for bfloat16: Lightning's ``precision="bf16-mixed"``, accelerate's
+#: ``mixed_precision="bf16"``, a ``dtype="bfloat16"`` string
+_BF16_TEXT = re.compile(r"(?<![a-z0-9])(?:bf16|bfloat16)(?![a-z0-9])", re.IGNORECASE)
+#: keywords that switch bfloat16 on with ``True`` (transformers' ``TrainingArguments(bf16=True)``)
+_BF16_SWITCHES = frozenset({"bf16", "bf16_full_eval"})
+
+
 def reads(usage: Usage) -> bool:
     """Whether ``dtype_profiles`` looks at this usage (the cache keeps those apart for the cross-file stages)."""
     return (usage.api in _NAMES or usage.api in _AUTOCAST
-            or (usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS)))
+            or (usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS)) or _asks_for_bf16(usage))
+
+
+def _asks_for_bf16(usage: Usage) -> bool:
+    """Whether a call passes a framework's bfloat16 setting (``precision="bf16-mixed"``, ``bf16=True``)."""
+    return any((arg.keyword in _BF16_SWITCHES and arg.value.text == "True")
+               or (arg.value.kind == ValueKind.STR and _BF16_TEXT.search(arg.value.text or "") is not None)
+               for arg in usage.args)  # (``dtype=torch.bfloat16`` is the name's own choice, where it is written)
 
 
 def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
@@ -41,14 +57,18 @@ def dtype_profiles(results: Sequence[FileResult]) -> "ProjectDtypes":
     project computes in (tests and tooling neither give evidence nor join projects). Files that are not Python
     (shell, requirements, kernels) take the whole repository's."""
     groups = _import_groups(results)
+    # a framework sets bf16 only where the project asks it to (fp16 is what its mixed precision means else)
+    asks_bf16 = {groups.find(r.file.rel) for r in results if path_context(r.file.rel) == Context.TRAINING
+                 and any(_asks_for_bf16(u) for u in usages_across_files(r))}
     evidence: Dict[str, Dict[str, DtypeChoice]] = {}
     here: Dict[Tuple[str, str], Set[str]] = {}  # per file and scope, the 16-bit dtypes its own code computes in
     for result in sorted(results, key=lambda r: r.file.rel):
         found = evidence.setdefault(groups.find(result.file.rel), {})
         if path_context(result.file.rel) != Context.TRAINING:
             continue  # a test of the bf16 path does not make the project train in bf16
+        bf16 = groups.find(result.file.rel) in asks_bf16
         for usage in sorted(usages_across_files(result), key=lambda u: (u.span.cell or 0, u.span.line or 0)):
-            for dtype in _dtypes_of(usage):
+            for dtype in _dtypes_of(usage, bf16):
                 inferred = usage.kind == _IMPORT
                 if not inferred:
                     here.setdefault((result.file.rel, usage.scope), set()).add(dtype)
@@ -131,16 +151,20 @@ def _import_groups(results: Sequence[FileResult]) -> _Groups:
     return groups
 
 
-def _dtypes_of(usage: Usage) -> Sequence[str]:
+def _dtypes_of(usage: Usage, framework_bf16: bool) -> Sequence[str]:
+    """The dtypes a usage chooses; a framework's import both 16-bit dtypes where its project asks one for bf16
+    (``framework_bf16``), else fp16 (what the frameworks' mixed precision is unless told otherwise)."""
     if usage.context in DTYPE_MENTIONS:  # ``x.dtype in (torch.float16, torch.bfloat16)`` tests, chooses nothing
         return ()
     if usage.api in _NAMES:
         return (_NAMES[usage.api],)
+    if _asks_for_bf16(usage):  # ``Trainer(precision="bf16-mixed")``: the project's own choice, written down
+        return ("bf16",)
     if usage.api in _AUTOCAST and usage.kind in (_CALL, _DECORATOR):
         dtype = next((a.value for a in usage.args if a.keyword == "dtype"), None)
         if dtype is None:
             return ("fp16",)
         return ()  # the dtype argument is a name of its own (torch.bfloat16): counted where it is written
     if usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS):
-        return ("fp16", "bf16")
+        return ("fp16", "bf16") if framework_bf16 else ("fp16",)
     return ()
