@@ -191,3 +191,20 @@ def test_a_device_constant_imported_from_another_module_is_one_cause_there(scan_
     assert len(causes) == 1
     (cause,) = [f for f in report.findings if f.id in causes]
     assert cause.path == "colbert/parameters.py"
+
+
+@pytest.mark.parametrize("files, items", [
+    # tsl: one module computes with torch_sparse; others import SparseTensor only to test types and hint
+    ({"ops.py": "import torch\nfrom torch_sparse import SparseTensor, matmul\n\n\ndef spmm(adj, x):\n"
+                "    return matmul(adj, x)\n",
+      "casting.py": "import torch\nfrom torch_sparse import SparseTensor\n\n\ndef is_sparse(x):\n"
+                    "    return isinstance(x, SparseTensor)\n",
+      "typing_.py": "import torch\nfrom torch_sparse import SparseTensor\n\nAdj = SparseTensor\n"}, 1),
+    # no module uses it for anything but imports: the imports stay (the project still asks for the package)
+    ({"casting.py": "import torch\nfrom torch_sparse import SparseTensor\n\n\ndef is_sparse(x):\n"
+                    "    return isinstance(x, SparseTensor)\n"}, 1),
+], ids=["imports-beside-a-real-use", "imports-alone"])
+def test_a_file_that_only_imports_a_cuda_library_is_a_site_of_its_first_use(scan_tree, files, items):
+    report = scan_tree(files, ["cann"])
+    library = [f for f in counted(report.findings) if f.api.startswith("torch_sparse")]
+    assert len(library) == items, [(f.path, f.span.line, f.api) for f in library]

@@ -322,3 +322,33 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
             runs[key] = finding
             last_line[finding.id] = _last_line(finding)
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def with_import_only_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
+    """A file that only imports a CUDA library, and uses it for nothing the rules judge (tsl's
+    ``from torch_sparse import SparseTensor`` for ``isinstance`` checks and type hints; a package re-exporting it):
+    the import needs the package installed, which the project's first real use of the library already asks; it is
+    a site of that use (in training code where there is one). A project with no real use keeps its imports."""
+    def library(finding: Finding) -> str:
+        return library_of(finding.api) or finding.api.split(".", 1)[0]
+
+    uses = [f for f in findings if f.rule in _LIBRARY_USES and f.root is None]
+    only_imports: Dict[Tuple[str, str], bool] = {}
+    for finding in uses:
+        key = (finding.path, library(finding))
+        only_imports[key] = only_imports.get(key, True) and _is_import(finding)
+    first_use: Dict[str, Finding] = {}
+    for finding in sorted(uses, key=lambda f: path_context(f.path) != Context.TRAINING):
+        if not only_imports[(finding.path, library(finding))]:
+            first_use.setdefault(library(finding), finding)
+    roots: Dict[str, str] = {}
+    for finding in uses:
+        head = first_use.get(library(finding))
+        if head is not None and only_imports[(finding.path, library(finding))] and _settles(head) == _settles(finding):
+            roots[finding.id] = head.id
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _is_import(finding: Finding) -> bool:
+    """Whether a library finding is on an import statement (its snippet is the statement's text)."""
+    return finding.snippet.lstrip().startswith(("import ", "from "))
