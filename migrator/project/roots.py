@@ -329,8 +329,8 @@ def with_import_only_roots(findings: Sequence[Finding], library_of: Callable[[st
     ``from torch_sparse import SparseTensor`` for ``isinstance`` checks and type hints; a package re-exporting it):
     the import needs the package installed, which the project's first real use of the library already asks; it is
     a site of that use (in training code where there is one). A project with no real use keeps its imports."""
-    def library(finding: Finding) -> str:
-        return library_of(finding.api) or finding.api.split(".", 1)[0]
+    def library(finding: Finding) -> str:  # as ``with_module_library_roots`` names it
+        return _LIBRARY_USES[finding.rule] or library_of(finding.api) or finding.api.split(".", 1)[0]
 
     uses = [f for f in findings if f.rule in _LIBRARY_USES and f.root is None]
     only_imports: Dict[Tuple[str, str], bool] = {}
