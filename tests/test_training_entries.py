@@ -162,3 +162,21 @@ def test_a_branch_taken_only_while_exporting_is_tooling(scan_code, test):
     findings = scan_code(code, ["cann"])
     exported = [f for f in findings if f.api.endswith("scatter_reduce_")]
     assert exported and {f.context for f in exported} == {Context.TOOLING}
+
+
+def test_a_model_module_with_a_demo_main_block_stays_training(scan_tree):
+    """vit_pytorch's model files end in a ``__main__`` demo that builds the model and runs it once: an entry point
+    that never trains, beside one that does; the model's ``forward`` runs each training step all the same."""
+    model = ("import torch\nfrom torch import nn\n\n\nclass Rotary(nn.Module):\n"
+             "    @torch.amp.autocast('cuda', enabled=False)\n    def forward(self, x):\n        return x.float()\n"
+             "\n\nif __name__ == '__main__':\n    print(Rotary()(torch.ones(2)))\n")
+    train = _LOOP.replace("from pkg.shared import load_vocoder\n",
+                          "from pkg.shared import load_vocoder\nfrom pkg.rotary import Rotary\n")
+    train = train.replace("    vocoder = load_vocoder()\n", "    vocoder = load_vocoder()\n    rot = Rotary()\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/shared.py": _SHARED, "pkg/rotary.py": model,
+                        "pkg/other.py": model.replace("Rotary", "Other"), "train.py": train, "evaluate_tts.py": _EVAL,
+                        "pkg/eval_utils.py": _EVAL_UTILS})
+    autocasts = [f for f in report.judged if f.api == "torch.amp.autocast"]
+    assert {f.path for f in autocasts} == {"pkg/rotary.py", "pkg/other.py"}
+    assert {f.context for f in autocasts} == {Context.TRAINING}  # Other: no training entry reaches it, a model
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}

@@ -114,7 +114,7 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     tuned = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
                  request.trace[0] if request.trace is not None else None, str(root), rule_errors)
     marked, placed = reached.findings + tuned.findings, {**reached.placed, **tuned.placed}
-    marked = tuple(with_untrained_as_tooling(marked, results, project, placed))  # an evaluation script's code
+    marked = tuple(with_untrained_as_tooling(marked, results, project, placed, tuned.step_nodes))  # eval scripts
     if traced is not None:
         marked = reached_by_trace(marked)
     summary = summarise(project, nodes, placed)

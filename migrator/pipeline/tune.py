@@ -35,12 +35,15 @@ def computes_a_loss(scope: str) -> bool:
 
 @dataclass(frozen=True)
 class Tuned:
-    """What the tune stage found: the ``tune`` findings, the call-graph node each sits in, and which of the
-    other findings that fall back to the CPU sit on the training step (``None`` when no step was found)."""
+    """What the tune stage found: the ``tune`` findings, the call-graph node each sits in, which of the other
+    findings that fall back to the CPU sit on the training step (``None`` when no step was found), and the
+    step's nodes."""
 
     findings: Tuple[Finding, ...]
     placed: Dict[str, str]
     fallbacks_on_step: Optional[FrozenSet[str]]
+    #: the call-graph nodes that run each training step (a module's ``forward`` among them)
+    step_nodes: FrozenSet[str] = frozenset()
 
 
 def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleContext, project: "ProjectGraph",
@@ -80,4 +83,4 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
         from .trace_join import measure_step
 
         kept = measure_step(kept, trace, root)
-    return Tuned(tuple(kept), placed, on_step)
+    return Tuned(tuple(kept), placed, on_step, frozenset(step.nodes))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import (TYPE_CHECKING, AbstractSet, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set,
+                    Tuple)
 
 from ..contexts import path_context
 from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
@@ -112,20 +113,25 @@ _CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
 
 
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
-                              project: "ProjectGraph", placed: Mapping[str, str]) -> List[Finding]:
+                              project: "ProjectGraph", placed: Mapping[str, str],
+                              step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points reach, but none that trains, as tooling, and so one in a
-    script's function nothing calls (``uncalled_in_scripts``)."""
+    script's function nothing calls (``uncalled_in_scripts``). What runs each training step (``step_nodes``: a
+    module's ``forward``, and the class that defines it) stays training, whatever reaches it: vit_pytorch's model
+    modules end in a ``__main__`` demo that never trains, and are models all the same."""
     trained = trained_reach(project, training_roots(results, project.graph, project.main_lines)) \
         if project.entries else None
     uncalled = uncalled_in_scripts(results, project)
     if trained is None and not uncalled:
         return list(findings)
+    on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
     out = []
     for finding in findings:
         node = placed.get(finding.id) or project.node_of(finding)
         # a custom operator's build is what training calls, wherever it is written (``contexts.context_of``)
         if finding.context == Context.TRAINING and finding.category != Category.CUSTOM_OP and node is not None and (
-                node in uncalled or (trained is not None and finding.reachable and node not in trained)):
+                node in uncalled or (trained is not None and finding.reachable and node not in trained
+                                     and node not in on_step)):
             finding = replace(finding, context=Context.TOOLING)
         out.append(finding)
     return out
