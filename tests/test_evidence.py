@@ -682,6 +682,16 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # trl's Triton gate: a predicate over a device's type, the caller's torch path runs elsewhere
     pytest.param("    return impl == 'ref' and x.device.type in ('cuda', 'xpu')", False,
                  id="a-predicate-returns-a-devices-type-test"),
+    # pytorch_optimizer's steps: the per-parameter path where no faster one was asked for, off CUDA by default
+    pytest.param("    if impl == 'plain' or (impl is None and not x.is_cuda):\n        return x + 1\n"
+                 "    return torch._foreach_add([x], [x])[0]", False, id="the-general-path-unless-asked-on-cuda"),
+    # and its foreach default: a predicate over the parameters' devices
+    pytest.param("    return any(p.is_cuda for p in [x] if p.grad is not None)", False,
+                 id="a-predicate-over-every-tensors-device"),
+    # a chain that tests the device by name: CUDA's arm beside the NPU's (the names were read without their "u")
+    pytest.param("    if x.device.type == 'cuda':\n        torch.cuda.synchronize()\n"
+                 "    elif x.device.type == 'npu':\n        torch.npu.synchronize()\n    return x", False,
+                 id="cudas-arm-beside-the-npus-by-name"),
     # kornia's DeDoDe: autocast switched on only for CUDA tensors runs the region in fp32 elsewhere, as written
     pytest.param("    with torch.autocast('cuda', enabled=x.is_cuda, dtype=torch.float16):\n        return x @ x",
                  False, id="autocast-enabled-only-on-cuda"),

@@ -114,9 +114,13 @@ def _last_statement(body: cst.BaseSuite) -> Optional[cst.CSTNode]:
 
 def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
                      flags: Container[str]) -> bool:
-    """A test true on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, or either in an ``or``."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return _not_cuda_device(test.left, qualify, flags) or _not_cuda_device(test.right, qualify, flags)
+    """A test true only off CUDA, or on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, either in
+    an ``or``, or beside other conditions in an ``and`` (pytorch_optimizer's ``self.foreach is None and not
+    p.is_cuda``: the general path, where no faster one was asked for)."""
+    if isinstance(test, cst.BooleanOperation):
+        either = _not_cuda_device(test.left, qualify, flags) or _not_cuda_device(test.right, qualify, flags)
+        # an ``and`` that names other devices is a list of the allowed ones (``!= "cuda" and != "xpu"``), not this
+        return either and (isinstance(test.operator, cst.Or) or not accelerators_tested(test, qualify))
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return cuda_test(test.expression, qualify, flags) == DEVICE_TYPE
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -159,6 +163,9 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
             return DEVICE_TYPE
         if isinstance(func, cst.Name) and func.value in flags:  # a predicate of the module's (``_is_cuda(d)``)
             return DEVICE_TYPE
+        if isinstance(func, cst.Name) and func.value in ("any", "all") and len(test.args) == 1 \
+                and isinstance(test.args[0].value, cst.GeneratorExp):  # ``any(p.is_cuda for p in params)``
+            return cuda_test(test.args[0].value.elt, qualify, flags)
         return None
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
         return DEVICE_TYPE
@@ -205,6 +212,9 @@ def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
         return tests_a_tensors_device(test.left) or tests_a_tensors_device(test.right)
     if isinstance(test, cst.Attribute):
         return test.attr.value == "is_cuda"
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all") \
+            and len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
+        return tests_a_tensors_device(test.args[0].value.elt)  # ``any(p.is_cuda for p in group["params"])``
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         for side in (test.left, test.comparisons[0].comparator):
             if isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "str" \
@@ -281,7 +291,8 @@ def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExp
     while stack and len(found) < 8 and len(stack) < 256:
         current = stack.pop()
         if isinstance(current, cst.SimpleString):
-            text = current.value.strip("'\"rbuRBU").split(":", 1)[0].lower()
+            value = string_value(current)  # (a strip of the quotes and prefixes took npu's "u" too)
+            text = value.split(":", 1)[0].lower() if isinstance(value, str) else ""
             if text in ACCELERATORS:
                 found.append(text)
         elif isinstance(current, cst.Call):
