@@ -1586,3 +1586,15 @@ def test_a_call_of_the_modules_device_predicate_is_a_device_test(scan_tree, body
     device_work = [f for f in counted(report.findings) if f.category == Category.DEVICE
                    and active(f.verdicts["cann"])]
     assert bool(device_work) == work, [(f.span.line, f.snippet, f.verdicts["cann"].message) for f in device_work]
+
+
+def test_a_negated_device_test_beside_another_condition_leaves_no_cuda_only_rest(scan_tree):
+    """torch_geometric's spmm: ``if src.layout == torch.sparse_csr and not src.is_cuda: return <CPU's reduce>``:
+    a CSC tensor on the target goes on past it, so what follows is no CUDA-only branch: its fallback stays work."""
+    code = ("import torch\n\n\ndef spmm(src, other, reduce):\n"
+            "    if src.layout == torch.sparse_csr and not src.is_cuda:\n"
+            "        return torch.sparse.mm(src, other, reduce)\n"
+            "    src = src.to_sparse_csr()\n    return torch.sparse.mm(src, other, reduce)\n")
+    report = scan_tree({"spmm.py": code}, ["cann"])
+    after = [f for f in report.judged if f.api == "torch.sparse.mm" and f.span.line == 8]
+    assert after and active(after[0].verdicts["cann"]), after[0].verdicts["cann"].message if after else None

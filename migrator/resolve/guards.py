@@ -90,6 +90,15 @@ def takes_general_path(node: cst.If, qualify: Callable[[cst.BaseExpression], Opt
     return not _raises(node.body) and _not_cuda_device(node.test, qualify, flags)
 
 
+def general_path_when_asked(node: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                            flags: Container[str] = frozenset()) -> bool:
+    """``if self.foreach is False or (self.foreach is None and not p.is_cuda): <per parameter>`` (pytorch_optimizer):
+    a negated device test beside other conditions, whose body does not raise: off CUDA the body is the general path
+    where no faster one was asked for; the test is a check there. Its ``else`` and what follows are no CUDA-only
+    branch: other conditions lead there on every device."""
+    return not _raises(node.body) and _not_cuda_device(node.test, qualify, flags, within_and=True)
+
+
 def skipped_off_cuda(test: cst.BooleanOperation, qualify: Callable[[cst.BaseExpression], Optional[str]],
                      flags: Container[str] = frozenset()) -> bool:
     """Whether the right side of ``test`` is evaluated only where tensors are CUDA's: ``x.is_cuda and
@@ -113,14 +122,16 @@ def _last_statement(body: cst.BaseSuite) -> Optional[cst.CSTNode]:
 
 
 def _not_cuda_device(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
-                     flags: Container[str]) -> bool:
-    """A test true only off CUDA, or on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, either in
-    an ``or``, or beside other conditions in an ``and`` (pytorch_optimizer's ``self.foreach is None and not
-    p.is_cuda``: the general path, where no faster one was asked for)."""
+                     flags: Container[str], within_and: bool = False) -> bool:
+    """A test true on any device but CUDA: ``device.type != "cuda"``, ``not x.is_cuda``, or either in an ``or``;
+    with ``within_and``, also one such beside other conditions in an ``and`` (true only off CUDA, not everywhere
+    off it: pytorch_optimizer's ``self.foreach is None and not p.is_cuda``), unless the ``and`` names other devices
+    (a list of the allowed ones: ``!= "cuda" and != "xpu"``)."""
     if isinstance(test, cst.BooleanOperation):
-        either = _not_cuda_device(test.left, qualify, flags) or _not_cuda_device(test.right, qualify, flags)
-        # an ``and`` that names other devices is a list of the allowed ones (``!= "cuda" and != "xpu"``), not this
-        return either and (isinstance(test.operator, cst.Or) or not accelerators_tested(test, qualify))
+        if isinstance(test.operator, cst.And) and (not within_and or accelerators_tested(test, qualify)):
+            return False
+        return _not_cuda_device(test.left, qualify, flags, within_and) \
+            or _not_cuda_device(test.right, qualify, flags, within_and)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return cuda_test(test.expression, qualify, flags) == DEVICE_TYPE
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:

@@ -17,8 +17,8 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
                      availability_test, body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work,
-                     leaves_off_cuda, names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
-                     torch_version_test)
+                     general_path_when_asked, leaves_off_cuda, names_availability, skipped_off_cuda,
+                     takes_general_path, tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
@@ -161,6 +161,10 @@ class ModuleResolver:
             self._flags_read(node.test, True)
             if isinstance(node.orelse, cst.Else):  # ``if x.device.type not in ("cuda", "meta"): ... else: <CUDA's>``
                 self._cuda_bodies[id(node.orelse.body)] = CudaGuard(GuardKind.OTHER_BRANCH, span)
+        elif general_path_when_asked(node, self.scopes.qualify, self._flags()):  # the test alone is a check
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
+            self._tests[id(node.body)] = True
+            self._flags_read(node.test, True)
 
     def _flags(self) -> Mapping[str, Span]:
         """The names that test the device where the walk is: the flags bound in its function, then the module's
