@@ -245,17 +245,16 @@ def _names_a_device(node: cst.BaseExpression) -> bool:
 
 
 def _is_cuda_string(node: cst.BaseExpression) -> bool:
-    if not isinstance(node, cst.SimpleString):
-        return False
-    text = node.value.strip("'\"rbuRBU")
-    return text == "cuda" or text.startswith("cuda:")
+    text = string_value(node) if isinstance(node, cst.SimpleString) else None
+    return isinstance(text, str) and (text == "cuda" or text.startswith("cuda:"))
 
 
 def _is_nccl(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
     """``"nccl"`` or ``dist.Backend.NCCL``: a backend only a CUDA device runs, so a test for it is true only
     there (``if backend == dist.Backend.NCCL and not torch.cuda.is_available(): raise``), as a device-type one."""
     if isinstance(node, cst.SimpleString):
-        return node.value.strip("'\"rbuRBU").lower() == "nccl"
+        text = string_value(node)
+        return isinstance(text, str) and text.lower() == "nccl"
     return isinstance(node, cst.Attribute) and node.attr.value == "NCCL" \
         and qualify(node) in ("torch.distributed.Backend.NCCL", "torch.distributed.distributed_c10d.Backend.NCCL")
 
