@@ -174,10 +174,8 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
             return DEVICE_TYPE
         if isinstance(func, cst.Name) and func.value in flags:  # a predicate of the module's (``_is_cuda(d)``)
             return DEVICE_TYPE
-        if isinstance(func, cst.Name) and func.value in ("any", "all") and len(test.args) == 1 \
-                and isinstance(test.args[0].value, cst.GeneratorExp):  # ``any(p.is_cuda for p in params)``
-            return cuda_test(test.args[0].value.elt, qualify, flags)
-        return None
+        each = _quantified(test)  # ``any(p.is_cuda for p in params)``
+        return cuda_test(each, qualify, flags) if each is not None else None
     if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
         return DEVICE_TYPE
     if isinstance(test, cst.Attribute) and test.attr.value == "cuda" and qualify(test) == _VERSION_CUDA:
@@ -223,9 +221,9 @@ def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
         return tests_a_tensors_device(test.left) or tests_a_tensors_device(test.right)
     if isinstance(test, cst.Attribute):
         return test.attr.value == "is_cuda"
-    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all") \
-            and len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
-        return tests_a_tensors_device(test.args[0].value.elt)  # ``any(p.is_cuda for p in group["params"])``
+    each = _quantified(test) if isinstance(test, cst.Call) else None
+    if each is not None:
+        return tests_a_tensors_device(each)  # ``any(p.is_cuda for p in group["params"])``
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         for side in (test.left, test.comparisons[0].comparator):
             if isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "str" \
@@ -235,6 +233,15 @@ def tests_a_tensors_device(test: cst.BaseExpression) -> bool:
                     side.attr.value == "type" and _names_a_device(side.value))):
                 return True
     return False
+
+
+def _quantified(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """What ``any(...)`` or ``all(...)`` over a generator tests of each item (``p.is_cuda`` in ``any(p.is_cuda for
+    p in params)``), else ``None``."""
+    if isinstance(call.func, cst.Name) and call.func.value in ("any", "all") and len(call.args) == 1 \
+            and isinstance(call.args[0].value, cst.GeneratorExp):
+        return call.args[0].value.elt
+    return None
 
 
 def _names_a_device(node: cst.BaseExpression) -> bool:
