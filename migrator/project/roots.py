@@ -332,11 +332,12 @@ def with_import_only_roots(findings: Sequence[Finding], library_of: Callable[[st
     def library(finding: Finding) -> str:  # as ``with_module_library_roots`` names it
         return _LIBRARY_USES[finding.rule] or library_of(finding.api) or finding.api.split(".", 1)[0]
 
-    uses = [f for f in findings if f.rule in _LIBRARY_USES and f.root is None]
     only_imports: Dict[Tuple[str, str], bool] = {}
-    for finding in uses:
-        key = (finding.path, library(finding))
-        only_imports[key] = only_imports.get(key, True) and _is_import(finding)
+    for finding in findings:  # every use in the file, those its import heads included, but one that runs as
+        if finding.rule in _LIBRARY_USES:  # written (an ``isinstance`` check, a plain-PyTorch member)
+            key = (finding.path, library(finding))
+            only_imports[key] = only_imports.get(key, True) and (_is_import(finding) or runs_as_written(finding))
+    uses = [f for f in findings if f.rule in _LIBRARY_USES and f.root is None]
     first_use: Dict[str, Finding] = {}
     for finding in sorted(uses, key=lambda f: path_context(f.path) != Context.TRAINING):
         if not only_imports[(finding.path, library(finding))]:
