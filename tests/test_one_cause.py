@@ -209,3 +209,18 @@ def test_a_file_that_only_imports_a_cuda_library_is_a_site_of_its_first_use(scan
     report = scan_tree(files, ["cann"])
     library = [f for f in counted(report.findings) if f.api.startswith("torch_sparse")]
     assert len(library) == items, [(f.path, f.span.line, f.api) for f in library]
+
+
+@pytest.mark.parametrize("leaves, site", [(True, True), (False, False)], ids=["returns", "goes-on"])
+def test_the_rest_after_leaving_where_cuda_is_missing_is_a_site_of_that_test(scan_code, leaves, site):
+    """lucidrains' ``Attend``: ``if not torch.cuda.is_available() or not flash: return`` then the GPU's properties
+    pick the CUDA attention config: the rest runs only where CUDA is there, decided by the test, as the body of
+    ``if torch.cuda.is_available():`` is."""
+    body = "            return\n" if leaves else "            print('no CUDA')\n"
+    findings = scan_code("import torch\n\n\nclass Attend:\n    def __init__(self, flash=True):\n"
+                         "        self.cuda_config = None\n        if not torch.cuda.is_available() or not flash:\n"
+                         + body + "        props = torch.cuda.get_device_properties(0)\n"
+                         "        self.cuda_config = props.major >= 8\n", ["cann"])
+    (test,) = [f for f in findings if f.api == "torch.cuda.is_available"]
+    (props,) = [f for f in findings if f.api == "torch.cuda.get_device_properties"]
+    assert (props.root == test.id) == site

@@ -80,6 +80,22 @@ def leaves_off_cuda(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExp
         and _not_cuda_device(node.test, qualify, flags)
 
 
+def leaves_off_availability(node: cst.If, followed: bool,
+                            qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``if not torch.cuda.is_available() or not flash: return`` with code that ``follows`` it: the rest of the
+    block runs only where CUDA is there, as the body of ``if torch.cuda.is_available():`` does (lucidrains'
+    ``Attend`` reads the GPU's properties there to pick its CUDA attention config)."""
+    return followed and node.orelse is None and always_leaves(node.body, followed) \
+        and _negated_availability(node.test, qualify)
+
+
+def _negated_availability(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _negated_availability(test.left, qualify) or _negated_availability(test.right, qualify)
+    return isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
+        and cuda_test(test.expression, qualify) == IS_AVAILABLE
+
+
 def takes_general_path(node: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]],
                        flags: Container[str] = frozenset()) -> bool:
     """``if not x.is_cuda or not self.static_shapes: self.dim_size = ...``: a test true on any device but CUDA

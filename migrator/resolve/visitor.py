@@ -17,8 +17,8 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
                      availability_test, body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work,
-                     general_path_when_asked, leaves_off_cuda, names_availability, skipped_off_cuda,
-                     takes_general_path, tests_a_tensors_device, torch_version_test)
+                     general_path_when_asked, leaves_off_availability, leaves_off_cuda, names_availability,
+                     skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
@@ -298,6 +298,12 @@ class ModuleResolver:
             self.emitter.chain_siblings.pop()
         if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._flags()):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
+            block = id(self._blocks[-1])
+            self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
+        elif leaves_off_availability(original_node, self._followed(original_node), self.scopes.qualify):
+            # the rest runs only where CUDA is there: decided by the test, as the body of its positive form is
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.DECIDED_BY_TEST,
+                                                      self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
 
