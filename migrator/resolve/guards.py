@@ -84,8 +84,9 @@ def leaves_off_availability(node: cst.If, followed: bool,
                             qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
     """``if not torch.cuda.is_available() or not flash: return`` with code that ``follows`` it: the rest of the
     block runs only where CUDA is there, as the body of ``if torch.cuda.is_available():`` does (lucidrains'
-    ``Attend`` reads the GPU's properties there to pick its CUDA attention config)."""
-    return followed and node.orelse is None and always_leaves(node.body, followed) \
+    ``Attend`` reads the GPU's properties there to pick its CUDA attention config). A body that raises refuses
+    the target instead: the test is the blocker, as it was (``roots.with_library_guard_roots``)."""
+    return followed and node.orelse is None and always_leaves(node.body, followed) and not _raises(node.body) \
         and _negated_availability(node.test, qualify)
 
 
