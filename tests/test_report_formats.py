@@ -54,12 +54,21 @@ def test_page_is_self_contained(example_report):
     assert len(json.loads(data)["rows"]) == len(example_report.findings)
 
 
-def test_blockers_show_call_paths_and_diffs(example_report):
+def test_blockers_show_call_paths_and_diffs(example_report, tmp_path):
     page = _html(example_report)
     assert "train.&lt;main&gt;</code> → <code>train.main</code>" in page
     assert '<span class="d-del">-            torch.cuda.synchronize()</span>' in page
     assert '<span class="d-add">+            torch_npu.npu.synchronize()</span>' in page
-    assert "@@ -2 +2 @@ cell 3" in page  # notebook blockers get their cell's code and diff too
+    # the bundled notebook only evaluates (tooling); one that trains has blockers, with its cell's code and diff
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": source} for source in (
+        "import torch\n", "model = torch.nn.Linear(4, 4).cuda()\n", "opt = torch.optim.SGD(model.parameters())\n",
+        "x = torch.ones(2, 4, device='cuda')\nwith torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
+        "    for _ in range(3):\n        model(x).float().mean().backward()\n        opt.step()\n")],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    trains = scan(ScanRequest(write_tree(tmp_path, {"finetune.ipynb": json.dumps(notebook)}), resolve_targets(None),
+                              jobs=1))
+    assert "@@ -2 +2 @@ cell 3" in _html(trains)  # notebook blockers get their cell's code and diff too
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

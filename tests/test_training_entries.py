@@ -180,3 +180,18 @@ def test_a_model_module_with_a_demo_main_block_stays_training(scan_tree):
     assert {f.path for f in autocasts} == {"pkg/rotary.py", "pkg/other.py"}
     assert {f.context for f in autocasts} == {Context.TRAINING}  # Other: no training entry reaches it, a model
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}
+
+
+def test_an_autograd_functions_backward_does_not_make_every_model_user_train(scan_tree):
+    """The bundled example: a fused RMSNorm's ``autograd.Function.backward`` is reached by whatever builds the
+    model, the evaluation notebook too; it is a pass of the model, not a training step."""
+    norm = ("import torch\nimport _fused\n\n\nclass Fused(torch.autograd.Function):\n    @staticmethod\n"
+            "    def forward(ctx, x):\n        return _fused.forward(x)\n\n    @staticmethod\n"
+            "    def backward(ctx, grad):\n        return _fused.backward(grad.contiguous())\n")
+    shared = _SHARED.replace("import torch\n", "import torch\nfrom pkg.norm import Fused\n") \
+        + "\n\ndef norm(x):\n    return Fused.apply(x)\n"
+    evaluate = _EVAL.replace("from pkg.shared import load_vocoder\n", "from pkg.shared import load_vocoder, norm\n") \
+        .replace("    vocoder = load_vocoder()\n", "    vocoder = load_vocoder()\n    norm(asr)\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/norm.py": norm, "pkg/shared.py": shared,
+                        "pkg/eval_utils.py": _EVAL_UTILS, "train.py": _LOOP, "evaluate_tts.py": evaluate})
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}

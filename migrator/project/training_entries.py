@@ -31,6 +31,8 @@ from .step import loop_node, off_the_step
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
 
+#: the passes of a module or an autograd Function: what runs them is a model's user, trained or not
+_PASSES = frozenset({"forward", "backward"})
 #: what an outside trainer is run by (``trainer.fit(model)``, ``trainer.train()``)
 _TRAINER_CALLS = frozenset({"fit", "train"})
 
@@ -49,8 +51,8 @@ def training_roots(results: Sequence[FileResult], graph,
                 node = loop_node(graph, outline.module, loop, main_lines.get(outline.module))
                 if node is not None and not off_the_step(loop.scope):
                     roots.add(node)
-            for step in facts.steps:
-                if step in graph and not off_the_step(step):
+            for step in facts.steps:  # not an autograd Function's own ``backward``: every model user reaches it
+                if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
                     roots.update((step, step.rpartition(".")[0]))
         for call in outline.calls:
             if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@"):
