@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections import ChainMap
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from types import MappingProxyType
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -154,17 +155,16 @@ class ModuleResolver:
                 self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span, key))
                 self._tests[id(node.body)] = True
             self._flags_read(node.test, kind == GuardKind.OTHER_BRANCH or checks_only)
-        elif takes_general_path(node, self.scopes.qualify, self._flags()):  # (also what leaves off CUDA)
+        elif takes_general_path(node, self.scopes.qualify, self._flags()) \
+                or general_path_when_asked(node, self.scopes.qualify, self._flags()):  # (also what leaves off CUDA)
             span = self.emitter.span(node.test)
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, span))
             self._tests[id(node.body)] = True
             self._flags_read(node.test, True)
-            if isinstance(node.orelse, cst.Else):  # ``if x.device.type not in ("cuda", "meta"): ... else: <CUDA's>``
+            # ``if x.device.type not in ("cuda", "meta"): ... else: <CUDA's>`` (not after an ``and``: the test
+            # alone is a check there, other conditions lead to its ``else`` on every device)
+            if isinstance(node.orelse, cst.Else) and takes_general_path(node, self.scopes.qualify, self._flags()):
                 self._cuda_bodies[id(node.orelse.body)] = CudaGuard(GuardKind.OTHER_BRANCH, span)
-        elif general_path_when_asked(node, self.scopes.qualify, self._flags()):  # the test alone is a check
-            self.emitter.cuda_guards.append(CudaGuard(GuardKind.TEST, self.emitter.span(node.test)))
-            self._tests[id(node.body)] = True
-            self._flags_read(node.test, True)
 
     def _flags(self) -> Mapping[str, Span]:
         """The names that test the device where the walk is: the flags bound in its function, then the module's
@@ -338,12 +338,7 @@ class ModuleResolver:
             return
         # a tensor's device only: ``return self.backend == "nccl"`` answers for a setting, one device protocol
         # with its default (``fix`` renames them together or not at all)
-        flags, bound = self._device_flags[-1], self._flag_values[-1]
-        tensors = tests_a_tensors_device(value) or any(
-            name in bound and tests_a_tensors_device(bound[name]) for name in _names_tested(value))
-        # not ``return torch.cuda.is_available() and torch.cuda.device_count() > 1``: a question about the machine
-        # that answers no on the target's (rfdetr skips its DDP wrap there)
-        if tensors and cuda_test(value, self.scopes.qualify, flags) == DEVICE_TYPE:
+        if _answers_for_a_device(value, self.scopes.qualify, self._device_flags[-1], self._flag_values[-1]):
             self._guard_expression(GuardKind.TEST, value, value)
             self._flags_read(value, True)  # ``device_ok = x.device.type == "cuda"`` then ``return device_ok and ...``
 
@@ -835,6 +830,17 @@ def _returned_test(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
     if any(not isinstance(statement, cst.SimpleStatementLine) for statement in body[:-1]):
         return None
     value = last.body[0].value
-    if value is None or not tests_a_tensors_device(value) or cuda_test(value, lambda _: None) != DEVICE_TYPE:
-        return None
-    return value
+    return value if value is not None and _answers_for_a_device(value, lambda _: None) else None
+
+
+def _answers_for_a_device(value: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                          flags: Mapping[str, Span] = MappingProxyType({}),
+                          bound: Mapping[str, cst.BaseExpression] = MappingProxyType({})) -> bool:
+    """Whether ``value`` is a device-type test of a tensor's or a device's (``x.device.type == "cuda" and ...``,
+    or a flag ``bound`` to one): not a setting the code chose (``self.backend == "nccl"``, one device protocol
+    with its default, which ``fix`` renames together or not at all), nor a question about the machine
+    (``torch.cuda.is_available() and torch.cuda.device_count() > 1``, which answers no on the target's: rfdetr
+    skips its DDP wrap there)."""
+    tensors = tests_a_tensors_device(value) or any(
+        name in bound and tests_a_tensors_device(bound[name]) for name in _names_tested(value))
+    return tensors and cuda_test(value, qualify, flags) == DEVICE_TYPE
