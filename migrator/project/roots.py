@@ -87,7 +87,7 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     roots: Dict[str, str] = {}
     statement: Optional[Finding] = None  # the first finding of the statement the walk is in
     heads: Dict[_Settles, Finding] = {}  # per way of settling, its item there
-    work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
+    work = _items_of_work(findings)
     _arguments_at_their_literal(findings, work, roots)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
         if finding.id in roots:
@@ -107,6 +107,11 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
 
 
 _Settles = Tuple[Tuple[str, str, bool], ...]
+
+
+def _items_of_work(findings: Sequence[Finding]) -> List[Finding]:
+    """The findings that are items of work so far: on the worklist, at a line, no one's site."""
+    return [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
 
 
 def _settles(finding: Finding) -> _Settles:
@@ -310,7 +315,7 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     runs: Dict[Tuple[str, Optional[int], str, str, str, _Settles], Finding] = {}
     last_line: Dict[str, int] = {}
     roots: Dict[str, str] = {}
-    work = [f for f in findings if f.root is None and f.span.line is not None and finding_bucket(f) == Bucket.WORK]
+    work = _items_of_work(findings)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
         key = (finding.path, finding.span.cell, finding.scope, finding.rule, finding.api, _settles(finding))
         head = runs.get(key)
