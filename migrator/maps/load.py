@@ -385,6 +385,16 @@ class ThirdParty:
         hit = longest(qualname, lambda name: name in self.libraries)
         return hit[0] if hit else None
 
+    def library_named(self, spelling: str) -> Optional[str]:
+        """The CUDA-bound library a test's name asks for (``guards.library_asked``): its import name
+        (``flash_attn`` for ``is_flash_attn_2_available``: the name, or the name and a suffix) or one of its
+        ``aliases`` (``bnb`` for ``HAS_BNB``)."""
+        for name, info in self.libraries.items():
+            spellings = (name, *info.get("aliases", ()))
+            if any(spelling == s or spelling.startswith(s + "_") for s in spellings):
+                return name
+        return None
+
     def replacement(self, qualname: str, target: str) -> Optional[Tuple[str, Mapping[str, str]]]:
         hit = longest(qualname, lambda name: self.apis[name] if target in self.apis.get(name, {}) else None)
         return (hit[0], hit[2][target]) if hit else None

@@ -311,6 +311,39 @@ def availability_test(test: cst.BaseExpression) -> bool:
     return names_availability(name)
 
 
+#: the library a test's name asks for: ``is_flash_attn_2_available`` -> ``flash_attn_2``, ``HAS_BNB`` -> ``bnb``,
+#: ``_xformers_available`` -> ``xformers``, ``APEX_AVAILABLE`` -> ``apex``
+_LIBRARY_ASKED = re.compile(r"^_?(?:is_(\w+?)_available|has_(\w+)|(\w+?)_available)$", re.IGNORECASE)
+
+
+def library_asked(test: cst.BaseExpression,
+                  bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]] = lambda _: None
+                  ) -> Optional[str]:
+    """The library an availability test asks for, lowercased as the test names it (``is_flash_attn_available()``
+    -> ``flash_attn``; ``find_spec("bitsandbytes") is not None``; a flag bound once to either, ``HAS_BNB`` ->
+    ``bnb`` by its name first), or ``None``."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        test = test.left  # ``find_spec("x") is not None``
+    if isinstance(test, cst.Call):
+        name = _last_name(test.func)
+        if name == "find_spec" and test.args and isinstance(test.args[0].value, cst.SimpleString):
+            return test.args[0].value.evaluated_value.split(".", 1)[0].lower() \
+                if isinstance(test.args[0].value.evaluated_value, str) else None
+        found = _LIBRARY_ASKED.match(name)
+        return next(g for g in found.groups() if g).lower() if found else None
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        found = _LIBRARY_ASKED.match(_last_name(test))
+        if found:
+            return next(g for g in found.groups() if g).lower()
+        value = bound(test)
+        return library_asked(value) if value is not None and value is not test else None
+    return None
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    return node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+
+
 #: ``is_npu_available``, ``is_torch_mlu_available``, ``torch.npu.is_available``, ``torch_npu.npu.is_available``
 _AVAILABILITY_OF = re.compile(r"^is_(?:torch_)?([a-z]+)_available$")
 _MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.([a-z]+)\.is_available$")

@@ -112,6 +112,9 @@ TYPE_CHECK = "type-check"
 #: A usage's ``context`` when it is ``torch.cuda.is_available()`` in a test deciding only between branches that do
 #: no device work (``resolve/guards.decides_device_work``): False on a target, it changes nothing the target runs.
 IDLE_TEST = "idle-test"
+#: The start of a usage's ``context`` when it is ``torch.cuda.is_available()`` in an ``and`` with a test for a
+#: library (``HAS_BNB and torch.cuda.is_available()``); the library's name as the test spells it follows.
+LIBRARY_GATE = "beside a test for the library "
 #: A usage's ``context`` when it is ``autocast("cuda", enabled=False)`` around code autocast never lowers
 #: (``resolve/autocast_regions``): the switch changes nothing a target computes there.
 IDLE_REGION = "idle-region"

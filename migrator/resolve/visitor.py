@@ -18,12 +18,13 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
                      availability_test, body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work,
-                     general_path_when_asked, leaves_off_availability, leaves_off_cuda, names_availability,
-                     skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
+                     general_path_when_asked, leaves_off_availability, leaves_off_cuda, library_asked,
+                     names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
+                     torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, TENSOR_FACTORIES,
-                      TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
+from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
+                      TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -68,6 +69,8 @@ class ModuleResolver:
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
+        #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library -> the library it names
+        self._library_gates: Dict[int, str] = {}
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
         self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
@@ -132,6 +135,7 @@ class ModuleResolver:
                 if bound is not None:
                     self.emitter.siblings_later.update((i, names) for i in _node_ids(bound))
         self._idle_availability(node.test, (node.body, node.orelse))
+        self._library_gate(node.test)
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
             self._torch_gates[id(node.body)] = TorchGate(*release)
@@ -235,6 +239,7 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
+        self._library_gate(node.test)
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``... if is_torch_version(">=", "2.4.0") else torch.cuda``
             gates = self.emitter.expression_gates
@@ -271,6 +276,20 @@ class ModuleResolver:
         calls = [n for n in _calls_in(test) if self.scopes.qualify(n.func) == "torch.cuda.is_available"]
         if calls and not decides_device_work(list(branches)):
             self._idle_tests.update(id(call) for call in calls)
+
+    def _library_gate(self, test: cst.BaseExpression) -> None:
+        """``if HAS_BNB and torch.cuda.is_available(): return load_bnb_optimizer(name)``: the CUDA test stands
+        beside a test for a library (``library_asked``); the rule reads which one (``LIBRARY_GATE``) and whether
+        it is CUDA-only, when the test keeps the target out of it."""
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return
+        sides = _conjuncts(test)
+        tests = [side for side in sides if isinstance(side, cst.Call)
+                 and self.scopes.qualify(side.func) == "torch.cuda.is_available"]
+        libraries = [name for side in sides if all(side is not t for t in tests)
+                     and (name := library_asked(side, self._bound_once)) is not None]
+        if tests and libraries:
+            self._library_gates.update((id(side), libraries[0]) for side in tests)
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
         """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
@@ -510,7 +529,9 @@ class ModuleResolver:
                 keep_text = qual in self.vocabulary.text_arguments
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
-                                  IDLE_REGION if id(node) in self._idle_regions else None)
+                                  IDLE_REGION if id(node) in self._idle_regions else
+                                  LIBRARY_GATE + self._library_gates[id(node)] if id(node) in self._library_gates
+                                  else None)
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
@@ -756,6 +777,13 @@ def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
         found.append(id(current))
         stack.extend(current.children)
     return found
+
+
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The sides of an ``and`` (of nested ones), left to right."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
 
 
 def _calls_in(test: cst.BaseExpression) -> List[cst.Call]:

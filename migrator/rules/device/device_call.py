@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST
+from ...resolve.modules import IDLE_TEST, LIBRARY_GATE
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -92,7 +92,7 @@ class DeviceCall(Rule):
         if ".amp." in usage.api or "nccl" in usage.api.lower() or usage.api == "torch.version.cuda":
             return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
         if usage.api == "torch.cuda.is_available":
-            return per_target(ctx, lambda t: _is_available(t, usage))
+            return per_target(ctx, lambda t: _is_available(t, usage, ctx))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL and not usage.args:
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
         if (usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS) or usage.api in ATTENTION_SWITCHES:
@@ -173,10 +173,20 @@ def _as_written(target, usage: Usage, source: str, why: str) -> Verdict:
 
 
 _IDLE_SOURCE = "migrator guard analysis"
+_GATE_SOURCE = "migrator guard analysis; third_party.json (the library is CUDA-bound)"
 
 
-def _is_available(target, usage: Usage) -> Verdict:
+def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
     verdict = rename_verdict(target, usage)  # a runtime that keeps CUDA names answers True as written
+    library = ctx.third_party.library_named(usage.context[len(LIBRARY_GATE):]) \
+        if usage.context is not None and usage.context.startswith(LIBRARY_GATE) else None
+    if verdict.status == Status.REWRITE and library is not None:
+        what = ctx.third_party.libraries[library]["what"]
+        quote = (f"this test lets only CUDA into {library} ({what}): as written it returns False on {target.id}, "
+                 f"which takes the code's way without {library}, as a machine without CUDA does; asking for "
+                 f"{target.id} here would send it into {library}, whose uses are judged where they are. Keep the "
+                 f"test; to offer the feature on {target.id}, port those uses first")
+        return runs_on_a_note(quote, _GATE_SOURCE)
     if verdict.status == Status.REWRITE and usage.context == IDLE_TEST:
         quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
                  f"device work (no placement, device or backend choice, 16-bit cast, wrapper or exit): the run on "
