@@ -189,6 +189,25 @@ def test_a_triton_kernel_module_is_one_finding_not_one_a_name(scan_tree):
     assert blocker.status == Status.PORT
 
 
+REGISTERED = ("\n\n@torch.library.custom_op('fused::scale', mutates_args=(), device_types='cuda')\n"
+              "def scaled(x: torch.Tensor) -> torch.Tensor:\n    out = x.clone()\n{body}    return out\n")
+
+
+@pytest.mark.parametrize("module, body, own_item", [
+    # torchtitan's fused_swiglu: the op registered for CUDA launches the module's Triton kernel
+    pytest.param(TRITON_MODULE, "    scale[(1,)](out, out.numel(), B=128)\n", False, id="registers-the-modules-kernel"),
+    # a registration in torch operators runs on the target once its key is the target's
+    pytest.param("import torch\n", "    out.mul_(2)\n", True, id="an-implementation-in-torch-operators"),
+])
+def test_a_cuda_registration_of_a_triton_modules_kernel_is_part_of_its_port(scan_tree, module, body, own_item):
+    report = scan_tree({"fused.py": module + REGISTERED.format(body=body)}, ["cann"])
+    (registration,) = [f for f in report.judged if f.rule == "torch-library-cuda"]
+    assert (registration.root is None) == own_item
+    if not own_item:
+        (head,) = [f for f in report.findings if f.id == registration.root]
+        assert head.rule == "cuda-library" and head.verdicts["cann"].status == Status.PORT
+
+
 OPTIONAL_BNB = (
     "import torch\nfrom .import_utils import is_bnb_available\n\n\n"
     "def quantise(weight):\n    if is_bnb_available():\n        import bitsandbytes as bnb\n"
@@ -956,6 +975,47 @@ def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_tar
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 
+LIBRARY_GATE = """import torch
+from importlib.util import find_spec
+
+{flags}
+
+
+def load_8bit(name):
+    import bitsandbytes as bnb
+    return getattr(bnb.optim, name)
+
+
+def optimizer_class(name):
+    if {test}:
+        return load_8bit(name)
+    return torch.optim.AdamW
+"""
+
+
+@pytest.mark.parametrize("flags, test, work", [
+    # pytorch_optimizer's loader: the CUDA test lets only CUDA into bitsandbytes; the target takes AdamW
+    pytest.param("HAS_BNB = find_spec('bitsandbytes') is not None", "HAS_BNB and torch.cuda.is_available()", False,
+                 id="a-flag-named-for-the-library"),
+    pytest.param("_8BIT = find_spec('bitsandbytes') is not None", "_8BIT and torch.cuda.is_available()", False,
+                 id="a-flag-bound-to-a-probe-of-the-library"),
+    pytest.param("def is_flash_attn_2_available():\n    return find_spec('flash_attn') is not None",
+                 "torch.cuda.is_available() and is_flash_attn_2_available()", False,
+                 id="a-probe-named-for-the-library"),
+    # DeepSpeed runs on both targets: no CUDA-only library the test keeps out, the target is kept out of it
+    pytest.param("HAS_DEEPSPEED = find_spec('deepspeed') is not None",
+                 "HAS_DEEPSPEED and torch.cuda.is_available()", True, id="a-library-the-target-runs"),
+    pytest.param("HAS_BNB = find_spec('bitsandbytes') is not None", "HAS_BNB or torch.cuda.is_available()", True,
+                 id="either-test-opens-the-way"),
+])
+def test_a_cuda_test_that_keeps_the_target_out_of_a_cuda_only_library_is_no_work(scan_tree, flags, test, work):
+    report = scan_tree({"optim.py": LIBRARY_GATE.format(flags=flags, test=test)}, ["cann", "kunlun"])
+    found = _one(report, "torch.cuda.is_available", "device-call")
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+    # Kunlunxin answers True as written and takes the branch: its verdict is the library's, not the test's
+    assert not active(found.verdicts["kunlun"])
+
+
 @pytest.mark.parametrize("config, work", [
     # mmengine's pytorch launcher initialises hccl itself; only its slurm/mpi launchers pass the value on
     pytest.param("env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))\n", False, id="dist-cfg"),
@@ -1061,6 +1121,30 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     defaults = [f for f in report.judged if f.rule == "device-string" and f.path == "fid.py"]
     assert len(defaults) == 2
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
+
+
+BUFFER = ("import torch\n\n\nclass ReplayBuffer:\n    def __init__(self, capacity, device='cuda:0'):\n"
+          "        self.device = torch.device(device)\n\n    @classmethod\n"
+          "    def from_dataset(cls, dataset, device='cuda:0', capacity=None):\n"
+          "        buffer = cls(capacity or len(dataset){passes})\n"
+          "        buffer.source_device = torch.device(device)\n        return buffer\n")
+
+
+@pytest.mark.parametrize("passes, learner, work", [
+    # lerobot's ReplayBuffer: built by the learner and by its own classmethod, each with the learner's device
+    pytest.param(", device=device", "ReplayBuffer(100, device=device), ReplayBuffer.from_dataset(data, device=device)",
+                 False, id="the-class-and-its-alternative-constructor"),
+    pytest.param(", device=device", "ReplayBuffer(100, device=device), ReplayBuffer.from_dataset(data)",
+                 True, id="the-classmethod-called-without-it"),
+    pytest.param("", "ReplayBuffer(100, device=device), ReplayBuffer.from_dataset(data, device=device)",
+                 True, id="the-classmethod-builds-the-class-without-it"),
+])
+def test_a_device_default_of_a_class_and_its_classmethod_every_call_overrides(scan_tree, passes, learner, work):
+    code = f"from buffer import ReplayBuffer\n\n\ndef learn(data, device):\n    return {learner}\n"
+    report = scan_tree({"buffer.py": BUFFER.format(passes=passes), "learner.py": code}, ["cann"])
+    defaults = [f for f in report.judged if f.rule == "device-string" and f.path == "buffer.py"]
+    assert len(defaults) == 2
+    assert any(active(f.verdicts["cann"]) for f in defaults) == work, [f.verdicts["cann"].message for f in defaults]
 
 
 FOCAL = ("import torch\nfrom mmcv.ops import sigmoid_focal_loss as _sigmoid_focal_loss\n\n\n"

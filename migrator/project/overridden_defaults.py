@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Evidence, FileResult, Finding, Grade, Status
 from .reread import parse_text, read_text
@@ -99,16 +99,21 @@ def _defaults(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                     _read_defaults(item, node.name, True, found)
-                elif isinstance(item, ast.FunctionDef) and not item.name.startswith("__") and not any(
-                        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod", "property")
-                        for d in item.decorator_list):
-                    _read_defaults(item, item.name, True, found, method=True)
+                elif isinstance(item, ast.FunctionDef) and not item.name.startswith("__") \
+                        and "property" not in (decorators := _decorators(item)):
+                    # a classmethod is called off the class (``ReplayBuffer.from_dataset(...)``), a method off an
+                    # object: either way by its name after a dot; a staticmethod's callers write every parameter
+                    _read_defaults(item, item.name, "staticmethod" not in decorators, found, method=True)
     for outer in ast.walk(tree):  # ``def get_indices(n, device='cuda')`` inside a method, called there by its name
         if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(outer):
                 if inner is not outer and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     _read_defaults(inner, inner.name, False, found)
     return found
+
+
+def _decorators(function: ast.FunctionDef) -> FrozenSet[str]:
+    return frozenset(d.id for d in function.decorator_list if isinstance(d, ast.Name))
 
 
 def _method_mentions(name: str, results: Iterable[FileResult], texts: Dict[str, Optional[str]],
@@ -171,18 +176,24 @@ class _Mentions:
     the call it is the callee of (``None``: not called there), leaving out types (annotations, ``isinstance``)."""
 
     def __init__(self, tree: ast.Module) -> None:
-        typed = _type_references(tree)
+        typed = _type_references(tree) | _class_attributes_read(tree)
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
         self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<object>.name``, ``self.name`` among them
+        # what an import binds that is no class (``torch``, ``from torch import nn``): ``torch.zeros(...)`` is no
+        # method; ``ReplayBuffer.from_dataset(...)`` after ``from .buffer import ReplayBuffer`` is a classmethod's call
         modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
-                   if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+                   if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
+                   if isinstance(node, ast.Import) or not alias.name[:1].isupper()}
         for node in ast.walk(tree):
             if id(node) in typed:
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self._names.setdefault(node.id, []).append(callee_of.get(id(node)))
+            if isinstance(node, ast.ClassDef):  # ``cls(...)`` in its classmethods builds the class itself
+                for built in _built_by_cls(node):
+                    self._names.setdefault(node.name, []).append(built)
             elif isinstance(node, ast.Attribute):
                 if _root_name(node) not in modules:  # ``torch.zeros(..., device=d)`` is no method ``zeros``
                     self._methods.setdefault(node.attr, []).append(callee_of.get(id(node)))
@@ -219,6 +230,20 @@ def _type_references(tree: ast.Module) -> Set[int]:
                 and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
             roots.append(node.args[1])
     return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def _class_attributes_read(tree: ast.Module) -> Set[int]:
+    """The class names read only for an attribute (``ReplayBuffer.from_dataset``, ``Config.KEYS``): the class is
+    not handed on to be called there (what the attribute's call builds, ``cls(...)``, is read apart)."""
+    return {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id[:1].isupper() and not node.attr.startswith("__")}
+
+
+def _built_by_cls(node: ast.ClassDef) -> List[ast.Call]:
+    """The ``cls(...)`` calls of a class's classmethods: its own alternative constructors."""
+    return [call for item in node.body if isinstance(item, ast.FunctionDef) and "classmethod" in _decorators(item)
+            and item.args.args for call in ast.walk(item) if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name) and call.func.id == item.args.args[0].arg]
 
 
 def _passes(call: ast.Call, default: _Default) -> bool:

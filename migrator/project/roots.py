@@ -246,7 +246,8 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
     NPU) is one cause in the project.
     Each use after the file's first use of the library that says the same on every target (the import, where
     there is one) is a site of that first use (an optional use, judged apart, keeps its own; a use that runs as
-    written, optional or a plain-PyTorch member, is no site)."""
+    written, optional or a plain-PyTorch member, is no site). A ``torch.library`` registration for CUDA in such a
+    module is a site of its port too."""
     first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
     roots: Dict[str, str] = {}
     # the head of a project-wide cause is a use in training code where there is one: a cause whose head sits in a
@@ -264,6 +265,12 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
         head = first.setdefault((where, library, statuses), finding)
         if head is not finding:
             roots[finding.id] = head.id
+    # torchtitan's ``fused_swiglu``: a ``torch.library`` registration for CUDA in a Triton kernel module registers
+    # those kernels; its key changes with their port, not before it
+    ported = {head.path: head.id for (where, _, _), head in first.items() if where}
+    for finding in findings:
+        if finding.rule == "torch-library-cuda" and finding.root is None and finding.path in ported:
+            roots[finding.id] = ported[finding.path]
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 

@@ -22,8 +22,9 @@ class TorchLibraryCuda(Rule):
 
     ## Why is this bad?
     The implementation is registered for CUDA only, so on the target the op has no kernel for its device
-    and raises. The Python implementation itself usually runs unchanged: only the key is wrong. Where the
-    public data does not say which key the runtime uses (Kunlunxin), the verdict is `unknown`.
+    and raises. An implementation in torch operators runs unchanged: only the key is wrong. One that launches
+    the module's own Triton kernels is part of that module's port (the registration is a site of its finding).
+    Where the public data does not say which key the runtime uses (Kunlunxin), the verdict is `unknown`.
 
     ## Fix safety
     A suggestion, not applied by `fix`: registering for the target's key (`PrivateUse1`, or the device
@@ -64,7 +65,8 @@ class TorchLibraryCuda(Rule):
             new = dispatch_key if key == "CUDA" else target.device_to
             return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the "
                                            f"{dispatch_key} "
-                           f"backend '{target.device_to}'); the Python implementation itself runs unchanged",
+                           f"backend '{target.device_to}'); the Python implementation runs unchanged where it calls "
+                           "torch operators only (what else it calls has its own findings)",
                            target.device_source,
                            fix=fix_of(usage.snippet.replace(f"'{key}'", f"'{new}'")
                            .replace(f'"{key}"', f'"{new}"')))
