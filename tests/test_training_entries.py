@@ -195,3 +195,55 @@ def test_an_autograd_functions_backward_does_not_make_every_model_user_train(sca
     report = scan_tree({"pkg/__init__.py": "", "pkg/norm.py": norm, "pkg/shared.py": shared,
                         "pkg/eval_utils.py": _EVAL_UTILS, "train.py": _LOOP, "evaluate_tts.py": evaluate})
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}
+
+
+_PARSER = "def wrap():\n    def decorate(fn):\n        return fn\n    return decorate\n"
+_TOKENIZER = """
+import torch
+
+
+class Tokenizer(torch.nn.Module):
+    def train_step(self, x, y):
+        loss = (self(x) - y).pow(2).mean()
+        loss.backward()
+
+    @staticmethod
+    def load(path):
+        return Tokenizer()
+"""
+_REWARD = """
+import torch
+
+
+class Reward(torch.nn.Module):
+    def train(self, mode=True):
+        super().train(mode)
+        self.head.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+"""
+
+
+@pytest.mark.parametrize("files, script", [
+    # lerobot: every script is decorated with ``@parser.wrap()``; importing the parser runs none of them
+    pytest.param({"pkg/parser.py": _PARSER,
+                  "train.py": "from pkg import parser\n" + _LOOP.replace("def main():", "@parser.wrap()\ndef main():")},
+                 "from pkg import parser\n\n\n@parser.wrap()\ndef annotate():\n    return load_asr(0)\n",
+                 id="a-decorator-shared-with-the-training-script"),
+    # coqui's synthesiser loads a checkpoint of a class whose own ``train_step`` trains it elsewhere
+    pytest.param({"pkg/tokenizer.py": _TOKENIZER, "train.py": _LOOP},
+                 "from pkg.tokenizer import Tokenizer\n\n\ndef annotate():\n    Tokenizer.load('t.pth')\n"
+                 "    return load_asr(0)\n", id="builds-a-class-with-a-step-method"),
+    # lerobot's reward model: ``eval()`` is ``train(False)``, which switches its submodules' mode
+    pytest.param({"pkg/reward.py": _REWARD, "train.py": _LOOP},
+                 "from pkg.reward import Reward\n\n\ndef annotate():\n    model = Reward()\n    model.eval()\n"
+                 "    return load_asr(0)\n", id="a-modules-own-train-mode-switch"),
+])
+def test_a_script_that_only_shares_code_with_training_does_not_train(scan_tree, files, script):
+    annotate = "from pkg.eval_utils import load_asr\n" + script + "\n\nif __name__ == '__main__':\n    annotate()\n"
+    report = scan_tree({"pkg/__init__.py": "", "pkg/shared.py": _SHARED, "pkg/eval_utils.py": _EVAL_UTILS,
+                        **files, "annotate.py": annotate})
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}
+    assert set(_contexts(report, "pkg/shared.py").values()) == {Context.TRAINING}

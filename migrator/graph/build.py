@@ -13,7 +13,7 @@ from ..model import (Call, CallTarget, EntryPoint, FileResult, Finding, Instance
                      UnknownReceiver)
 from ..resolve import module_name_for
 from ..resolve.modules import script_dir_heads
-from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE
+from ..sources.outline import CALLS_BY_NAME, MAIN, MODULE, REGISTERS
 from .entries import entry_points
 from .index import GraphIndex
 from ..model import DefinitionKind, NodeKind
@@ -180,9 +180,10 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline) -> None:
         if source is None:
             continue
         by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
+        kind = REGISTERS if call.scope.startswith("@") else CALLS_BY_NAME if by_name else "calls"
         for target in index.targets(call.target):
             if target != source and not (by_name and index.graph.has_edge(source, target)):
-                index.add_edge(source, target, kind=CALLS_BY_NAME if by_name else "calls", cuda_test=call.cuda_test)
+                index.add_edge(source, target, kind=kind, cuda_test=call.cuda_test)
 
 
 def _add_construct_edges(index: GraphIndex) -> None:

@@ -17,11 +17,12 @@ from dataclasses import dataclass, replace
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import Category, Finding, NodeKind
-from ..sources.outline import CALLS_BY_NAME
+from ..sources.outline import CALLS_BY_NAME, REGISTERS
 from .build import ProjectGraph
 
-#: the edges that call into a function: a call, a call joined by the method's name, a class built (its methods)
-_CALLING = frozenset({"calls", CALLS_BY_NAME, "constructs"})
+#: the edges that call into a function: a call, a call joined by the method's name, a class built (its methods),
+#: a registry that holds it
+_CALLING = frozenset({"calls", CALLS_BY_NAME, "constructs", REGISTERS})
 #: what can be called
 _CALLABLE = frozenset({NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS})
 #: the findings a CUDA test's branch makes its sites (``rules._FLOWS`` and a CUDA library's uses)

@@ -6,9 +6,12 @@ runs after training, on whatever device the user serves from: tooling, like a fi
 (``contexts.py``), not the training run. What a training entry point reaches as well stays training (the
 vocoder loader the trainer calls to log samples).
 
-An entry point trains when it reaches a training root: a loop that calls ``backward``, a step function (it calls
-``backward``; with the class that defines it, which a trainer framework runs through ``fit``), or a call of an
-outside trainer (``trainer.fit(model)``, ``trainer.train()``: Lightning's, transformers'). Only a project with
+An entry point trains when it reaches a training root, through calls, constructions and imports (not through a
+decorator that registers a function: lerobot's ``@parser.wrap()`` on its training script's ``train`` is no call
+of it by every script the parser module serves): a loop that calls ``backward``, a step function (it calls
+``backward``; not the class that defines it: building coqui's ``HubertTokenizer`` to load a checkpoint does not
+train it), or a call of an outside trainer (``trainer.fit(model)``, ``trainer.train()``: Lightning's,
+transformers'). Only a project with
 both kinds of entry point is split: where no entry point trains (a library, a project trained by a framework the
 scan cannot see into) or every one does, every finding keeps its context.
 
@@ -25,7 +28,7 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, FrozenSet, Iterable, L
 
 from ..contexts import path_context
 from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
-from ..sources.outline import MODULE
+from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step
 
 if TYPE_CHECKING:
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 _PASSES = frozenset({"forward", "backward"})
 #: what an outside trainer is run by (``trainer.fit(model)``, ``trainer.train()``)
 _TRAINER_CALLS = frozenset({"fit", "train"})
+#: ``nn.Module``'s mode switches: ``self.encoder.train(mode)`` inside them sets a mode, runs no trainer
+_MODE_SWITCHES = frozenset({"train", "eval"})
 
 
 def training_roots(results: Sequence[FileResult], graph,
@@ -53,9 +58,10 @@ def training_roots(results: Sequence[FileResult], graph,
                     roots.add(node)
             for step in facts.steps:  # not an autograd Function's own ``backward``: every model user reaches it
                 if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
-                    roots.update((step, step.rpartition(".")[0]))
-        for call in outline.calls:
-            if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@"):
+                    roots.add(step)
+        for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` switching its submodules')
+            if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@") \
+                    and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
 
@@ -72,11 +78,16 @@ def trained_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[Fr
     trains, or every one does)."""
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
-    ancestors = _walk(roots, graph.predecessors)
+    ancestors = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
+                                           if kind != REGISTERS))
     training = entries & ancestors
     if not training or training == entries:
         return None
-    return _walk(training, graph.successors)
+    nodes = graph.nodes
+    # what a registry holds, training may build from it (``MODELS.build(cfg)``); what a decorator function or a
+    # module's name registers, a training script reaches only by calling it
+    return _walk(training, lambda node: (callee for _, callee, kind in graph.out_edges(node, data="kind")
+                                         if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY))
 
 
 def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> FrozenSet[str]:

@@ -37,6 +37,10 @@ MAIN = "<main>"
 #: that name: a guess reachability takes, and the training step (``project/step.py``) takes only where the
 #: name is called.
 CALLS_BY_NAME = "calls-by-name"
+#: The kind of a call-graph edge from a decorator's root to what it decorates (``@register_model``,
+#: ``@MODELS.register_module()``, ``@parser.wrap()``): a registry may call it later, a wrapper returns it; either
+#: way the decorator's importers do not run it then (``project/training_entries``: no entry trains through one).
+REGISTERS = "registers"
 MODULE = "<module>"
 
 
