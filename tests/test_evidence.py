@@ -975,6 +975,21 @@ def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_tar
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 
+@pytest.mark.parametrize("test, work", [
+    # torchtitan's has_cuda_capability: gates FA3, FP8 and MX kernels; False is its answer on the target
+    pytest.param("torch.cuda.is_available() and torch.version.hip is None "
+                 "and torch.cuda.get_device_capability() >= (major, minor)", False, id="a-capability-predicate"),
+    pytest.param("torch.cuda.is_available() and torch.cuda.get_device_properties(0).major >= 9", False,
+                 id="a-property-of-the-device"),
+    pytest.param("torch.cuda.is_available() and major >= 9", True, id="an-argument-is-no-nvidia-fact"),
+])
+def test_a_cuda_test_that_asks_for_an_nvidia_feature_is_no_work(scan_tree, test, work):
+    code = f"import torch\n\n\ndef has_capability(major, minor):\n    return {test}\n"
+    report = scan_tree({"utils.py": code}, ["cann"])
+    found = _one(report, "torch.cuda.is_available", "device-call")
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
 LIBRARY_GATE = """import torch
 from importlib.util import find_spec
 

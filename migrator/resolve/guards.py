@@ -340,6 +340,30 @@ def library_asked(test: cst.BaseExpression,
     return None
 
 
+#: what only an NVIDIA device answers: its compute capability and properties (``major``/``minor`` are SM
+#: versions), the CUDA toolkit the torch build carries
+NVIDIA_FACTS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_properties",
+                          "torch.version.cuda", "torch.version.hip"})
+
+
+class _NvidiaFact(cst.CSTVisitor):
+    def __init__(self, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+        self.qualify, self.found = qualify, False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.found = self.found or self.qualify(node) in NVIDIA_FACTS
+        return not self.found
+
+
+def asks_for_an_nvidia_fact(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``torch.cuda.get_device_capability() >= (8, 0)``, ``torch.version.hip is None``: a condition only an NVIDIA
+    device (or CUDA build) can make true, beside ``torch.cuda.is_available()`` in torchtitan's
+    ``has_cuda_capability``: the whole test asks for an NVIDIA feature, and False is its answer on a target."""
+    visitor = _NvidiaFact(qualify)
+    test.visit(visitor)
+    return visitor.found
+
+
 def _last_name(node: cst.BaseExpression) -> str:
     return node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
 

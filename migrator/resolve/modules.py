@@ -115,6 +115,10 @@ IDLE_TEST = "idle-test"
 #: The start of a usage's ``context`` when it is ``torch.cuda.is_available()`` in an ``and`` with a test for a
 #: library (``HAS_BNB and torch.cuda.is_available()``); the library's name as the test spells it follows.
 LIBRARY_GATE = "beside a test for the library "
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` in an ``and`` with a question only an NVIDIA
+#: device answers (``get_device_capability() >= (9, 0)``, ``torch.version.hip is None``): a test for an NVIDIA
+#: feature, whose answer on a target is False as written.
+NVIDIA_FEATURE = "beside a question only an NVIDIA device answers"
 #: A usage's ``context`` when it is ``autocast("cuda", enabled=False)`` around code autocast never lowers
 #: (``resolve/autocast_regions``): the switch changes nothing a target computes there.
 IDLE_REGION = "idle-region"

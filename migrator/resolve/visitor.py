@@ -17,14 +17,15 @@ from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
-                     availability_test, body_guard, cuda_branch_does_device_work, cuda_test, decides_device_work,
-                     general_path_when_asked, leaves_off_availability, leaves_off_cuda, library_asked,
-                     names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
+                     asks_for_an_nvidia_fact, availability_test, body_guard, cuda_branch_does_device_work, cuda_test,
+                     decides_device_work, general_path_when_asked, leaves_off_availability, leaves_off_cuda,
+                     library_asked, names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
                      torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base, is_torch, is_torch_dtype)
+                      NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base, is_torch,
+                      is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -69,7 +70,8 @@ class ModuleResolver:
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
-        #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library -> the library it names
+        #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
+        #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
         self._library_gates: Dict[int, str] = {}
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
@@ -135,7 +137,6 @@ class ModuleResolver:
                 if bound is not None:
                     self.emitter.siblings_later.update((i, names) for i in _node_ids(bound))
         self._idle_availability(node.test, (node.body, node.orelse))
-        self._library_gate(node.test)
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
             self._torch_gates[id(node.body)] = TorchGate(*release)
@@ -239,7 +240,6 @@ class ModuleResolver:
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
-        self._library_gate(node.test)
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``... if is_torch_version(">=", "2.4.0") else torch.cuda``
             gates = self.emitter.expression_gates
@@ -264,6 +264,7 @@ class ModuleResolver:
         elsewhere the left side answers (``False``), so what the right side calls is CUDA's branch beside it."""
         if skipped_off_cuda(node, self.scopes.qualify, self._flags()):
             self._guard_expression(GuardKind.OTHER_BRANCH, node.left, node.right)
+        self._library_gate(node)
 
     def _guard_expression(self, kind: GuardKind, test: cst.CSTNode, guarded: cst.CSTNode) -> None:
         """Every usage inside ``guarded`` is under ``test`` as ``kind`` (an expression has no block to enter)."""
@@ -280,16 +281,20 @@ class ModuleResolver:
     def _library_gate(self, test: cst.BaseExpression) -> None:
         """``if HAS_BNB and torch.cuda.is_available(): return load_bnb_optimizer(name)``: the CUDA test stands
         beside a test for a library (``library_asked``); the rule reads which one (``LIBRARY_GATE``) and whether
-        it is CUDA-only, when the test keeps the target out of it."""
+        it is CUDA-only, when the test keeps the target out of it. Beside a question only NVIDIA answers
+        (``get_device_capability() >= (9, 0)``: ``asks_for_an_nvidia_fact``) the test asks for an NVIDIA feature
+        (``NVIDIA_FEATURE``)."""
         if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
             return
         sides = _conjuncts(test)
         tests = [side for side in sides if isinstance(side, cst.Call)
                  and self.scopes.qualify(side.func) == "torch.cuda.is_available"]
-        libraries = [name for side in sides if all(side is not t for t in tests)
-                     and (name := library_asked(side, self._bound_once)) is not None]
+        others = [side for side in sides if all(side is not t for t in tests)]
+        libraries = [name for side in others if (name := library_asked(side, self._bound_once)) is not None]
         if tests and libraries:
-            self._library_gates.update((id(side), libraries[0]) for side in tests)
+            self._library_gates.update((id(side), LIBRARY_GATE + libraries[0]) for side in tests)
+        elif tests and any(asks_for_an_nvidia_fact(side, self.scopes.qualify) for side in others):
+            self._library_gates.update((id(side), NVIDIA_FEATURE) for side in tests)
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
         """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
@@ -530,8 +535,7 @@ class ModuleResolver:
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
                                   IDLE_REGION if id(node) in self._idle_regions else
-                                  LIBRARY_GATE + self._library_gates[id(node)] if id(node) in self._library_gates
-                                  else None)
+                                  self._library_gates.get(id(node)))
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":

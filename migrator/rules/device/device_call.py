@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST, LIBRARY_GATE
+from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, NVIDIA_FEATURE
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -187,6 +187,11 @@ def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
                  f"{target.id} here would send it into {library}, whose uses are judged where they are. Keep the "
                  f"test; to offer the feature on {target.id}, port those uses first")
         return runs_on_a_note(quote, _GATE_SOURCE)
+    if verdict.status == Status.REWRITE and usage.context == NVIDIA_FEATURE:
+        quote = (f"this test asks for an NVIDIA feature (a compute capability, a CUDA build): as written it is False "
+                 f"on {target.id}, which takes the way a GPU without the feature takes; where {target.id} has its "
+                 f"own form of what it gates (bf16, fused attention), ask for that instead: {verdict.message}")
+        return runs_on_a_note(quote, _IDLE_SOURCE)
     if verdict.status == Status.REWRITE and usage.context == IDLE_TEST:
         quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
                  f"device work (no placement, device or backend choice, 16-bit cast, wrapper or exit): the run on "
