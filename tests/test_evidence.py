@@ -990,6 +990,28 @@ def test_a_cuda_test_that_asks_for_an_nvidia_feature_is_no_work(scan_tree, test,
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 
+ATTEND = ("import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n    def __init__(self, use_flash=False):\n"
+          "        super().__init__()\n        self.cuda_config = None\n{code}")
+
+
+@pytest.mark.parametrize("code, work", [
+    # lucidrains' Attend: the rest only reads the GPU's properties to pick CUDA's attention config
+    pytest.param("        if not torch.cuda.is_available() or not use_flash:\n            return\n"
+                 "        props = torch.cuda.get_device_properties(torch.device('cuda'))\n"
+                 "        self.cuda_config = (props.major == 8, True)\n", False,
+                 id="the-rest-reads-the-gpus-properties"),
+    pytest.param("        if torch.cuda.is_available():\n            major, _ = torch.cuda.get_device_capability()\n"
+                 "            self.flash = major >= 8\n", False, id="the-body-reads-the-capability"),
+    pytest.param("        if not torch.cuda.is_available():\n            return\n"
+                 "        props = torch.cuda.get_device_properties(0)\n        self.to('cuda')\n", True,
+                 id="the-rest-also-places-the-module"),
+])
+def test_a_cuda_test_around_code_that_only_reads_the_gpu_is_no_work(scan_tree, code, work):
+    report = scan_tree({"attend.py": ATTEND.format(code=code)}, ["cann"])
+    found = _one(report, "torch.cuda.is_available", "device-call")
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
 LIBRARY_GATE = """import torch
 from importlib.util import find_spec
 

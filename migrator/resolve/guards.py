@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Container, List, Optional, Tuple
+from typing import Callable, Container, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -362,6 +362,42 @@ def asks_for_an_nvidia_fact(test: cst.BaseExpression, qualify: Callable[[cst.Bas
     visitor = _NvidiaFact(qualify)
     test.visit(visitor)
     return visitor.found
+
+
+class _NvidiaOnly(cst.CSTVisitor):
+    """Whether code asks an NVIDIA fact and places nothing (no move, no ``device=``, no other ``torch.cuda`` call)."""
+
+    def __init__(self, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+        self.qualify, self.fact, self.places = qualify, False, False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        qual = self.qualify(node.func) or ""
+        if qual in NVIDIA_FACTS:  # ``get_device_properties(torch.device("cuda"))``: its argument is part of the ask
+            self.fact = True
+            return False
+        func = node.func
+        self.places = self.places or qual.startswith("torch.cuda.") \
+            or (isinstance(func, cst.Attribute) and func.attr.value in _MOVES) \
+            or any(arg.keyword is not None and arg.keyword.value in _PLACING for arg in node.args)
+        return not self.places
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.fact = self.fact or self.qualify(node) in NVIDIA_FACTS
+        return True
+
+
+_MOVES = frozenset({"to", "cuda"})
+_PLACING = frozenset({"device", "device_ids", "map_location"})
+
+
+def keeps_to_nvidia_facts(code: "Sequence[cst.CSTNode]", qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """Whether code a CUDA test decides only reads what an NVIDIA device is (its capability or properties, to pick
+    CUDA's attention config: lucidrains' ``Attend``) and places nothing: on a target the test keeps it out of
+    questions only NVIDIA answers, and its False is the answer."""
+    visitor = _NvidiaOnly(qualify)
+    for node in code:
+        node.visit(visitor)
+    return visitor.fact and not visitor.places
 
 
 def _last_name(node: cst.BaseExpression) -> str:

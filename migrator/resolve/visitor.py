@@ -18,9 +18,9 @@ from .dotted import dotted
 from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
                      asks_for_an_nvidia_fact, availability_test, body_guard, cuda_branch_does_device_work, cuda_test,
-                     decides_device_work, general_path_when_asked, leaves_off_availability, leaves_off_cuda,
-                     library_asked, names_availability, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
-                     torch_version_test)
+                     decides_device_work, general_path_when_asked, keeps_to_nvidia_facts, leaves_off_availability,
+                     leaves_off_cuda, library_asked, names_availability, skipped_off_cuda, takes_general_path,
+                     tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
@@ -137,6 +137,7 @@ class ModuleResolver:
                 if bound is not None:
                     self.emitter.siblings_later.update((i, names) for i in _node_ids(bound))
         self._idle_availability(node.test, (node.body, node.orelse))
+        self._asks_nvidia_only(node)
         release = torch_version_test(node.test, self.scopes.qualify, self._bound_once)
         if release is not None:  # ``if _TORCH_GREATER_EQUAL_2_4: ... else: <torch.cuda.amp>``
             self._torch_gates[id(node.body)] = TorchGate(*release)
@@ -295,6 +296,25 @@ class ModuleResolver:
             self._library_gates.update((id(side), LIBRARY_GATE + libraries[0]) for side in tests)
         elif tests and any(asks_for_an_nvidia_fact(side, self.scopes.qualify) for side in others):
             self._library_gates.update((id(side), NVIDIA_FEATURE) for side in tests)
+
+    def _asks_nvidia_only(self, node: cst.If) -> None:
+        """``if not torch.cuda.is_available() or not use_flash: return`` before code that only reads the GPU's
+        properties (lucidrains' ``Attend``), or ``if torch.cuda.is_available():`` around such code: the test asks
+        for an NVIDIA feature (``NVIDIA_FEATURE``), whatever its own sides are."""
+        qualify = self.scopes.qualify
+        if isinstance(node.orelse, cst.If):
+            return
+        if leaves_off_availability(node, self._followed(node), qualify):
+            block = self._blocks[-1]
+            statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+            decided: Sequence[cst.CSTNode] = statements[next(i for i, s in enumerate(statements) if s is node) + 1:]
+        elif cuda_test(node.test, qualify) == IS_AVAILABLE and node.orelse is None:
+            decided = [node.body]
+        else:
+            return
+        if keeps_to_nvidia_facts(decided, qualify):
+            self._library_gates.update((id(call), NVIDIA_FEATURE) for call in _calls_in(node.test)
+                                       if qualify(call.func) == "torch.cuda.is_available")
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
         """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
