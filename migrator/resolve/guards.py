@@ -390,7 +390,8 @@ _MOVES = frozenset({"to", "cuda"})
 _PLACING = frozenset({"device", "device_ids", "map_location"})
 
 
-def keeps_to_nvidia_facts(code: "Sequence[cst.CSTNode]", qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+def keeps_to_nvidia_facts(code: Sequence[cst.CSTNode],
+                          qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
     """Whether code a CUDA test decides only reads what an NVIDIA device is (its capability or properties, to pick
     CUDA's attention config: lucidrains' ``Attend``) and places nothing: on a target the test keeps it out of
     questions only NVIDIA answers, and its False is the answer."""
