@@ -990,6 +990,18 @@ def test_a_cuda_test_that_asks_for_an_nvidia_feature_is_no_work(scan_tree, test,
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 
+@pytest.mark.parametrize("line, work", [
+    # coqui's train_encoder.py sets cuDNN on (its default); neuware's data maps the flag to an LSTM-fusion switch
+    pytest.param("torch.backends.cudnn.enabled = True", False, id="cudnn-on"),
+    pytest.param("torch.backends.cudnn.deterministic = True", False, id="cudnn-deterministic"),
+    pytest.param("torch.cuda.set_device(0)", True, id="a-device-call-is-no-flag"),
+])
+def test_a_cudnn_flag_set_is_a_plain_switch_the_target_leaves_unread(scan_tree, line, work):
+    report = scan_tree({"train.py": f"import torch\n{line}\n"}, ["neuware"])
+    (found,) = [f for f in report.judged if f.rule == "device-call"]
+    assert active(found.verdicts["neuware"]) == work, found.verdicts["neuware"].message
+
+
 ATTEND = ("import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n    def __init__(self, use_flash=False):\n"
           "        super().__init__()\n        self.cuda_config = None\n{code}")
 

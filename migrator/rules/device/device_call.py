@@ -100,10 +100,12 @@ class DeviceCall(Rule):
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 
 
-#: CUDA's speed switches: plain attributes of ``torch.backends`` that every torch build has (torch/backends/cuda
-#: and cudnn), read and set without a CUDA device; they trade precision or warm-up for speed on CUDA only.
+#: CUDA's switches: plain attributes of ``torch.backends`` that every torch build has (torch/backends/cuda and
+#: cudnn), read and set without a CUDA device (measured on torch 2.13's CPU build); they trade precision, warm-up
+#: or determinism for speed on CUDA only, or turn cuDNN itself on (its default) or off.
 SPEED_SWITCHES = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32",
-                            "torch.backends.cudnn.benchmark",
+                            "torch.backends.cudnn.benchmark", "torch.backends.cudnn.enabled",
+                            "torch.backends.cudnn.deterministic",
                             "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
                             "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction"})
 #: CUDA's attention-backend switches: Python that sets torch's SDPA backend flags (torch/backends/cuda/__init__.py
