@@ -1172,6 +1172,29 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
 
 
+WEIGHTS = ("import torch\n\n\nclass Weights:\n    def __init__(self, path, device=None):\n"
+           "        self.device = {fallback}\n")
+
+
+@pytest.mark.parametrize("fallback, call, work", [
+    # lerobot's RA-BC weights: the trainer always passes its accelerator's device
+    pytest.param("device or torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
+                 "Weights(path, device=accelerator.device)", False, id="or-fallback-every-call-overrides"),
+    pytest.param("torch.device('cuda') if device is None else device", "Weights(path, device=accelerator.device)",
+                 False, id="is-none-fallback-every-call-overrides"),
+    pytest.param("device or torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "Weights(path)", True,
+                 id="a-call-leaves-it-none"),
+    pytest.param("device or torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
+                 "Weights(path, device=None)", True, id="a-call-passes-none"),
+])
+def test_a_fallback_for_a_device_left_none_is_a_default_every_call_may_override(scan_tree, fallback, call, work):
+    trainer = f"from weights import Weights\n\n\ndef fit(path, accelerator):\n    return {call}\n"
+    report = scan_tree({"weights.py": WEIGHTS.format(fallback=fallback), "trainer.py": trainer}, ["cann"])
+    chosen = [f for f in report.judged if f.path == "weights.py" and f.category == Category.DEVICE]
+    assert chosen
+    assert any(active(f.verdicts["cann"]) for f in chosen) == work, [f.verdicts["cann"].message for f in chosen]
+
+
 BUFFER = ("import torch\n\n\nclass ReplayBuffer:\n    def __init__(self, capacity, device='cuda:0'):\n"
           "        self.device = torch.device(device)\n\n    @classmethod\n"
           "    def from_dataset(cls, dataset, device='cuda:0', capacity=None):\n"

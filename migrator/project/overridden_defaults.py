@@ -6,21 +6,23 @@ still what a caller outside the project gets, so the finding stays, to validate 
 leaves the worklist. Only functions and classes are read (a method's callers hold objects the text does not
 type), only where the callers can be seen: the defining module and the modules that import it; every mention of
 the name there must be a call that passes the parameter (a function handed on as a value, ``partial(f)``, a
-``super().__init__(...)`` in a subclass or a call without it keeps the finding).
+``super().__init__(...)`` in a subclass or a call without it keeps the finding). A parameter left ``None`` and
+replaced in the body (``device or torch.device("cuda" if torch.cuda.is_available() else "cpu")``: lerobot's RA-BC
+weights) is such a default too.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..model import Evidence, FileResult, Finding, Grade, Status
 from .reread import parse_text, read_text
 
 #: the default's device string, and the availability test that chooses it (``"cuda" if
 #: torch.cuda.is_available() else "cpu"``: demucs's ``Separator(device=...)``)
-_RULES = frozenset({"device-string", "device-call"})
+_RULES = frozenset({"device-string", "device-call", "device-argument"})
 _SOURCE = "migrator call-site analysis"
 
 
@@ -138,13 +140,43 @@ def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str
     args = function.args
     positional = [*args.posonlyargs, *args.args]
     skip = 1 if bound else 0  # ``self`` is not written by callers
+    none_defaults: Dict[str, Optional[int]] = {}  # ``device=None``: the parameters a fallback may stand in for
     for index, (arg, default) in enumerate(zip(positional[len(positional) - len(args.defaults):], args.defaults)):
         position = len(positional) - len(args.defaults) + index - skip
         for written in _written(default):
             found[written.lineno, written.col_offset] = _Default(callee, arg.arg, position, method)
+        if isinstance(default, ast.Constant) and default.value is None:
+            none_defaults[arg.arg] = position
     for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
         for written in _written(kw_default):
             found[written.lineno, written.col_offset] = _Default(callee, arg.arg, None, method)
+        if isinstance(kw_default, ast.Constant) and kw_default.value is None:
+            none_defaults[arg.arg] = None
+    for parameter, fallback in _fallbacks(function, none_defaults):
+        for written in _written(fallback):
+            found.setdefault((written.lineno, written.col_offset),
+                             _Default(callee, parameter, none_defaults[parameter], method))
+
+
+def _fallbacks(function: ast.FunctionDef | ast.AsyncFunctionDef,
+               parameters: Mapping[str, Optional[int]]) -> Iterable[Tuple[str, ast.expr]]:
+    """What a function's body uses in place of a parameter left ``None``: lerobot's ``device or
+    torch.device("cuda" if torch.cuda.is_available() else "cpu")``, ``device if device else ...``, ``... if device
+    is None else device``; the default that a caller passing the parameter never reaches."""
+    if not parameters:
+        return
+    for node in ast.walk(function):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+                and isinstance(node.values[0], ast.Name) and node.values[0].id in parameters:
+            yield node.values[0].id, node.values[1]
+        elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.Name) and isinstance(node.test, ast.Name) \
+                and node.body.id == node.test.id and node.test.id in parameters:
+            yield node.test.id, node.orelse
+        elif isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.Name) and node.orelse.id in parameters \
+                and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name) \
+                and node.test.left.id == node.orelse.id and isinstance(node.test.ops[0], ast.Is) \
+                and isinstance(node.test.comparators[0], ast.Constant) and node.test.comparators[0].value is None:
+            yield node.orelse.id, node.body
 
 
 def _written(default: Optional[ast.expr]) -> List[ast.expr]:
@@ -248,11 +280,16 @@ def _built_by_cls(node: ast.ClassDef) -> List[ast.Call]:
 
 def _passes(call: ast.Call, default: _Default) -> bool:
     """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may."""
-    if any(k.arg == default.parameter or k.arg is None for k in call.keywords):
+    if any(k.arg is None or (k.arg == default.parameter and not _none(k.value)) for k in call.keywords):
         return True
     if any(isinstance(a, ast.Starred) for a in call.args):
         return default.position is not None
     return default.position is not None and len(call.args) > default.position
+
+
+def _none(value: ast.expr) -> bool:
+    """``device=None`` hands the callee its default (or its fallback for ``None``): no override."""
+    return isinstance(value, ast.Constant) and value.value is None
 
 
 def _overridden(finding: Finding, default: _Default, calls: Sequence[str]) -> Finding:
