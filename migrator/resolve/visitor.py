@@ -72,7 +72,7 @@ class ModuleResolver:
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
         #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
         #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
-        self._library_gates: Dict[int, str] = {}
+        self._gate_contexts: Dict[int, str] = {}
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
         self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
@@ -293,9 +293,9 @@ class ModuleResolver:
         others = [side for side in sides if all(side is not t for t in tests)]
         libraries = [name for side in others if (name := library_asked(side, self._bound_once)) is not None]
         if tests and libraries:
-            self._library_gates.update((id(side), LIBRARY_GATE + libraries[0]) for side in tests)
+            self._gate_contexts.update((id(side), LIBRARY_GATE + libraries[0]) for side in tests)
         elif tests and any(asks_for_an_nvidia_fact(side, self.scopes.qualify) for side in others):
-            self._library_gates.update((id(side), NVIDIA_FEATURE) for side in tests)
+            self._gate_contexts.update((id(side), NVIDIA_FEATURE) for side in tests)
 
     def _asks_nvidia_only(self, node: cst.If) -> None:
         """``if not torch.cuda.is_available() or not use_flash: return`` before code that only reads the GPU's
@@ -307,13 +307,14 @@ class ModuleResolver:
         if leaves_off_availability(node, self._followed(node), qualify):
             block = self._blocks[-1]
             statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
-            decided: Sequence[cst.CSTNode] = statements[next(i for i, s in enumerate(statements) if s is node) + 1:]
+            at = next((i for i, statement in enumerate(statements) if statement is node), len(statements))
+            decided: Sequence[cst.CSTNode] = statements[at + 1:]
         elif cuda_test(node.test, qualify) == IS_AVAILABLE and node.orelse is None:
             decided = [node.body]
         else:
             return
         if keeps_to_nvidia_facts(decided, qualify):
-            self._library_gates.update((id(call), NVIDIA_FEATURE) for call in _calls_in(node.test)
+            self._gate_contexts.update((id(call), NVIDIA_FEATURE) for call in _calls_in(node.test)
                                        if qualify(call.func) == "torch.cuda.is_available")
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
@@ -555,7 +556,7 @@ class ModuleResolver:
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
                                   IDLE_REGION if id(node) in self._idle_regions else
-                                  self._library_gates.get(id(node)))
+                                  self._gate_contexts.get(id(node)))
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
