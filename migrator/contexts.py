@@ -58,13 +58,21 @@ _TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx"
                                % "|".join(sorted(_TOOLING_WORDS)))
 
 
+#: a test written beside the code it tests (unsloth's ``test_rms_layernorm()`` at the end of its kernel module, a
+#: ``TestAttention`` class): what pytest would collect, or a Lightning module's evaluation (``test_step``)
+_TEST_SCOPE = re.compile(r"^(?:test|testing)(?:_|$)|^Test[A-Z0-9_]")
+
+
 def context_of(path: str, category: Category, scope: str = "<module>") -> Context:
     """A custom operator's build (``setup.py``) and kernels are what training calls: training wherever they
     are written, unless they sit among the tests. In a training file, a function named for export, deployment
-    or inference (its innermost name in ``scope``) is tooling."""
+    or inference (its innermost name in ``scope``) is tooling, and one named as a test (or in a class named so)
+    is a test."""
     context = path_context(path)
     if context == Context.TOOLING and category == Category.CUSTOM_OP:
         return Context.TRAINING
+    if context == Context.TRAINING and any(_TEST_SCOPE.match(part) for part in scope.split(".")):
+        return Context.TEST
     if context == Context.TRAINING and category != Category.CUSTOM_OP \
             and (_TOOLING_FUNCTION.search(scope.rsplit(".", 1)[-1].lower())
                  or GENERATION.match(scope.rsplit(".", 1)[-1].lower())):

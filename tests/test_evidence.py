@@ -728,6 +728,10 @@ GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
     # the same short circuit deciding a cast: what the branch does is work the target skips
     pytest.param("    if x.is_cuda and torch.cuda.get_device_capability()[0] >= 8:\n        x = x.half()\n"
                  "    return x", True, id="short-circuit-deciding-a-cast"),
+    # unsloth's kernels: a name for a device's type, CUDA's arm beside another device's
+    pytest.param("    if DEVICE_TYPE in ('cuda', 'hip'):\n        torch.cuda.synchronize()\n"
+                 "    elif DEVICE_TYPE == 'xpu':\n        torch.xpu.synchronize()\n    return x", False,
+                 id="a-device-type-name-among-others"),
 ])
 def test_a_negated_or_short_circuited_cuda_test_is_work_only_where_the_target_misses_something(scan_tree, body,
                                                                                               work):

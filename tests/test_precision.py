@@ -166,6 +166,21 @@ def test_a_path_is_training_test_or_tooling(path, context):
     assert context_of(path, Category.DEVICE).value == context
 
 
+@pytest.mark.parametrize("scope, context", [
+    # unsloth's kernel modules end in `test_layernorm()`; a Lightning module's `test_step` evaluates
+    pytest.param("pkg.kernels.layernorm.test_layernorm", "test", id="a-test-function-in-a-library-module"),
+    pytest.param("pkg.model.Net.test_step", "test", id="an-evaluation-step"),
+    pytest.param("pkg.attention.TestAttention.check", "test", id="a-test-class"),
+    pytest.param("pkg.kernels.layernorm.fast_layernorm", "training", id="the-kernel-itself"),
+    pytest.param("pkg.data.Testament.load", "training", id="a-name-that-starts-with-test-only"),
+])
+def test_a_test_written_in_a_library_module_is_a_test(scope, context):
+    from migrator.model import Category
+    from migrator.contexts import context_of
+
+    assert context_of("pkg/kernels/layernorm.py", Category.DEVICE, scope).value == context
+
+
 def test_a_custom_op_build_in_setup_py_is_training(scan_tree):
     report = scan_tree({
         "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"

@@ -247,3 +247,16 @@ def test_a_script_that_only_shares_code_with_training_does_not_train(scan_tree, 
                         **files, "annotate.py": annotate})
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}
     assert set(_contexts(report, "pkg/shared.py").values()) == {Context.TRAINING}
+
+
+def test_what_every_entry_reaches_only_through_a_decorator_keeps_its_context(scan_tree):
+    """pl_bolts marks its classes ``@under_review()``: every entry point reaches the decorator, and through its
+    ``registers`` edge the class it wraps; that is no run of the class by either kind of entry point."""
+    loader = ("import torch\nfrom pkg.stability import under_review\n\n\n@under_review()\nclass AsyncLoader:\n"
+              "    def __init__(self, data, device=torch.device('cuda', 0)):\n        self.device = device\n")
+    stability = _PARSER.replace("def wrap", "def under_review")
+    report = scan_tree({"pkg/__init__.py": "from pkg.loader import AsyncLoader\n", "pkg/stability.py": stability,
+                        "pkg/loader.py": loader, "pkg/shared.py": _SHARED, "pkg/eval_utils.py": _EVAL_UTILS,
+                        "train.py": "import pkg\n" + _LOOP, "evaluate_tts.py": "import pkg\n" + _EVAL})
+    assert set(_contexts(report, "pkg/loader.py").values()) == {Context.TRAINING}
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}  # the split is made

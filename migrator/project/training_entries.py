@@ -22,7 +22,7 @@ nobody turns on is (``project/opt_in.py``).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import (TYPE_CHECKING, AbstractSet, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set,
                     Tuple)
 
@@ -73,9 +73,19 @@ def _runs_a_trainer(target, graph) -> bool:
         and target.name not in graph
 
 
-def trained_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[FrozenSet[str]]:
-    """What the entry points that train reach, or ``None`` when the entry points cannot be told apart (none
-    trains, or every one does)."""
+@dataclass(frozen=True)
+class EntryReach:
+    """What the entry points that train reach, and what the others reach, along calls, constructions and imports
+    (and what a registry node holds): a node reached only through a decorator's ``registers`` edge (pl_bolts'
+    ``@under_review()`` on every class) is in neither."""
+
+    trained: FrozenSet[str]
+    untrained: FrozenSet[str]
+
+
+def entry_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[EntryReach]:
+    """What each kind of entry point reaches, or ``None`` when the entry points cannot be told apart (none trains,
+    or every one does)."""
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
     ancestors = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
@@ -84,10 +94,14 @@ def trained_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[Fr
     if not training or training == entries:
         return None
     nodes = graph.nodes
-    # what a registry holds, training may build from it (``MODELS.build(cfg)``); what a decorator function or a
-    # module's name registers, a training script reaches only by calling it
-    return _walk(training, lambda node: (callee for _, callee, kind in graph.out_edges(node, data="kind")
-                                         if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY))
+
+    def callees(node: str) -> Iterable[str]:
+        # what a registry holds, training may build from it (``MODELS.build(cfg)``); what a decorator function or
+        # a module's name registers, a script reaches only by calling it
+        return (callee for _, callee, kind in graph.out_edges(node, data="kind")
+                if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY)
+
+    return EntryReach(_walk(training, callees), _walk(entries - training, callees))
 
 
 def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> FrozenSet[str]:
@@ -128,14 +142,15 @@ _CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
                               project: "ProjectGraph", placed: Mapping[str, str],
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
-    """``findings``, a training one that entry points reach, but none that trains, as tooling, and so one in a
-    script's function nothing calls (``uncalled_in_scripts``). What runs each training step (``step_nodes``: a
+    """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
+    (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
+    (``uncalled_in_scripts``). What runs each training step (``step_nodes``: a
     module's ``forward``, and the class that defines it) stays training, whatever reaches it: vit_pytorch's model
     modules end in a ``__main__`` demo that never trains, and are models all the same."""
-    trained = trained_reach(project, training_roots(results, project.graph, project.main_lines)) \
+    reach = entry_reach(project, training_roots(results, project.graph, project.main_lines)) \
         if project.entries else None
     uncalled = uncalled_in_scripts(results, project)
-    if trained is None and not uncalled:
+    if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
     out = []
@@ -143,7 +158,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
         node = placed.get(finding.id) or project.node_of(finding)
         # a custom operator's build is what training calls, wherever it is written (``contexts.context_of``)
         if finding.context == Context.TRAINING and finding.category != Category.CUSTOM_OP and node is not None and (
-                node in uncalled or (trained is not None and finding.reachable and node not in trained
+                node in uncalled or (reach is not None and node in reach.untrained and node not in reach.trained
                                      and node not in on_step)):
             finding = replace(finding, context=Context.TOOLING)
         out.append(finding)

@@ -216,9 +216,14 @@ _TARGET_DEVICES = frozenset({"npu", "mlu"})
 
 
 def _a_devices_type(node: cst.BaseExpression) -> bool:
-    """``x.device.type``, ``device.type``: what a device is, not a setting that may name something else (an
+    """``x.device.type``, ``device.type``, a name for one (``DEVICE_TYPE``, ``self.device_type``: unsloth's
+    ``DEVICE_TYPE in ("cuda", "hip")``): what a device is, not a setting that may name something else (an
     extension's flavour: ``kind in ("cuda", "rocm")``)."""
-    return isinstance(node, cst.Attribute) and node.attr.value == "type" and _names_a_device(node.value)
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":
+        return _names_a_device(node.value)
+    name = (node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name)
+            else "").lstrip("_").lower()
+    return name == "device_type" or name.endswith("_device_type")
 
 
 def _cuda_among_others(node: cst.BaseExpression) -> bool:
