@@ -281,6 +281,9 @@ class Usage:
     config_key: Optional[str] = None
     #: inside a branch of a test of the installed torch's version (``if _TORCH_GREATER_EQUAL_2_4: ... else:``)
     torch_gate: Optional["TorchGate"] = None
+    #: a call made through a name bound to the API (``get_current_device = torch.cuda.current_device``, then
+    #: ``get_current_device()``): where the name was bound, the one place a rename changes every such call
+    through: Optional[Span] = None
 
 
 @dataclass(frozen=True)

@@ -224,3 +224,17 @@ def test_the_rest_after_leaving_where_cuda_is_missing_is_a_site_of_that_test(sca
     (test,) = [f for f in findings if f.api == "torch.cuda.is_available"]
     (props,) = [f for f in findings if f.api == "torch.cuda.get_device_properties"]
     assert (props.root == test.id) == site
+
+
+@pytest.mark.parametrize("binding, work_items", [
+    # unsloth's llama.py: the device's name is chosen once, then every cache helper calls it by that name
+    pytest.param("if DEVICE_TYPE == 'xpu':\n    get_current_device = torch.xpu.current_device\nelse:\n"
+                 "    get_current_device = torch.cuda.current_device\n", 1, id="an-alias-chosen-per-device"),
+    pytest.param("get_current_device = torch.cuda.current_device\n", 1, id="a-plain-alias"),
+    pytest.param("def get_current_device():\n    return torch.cuda.current_device()\n", 1, id="a-wrapper-function"),
+])
+def test_calls_through_a_name_bound_to_a_cuda_api_are_sites_of_the_binding(scan_code, binding, work_items):
+    code = ("import torch\n\n" + binding + "\n\ndef cache(n):\n    return [get_current_device() for _ in range(n)]\n"
+            "\n\ndef place(x):\n    return x.to(get_current_device())\n")
+    found = [f for f in scan_code(code, ["cann"]) if f.api == "torch.cuda.current_device"]
+    assert len([f for f in found if f.root is None]) == work_items, [(f.span.line, f.root) for f in found]

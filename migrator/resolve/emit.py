@@ -66,7 +66,7 @@ class Emitter:
     def emit(self, api: str, kind: UsageKind, node: cst.CSTNode, args: Tuple[Argument, ...] = (),
              confidence: Confidence = Confidence.RESOLVED, context: Optional[str] = None,
              node_for_snippet: Optional[cst.CSTNode] = None, siblings: Tuple[str, ...] = (),
-             config_key: Optional[str] = None) -> None:
+             config_key: Optional[str] = None, through: Optional[cst.CSTNode] = None) -> None:
         # an import, or a run-time build (``load(name="fbd_cuda", ...)``), under ``try`` with a handler that goes
         # on: the code has its way where it fails
         guarded = self.scopes.guard_depth > 0 if kind == _IMPORT or api in self.scopes.vocabulary.module_loaders \
@@ -81,6 +81,7 @@ class Emitter:
             siblings=siblings + self.chain_siblings[-1] if self.chain_siblings else siblings,
             no_grad=self.no_grad > 0, config_key=config_key,
             torch_gate=self.expression_gates.get(id(node)) or (self.torch_gates[-1] if self.torch_gates else None),
+            through=self.span(through) if through is not None else None,
         ))
         self.snippets.append((self.positions.pending(snippet_node), snippet_node))
         self._nodes.append(id(node))
@@ -113,7 +114,9 @@ class Emitter:
         guard = usage.cuda_guard
         if guard is not None:
             guard = replace(guard, span=self._real_span(guard.span))
-        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text), cuda_guard=guard)
+        through = self._real_span(usage.through) if usage.through is not None else None
+        return replace(usage, span=self._real_span(usage.span), args=args, snippet=_one_line(text), cuda_guard=guard,
+                       through=through)
 
     def _real_span(self, span: Span) -> Span:
         span = self.positions.span_of(span)

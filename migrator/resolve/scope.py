@@ -31,6 +31,9 @@ class Binding:
     params: Dict[str, Optional[cst.BaseExpression]] = field(default_factory=dict)
     annotations: Dict[str, cst.BaseExpression] = field(default_factory=dict)  # parameter -> its annotation
     defs: Dict[str, str] = field(default_factory=dict)  # functions and classes defined here -> qualname
+    #: of ``imports``, the names bound by an assignment to an API (``get_device = torch.cuda.current_device``) ->
+    #: the value bound (of alternatives in branches, the one ``imports`` keeps)
+    alias_values: Dict[str, cst.BaseExpression] = field(default_factory=dict)
 
 
 @dataclass
@@ -121,6 +124,20 @@ class Scopes:
                 return (f"{self.module_name}.{name}" if scope.kind == "module" else None), None
         return None, None
 
+    def alias_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The API value a bare name was bound to by an assignment (``Binding.alias_values``), where ``lookup``
+        finds it bound so."""
+        for index in range(len(self.stack) - 1, -1, -1):
+            scope = self.stack[index]
+            if scope.kind == "class" and index != len(self.stack) - 1:
+                continue
+            binding = scope.binding
+            if name in binding.imports:
+                return binding.alias_values.get(name)
+            if name in binding.values or name in binding.params or name in binding.defs:
+                return None
+        return None
+
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         # ``type(...) is``: libcst's node types are ABCs, an ``isinstance`` that fails costs a call in Python
         if type(node) is cst.Name:
@@ -198,6 +215,7 @@ class Scopes:
         if guarded:
             binding.guarded.add(guarded_name)
         binding.values.pop(local, None)
+        binding.alias_values.pop(local, None)
 
     def _bind_assignment(self, small, binding: Binding, class_info: Optional[ClassInfo]) -> None:
         value = small.value
@@ -212,6 +230,8 @@ class Scopes:
             elif isinstance(target, cst.Name) and alias and not augmented:
                 binding.imports[target.value] = _preferred_alias(binding.imports.get(target.value), alias)
                 binding.values.pop(target.value, None)
+                if binding.imports[target.value] == alias:
+                    binding.alias_values[target.value] = value
             elif isinstance(target, cst.Name) and not augmented:
                 binding.values.setdefault(target.value, []).append(value)
                 binding.imports.pop(target.value, None)

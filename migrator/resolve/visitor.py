@@ -556,7 +556,8 @@ class ModuleResolver:
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
                                   IDLE_REGION if id(node) in self._idle_regions else
-                                  self._gate_contexts.get(id(node)))
+                                  self._gate_contexts.get(id(node)),
+                                  through=self.scopes.alias_value(func.value) if type(func) is cst.Name else None)
             return True
         if isinstance(func, cst.Attribute):
             if func.attr.value == "add_argument":
