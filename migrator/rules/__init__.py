@@ -163,8 +163,8 @@ _BRANCHED = _FLOWS | {Category.OP, Category.THIRD_PARTY}
 
 def _cause(usage: Usage, project: ProjectIndex) -> Optional[Span]:
     """Where the name a call was made through was bound to the API, where the value an argument came through
-    was set (``device = 'cuda'`` for ``x.to(device)``), or the CUDA test that decides whether this body runs (``torch.cuda.is_available()``, or a device-type test with
-    no other branch): its finding is the cause."""
+    was set (``device = 'cuda'`` for ``x.to(device)``), or the CUDA test that decides whether this body runs
+    (``torch.cuda.is_available()``, or a device-type test with no other branch): its finding is the cause."""
     if usage.through is not None:  # ``get_current_device()`` after ``get_current_device = torch.cuda.current_device``
         return usage.through
     value = _came_through(usage, project)
