@@ -1021,6 +1021,14 @@ ATTEND = ("import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n   
     pytest.param("        if not torch.cuda.is_available():\n            return\n"
                  "        props = torch.cuda.get_device_properties(0)\n        self.to('cuda')\n", True,
                  id="the-rest-also-places-the-module"),
+    # unsloth's Blackwell check: asks each GPU's name and capability, to warn
+    pytest.param("        if not torch.cuda.is_available():\n            return\n"
+                 "        for i in range(torch.cuda.device_count()):\n"
+                 "            if torch.cuda.get_device_capability(i) == (10, 0):\n"
+                 "                print(torch.cuda.get_device_name(i))\n", False, id="the-rest-asks-each-gpu"),
+    pytest.param("        if not torch.cuda.is_available():\n            return\n"
+                 "        props = torch.cuda.get_device_properties(0)\n        torch.cuda.set_device(0)\n", True,
+                 id="the-rest-also-sets-the-device"),
 ])
 def test_a_cuda_test_around_code_that_only_reads_the_gpu_is_no_work(scan_tree, code, work):
     report = scan_tree({"attend.py": ATTEND.format(code=code)}, ["cann"])

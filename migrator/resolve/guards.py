@@ -381,7 +381,7 @@ class _NvidiaOnly(cst.CSTVisitor):
             self.fact = True
             return False
         func = node.func
-        self.places = self.places or qual.startswith("torch.cuda.") \
+        self.places = self.places or (qual.startswith("torch.cuda.") and qual not in _QUERIES) \
             or (isinstance(func, cst.Attribute) and func.attr.value in _MOVES) \
             or any(arg.keyword is not None and arg.keyword.value in _PLACING for arg in node.args)
         return not self.places
@@ -392,6 +392,9 @@ class _NvidiaOnly(cst.CSTVisitor):
 
 
 _MOVES = frozenset({"to", "cuda"})
+#: what a CUDA device is asked without being used: how many, which, what name (unsloth's SM100 check lists them)
+_QUERIES = frozenset({"torch.cuda.device_count", "torch.cuda.get_device_name", "torch.cuda.current_device",
+                      "torch.cuda.get_arch_list"})
 _PLACING = frozenset({"device", "device_ids", "map_location"})
 
 
