@@ -89,6 +89,20 @@ def test_a_bf16_limit_bites_a_project_that_computes_in_bf16_not_one_that_imports
     assert all(active(f.verdicts["cann"]) == real for f in uses)
 
 
+@pytest.mark.parametrize("region, fp16", [
+    # x_transformers' disable_autocast: a region kept in fp32 is no choice to compute in fp16
+    pytest.param("torch.autocast('cuda', enabled=False)", False, id="autocast-switched-off"),
+    pytest.param("torch.autocast('cuda')", True, id="autocast-on-in-fp16"),
+])
+def test_autocast_switched_off_is_no_choice_of_fp16(scan_tree, region, fp16):
+    code = (f"import torch\n\n\ndef pick(x, mask):\n    with {region}:\n        return x.masked_select(mask)\n"
+            "\n\ndef train(model, opt, x, mask):\n    for _ in range(2):\n        loss = pick(model(x), mask).sum()\n"
+            "        loss.backward()\n        opt.step()\n")
+    report = scan_tree({"train.py": code}, ["cann"])
+    limits = [f for f in report.judged if f.rule == "dtype-limits"]
+    assert bool(limits) == fp16, [(f.api, f.verdicts["cann"].message) for f in limits]
+
+
 DISPATCH = (
     "import torch\nimport torch.distributed as dist\n\n"
     "BACKENDS = {'cuda': 'nccl', 'npu': 'hccl', 'cpu': 'gloo'}\n"

@@ -162,6 +162,8 @@ def _dtypes_of(usage: Usage, framework_bf16: bool) -> Sequence[str]:
         return ("bf16",)
     if usage.api in _AUTOCAST and usage.kind in (_CALL, _DECORATOR):
         dtype = next((a.value for a in usage.args if a.keyword == "dtype"), None)
+        if any(a.keyword == "enabled" and a.value.text == "False" for a in usage.args):
+            return ()  # x_transformers' ``disable_autocast``: a region kept out of 16 bits, in fp32
         if dtype is None:
             return ("fp16",)
         return ()  # the dtype argument is a name of its own (torch.bfloat16): counted where it is written
