@@ -222,6 +222,15 @@ def test_a_cuda_registration_of_a_triton_modules_kernel_is_part_of_its_port(scan
         assert head.rule == "cuda-library" and head.verdicts["cann"].status == Status.PORT
 
 
+def test_a_read_of_a_librarys_version_runs_no_kernel(scan_tree):
+    # unsloth's __init__: `Version(triton.__version__) >= Version("3.0.0")` before choosing a driver helper
+    report = scan_tree({"pkg.py": "import triton\nNEW = triton.__version__ >= '3.0'\n"}, ["cann", "kunlun"])
+    (version,) = [f for f in report.judged if f.api == "triton.__version__"]
+    assert not any(active(v) for v in version.verdicts.values())
+    (imported,) = [f for f in report.judged if f.api == "triton"]
+    assert imported.verdicts["kunlun"].status == Status.PORT  # the import carries the library's port
+
+
 OPTIONAL_BNB = (
     "import torch\nfrom .import_utils import is_bnb_available\n\n\n"
     "def quantise(weight):\n    if is_bnb_available():\n        import bitsandbytes as bnb\n"

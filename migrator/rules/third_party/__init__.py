@@ -43,6 +43,9 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
                        f"for some of its APIs; drop the requirement once every use in the code is replaced (a use "
                        f"the code findings still mark `port` keeps it needed)", _SOURCE,
                        fix=fix_of(f"remove the {library} requirement once its uses are replaced"))
+    if usage.api == f"{library}.__version__":  # unsloth's ``Version(triton.__version__) >= Version("3.0.0")``
+        return Verdict(Status.SUPPORTED, f"a read of {library}'s version: no kernel runs; the {library} import it "
+                       "needs is judged at the import", _SOURCE)
     member = plain_use(usage, ctx.third_party, ctx.project)
     if member is not None:  # the library's own source computes it in torch operators
         return plain_verdict(target.id, member, library)
