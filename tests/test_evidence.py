@@ -1083,9 +1083,13 @@ def optimizer_class(name):
                  id="a-flag-named-for-the-library"),
     pytest.param("_8BIT = find_spec('bitsandbytes') is not None", "_8BIT and torch.cuda.is_available()", False,
                  id="a-flag-bound-to-a-probe-of-the-library"),
-    pytest.param("def is_flash_attn_2_available():\n    return find_spec('flash_attn') is not None",
-                 "torch.cuda.is_available() and is_flash_attn_2_available()", False,
+    pytest.param("def is_bnb_4bit_available():\n    return find_spec('bitsandbytes') is not None",
+                 "torch.cuda.is_available() and is_bnb_4bit_available()", False,
                  id="a-probe-named-for-the-library"),
+    # Ascend's data names npu_fusion_attention for flash_attn: asking for the NPU there, with that path, is the port
+    pytest.param("def is_flash_attn_2_available():\n    return find_spec('flash_attn') is not None",
+                 "torch.cuda.is_available() and is_flash_attn_2_available()", True,
+                 id="a-library-the-vendor-has-a-path-for"),
     # DeepSpeed runs on both targets: no CUDA-only library the test keeps out, the target is kept out of it
     pytest.param("HAS_DEEPSPEED = find_spec('deepspeed') is not None",
                  "HAS_DEEPSPEED and torch.cuda.is_available()", True, id="a-library-the-target-runs"),

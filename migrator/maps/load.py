@@ -399,6 +399,12 @@ class ThirdParty:
         hit = longest(qualname, lambda name: self.apis[name] if target in self.apis.get(name, {}) else None)
         return (hit[0], hit[2][target]) if hit else None
 
+    def serves(self, library: str, target: str) -> bool:
+        """Whether the target's vendor data names a path for some API of ``library`` (Ascend's apex build and
+        ``torch_npu.optim``, ``npu_fusion_attention`` for flash_attn), a plain-PyTorch one aside."""
+        return any((api == library or api.startswith(library + ".")) and target in rows
+                   for api, rows in self.apis.items())
+
     def has_replacement(self, library: str, target: str) -> bool:
         """Whether some API of ``library`` has a vendor replacement on ``target`` or a plain-PyTorch path."""
         def inside(api: str) -> bool:

@@ -182,12 +182,12 @@ def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
     verdict = rename_verdict(target, usage)  # a runtime that keeps CUDA names answers True as written
     library = ctx.third_party.library_named(usage.context[len(LIBRARY_GATE):]) \
         if usage.context is not None and usage.context.startswith(LIBRARY_GATE) else None
-    if verdict.status == Status.REWRITE and library is not None:
+    if verdict.status == Status.REWRITE and library is not None and not ctx.third_party.serves(library, target.id):
         what = ctx.third_party.libraries[library]["what"]
         quote = (f"this test lets only CUDA into {library} ({what}): as written it returns False on {target.id}, "
                  f"which takes the code's way without {library}, as a machine without CUDA does; asking for "
-                 f"{target.id} here would send it into {library}, whose uses are judged where they are. Keep the "
-                 f"test; to offer the feature on {target.id}, port those uses first")
+                 f"{target.id} here would send it into {library}, for which the vendor data names no {target.id} "
+                 "path. Keep the test; to offer the feature there, port the uses it guards first")
         return runs_on_a_note(quote, _GATE_SOURCE)
     if verdict.status == Status.REWRITE and usage.context == NVIDIA_FEATURE:
         quote = (f"this test asks for an NVIDIA feature (a compute capability, a CUDA build): as written it is False "
