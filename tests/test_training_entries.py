@@ -207,6 +207,10 @@ class Tokenizer(torch.nn.Module):
         loss = (self(x) - y).pow(2).mean()
         loss.backward()
 
+    def fit(self, pairs):
+        for x, y in pairs:
+            self.train_step(x, y)
+
     @staticmethod
     def load(path):
         return Tokenizer()
@@ -260,3 +264,17 @@ def test_what_every_entry_reaches_only_through_a_decorator_keeps_its_context(sca
                         "train.py": "import pkg\n" + _LOOP, "evaluate_tts.py": "import pkg\n" + _EVAL})
     assert set(_contexts(report, "pkg/loader.py").values()) == {Context.TRAINING}
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TOOLING}  # the split is made
+
+
+def test_a_class_whose_step_only_a_framework_calls_trains_where_it_is_built(scan_tree):
+    """espnet's chainer updater: ``update_core`` calls ``backward`` and only chainer's ``trainer.run()`` calls it;
+    the script that builds the updater trains."""
+    updater = ("import torch\n\n\nclass Updater:\n    def __init__(self, model):\n        self.model = model\n\n"
+               "    def update_core(self, x):\n        loss = self.model(x).sum()\n        loss.backward()\n")
+    script = ("from pkg.updater import Updater\nfrom pkg.eval_utils import load_asr\n\n\n"
+              "def main(trainer):\n    model = load_asr(0)\n    trainer.extend(Updater(model))\n\n\n"
+              "if __name__ == '__main__':\n    main(None)\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/updater.py": updater, "pkg/shared.py": _SHARED,
+                        "pkg/eval_utils.py": _EVAL_UTILS, "mt_train.py": script, "train.py": _LOOP,
+                        "evaluate_tts.py": _EVAL})
+    assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TRAINING}
