@@ -11,10 +11,10 @@ decorator that registers a function: lerobot's ``@parser.wrap()`` on its trainin
 of it by every script the parser module serves): a loop that calls ``backward``, a step function (it calls
 ``backward``; the class that defines it only where nothing in the project calls it, so that a framework runs it:
 chainer's updater's ``update_core``, not coqui's ``HubertTokenizer``, whose ``train_step`` its own loop calls and
-which a synthesiser builds to load a checkpoint), or a call of an outside trainer (``trainer.fit(model)``, ``trainer.train()``: Lightning's,
-transformers'). Only a project with
-both kinds of entry point is split: where no entry point trains (a library, a project trained by a framework the
-scan cannot see into) or every one does, every finding keeps its context.
+which a synthesiser builds to load a checkpoint), or a call of an outside trainer (``trainer.fit(model)``,
+``trainer.train()``: Lightning's, transformers'). Only a project with both kinds of entry point is split: where no
+entry point trains (a library, a project trained by a framework the scan cannot see into) or every one does, every
+finding keeps its context.
 
 A script's function that nothing calls (``uncalled_in_scripts``) runs in no run at all: tooling too, as a mode
 nobody turns on is (``project/opt_in.py``).
