@@ -207,13 +207,15 @@ class Tokenizer(torch.nn.Module):
         loss = (self(x) - y).pow(2).mean()
         loss.backward()
 
-    def fit(self, pairs):
-        for x, y in pairs:
-            self.train_step(x, y)
-
     @staticmethod
     def load(path):
         return Tokenizer()
+
+
+def auto_train(pairs):
+    model = Tokenizer()
+    for x, y in pairs:
+        model.train_step(x, y)
 """
 _REWARD = """
 import torch
@@ -270,7 +272,8 @@ def test_a_class_whose_step_only_a_framework_calls_trains_where_it_is_built(scan
     """espnet's chainer updater: ``update_core`` calls ``backward`` and only chainer's ``trainer.run()`` calls it;
     the script that builds the updater trains."""
     updater = ("import torch\n\n\nclass Updater:\n    def __init__(self, model):\n        self.model = model\n\n"
-               "    def update_core(self, x):\n        loss = self.model(x).sum()\n        loss.backward()\n")
+               "    def update_core(self, x):\n        loss = self.model(x).sum()\n        loss.backward()\n\n"
+               "    def update(self, x):\n        self.update_core(x)\n")
     script = ("from pkg.updater import Updater\nfrom pkg.eval_utils import load_asr\n\n\n"
               "def main(trainer):\n    model = load_asr(0)\n    trainer.extend(Updater(model))\n\n\n"
               "if __name__ == '__main__':\n    main(None)\n")

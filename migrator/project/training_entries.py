@@ -9,8 +9,8 @@ vocoder loader the trainer calls to log samples).
 An entry point trains when it reaches a training root, through calls, constructions and imports (not through a
 decorator that registers a function: lerobot's ``@parser.wrap()`` on its training script's ``train`` is no call
 of it by every script the parser module serves): a loop that calls ``backward``, a step function (it calls
-``backward``; the class that defines it only where nothing in the project calls it, so that a framework runs it:
-chainer's updater's ``update_core``, not coqui's ``HubertTokenizer``, whose ``train_step`` its own loop calls and
+``backward``; the class that defines it only where nothing outside the class calls it, so that a framework runs
+it: chainer's updater's ``update_core``, not coqui's ``HubertTokenizer``, whose ``train_step`` a loop calls and
 which a synthesiser builds to load a checkpoint), or a call of an outside trainer (``trainer.fit(model)``,
 ``trainer.train()``: Lightning's, transformers'). Only a project with both kinds of entry point is split: where no
 entry point trains (a library, a project trained by a framework the scan cannot see into) or every one does, every
@@ -59,9 +59,10 @@ def training_roots(results: Sequence[FileResult], graph,
                     roots.add(node)
             for step in facts.steps:  # not an autograd Function's own ``backward``: every model user reaches it
                 if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
-                    roots.add(step)
-                    if not any(kind != REGISTERS for _, _, kind in graph.in_edges(step, data="kind")):
-                        roots.add(step.rpartition(".")[0])  # run by a framework (chainer's ``update_core``)
+                    owner = step.rpartition(".")[0]
+                    if not any(kind != REGISTERS and not caller.startswith(owner + ".")
+                               for caller, _, kind in graph.in_edges(step, data="kind")):
+                        roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
         for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` switching its submodules')
             if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@") \
                     and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
