@@ -213,7 +213,7 @@ class Tokenizer(torch.nn.Module):
 
 
 def auto_train(pairs):
-    model = Tokenizer()
+    model = Tokenizer.load("t.pth")  # the graph cannot follow a static method's result: joined by the name
     for x, y in pairs:
         model.train_step(x, y)
 """

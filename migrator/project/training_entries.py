@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import (TYPE_CHECKING, AbstractSet, Callable, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set,
-                    Tuple)
+from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
+                    Set, Tuple)
 
 from ..contexts import path_context
 from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
@@ -48,6 +48,7 @@ def training_roots(results: Sequence[FileResult], graph,
     """The nodes where the project trains: its training loops, its step functions and their classes, and the
     scopes that call an outside trainer."""
     roots: Set[str] = set()
+    by_name = _called_by_name(results, graph)
     for result in results:
         outline, facts = result.outline, result.step
         if outline is None or path_context(result.file.rel) != Context.TRAINING:
@@ -59,15 +60,46 @@ def training_roots(results: Sequence[FileResult], graph,
                     roots.add(node)
             for step in facts.steps:  # not an autograd Function's own ``backward``: every model user reaches it
                 if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
-                    owner = step.rpartition(".")[0]
-                    if not any(kind != REGISTERS and not caller.startswith(owner + ".")
-                               for caller, _, kind in graph.in_edges(step, data="kind")):
+                    roots.add(step)
+                    owner, _, name = step.rpartition(".")
+                    if not _called_outside(step, owner, graph, by_name.get(name, ())):
                         roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
         for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` switching its submodules')
             if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@") \
                     and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
+
+
+def _called_by_name(results: Sequence[FileResult], graph) -> Mapping[str, Set[str]]:
+    """Per method name, the scopes that call it where the graph could not follow the receiver (``m.train_step(x)``
+    after ``m = Tokenizer.load_from_checkpoint(path)``, or on an untyped value): a call the graph may join to no
+    method."""
+    found: Dict[str, Set[str]] = {}
+    for result in results:
+        outline = result.outline
+        if outline is None:
+            continue
+        for call in outline.calls:
+            target = call.target
+            if isinstance(target, (UnknownReceiver, AttributeMethod)):
+                name = target.name
+            elif isinstance(target, NamedTarget) and target.name not in graph:
+                name = target.name.rpartition(".")[2]
+            else:
+                continue
+            found.setdefault(name, set()).add(f"{outline.module}.{call.scope}")
+    return found
+
+
+def _called_outside(step: str, owner: str, graph, named: Iterable[str]) -> bool:
+    """Whether project code outside the step's class calls it: in the graph, or by its name on an untyped
+    receiver (coqui's ``auto_train`` steps its ``HubertTokenizer``); else a framework runs the class (chainer's
+    trainer calls its updater's ``update``, which calls ``update_core``)."""
+    inside = owner + "."
+    return any(kind != REGISTERS and not caller.startswith(inside)
+               for caller, _, kind in graph.in_edges(step, data="kind")) \
+        or any(not caller.startswith(inside) for caller in named)
 
 
 def _runs_a_trainer(target, graph) -> bool:
