@@ -1015,6 +1015,10 @@ def test_a_cuda_test_that_asks_for_an_nvidia_feature_is_no_work(scan_tree, test,
     report = scan_tree({"utils.py": code}, ["cann"])
     found = _one(report, "torch.cuda.is_available", "device-call")
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+    # what the right side asks runs only where the left is True: a site of the test, never work of its own
+    asked = [f for f in report.judged if f.api.startswith("torch.cuda.get_device_")]
+    assert all(f.root == found.id for f in asked) and not any(active(f.verdicts["cann"]) for f in report.findings
+                                                               if f.root is None and f is not found)
 
 
 @pytest.mark.parametrize("line, work", [

@@ -265,6 +265,11 @@ class ModuleResolver:
         elsewhere the left side answers (``False``), so what the right side calls is CUDA's branch beside it."""
         if skipped_off_cuda(node, self.scopes.qualify, self._flags()):
             self._guard_expression(GuardKind.OTHER_BRANCH, node.left, node.right)
+        elif isinstance(node.operator, cst.And) and cuda_test(node.left, self.scopes.qualify) == IS_AVAILABLE \
+                and cuda_test(node.right, self.scopes.qualify, self._flags()) is None:
+            # ``torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 9``: the right side runs
+            # only where the left is True, decided by it as an ``if``'s body is (its finding the cause)
+            self._guard_expression(GuardKind.DECIDED_BY_TEST, node.left, node.right)
         self._library_gate(node)
 
     def _guard_expression(self, kind: GuardKind, test: cst.CSTNode, guarded: cst.CSTNode) -> None:
