@@ -907,9 +907,12 @@ def test_a_test_for_cuda_before_a_cuda_only_library_is_a_site_of_that_library(sc
                  id="memory-counter-in-a-log"),
     # initialises CUDA: raises where there is none
     pytest.param("torch.cuda.synchronize()", "torch.cuda.synchronize", True, id="synchronize-raises"),
-    # a device named in the call changes with it, or CUDA's function would be given the target's device
+    # a device named in the call changes with it, one protocol with the string inside it
     pytest.param("print(torch.cuda.memory_allocated('cuda:0'))", "torch.cuda.memory_allocated", True,
                  id="counter-naming-a-device"),
+    # axolotl's layer offloading logs what it freed: handed any device, the counter returns 0 without CUDA
+    pytest.param("print(torch.cuda.memory_allocated(x.device))", "torch.cuda.memory_allocated", False,
+                 id="counter-handed-a-device-value"),
 ])
 def test_a_call_that_is_a_no_op_without_cuda_is_a_note_not_work(scan_tree, call, api, work):
     report = _scan(scan_tree, f"    loss = model(x)\n    {call}\n    return loss", ["cann"])

@@ -9,7 +9,7 @@ from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, NVIDIA_FEATURE
 from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict, runs_on_a_note
+from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -93,7 +93,8 @@ class DeviceCall(Rule):
             return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage, ctx))
-        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL and not usage.args:
+        if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL \
+                and not (usage.args and _names_cuda(usage)):
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
         if (usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS) or usage.api in ATTENTION_SWITCHES:
             return per_target(ctx, lambda t: _a_speed_switch(t, usage))
@@ -129,13 +130,22 @@ def _a_speed_switch(target, usage: Usage) -> Verdict:
 
 
 #: CUDA calls that return at once where CUDA was never initialised (torch/cuda/memory.py: ``empty_cache`` acts only
-#: ``if is_initialized()``, ``memory_stats`` returns ``{}`` ``if not is_initialized()``, and the counters read it):
-#: measured on torch 2.13 without a CUDA device, each returns (``None``, ``0``, ``{}``) and raises nothing.
+#: ``if is_initialized()``, ``memory_stats`` returns ``{}`` ``if not is_initialized()`` before it reads its device
+#: argument, and the counters read it): measured on torch 2.13 without a CUDA device, each returns (``None``, ``0``,
+#: ``{}``) and raises nothing, with no argument, a device index, or any device (``"xpu:0"``, ``torch.device("cpu")``).
 NO_OP_WITHOUT_CUDA = frozenset({"torch.cuda.empty_cache", "torch.cuda.memory_stats", "torch.cuda.memory_allocated",
                                 "torch.cuda.memory_reserved", "torch.cuda.max_memory_allocated",
                                 "torch.cuda.max_memory_reserved", "torch.cuda.memory_cached",
                                 "torch.cuda.max_memory_cached"})
 _NO_OP_SOURCE = "torch/cuda/memory.py (a no-op, or 0, before CUDA is initialised)"
+
+
+def _names_cuda(usage: Usage) -> bool:
+    """Whether a call's arguments are written with CUDA's name in them (``memory_allocated('cuda:%d' % rank)``,
+    ``f"cuda:{rank}"``): renamed with the call, one protocol. Read on the call's text, past the API's own name
+    (an argument's value is kept only where it is a plain string)."""
+    return any(is_device_string(arg.value.text) for arg in usage.args) \
+        or "cuda" in usage.snippet.replace("torch.cuda.", "").partition("(")[2]
 
 
 def device_twin(target: TargetMap, api: str) -> Optional[str]:
@@ -153,11 +163,11 @@ def device_twin(target: TargetMap, api: str) -> Optional[str]:
 
 
 def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
-    """A cache flush or a memory counter called with no argument where the target runs: it returns at once
-    without CUDA (``None``, ``0``), so the run goes on as written: ``supported``, on a note that its device twin
-    would flush or measure the target's device (the log reads 0 GB). ``fix`` and the plan leave it. With an
-    argument (``memory_allocated(f"cuda:{rank}")``) it is renamed with it: a device string rewritten inside
-    CUDA's own function would raise."""
+    """A cache flush or a memory counter where the target runs: it returns at once without CUDA (``None``, ``0``)
+    whatever device it is handed (axolotl's ``memory_allocated(self._device)`` for a log line), so the run goes on
+    as written: ``supported``, on a note that its device twin would flush or measure the target's device (the log
+    reads 0 GB). ``fix`` and the plan leave it. One that names a CUDA device (``memory_allocated(f"cuda:{rank}")``)
+    is renamed with the string inside it, one protocol."""
     return _as_written(target, usage, _NO_OP_SOURCE,
                        f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes "
                        "on as written; to flush or measure the device")
