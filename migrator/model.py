@@ -610,6 +610,10 @@ class Definition:
     kind: DefinitionKind
     line: int
     bases: Tuple[str, ...] = ()  # classes: absolute dotted names of the bases, where the imports say
+    #: functions: the line of the CUDA test that decides what it returns (``return HAVE_TRITON and
+    #: torch.cuda.is_available()``; ``if not torch.cuda.is_available(): return False``), 0 for none: a predicate
+    #: its callers' ``if`` asks CUDA through
+    cuda_answer: int = 0
 
 
 @dataclass(frozen=True)
@@ -671,6 +675,11 @@ class Call:
     #: the line of the CUDA test whose branch the call is made in (``if torch.cuda.is_available():``,
     #: ``if x.is_cuda:``, the code after ``if not torch.cuda.is_available(): return``; the innermost), 0 for none
     cuda_test: int = 0
+    #: the repository function whose call is the test of the innermost branch the call is made in (``if
+    #: fused_available():``), and that test's line: a CUDA test where the function answers CUDA
+    #: (``Definition.cuda_answer``, read across files by the graph)
+    predicate: str = ""
+    predicate_line: int = 0
 
 
 @dataclass(frozen=True)

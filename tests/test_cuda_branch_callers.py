@@ -110,6 +110,48 @@ def test_a_helper_only_cuda_branches_call_is_a_site_of_their_test(scan_tree, cal
     assert capability not in counted(report.judged)
 
 
+_PREDICATES = """
+import torch
+
+
+def fused_available():
+    return HAVE_KERNELS and torch.cuda.is_available()
+
+
+def sm120_available():
+    if not torch.cuda.is_available():
+        return False
+    return torch.cuda.get_device_capability()[0] == 12
+
+
+def kernels_enabled():
+    return HAVE_KERNELS
+"""
+
+
+@pytest.mark.parametrize("test, site", [
+    # axolotl's SinkGD step: `if fused_available() and p.is_cuda: fused_sinkgd_step(p)`, the predicate in another
+    # module
+    pytest.param("fused_available() and x.numel() > 0", True, id="a-predicate-returning-the-test"),
+    pytest.param("sm120_available()", True, id="a-predicate-that-returns-false-off-cuda"),
+    pytest.param("kernels_enabled()", False, id="a-predicate-that-asks-no-cuda-question"),
+])
+def test_a_helper_called_under_another_modules_cuda_predicate_is_a_site_of_its_question(scan_tree, test, site):
+    caller = (f"from pkg.predicates import fused_available, kernels_enabled, sm120_available\n"
+              f"from pkg.helpers import _capability\n\n\ndef step(x):\n    if {test}:\n        return _capability()\n"
+              "    return x\n")
+    train = _TRAIN.replace("from pkg.helpers import precision", "from pkg.step import step as precision")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/helpers.py": _HELPER, "pkg/predicates.py": _PREDICATES,
+                        "pkg/step.py": caller, "train.py": train.replace("precision()", "precision(1)")})
+    capability = next(f for f in report.judged if f.api == "torch.cuda.get_device_capability"
+                      and f.path == "pkg/helpers.py")
+    if not site:
+        assert capability.root is None
+        return
+    question = next(f for f in report.judged if f.id == capability.root)
+    assert question.path == "pkg/predicates.py" and question.api == "torch.cuda.is_available"
+
+
 def test_an_operator_in_a_cuda_only_helper_keeps_its_own_verdict(scan_tree):
     """A runtime that keeps CUDA's names takes the branch and runs the operator: its verdict is its own."""
     helpers = """

@@ -1090,6 +1090,8 @@ def optimizer_class(name):
                  id="a-flag-named-for-the-library"),
     pytest.param("_8BIT = find_spec('bitsandbytes') is not None", "_8BIT and torch.cuda.is_available()", False,
                  id="a-flag-bound-to-a-probe-of-the-library"),
+    pytest.param("HAVE_BNB = find_spec('bitsandbytes') is not None", "HAVE_BNB and torch.cuda.is_available()", False,
+                 id="a-have-flag"),
     pytest.param("def is_bnb_4bit_available():\n    return find_spec('bitsandbytes') is not None",
                  "torch.cuda.is_available() and is_bnb_4bit_available()", False,
                  id="a-probe-named-for-the-library"),

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, Mapping, Optional, Sequence, Tuple
 
 import networkx as nx
 
-from ..model import (Call, CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline,
+from ..model import (CallTarget, EntryPoint, FileResult, Finding, InstanceCall, NamedTarget, Outline,
                      UnknownReceiver)
 from ..resolve import module_name_for
 from ..resolve.modules import script_dir_heads
@@ -87,8 +87,9 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
         for call in outline.calls:
             target = _rebased(call.target, fix)
             scope = ("@" + fix(call.scope[1:])) if call.scope.startswith("@") else call.scope
-            calls.append(call if target is call.target and scope is call.scope else
-                         Call(scope=scope, target=target, cuda_test=call.cuda_test))
+            predicate = fix(call.predicate) if call.predicate else call.predicate
+            calls.append(call if target is call.target and scope is call.scope and predicate is call.predicate else
+                         replace(call, scope=scope, target=target, predicate=predicate))
         rebased[module] = (result, replace(
             outline, imports=tuple(fix(i) for i in outline.imports),
             bindings=tuple((k, fix(v)) for k, v in outline.bindings), calls=tuple(calls),
@@ -148,8 +149,10 @@ def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mappin
 def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
     _add_registries(index, outlines)
     _add_placement_edges(index)
+    predicates = frozenset(f"{module}.{d.name}" for module, outline in outlines.items()
+                           for d in outline.definitions if d.cuda_answer)
     for module, outline in outlines.items():
-        _add_module_edges(index, module, outline)
+        _add_module_edges(index, module, outline, predicates)
     _add_construct_edges(index)
 
 
@@ -169,8 +172,11 @@ def _add_placement_edges(index: GraphIndex) -> None:
                 index.add_edge(node, parent, kind="imports")
 
 
-def _add_module_edges(index: GraphIndex, module: str, outline: Outline) -> None:
-    """One module's imports and calls."""
+def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
+                      predicates: FrozenSet[str] = frozenset()) -> None:
+    """One module's imports and calls; a call in the branch of a repository predicate that answers CUDA
+    (``predicates``: ``if fused_available():`` in another module) is made in a CUDA test's branch, as one under
+    ``if torch.cuda.is_available():`` is."""
     for imported in outline.imports:
         target = index.module_of(imported)
         if target and target != module:
@@ -181,9 +187,11 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline) -> None:
             continue
         by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
         kind = REGISTERS if call.scope.startswith("@") else CALLS_BY_NAME if by_name else "calls"
+        test = call.cuda_test or (call.predicate_line if call.predicate and index.resolve(call.predicate)
+                                  in predicates else 0)
         for target in index.targets(call.target):
             if target != source and not (by_name and index.graph.has_edge(source, target)):
-                index.add_edge(source, target, kind=kind, cuda_test=call.cuda_test)
+                index.add_edge(source, target, kind=kind, cuda_test=test)
 
 
 def _add_construct_edges(index: GraphIndex) -> None:

@@ -71,11 +71,29 @@ def _branch(graph, node: str, found: Mapping[str, CudaBranch]) -> Optional[CudaB
     return first
 
 
+#: what a predicate asks CUDA with: the finding a branch under ``if fused_available():`` has for its test
+_ASKS = frozenset({"torch.cuda.is_available", "torch.cuda.get_device_capability", "torch.cuda.get_device_properties",
+                   "torch.Tensor.is_cuda"})
+
+
+def _answers(findings: Sequence[Finding], project: ProjectGraph, placed: Mapping[str, str]) -> Dict[str, Finding]:
+    """Per function, its first finding on a CUDA question (a predicate's ``torch.cuda.is_available()``): where a
+    branch's test is a call of the predicate, with no finding on its own line, that is the test's finding."""
+    found: Dict[str, Finding] = {}
+    for finding in findings:
+        if finding.api in _ASKS:
+            node = placed.get(finding.id) or project.node_of(finding)
+            if node is not None:
+                found.setdefault(node, finding)
+    return found
+
+
 def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
                            placed: Mapping[str, str]) -> List[Finding]:
     """``findings``, each device, distributed, AMP or CUDA-library finding in a function that runs only in CUDA's
     branches (``cuda_only``) a site of the finding on the test it is called under (the first one written on the
-    test's line; none there: it keeps its own). ``placed``: finding id -> the node it sits in, where known."""
+    test's line; a call of a predicate there, ``if fused_available():``: the predicate's own CUDA question; none:
+    it keeps its own). ``placed``: finding id -> the node it sits in, where known."""
     branches = cuda_only(project)
     if not branches:
         return list(findings)
@@ -83,12 +101,14 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
     for finding in findings:
         if finding.span.cell is None and finding.span.line is not None:
             on_line.setdefault((finding.path, finding.span.line), finding)
+    answers = _answers(findings, project, placed)
     roots: Dict[str, str] = {}
     for finding in findings:
         branch = branches.get(placed.get(finding.id) or project.node_of(finding) or "")
         if branch is None or finding.root is not None or finding.category not in _SITES:
             continue
-        test = on_line.get((branch.path, branch.line))
+        test = on_line.get((branch.path, branch.line)) or next(
+            (answers[callee] for callee in project.graph.succ[branch.caller] if callee in answers), None)
         if test is not None and test.id != finding.id:
             roots[finding.id] = test.root or test.id
     for site, root in list(roots.items()):  # a test that has just become a site itself: its own root

@@ -288,9 +288,9 @@ def _is_nccl(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], O
         and qualify(node) in ("torch.distributed.Backend.NCCL", "torch.distributed.distributed_c10d.Backend.NCCL")
 
 
-#: ``is_bnb_available()``, ``is_torch_npu_available()``, ``HAS_APEX``, ``_xformers_available``,
+#: ``is_bnb_available()``, ``is_torch_npu_available()``, ``HAS_APEX``, ``HAVE_TRITON``, ``_xformers_available``,
 #: ``importlib.util.find_spec("triton")``: a test whether a library is installed.
-_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|\w+_AVAILABLE|find_spec)$")
+_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|HAVE_\w+|\w+_AVAILABLE|find_spec)$")
 
 
 def names_availability(name: str) -> bool:
@@ -317,8 +317,8 @@ def availability_test(test: cst.BaseExpression) -> bool:
 
 
 #: the library a test's name asks for: ``is_flash_attn_2_available`` -> ``flash_attn_2``, ``HAS_BNB`` -> ``bnb``,
-#: ``_xformers_available`` -> ``xformers``, ``APEX_AVAILABLE`` -> ``apex``
-_LIBRARY_ASKED = re.compile(r"^_?(?:is_(\w+?)_available|has_(\w+)|(\w+?)_available)$", re.IGNORECASE)
+#: ``_xformers_available`` -> ``xformers``, ``APEX_AVAILABLE`` -> ``apex``, ``HAVE_TRITON`` -> ``triton``
+_LIBRARY_ASKED = re.compile(r"^_?(?:is_(\w+?)_available|has_(\w+)|have_(\w+)|(\w+?)_available)$", re.IGNORECASE)
 
 
 def library_asked(test: cst.BaseExpression,

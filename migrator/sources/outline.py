@@ -68,7 +68,8 @@ def outline_shape(outline: Outline) -> str:
     versions of a file with the same shape give the same nodes and edges (``graph/saved.py``). Taken once, as
     the file is read, and kept with its cached result."""
     shape = (outline.module, outline.imports, outline.bindings,
-             tuple((d.name, d.kind, d.bases) for d in outline.definitions), outline.calls, outline.attributes,
+             tuple((d.name, d.kind, d.bases, bool(d.cuda_answer)) for d in outline.definitions),
+             tuple(replace(c, predicate_line=bool(c.predicate_line)) for c in outline.calls), outline.attributes,
              outline.main_lines is not None)
     return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -85,6 +86,7 @@ class _OutlineReader:
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
         self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
+        self._predicate: Tuple[str, int] = ("", 0)  # the repository predicate whose branch is read (``Call.predicate``)
         self.cuda_members: FrozenSet[str] = frozenset()  # module functions that are CUDA's of a per-device family
         self.definitions: List[Definition] = []
         self.calls: List[Call] = []
@@ -163,18 +165,21 @@ class _OutlineReader:
         # ``if not x.is_cuda:``
         cuda_field = "" if not isinstance(stmt, ast.If) else "body" if self._cuda_test_of(stmt.test, local) \
             else "orelse" if self._cuda_test_of(stmt.test, local, negated=True) else ""
+        predicate = self._predicate_of(stmt.test, local) if isinstance(stmt, ast.If) and not cuda_field else ""
         for field, value in ast.iter_fields(stmt):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._optional += optional and field == "body"
                 self._cuda_branch += cuda and field == "body"
-                outer = self._cuda_test
+                outer, outer_predicate = self._cuda_test, self._predicate
                 self._cuda_test = stmt.lineno if field == cuda_field else outer
+                if predicate and field == "body":
+                    self._predicate = (predicate, stmt.lineno)
                 try:
                     self.read_body(value, scope, cls, local)
                 finally:
                     self._optional -= optional and field == "body"
                     self._cuda_branch -= cuda and field == "body"
-                    self._cuda_test = outer
+                    self._cuda_test, self._predicate = outer, outer_predicate
             elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, _HANDLERS):
@@ -203,12 +208,26 @@ class _OutlineReader:
                 bases: Tuple[str, ...] = ()) -> str:
         """Record a function or class and bind its name where it is visible; its qualified name in the module."""
         name = self._child(scope, node.name)
-        self.definitions.append(Definition(name=name, kind=kind, line=node.lineno, bases=bases))
+        answer = self._cuda_answer(node, local) if kind == DefinitionKind.FUNCTION else 0
+        self.definitions.append(Definition(name=name, kind=kind, line=node.lineno, bases=bases, cuda_answer=answer))
         if local is not None:
             local[node.name] = f"{self.module}.{name}"
         elif scope == MODULE:
             self.names[node.name] = f"{self.module}.{name}"
         return name
+
+    def _cuda_answer(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef], local: Optional[Dict[str, str]]) -> int:
+        """``Definition.cuda_answer``: the line of a CUDA test a ``return`` hands back (alone or in an ``and``), or
+        of one whose negation returns False before the rest (axolotl's ``fused_available()``,
+        ``cutlass_fp4_available()``); 0 for a function that answers something else."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Return) and inner.value is not None and self._cuda_test_of(inner.value, local):
+                return inner.lineno
+            if isinstance(inner, ast.If) and self._cuda_test_of(inner.test, local, negated=True) \
+                    and len(inner.body) == 1 and isinstance(inner.body[0], ast.Return) \
+                    and isinstance(inner.body[0].value, ast.Constant) and not inner.body[0].value.value:
+                return inner.lineno
+        return 0
 
     def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef], scope: str, cls: Optional[str],
                   local: Optional[Dict[str, str]]) -> None:
@@ -328,7 +347,19 @@ class _OutlineReader:
                 self.calls.append(self._call(scope, NamedTarget(ref)))
 
     def _call(self, scope: str, target: CallTarget) -> Call:
-        return Call(scope=scope, target=target, cuda_test=self._cuda_test)
+        return Call(scope=scope, target=target, cuda_test=self._cuda_test, predicate=self._predicate[0],
+                    predicate_line=self._predicate[1])
+
+    def _predicate_of(self, test: ast.expr, local: Optional[Dict[str, str]]) -> str:
+        """The repository function a test calls with no argument, alone or as a side of an ``and``
+        (``if fused_available() and p.is_cuda:``): what the graph asks whether it answers CUDA."""
+        sides = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        for side in sides:
+            if isinstance(side, ast.Call) and not side.args and not side.keywords:
+                name = self._resolve(side.func, local)
+                if name and not _external(name):
+                    return name
+        return ""
 
     def _cuda_test_of(self, test: ast.expr, local: Optional[Dict[str, str]], negated: bool = False) -> bool:
         """Whether ``test`` is true only on CUDA (a CUDA tensor's test, ``torch.cuda.is_available()``, alone or in
