@@ -496,6 +496,26 @@ def test_a_lone_cuda_file_without_siblings_is_judged_as_before(scan_tree):
     assert any(f.verdicts["cann"].fixable for f in report.judged if f.path == "devices/device_gpu.py")
 
 
+ASCEND_KERNEL = ("import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                 "def swiglu(x_ptr, n, B: tl.constexpr):\n    i = tl.program_id(0)\n\n\n"
+                 "def run(x):\n    swiglu[(1,)](x, x.numel(), B=128)\n    return x.to('cuda')\n")
+
+
+@pytest.mark.parametrize("path, work", [
+    # liger's own Ascend backend, for triton-ascend: cann's code, and a folder no other target loads
+    pytest.param("ops/backends/_ascend/swiglu.py", False, id="a-folder-named-for-the-targets-device"),
+    pytest.param("ops/hpu/swiglu.py", False, id="a-folder-named-for-another-device"),
+    pytest.param("ops/swiglu_mlu.py", False, id="a-file-named-for-a-device"),
+    pytest.param("ops/swiglu.py", True, id="the-shared-kernel"),
+    pytest.param("models/neuron_swiglu.py", True, id="a-word-that-names-more-than-a-device"),
+    pytest.param("ops/npu_gpu_swiglu.py", True, id="named-for-cuda-as-well"),
+])
+def test_code_in_a_file_written_for_one_device_is_that_devices(scan_tree, path, work):
+    report = scan_tree({path: ASCEND_KERNEL}, ["cann", "neuware", "kunlun"])
+    mine = [f for f in report.findings if f.path == path and f.root is None]
+    assert any(active(v) for f in mine for v in f.verdicts.values()) == work
+
+
 @pytest.mark.parametrize("code, library, port", [
     pytest.param("from numba import cuda\n\n\n@cuda.jit\ndef add(x, y, out):\n    out[cuda.grid(1)] = 1\n",
                  "numba.cuda", True, id="numba-cuda-kernel"),

@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Sequence, Tuple
 from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
 from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
-from .backends import with_device_backends
+from .backends import with_device_backends, with_other_devices_code
 from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
@@ -84,7 +84,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_version_branches(with_roots(with_plain_imports(placed, results)))
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
-    placed = with_seeded_devices(with_device_backends(placed, results, targets), results, targets)
+    placed = with_other_devices_code(with_device_backends(placed, results, targets), targets)
+    placed = with_seeded_devices(placed, results, targets)
     placed = with_own_methods(with_opt_in_modes(placed, results), results)
     forget_parsed()  # the trees the cross-file stages shared
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})

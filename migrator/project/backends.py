@@ -112,6 +112,48 @@ def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...
     return found
 
 
+#: Folder and file words that name one accelerator's code and little else (``neuron``, ``hip``, ``ipu`` name other
+#: things in paths too: spiking neurons, pose joints)
+_PATH_DEVICES = frozenset({"npu", "mlu", "hpu", "xpu", "tpu", "xla", "mps", "musa", "habana", "gaudi", "ascend",
+                           "cambricon", "kunlun", "rocm"})
+
+
+def device_of_path(path: str) -> Optional[str]:
+    """The accelerator a file's folders or name say it is written for (liger's ``ops/backends/_ascend/``, a
+    ``hpu_utils.py``), or ``None``: none, or CUDA's as well (a family's CUDA member is ``cuda_backends``')."""
+    folder, name = posixpath.split(path)
+    words = [word.lower() for part in (*folder.split("/"), name.rpartition(".")[0] or name)
+             for word in _SPLIT.split(part) if word]
+    if any(word in _CUDA_TOKENS for word in words):
+        return None
+    return next((word for word in words if word in _PATH_DEVICES), None)
+
+
+def with_other_devices_code(findings: Sequence[Finding], targets: Sequence[TargetMap]) -> List[Finding]:
+    """``findings``, those in a file written for one accelerator (its folder or name says which) judged as that
+    device's code on every target: the target's own where it names the target's device (liger's Triton kernels in
+    ``backends/_ascend/``, for triton-ascend), else another device's, which the target never loads."""
+    out = []
+    for finding in findings:
+        device = device_of_path(finding.path)
+        if device is None or finding.context != Context.TRAINING:
+            out.append(finding)
+            continue
+        verdicts = dict(finding.verdicts)
+        for target in targets:
+            verdict = verdicts.get(target.id)
+            if verdict is None or verdict.status == Status.SUPPORTED:
+                continue
+            own = device in _TARGET_TOKENS.get(target.device_to, ())
+            text = (f"in `{finding.path}`, the project's own code for {device} ({target.id}'s device): it serves "
+                    f"{target.id} as written; validate it there" if own else
+                    f"in `{finding.path}`, the project's code for {device}: a path {target.id} never loads")
+            verdicts[target.id] = Verdict(Status.SUPPORTED, text, _SOURCE,
+                                          evidence=(Evidence(Grade.NOTE if own else Grade.PROOF, _SOURCE, text),))
+        out.append(replace(finding, verdicts=verdicts))
+    return out
+
+
 def with_device_backends(findings: Sequence[Finding], results: Sequence[FileResult],
                          targets: Sequence[TargetMap]) -> List[Finding]:
     """``findings``, those in CUDA's member of a per-device family (a file, or a function of a module) judged as
