@@ -786,6 +786,22 @@ def test_a_negated_or_short_circuited_cuda_test_is_work_only_where_the_target_mi
     assert all(not active(f.verdicts["cann"]) for f in queries)
 
 
+@pytest.mark.parametrize("tail, item_at_test", [
+    # unsloth's kernels bind their device context per device with no way for the target: the test is the item
+    # (the target's device beside CUDA's and XPU's), what CUDA's branch binds its site
+    pytest.param("", True, id="no-branch-for-the-target"),
+    pytest.param("    else:\n        ctx = None\n", False, id="a-general-else"),
+])
+def test_a_device_chain_that_binds_with_no_way_for_the_target_asks_for_its_branch(scan_tree, tail, item_at_test):
+    body = ("    if DEVICE_TYPE in ('cuda', 'hip'):\n        ctx = torch.cuda.device\n"
+            "    elif DEVICE_TYPE == 'xpu':\n        ctx = torch.xpu.device\n" + tail + "    return ctx")
+    report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
+    items = [f for f in report.findings if f.root is None and active(f.verdicts["cann"])]
+    assert [f.span.line for f in items] == ([5] if item_at_test else [])
+    if item_at_test:
+        assert "'npu'" in items[0].verdicts["cann"].message
+
+
 @pytest.mark.parametrize("body, work", [
     # the body raises: on another device the test is False and the function goes on as it does on the CPU
     pytest.param("    if x.device.type == 'cuda' and torch.backends.cudnn.allow_tf32:\n"

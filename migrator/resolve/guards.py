@@ -33,7 +33,41 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
         return GuardKind.DECIDED_BY_TEST
     other_branch = node.orelse is not None or always_leaves(node.body, followed) \
         or (followed and cuda_fast_path(node.body))
+    if kind == DEVICE_TYPE and isinstance(node.orelse, cst.If) and not _serves_a_target(node.orelse, qualify) \
+            and _binds(node.body):
+        # unsloth's ``if DEVICE_TYPE in ("cuda", "hip"): torch_gpu_device = torch.cuda.device`` / ``elif
+        # DEVICE_TYPE == "xpu": ...`` with no ``else``: on the target nothing binds what the code goes on with
+        return GuardKind.DECIDED_BY_TEST
     return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
+
+
+def _serves_a_target(chain: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """Whether the ``elif`` chain after a CUDA test has a way for a target: a test that names its device, or a
+    closing ``else``."""
+    current: Optional[cst.CSTNode] = chain
+    while isinstance(current, cst.If):
+        if set(accelerators_tested(current.test, qualify)) & _TARGET_DEVICES:
+            return True
+        current = current.orelse
+    return isinstance(current, cst.Else)
+
+
+def _binds(body: cst.BaseSuite) -> bool:
+    """Whether a branch binds a name or hands a value back (what the code after it goes on with)."""
+    visitor = _Binds()
+    body.visit(visitor)
+    return visitor.found
+
+
+class _Binds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom)) \
+                or (isinstance(node, cst.Return) and node.value is not None):
+            self.found = True
+        return not self.found and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
 
 
 

@@ -682,7 +682,8 @@ class ModuleResolver:
         qual, _ = self.scopes.lookup(node.value)
         if qual is not None and interesting(qual) and "." in qual:
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
-                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node))
+                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node),
+                              through=self.scopes.alias_value(node.value))
 
     def _type_check(self, node: cst.CSTNode) -> Optional[str]:
         """``TYPE_CHECK`` for a class named as the second argument of ``isinstance`` / ``issubclass``."""
