@@ -909,6 +909,8 @@ class GraphSnapshot:
     reached: Tuple[Tuple[str, int, int, Tuple[str, ...], NodeKind], ...]  # ``NodeReach`` fields (loads 10x faster)
     #: edge ``i``'s ``cuda_test`` (``GraphIndex.add_edge``; 0: none)
     edge_cuda_tests: Tuple[int, ...] = ()
+    #: the functions that answer CUDA for their callers (``ProjectGraph.predicates``)
+    predicates: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -192,3 +192,28 @@ def test_the_outline_says_which_calls_a_cuda_test_makes(code, lines):
     outline = outline_of(ast.parse(source), "mod", False)
     made = {c.target.name.rpartition(".")[2]: c.cuda_test for c in outline.calls if hasattr(c.target, "name")}
     assert {name: made[name] for name in lines} == {name: (13 if line else 0) for name, line in lines.items()}
+
+
+def test_a_predicates_branch_is_the_same_from_a_saved_graph(tmp_path):
+    """The predicates travel with the saved graph: a scan that takes the graph from the cache (lines moved)
+    roots the helper's finding at the predicate's question, as a scan without a cache does."""
+    from migrator.engine.cache import open_cache
+    from migrator.maps.load import resolve_targets
+    from migrator.pipeline import ScanRequest, scan
+
+    from .conftest import write_tree
+
+    caller = ("from pkg.predicates import fused_available\nfrom pkg.helpers import _capability\n\n\n"
+              "def step(x):\n    if fused_available():\n        return _capability()\n    return x\n")
+    train = _TRAIN.replace("from pkg.helpers import precision", "from pkg.step import step as precision")
+    src = write_tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/helpers.py": _HELPER,
+                                        "pkg/predicates.py": _PREDICATES, "pkg/step.py": caller,
+                                        "train.py": train.replace("precision()", "precision(1)")})
+    cache, cann = open_cache(tmp_path / "cache"), resolve_targets(["cann"])
+    scan(ScanRequest(src, cann, jobs=1, cache=cache))
+    (src / "pkg/step.py").write_text("# moved\n" + caller)
+    warm = scan(ScanRequest(src, cann, jobs=1, cache=cache))
+    assert warm == scan(ScanRequest(src, cann, jobs=1, cache=None))
+    capability = next(f for f in warm.findings if f.api == "torch.cuda.get_device_capability"
+                      and f.path == "pkg/helpers.py")
+    assert next(f for f in warm.findings if f.id == capability.root).path == "pkg/predicates.py"

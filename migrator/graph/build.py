@@ -30,6 +30,8 @@ class ProjectGraph:
     entries: Tuple[EntryPoint, ...]
     main_lines: Mapping[str, Tuple[int, int]] = field(default_factory=dict)  # module -> __main__ block lines
     unresolved_entries: Tuple[str, ...] = ()  # --entry specs that name nothing in the scanned code
+    #: the functions that answer CUDA for their callers (``Definition.cuda_answer``: ``fused_available()``)
+    predicates: FrozenSet[str] = frozenset()
     #: (sources, targets) of the edges in the order the build first added them: networkx keeps each node's
     #: successors and predecessors in that order, which call paths and pictures follow, so a saved graph
     #: replays it
@@ -59,11 +61,13 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
     plain = {name: outline for name, (_, outline) in outlines.items()}
     index = GraphIndex(plain)
     _add_nodes(index, plain, {name: result.file.rel for name, (result, _) in outlines.items()})
-    _add_edges(index, plain)
+    predicates = frozenset(f"{module}.{d.name}" for module, outline in plain.items()
+                           for d in outline.definitions if d.cuda_answer)
+    _add_edges(index, plain, predicates)
     entries, unresolved = entry_points(root, outlines, index, extra_entries)
     main_lines = {name: o.main_lines for name, (_, o) in outlines.items() if o.main_lines}
     return ProjectGraph(graph=index.graph, entries=entries, main_lines=main_lines, unresolved_entries=unresolved,
-                        added=(tuple(index.added_sources), tuple(index.added_targets)))
+                        predicates=predicates, added=(tuple(index.added_sources), tuple(index.added_targets)))
 
 
 def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:
@@ -146,11 +150,9 @@ def _add_nodes(index: GraphIndex, outlines: Mapping[str, Outline], paths: Mappin
                     index.subclasses[base].append(node)
 
 
-def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline]) -> None:
+def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline], predicates: FrozenSet[str]) -> None:
     _add_registries(index, outlines)
     _add_placement_edges(index)
-    predicates = frozenset(f"{module}.{d.name}" for module, outline in outlines.items()
-                           for d in outline.definitions if d.cuda_answer)
     for module, outline in outlines.items():
         _add_module_edges(index, module, outline, predicates)
     _add_construct_edges(index)

@@ -108,7 +108,8 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
         if branch is None or finding.root is not None or finding.category not in _SITES:
             continue
         test = on_line.get((branch.path, branch.line)) or next(
-            (answers[callee] for callee in project.graph.succ[branch.caller] if callee in answers), None)
+            (answers[callee] for callee in project.graph.succ[branch.caller]
+             if callee in answers and callee in project.predicates), None)
         if test is not None and test.id != finding.id:
             roots[finding.id] = test.root or test.id
     for site, root in list(roots.items()):  # a test that has just become a site itself: its own root

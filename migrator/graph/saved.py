@@ -57,7 +57,7 @@ def snapshot_of(project: ProjectGraph, reached: Dict[str, NodeReach]) -> Optiona
         sources=sources, targets=targets,
         edge_kinds=tuple(adjacency[a][b]["kind"] for a, b in zip(sources, targets)),
         edge_cuda_tests=tuple(adjacency[a][b].get("cuda_test", 0) for a, b in zip(sources, targets)),
-        entries=project.entries, unresolved_entries=project.unresolved_entries,
+        entries=project.entries, unresolved_entries=project.unresolved_entries, predicates=tuple(project.predicates),
         reached=tuple((r.node, r.entries, r.paths, r.path, r.kind) for r in reached.values()))
 
 
@@ -78,6 +78,6 @@ def restored(snapshot: GraphSnapshot, results: Sequence[FileResult]) -> Tuple[Pr
                     for e in snapshot.entries)
     main_lines = {module: outline.main_lines for module, (_, outline) in outlines.items() if outline.main_lines}
     project = ProjectGraph(graph=graph, entries=entries, main_lines=main_lines,
-                           unresolved_entries=snapshot.unresolved_entries,
+                           unresolved_entries=snapshot.unresolved_entries, predicates=frozenset(snapshot.predicates),
                            added=(snapshot.sources, snapshot.targets))
     return project, {row[0]: NodeReach(*row) for row in snapshot.reached}
