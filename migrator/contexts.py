@@ -45,6 +45,12 @@ def path_context(path: str) -> Context:
     return Context.TRAINING
 
 
+def _in_tooling_folder(path: str) -> bool:
+    """Whether a folder of the path makes it tooling (``inference/``, ``benchmarks/``), not its file name alone."""
+    folders = [f.lower() for f in path.split("/")[:-1]]
+    return any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in folders)
+
+
 #: A function named for export, deployment, inference, generation or explanation (``convert_to_trt``,
 #: ``export_onnx``, ``predict``, ``run_inference``, ``generate``, ``explain``), where a training file keeps its
 #: tooling: what it does runs after training, not in it.
@@ -65,12 +71,12 @@ _TEST_SCOPE = re.compile(r"^(?:test|testing)(?:_|$)|^Test[A-Z0-9_]")
 
 def context_of(path: str, category: Category, scope: str = "<module>") -> Context:
     """A custom operator's build (``setup.py``) and kernels are what training calls: training wherever they
-    are written, unless they sit among the tests. In a training file, a function named for export, deployment
-    or inference (its innermost name in ``scope``) is tooling, and one named as a test (or in a class named so)
-    is a test."""
+    are written, unless they sit among the tests or in a tooling folder (DeepSpeed's ``inference/v2/kernels``).
+    In a training file, a function named for export, deployment or inference (its innermost name in ``scope``) is
+    tooling, and one named as a test (or in a class named so) is a test."""
     context = path_context(path)
-    if context == Context.TOOLING and category == Category.CUSTOM_OP:
-        return Context.TRAINING
+    if context == Context.TOOLING and category == Category.CUSTOM_OP and not _in_tooling_folder(path):
+        return Context.TRAINING  # ``setup.py`` builds what training calls; DeepSpeed's ``inference/v2/`` kernels not
     if context == Context.TRAINING and any(_TEST_SCOPE.match(part) for part in scope.split(".")):
         return Context.TEST
     if context == Context.TRAINING and category != Category.CUSTOM_OP \

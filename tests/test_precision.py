@@ -181,6 +181,20 @@ def test_a_test_written_in_a_library_module_is_a_test(scope, context):
     assert context_of("pkg/kernels/layernorm.py", Category.DEVICE, scope).value == context
 
 
+@pytest.mark.parametrize("path, context", [
+    pytest.param("setup.py", "training", id="the-build-pip-runs"),
+    pytest.param("csrc/adam/multi_tensor_adam.cu", "training", id="a-training-kernel"),
+    # DeepSpeed's inference engine ships its own kernels: a folder of tooling keeps them tooling
+    pytest.param("deepspeed/inference/v2/kernels/rms_norm_cuda.cu", "tooling", id="an-inference-kernel"),
+    pytest.param("benchmarks/kernels/gemm.cu", "tooling", id="a-benchmarks-kernel"),
+])
+def test_a_custom_operator_is_training_unless_a_tooling_folder_holds_it(path, context):
+    from migrator.model import Category
+    from migrator.contexts import context_of
+
+    assert context_of(path, Category.CUSTOM_OP).value == context
+
+
 def test_a_custom_op_build_in_setup_py_is_training(scan_tree):
     report = scan_tree({
         "setup.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"

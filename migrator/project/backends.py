@@ -24,7 +24,7 @@ from ..model import Context, DefinitionKind, Evidence, FileResult, Finding, Grad
 _CUDA_TOKENS = frozenset({"cuda", "gpu", "nvidia"})
 #: How it says it is another device's (a target's own among them).
 _DEVICE_TOKENS = frozenset({"npu", "mlu", "hpu", "xpu", "mps", "cpu", "tpu", "neuron", "musa", "sdaa", "xla",
-                            "habana", "ascend", "cambricon", "kunlun", "dcu", "rocm", "hip", "ipu", "gaudi"})
+                            "habana", "ascend", "cambricon", "kunlun", "dcu", "rocm", "hip", "ipu", "gaudi", "supa"})
 #: The names a target's own sibling may carry.
 _TARGET_TOKENS = {"npu": ("npu", "ascend"), "mlu": ("mlu", "cambricon")}
 _SPLIT = re.compile(r"[_\-.]")
@@ -115,7 +115,7 @@ def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...
 #: Folder and file words that name one accelerator's code and little else (``neuron``, ``hip``, ``ipu`` name other
 #: things in paths too: spiking neurons, pose joints)
 _PATH_DEVICES = frozenset({"npu", "mlu", "hpu", "xpu", "tpu", "xla", "mps", "musa", "habana", "gaudi", "ascend",
-                           "cambricon", "kunlun", "rocm"})
+                           "cambricon", "kunlun", "rocm", "supa", "sdaa"})
 
 
 def device_of_path(path: str) -> Optional[str]:
