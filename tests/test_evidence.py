@@ -89,6 +89,19 @@ def test_a_bf16_limit_bites_a_project_that_computes_in_bf16_not_one_that_imports
     assert all(active(f.verdicts["cann"]) == real for f in uses)
 
 
+@pytest.mark.parametrize("item, work", [
+    # stable-audio-tools' training steps: `with autocast() and set_grad_enabled(True):` enters only the second
+    pytest.param("torch.cuda.amp.autocast() and torch.set_grad_enabled(True)", False, id="cuda-amp-before-and"),
+    pytest.param("torch.autocast('cuda') and torch.no_grad()", False, id="autocast-before-and"),
+    pytest.param("torch.cuda.amp.autocast(), torch.set_grad_enabled(True)", True, id="both-entered"),
+])
+def test_an_autocast_a_with_statement_never_enters_is_no_work(scan_tree, item, work):
+    code = f"import torch\n\n\ndef step(model, x):\n    with {item}:\n        return model(x)\n"
+    report = scan_tree({"train.py": code}, ["cann"])
+    casts = [f for f in report.judged if "autocast" in f.api]
+    assert casts and any(active(f.verdicts["cann"]) for f in casts) == work
+
+
 @pytest.mark.parametrize("region, fp16", [
     # x_transformers' disable_autocast: a region kept in fp32 is no choice to compute in fp16
     pytest.param("torch.autocast('cuda', enabled=False)", False, id="autocast-switched-off"),

@@ -24,8 +24,8 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base, is_torch,
-                      is_torch_dtype)
+                      NEVER_ENTERED, NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base,
+                      is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -76,6 +76,7 @@ class ModuleResolver:
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
         self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
+        self._never_entered: Set[int] = set()  # ``with autocast() and set_grad_enabled(True):``: the first is not
         self._functions: Dict[str, cst.FunctionDef] = {}  # the module's top-level functions
         self._methods: List[Dict[str, cst.FunctionDef]] = []  # per class the walk is in, its methods
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
@@ -377,6 +378,9 @@ class ModuleResolver:
     def visit_With(self, node: cst.With) -> None:
         if any(self._no_grad(item.item) for item in node.items):
             self._no_grad_bodies.add(id(node.body))
+        for item in node.items:  # ``with autocast() and torch.no_grad():`` enters only what ``and`` returns
+            operands = _operands(item.item)
+            self._never_entered.update(id(o) for o in operands[:-1] if isinstance(o, cst.Call))
         self._idle_autocast([item.item for item in node.items], node.body)
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -561,6 +565,7 @@ class ModuleResolver:
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
                                   IDLE_REGION if id(node) in self._idle_regions else
+                                  NEVER_ENTERED if id(node) in self._never_entered else
                                   self._gate_contexts.get(id(node)),
                                   through=self.scopes.alias_value(func.value) if type(func) is cst.Name else None)
             return True
@@ -809,6 +814,13 @@ def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
         found.append(id(current))
         stack.extend(current.children)
     return found
+
+
+def _operands(node: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The operands of a chain of ``and``/``or`` (of nested ones), left to right; the node alone otherwise."""
+    if isinstance(node, cst.BooleanOperation):
+        return [*_operands(node.left), *_operands(node.right)]
+    return [node]
 
 
 def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of
-from ...resolve.modules import IDLE_REGION
+from ...resolve.modules import IDLE_REGION, NEVER_ENTERED
 from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, first_arg, needs_import,
                     per_target, runs_on_a_note)
 from ..examples import ByRuntime, Invalid, Valid
@@ -78,10 +78,26 @@ class AmpDevice(Rule):
             return per_target(ctx, lambda t: _implicit_cuda(t, device, usage.snippet))
         if usage.context == IDLE_REGION:
             return per_target(ctx, lambda t: idle_region(t, device_string_verdict(t, device, usage.snippet)))
+        if usage.context == NEVER_ENTERED:
+            return per_target(ctx, lambda t: never_entered(t, device_string_verdict(t, device, usage.snippet)))
         return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
 
 
 _IDLE_SOURCE = "torch.amp autocast op reference (the CUDA ops that autocast to float16)"
+
+
+def never_entered(target, verdict: Verdict) -> Verdict:
+    """``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``: Python enters only the last operand,
+    so the autocast is never entered, on CUDA as on the target: nothing changes by renaming it."""
+    if verdict.status != Status.REWRITE:
+        return verdict
+    quote = (f"`with <autocast> and <...>:` enters only what the `and` returns, its last operand: this autocast is "
+             f"never entered, on CUDA either, and {target.id} runs the region as CUDA does; to compute it in 16 bits, "
+             f"enter both (`with <autocast>, <...>:`) and then: {verdict.message}")
+    return runs_on_a_note(quote, _NEVER_SOURCE)
+
+
+_NEVER_SOURCE = "Python's with statement (the value of an `and` is its last operand that decides it)"
 
 
 def idle_region(target, verdict: Verdict) -> Verdict:
