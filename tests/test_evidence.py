@@ -244,6 +244,29 @@ def test_a_read_of_a_librarys_version_runs_no_kernel(scan_tree):
     assert imported.verdicts["kunlun"].status == Status.PORT  # the import carries the library's port
 
 
+FLASH_LAYER = ("import torch\n\ntry:\n    from flash_attn import flash_attn_func\nexcept ImportError:\n"
+               "    flash_attn_func = None\n\n\nclass Attention(torch.nn.Module):\n    def __init__(self):\n"
+               "        super().__init__()\n{check}\n    def forward(self, q, k, v):\n"
+               "        if flash_attn_func is not None:\n            return flash_attn_func(q, k, v)\n"
+               "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
+
+
+@pytest.mark.parametrize("check, work", [
+    # fla's attention layers: the handler binds None, and the constructor raises without the library
+    pytest.param("        if flash_attn_func is None:\n            raise ImportError('install flash-attn')\n", True,
+                 id="raises-without-it"),
+    # classy_vision's apex: a flag the try binds, and a raise where a feature asks for it
+    pytest.param("        if self.training and not flash_attn_func:\n"
+                 "            raise RuntimeError('needs flash-attn')\n", True, id="raises-in-an-and"),
+    # a real fallback: SDPA where flash_attn is missing
+    pytest.param("        pass\n", False, id="falls-back"),
+])
+def test_an_optional_import_the_module_raises_without_is_required(scan_tree, check, work):
+    report = scan_tree({"attn.py": FLASH_LAYER.format(check=check)}, ["cann"])
+    uses = [f for f in report.judged if f.api.startswith("flash_attn")]  # (one that runs as written: not listed)
+    assert any(active(f.verdicts["cann"]) for f in uses) == work, [f.verdicts["cann"].message for f in uses]
+
+
 OPTIONAL_BNB = (
     "import torch\nfrom .import_utils import is_bnb_available\n\n\n"
     "def quantise(weight):\n    if is_bnb_available():\n        import bitsandbytes as bnb\n"

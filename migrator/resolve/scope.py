@@ -285,6 +285,66 @@ class Scopes:
         return None
 
 
+class _Required(cst.CSTVisitor):
+    """The names a module refuses to go on without: ``if flash_attn_func is None: raise ImportError(...)``, ``if
+    amp_type == APEX and not apex_available: raise RuntimeError(...)``; and per optional ``try``, the flags it
+    binds and the imports it makes."""
+
+    def __init__(self) -> None:
+        self.required: Set[str] = set()
+        self.flags: Dict[str, Set[str]] = {}  # a flag a try/except ImportError binds -> the names it imports
+
+    def visit_If(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+        if body and isinstance(body[-1], cst.SimpleStatementLine) and any(isinstance(s, cst.Raise)
+                                                                           for s in body[-1].body):
+            self.required.update(_missing(node.test))
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if not catches_import_error(node):
+            return
+        imported: Set[str] = set()
+        flags: Set[str] = set()
+        for stmt in [*node.body.body, *(s for h in node.handlers for s in h.body.body)]:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    imported.update((a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name)
+                                     else dotted(a.name).split(".")[0]) for a in small.names)
+                elif isinstance(small, cst.Assign):
+                    flags.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        for flag in flags - imported:
+            self.flags.setdefault(flag, set()).update(imported)
+
+
+def _missing(test: cst.BaseExpression) -> List[str]:
+    """The names a test is true for when they are missing: ``X is None``, ``not X``, alone or in an ``and``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_missing(test.left), *_missing(test.right)]
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression,
+                                                                                                  cst.Name):
+        return [test.expression.value]
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.Is) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+        return [test.left.value]
+    return []
+
+
+def required_imports(module: cst.Module, binding: Binding) -> None:
+    """Take out of ``binding.guarded`` the optional imports the module raises without (fla's attention layers:
+    ``flash_attn_func = None`` in the handler, ``raise ImportError`` where it is needed): where the library is
+    missing the code stops, as an unguarded import does; there is no fallback to run."""
+    reader = _Required()
+    module.visit(reader)
+    names = set(reader.required)
+    for flag in reader.required & set(reader.flags):
+        names.update(reader.flags[flag])
+    # the guarded import a name stands for (the handler's ``flash_attn_func = None`` rebinds the name itself), and
+    # what the same package's import bound beside it
+    tops = {g.split(".")[0] for g in binding.guarded for name in names if g == name or g.endswith("." + name)}
+    binding.guarded.difference_update({g for g in binding.guarded if g.split(".")[0] in tops})
+
+
 def catches_import_error(node: cst.Try) -> bool:
     """Whether ``node`` makes its imports optional: a handler catches ImportError and goes on (a fallback), not
     one that only raises again (``except ImportError: raise ImportError("install apex")``)."""

@@ -27,7 +27,7 @@ from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, 
                       NEVER_ENTERED, NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base,
                       is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
-from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error
+from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 from ..model import UsageKind
@@ -103,6 +103,8 @@ class ModuleResolver:
         self._predicates = {name: self.emitter.span(test) for name, test in
                             ((name, _returned_test(f)) for name, f in self._functions.items()) if test is not None}
         binding = self.scopes.enter("module", self.scopes.module_name, node.body).binding
+        if binding.guarded:
+            required_imports(node, binding)
         self.imports_torch = any(is_torch(q) for q in binding.imports.values())
 
     def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
