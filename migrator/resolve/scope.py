@@ -294,6 +294,10 @@ class _Required(cst.CSTVisitor):
         self.required: Set[str] = set()
         self.flags: Dict[str, Set[str]] = {}  # a flag a try/except ImportError binds -> the names it imports
 
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # statements only: an ``if`` or a ``try`` is never inside an expression (a lambda's body is one)
+        return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
     def visit_If(self, node: cst.If) -> None:
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
         if body and isinstance(body[-1], cst.SimpleStatementLine) and any(isinstance(s, cst.Raise)

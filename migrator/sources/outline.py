@@ -22,7 +22,7 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..devices import ACCELERATORS, swapped_siblings
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
@@ -42,6 +42,20 @@ CALLS_BY_NAME = "calls-by-name"
 #: way the decorator's importers do not run it then (``project/training_entries``: no entry trains through one).
 REGISTERS = "registers"
 MODULE = "<module>"
+
+
+def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a function's body and of the blocks in it, not of the functions and classes it defines."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _statements(inner)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _statements(handler.body)
 
 
 def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
@@ -220,7 +234,7 @@ class _OutlineReader:
         """``Definition.cuda_answer``: the line of a CUDA test a ``return`` hands back (alone or in an ``and``), or
         of one whose negation returns False before the rest (axolotl's ``fused_available()``,
         ``cutlass_fp4_available()``); 0 for a function that answers something else."""
-        for inner in ast.walk(node):
+        for inner in _statements(node.body):  # statements only: an expression holds no return
             if isinstance(inner, ast.Return) and inner.value is not None and self._cuda_test_of(inner.value, local):
                 return inner.lineno
             if isinstance(inner, ast.If) and self._cuda_test_of(inner.test, local, negated=True) \
