@@ -258,6 +258,8 @@ FLASH_LAYER = ("import torch\n\ntry:\n    from flash_attn import flash_attn_func
     # classy_vision's apex: a flag the try binds, and a raise where a feature asks for it
     pytest.param("        if self.training and not flash_attn_func:\n"
                  "            raise RuntimeError('needs flash-attn')\n", True, id="raises-in-an-and"),
+    pytest.param("        if flash_attn_func is None: raise ImportError('install flash-attn')\n", True,
+                 id="raises-on-the-tests-line"),
     # a real fallback: SDPA where flash_attn is missing
     pytest.param("        pass\n", False, id="falls-back"),
 ])

@@ -299,9 +299,11 @@ class _Required(cst.CSTVisitor):
         return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
 
     def visit_If(self, node: cst.If) -> None:
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
-        if body and isinstance(body[-1], cst.SimpleStatementLine) and any(isinstance(s, cst.Raise)
-                                                                           for s in body[-1].body):
+        body = node.body  # ``if x is None:`` then a raise on its own line, or ``if x is None: raise ...``
+        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else \
+            body.body if isinstance(body, cst.SimpleStatementSuite) else ()
+        if any(isinstance(small, cst.Raise) for small in smalls):
             self.required.update(_missing(node.test))
 
     def visit_Try(self, node: cst.Try) -> None:
