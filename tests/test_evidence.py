@@ -1125,6 +1125,12 @@ ATTEND = ("import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n   
     pytest.param("        if not torch.cuda.is_available():\n            return\n"
                  "        props = torch.cuda.get_device_properties(0)\n        self.to('cuda')\n", True,
                  id="the-rest-also-places-the-module"),
+    # stable-audio-tools' attention blocks: the flag the test reads was bound to the availability test
+    pytest.param("        self.use_flash = torch.cuda.is_available() and use_flash\n        if not self.use_flash:\n"
+                 "            return\n        props = torch.cuda.get_device_properties(torch.device('cuda'))\n"
+                 "        self.cuda_config = (props.major == 8, True)\n", False, id="through-an-availability-flag"),
+    pytest.param("        self.use_flash = torch.cuda.is_available() and use_flash\n        if not self.use_flash:\n"
+                 "            return\n        self.to('cuda')\n", True, id="a-flag-before-a-move"),
     # unsloth's Blackwell check: asks each GPU's name and capability, to warn
     pytest.param("        if not torch.cuda.is_available():\n            return\n"
                  "        for i in range(torch.cuda.device_count()):\n"
@@ -1138,6 +1144,8 @@ def test_a_cuda_test_around_code_that_only_reads_the_gpu_is_no_work(scan_tree, c
     report = scan_tree({"attend.py": ATTEND.format(code=code)}, ["cann"])
     found = _one(report, "torch.cuda.is_available", "device-call")
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+    if not work:  # what the decided code asks is a site of the test: no item of its own
+        assert not any(active(f.verdicts["cann"]) for f in report.findings if f.root is None)
 
 
 LIBRARY_GATE = """import torch

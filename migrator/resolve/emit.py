@@ -49,6 +49,10 @@ class Emitter:
         #: (``pt_cuda_available = torch.cuda.is_available()`` then ``if pt_cuda_available: ... elif
         #: pt_npu_available: ...``), by id: the devices beside it
         self.siblings_later: Dict[int, Tuple[str, ...]] = {}
+        #: the nodes of a flag's binding a later ``if`` shows to ask for an NVIDIA feature (``self.use_flash =
+        #: torch.cuda.is_available()`` then ``if not self.use_flash: return`` before GPU-property reads), by id:
+        #: their context
+        self.contexts_later: Dict[int, str] = {}
         self._nodes: List[int] = []  # per usage: the id of its node
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -96,6 +100,9 @@ class Emitter:
         if self.tested_later:
             self.usages = [replace(u, cuda_guard=self.tested_later[node]) if u.cuda_guard is None
                            and node in self.tested_later else u for u, node in zip(self.usages, self._nodes)]
+        if self.contexts_later:
+            self.usages = [replace(u, context=self.contexts_later[node]) if u.context is None
+                           and node in self.contexts_later else u for u, node in zip(self.usages, self._nodes)]
         if self.siblings_later:
             self.usages = [replace(u, siblings=u.siblings + self.siblings_later[node]) if node in self.siblings_later
                            else u for u, node in zip(self.usages, self._nodes)]

@@ -16,9 +16,10 @@ from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate,
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
-from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, asks_for_a_missing_library,
-                     asks_for_an_nvidia_fact, availability_test, body_guard, cuda_branch_does_device_work, cuda_test,
-                     decides_device_work, general_path_when_asked, keeps_to_nvidia_facts, leaves_off_availability,
+from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, always_leaves,
+                     asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
+                     cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
+                     keeps_to_nvidia_facts, leaves_off_availability,
                      leaves_off_cuda, library_asked, names_availability, skipped_off_cuda, takes_general_path,
                      tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
@@ -73,6 +74,8 @@ class ModuleResolver:
         #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
         #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
         self._gate_contexts: Dict[int, str] = {}
+        #: an ``if not <availability flag>: return`` that asks for an NVIDIA feature -> the flag's CUDA test
+        self._flag_rests: Dict[int, Span] = {}
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
         self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
@@ -312,7 +315,8 @@ class ModuleResolver:
         qualify = self.scopes.qualify
         if isinstance(node.orelse, cst.If):
             return
-        if leaves_off_availability(node, self._followed(node), qualify):
+        flag = self._availability_flag(node)
+        if flag is not None or leaves_off_availability(node, self._followed(node), qualify):
             block = self._blocks[-1]
             statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
             at = next((i for i, statement in enumerate(statements) if statement is node), len(statements))
@@ -324,6 +328,30 @@ class ModuleResolver:
         if keeps_to_nvidia_facts(decided, qualify):
             self._gate_contexts.update((id(call), NVIDIA_FEATURE) for call in _calls_in(node.test)
                                        if qualify(call.func) == "torch.cuda.is_available")
+            if flag is not None:  # the binding's call was emitted before this test was seen
+                self.emitter.contexts_later[id(flag)] = NVIDIA_FEATURE
+                self._flag_rests[id(node)] = self.emitter.span(flag)
+
+    def _availability_flag(self, node: cst.If) -> Optional[cst.Call]:
+        """``self.use_flash = torch.cuda.is_available() and ...`` earlier in the block, then ``if not
+        self.use_flash: return`` with code after it (stable-audio-tools' attention blocks): the
+        ``torch.cuda.is_available()`` call the flag was bound to, else ``None``."""
+        test = node.test
+        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+                and isinstance(test.expression, (cst.Name, cst.Attribute)) and node.orelse is None
+                and always_leaves(node.body, self._followed(node)) and self._blocks
+                and isinstance(self._blocks[-1], cst.IndentedBlock)):
+            return None
+        name = dotted(test.expression)
+        found: Optional[cst.Call] = None
+        for statement in self._blocks[-1].body:
+            if statement is node:
+                return found
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and any(dotted(t.target) == name for t in small.targets):
+                    found = next((c for c in _conjunct_calls(small.value)
+                                  if self.scopes.qualify(c.func) == "torch.cuda.is_available"), None)
+        return None
 
     def _chain_devices(self, node: cst.If) -> Tuple[str, ...]:
         """The accelerators other than CUDA that the tests of the if/elif chain starting at ``node`` name
@@ -353,10 +381,12 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
-        elif leaves_off_availability(original_node, self._followed(original_node), self.scopes.qualify):
-            # the rest runs only where CUDA is there: decided by the test, as the body of its positive form is
-            self.emitter.cuda_guards.append(CudaGuard(GuardKind.DECIDED_BY_TEST,
-                                                      self.emitter.span(original_node.test)))
+        elif leaves_off_availability(original_node, self._followed(original_node), self.scopes.qualify) \
+                or id(original_node) in self._flag_rests:
+            # the rest runs only where CUDA is there: decided by the test (or the flag's binding), as the body of
+            # its positive form is
+            span = self._flag_rests.pop(id(original_node), None) or self.emitter.span(original_node.test)
+            self.emitter.cuda_guards.append(CudaGuard(GuardKind.DECIDED_BY_TEST, span))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
 
@@ -823,6 +853,11 @@ def _operands(node: cst.BaseExpression) -> List[cst.BaseExpression]:
     if isinstance(node, cst.BooleanOperation):
         return [*_operands(node.left), *_operands(node.right)]
     return [node]
+
+
+def _conjunct_calls(value: cst.BaseExpression) -> List[cst.Call]:
+    """The calls among the sides of an ``and`` (or the value itself)."""
+    return [side for side in _conjuncts(value) if isinstance(side, cst.Call)]
 
 
 def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
