@@ -76,39 +76,31 @@ class AmpDevice(Rule):
             return None
         if value.via and value.via.startswith("the default device"):
             return per_target(ctx, lambda t: _implicit_cuda(t, device, usage.snippet))
-        if usage.context == IDLE_REGION:
-            return per_target(ctx, lambda t: idle_region(t, device_string_verdict(t, device, usage.snippet)))
-        if usage.context == NEVER_ENTERED:
-            return per_target(ctx, lambda t: never_entered(t, device_string_verdict(t, device, usage.snippet)))
-        return per_target(ctx, lambda t: device_string_verdict(t, device, usage.snippet))
+        return per_target(ctx, lambda t: changes_nothing(t, device_string_verdict(t, device, usage.snippet),
+                                                         usage.context))
 
 
-_IDLE_SOURCE = "torch.amp autocast op reference (the CUDA ops that autocast to float16)"
+#: an autocast that changes nothing a target computes, by its ``Usage.context``: why, and on what it rests
+_NOTHING_CHANGES = {
+    IDLE_REGION: ("this turns CUDA's autocast off around code that autocast never computes in 16 bits (no matmul, "
+                  "linear or convolution, here or in the functions it calls): on {target} the region computes the "
+                  "same; to keep it fp32 under {target}'s own autocast too: {then}",
+                  "torch.amp autocast op reference (the CUDA ops that autocast to float16)"),
+    # ``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``: Python enters only the last operand
+    NEVER_ENTERED: ("`with <autocast> and <...>:` enters only what the `and` returns, its last operand: this "
+                    "autocast is never entered, on CUDA either, and {target} runs the region as CUDA does; to "
+                    "compute it in 16 bits, enter both (`with <autocast>, <...>:`) and then: {then}",
+                    "Python's with statement (the value of an `and` is its last operand that decides it)"),
+}
 
 
-def never_entered(target, verdict: Verdict) -> Verdict:
-    """``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``: Python enters only the last operand,
-    so the autocast is never entered, on CUDA as on the target: nothing changes by renaming it."""
-    if verdict.status != Status.REWRITE:
+def changes_nothing(target, verdict: Verdict, context: Optional[str]) -> Verdict:
+    """An autocast whose rename changes nothing a target computes (``_NOTHING_CHANGES``: switched off around
+    code it never lowers, or never entered): ``supported`` on a note that says what the rename would be for."""
+    if verdict.status != Status.REWRITE or context not in _NOTHING_CHANGES:
         return verdict
-    quote = (f"`with <autocast> and <...>:` enters only what the `and` returns, its last operand: this autocast is "
-             f"never entered, on CUDA either, and {target.id} runs the region as CUDA does; to compute it in 16 bits, "
-             f"enter both (`with <autocast>, <...>:`) and then: {verdict.message}")
-    return runs_on_a_note(quote, _NEVER_SOURCE)
-
-
-_NEVER_SOURCE = "Python's with statement (the value of an `and` is its last operand that decides it)"
-
-
-def idle_region(target, verdict: Verdict) -> Verdict:
-    """``autocast("cuda", enabled=False)`` around code autocast never computes in 16 bits: CUDA's switch does
-    nothing on the target, and what the region computes is the same with the target's autocast on."""
-    if verdict.status != Status.REWRITE:
-        return verdict
-    quote = (f"this turns CUDA's autocast off around code that autocast never computes in 16 bits (no matmul, "
-             f"linear or convolution, here or in the functions it calls): on {target.id} the region computes the "
-             f"same; to keep it fp32 under {target.id}'s own autocast too: {verdict.message}")
-    return runs_on_a_note(quote, _IDLE_SOURCE)
+    quote, source = _NOTHING_CHANGES[context]
+    return runs_on_a_note(quote.format(target=target.id, then=verdict.message), source)
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:

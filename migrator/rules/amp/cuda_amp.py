@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind
-from ...resolve.modules import IDLE_REGION, NEVER_ENTERED
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, rename_verdict
-from .amp_device import idle_region, never_entered
+from .amp_device import changes_nothing
 from ..examples import ByRuntime, Invalid, Valid
 
 
@@ -57,9 +56,6 @@ class CudaAmp(Rule):
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind in self.kinds and usage.api.startswith("torch.cuda.amp"):
-            if usage.context == IDLE_REGION:  # ``autocast(enabled=False)`` around nothing autocast lowers
-                return per_target(ctx, lambda t: idle_region(t, rename_verdict(t, usage)))
-            if usage.context == NEVER_ENTERED:  # ``with autocast() and set_grad_enabled(True):``
-                return per_target(ctx, lambda t: never_entered(t, rename_verdict(t, usage)))
-            return per_target(ctx, lambda t: rename_verdict(t, usage))
+            # ``changes_nothing``: off around nothing it lowers, or never entered; else the rename as it stands
+            return per_target(ctx, lambda t: changes_nothing(t, rename_verdict(t, usage), usage.context))
         return None
