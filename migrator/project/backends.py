@@ -112,10 +112,9 @@ def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...
     return found
 
 
-#: Folder and file words that name one accelerator's code and little else (``neuron``, ``hip``, ``ipu`` name other
-#: things in paths too: spiking neurons, pose joints)
-_PATH_DEVICES = frozenset({"npu", "mlu", "hpu", "xpu", "tpu", "xla", "mps", "musa", "habana", "gaudi", "ascend",
-                           "cambricon", "kunlun", "rocm", "supa", "sdaa"})
+#: Folder and file words that name one accelerator's code and little else: the device words but the CPU's and those
+#: that name other things in paths too (spiking neurons, pose joints, data-center units)
+_PATH_DEVICES = _DEVICE_TOKENS - {"cpu", "neuron", "hip", "ipu", "dcu"}
 
 
 def device_of_path(path: str) -> Optional[str]:
