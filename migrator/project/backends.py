@@ -147,8 +147,9 @@ def with_other_devices_code(findings: Sequence[Finding], targets: Sequence[Targe
             text = (f"in `{finding.path}`, the project's own code for {device} ({target.id}'s device): it serves "
                     f"{target.id} as written; validate it there" if own else
                     f"in `{finding.path}`, the project's code for {device}: a path {target.id} never loads")
+            # a file's name says what it is for, it proves nothing: a note (to validate), not proof
             verdicts[target.id] = Verdict(Status.SUPPORTED, text, _SOURCE,
-                                          evidence=(Evidence(Grade.NOTE if own else Grade.PROOF, _SOURCE, text),))
+                                          evidence=(Evidence(Grade.NOTE, _SOURCE, text),))
         out.append(replace(finding, verdicts=verdicts))
     return out
 
