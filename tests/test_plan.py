@@ -4,7 +4,6 @@ import re
 import pytest
 
 from migrator.evidence import active
-from migrator.model import Status
 from migrator.plan import migration_plans
 from migrator.pipeline import ScanRequest, scan
 
@@ -143,19 +142,6 @@ def test_a_requirement_nothing_uses_is_its_own_finding(scan_tree):
     alone = scan_tree({"requirements.txt": "torch\ntriton\n", "train.py": "import torch\n"}, ["cann"])
     (unused,) = [f for f in alone.findings if f.api == "requirement:triton"]
     assert unused.root is None  # drop it
-
-
-def test_a_requirement_whose_only_use_falls_back_stays_work(scan_tree):
-    """The bundled example imports flash_attn under try/except and falls back to SDPA: the use runs on the
-    target (it only suggests the vendor's faster path), so it carries no port; the requirement, which pip cannot
-    install on the target, stays an item of work and no site of that use."""
-    code = ("try:\n    from flash_attn import flash_attn_func\n    HAS_FLASH = True\nexcept ImportError:\n"
-            "    HAS_FLASH = False\n\n\ndef attend(q, k, v, sdpa):\n    if HAS_FLASH:\n"
-            "        return flash_attn_func(q, k, v)\n    return sdpa(q, k, v)\n")
-    report = scan_tree({"requirements.txt": "flash-attn==2.6.3\n", "model.py": code}, ["cann"])
-    (requirement,) = [f for f in report.findings if f.api == "requirement:flash_attn"]
-    root = next((f for f in report.findings if f.id == requirement.root), requirement)
-    assert root.rule == "cuda-requirement" and root.verdicts["cann"].status == Status.REWRITE
 
 
 def test_manual_rewrites_come_most_reached_first(example_report):

@@ -179,10 +179,8 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
     left in one file that every target judges alike are one item there. ``library_of`` names the library of an
     API (``third_party().library_of``)."""
     first_use: Dict[str, str] = {}
-    for finding in findings:  # a use that runs on every target (plain PyTorch, optional: the bundled example's
-        # flash_attn behind its fallback, whatever faster path it suggests) is no port for the requirement to join
-        if finding.rule in _LIBRARY_USE_RULES and finding.root is None \
-                and not all(v.status == Status.SUPPORTED for v in finding.verdicts.values()):
+    for finding in findings:  # a use that runs as written (plain PyTorch, optional) is no cause to join
+        if finding.rule in _LIBRARY_USE_RULES and finding.root is None and not runs_as_written(finding):
             first_use.setdefault(library_of(finding.api) or finding.api.split(".", 1)[0], finding.id)
     roots = {}
     for finding in findings:  # the requirement names the library's import name (``sources/environment``)
