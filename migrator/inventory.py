@@ -58,11 +58,15 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
     extensions: Dict[str, ExtensionBuild] = {}
     triton: Set[str] = set()
     namespaces: Set[str] = set()
+    sources: List[Tuple[str, str]] = []  # a kernel decorated through another module's name, and that name
+    optional: Set[str] = set()  # names modules bind by an import under ``try``
     for result in results:
         if result.python is not None:
             for name, value in result.python.constants.items():
                 constants[f"{result.python.module}.{name}"] = value
             triton.update(result.python.triton_kernels)
+            sources.extend(result.python.kernel_sources)
+            optional.update(result.python.optional_imports)
         for usage in usages_across_files(result):
             if _is_extension_build(usage):
                 build = _extension_build(usage, result.file.rel)
@@ -74,7 +78,8 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
     aliases = {name.rsplit(".", 1)[-1]: name for name in extensions}
     modules = frozenset(r.python.module for r in results if r.python is not None)
     return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases, modules=modules,
-                        library_namespaces=frozenset(namespaces), triton_kernels=frozenset(triton))
+                        library_namespaces=frozenset(namespaces), triton_kernels=frozenset(triton),
+                        optional_kernels=frozenset(kernel for kernel, name in sources if name in optional))
 
 
 def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:

@@ -600,6 +600,10 @@ class PythonFacts:
     constants: Mapping[str, Value] = field(default_factory=dict)
     triton_kernels: Tuple[str, ...] = ()
     imports_torch: bool = False
+    #: of ``triton_kernels``, those decorated through a name another module binds: (kernel, that name qualified)
+    kernel_sources: Tuple[Tuple[str, str], ...] = ()
+    #: the module-level names an import under ``try`` binds, qualified (``pkg._triton.triton``)
+    optional_imports: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,36 @@ def test_a_triton_kernel_module_is_one_finding_not_one_a_name(scan_tree):
     assert blocker.status == Status.PORT
 
 
+KERNEL_ENTRY = ("\n\ndef scaled(x):\n    if x.device.type != 'cuda':\n"
+                "        raise RuntimeError('the fused scale runs CUDA kernels')\n"
+                "    with torch.cuda.device(x.device):\n        scale[(1,)](x, x.numel(), B=128)\n    return x\n")
+#: DeepSpeed's ``triton_ops/_triton.py``: one module binds ``triton``, ``None`` where it does not import
+OPTIONAL_TRITON = ("try:\n    import triton\n    import triton.language as tl\nexcept ImportError:\n"
+                   "    triton = None\n    tl = None\n")
+
+
+@pytest.mark.parametrize("files, worked", [
+    # a refusal of other devices and the device around a launch change with the kernels' port, not before it
+    pytest.param({"kern.py": TRITON_MODULE + KERNEL_ENTRY}, True, id="the-modules-port"),
+    # DeepSpeed's fused RMSNorm: the kernels exist only where the project's `triton` imported
+    pytest.param({"_triton.py": OPTIONAL_TRITON,
+                  "kern.py": TRITON_MODULE.replace("import triton\nimport triton.language as tl\n",
+                                                   "from _triton import triton, tl\n") + KERNEL_ENTRY},
+                 False, id="optional-kernels-through-another-module"),
+])
+def test_a_triton_modules_device_handling_is_its_kernels_launch_protocol(scan_tree, files, worked):
+    report = scan_tree(files, ["cann"])
+    device = [f for f in report.judged if f.category == Category.DEVICE and f.path == "kern.py"]
+    assert {f.rule for f in device} == {"device-string", "device-call"}
+    if worked:  # sites of the module's Triton port: one item
+        heads = {f.root for f in device if f.verdicts["cann"].status != Status.SUPPORTED}
+        assert len(heads) == 1 and None not in heads
+        assert next(f for f in report.judged if f.id in heads).verdicts["cann"].status == Status.PORT
+    else:  # the target never launches them: nothing to rename, nothing to port
+        (launch,) = [f for f in report.judged if f.rule == "triton-launch"]
+        assert not any(active(f.verdicts["cann"]) for f in [*device, launch])
+
+
 REGISTERED = ("\n\n@torch.library.custom_op('fused::scale', mutates_args=(), device_types='cuda')\n"
               "def scaled(x: torch.Tensor) -> torch.Tensor:\n    out = x.clone()\n{body}    return out\n")
 

@@ -10,8 +10,8 @@ from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
 from ..model import CustomOp, FileResult, Finding, OpPlan
 from ..op_plans import apply_plans, plan_custom_ops
-from ..project.roots import (with_import_only_roots, with_library_guard_roots, with_module_library_roots,
-                             with_op_roots, with_requirement_roots)
+from ..project.roots import (with_import_only_roots, with_kernel_protocol, with_library_guard_roots,
+                             with_module_library_roots, with_op_roots, with_requirement_roots)
 from ..rules import ProjectIndex
 
 
@@ -23,5 +23,8 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
     library_of = third_party().library_of
     findings = with_library_guard_roots(with_module_library_roots(findings, library_of))
+    kernel_modules = {r.file.rel for r in results if r.python is not None and r.python.triton_kernels}
+    kernel_modules.update(f.path for f in findings if f.rule == "triton-launch")
+    findings = with_kernel_protocol(findings, kernel_modules)
     findings = with_import_only_roots(findings, library_of)  # a file that only imports the library: its first use
     return ops, plans, with_requirement_roots(findings, library_of)

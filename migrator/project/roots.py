@@ -5,11 +5,11 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
-from ..model import Category, Context, Finding, Grade, Span, Status
+from ..model import Category, Context, Finding, Grade, Span, Status, Verdict
 from ..devices import CUDA_AVAILABILITY
 from ..resolve.modules import module_name_for
 from .coverage import runs_as_written
@@ -272,6 +272,39 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
         if finding.rule == "torch-library-cuda" and finding.root is None and finding.path in ported:
             roots[finding.id] = ported[finding.path]
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+_KERNEL_SOURCE = "migrator kernel-module analysis"
+
+
+def with_kernel_protocol(findings: Sequence[Finding], kernel_modules: AbstractSet[str]) -> List[Finding]:
+    """A Triton kernel module's device handling (DeepSpeed's ``triton_ops``: ``if x.device.type != "cuda":
+    raise`` before its kernels, ``with torch.cuda.device(x.device):`` around a launch) is the kernels' launch
+    protocol: renamed alone it sends the target's tensors into kernels built for CUDA. It changes with their
+    port (to triton-ascend, or to torch operators), so each such finding is a site of the module's Triton port;
+    where the module's kernels are optional (every Triton use there runs as written: a guarded import with a
+    way on without it), the target never launches them and their protocol runs as written too.
+    ``kernel_modules`` are the files that define Triton kernels or launch them."""
+    heads: Dict[str, str] = {}
+    for finding in findings:
+        if finding.path in kernel_modules and finding.rule in _LIBRARY_USES and finding.root is None \
+                and (_LIBRARY_USES[finding.rule] or finding.api.split(".", 1)[0]) == "triton" \
+                and not runs_as_written(finding):
+            heads.setdefault(finding.path, finding.id)
+    out = []
+    for finding in findings:
+        if finding.category != Category.DEVICE or finding.path not in kernel_modules or finding.root is not None \
+                or runs_as_written(finding):
+            out.append(finding)
+        elif finding.path in heads:
+            out.append(replace(finding, root=heads[finding.path]))
+        else:
+            text = ("the launch protocol of this module's Triton kernels, which are optional here (the module goes "
+                    "on without Triton): a target never launches them, and their port is a choice, not work")
+            out.append(replace(finding, verdicts={t: v if v.status == Status.SUPPORTED else
+                                                  Verdict(Status.SUPPORTED, text, _KERNEL_SOURCE)
+                                                  for t, v in finding.verdicts.items()}))
+    return out
 
 
 def with_clause_roots(findings: Sequence[Finding]) -> List[Finding]:

@@ -29,5 +29,6 @@ def resolve_module(module: cst.Module, module_name: str, is_package: bool, tenso
     usages = resolver.finished_usages()
     constants = {name: emitter.finish_value(value) for name, value in resolver.constants.items()}
     facts = PythonFacts(module=module_name, constants=constants, triton_kernels=tuple(resolver.kernels),
-                        imports_torch=resolver.imports_torch)
+                        imports_torch=resolver.imports_torch, kernel_sources=tuple(resolver.kernel_sources),
+                        optional_imports=resolver.optional_imports)
     return facts, usages

@@ -27,6 +27,8 @@ class Binding:
 
     imports: Dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     guarded: Set[str] = field(default_factory=set)  # names imported under try/except ImportError
+    #: the local names those imports bind (kept where the handler binds a fallback: ``triton = None``)
+    guarded_locals: Set[str] = field(default_factory=set)
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     params: Dict[str, Optional[cst.BaseExpression]] = field(default_factory=dict)
     annotations: Dict[str, cst.BaseExpression] = field(default_factory=dict)  # parameter -> its annotation
@@ -214,6 +216,7 @@ class Scopes:
         binding.imports[local] = target
         if guarded:
             binding.guarded.add(guarded_name)
+            binding.guarded_locals.add(local)
         binding.values.pop(local, None)
         binding.alias_values.pop(local, None)
 

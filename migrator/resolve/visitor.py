@@ -61,6 +61,12 @@ class ModuleResolver:
         #: method names worth an instance lookup (``impl`` for ``torch.library.Library.impl``)
         self.instance_method_names = frozenset(api.rsplit(".", 1)[-1] for api in self.vocabulary.instance_methods)
         self.kernels: List[str] = []  # functions decorated as device kernels (``@triton.jit``), qualified
+        #: of ``kernels``, those decorated through a name another module of the project binds (``from ._triton
+        #: import triton``): the kernel, and that name qualified (``pkg._triton.triton``)
+        self.kernel_sources: List[Tuple[str, str]] = []
+        #: the module-level names an import under ``try`` binds (``try: import triton`` ... ``except: triton =
+        #: None``), qualified: another module that imports them has them only where the library is installed
+        self.optional_imports: Tuple[str, ...] = ()
         self.constants: Dict[str, Value] = {}  # module-level names bound once to a value rules read
         self.imports_torch = False
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
@@ -505,6 +511,13 @@ class ModuleResolver:
         if self._torch_gates.pop(id(node), None) is not None:
             self.emitter.torch_gates.pop()
 
+    def _kernel_decorator(self, name: Optional[str]) -> bool:
+        """Whether ``name`` makes a function a device kernel: ``triton.jit``, or the same name re-exported by a
+        module of the project (DeepSpeed's ``from deepspeed.ops.triton_ops._triton import triton``, which binds
+        ``None`` where Triton is missing)."""
+        return name is not None and (name in self.vocabulary.kernel_decorators
+                                     or any(name.endswith("." + k) for k in self.vocabulary.kernel_decorators))
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         if any(self._no_grad(d.decorator) for d in node.decorators):  # ``@torch.no_grad()``
             self._no_grad_bodies.add(id(node.body))
@@ -512,8 +525,12 @@ class ModuleResolver:
             self._optional_bodies.add(id(node.body))
         self._idle_autocast([d.decorator for d in node.decorators], node.body)
         for decorator in node.decorators:
-            if self._decorator(decorator) in self.vocabulary.kernel_decorators:
-                self.kernels.append(self.scopes.qualname(node.name.value))
+            name = self._decorator(decorator)
+            if name is not None and self._kernel_decorator(name):
+                kernel = self.scopes.qualname(node.name.value)
+                self.kernels.append(kernel)
+                if name not in self.vocabulary.kernel_decorators:
+                    self.kernel_sources.append((kernel, name.rsplit(".", 1)[0]))
         scope_params, annotations = {}, {}
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -817,7 +834,9 @@ class ModuleResolver:
         """Module-level constants other modules may import (positions are only available during the visit)."""
         self._settle_flags()
         del self.scopes.stack[1:]
-        for name, exprs in self.scopes.stack[0].binding.values.items():
+        binding = self.scopes.stack[0].binding
+        self.optional_imports = tuple(sorted(f"{self.scopes.module_name}.{local}" for local in binding.guarded_locals))
+        for name, exprs in binding.values.items():
             if len(exprs) == 1:
                 value = self.values.with_origin(self.values.value_of(exprs[0]), exprs[0], name)
                 if value.kind in (_STR, _FSTR, _DEVICE, _CHOICE, _REF):

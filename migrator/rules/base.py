@@ -63,6 +63,9 @@ class ProjectIndex:
     extension_aliases: Mapping[str, str] = field(default_factory=dict)  # last component -> module name
     library_namespaces: FrozenSet[str] = frozenset()  # TORCH_LIBRARY namespaces defined in C++
     triton_kernels: FrozenSet[str] = frozenset()
+    #: of ``triton_kernels``, those decorated through a name another module binds only where Triton imports
+    #: (DeepSpeed's ``from deepspeed.ops.triton_ops._triton import triton``, ``None`` without it)
+    optional_kernels: FrozenSet[str] = frozenset()
     modules: FrozenSet[str] = frozenset()  # Python modules of the scanned repo
 
     def is_repo_module(self, qualname: str) -> bool:

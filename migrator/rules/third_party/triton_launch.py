@@ -42,6 +42,13 @@ class TritonLaunch(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds or usage.api not in ctx.project.triton_kernels:
             return None
+        if usage.api in ctx.project.optional_kernels:
+            # decorated through a module's ``triton`` that is ``None`` where Triton does not import: the module
+            # cannot even define the kernel there, so the code that launches it has its way without it
+            return per_target(ctx, lambda t: Verdict(
+                Status.SUPPORTED, f"launches Triton kernel `{usage.api.rsplit('.', 1)[-1]}`, defined only where "
+                "Triton imports (the project binds `triton` under `try`): an optional fast path, not a port",
+                _SOURCE))
         return per_target(ctx, lambda t: Verdict(
             Status.PORT, f"launches Triton kernel `{usage.api.rsplit('.', 1)[-1]}`: port the kernel or replace the "
             "call with plain torch ops", _SOURCE))
