@@ -735,6 +735,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param(".devcontainer/cpp-inference/requirements/requirements.txt", Context.TOOLING, id="dev-container"),
     pytest.param("src/pkg/_debug/nan_capture.py", Context.TOOLING, id="debug-helpers"),
     pytest.param("src/pytorch_lightning/profilers/pytorch.py", Context.TOOLING, id="profilers"),
+    # fairscale's layer memory tracker
+    pytest.param("fairscale/experimental/tooling/layer_memory_tracker.py", Context.TOOLING, id="tooling"),
     # colossalai's device/alpha_beta_profiler.py measures the links to plan the device mesh: part of the run
     pytest.param("device/alpha_beta_profiler.py", Context.TRAINING, id="a-profiler-the-run-uses"),
     pytest.param("tools/dataset_converters/ubody_smplx_to_coco.py", Context.TOOLING, id="a-dataset-converter"),
@@ -793,6 +795,16 @@ def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, see
 
 
 GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
+
+
+def test_a_flag_that_picks_cudas_side_of_a_conditional_expression_is_a_check(scan_tree):
+    # ultralytics' torch_distributed_zero_first: a flag for NCCL picks CUDA's barrier, the plain one elsewhere;
+    # renamed to HCCL, the flag would send the NPU into torch.cuda.current_device()
+    body = ("    use_ids = torch.distributed.get_backend() == 'nccl'\n"
+            "    torch.distributed.barrier(device_ids=[torch.cuda.current_device()]) if use_ids "
+            "else torch.distributed.barrier()\n    return x")
+    report = scan_tree({"ops.py": GUARDED.format(body=body)}, ["cann"])
+    assert not [(f.rule, f.line) for f in report.findings if active(f.verdicts["cann"])]
 
 
 @pytest.mark.parametrize("body, work", [
@@ -1061,6 +1073,23 @@ def test_a_cuda_branch_of_an_if_elif_chain_that_tests_for_the_target_is_already_
     work = {t: [f.span.line for f in report.findings if active(f.verdicts[t])] for t in ("cann", "neuware")}
     assert work["cann"] == []  # the chain already serves the NPU: its CUDA branch is CUDA's own
     assert work["neuware"]  # no branch for the MLU: the CUDA one is still what runs there
+
+
+@pytest.mark.parametrize("test, served", [
+    # ultralytics' select_device: the NPU's and the XPU's own way first, returning; the rest is CUDA's
+    pytest.param("device.startswith(('npu', 'xpu'))", True, id="startswith-returns"),
+    pytest.param("device == 'npu'", True, id="equals-returns"),
+    # the rest is where the NPU is: nothing there is another device's
+    pytest.param("not device.startswith('npu')", False, id="negated-leaves-the-rest-to-the-npu"),
+])
+def test_the_rest_after_the_targets_own_way_returns_is_cudas(scan_tree, test, served):
+    code = ("import torch\n\n\ndef select_device(device):\n    if " + test + ":\n"
+            "        torch.npu.set_device(0)\n        return torch.device(device)\n"
+            "    torch.cuda.set_device(0)\n    return torch.device('cuda', 0)\n")
+    report = scan_tree({"dev.py": code}, ["cann", "neuware"])
+    (call,) = [f for f in report.judged if f.api == "torch.cuda.set_device"]
+    assert active(call.verdicts["cann"]) != served
+    assert active(call.verdicts["neuware"])  # no way of its own for the MLU: the CUDA one is what runs there
 
 
 @pytest.mark.parametrize("body, work", [
@@ -1705,6 +1734,8 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     pytest.param("version.parse(torch.__version__) < version.parse('2.0')", False, id="a-parsed-version"),
     pytest.param("version.parse(torch.__version__) >= version.parse('2.0')", True, id="a-branch-the-target-takes"),
     pytest.param("_TORCH_GREATER_EQUAL_2_13", False, id="a-flag-for-a-newer-torch"),
+    # ultralytics' TORCH_1_13 = check_version(TORCH_VERSION, "1.13.0"), imported from its torch_utils
+    pytest.param("not TORCH_1_13", False, id="a-bare-release-flag"),
     # axolotl's offload_cpu.py: the parsed version bound to a name first
     pytest.param("torch_version < version.parse('2.4.0')", False, id="a-parsed-version-bound-to-a-name"),
     # accelerate's and trl's helper, and transformers'
@@ -1714,11 +1745,26 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
 ])
 def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree, test, taken):
     code = ("import torch\nfrom packaging import version\nfrom accelerate.utils import is_torch_version\n"
-            "from transformers.utils import is_torch_greater_or_equal\n\n"
+            "from transformers.utils import is_torch_greater_or_equal\nfrom .torch_utils import TORCH_1_13\n\n"
             "torch_version = version.parse(torch.__version__)\n"
             "_TORCH_GREATER_EQUAL_2_4 = True\n"
             "_TORCH_GREATER_EQUAL_2_13 = False\n\n\ndef make_scaler():\n"
             f"    if {test}:\n        return torch.cuda.amp.GradScaler()\n    return None\n")
+    report = scan_tree({"amp.py": code}, ["cann", "neuware"])
+    (scaler,) = [f for f in report.judged if f.api == "torch.cuda.amp.GradScaler"]
+    assert active(scaler.verdicts["cann"]) == taken, scaler.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("handler, taken", [
+    # open_clip's main.py: the generic scaler where torch has it, CUDA's on an older torch only
+    pytest.param("except (AttributeError, TypeError):", False, id="an-older-torchs-fallback"),
+    # a handler for another error is no question of the torch release: it runs on the target too
+    pytest.param("except RuntimeError:", True, id="another-error"),
+])
+def test_a_handler_for_a_torch_without_the_generic_form_never_runs_on_the_targets(scan_tree, handler, taken):
+    code = ("import torch\n\n\ndef make_scaler(device):\n    try:\n"
+            "        scaler = torch.amp.GradScaler(device=device)\n    " + handler + "\n"
+            "        scaler = torch.cuda.amp.GradScaler()\n    return scaler\n")
     report = scan_tree({"amp.py": code}, ["cann", "neuware"])
     (scaler,) = [f for f in report.judged if f.api == "torch.cuda.amp.GradScaler"]
     assert active(scaler.verdicts["cann"]) == taken, scaler.verdicts["cann"].message

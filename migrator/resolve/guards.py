@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Container, List, Optional, Sequence, Tuple
+from typing import Callable, Container, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -204,6 +204,30 @@ def always_leaves(body: cst.BaseSuite, followed: bool) -> bool:
     ``break`` with code after the ``if`` (with none, ``if cuda: return 1`` is the only answer the code gives)."""
     last = _last_statement(body)
     return isinstance(last, cst.Raise) or (followed and isinstance(last, _LEAVING))
+
+
+def leaves_for_accelerators(node: cst.If, followed: bool,
+                            qualify: Callable[[cst.BaseExpression], Optional[str]]) -> Tuple[str, ...]:
+    """``if device.startswith(("npu", "xpu")): ... return torch.device(...)`` with code that ``follows`` it (and no
+    other branch): the accelerators whose own way the test takes, and the rest of the block is for the devices it
+    left: as an ``else`` beside ``elif`` arms for those accelerators (ultralytics' ``select_device``). Not a
+    negated test (``if not is_npu_available(): return`` leaves the rest to the NPU), nor a body that raises (a
+    device refused is no way of its own)."""
+    if not followed or node.orelse is not None or not always_leaves(node.body, followed) or _raises(node.body) \
+            or not _positive(node.test):
+        return ()
+    return tuple(dict.fromkeys(accelerators_tested(node.test, qualify)))
+
+
+def _positive(test: cst.BaseExpression) -> bool:
+    """Whether a test holds where what it names is (no ``not``, ``!=``, ``not in`` or ``is not`` in it)."""
+    if isinstance(test, cst.BooleanOperation):
+        return _positive(test.left) and _positive(test.right)
+    if isinstance(test, cst.UnaryOperation):
+        return False
+    if isinstance(test, cst.Comparison):
+        return not any(isinstance(c.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for c in test.comparisons)
+    return True
 
 
 def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
@@ -572,7 +596,10 @@ def cuda_branch_does_device_work(body: cst.BaseSuite) -> bool:
 
 
 #: a flag named for a torch release it checks for (Lightning's and torchmetrics' ``_TORCH_GREATER_EQUAL_2_4``)
-_TORCH_FLAG = re.compile(r"^_?TORCH_(?:GREATER_EQUAL|GE|VERSION_GE|AT_LEAST|GEQ)_(\d+)_(\d+)(?:_\d+)?$", re.IGNORECASE)
+#: a flag named for the release it is at least: ``_TORCH_GREATER_EQUAL_2_4``, ``TORCH_GE_2_1``, and ultralytics'
+#: bare ``TORCH_2_4`` (``check_version(TORCH_VERSION, "2.4.0")``)
+_TORCH_FLAG = re.compile(r"^_?TORCH_(?:(?:GREATER_EQUAL|GE|VERSION_GE|AT_LEAST|GEQ)_)?(\d+)_(\d+)(?:_\d+)?$",
+                         re.IGNORECASE)
 _RELEASE = re.compile(r"^(\d+)\.(\d+)")
 _TORCH_VERSION = frozenset({"torch.__version__", "torch.version.__version__"})
 
@@ -606,6 +633,50 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
     if release is None:
         return None
     return (int(release.group(1)), int(release.group(2))), isinstance(operator, cst.GreaterThanEqual)
+
+
+#: torch's device-generic forms of CUDA's mixed-precision and device-module APIs, and the first release whose
+#: docs list each as called here (PyTorch's docs for that release: ``torch.autocast`` 1.10, ``torch.amp.GradScaler
+#: (device)`` 2.3, ``torch.get_device_module`` 2.3, ``torch.amp.custom_fwd(device_type=)`` 2.4)
+_GENERIC_SINCE: Mapping[str, Release] = {
+    "torch.autocast": (1, 10), "torch.amp.autocast": (1, 10), "torch.amp.GradScaler": (2, 3),
+    "torch.get_device_module": (2, 3), "torch.amp.custom_fwd": (2, 4), "torch.amp.custom_bwd": (2, 4),
+}
+#: the errors an older torch raises at a generic form it lacks (a missing name, a keyword it does not take)
+_MISSING_FORM_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "Exception"})
+
+
+def older_torch_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression], Optional[str]]
+                         ) -> List[Tuple[cst.ExceptHandler, Release]]:
+    """open_clip's ``try: scaler = torch.amp.GradScaler(device=device)`` ``except (AttributeError, TypeError):
+    scaler = torch.cuda.amp.GradScaler()``: a handler for the errors a torch without the generic form the body
+    calls raises runs only on a torch older than that form's first release (``_GENERIC_SINCE``): the handlers,
+    each with that release."""
+    since = [release for call in _calls_within(node.body)
+             if (release := _GENERIC_SINCE.get(qualify(call.func) or "")) is not None]
+    if not since:
+        return []
+    release = max(since)
+    return [(handler, release) for handler in node.handlers if _catches_missing_form(handler)]
+
+
+def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
+    """The calls in a block's simple statements (not in nested blocks: bounded, never a deep walk)."""
+    found: List[cst.Call] = []
+    for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                value = getattr(small, "value", None)
+                if isinstance(value, cst.Call):
+                    found.append(value)
+    return found
+
+
+def _catches_missing_form(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return any(isinstance(t, cst.Name) and t.value in _MISSING_FORM_ERRORS for t in types)
 
 
 #: the libraries' helpers that compare the installed torch with a release: accelerate's and trl's

@@ -19,8 +19,8 @@ from .emit import Emitter
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, always_leaves,
                      asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
                      cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
-                     keeps_to_nvidia_facts, leaves_off_availability,
-                     leaves_off_cuda, library_asked, names_availability, skipped_off_cuda, takes_general_path,
+                     keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability, leaves_off_cuda,
+                     library_asked, names_availability, older_torch_handlers, skipped_off_cuda, takes_general_path,
                      tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
@@ -102,6 +102,9 @@ class ModuleResolver:
         self._flag_tests: List[Dict[str, bool]] = [{}]
         #: a block -> how many guards its rest is under (after ``if x.device.type != "cuda": return``)
         self._rest_guards: Dict[int, int] = {}
+        #: per block, how many entries of ``emitter.chain_siblings`` its rest holds: after ``if device == "npu":
+        #: ... return``, the accelerators whose own way was taken before it
+        self._rest_siblings: Dict[int, int] = {}
         #: a block -> how many availability tests its rest is under (after ``if not is_x_available(): return``)
         self._rest_optional: Dict[int, int] = {}
 
@@ -267,6 +270,9 @@ class ModuleResolver:
             guards = self.emitter.expression_guards
             guards.update((i, CudaGuard(GuardKind.TEST, span)) for i in _node_ids(node.test))
             guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(node.body))
+            # ``use_ids = dist.get_backend() == "nccl"`` then ``barrier(device_ids=[...]) if use_ids else
+            # barrier()``: every other device takes the ``else``, as after an ``if`` with one
+            self._flags_read(node.test, True)
         elif kind == IS_AVAILABLE:
             # ``"cuda"`` / ``if torch.cuda.is_available()`` / ``else "cpu"`` over several lines: the test decides
             # what its body does, as an ``if`` block's would (its finding is the cause, the body's its sites)
@@ -383,6 +389,12 @@ class ModuleResolver:
         if id(original_node) in self._chain_tops:
             self._chain_tops.discard(id(original_node))
             self.emitter.chain_siblings.pop()
+        others = leaves_for_accelerators(original_node, self._followed(original_node), self.scopes.qualify)
+        if others:  # the rest of the block is an ``else`` beside those accelerators' own way
+            outer = self.emitter.chain_siblings[-1] if self.emitter.chain_siblings else ()
+            self.emitter.chain_siblings.append(tuple(dict.fromkeys(outer + others)))
+            block = id(self._blocks[-1])
+            self._rest_siblings[block] = self._rest_siblings.get(block, 0) + 1
         if leaves_off_cuda(original_node, self._followed(original_node), self.scopes.qualify, self._flags()):
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(original_node.test)))
             block = id(self._blocks[-1])
@@ -499,6 +511,8 @@ class ModuleResolver:
         self._blocks.pop()
         for _ in range(self._rest_guards.pop(id(node), 0)):
             self.emitter.cuda_guards.pop()
+        for _ in range(self._rest_siblings.pop(id(node), 0)):
+            self.emitter.chain_siblings.pop()
         self.scopes.guard_depth -= self._rest_optional.pop(id(node), 0)
         if id(node) in self._no_grad_bodies:
             self._no_grad_bodies.discard(id(node))
@@ -557,6 +571,8 @@ class ModuleResolver:
     def visit_Try(self, node: cst.Try) -> None:
         if catches_import_error(node):
             self.scopes.guard_depth += 1
+        for handler, release in older_torch_handlers(node, self.scopes.qualify):  # runs below that release only
+            self._torch_gates[id(handler.body)] = TorchGate(release, False)
 
     def leave_Try(self, original_node: cst.Try) -> None:
         if catches_import_error(original_node):
@@ -594,9 +610,8 @@ class ModuleResolver:
         if id(node) in self.consumed:
             return True
         func = node.func
-        if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
-            self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
         qual = self.scopes.qualify(func)
+        self._types_named(node, qual)
         if qual in AUTOCASTS:
             self._autocast_only_on_cuda(node)
         self._knobs(node)
@@ -631,6 +646,15 @@ class ModuleResolver:
             if kernel:  # ``kernel[grid](...)``: a launch
                 self.emitter.emit(kernel, UsageKind.LAUNCH, node, self.values.arguments(node.args))
         return True
+
+    def _types_named(self, node: cst.Call, qual: Optional[str]) -> None:
+        """The classes a call names as types: ``isinstance``'s (a test against them: ``TYPE_CHECK``) and
+        ``typing.cast``'s (``cast(torch.cuda.Stream, stream)``: named for the type checker, nothing runs)."""
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
+            self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
+        elif qual == "typing.cast" and node.args:
+            self.consumed.update(id(n) for n in _type_names(node.args[0].value))
 
     def _instance_call(self, node: cst.Call, func: cst.Attribute) -> bool:
         """``lib.impl(...)`` on ``lib = torch.library.Library(...)``, for the methods a rule asked for."""
