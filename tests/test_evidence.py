@@ -1736,6 +1736,10 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     pytest.param("_TORCH_GREATER_EQUAL_2_13", False, id="a-flag-for-a-newer-torch"),
     # ultralytics' TORCH_1_13 = check_version(TORCH_VERSION, "1.13.0"), imported from its torch_utils
     pytest.param("not TORCH_1_13", False, id="a-bare-release-flag"),
+    # basicsr's DCNv2Pack: torchvision 0.9 pairs with torch 1.8, below every target's line
+    pytest.param("LooseVersion(torchvision.__version__) < LooseVersion('0.9.0')", False, id="torchvisions-release"),
+    pytest.param("version.parse(torchvision.__version__) >= version.parse('0.15')", True,
+                 id="torchvisions-release-the-target-has"),
     # axolotl's offload_cpu.py: the parsed version bound to a name first
     pytest.param("torch_version < version.parse('2.4.0')", False, id="a-parsed-version-bound-to-a-name"),
     # accelerate's and trl's helper, and transformers'
@@ -1744,7 +1748,8 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     pytest.param("not is_torch_greater_or_equal('2.4')", False, id="transformers-helper"),
 ])
 def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree, test, taken):
-    code = ("import torch\nfrom packaging import version\nfrom accelerate.utils import is_torch_version\n"
+    code = ("import torch\nimport torchvision\nfrom distutils.version import LooseVersion\n"
+            "from packaging import version\nfrom accelerate.utils import is_torch_version\n"
             "from transformers.utils import is_torch_greater_or_equal\nfrom .torch_utils import TORCH_1_13\n\n"
             "torch_version = version.parse(torch.__version__)\n"
             "_TORCH_GREATER_EQUAL_2_4 = True\n"

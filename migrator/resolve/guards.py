@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Container, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Container, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -626,13 +626,29 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
-    if not isinstance(operator, (cst.GreaterThanEqual, cst.LessThan)) \
-            or not _is_torch_version(test.left, qualify, bound):
+    if not isinstance(operator, (cst.GreaterThanEqual, cst.LessThan)):
+        return None
+    vision = _is_version_of(test.left, qualify, bound, _TORCHVISION_VERSION)
+    if not vision and not _is_version_of(test.left, qualify, bound, _TORCH_VERSION):
         return None
     release = _RELEASE.match(_string_in(right) or "")
     if release is None:
         return None
-    return (int(release.group(1)), int(release.group(2))), isinstance(operator, cst.GreaterThanEqual)
+    at = (int(release.group(1)), int(release.group(2)))
+    return (_torch_of_torchvision(at) if vision else at), isinstance(operator, cst.GreaterThanEqual)
+
+
+#: ``torchvision.__version__``: each torchvision release pairs with one torch release
+_TORCHVISION_VERSION = frozenset({"torchvision.__version__", "torchvision.version.__version__"})
+
+
+def _torch_of_torchvision(release: Release) -> Release:
+    """The torch release a torchvision release pairs with (torchvision's README table): 0.9 with 1.8, 0.15 with
+    2.0, 0.19 with 2.4; basicsr's ``if LooseVersion(torchvision.__version__) >= LooseVersion('0.9.0'):``."""
+    major, minor = release
+    if major != 0:  # no torchvision 1.x yet: a release past every table row, compared as such
+        return (2, 100)
+    return (1, minor - 1) if minor < 15 else (2, minor - 15)
 
 
 #: torch's device-generic forms of CUDA's mixed-precision and device-module APIs, and the first release whose
@@ -700,14 +716,14 @@ def _version_helper(call: cst.Call) -> Optional[Tuple[Release, bool]]:
     return ((int(release.group(1)), int(release.group(2))), at_least) if release else None
 
 
-def _is_torch_version(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
-                      bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]) -> bool:
-    """``torch.__version__``, parsed or not, written here or bound to a name (axolotl's ``torch_version =
-    version.parse(torch.__version__)``)."""
+def _is_version_of(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                   bound: Callable[[cst.BaseExpression], Optional[cst.BaseExpression]], names: FrozenSet[str]) -> bool:
+    """``torch.__version__`` (one of ``names``), parsed or not, written here or bound to a name (axolotl's
+    ``torch_version = version.parse(torch.__version__)``)."""
     node = bound(node) or node
     if isinstance(node, cst.Call) and len(node.args) == 1:  # ``version.parse(torch.__version__)``, ``Version(...)``
         node = node.args[0].value
-    return qualify(node) in _TORCH_VERSION
+    return qualify(node) in names
 
 
 def _string_in(node: cst.BaseExpression) -> Optional[str]:
