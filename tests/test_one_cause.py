@@ -165,11 +165,29 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     ("    x = x.cuda()\n    y = y.cuda()\n    return x + y\n", 1),
     # the same API far apart in one function: two places to change
     ("    x = x.cuda()\n" + "    x = x * 2\n" * 4 + "    y = y.cuda()\n    return x + y\n", 2),
-], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function"])
+    # DeepSpeed's CUDA-graph capture: a side stream, its wait, entering it: one stream protocol
+    ("    s = torch.cuda.Stream()\n    s.wait_stream(torch.cuda.current_stream())\n"
+     "    with torch.cuda.stream(s):\n        y = x * 2\n    return y\n", 1),
+], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "a-stream-protocol"])
 def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
     findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
     work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]
     assert len(work) == items, [(f.span.line, f.api) for f in work]
+
+
+@pytest.mark.parametrize("test", [
+    "torch.cuda.is_available()",
+    # mmpretrain's RevViT seeds: a count of CUDA's devices (or generators) compared with none
+    "torch.cuda.device_count() > 0",
+    "hasattr(torch.cuda, 'default_generators') and len(torch.cuda.default_generators) > 0",
+], ids=["is-available", "a-device-count", "a-generator-count"])
+def test_a_test_for_some_cuda_device_decides_its_body(scan_code, test):
+    findings = scan_code("import torch\n\n\ndef seed():\n    if " + test + ":\n"
+                         "        index = torch.cuda.current_device()\n        torch.cuda.set_device(index)\n",
+                         ["cann"])
+    body = [f for f in findings if f.span.line in (6, 7)]
+    (cause,) = [f for f in findings if f.span.line == 5 and f.root is None]
+    assert len(body) == 2 and {f.root for f in body} == {cause.id}
 
 
 def test_a_device_constant_imported_from_another_module_is_one_cause_there(scan_tree):

@@ -348,16 +348,26 @@ def _clauses(finding: Finding) -> Optional[Tuple[Tuple[str, str, Tuple[str, ...]
 _RUN_GAP = 2
 
 
+#: CUDA's stream, event and graph APIs: a side stream's protocol (make it, wait for the current one, enter it)
+_STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.current_stream",
+                          "torch.cuda.default_stream", "torch.cuda.set_stream", "torch.cuda.Event",
+                          "torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.StreamContext"})
+
+
 def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One run of the same work, one item: the same API judged the same way on lines next to each other in one
     function (pythae's ``lgamma`` three times in one log-binomial written over three lines; ``x = x.cuda()`` then
-    ``y = y.cuda()``) is one change there; each after the first is a site of the run's first."""
+    ``y = y.cuda()``) is one change there; each after the first is a site of the run's first. CUDA's stream,
+    event and graph calls next to each other are one run whatever their APIs (DeepSpeed's CUDA-graph capture:
+    ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with torch.cuda.stream(s):``): one
+    protocol, changed at once."""
     runs: Dict[Tuple[str, Optional[int], str, str, str, _Settles], Finding] = {}
     last_line: Dict[str, int] = {}
     roots: Dict[str, str] = {}
     work = _items_of_work(findings)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
-        key = (finding.path, finding.span.cell, finding.scope, finding.rule, finding.api, _settles(finding))
+        what = ("", "streams") if finding.api in _STREAM_APIS else (finding.rule, finding.api)
+        key = (finding.path, finding.span.cell, finding.scope, *what, _settles(finding))
         head = runs.get(key)
         line = finding.span.line or 0
         if head is not None and line - last_line[head.id] <= _RUN_GAP:
@@ -367,6 +377,31 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
             runs[key] = finding
             last_line[finding.id] = _last_line(finding)
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def with_copy_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """One file shipped twice, one item: DeepSpeed's sdist carries ``csrc/`` and a copy under
+    ``deepspeed/ops/csrc/``; a finding in the copy (its path the original's under more folders) on the same line,
+    by the same rule, of the same code is a site of the original's item: one port, made once and copied."""
+    originals: Dict[Tuple[str, int, str, str], List[Finding]] = {}
+    for finding in findings:
+        originals.setdefault(_copy_key(finding), []).append(finding)
+    roots: Dict[str, str] = {}
+    for group in originals.values():
+        if len(group) < 2:
+            continue
+        for finding in group:
+            original = min((f for f in group if finding.path.endswith("/" + f.path)), key=lambda f: len(f.path),
+                           default=None)
+            if original is not None and finding.root is None:
+                roots[finding.id] = original.root or original.id
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _copy_key(finding: Finding) -> Tuple[str, int, str, str]:
+    """What a finding and its copy share: the rule, the line, the code, and the file's name (an API that names
+    its file, a kernel's ``csrc/adam/x.cuh::kernel``, by its last part)."""
+    return (finding.rule, finding.span.line or 0, finding.snippet, finding.path.rsplit("/", 1)[-1])
 
 
 def with_import_only_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:

@@ -266,7 +266,30 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
             return DEVICE_TYPE
         if positive and len(sides) == 2 and _a_devices_type(sides[0]) and _cuda_among_others(sides[1]):
             return DEVICE_TYPE  # ``device.type in ("cuda", "xpu")``
+        if _some_cuda_device(test, qualify):
+            return IS_AVAILABLE
     return None
+
+
+#: what counts CUDA's devices: ``torch.cuda.device_count()``, ``len(torch.cuda.default_generators)``
+_CUDA_COUNTS = frozenset({"torch.cuda.device_count", "torch.cuda.default_generators"})
+
+
+def _some_cuda_device(test: cst.Comparison, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``torch.cuda.device_count() > 0``, ``len(torch.cuda.default_generators) >= 1`` (mmpretrain's RevViT
+    seeds): a count of CUDA's devices compared with none, true where ``torch.cuda.is_available()`` is."""
+    if len(test.comparisons) != 1:
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not isinstance(right, cst.Integer) or (right.value, type(operator)) not in (
+            ("0", cst.GreaterThan), ("0", cst.NotEqual), ("1", cst.GreaterThanEqual)):
+        return False
+    left = test.left
+    if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len" and left.args:
+        left = left.args[0].value
+    elif isinstance(left, cst.Call):
+        left = left.func
+    return qualify(left) in _CUDA_COUNTS
 
 
 #: the devices of the targets that rename CUDA's: a set naming one is true on the target too

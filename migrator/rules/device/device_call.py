@@ -80,6 +80,8 @@ class DeviceCall(Rule):
                 expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
                                  neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
+        # a probe of the module is no use of it
+        Valid("import torch\nHAS_GENERATORS = hasattr(torch.cuda, 'default_generators')\n"),
         # fairscale's pipe streams: `cast` names a type for the checker and runs nothing
         Valid("from typing import cast\nimport torch\n\n\ndef as_cuda(stream):\n"
               "    return cast(torch.cuda.Stream, stream)\n"),
