@@ -78,12 +78,17 @@ def _finding_at(choice: DtypeChoice, uses: Sequence[Finding], bites: Bites, targ
 
 
 def _graded(choice: DtypeChoice, verdict: Verdict) -> Verdict:
-    """A choice read only off a framework's import (it may set either 16-bit dtype from its configuration) is a
-    note to validate: whether the project trains in that dtype is the configuration's to say."""
-    if not choice.inferred or verdict.status == Status.SUPPORTED:
+    """A note to validate, never work on its own: the vendor notes that leave the dtype out are unconditional
+    (Ascend's docs list fp16/fp32 for ``nn.Linear``, which Atlas A2 cards run in bf16), and the project's dtype
+    profile links them to calls whose own inputs the scan has not seen in that dtype (mmpretrain's fp16 softmax
+    cast in BLIP-2 tied to HorNet's ``view_as_complex`` on an fp32 weight). Thirty-nine such findings judged on
+    repositories nobody tuned on: none was work. A choice read only off a framework's import says so."""
+    if verdict.status == Status.SUPPORTED:
         return verdict
-    return replace(verdict, evidence=(Evidence(Grade.NOTE, verdict.source, f"{choice.dtype} read off the import "
-                                               f"of {choice.api} at {choice.where}, not off code computing in it"),))
+    why = (f"{choice.dtype} read off the import of {choice.api} at {choice.where}, not off code computing in it"
+           if choice.inferred else f"vendor notes that leave {choice.dtype} out, tied to this choice by the "
+           f"project's dtype profile, not by the calls' own inputs: check those ops in {choice.dtype} on the card")
+    return replace(verdict, evidence=(Evidence(Grade.NOTE, verdict.source, why),))
 
 
 def _with_caveat(choice: DtypeChoice, target: str, verdict: Verdict,
