@@ -648,7 +648,9 @@ SEPARATOR = ("import torch\n\n\nclass Separator:\n"
 ])
 def test_an_availability_test_in_a_default_every_call_overrides_is_to_validate(scan_tree, call, work):
     cli = f"from api import Separator\n\n\ndef main(model, args):\n    return {call}\n"
-    report = scan_tree({"api.py": SEPARATOR, "cli.py": cli}, ["cann"])
+    # ultralytics' INT8 export calls its loader builder without the device: an exporter's call reaches no training
+    export = "from api import Separator\n\n\ndef calibrate(model):\n    return Separator(model)\n"
+    report = scan_tree({"api.py": SEPARATOR, "cli.py": cli, "exporter.py": export}, ["cann"])
     (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available" and f.path == "api.py"]
     assert active(test.verdicts["cann"]) == work
 
@@ -795,6 +797,21 @@ def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, see
 
 
 GUARDED = "import torch\n\n\ndef op(x, impl='ref'):\n{body}\n"
+
+
+@pytest.mark.parametrize("name, work", [
+    pytest.param("CUDA_VISIBLE_DEVICES", True, id="device-visibility"),
+    # classy_vision's and llama-cookbook's watchdog switch, ultralytics' blocking wait, axolotl's allocator
+    pytest.param("NCCL_ASYNC_ERROR_HANDLING", False, id="a-collectives-switch"),
+    pytest.param("TORCH_NCCL_BLOCKING_WAIT", False, id="a-switch-with-a-counterpart"),
+    pytest.param("PYTORCH_CUDA_ALLOC_CONF", False, id="the-allocators-configuration"),
+])
+def test_a_variable_that_only_tunes_the_run_is_to_validate(scan_tree, name, work):
+    code = f"import os\n\n\ndef setup():\n    os.environ['{name}'] = '1'\n"
+    report = scan_tree({"train.py": code}, ["cann", "neuware"])
+    (found,) = [f for f in report.judged if f.rule == "environment-variable"]
+    assert any(active(v) for v in found.verdicts.values()) == work
+    assert (found in report.findings) == work and (found in report.validate) != work
 
 
 def test_a_flag_that_picks_cudas_side_of_a_conditional_expression_is_a_check(scan_tree):
@@ -1590,8 +1607,9 @@ def test_a_launch_needs_the_runtimes_environment_only_where_what_it_runs_does_de
         scan_tree, script, files, stays):
     report = scan_tree({"tools/data/kinetics/extract.sh": script, **files}, ["cann"])
     (launch,) = [f for f in report.judged if f.rule == "launch-environment"]
-    assert active(launch.verdicts["cann"]) == stays, launch.verdicts["cann"].message
-    assert (launch in report.findings) == stays
+    # the environment is the machine's (a shell, a container's profile sources it once): to check, never work
+    assert (launch.verdicts["cann"].status != Status.SUPPORTED) == stays, launch.verdicts["cann"].message
+    assert (launch in report.validate) == stays and launch not in report.findings
 
 
 FAST_PATH = ("import torch\n\n\ndef median_filter(x, width):\n    result = None\n    if x.is_cuda:\n"
@@ -1686,6 +1704,9 @@ def test_a_device_written_for_a_cuda_library_where_it_is_used_changes_with_its_p
     # torchreid's load_checkpoint: elsewhere the host takes the checkpoint, load_state_dict puts it on the device
     pytest.param("map_location = None if torch.cuda.is_available() else 'cpu'\n"
                  "    state = torch.load(path, map_location=map_location)", False, id="assigned-choice"),
+    # pfrl's agent: the host where CUDA is missing, the saved devices where it is there
+    pytest.param("map_location = torch.device('cpu') if not torch.cuda.is_available() else None\n"
+                 "    state = torch.load(path, map_location=map_location)", False, id="a-negated-choice"),
     pytest.param("state = torch.load(path, map_location='cuda' if torch.cuda.is_available() else 'cpu')", False,
                  id="keyword-choice"),
     pytest.param("device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"

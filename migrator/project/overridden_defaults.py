@@ -6,7 +6,8 @@ still what a caller outside the project gets, so the finding stays, to validate 
 leaves the worklist. Only functions and classes are read (a method's callers hold objects the text does not
 type), only where the callers can be seen: the defining module and the modules that import it; every mention of
 the name there must be a call that passes the parameter (a function handed on as a value, ``partial(f)``, a
-``super().__init__(...)`` in a subclass or a call without it keeps the finding). A parameter left ``None`` and
+``super().__init__(...)`` in a subclass or a call without it keeps the finding; a test's or an exporter's call
+reaches no training run and is not read: ultralytics' INT8 export). A parameter left ``None`` and
 replaced in the body (``device or torch.device("cuda" if torch.cuda.is_available() else "cpu")``: lerobot's RA-BC
 weights) is such a default too.
 """
@@ -17,7 +18,8 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..model import Evidence, FileResult, Finding, Grade, Status
+from ..contexts import path_context
+from ..model import Context, Evidence, FileResult, Finding, Grade, Status
 from .reread import parse_text, read_text
 
 #: the default's device string, and the availability test that chooses it (``"cuda" if
@@ -71,6 +73,8 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
                     changed[finding.id] = _overridden(finding, default, calls)
                 continue
             for importer in importers:  # parsed only where the text names the callee
+                if path_context(importer.file.rel) != Context.TRAINING:
+                    continue  # an exporter's or a test's call reaches no training run (ultralytics' INT8 export)
                 text = read_text(importer, texts)
                 if text is None or default.callee in text:
                     rel = importer.file.rel
@@ -124,6 +128,8 @@ def _method_mentions(name: str, results: Iterable[FileResult], texts: Dict[str, 
     a method's callers hold the object under names the text does not type)."""
     found: List[Tuple[str, Optional[_Mentions], bool]] = []
     for result in results:
+        if path_context(result.file.rel) != Context.TRAINING:
+            continue
         text = read_text(result, texts)
         if text is None or f".{name}" not in text:
             continue

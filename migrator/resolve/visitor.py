@@ -261,7 +261,11 @@ class ModuleResolver:
             gates = self.emitter.expression_gates
             gates.update((i, TorchGate(*release)) for i in _node_ids(node.body))
             gates.update((i, TorchGate(release[0], not release[1])) for i in _node_ids(node.orelse))
-        kind = cuda_test(node.test, self.scopes.qualify, self._flags())
+        test, cudas = node.test, node.body
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            # pfrl's ``torch.device("cpu") if not torch.cuda.is_available() else None``: CUDA's is the ``else``
+            test, cudas = test.expression, node.orelse
+        kind = cuda_test(test, self.scopes.qualify, self._flags())
         if kind == DEVICE_TYPE or (kind is not None and id(node) in self._map_locations):
             # a load's ``map_location=None if torch.cuda.is_available() else "cpu"``: elsewhere the host takes the
             # checkpoint, and ``load_state_dict`` copies it onto the module's device: the other way works
@@ -269,11 +273,12 @@ class ModuleResolver:
             span = self.emitter.span(node.test)
             guards = self.emitter.expression_guards
             guards.update((i, CudaGuard(GuardKind.TEST, span)) for i in _node_ids(node.test))
-            guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(node.body))
-            # ``use_ids = dist.get_backend() == "nccl"`` then ``barrier(device_ids=[...]) if use_ids else
-            # barrier()``: every other device takes the ``else``, as after an ``if`` with one
-            self._flags_read(node.test, True)
-        elif kind == IS_AVAILABLE:
+            guards.update((i, CudaGuard(GuardKind.OTHER_BRANCH, span)) for i in _node_ids(cudas))
+            if cudas is node.body:
+                # ``use_ids = dist.get_backend() == "nccl"`` then ``barrier(device_ids=[...]) if use_ids else
+                # barrier()``: every other device takes the ``else``, as after an ``if`` with one
+                self._flags_read(node.test, True)
+        elif kind == IS_AVAILABLE and cudas is node.body:
             # ``"cuda"`` / ``if torch.cuda.is_available()`` / ``else "cpu"`` over several lines: the test decides
             # what its body does, as an ``if`` block's would (its finding is the cause, the body's its sites)
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.test, node.body)

@@ -16,6 +16,17 @@ from ..model import Argument, Confidence, FileKind, Span, Usage, UsageKind, Valu
 
 #: The prefixes of the variables CUDA, NCCL and PyTorch's CUDA and NCCL layers read (scripts and Python alike).
 CUDA_ENV_PREFIXES = ("CUDA_", "NCCL_", "CUDNN_", "NVIDIA_", "PYTORCH_CUDA_", "TORCH_CUDA_", "TORCH_NCCL_", "CUBLAS_")
+#: The CUDA, NCCL and PyTorch variables that only tune, debug or make deterministic what runs (NCCL's logging,
+#: blocking waits, async error handling and transport switches; PyTorch's CUDA allocator; cuBLAS's workspace for
+#: determinism; CUDA's synchronous launches; the architectures an extension build compiles for): a run on
+#: another device goes on without them, and the target's counterpart is a choice, not a port.
+CUDA_TUNING_VARIABLES = re.compile(
+    r"^(?:TORCH_)?NCCL_(?:DEBUG\w*|BLOCKING_WAIT|ASYNC_ERROR_HANDLING|DESYNC_DEBUG|TRACE_BUFFER_SIZE|"
+    r"ENABLE_MONITORING|HEARTBEAT_TIMEOUT_SEC|DUMP_ON_TIMEOUT|ENABLE_TIMING|TIMEOUT\w*|P2P_\w+|IB_\w+|NVLS_\w+|"
+    r"SHM_DISABLE|CUMEM_ENABLE|MIN_NCHANNELS|MAX_NCHANNELS|BUFFSIZE|NTHREADS|ALGO|PROTO|LAUNCH_MODE|"
+    r"AVOID_RECORD_STREAMS|USE_TENSOR_REGISTER_ALLOCATOR_HOOK)$"
+    r"|^PYTORCH_CUDA_ALLOC_CONF$|^PYTORCH_NO_CUDA_MEMORY_CACHING$|^CUBLAS_WORKSPACE_CONFIG$|^CUDA_LAUNCH_BLOCKING$"
+    r"|^CUDNN_LOGINFO_DBG$|^CUDNN_LOGDEST_DBG$|^TORCH_CUDA_ARCH_LIST$|^CUDA_MODULE_LOADING$")
 _ENV_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|ENV\s+|ARG\s+|set\s+|setenv\s+)?"
                          r"((?:" + "|".join(p.rstrip("_") for p in CUDA_ENV_PREFIXES) + r")_\w*)"
                          r"(?:=|\s+(?=\S))([^\s;&|]*)")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import Category, Edit, EditKind, Status, Usage, UsageKind, Verdict, fix_of
+from dataclasses import replace
+
+from ...model import Category, Edit, EditKind, Evidence, Grade, Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.vocabulary import Vocabulary
-from ...sources.environment import CUDA_ENV_PREFIXES
+from ...sources.environment import CUDA_ENV_PREFIXES, CUDA_TUNING_VARIABLES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -30,7 +32,9 @@ class EnvironmentVariable(Rule):
 
     ## Fix safety
     Exact where the vendor documents a one-to-one variable (`MLU_VISIBLE_DEVICES` on Cambricon): the name
-    is replaced where it is written. An equivalent with different semantics (Ascend's
+    is replaced where it is written. A variable that only tunes or debugs the run (NCCL's logging and
+    blocking waits, the CUDA allocator's configuration, cuBLAS's workspace) is a note to validate: the run
+    goes on without it. An equivalent with different semantics (Ascend's
     `ASCEND_RT_VISIBLE_DEVICES` takes ascending device ids only) is a suggestion, not applied by `fix`.
     """
 
@@ -51,7 +55,8 @@ class EnvironmentVariable(Rule):
         Invalid("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n", path="run.sh",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE),
                 fixed=dict(neuware="export MLU_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=2 train.py\n")),
-        # no one-to-one name on any target; on kunlun the message names the BKCL_* family that does the job
+        # a logging switch: no one-to-one name on any target (on kunlun the message names the BKCL_* family that
+        # does the job), and the run goes on without it: to validate, not work
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE),
@@ -90,4 +95,17 @@ class EnvironmentVariable(Rule):
                 return Verdict(Status.UNKNOWN, f"{action} {name}: on {target.id} use the {entry['to']} variable that "
                                f"does its job ({entry['note']}); see {entry['doc']}", source)
             return cuda_names(target).unlisted_variable(target, action, name)
+
+        if CUDA_TUNING_VARIABLES.match(name):
+            return per_target(ctx, lambda t: _a_knob(verdict(t), name))
         return per_target(ctx, verdict)
+
+
+def _a_knob(verdict: Verdict, name: str) -> Verdict:
+    """A variable that only tunes or debugs (``NCCL_ASYNC_ERROR_HANDLING``, ``PYTORCH_CUDA_ALLOC_CONF``,
+    ``CUBLAS_WORKSPACE_CONFIG``): the run goes on without it, so what the target needs is a choice to make on the
+    card, not work; the verdict keeps its counterpart, as a note."""
+    if verdict.status == Status.SUPPORTED:
+        return verdict
+    why = f"{name} only tunes or debugs the run: training goes on without it; set the counterpart if you need it"
+    return replace(verdict, evidence=(Evidence(Grade.NOTE, verdict.source, why),))
