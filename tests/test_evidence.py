@@ -814,6 +814,21 @@ def test_a_variable_that_only_tunes_the_run_is_to_validate(scan_tree, name, work
     assert (found in report.findings) == work and (found in report.validate) != work
 
 
+@pytest.mark.parametrize("star, found", [
+    # fastai's torch_core: `from .torch_imports import *` gives every module torch, nn and F
+    pytest.param("from .torch_imports import *\n", True, id="the-projects-own-star-import"),
+    # a third party's star import says nothing of what `torch` is
+    pytest.param("from numpy import *\n", False, id="a-libraries-star-import"),
+])
+def test_torch_through_a_star_import_of_the_projects_own_module(scan_tree, star, found):
+    core = (star + "\n\ndef default_device():\n    if torch.cuda.is_available():\n"
+            "        return torch.device(torch.cuda.current_device())\n    return torch.device('cpu')\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/torch_imports.py": "import torch\nimport torch.nn as nn\n",
+                        "pkg/core.py": core}, ["cann"])
+    apis = {f.api for f in report.findings if f.path == "pkg/core.py"}
+    assert ({"torch.cuda.is_available", "torch.cuda.current_device"} <= apis) == found
+
+
 def test_a_flag_that_picks_cudas_side_of_a_conditional_expression_is_a_check(scan_tree):
     # ultralytics' torch_distributed_zero_first: a flag for NCCL picks CUDA's barrier, the plain one elsewhere;
     # renamed to HCCL, the flag would send the NPU into torch.cuda.current_device()

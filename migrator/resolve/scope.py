@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -21,6 +21,12 @@ _MODULE_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
 
 
+#: The names a module gets through ``from .imports import *`` from one of the project's own (fastai's
+#: ``from .torch_imports import *``, nbdev's style), for the conventional aliases of torch's modules: a module
+#: that uses ``torch``, ``nn`` or ``F`` without binding them has them from there (or fails with a NameError).
+STAR_ALIASES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional"}
+
+
 @dataclass
 class Binding:
     """What a name is bound to in one scope."""
@@ -29,6 +35,8 @@ class Binding:
     guarded: Set[str] = field(default_factory=set)  # names imported under try/except ImportError
     #: the local names those imports bind (kept where the handler binds a fallback: ``triton = None``)
     guarded_locals: Set[str] = field(default_factory=set)
+    #: after ``from .imports import *`` from the project's own package: what a name nothing else binds stands for
+    star_aliases: Mapping[str, str] = field(default_factory=dict)
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     params: Dict[str, Optional[cst.BaseExpression]] = field(default_factory=dict)
     annotations: Dict[str, cst.BaseExpression] = field(default_factory=dict)  # parameter -> its annotation
@@ -124,6 +132,8 @@ class Scopes:
                 return None, binding
             if name in binding.defs:
                 return (f"{self.module_name}.{name}" if scope.kind == "module" else None), None
+        if self.stack and name in self.stack[0].binding.star_aliases:  # bound by nothing here: the star import's
+            return self.stack[0].binding.star_aliases[name], None
         return None, None
 
     def alias_value(self, name: str) -> Optional[cst.BaseExpression]:
@@ -200,6 +210,8 @@ class Scopes:
                 self._bind_import(binding, local, full if alias.asname is not None else local, guarded, full)
         elif isinstance(small, cst.ImportFrom):
             base = self.from_module(small)
+            if base is not None and isinstance(small.names, cst.ImportStar) and self._own_module(base):
+                binding.star_aliases = STAR_ALIASES
             if base is None or isinstance(small.names, cst.ImportStar):
                 return
             for alias in small.names:
@@ -210,6 +222,10 @@ class Scopes:
                 self._bind_import(binding, local, target, guarded, target)
         elif isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and small.value is not None:
             self._bind_assignment(small, binding, class_info)
+
+    def _own_module(self, base: str) -> bool:
+        """Whether ``base`` is a module of the project's own package (the scanned module's first name)."""
+        return base.split(".", 1)[0] == self.module_name.split(".", 1)[0] and not is_torch(base)
 
     @staticmethod
     def _bind_import(binding: Binding, local: str, target: str, guarded: bool, guarded_name: str) -> None:

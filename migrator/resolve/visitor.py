@@ -117,7 +117,7 @@ class ModuleResolver:
         binding = self.scopes.enter("module", self.scopes.module_name, node.body).binding
         if binding.guarded:
             required_imports(node, binding)
-        self.imports_torch = any(is_torch(q) for q in binding.imports.values())
+        self.imports_torch = any(is_torch(q) for q in binding.imports.values()) or bool(binding.star_aliases)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
         qual = self.scopes.qualname(node.name.value)
