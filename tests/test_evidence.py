@@ -410,6 +410,7 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
 
 STEP = ("import torch\n\n\nclass HuberQLoss:\n    def __call__(self, y, y_hat):\n"
         "        return torch.nn.functional.huber_loss(y, y_hat)\n\n\n"
+        "class Gamma:\n    def log_prob(self, x):\n        return torch.lgamma(x)\n\n\n"
         "class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.basis = torch.linalg.eigh(torch.eye(4))[1]\n"
         "        self.proj = torch.nn.utils.weight_norm(torch.nn.Linear(4, 4))\n\n"
@@ -424,6 +425,8 @@ STEP = ("import torch\n\n\nclass HuberQLoss:\n    def __call__(self, y, y_hat):\
     pytest.param("torch.special.airy_ai", True, id="fallback-every-step-in-forward"),
     # a loss chosen by configuration is called where no graph follows: a training run computes it every step
     pytest.param("torch.nn.functional.huber_loss", True, id="a-loss-computes-every-step"),
+    # pyro's distributions: a probabilistic model's loss is made of its log-densities
+    pytest.param("torch.lgamma", True, id="a-log-density-computes-every-step"),
 ])
 def test_a_cpu_fallback_is_work_on_the_training_step_and_a_note_off_it(scan_tree, api, work):
     report = scan_tree({"train.py": STEP}, ["cann"])
@@ -1762,6 +1765,18 @@ def test_a_composite_op_the_target_registers_itself_runs_its_kernel(scan_tree, t
     assert ("registers aten::ctc_loss itself" in verdict.message) == own, verdict.message
     if own:
         assert verdict.status == Status.SUPPORTED
+
+
+@pytest.mark.parametrize("target, own", [
+    # pyro's GP models: torch_npu registers linalg_cholesky, which the CPU trace sees as linalg_cholesky_ex
+    pytest.param("cann", True, id="the-linalg-op-registered-by-its-name"),
+    # torch_mlu registers neither: its trace's linalg_cholesky_ex falls back to the host
+    pytest.param("neuware", False, id="no-kernel-either-way"),
+])
+def test_a_linalg_function_the_target_registers_by_its_own_name_runs_its_kernel(scan_tree, target, own):
+    found = _one(_scan(scan_tree, "    return torch.linalg.cholesky(a)", [target]), "torch.linalg.cholesky")
+    assert ("registers aten::linalg_cholesky itself" in found.verdicts[target].message) == own
+    assert (found.verdicts[target].status == Status.SUPPORTED) == own
 
 
 @pytest.mark.parametrize("test, taken", [

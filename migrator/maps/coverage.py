@@ -232,7 +232,10 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
 
 #: where an API's last name is its aten op's (``torch.nn.functional.ctc_loss``, ``torch.inverse``) or a module's
 #: snake-cased class name is (``torch.nn.CTCLoss`` -> ``ctc_loss``)
-_OWN_OP_MODULES = frozenset({"torch", "torch.nn.functional", "torch.Tensor", "torch.nn", "torch.nn.utils"})
+#: the modules whose functions name their own aten op, and the prefix the op's name takes there
+#: (``torch.linalg.cholesky`` is ``aten::linalg_cholesky``, ``torch.special.erf`` ``aten::special_erf``)
+_OWN_OP_MODULES = {"torch": "", "torch.nn.functional": "", "torch.Tensor": "", "torch.nn": "", "torch.nn.utils": "",
+                   "torch.linalg": "linalg_", "torch.special": "special_", "torch.fft": "fft_"}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -247,14 +250,15 @@ class _OwnKernel:
 
 
 def _own_kernel(target: TargetMap, api: str, ops: Sequence[str], path: Optional[str]) -> Optional[_OwnKernel]:
-    """A composite op the CPU build decomposes before a trace sees it (``ctc_loss`` into ``_ctc_loss``), that the
-    target registers itself (torch_mlu's ``ctc_loss.IntList``): a backend's own kernel wins over the composite
+    """A composite op the CPU build decomposes before a trace sees it (``ctc_loss`` into ``_ctc_loss``,
+    ``linalg_cholesky`` into ``linalg_cholesky_ex``), that the target registers itself (torch_mlu's
+    ``ctc_loss.IntList``, torch_npu's ``linalg_cholesky``): a backend's own kernel wins over the composite
     one in the dispatcher, so the traced forward ops do not run there; the backward ones neither when the
     vendor registers the op with its own autograd (``own_autograd``: torch_mlu's ``custom_autograd``)."""
     module, _, last = api.rpartition(".")
     if module not in _OWN_OP_MODULES or target.substitute:
         return None
-    own = _CAMEL.sub("_", last).lower() if last[:1].isupper() else last
+    own = _OWN_OP_MODULES[module] + (_CAMEL.sub("_", last).lower() if last[:1].isupper() else last)
     registered = _registered_by_name(target.op_map_file)
     op_map = target.op_map()
     composites = set(op_map.get("registered_composites", ()))

@@ -25,12 +25,18 @@ HOOKED_ON_FORWARD = frozenset({
     "torch.nn.utils.parametrize.register_parametrization"})
 
 
+#: what a function named for a loss is called: a loss, or what a probabilistic model's loss is made of (pyro's
+#: distributions' ``log_prob``, a likelihood, an ELBO)
+_LOSS_WORDS = ("loss", "log_prob", "log_likelihood", "nll", "elbo")
+
+
 def computes_a_loss(scope: str) -> bool:
     """A function or a class named for a loss (``HuberQLoss.__call__``, ``EvidentialLoss._calc_unreduced_loss``,
-    ``focal_loss``): a training run computes its loss every step, whichever way the trainer calls it (a loss
-    chosen by name from a configuration is a call no graph can follow)."""
+    ``focal_loss``, a distribution's ``log_prob``): a training run computes its loss every step, whichever way the
+    trainer calls it (a loss chosen by name from a configuration is a call no graph can follow)."""
     *_, owner, name = ["", *scope.split(".")]
-    return "<" not in scope and ("loss" in name.lower() or (owner[:1].isupper() and "loss" in owner.lower()))
+    return "<" not in scope and (any(word in name.lower() for word in _LOSS_WORDS)
+                                 or (owner[:1].isupper() and "loss" in owner.lower()))
 
 
 @dataclass(frozen=True)
