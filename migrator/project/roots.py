@@ -391,8 +391,8 @@ def with_copy_roots(findings: Sequence[Finding]) -> List[Finding]:
         if len(group) < 2:
             continue
         for finding in group:
-            original = min((f for f in group if finding.path.endswith("/" + f.path)), key=lambda f: len(f.path),
-                           default=None)
+            original = min((f for f in group if finding.path.endswith("/" + f.path) and f.context == finding.context),
+                           key=lambda f: len(f.path), default=None)
             if original is not None and finding.root is None:
                 roots[finding.id] = original.root or original.id
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
