@@ -7,7 +7,8 @@ import pytest
 
 from migrator.assess import counted
 from migrator.evidence import grade
-from migrator.model import Grade, Status
+from migrator.model import Category, Confidence, Context, Finding, Grade, Span, Status, Verdict
+from migrator.project.roots import with_copy_roots
 
 MODEL = """\
 import torch
@@ -190,6 +191,27 @@ def test_a_test_for_some_cuda_device_decides_its_body(scan_code, test):
     body = [f for f in findings if f.span.line in (6, 7)]
     (cause,) = [f for f in findings if f.span.line == 5 and f.root is None]
     assert len(body) == 2 and {f.root for f in body} == {cause.id}
+
+
+def _kernel_at(path: str, context: Context = Context.TRAINING) -> Finding:
+    verdict = Verdict(Status.PORT, "no cann kernel", "op-plugin")
+    return Finding(id=path, rule="cuda-kernel", category=Category.CUSTOM_OP, path=path, span=Span(38),
+                   api=f"{path}::multi_tensor_apply_kernel", snippet="__global__ multi_tensor_apply_kernel(...)",
+                   confidence=Confidence.RESOLVED, verdicts={"cann": verdict}, context=context)
+
+
+@pytest.mark.parametrize("copy, joined", [
+    # DeepSpeed's sdist: csrc/ and the same tree again under deepspeed/ops/csrc/, each kernel found twice
+    pytest.param(_kernel_at("deepspeed/ops/csrc/adam/multi_tensor_apply.cuh"), True,
+                 id="the-original-under-more-folders"),
+    pytest.param(_kernel_at("deepspeed/ops/lion/multi_tensor_apply.cuh"), False, id="the-same-name-elsewhere"),
+    pytest.param(_kernel_at("tests/csrc/adam/multi_tensor_apply.cuh", Context.TEST), False, id="another-context"),
+])
+def test_a_file_shipped_twice_is_one_item(copy, joined):
+    original = _kernel_at("csrc/adam/multi_tensor_apply.cuh")
+    rooted = {f.id: f.root for f in with_copy_roots([copy, original])}
+    assert rooted[original.id] is None
+    assert (rooted[copy.id] == original.id) == joined
 
 
 def test_a_device_constant_imported_from_another_module_is_one_cause_there(scan_tree):
