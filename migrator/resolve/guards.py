@@ -699,6 +699,17 @@ def older_torch_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression], 
     return [(handler, release) for handler in node.handlers if _catches_missing_form(handler)]
 
 
+def missing_module_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression], Optional[str]]
+                            ) -> List[cst.ExceptHandler]:
+    """llamafactory's ``try: return getattr(torch, device_name)`` ``except AttributeError: return torch.cuda``:
+    the handlers that run only where torch has no module of the name asked for (which the target's runtime adds:
+    ``torch.npu``), when the body asks ``getattr(torch, <a name>)``."""
+    asks = any(isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(call.args) >= 2
+               and qualify(call.args[0].value) == "torch" and not isinstance(call.args[1].value, cst.SimpleString)
+               for call in _calls_within(node.body))
+    return [handler for handler in node.handlers if asks and _catches(handler, frozenset({"AttributeError"}))]
+
+
 def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
     """The calls in a block's simple statements (not in nested blocks: bounded, never a deep walk)."""
     found: List[cst.Call] = []
@@ -712,10 +723,15 @@ def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
 
 
 def _catches_missing_form(handler: cst.ExceptHandler) -> bool:
+    return handler.type is None or _catches(handler, _MISSING_FORM_ERRORS)
+
+
+def _catches(handler: cst.ExceptHandler, errors: FrozenSet[str]) -> bool:
+    """Whether a handler names one of ``errors`` (alone or in a tuple)."""
     if handler.type is None:
-        return True
+        return False
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
-    return any(isinstance(t, cst.Name) and t.value in _MISSING_FORM_ERRORS for t in types)
+    return any(isinstance(t, cst.Name) and t.value in errors for t in types)
 
 
 #: the libraries' helpers that compare the installed torch with a release: accelerate's and trl's

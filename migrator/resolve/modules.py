@@ -119,6 +119,10 @@ LIBRARY_GATE = "beside a test for the library "
 #: device answers (``get_device_capability() >= (9, 0)``, ``torch.version.hip is None``): a test for an NVIDIA
 #: feature, whose answer on a target is False as written.
 NVIDIA_FEATURE = "beside a question only an NVIDIA device answers"
+#: A usage's ``context`` in the handler of ``try: return getattr(torch, device_name)`` ``except AttributeError:``
+#: (llamafactory's and ms-swift's ``get_torch_device``): it runs only where torch has no module of the device's
+#: name, which the target's own runtime adds (``torch.npu``, ``torch.mlu``).
+MISSING_MODULE = "where torch has no module of the device's name"
 #: A usage's ``context`` when it is an operand of ``and``/``or`` in a ``with`` item other than the last
 #: (``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``): Python enters only the value the
 #: expression ends with, so this context manager is never entered, on CUDA either.

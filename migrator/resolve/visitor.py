@@ -20,13 +20,13 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
                      cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
                      keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability, leaves_off_cuda,
-                     library_asked, names_availability, older_torch_handlers, skipped_off_cuda, takes_general_path,
-                     tests_a_tensors_device, torch_version_test)
+                     library_asked, missing_module_handlers, names_availability, older_torch_handlers,
+                     skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      NEVER_ENTERED, NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting, interesting_base,
-                      is_torch, is_torch_dtype)
+                      MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting,
+                      interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -578,6 +578,8 @@ class ModuleResolver:
             self.scopes.guard_depth += 1
         for handler, release in older_torch_handlers(node, self.scopes.qualify):  # runs below that release only
             self._torch_gates[id(handler.body)] = TorchGate(release, False)
+        for handler in missing_module_handlers(node, self.scopes.qualify):
+            self.emitter.contexts_later.update((i, MISSING_MODULE) for i in _node_ids(handler.body))
 
     def leave_Try(self, original_node: cst.Try) -> None:
         if catches_import_error(original_node):

@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, NVIDIA_FEATURE
+from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -80,6 +80,10 @@ class DeviceCall(Rule):
                 expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
                                  neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
+        # llamafactory's get_torch_device: the fallback where torch has no module of the device's name runs
+        # nowhere the target's runtime is installed
+        Invalid("import torch\n\n\ndef module(name):\n    try:\n        return getattr(torch, name)\n"
+                "    except AttributeError:\n        return torch.cuda\n", expect=Status.SUPPORTED),
         # a probe of the module is no use of it
         Valid("import torch\nHAS_GENERATORS = hasattr(torch.cuda, 'default_generators')\n"),
         # fairscale's pipe streams: `cast` names a type for the checker and runs nothing
@@ -103,6 +107,8 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _runs_as_a_no_op(t, usage))
         if (usage.api in SPEED_SWITCHES and usage.kind in _FLAG_KINDS) or usage.api in ATTENTION_SWITCHES:
             return per_target(ctx, lambda t: _a_speed_switch(t, usage))
+        if usage.context == MISSING_MODULE:
+            return per_target(ctx, lambda t: _where_torch_lacks_the_module(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 
 
@@ -190,6 +196,17 @@ def _as_written(target, usage: Usage, source: str, why: str) -> Verdict:
 
 
 _IDLE_SOURCE = "migrator guard analysis"
+
+
+def _where_torch_lacks_the_module(target, usage: Usage) -> Verdict:
+    """``except AttributeError: return torch.cuda`` after ``getattr(torch, device_name)``: the handler runs only
+    where torch has no module of the device's name; the target's runtime adds its own (``torch.npu``)."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status != Status.REWRITE:
+        return verdict
+    return Verdict(Status.SUPPORTED, f"in the fallback for a torch with no module of the device's name, after "
+                   f"`getattr(torch, ...)`: on {target.id} the device's own module is there, so this line does not "
+                   "run", _IDLE_SOURCE)
 _GATE_SOURCE = "migrator guard analysis; third_party.json (the library is CUDA-bound)"
 
 
