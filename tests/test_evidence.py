@@ -299,6 +299,18 @@ def test_an_optional_import_the_module_raises_without_is_required(scan_tree, che
     assert any(active(f.verdicts["cann"]) for f in uses) == work, [f.verdicts["cann"].message for f in uses]
 
 
+def test_a_raise_inside_the_optional_try_itself_makes_nothing_required(scan_tree):
+    # xtuner's phi3 dispatch: the try raises only where flash_attn imported but is too old
+    code = ("import inspect\nimport torch\n\nsupports_window = False\ntry:\n"
+            "    from flash_attn import flash_attn_func\n"
+            "    supports_window = 'window_size' in inspect.signature(flash_attn_func).parameters\n"
+            "    if not supports_window:\n        raise ValueError('update flash-attn')\nexcept ImportError:\n"
+            "    pass\n")
+    report = scan_tree({"phi3.py": code}, ["cann"])
+    uses = [f for f in report.judged if f.api.startswith("flash_attn")]
+    assert not any(active(f.verdicts["cann"]) for f in uses), [f.verdicts["cann"].message for f in uses]
+
+
 OPTIONAL_BNB = (
     "import torch\nfrom .import_utils import is_bnb_available\n\n\n"
     "def quantise(weight):\n    if is_bnb_available():\n        import bitsandbytes as bnb\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from migrator.assess import counted
-from migrator.evidence import grade
+from migrator.evidence import active, grade
 from migrator.model import Category, Confidence, Context, Finding, Grade, Span, Status, Verdict
 from migrator.project.roots import with_copy_roots
 
@@ -191,6 +191,31 @@ def test_a_test_for_some_cuda_device_decides_its_body(scan_code, test):
     body = [f for f in findings if f.span.line in (6, 7)]
     (cause,) = [f for f in findings if f.span.line == 5 and f.root is None]
     assert len(body) == 2 and {f.root for f in body} == {cause.id}
+
+
+INIT = "    def __init__(self, plans, device: torch.device = torch.device('cuda')):\n"
+TRAINER = ("import torch\n\n\nclass Trainer:\n" + INIT +
+           "        self.device = device\n        self.net = torch.nn.Linear(2, 2).to(device)\n")
+VARIANTS = ("import torch\nfrom pkg.trainer import Trainer\n\n\n"
+            "class Trainer5epochs(Trainer):\n" + INIT
+            + "        super().__init__(plans, device)\n        self.epochs = 5\n\n\n"
+            "class TrainerAdam(Trainer):\n    def configure(self):\n        return 'adam'\n\n\n"
+            "class TrainerAdam1e3(TrainerAdam):\n" + INIT
+            + "        super().__init__(plans, device)\n        self.lr = 1e-3\n\n\n"
+            "class TrainerOwn(Trainer):\n" + INIT + "        super().__init__(plans)\n        self.net.to(device)\n")
+
+
+def test_a_default_a_subclass_hands_on_to_its_base_is_the_bases(scan_tree):
+    # nnU-Net's trainer variants: the same device default written again in each, passed to super().__init__
+    report = scan_tree({"pkg/__init__.py": "", "pkg/trainer.py": TRAINER, "pkg/variants.py": VARIANTS}, ["cann"])
+    defaults = {(f.path, f.scope.split(".")[-2]): f for f in report.judged
+                if f.rule == "device-argument" and f.scope.endswith("__init__")}
+    base = defaults["pkg/trainer.py", "Trainer"]
+    assert base.root is None and active(base.verdicts["cann"])
+    # through a class with no __init__ of its own too
+    assert defaults["pkg/variants.py", "Trainer5epochs"].root == base.id
+    assert defaults["pkg/variants.py", "TrainerAdam1e3"].root == base.id
+    assert defaults["pkg/variants.py", "TrainerOwn"].root is None  # kept for itself: its own question
 
 
 def _kernel_at(path: str, context: Context = Context.TRAINING) -> Finding:

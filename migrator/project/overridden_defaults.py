@@ -56,7 +56,7 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
         tree = parse_text(text)
         if defining is None or defining.outline is None or tree is None:
             continue
-        defaults = _defaults(tree)
+        defaults = defaults_in(tree)
         module = defining.outline.module
         importers = [r for r in results if r.outline is not None and _imports(r, module)]
         for finding in (f for f in candidates if f.path == path):
@@ -94,7 +94,7 @@ def _imports(result: FileResult, module: str) -> bool:
         name == module or name.startswith(module + ".") for name in outline.imports)
 
 
-def _defaults(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
+def defaults_in(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
     """(line, column) of each string default of a module-level function (or one nested in a function, called by
     its name there), a class's ``__init__`` or a method."""
     found: Dict[Tuple[int, int], _Default] = {}

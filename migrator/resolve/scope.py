@@ -312,12 +312,18 @@ class _Required(cst.CSTVisitor):
     def __init__(self) -> None:
         self.required: Set[str] = set()
         self.flags: Dict[str, Set[str]] = {}  # a flag a try/except ImportError binds -> the names it imports
+        #: the ``if`` statements inside an optional ``try``'s body: they run only where its imports worked
+        self._imported: Set[int] = set()
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # statements only: an ``if`` or a ``try`` is never inside an expression (a lambda's body is one)
         return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
 
     def visit_If(self, node: cst.If) -> None:
+        if id(node) in self._imported:
+            # xtuner's phi3 dispatch: ``if not _flash_supports_window_size: raise ValueError(...)`` in the ``try``
+            # itself raises where flash_attn imported but is too old, never where it is missing
+            return
         body = node.body  # ``if x is None:`` then a raise on its own line, or ``if x is None: raise ...``
         last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
         smalls = last.body if isinstance(last, cst.SimpleStatementLine) else \
@@ -328,6 +334,7 @@ class _Required(cst.CSTVisitor):
     def visit_Try(self, node: cst.Try) -> None:
         if not catches_import_error(node):
             return
+        self._imported.update(id(n) for n in _ifs_in(node.body))
         imported: Set[str] = set()
         flags: Set[str] = set()
         for stmt in [*node.body.body, *(s for h in node.handlers for s in h.body.body)]:
@@ -339,6 +346,24 @@ class _Required(cst.CSTVisitor):
                     flags.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
         for flag in flags - imported:
             self.flags.setdefault(flag, set()).update(imported)
+
+
+def _ifs_in(body: cst.BaseSuite) -> List[cst.If]:
+    """The ``if`` statements of a block, those nested in its compound statements too (not in functions)."""
+    found: List[cst.If] = []
+    stack: List[cst.CSTNode] = list(body.body) if isinstance(body, cst.IndentedBlock) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.If):
+            found.append(node)
+        if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+            stack.append(node.orelse)  # an ``elif``
+        elif isinstance(node, cst.If) and isinstance(node.orelse, cst.Else):
+            stack.append(node.orelse)
+        if isinstance(node, (cst.If, cst.Else, cst.For, cst.While, cst.With, cst.Try)) \
+                and isinstance(node.body, cst.IndentedBlock):
+            stack.extend(node.body.body)
+    return found
 
 
 def _missing(test: cst.BaseExpression) -> List[str]:

@@ -1,0 +1,136 @@
+"""A device default a subclass hands on to its base, one decision: nnU-Net's hundred trainer variants each write
+``device: torch.device = torch.device('cuda')`` in their ``__init__`` and pass it on with
+``super().__init__(plans, configuration, fold, dataset_json, device)``.
+
+Each such default is the base's default written again: whatever the project decides for the base's default it
+decides for every variant's, so each is a site of the base class's finding on the same parameter (the base's own
+base's, where that one forwards too), one item with many sites, not a hundred items. A default the subclass keeps
+for itself (not passed to ``super().__init__``) stays its own finding, as does one whose base the scan cannot find
+among the project's classes, whose base has no default of that parameter, or whose base's default is no work.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..evidence import Bucket, finding_bucket
+from ..model import FileResult, Finding
+from .overridden_defaults import defaults_in
+from .reread import parse_text, read_text
+
+#: the rules whose findings are a default's device string, or the availability test that chooses it
+_RULES = frozenset({"device-string", "device-call", "device-argument"})
+
+#: a place in a file: (path, line, column)
+_Place = Tuple[str, int, int]
+
+
+def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+    """``findings``, each default a subclass passes to ``super().__init__`` a site of its base's finding."""
+    candidates = [f for f in findings if f.rule in _RULES and f.root is None and f.scope.endswith(".__init__")]
+    if not candidates:
+        return list(findings)
+    by_rel = {r.file.rel: r for r in results if r.outline is not None}
+    by_module = {r.outline.module: r for r in by_rel.values() if r.outline is not None}
+    texts: Dict[str, Optional[str]] = {}
+    trees: Dict[str, Optional[ast.Module]] = {}
+
+    def tree_of(rel: str) -> Optional[ast.Module]:
+        if rel not in trees:
+            trees[rel] = parse_text(read_text(by_rel.get(rel), texts)) if rel in by_rel else None
+        return trees[rel]
+
+    at = {(f.path, f.span.line or 0, f.span.col or 0, f.rule): f for f in findings}
+    base_of: Dict[str, str] = {}  # finding id -> the base's finding id
+    for finding in candidates:
+        tree = tree_of(finding.path)
+        place = _forwarded_to(tree, finding, by_rel[finding.path], by_module, tree_of) if tree is not None else None
+        base = at.get((*place, finding.rule)) if place is not None else None
+        # a base default that is no work (every call of the base passes it) is no item to join: each variant's
+        # default is then its own question
+        if base is not None and base.id != finding.id and finding_bucket(base) == Bucket.WORK:
+            base_of[finding.id] = base.id
+
+    def head(found: str, seen: int = 0) -> str:  # a variant of a variant: the first base's
+        return head(base_of[found], seen + 1) if found in base_of and seen < 32 else found
+
+    return [replace(f, root=head(f.id)) if f.id in base_of else f for f in findings]
+
+
+def _forwarded_to(tree: ast.Module, finding: Finding, result: FileResult, by_module: Dict[str, FileResult],
+                  tree_of) -> Optional[_Place]:
+    """Where the base's default of the parameter ``finding`` is the default of sits, when the subclass's
+    ``__init__`` passes that parameter to ``super().__init__``: the nearest base up the chain with an
+    ``__init__`` of its own (one that inherits its ``__init__`` hands it on as it is)."""
+    default = defaults_in(tree).get((finding.span.line or 0, finding.span.col or 0))
+    if default is None:
+        return None
+    owner = _class(tree, default.callee)
+    init = _init(owner)
+    if owner is None or init is None or not _hands_on(init, default.parameter):
+        return None
+    for _ in range(_DEPTH):
+        name = _first_base(owner)
+        rel = _defined_in(name, result, by_module) if name is not None else None
+        base_tree = tree_of(rel) if rel is not None else None
+        owner = _class(base_tree, name) if base_tree is not None and name is not None else None
+        if owner is None or rel is None or base_tree is None:
+            return None
+        if _init(owner) is not None:
+            return next(((rel, line, col) for (line, col), found in defaults_in(base_tree).items()
+                         if found.callee == name and found.parameter == default.parameter and not found.method), None)
+        result = _result_of(rel, result, by_module)
+    return None
+
+
+#: how far up a class chain a default is followed
+_DEPTH = 8
+
+
+def _result_of(rel: str, result: FileResult, by_module: Dict[str, FileResult]) -> FileResult:
+    """The file result of ``rel`` among the project's (``result`` itself when it is that file)."""
+    if result.file.rel == rel:
+        return result
+    return next((r for r in by_module.values() if r.file.rel == rel), result)
+
+
+def _class(tree: ast.Module, name: str) -> Optional[ast.ClassDef]:
+    return next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name), None)
+
+
+def _init(owner: Optional[ast.ClassDef]) -> Optional[ast.FunctionDef]:
+    return next((item for item in owner.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"),
+                None) if owner is not None else None
+
+
+def _first_base(owner: ast.ClassDef) -> Optional[str]:
+    base = owner.bases[0] if owner.bases else None
+    return base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+
+
+def _hands_on(init: ast.FunctionDef, parameter: str) -> bool:
+    """Whether ``__init__`` passes ``parameter`` as it came to ``super().__init__(...)``."""
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" \
+                and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                and node.func.value.func.id == "super":
+            values = [*node.args, *(k.value for k in node.keywords)]
+            return any(isinstance(v, ast.Name) and v.id == parameter for v in values)
+    return False
+
+
+def _defined_in(name: str, result: FileResult, by_module: Dict[str, FileResult]) -> Optional[str]:
+    """The project file that defines class ``name`` as ``result``'s module sees it: its own, or the module an
+    import binds the name from."""
+    outline = result.outline
+    if outline is None:
+        return None
+    if any(d.name == name for d in outline.definitions):
+        return result.file.rel
+    qualified = dict(outline.bindings).get(name)
+    module = by_module.get(qualified.rsplit(".", 1)[0]) if qualified else None
+    if module is not None and module.outline is not None and any(d.name == name for d in module.outline.definitions):
+        return module.file.rel
+    return None
