@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, finding_bucket
 from ..model import FileResult, Finding
@@ -60,7 +60,7 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
 
 
 def _forwarded_to(tree: ast.Module, finding: Finding, result: FileResult, by_module: Dict[str, FileResult],
-                  tree_of) -> Optional[_Place]:
+                  tree_of: Callable[[str], Optional[ast.Module]]) -> Optional[_Place]:
     """Where the base's default of the parameter ``finding`` is the default of sits, when the subclass's
     ``__init__`` passes that parameter to ``super().__init__``: the nearest base up the chain with an
     ``__init__`` of its own (one that inherits its ``__init__`` hands it on as it is)."""
