@@ -119,6 +119,10 @@ LIBRARY_GATE = "beside a test for the library "
 #: device answers (``get_device_capability() >= (9, 0)``, ``torch.version.hip is None``): a test for an NVIDIA
 #: feature, whose answer on a target is False as written.
 NVIDIA_FEATURE = "beside a question only an NVIDIA device answers"
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` whose value only says whether a loader pins host
+#: memory (``DataLoader(..., pin_memory=torch.cuda.is_available())``, ``pin_memory = torch.cuda.is_available()``):
+#: False on a target, batches are copied from pageable memory, slower, and training runs.
+PIN_MEMORY = "whether host memory is pinned"
 #: A usage's ``context`` in the handler of ``try: return getattr(torch, device_name)`` ``except AttributeError:``
 #: (llamafactory's and ms-swift's ``get_torch_device``): it runs only where torch has no module of the device's
 #: name, which the target's own runtime adds (``torch.npu``, ``torch.mlu``).

@@ -25,8 +25,8 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, TENSOR_FACTORIES, TYPE_CHECK, interesting,
-                      interesting_base, is_torch, is_torch_dtype)
+                      MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, TENSOR_FACTORIES, TYPE_CHECK,
+                      interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
 from .values import STRING_NODES, Evaluator, argparse_option
@@ -77,6 +77,7 @@ class ModuleResolver:
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
+        self._pin_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls that only choose ``pin_memory``
         #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
         #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
         self._gate_contexts: Dict[int, str] = {}
@@ -635,6 +636,7 @@ class ModuleResolver:
                 keep_text = qual in self.vocabulary.text_arguments
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
+                                  PIN_MEMORY if id(node) in self._pin_tests else
                                   IDLE_REGION if id(node) in self._idle_regions else
                                   NEVER_ENTERED if id(node) in self._never_entered else
                                   self._gate_contexts.get(id(node)),
@@ -813,12 +815,25 @@ class ModuleResolver:
     def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
         if node.keyword is not None and node.keyword.value == "map_location" and isinstance(node.value, cst.IfExp):
             self._map_locations.add(id(node.value))
+        if node.keyword is not None and node.keyword.value == "pin_memory":
+            self._pins_memory(node.value)
         return True
+
+    def _pins_memory(self, value: cst.BaseExpression) -> None:
+        """``pin_memory=torch.cuda.is_available()`` (alone or in an ``and``): the test only says whether batches are
+        pinned (``PIN_MEMORY``)."""
+        operands = [value.left, value.right] if isinstance(value, cst.BooleanOperation) \
+            and isinstance(value.operator, cst.And) else [value]
+        self._pin_tests.update(id(o) for o in operands if isinstance(o, cst.Call)
+                               and self.scopes.qualify(o.func) == "torch.cuda.is_available")
 
     def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
         if isinstance(node.value, cst.IfExp) and any(isinstance(t.target, cst.Name) and "map_location" in
                                                      t.target.value for t in node.targets):
             self._map_locations.add(id(node.value))
+        if any(isinstance(t.target, (cst.Name, cst.Attribute)) and "pin_memory" in dotted(t.target)
+               for t in node.targets):  # ``self.pin_memory = torch.cuda.is_available()``
+            self._pins_memory(node.value)
         for target in node.targets:
             self._assignment(target.target, node.value)
             self._knob_flag(target.target, node.value)

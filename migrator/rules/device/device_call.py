@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE
+from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PIN_MEMORY
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -84,6 +84,10 @@ class DeviceCall(Rule):
         # nowhere the target's runtime is installed
         Invalid("import torch\n\n\ndef module(name):\n    try:\n        return getattr(torch, name)\n"
                 "    except AttributeError:\n        return torch.cuda\n", expect=Status.SUPPORTED),
+        # pytorch-accelerated's and torchreid's loaders: the test only chooses whether batches are pinned
+        Invalid("import torch\nfrom torch.utils.data import DataLoader\n\n\ndef loader(ds):\n"
+                "    return DataLoader(ds, batch_size=4, pin_memory=torch.cuda.is_available())\n",
+                expect=Status.SUPPORTED),
         # a probe of the module is no use of it
         Valid("import torch\nHAS_GENERATORS = hasattr(torch.cuda, 'default_generators')\n"),
         # fairscale's pipe streams: `cast` names a type for the checker and runs nothing
@@ -225,6 +229,10 @@ def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
         quote = (f"this test asks for an NVIDIA feature (a compute capability, a CUDA build): as written it is False "
                  f"on {target.id}, which takes the way a GPU without the feature takes; where {target.id} has its "
                  f"own form of what it gates (bf16, fused attention), ask for that instead: {verdict.message}")
+        return runs_on_a_note(quote, _IDLE_SOURCE)
+    if verdict.status == Status.REWRITE and usage.context == PIN_MEMORY:
+        quote = (f"it only says whether the loader pins host memory: as written False on {target.id}, so batches are "
+                 f"copied from pageable memory (slower, and training runs); to pin there: {verdict.message}")
         return runs_on_a_note(quote, _IDLE_SOURCE)
     if verdict.status == Status.REWRITE and usage.context == IDLE_TEST:
         quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
