@@ -844,6 +844,23 @@ def test_torch_through_a_star_import_of_the_projects_own_module(scan_tree, star,
     assert ({"torch.cuda.is_available", "torch.cuda.current_device"} <= apis) == found
 
 
+@pytest.mark.parametrize("line, work", [
+    pytest.param("    return DataLoader(ds, pin_memory=torch.cuda.is_available())", False, id="a-loaders-argument"),
+    # torchreid's data manager keeps the flag for its loaders
+    pytest.param("    self.pin_memory = torch.cuda.is_available() and use_gpu\n    return self", False,
+                 id="a-flag-named-for-it"),
+    # the same test choosing the device is the run's device
+    pytest.param("    self.device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return self", True,
+                 id="the-device"),
+])
+def test_an_availability_test_that_only_pins_memory_runs_as_written(scan_tree, line, work):
+    code = ("import torch\nfrom torch.utils.data import DataLoader\n\n\ndef loader(self, ds, use_gpu=True):\n"
+            + line + "\n")
+    report = scan_tree({"data.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
 def test_a_flag_that_picks_cudas_side_of_a_conditional_expression_is_a_check(scan_tree):
     # ultralytics' torch_distributed_zero_first: a flag for NCCL picks CUDA's barrier, the plain one elsewhere;
     # renamed to HCCL, the flag would send the NPU into torch.cuda.current_device()
