@@ -218,6 +218,22 @@ def test_a_default_a_subclass_hands_on_to_its_base_is_the_bases(scan_tree):
     assert defaults["pkg/variants.py", "TrainerOwn"].root is None  # kept for itself: its own question
 
 
+FLASH_WITH_FALLBACK = ("import torch\ntry:\n    from flash_attn import flash_attn_func\n    HAS_FLASH = True\n"
+                       "except ImportError:\n    HAS_FLASH = False\n\n\ndef attend(x, q, k, v):\n"
+                       "    if HAS_FLASH and x.is_cuda:\n"
+                       "        return flash_attn_func(q, k, v, dropout_p=0.0, causal=True)\n"
+                       "    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n")
+
+
+def test_a_pin_on_a_library_used_behind_a_fallback_is_the_cause_not_a_site_of_advice(scan_tree):
+    # the bundled example: `flash-attn==2.6.3` fails to install on the target, while the use falls back to SDPA
+    report = scan_tree({"attn.py": FLASH_WITH_FALLBACK, "requirements.txt": "flash-attn==2.6.3\n"}, ["cann"])
+    (pin,) = [f for f in report.judged if f.api == "requirement:flash_attn"]
+    assert pin.root is None and pin in counted(report.findings)
+    for use in (f for f in report.judged if f.api.startswith("flash_attn") and f.root is not None):
+        assert use.root == pin.id or use.root in {f.id for f in report.judged if f.root == pin.id}
+
+
 def _kernel_at(path: str, context: Context = Context.TRAINING) -> Finding:
     verdict = Verdict(Status.PORT, "no cann kernel", "op-plugin")
     return Finding(id=path, rule="cuda-kernel", category=Category.CUSTOM_OP, path=path, span=Span(38),

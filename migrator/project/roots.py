@@ -5,7 +5,7 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import AbstractSet, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
@@ -182,12 +182,17 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
     for finding in findings:  # a use that runs as written (plain PyTorch, optional) is no cause to join
         if finding.rule in _LIBRARY_USE_RULES and finding.root is None and not runs_as_written(finding):
             first_use.setdefault(library_of(finding.api) or finding.api.split(".", 1)[0], finding.id)
-    roots = {}
+    by_id = {f.id: f for f in findings}
+    roots: Dict[str, str] = {}
     for finding in findings:  # the requirement names the library's import name (``sources/environment``)
         if finding.rule == "cuda-requirement" and finding.root is None and finding.api.startswith("requirement:"):
             use = first_use.get(finding.api.split(":", 1)[1])
-            if use is not None:
+            if use is not None and finding_bucket(by_id[use]) == Bucket.WORK:
                 roots[finding.id] = use
+            elif use is not None and finding_bucket(finding) == Bucket.WORK:
+                # the bundled example's `flash_attn_func` behind its SDPA fallback is advice, not work, while its
+                # `flash-attn==2.6.3` pin fails to install on the target: the pin is the cause, the use its site
+                roots.update((f.id, finding.id) for f in findings if f.id == use or f.root == use)
     # the rest of one requirements file's CUDA wheels (a lock file's nvidia-* pins) are one change of that file:
     # sites of its first that every target says the same of
     heads: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], str] = {}
@@ -197,7 +202,16 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
             head = heads.setdefault((finding.path, statuses), finding.id)
             if head != finding.id:
                 roots[finding.id] = head
-    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+    return [replace(f, root=_end_of(roots, f.id)) if f.id in roots else f for f in findings]
+
+
+def _end_of(roots: Mapping[str, str], found: str) -> str:
+    """The root at the end of ``found``'s chain: roots are heads, never sites of another."""
+    seen = {found}
+    while found in roots and roots[found] not in seen:
+        found = roots[found]
+        seen.add(found)
+    return found
 
 
 
