@@ -12,6 +12,7 @@ from migrator.cli import main
 from migrator.maps.coverage import op_verdict
 from migrator.maps.load import resolve_targets
 from migrator.model import Category, Status, TuneKind
+from migrator.pipeline.tune import computes_a_loss
 from migrator.plan import TUNE_PHASE, migration_plans
 from migrator.selection import Selection
 from migrator.sources.step import step_facts
@@ -691,3 +692,19 @@ def test_a_module_moves_to_a_device_as_its_device_words_say(text, moves):
 
     assert moves_to_a_device(text) is moves
     assert moves is (_DEVICE_WORDS.search(text) is not None)
+
+
+@pytest.mark.parametrize("scope, loss", [
+    ("pkg.losses.focal_loss", True),
+    ("pkg.losses.HuberQLoss.__call__", True),
+    # pyro's distributions and inference: what a probabilistic model's loss is made of
+    ("pkg.dist.Gamma.log_prob", True),
+    ("pkg.infer.trace_elbo_loss", True),
+    ("pkg.heads.nll", True),
+    # a word inside another word is not it
+    ("pkg.cluster.plot_elbow", False),
+    ("pkg.io.unlloaded", False),
+    ("pkg.models.Net.forward", False),
+])
+def test_a_function_named_for_a_loss_computes_every_step(scope, loss):
+    assert computes_a_loss(scope) == loss

@@ -3,6 +3,8 @@ reaches it, and with a trace, how often each ran per step (``pipeline/trace_join
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
@@ -25,9 +27,9 @@ HOOKED_ON_FORWARD = frozenset({
     "torch.nn.utils.parametrize.register_parametrization"})
 
 
-#: what a function named for a loss is called: a loss, or what a probabilistic model's loss is made of (pyro's
-#: distributions' ``log_prob``, a likelihood, an ELBO)
-_LOSS_WORDS = ("loss", "log_prob", "log_likelihood", "nll", "elbo")
+#: what a probabilistic model's loss is made of, as whole words of a name (pyro's distributions' ``log_prob``, a
+#: likelihood, an ELBO; not ``plot_elbow``)
+_LIKELIHOOD = re.compile(r"(?:^|_)(?:log_prob|log_likelihood|nll|elbo)(?:_|$)")
 
 
 def computes_a_loss(scope: str) -> bool:
@@ -35,7 +37,8 @@ def computes_a_loss(scope: str) -> bool:
     ``focal_loss``, a distribution's ``log_prob``): a training run computes its loss every step, whichever way the
     trainer calls it (a loss chosen by name from a configuration is a call no graph can follow)."""
     *_, owner, name = ["", *scope.split(".")]
-    return "<" not in scope and (any(word in name.lower() for word in _LOSS_WORDS)
+    lowered = name.lower()
+    return "<" not in scope and ("loss" in lowered or bool(_LIKELIHOOD.search(lowered))
                                  or (owner[:1].isupper() and "loss" in owner.lower()))
 
 

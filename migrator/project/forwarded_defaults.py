@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, finding_bucket
 from ..model import FileResult, Finding
-from .overridden_defaults import defaults_in
+from .overridden_defaults import ParameterDefault, defaults_in
 from .reread import parse_text, read_text
 
 #: the rules whose findings are a default's device string, or the availability test that chooses it
@@ -25,6 +25,8 @@ _RULES = frozenset({"device-string", "device-call", "device-argument"})
 
 #: a place in a file: (path, line, column)
 _Place = Tuple[str, int, int]
+#: a file read once: its tree, and its parameters' defaults by place (``overridden_defaults.defaults_in``)
+_Read = Tuple[ast.Module, Dict[Tuple[int, int], ParameterDefault]]
 
 
 def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
@@ -35,18 +37,18 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
     by_rel = {r.file.rel: r for r in results if r.outline is not None}
     by_module = {r.outline.module: r for r in by_rel.values() if r.outline is not None}
     texts: Dict[str, Optional[str]] = {}
-    trees: Dict[str, Optional[ast.Module]] = {}
+    read: Dict[str, Optional[_Read]] = {}
 
-    def tree_of(rel: str) -> Optional[ast.Module]:
-        if rel not in trees:
-            trees[rel] = parse_text(read_text(by_rel.get(rel), texts)) if rel in by_rel else None
-        return trees[rel]
+    def read_of(rel: str) -> Optional[_Read]:  # each file parsed and its defaults listed once
+        if rel not in read:
+            tree = parse_text(read_text(by_rel.get(rel), texts)) if rel in by_rel else None
+            read[rel] = (tree, defaults_in(tree)) if tree is not None else None
+        return read[rel]
 
     at = {(f.path, f.span.line or 0, f.span.col or 0, f.rule): f for f in findings}
     base_of: Dict[str, str] = {}  # finding id -> the base's finding id
     for finding in candidates:
-        tree = tree_of(finding.path)
-        place = _forwarded_to(tree, finding, by_rel[finding.path], by_module, tree_of) if tree is not None else None
+        place = _forwarded_to(finding, by_rel[finding.path], by_module, read_of) if finding.path in by_rel else None
         base = at.get((*place, finding.rule)) if place is not None else None
         # a base default that is no work (every call of the base passes it) is no item to join: each variant's
         # default is then its own question
@@ -59,14 +61,16 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
     return [replace(f, root=head(f.id)) if f.id in base_of else f for f in findings]
 
 
-def _forwarded_to(tree: ast.Module, finding: Finding, result: FileResult, by_module: Dict[str, FileResult],
-                  tree_of: Callable[[str], Optional[ast.Module]]) -> Optional[_Place]:
+def _forwarded_to(finding: Finding, result: FileResult, by_module: Dict[str, FileResult],
+                  read_of: Callable[[str], Optional[_Read]]) -> Optional[_Place]:
     """Where the base's default of the parameter ``finding`` is the default of sits, when the subclass's
     ``__init__`` passes that parameter to ``super().__init__``: the nearest base up the chain with an
     ``__init__`` of its own (one that inherits its ``__init__`` hands it on as it is)."""
-    default = defaults_in(tree).get((finding.span.line or 0, finding.span.col or 0))
-    if default is None:
+    own = read_of(finding.path)
+    default = own[1].get((finding.span.line or 0, finding.span.col or 0)) if own is not None else None
+    if own is None or default is None:
         return None
+    tree = own[0]
     owner = _class(tree, default.callee)
     init = _init(owner)
     if owner is None or init is None or not _hands_on(init, default.parameter):
@@ -74,12 +78,12 @@ def _forwarded_to(tree: ast.Module, finding: Finding, result: FileResult, by_mod
     for _ in range(_DEPTH):
         name = _first_base(owner)
         rel = _defined_in(name, result, by_module) if name is not None else None
-        base_tree = tree_of(rel) if rel is not None else None
-        owner = _class(base_tree, name) if base_tree is not None and name is not None else None
-        if owner is None or rel is None or base_tree is None:
+        base = read_of(rel) if rel is not None else None
+        owner = _class(base[0], name) if base is not None and name is not None else None
+        if owner is None or rel is None or base is None:
             return None
         if _init(owner) is not None:
-            return next(((rel, line, col) for (line, col), found in defaults_in(base_tree).items()
+            return next(((rel, line, col) for (line, col), found in base[1].items()
                          if found.callee == name and found.parameter == default.parameter and not found.method), None)
         result = _result_of(rel, result, by_module)
     return None

@@ -29,7 +29,7 @@ _SOURCE = "migrator call-site analysis"
 
 
 @dataclass(frozen=True)
-class _Default:
+class ParameterDefault:
     """A parameter's default: the callable's name as callers write it, the parameter, its position among what
     callers pass positionally (``None``: keyword-only)."""
 
@@ -94,10 +94,10 @@ def _imports(result: FileResult, module: str) -> bool:
         name == module or name.startswith(module + ".") for name in outline.imports)
 
 
-def defaults_in(tree: ast.Module) -> Dict[Tuple[int, int], _Default]:
+def defaults_in(tree: ast.Module) -> Dict[Tuple[int, int], ParameterDefault]:
     """(line, column) of each string default of a module-level function (or one nested in a function, called by
     its name there), a class's ``__init__`` or a method."""
-    found: Dict[Tuple[int, int], _Default] = {}
+    found: Dict[Tuple[int, int], ParameterDefault] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _read_defaults(node, node.name, False, found)
@@ -142,7 +142,7 @@ def _method_mentions(name: str, results: Iterable[FileResult], texts: Dict[str, 
 
 
 def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str, bound: bool,
-                   found: Dict[Tuple[int, int], _Default], method: bool = False) -> None:
+                   found: Dict[Tuple[int, int], ParameterDefault], method: bool = False) -> None:
     args = function.args
     positional = [*args.posonlyargs, *args.args]
     skip = 1 if bound else 0  # ``self`` is not written by callers
@@ -150,18 +150,18 @@ def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str
     for index, (arg, default) in enumerate(zip(positional[len(positional) - len(args.defaults):], args.defaults)):
         position = len(positional) - len(args.defaults) + index - skip
         for written in _written(default):
-            found[written.lineno, written.col_offset] = _Default(callee, arg.arg, position, method)
+            found[written.lineno, written.col_offset] = ParameterDefault(callee, arg.arg, position, method)
         if isinstance(default, ast.Constant) and default.value is None:
             none_defaults[arg.arg] = position
     for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
         for written in _written(kw_default):
-            found[written.lineno, written.col_offset] = _Default(callee, arg.arg, None, method)
+            found[written.lineno, written.col_offset] = ParameterDefault(callee, arg.arg, None, method)
         if isinstance(kw_default, ast.Constant) and kw_default.value is None:
             none_defaults[arg.arg] = None
     for parameter, fallback in _fallbacks(function, none_defaults):
         for written in _written(fallback):
             found.setdefault((written.lineno, written.col_offset),
-                             _Default(callee, parameter, none_defaults[parameter], method))
+                             ParameterDefault(callee, parameter, none_defaults[parameter], method))
 
 
 def _fallbacks(function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -194,7 +194,7 @@ def _written(default: Optional[ast.expr]) -> List[ast.expr]:
             or (isinstance(n, ast.Constant) and isinstance(n.value, str))]
 
 
-def _calls(default: _Default, files: Iterable[Tuple[str, Optional["_Mentions"], bool]]) -> List[str]:
+def _calls(default: ParameterDefault, files: Iterable[Tuple[str, Optional["_Mentions"], bool]]) -> List[str]:
     """``path:line`` of every call of the callee in ``files`` (path, its mentions, whether it imports the
     defining module whole, so that ``mod.callee(...)`` names it), when every mention of its name is a call passing
     the parameter; else ``[]`` (another mention, or a file that cannot be read)."""
@@ -284,7 +284,7 @@ def _built_by_cls(node: ast.ClassDef) -> List[ast.Call]:
             and isinstance(call.func, ast.Name) and call.func.id == item.args.args[0].arg]
 
 
-def _passes(call: ast.Call, default: _Default) -> bool:
+def _passes(call: ast.Call, default: ParameterDefault) -> bool:
     """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may."""
     if any(k.arg is None or (k.arg == default.parameter and not _none(k.value)) for k in call.keywords):
         return True
@@ -298,7 +298,7 @@ def _none(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and value.value is None
 
 
-def _overridden(finding: Finding, default: _Default, calls: Sequence[str]) -> Finding:
+def _overridden(finding: Finding, default: ParameterDefault, calls: Sequence[str]) -> Finding:
     where = ", ".join(calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
     return rewrites_on_a_note(finding, f"every call of `{default.callee}` in the project passes "
                               f"`{default.parameter}` ({where}): this default reaches no run of the project, only a "

@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..devices import ACCELERATORS, BACKENDS
 from ..model import GuardKind
+from .dotted import dotted
 from .strings import string_value
 
 #: What a CUDA test asks: the device of a tensor or a variable (``device.type == "cuda"``), whether CUDA is there, or
@@ -707,7 +708,7 @@ def missing_module_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression
     asks = any(isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(call.args) >= 2
                and qualify(call.args[0].value) == "torch" and not isinstance(call.args[1].value, cst.SimpleString)
                for call in _calls_within(node.body))
-    return [handler for handler in node.handlers if asks and _catches(handler, frozenset({"AttributeError"}))]
+    return [handler for handler in node.handlers if asks and catches(handler, frozenset({"AttributeError"}))]
 
 
 def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
@@ -723,15 +724,16 @@ def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
 
 
 def _catches_missing_form(handler: cst.ExceptHandler) -> bool:
-    return handler.type is None or _catches(handler, _MISSING_FORM_ERRORS)
+    return handler.type is None or catches(handler, _MISSING_FORM_ERRORS)
 
 
-def _catches(handler: cst.ExceptHandler, errors: FrozenSet[str]) -> bool:
-    """Whether a handler names one of ``errors`` (alone or in a tuple)."""
+def catches(handler: cst.ExceptHandler, errors: Container[str]) -> bool:
+    """Whether a handler names one of ``errors`` (alone or in a tuple, by its last name: ``builtins.ImportError``);
+    a bare ``except:`` names none."""
     if handler.type is None:
         return False
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
-    return any(isinstance(t, cst.Name) and t.value in errors for t in types)
+    return any(isinstance(t, (cst.Name, cst.Attribute)) and dotted(t).split(".")[-1] in errors for t in types)
 
 
 #: the libraries' helpers that compare the installed torch with a release: accelerate's and trl's

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from .dotted import dotted
-from .guards import asks_for_a_missing_library, availability_test, names_availability
+from .guards import asks_for_a_missing_library, availability_test, catches, names_availability
 from .modules import absolute_import, interesting, is_torch
 from .strings import string_value
 from .vocabulary import Vocabulary
@@ -399,13 +399,8 @@ def catches_import_error(node: cst.Try) -> bool:
     """Whether ``node`` makes its imports optional: a handler catches ImportError and goes on (a fallback), not
     one that only raises again (``except ImportError: raise ImportError("install apex")``)."""
     for handler in node.handlers:
-        if handler.type is None:
+        if handler.type is None or catches(handler, IMPORT_ERRORS):
             return _goes_on(handler)
-        types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-        for element in types:
-            expr = element.value if isinstance(element, cst.Element) else element
-            if isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr).split(".")[-1] in IMPORT_ERRORS:
-                return _goes_on(handler)
     return False
 
 
