@@ -184,14 +184,23 @@ def step(x):
     ("if not torch.cuda.is_available() or x.device.type != 'cuda':\n    raise RuntimeError(g())\nf()\n",
      {"f": 1, "g": 0}),
     ("if torch.cuda.is_available() or other:\n    g()\n", {"g": 0}),
+    ("is_cuda = x.is_cuda\nif is_cuda:\n    f()\ng()\n", {"f": 1, "g": 0}),
+    ("is_cuda = x.is_cuda\nis_cuda = ok\nif is_cuda:\n    f()\n", {"f": 0}),
+    ("if x.is_cuda:\n    fn = f\nelse:\n    fn = g\nfn()\n", {"f": 1, "g": 0}),
+    ("fn = g\nif x.is_cuda:\n    fn = f\nfn = g\nfn()\n", {"g": 0}),
 ], ids=["body", "and-with-a-device-type", "after-leaving-off-cuda", "negated-not-leaving", "raise-on-either-negation",
-     "or-is-no-cuda-test"])
+     "or-is-no-cuda-test", "a-flag-bound-to-the-test", "a-flag-rebound", "an-alias-bound-in-the-branch",
+     "an-alias-rebound-after-the-branch"])
 def test_the_outline_says_which_calls_a_cuda_test_makes(code, lines):
     source = "import torch\n\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n\n\ndef run(x, ok, other):\n" \
         + textwrap.indent(code, "    ")
     outline = outline_of(ast.parse(source), "mod", False)
-    made = {c.target.name.rpartition(".")[2]: c.cuda_test for c in outline.calls if hasattr(c.target, "name")}
-    assert {name: made[name] for name in lines} == {name: (13 if line else 0) for name, line in lines.items()}
+    made: dict = {}
+    for call in outline.calls:  # a name called at several places: the largest test line (0 when none is)
+        if hasattr(call.target, "name"):
+            name = call.target.name.rpartition(".")[2]
+            made[name] = max(made.get(name, 0), call.cuda_test)
+    assert {name: made[name] for name in lines} == {name: (13 if line == 1 else line) for name, line in lines.items()}
 
 
 def test_a_predicates_branch_is_the_same_from_a_saved_graph(tmp_path):
@@ -217,3 +226,49 @@ def test_a_predicates_branch_is_the_same_from_a_saved_graph(tmp_path):
     capability = next(f for f in warm.findings if f.api == "torch.cuda.get_device_capability"
                       and f.path == "pkg/helpers.py")
     assert next(f for f in warm.findings if f.id == capability.root).path == "pkg/predicates.py"
+
+
+#: NeMo's RNN-T losses: the kernel chosen by name in the CUDA branch, the other branch refusing the rest
+_LOSS = """
+import torch
+from pkg import kernels
+
+
+class TDTLoss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, acts):
+        is_cuda = acts.is_cuda
+        if is_cuda:
+            loss_func = kernels.tdt_loss_gpu
+        else:
+            raise ValueError("TDT is not yet implemented for non CUDA computation.")
+        costs = torch.zeros(acts.shape[0], device=acts.device)
+        loss_func(acts, costs)
+        return costs
+"""
+
+_KERNELS = """
+import torch
+
+
+def tdt_loss_gpu(acts, costs):
+    stream = torch.cuda.current_stream(acts.device)
+    return costs
+"""
+
+
+@pytest.mark.parametrize("other, refuses", [
+    ('raise ValueError("TDT is not yet implemented for non CUDA computation.")', True),
+    ("loss_func = kernels.tdt_loss_reference", False),
+], ids=["else-raises", "else-has-a-reference"])
+def test_a_kernel_chosen_in_a_cuda_branch_is_a_site_of_its_test_and_a_refusing_else_is_work(scan_tree, other,
+                                                                                          refuses):
+    loss = _LOSS.replace('raise ValueError("TDT is not yet implemented for non CUDA computation.")', other)
+    kernels = _KERNELS + "\n\ndef tdt_loss_reference(acts, costs):\n    return costs\n"
+    report = scan_tree({"pkg/__init__.py": "", "pkg/loss.py": loss, "pkg/kernels.py": kernels,
+                        "train.py": "import torch\nfrom pkg.loss import TDTLoss\n\nif __name__ == '__main__':\n"
+                                    "    TDTLoss.apply(torch.ones(2)).sum().backward()\n"})
+    stream = next(f for f in report.judged if f.api == "torch.cuda.current_stream")
+    test = next(f for f in report.judged if f.api == "torch.Tensor.is_cuda")
+    assert stream.root == test.id and stream not in counted(report.judged)
+    assert (test.verdicts["cann"].status.value != "supported") is refuses  # the way the target takes raises

@@ -32,8 +32,8 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
         return None
     if kind == VERSION_CUDA:  # no name of the target's makes it true: what its body does is the test's finding's
         return GuardKind.DECIDED_BY_TEST
-    other_branch = node.orelse is not None or always_leaves(node.body, followed) \
-        or (followed and cuda_fast_path(node.body))
+    other_branch = (node.orelse is not None and not refuses_the_rest(node.orelse, qualify)) \
+        or always_leaves(node.body, followed) or (followed and cuda_fast_path(node.body))
     if kind == DEVICE_TYPE and isinstance(node.orelse, cst.If) and not _serves_a_target(node.orelse, qualify) \
             and _binds(node.body):
         # unsloth's ``if DEVICE_TYPE in ("cuda", "hip"): torch_gpu_device = torch.cuda.device`` / ``elif
@@ -51,6 +51,19 @@ def _serves_a_target(chain: cst.If, qualify: Callable[[cst.BaseExpression], Opti
             return True
         current = current.orelse
     return isinstance(current, cst.Else)
+
+
+def refuses_the_rest(orelse: cst.CSTNode, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """Whether what a CUDA test leaves to the other devices ends in a ``raise``: ``else: raise ValueError("TDT is
+    not yet implemented for non CUDA computation.")`` (NeMo's RNN-T losses), or an ``elif`` chain that names no
+    target's device and closes with such an ``else``. That is no way of the target's own: there the test decides
+    that the target stops, so its finding is the work and what the body does its sites."""
+    current: Optional[cst.CSTNode] = orelse
+    while isinstance(current, cst.If):
+        if set(accelerators_tested(current.test, qualify)) & _TARGET_DEVICES:
+            return False
+        current = current.orelse
+    return isinstance(current, cst.Else) and _raises(current.body)
 
 
 def _binds(body: cst.BaseSuite) -> bool:

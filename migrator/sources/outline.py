@@ -110,7 +110,7 @@ class _OutlineReader:
 
     # ------------------------------------------------------------------------------ aliases
 
-    def bind_aliases(self, body: List[ast.stmt], local: Optional[Dict[str, str]] = None) -> None:
+    def bind_aliases(self, body: List[ast.stmt], local: Optional[Dict[str, str]] = None, scope: str = MODULE) -> None:
         """Names bound to a repo function, class or ``Fn.apply`` are followed like the thing itself:
         ``roi_align = _RoIAlign.apply``, ``act = my_gelu``, ``run = functools.partial(train, cfg)``,
         ``Norm = FusedNorm if HAS_APEX else LayerNorm`` (also inside module-level ``if``/``try`` blocks).
@@ -119,13 +119,17 @@ class _OutlineReader:
             if isinstance(stmt, (ast.If, ast.Try)):
                 for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", []),
                               *(h.body for h in getattr(stmt, "handlers", []))):
-                    self.bind_aliases(block, local)
+                    self.bind_aliases(block, local, scope)
                 continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 continue
             found = [t for t in (self._resolve(v, local) for v in _alias_values(stmt.value)) if t and not _external(t)]
             if found:
                 (self.names if local is None else local)[stmt.targets[0].id] = found[0]
+                if local is not None:  # ``if is_cuda: loss_func = rnnt.tdt_loss_gpu``: called later, CUDA's still
+                    self._bound_under(local, stmt.targets[0].id, self._cuda_test)
+                    if self._cuda_test:  # (and reached from here, whatever the name is bound to after the branch)
+                        self.calls.extend(self._call(scope, NamedTarget(name)) for name in found)
                 self.calls.extend(self._call(MODULE, NamedTarget(other)) for other in found[1:] if local is None)
 
     # ------------------------------------------------------------------------------ structure
@@ -138,7 +142,8 @@ class _OutlineReader:
                 self.read_stmt(stmt, scope, cls, local)
                 if isinstance(stmt, ast.If) and not stmt.orelse and _leaves(stmt.body) \
                         and self._cuda_test_of(stmt.test, local, negated=True):
-                    self._cuda_test = stmt.lineno  # ``if not torch.cuda.is_available(): return``: the rest is CUDA's
+                    # ``if not torch.cuda.is_available(): return``: the rest is CUDA's
+                    self._cuda_test = _test_line(stmt, local)
         finally:
             self._cuda_test = outer
 
@@ -161,7 +166,8 @@ class _OutlineReader:
             self.read_body(stmt.orelse, MODULE, cls, local)
         else:
             if local is not None and isinstance(stmt, ast.Assign):
-                self.bind_aliases([stmt], local)
+                self.bind_aliases([stmt], local, scope)
+                self._bind_flag(stmt, local)
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 self._typed_assignment(stmt, cls, local)
                 if scope == MODULE:  # a module-level variable (``MODELS = Registry('model')``) can root a registry
@@ -185,7 +191,8 @@ class _OutlineReader:
                 self._optional += optional and field == "body"
                 self._cuda_branch += cuda and field == "body"
                 outer, outer_predicate = self._cuda_test, self._predicate
-                self._cuda_test = stmt.lineno if field == cuda_field else outer
+                self._cuda_test = _test_line(stmt, local) if field == cuda_field and isinstance(stmt, ast.If) \
+                    else outer
                 if predicate and field == "body":
                     self._predicate = (predicate, stmt.lineno)
                 try:
@@ -342,7 +349,8 @@ class _OutlineReader:
         for sub in _calls_in(node, containers):
             target = self._call_target(sub.func, cls, local)
             if target:
-                self.calls.append(self._call(scope, target))
+                bound = (local or {}).get(_CUDA_BOUND + sub.func.id, "0") if isinstance(sub.func, ast.Name) else "0"
+                self.calls.append(self._call(scope, target, int(bound)))
             for arg in [*sub.args, *(k.value for k in sub.keywords)]:
                 self._reference(arg, scope, cls, local)  # a callback: mp.spawn(main_worker), self.apply(self._init)
         for container in containers:  # a table of functions: {'2': _dct_kernel_type_2, '3': _dct_kernel_type_3}
@@ -360,9 +368,28 @@ class _OutlineReader:
             if ref and not _external(ref):
                 self.calls.append(self._call(scope, NamedTarget(ref)))
 
-    def _call(self, scope: str, target: CallTarget) -> Call:
-        return Call(scope=scope, target=target, cuda_test=self._cuda_test, predicate=self._predicate[0],
+    def _call(self, scope: str, target: CallTarget, cuda_test: int = 0) -> Call:
+        return Call(scope=scope, target=target, cuda_test=self._cuda_test or cuda_test, predicate=self._predicate[0],
                     predicate_line=self._predicate[1])
+
+    @staticmethod
+    def _bound_under(local: Dict[str, str], name: str, test: int) -> None:
+        """Keep the line of the CUDA test a local alias is bound under (none: forget it): a call through the alias
+        is made in that test's branch wherever it is written."""
+        if test:
+            local[_CUDA_BOUND + name] = str(test)
+        else:
+            local.pop(_CUDA_BOUND + name, None)
+
+    def _bind_flag(self, stmt: ast.Assign, local: Dict[str, str]) -> None:
+        """``is_cuda = acts.is_cuda`` (a local bound to a CUDA test): ``if is_cuda:`` is that test. Rebound to
+        anything else, the name is no flag."""
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                if self._cuda_test_of(stmt.value, local):
+                    local[_CUDA_FLAG + target.id] = str(stmt.lineno)
+                else:
+                    local.pop(_CUDA_FLAG + target.id, None)
 
     def _predicate_of(self, test: ast.expr, local: Optional[Dict[str, str]]) -> str:
         """The repository function a test calls with no argument, alone or as a side of an ``and``
@@ -390,6 +417,8 @@ class _OutlineReader:
             return any(self._cuda_test_of(v, local) for v in test.values)
         if isinstance(test, ast.Call) and not test.args:
             return self._resolve(test.func, local) == _IS_AVAILABLE
+        if isinstance(test, ast.Name):
+            return _CUDA_FLAG + test.id in (local or {})
         return tests_a_cuda_tensor(test)
 
     def _call_target(self, func: ast.expr, cls: Optional[str], local: Optional[Dict[str, str]]) -> Optional[CallTarget]:
@@ -528,6 +557,14 @@ def cuda_family_members(names: Sequence[str]) -> FrozenSet[str]:
     return frozenset(name for name in names if swapped_siblings(name, ("cuda",), _FAMILY_DEVICES, present.__contains__))
 
 
+def _test_line(stmt: ast.If, local: Optional[Dict[str, str]]) -> int:
+    """The line a CUDA test is written on: the binding of the flag it reads (``is_cuda = acts.is_cuda`` before ``if
+    is_cuda:``, where the test's finding is), else its ``if``."""
+    test = stmt.test.operand if isinstance(stmt.test, ast.UnaryOp) else stmt.test
+    bound = (local or {}).get(_CUDA_FLAG + test.id) if isinstance(test, ast.Name) else None
+    return int(bound) if bound else stmt.lineno
+
+
 def tests_a_cuda_tensor(test: ast.expr) -> bool:
     """``x.is_cuda``, ``x.device.type == "cuda"``, ``"cuda" in str(x.device)`` (alone or in an ``and``): true only
     where the tensor is CUDA's, as ``resolve/guards.cuda_test`` reads a device-type test."""
@@ -541,6 +578,9 @@ def tests_a_cuda_tensor(test: ast.expr) -> bool:
 
 
 _IS_AVAILABLE = "torch.cuda.is_available"
+#: keys of a function's local names (``<type>x`` holds what ``x`` was built from): ``<cuda>f``, the line of the CUDA
+#: test the alias ``f`` is bound under; ``<flag>x``, ``x`` is bound to a CUDA test
+_CUDA_BOUND, _CUDA_FLAG = "<cuda>", "<flag>"
 
 
 def _names_cuda_string(test: ast.Compare) -> bool:
