@@ -110,6 +110,24 @@ def test_literal_role_and_confidence_come_from_where_it_sits():
         (2, "default of parameter device", "heuristic"), (4, "compared with x.device.type", "resolved")]
 
 
+@pytest.mark.parametrize("code, devices", [
+    pytest.param("v = versions[release]['cuda']\n", 0, id="a-subscript-key"),
+    pytest.param("torch.cuda.set_rng_state_all(states['cuda'])\n", 0, id="a-saved-states-key"),
+    pytest.param("v = data.get('cuda', {}).get('version')\n", 0, id="a-get-key"),
+    pytest.param("d = cfg.get('device', 'cuda')\n", 1, id="a-get-default-is-a-device"),
+    pytest.param("V = {'2.10.0': {'torchvision': '0.25.0', 'cuda': ('12.6', '12.8')}}\n", 0, id="a-record-key"),
+    pytest.param("torch.save({'cpu': torch.get_rng_state(), 'cuda': torch.cuda.get_rng_state_all(), 'numpy': n}, f)\n",
+                 0, id="a-record-of-states"),
+    pytest.param("BACKENDS = {'cuda': 'nccl', 'cpu': 'gloo'}\n", 1, id="a-per-device-table"),
+    pytest.param("DEVICES = {'cuda': 1, 'mps': 2}\n", 1, id="a-table-of-devices"),
+])
+def test_a_key_that_names_a_field_is_no_device(code, devices):
+    """``"cuda"`` as a table's index, a ``get`` key, or a key among field names labels an entry; the keys of a
+    table of devices (and a ``get``'s default) are devices."""
+    found = usages("import torch\n" + code)[2]
+    assert sum(1 for u in found if u.api == "torch.device" and u.kind == "literal") == devices
+
+
 def test_guarded_import_is_marked():
     code = "try:\n    from flash_attn import flash_attn_func\nexcept ImportError:\n    flash_attn_func = None\n"
     found = [u for u in usages(code)[2] if u.kind == "import"]

@@ -28,6 +28,8 @@ _FSTR = ValueKind.FSTR
 _STR = ValueKind.STR
 
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
+#: a mapping's methods whose first argument is a key (its second, ``get``'s default, may well be a device)
+_KEYED = frozenset({"get", "pop", "setdefault"})
 #: Keywords whose string argument is a device or backend whatever the call is.
 DEVICE_KEYWORDS = frozenset({"device", "device_type", "map_location", "backend"})
 
@@ -120,9 +122,22 @@ class Literals:
         self._beside([e.value for e in node.elements])
 
     def visit_Dict(self, node: cst.Dict) -> None:
-        """A table's keys and values all sit beside each other (``{"cuda": "nccl", "npu": "hccl"}``)."""
+        """A table's keys and values all sit beside each other (``{"cuda": "nccl", "npu": "hccl"}``). A record
+        whose keys are field names (``{"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state_all(),
+        "numpy": ...}``, ``{"torchvision": "0.25.0", "cuda": ("12.6", "12.8")}``): a key named ``cuda`` there
+        labels a field, it is no device (what the field holds is judged where it is made or read)."""
         pairs = [e for e in node.elements if isinstance(e, cst.DictElement)]
+        keys = [_text(e.key) for e in pairs]
+        if keys and all(k is not None for k in keys) and not all(DEVICE_WORD.match(k or "") for k in keys):
+            self.consumed.update(id(e.key) for e, k in zip(pairs, keys) if DEVICE_WORD.match(k or ""))
         self._beside([e.key for e in pairs] + [e.value for e in pairs])
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """``states["cuda"]``, ``AVAILABLE_TORCH_VERSIONS[version]["cuda"]``: a literal index names an entry of a
+        table, not a device (a table of devices is judged where it is written, with its keys)."""
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.SimpleString):
+                self.consumed.add(id(element.slice.value))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``t != "cuda" and t != "xpu"``, ``t == "cuda" or t == "npu"``: the strings one test compares with sit
@@ -167,6 +182,9 @@ class Literals:
         if id(node) in self.consumed:
             return
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _KEYED and node.args \
+                and node.args[0].keyword is None and isinstance(node.args[0].value, cst.SimpleString):
+            self.consumed.add(id(node.args[0].value))  # ``data.get("cuda", {})``: the key, as ``data["cuda"]``
         for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             self.note(arg.value, partial(self._argument_of, func, index))
 
