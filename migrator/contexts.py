@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Tuple
 
 from .model import Category, Context
 
@@ -80,10 +80,22 @@ def context_of(path: str, category: Category, scope: str = "<module>") -> Contex
     if context == Context.TRAINING and any(_TEST_SCOPE.match(part) for part in scope.split(".")):
         return Context.TEST
     if context == Context.TRAINING and category != Category.CUSTOM_OP \
-            and (_TOOLING_FUNCTION.search(scope.rsplit(".", 1)[-1].lower())
-                 or GENERATION.match(scope.rsplit(".", 1)[-1].lower())):
+            and any(_TOOLING_FUNCTION.search(name) or GENERATION.match(name) for name in _defined_in(path, scope)):
         return Context.TOOLING
     return context
+
+
+def _defined_in(path: str, scope: str) -> Tuple[str, ...]:
+    """The names (lowercased) of the definitions ``scope`` lies in, innermost last, without the module's dotted
+    name: di-engine's ``DQNAgent.deploy.single_env_forward_wrapper._forward`` lies in ``deploy``. The module's
+    name ends at the file's own (a package's ``__init__``: its folder's)."""
+    parts = scope.lower().split(".")
+    folders = path.lower().split("/")
+    stem = folders[-1].rsplit(".", 1)[0]
+    if stem == "__init__" and len(folders) > 1:
+        stem = folders[-2]
+    start = parts.index(stem) + 1 if stem in parts[:-1] else len(parts) - 1
+    return tuple(parts[start:])
 
 
 #: libraries that serve a model behind a web page (a demo app): a module that imports one is not the training run

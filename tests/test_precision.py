@@ -181,6 +181,23 @@ def test_a_test_written_in_a_library_module_is_a_test(scope, context):
     assert context_of("pkg/kernels/layernorm.py", Category.DEVICE, scope).value == context
 
 
+@pytest.mark.parametrize("path, scope, context", [
+    # di-engine's agents: `deploy()` wraps the policy in a nested `_forward` that moves each observation
+    pytest.param("ding/bonus/dqn.py", "ding.bonus.dqn.DQNAgent.deploy.single_env_forward_wrapper._forward", "tooling",
+                 id="nested-in-deploy"),
+    pytest.param("pkg/model.py", "pkg.model.Net.generate.step", "tooling", id="nested-in-generate"),
+    pytest.param("pkg/model.py", "pkg.model.Net.train_step.closure", "training", id="nested-in-a-training-step"),
+    pytest.param("pkg/export/__init__.py", "pkg.export.save", "tooling", id="an-export-package-by-its-folder"),
+    pytest.param("pkg/exporter/__init__.py", "pkg.exporter.Exporter.run", "training", id="a-package-name-is-no-def"),
+    pytest.param("pkg/inference_utils.py", "pkg.inference_utils.fit", "training", id="a-module-name-is-no-def"),
+])
+def test_what_a_function_nested_in_tooling_does_is_tooling(path, scope, context):
+    from migrator.model import Category
+    from migrator.contexts import context_of
+
+    assert context_of(path, Category.DEVICE, scope).value == context
+
+
 @pytest.mark.parametrize("path, context", [
     pytest.param("setup.py", "training", id="the-build-pip-runs"),
     pytest.param("csrc/adam/multi_tensor_adam.cu", "training", id="a-training-kernel"),
