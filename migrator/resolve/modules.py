@@ -123,6 +123,12 @@ NVIDIA_FEATURE = "beside a question only an NVIDIA device answers"
 #: memory (``DataLoader(..., pin_memory=torch.cuda.is_available())``, ``pin_memory = torch.cuda.is_available()``):
 #: False on a target, batches are copied from pageable memory, slower, and training runs.
 PIN_MEMORY = "whether host memory is pinned"
+#: A usage's ``context`` when it is a call whose value is only printed or logged (``print("cuda:",
+#: torch.cuda.is_available())``, ``logger.info(f"{torch.cuda.device_count()} GPUs")``): it decides nothing.
+REPORTED = "only printed or logged"
+#: A usage's ``context`` when it is a call whose input is moved to the host just before (``torch.linalg.inv(
+#: cov.cpu())``, ``torch.histogram(input=theta.cpu(), ...)``): the op runs on the host CPU, by the code's choice.
+HOST_INPUT = "input moved to the host"
 #: A usage's ``context`` in the handler of ``try: return getattr(torch, device_name)`` ``except AttributeError:``
 #: (llamafactory's and ms-swift's ``get_torch_device``): it runs only where torch has no module of the device's
 #: name, which the target's own runtime adds (``torch.npu``, ``torch.mlu``).

@@ -25,7 +25,8 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, TENSOR_FACTORIES, TYPE_CHECK,
+                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, REPORTED, TENSOR_FACTORIES,
+                      TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
@@ -78,6 +79,7 @@ class ModuleResolver:
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
         self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
         self._pin_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls that only choose ``pin_memory``
+        self._reported: Set[int] = set()  # calls whose value is only printed or logged (``REPORTED``)
         #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
         #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
         self._gate_contexts: Dict[int, str] = {}
@@ -620,6 +622,8 @@ class ModuleResolver:
         func = node.func
         qual = self.scopes.qualify(func)
         self._types_named(node, qual)
+        if _reports(func):
+            self._reported.update(id(call) for arg in node.args for call in _formatted_calls(arg.value))
         if qual in AUTOCASTS:
             self._autocast_only_on_cuda(node)
         self._knobs(node)
@@ -637,9 +641,10 @@ class ModuleResolver:
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
                                   context=IDLE_TEST if id(node) in self._idle_tests else
                                   PIN_MEMORY if id(node) in self._pin_tests else
+                                  REPORTED if id(node) in self._reported else
                                   IDLE_REGION if id(node) in self._idle_regions else
                                   NEVER_ENTERED if id(node) in self._never_entered else
-                                  self._gate_contexts.get(id(node)),
+                                  self._gate_contexts.get(id(node)) or (HOST_INPUT if _input_on_host(node) else None),
                                   through=self.scopes.alias_value(func.value) if type(func) is cst.Name else None)
             return True
         if isinstance(func, cst.Attribute):
@@ -1024,3 +1029,67 @@ def _answers_for_a_device(value: cst.BaseExpression, qualify: Callable[[cst.Base
     tensors = tests_a_tensors_device(value) or any(
         name in bound and tests_a_tensors_device(bound[name]) for name in _names_tested(value))
     return tensors and cuda_test(value, qualify, flags) == DEVICE_TYPE
+
+
+#: a logger's methods (``logger.info``, ``logging.warning``, ``self.log.debug``)
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+
+
+def _reports(func: cst.BaseExpression) -> bool:
+    """``print``, or a logger's method (its receiver's last name says ``log``: ``logger``, ``_LOGGER``,
+    ``logging``, ``self.log``)."""
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
+        return False
+    receiver = func.value
+    last = receiver.value if isinstance(receiver, cst.Name) else receiver.attr.value \
+        if isinstance(receiver, cst.Attribute) else ""
+    return "log" in last.lower()
+
+
+#: what a value passes through on its way into a printed text: an f-string's expression, ``%`` or ``+``,
+#: ``str()`` / ``repr()`` / ``"...".format()``, a tuple of them
+_FORMATTING = (cst.FormattedString, cst.FormattedStringExpression, cst.BinaryOperation, cst.Tuple, cst.Element,
+               cst.Arg, cst.ConcatenatedString)
+
+
+def _formatted_calls(value: cst.BaseExpression) -> List[cst.Call]:
+    """The calls whose value only becomes (part of) ``value``'s text."""
+    found: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            if (isinstance(func, cst.Name) and func.value in ("str", "repr")) \
+                    or (isinstance(func, cst.Attribute) and func.attr.value == "format"):
+                stack.extend(node.args)
+            else:
+                found.append(node)
+        elif isinstance(node, _FORMATTING):
+            stack.extend(node.children)
+    return found
+
+
+#: what a tensor may go through after ``.cpu()`` and stay on the host
+_HOST_KEEPING = frozenset({"cpu", "float", "double", "half", "detach", "contiguous", "clone", "long", "int"})
+
+
+def _input_on_host(node: cst.Call) -> bool:
+    """Whether a call's input (its first positional argument, or ``input=``) is moved to the host right there:
+    ``x.cpu()``, ``x.detach().cpu().double()``, ``x.to("cpu")``."""
+    value = next((a.value for a in node.args if a.keyword is None and not a.star), None) or next(
+        (a.value for a in node.args if a.keyword is not None and a.keyword.value == "input"), None)
+    seen_cpu = False
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        name = value.func.attr.value
+        if name == "to" and len(value.args) == 1 and string_value(value.args[0].value) == "cpu":
+            return True
+        if name not in _HOST_KEEPING:
+            return False
+        seen_cpu = seen_cpu or (name == "cpu" and not value.args)
+        if seen_cpu:
+            return True
+        value = value.func.value
+    return False

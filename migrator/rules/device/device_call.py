@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Optional
 
 from ...maps.load import TargetMap
-from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PIN_MEMORY
+from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Verdict
+from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PIN_MEMORY, REPORTED
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -93,6 +93,10 @@ class DeviceCall(Rule):
         # fairscale's pipe streams: `cast` names a type for the checker and runs nothing
         Valid("from typing import cast\nimport torch\n\n\ndef as_cuda(stream):\n"
               "    return cast(torch.cuda.Stream, stream)\n"),
+        # di-engine's examples and many a training script start so: the answer is shown, it decides nothing
+        Invalid("import logging\nimport torch\nlogger = logging.getLogger(__name__)\n"
+                "print('torch.cuda.is_available(): ', torch.cuda.is_available())\n"
+                "logger.info(f'{torch.cuda.device_count()} GPUs')\n", expect=Status.SUPPORTED),
         Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
                                                                                              "pass\n"}),
     )
@@ -104,6 +108,8 @@ class DeviceCall(Rule):
             return None
         if ".amp." in usage.api or "nccl" in usage.api.lower() or usage.api == "torch.version.cuda":
             return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
+        if usage.context == REPORTED and usage.api in SAFE_QUERIES:
+            return per_target(ctx, lambda t: _only_reported(t, usage))
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage, ctx))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL \
@@ -212,6 +218,21 @@ def _where_torch_lacks_the_module(target, usage: Usage) -> Verdict:
                    f"`getattr(torch, ...)`: on {target.id} the device's own module is there, so this line does not "
                    "run", _IDLE_SOURCE)
 _GATE_SOURCE = "migrator guard analysis; third_party.json (the library is CUDA-bound)"
+
+
+#: CUDA's questions that answer without CUDA (False, 0) instead of raising, as torch's CPU build does
+SAFE_QUERIES = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_initialized"})
+
+
+def _only_reported(target: TargetMap, usage: Usage) -> Verdict:
+    """A question whose answer is only printed or logged: on a target that renames the device it reads False
+    (0) there, which the log then shows, and nothing the run does depends on it."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status != Status.REWRITE:
+        return verdict
+    why = (f"its answer is only printed or logged: on {target.id} it reads as on a machine without CUDA, and "
+           "nothing the run does depends on it; to show the device instead: " + verdict.message)
+    return Verdict(Status.SUPPORTED, why, _IDLE_SOURCE, evidence=(Evidence(Grade.PROOF, _IDLE_SOURCE, why),))
 
 
 def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:

@@ -8,7 +8,7 @@ from typing import FrozenSet, Optional, Tuple
 
 from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
 from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
-from ...resolve.modules import TENSOR_FACTORIES
+from ...resolve.modules import HOST_INPUT, TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -96,6 +96,9 @@ class TorchOp(Rule):
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"
               "labels = torch.tensor([1, 2])\n"),
         Valid("import torch\ntorch.save({}, 'ckpt.pt')\n"),
+        # anomalib's PaDiM on MPS and AI-VAD's histograms: the code moves the input to the host for the op
+        Invalid("import torch\n\n\ndef fit(cov, theta, mag):\n    inv = torch.linalg.inv(cov.cpu())\n"
+                "    return torch.histogram(input=theta.cpu(), bins=8, weight=mag.cpu())\n", expect=Status.SUPPORTED),
         # a data loader's worker runs a dataset's item and the collate function on the host CPU
         Valid("import torch\n\n\nclass Images(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n"
               "        return torch.nn.functional.interpolate(self.x[i], scale_factor=2)\n"),
@@ -130,8 +133,8 @@ def _on_the_host(usage: Usage) -> bool:
     """A tensor made on the host CPU (``torch.tensor(xs)``, ``torch.zeros(3)``), or an op in the data path a
     ``DataLoader`` runs in its workers before any tensor reaches the device (a dataset's ``__getitem__``, a
     collate function): no device verdict."""
-    if _HOST_SCOPE.search(usage.scope):
-        return True
+    if _HOST_SCOPE.search(usage.scope) or usage.context == HOST_INPUT:
+        return True  # (or its input is moved to the host right there: ``torch.linalg.inv(cov.cpu())``)
     if usage.kind != _CALL or usage.api not in TENSOR_FACTORIES:
         return False
     return usage.api == "torch.from_numpy" or not any(a.keyword == "device" for a in usage.args)
