@@ -76,8 +76,7 @@ class AmpDevice(Rule):
             return None
         if value.via and value.via.startswith("the default device"):
             return per_target(ctx, lambda t: _implicit_cuda(t, device, usage.snippet))
-        return per_target(ctx, lambda t: changes_nothing(t, device_string_verdict(t, device, usage.snippet),
-                                                         usage.context))
+        return per_target(ctx, lambda t: changes_nothing(t, device_string_verdict(t, device, usage.snippet), usage))
 
 
 #: an autocast that changes nothing a target computes, by its ``Usage.context``: why, and on what it rests
@@ -94,13 +93,26 @@ _NOTHING_CHANGES = {
 }
 
 
-def changes_nothing(target, verdict: Verdict, context: Optional[str]) -> Verdict:
+def changes_nothing(target, verdict: Verdict, usage: Usage) -> Verdict:
     """An autocast whose rename changes nothing a target computes (``_NOTHING_CHANGES``: switched off around
-    code it never lowers, or never entered): ``supported`` on a note that says what the rename would be for."""
-    if verdict.status != Status.REWRITE or context not in _NOTHING_CHANGES:
+    code it never lowers, or never entered), or nothing a target trains (``_EVALUATION``: entered without
+    autograd): ``supported`` on a note that says what the rename would be for."""
+    if verdict.status != Status.REWRITE:
         return verdict
-    quote, source = _NOTHING_CHANGES[context]
+    if usage.context in _NOTHING_CHANGES:
+        quote, source = _NOTHING_CHANGES[usage.context]
+    elif usage.no_grad and usage.api.endswith(".autocast"):
+        quote, source = _EVALUATION
+    else:
+        return verdict
     return runs_on_a_note(quote.format(target=target.id, then=verdict.message), source)
+
+
+#: an autocast entered without autograd (simpletransformers' ``evaluate()`` under ``torch.no_grad()``): CUDA's is
+#: off on the target, and the evaluation computes in fp32 there, slower and the same
+_EVALUATION = ("entered without autograd (under `no_grad` or `inference_mode`: an evaluation, not a training step): "
+               "on {target} CUDA's autocast is off here and this computes in fp32, slower, same results; to keep "
+               "16 bits there too: {then}", "torch.amp autocast (an autocast for another device type is a no-op)")
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:

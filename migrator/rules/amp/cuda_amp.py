@@ -50,6 +50,9 @@ class CudaAmp(Rule):
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="from torch.cuda import amp\nimport torch_npu\n"
                                 "scaler = torch_npu.npu.amp.GradScaler(enabled=True)\n")),
+        # simpletransformers' evaluate(): without autograd on the target it computes in fp32, which is to validate
+        Invalid("import torch\n\n\n@torch.no_grad()\ndef evaluate(model, x):\n"
+                "    with torch.cuda.amp.autocast():\n        return model(x)\n", expect=Status.SUPPORTED),
         Valid("import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n"),
         Valid("import torch\nfrom torch.cpu.amp import autocast\nwith autocast():\n    pass\n"),
     )
@@ -57,5 +60,5 @@ class CudaAmp(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind in self.kinds and usage.api.startswith("torch.cuda.amp"):
             # ``changes_nothing``: off around nothing it lowers, or never entered; else the rename as it stands
-            return per_target(ctx, lambda t: changes_nothing(t, rename_verdict(t, usage), usage.context))
+            return per_target(ctx, lambda t: changes_nothing(t, rename_verdict(t, usage), usage))
         return None
