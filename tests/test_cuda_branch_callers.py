@@ -272,3 +272,53 @@ def test_a_kernel_chosen_in_a_cuda_branch_is_a_site_of_its_test_and_a_refusing_e
     test = next(f for f in report.judged if f.api == "torch.Tensor.is_cuda")
     assert stream.root == test.id and stream not in counted(report.judged)
     assert (test.verdicts["cann"].status.value != "supported") is refuses  # the way the target takes raises
+
+
+#: di-engine's timers: the CUDA one is a class defined inside the function the CUDA branch calls; the test that
+#: calls it sits in a branch an implementation's name already keeps for CUDA (so it is no work itself)
+_TIMERS = """
+import torch
+
+
+def get_cuda_time_wrapper():
+    class TimeWrapperCuda:
+        start_record = torch.cuda.Event(enable_timing=True)
+
+        @classmethod
+        def start_time(cls):
+            torch.cuda.synchronize()
+            cls.start_record.record()
+
+    return TimeWrapperCuda
+
+
+class TimeWrapperTime:
+    @classmethod
+    def start_time(cls):
+        pass
+
+
+def build_time_helper(wrapper_type):
+    if wrapper_type == "time":
+        return TimeWrapperTime
+    elif wrapper_type == "cuda":
+        if torch.cuda.is_available():
+            return get_cuda_time_wrapper()
+        else:
+            return TimeWrapperTime
+    raise KeyError(wrapper_type)
+"""
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["a-test-that-is-no-work", "a-test-that-is-work"])
+def test_what_a_cuda_only_function_defines_runs_only_in_cuda_branches_too(scan_tree, runs):
+    timers = _TIMERS if not runs else _TIMERS.replace('    if wrapper_type == "time":\n        return TimeWrapperTime\n'
+                                                      '    elif wrapper_type == "cuda":\n', "    if True:\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/timers.py": timers,
+                        "train.py": "from pkg.timers import build_time_helper\n\nif __name__ == '__main__':\n"
+                                    "    build_time_helper('cuda').start_time()\n"})
+    inside = [f for f in report.judged if f.api in ("torch.cuda.Event", "torch.cuda.synchronize")]
+    assert len(inside) == 2 and not any(f in counted(report.judged) for f in inside)
+    for finding in inside:  # on cann: a site of the test, or (no test to be a site of) not run at all
+        cause = next((f for f in report.judged if f.id == finding.root), finding)
+        assert (cause.verdicts["cann"].status.value != "supported") is runs

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..model import Category, Finding, NodeKind
+from ..model import Category, Evidence, Finding, Grade, NodeKind, Status, Verdict
 from ..sources.outline import CALLS_BY_NAME, REGISTERS
 from .build import ProjectGraph
 
@@ -54,6 +54,12 @@ def cuda_only(project: ProjectGraph) -> Dict[str, CudaBranch]:
         if branch is not None:
             found[node] = branch
             todo.extend(graph.succ[node])
+    if found:  # di-engine's ``get_cuda_time_wrapper()`` defines ``TimeWrapperCuda`` and returns it
+        for node in sorted(nodes, key=len):
+            enclosing = node.rpartition(".")[0]
+            if enclosing in found and node not in found and node not in entries \
+                    and nodes[node].get("kind") in _CALLABLE:
+                found[node] = found[enclosing]
     return found
 
 
@@ -88,12 +94,15 @@ def _answers(findings: Sequence[Finding], project: ProjectGraph, placed: Mapping
     return found
 
 
-def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
-                           placed: Mapping[str, str]) -> List[Finding]:
+def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph, placed: Mapping[str, str],
+                           renamed: Sequence[str] = ()) -> List[Finding]:
     """``findings``, each device, distributed, AMP or CUDA-library finding in a function that runs only in CUDA's
     branches (``cuda_only``) a site of the finding on the test it is called under (the first one written on the
-    test's line; a call of a predicate there, ``if fused_available():``: the predicate's own CUDA question; none:
-    it keeps its own). ``placed``: finding id -> the node it sits in, where known."""
+    test's line or the next ones, for a test over several lines; a call of a predicate there, ``if
+    fused_available():``: the predicate's own CUDA question). A test with no finding at all was judged no work
+    (a CUDA question inside a branch another test keeps for CUDA, a test that decides nothing): on the targets
+    that rename the device (``renamed``) the function does not run, and its findings are ``supported`` there.
+    ``placed``: finding id -> the node it sits in, where known."""
     branches = cuda_only(project)
     if not branches:
         return list(findings)
@@ -103,14 +112,18 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
             on_line.setdefault((finding.path, finding.span.line), finding)
     answers = _answers(findings, project, placed)
     roots: Dict[str, str] = {}
+    idle: Dict[str, CudaBranch] = {}
     for finding in findings:
         branch = branches.get(placed.get(finding.id) or project.node_of(finding) or "")
         if branch is None or finding.root is not None or finding.category not in _SITES:
             continue
-        test = on_line.get((branch.path, branch.line)) or next(
+        test = next((on_line[(branch.path, line)] for line in range(branch.line, branch.line + _TEST_LINES)
+                     if (branch.path, line) in on_line), None) or next(
             (answers[callee] for callee in project.graph.succ[branch.caller]
              if callee in answers and callee in project.predicates), None)
-        if test is not None and test.id != finding.id:
+        if test is None:
+            idle[finding.id] = branch
+        elif test.id != finding.id:
             roots[finding.id] = test.root or test.id
     for site, root in list(roots.items()):  # a test that has just become a site itself: its own root
         seen = {site}
@@ -118,4 +131,25 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph,
             seen.add(root)
             root = roots[root]
         roots[site] = root
-    return [replace(f, root=roots[f.id]) if f.id in roots and roots[f.id] != f.id else f for f in findings]
+    sited = [replace(f, root=roots[f.id]) if f.id in roots and roots[f.id] != f.id else f for f in findings]
+    return [_not_run(f, idle[f.id], renamed) if f.id in idle else f for f in sited]
+
+
+#: how many lines a CUDA test's own finding may sit below its ``if`` (``if (\n    torch.cuda.is_available()``)
+_TEST_LINES = 4
+_SOURCE = "migrator guard analysis"
+
+
+def _not_run(finding: Finding, branch: CudaBranch, renamed: Sequence[str]) -> Finding:
+    """``finding`` ``supported`` on each target of ``renamed``: it runs only in the CUDA test's branch there."""
+    why = (f"runs only in CUDA's branch of the test at {branch.path}:{branch.line} (called from "
+           f"{branch.caller.rpartition('.')[2]}), which is False on {{target}} and needs no change there: "
+           "{target} takes the other way")
+    verdicts = dict(finding.verdicts)
+    for target in renamed:
+        verdict = verdicts.get(target)
+        if verdict is not None and verdict.status != Status.SUPPORTED:
+            text = why.format(target=target)
+            verdicts[target] = Verdict(Status.SUPPORTED, text, _SOURCE,
+                                       evidence=(Evidence(Grade.PROOF, _SOURCE, text),))
+    return replace(finding, verdicts=verdicts)

@@ -108,7 +108,8 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
         return Scanned(_report(request, judged.files, findings, ops, plans, traced, ()), None)
     from ..graph import subgraph_around, summarise
 
-    reached = reachable(root, results, findings, ops, request.entries, request.cache)
+    reached = reachable(root, results, findings, ops, request.entries, request.cache,
+                        tuple(t.id for t in targets if t.device_to != "cuda"))
     project, nodes = reached.project, reached.nodes
     rule_errors = list(judged.rule_errors)
     tuned = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,

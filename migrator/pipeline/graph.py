@@ -29,9 +29,10 @@ class Reached:
 
 
 def reachable(root: Path, results: Sequence[FileResult], findings: Sequence[Finding], ops: Sequence[CustomOp],
-              entries: Sequence[str], cache: Optional[AnalysisCache]) -> Reached:
+              entries: Sequence[str], cache: Optional[AnalysisCache], renamed: Sequence[str] = ()) -> Reached:
     """``findings`` marked reachable from the entry points (an entry point already on a vendor's patcher:
-    what it covers is ``supported``), those in a function only CUDA's branches call sites of its test."""
+    what it covers is ``supported``), those in a function only CUDA's branches call sites of its test (or, where
+    the test is no work, ``supported`` on the targets that rename the device: ``renamed``)."""
     from ..graph import build_graph, mark_reachable, reach
     from ..graph.cuda_callers import with_cuda_branch_roots
     from ..graph.shimmed import through_shims
@@ -42,7 +43,7 @@ def reachable(root: Path, results: Sequence[FileResult], findings: Sequence[Find
 
     project, nodes = graph_and_reach(cache, root, results, entries, built)
     marked, placed = mark_reachable(project, nodes, findings, ops)
-    sited = with_cuda_branch_roots(marked, project, placed)  # a helper only CUDA's branches call: the test's
+    sited = with_cuda_branch_roots(marked, project, placed, renamed)  # a helper only CUDA's branches call
     return Reached(project, nodes, tuple(through_shims(sited, project, placed, results)), placed)
 
 
