@@ -294,6 +294,21 @@ def test_a_file_that_only_imports_a_cuda_library_is_a_site_of_its_first_use(scan
     assert len(library) == items, [(f.path, f.span.line, f.api) for f in library]
 
 
+@pytest.mark.parametrize("body, items", [
+    # ART's estimators: apex imported in the branch that uses it
+    ("    if use_amp:\n        from apex import amp\n\n        model, opt = amp.initialize(model, opt)\n"
+     "    return model, opt\n", 1),
+    # simpletransformers: the 8-bit optimizer imported where it is built
+    ("    from bitsandbytes.optim import Adam8bit\n\n    return model, Adam8bit(model.parameters())\n", 1),
+    # imported here, used nowhere here: its own item
+    ("    import apex\n\n    return model, opt\n", 1),
+], ids=["apex-imported-where-amp-initialize-is", "an-optimizer-imported-where-it-is-built", "an-import-alone"])
+def test_a_library_imported_where_it_is_used_is_one_item(scan_code, body, items):
+    findings = scan_code("import torch\n\n\ndef setup(model, opt, use_amp):\n" + body)
+    work = [f for f in counted(findings) if f.rule == "cuda-library"]
+    assert len(work) == items, [(f.span.line, f.api) for f in work]
+
+
 @pytest.mark.parametrize("leaves, site", [(True, True), (False, False)], ids=["returns", "goes-on"])
 def test_the_rest_after_leaving_where_cuda_is_missing_is_a_site_of_that_test(scan_code, leaves, site):
     """lucidrains' ``Attend``: ``if not torch.cuda.is_available() or not flash: return`` then the GPU's properties

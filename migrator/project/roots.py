@@ -393,6 +393,38 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
+def with_import_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """A library imported where it is used, one item: ``from apex import amp`` then ``amp.initialize(...)`` in one
+    function (ART's estimators), ``from bitsandbytes.optim import Adam8bit`` then ``Adam8bit(...)``: the use is
+    the work, and the import goes with it (a site of the first use after it, by the same rule, in the same
+    function). Where a target settles them apart (Kunlunxin ports apex itself, and rewrites the call), the
+    import is the item and the use its site: the heavier work is what the plan counts. An import no finding
+    uses keeps its own item."""
+    uses: Dict[Tuple[str, str, str], List[Finding]] = {}
+    for finding in findings:
+        uses.setdefault((finding.path, finding.scope, finding.rule), []).append(finding)
+    roots: Dict[str, str] = {}
+    for finding in findings:
+        if finding.root is not None or not _is_import(finding) or finding.scope == "<module>":
+            continue  # (a module's own imports are the module's: a Triton kernel module's ``import triton``)
+        line = finding.span.line or 0
+        use = min((f for f in uses[(finding.path, finding.scope, finding.rule)]
+                   if (f.api == finding.api or f.api.startswith(finding.api + ".")) and (f.span.line or 0) > line
+                   and f.id not in roots and not _is_import(f)),
+                  key=lambda f: f.span.line or 0, default=None)
+        if use is None:
+            continue
+        if _settles(use) == _settles(finding):
+            roots[finding.id] = use.root or use.id
+        elif use.root is None:
+            roots[use.id] = finding.id
+    if not roots:
+        return list(findings)
+    roots = {site: _last(roots, site) for site in roots}
+    return [replace(f, root=roots[f.id]) if f.id in roots else
+            replace(f, root=roots[f.root]) if f.root in roots else f for f in findings]
+
+
 def with_copy_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One file shipped twice, one item: DeepSpeed's sdist carries ``csrc/`` and a copy under
     ``deepspeed/ops/csrc/``; a finding in the copy (its path the original's under more folders) on the same line,
