@@ -67,6 +67,10 @@ class Evaluator:
                 if arg.star == "**" and isinstance(arg.value, cst.Dict):
                     out.extend(self._unpacked(arg.value))  # ``Trainer(**{"accelerator": "auto", **kwargs})``
                     continue
+                if arg.star == "**" and isinstance(arg.value, cst.Name):
+                    # ``trainer_kwargs = dict(accelerator="gpu", ...)`` then ``Trainer(**trainer_kwargs)``: what it
+                    # was built with (and whatever the code adds to it later, unknown)
+                    out.extend(self._unpacked_name(arg.value.value))
                 if arg.star:  # ``Trainer(**cfg)``, ``f(*args)``: what it passes is not known, only that it passes
                     out.append(Argument(arg.star, _OPAQUE))
                     continue
@@ -81,6 +85,24 @@ class Evaluator:
             return tuple(out)
         finally:
             self._want_text = False
+
+    def _unpacked_name(self, name: str) -> List[Argument]:
+        """The keyword arguments a name bound once in its scope to a ``dict(...)`` call or a display passes."""
+        qual, binding = self.scopes.lookup(name)
+        exprs = binding.values.get(name) if qual is None and binding is not None else None
+        if not exprs or len(exprs) != 1:
+            return []
+        table = exprs[0]
+        if isinstance(table, cst.Dict):
+            return self._unpacked(table)
+        if isinstance(table, cst.Call) and isinstance(table.func, cst.Name) and table.func.value == "dict":
+            found = []
+            for arg in table.args:
+                if arg.keyword is not None:  # (where the value is written: its literal's own finding, if any)
+                    value = self.with_origin(self.value_of(arg.value), arg.value, UNPACKED + name)
+                    found.append(Argument(arg.keyword.value, value))
+            return found
+        return []
 
     def _unpacked(self, table: cst.Dict) -> List[Argument]:
         """The keyword arguments a dict display unpacked into a call passes: its string keys with their values
@@ -193,6 +215,10 @@ class Evaluator:
             value = self.with_origin(self.value_of(default), default, argparse_via(node.attr.value))
             return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via)
         return Value(ValueKind.OTHER, self.emitter.code(node))
+
+
+#: a value's ``via`` when a call receives it unpacked from a name's ``dict(...)`` (``**trainer_kwargs``)
+UNPACKED = "**"
 
 
 def argparse_via(option: str) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ...resolve.values import from_argparse_default
+from ...resolve.values import UNPACKED, from_argparse_default
 from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
@@ -13,6 +13,7 @@ from . import setting_verdict
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
+_CHOICE = ValueKind.CHOICE
 _INT = ValueKind.INT
 _OTHER = ValueKind.OTHER
 _STR = ValueKind.STR
@@ -62,6 +63,11 @@ class FrameworkArgument(Rule):
         # not written: Lightning's default, 'auto' (litgpt's pretrain builds its Fabric so)
         Invalid("import lightning as L\nfabric = L.Fabric(devices=4, strategy='ddp')\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # autogluon's learners: the accelerator chosen between values, in keyword arguments built beforehand
+        Invalid("import lightning.pytorch as pl\n\n\ndef fit(num_gpus, config):\n"
+                "    trainer_kwargs = dict(accelerator='gpu' if num_gpus > 0 else config.accelerator, max_epochs=3)\n"
+                "    return pl.Trainer(**trainer_kwargs)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # ... unless the call may pass it (`**trainer_kwargs`)
         Valid("import lightning as L\ndef main(trainer_kwargs):\n"
               "    return L.Trainer(max_epochs=3, **trainer_kwargs)\n"),
@@ -87,12 +93,16 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     if not rows:
         return []
     values = {}
+    choices: Dict[str, List[str]] = {}  # ``accelerator="gpu" if num_gpus > 0 else "cpu"``: the values it may take
     for arg in usage.args:
         if arg.keyword is not None:
             value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
-            written = value.via is None or from_argparse_default(value)  # a script's own default runs unless given
+            # a script's own default runs unless given; keyword arguments built beforehand are written for the call
+            written = value.via is None or from_argparse_default(value) or value.via.startswith(UNPACKED)
             if value.kind in (_STR, _INT, _OTHER) and value.text is not None and written:
                 values[arg.keyword] = value.text
+            elif value.kind == _CHOICE and written:
+                choices[arg.keyword] = [o.text for o in value.options if o.kind in (_STR, _INT) and o.text]
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
     # ``L.Fabric(devices=4)``: an argument no call writes is the framework's default, where nothing else could
     # pass it (no positional arguments, no ``*args`` or ``**kwargs``)
@@ -100,8 +110,8 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     written_names = {a.keyword for a in usage.args}
     out = []
     for row in rows:
-        text = values.get(row.argument)
-        shown = text
+        text = values.get(row.argument) or next((t for t in choices.get(row.argument, ()) if row.matches(t)), None)
+        shown = text if row.argument in values or text is None else f"{text} (one of the values the code chooses)"
         if text is None and row.omitted is not None and not could_pass and row.argument not in written_names:
             text, shown = row.omitted, f"{row.omitted} (not written: the default, {row.omitted_source})"
             if row.argument == "accelerator":
