@@ -29,6 +29,9 @@ DIAGNOSTICS = re.compile(
     r"|clock_rate|nvtx\b|profiler\b|_record_memory_history|_dump_snapshot|list_gpu_processes"
     r"|[sg]et_sync_debug_mode)"
     r"|^torch\.profiler\.ProfilerActivity\.CUDA|^torch\.backends\.(?:cudnn|cuda)\.|^pynvml\b")
+#: beside a diagnostic, what only says which device it is for (funasr's ``with torch.cuda.device(device):
+#: torch.cuda.empty_cache()``); alone, a device context is work
+_FOR_A_DIAGNOSTIC = frozenset({"torch.cuda.device"})
 _SOURCE = "migrator guard analysis"
 _TESTS = frozenset({"device-string", "device-call"})  # the rules a CUDA test is reported by
 
@@ -45,7 +48,8 @@ def with_skipped_diagnostics(findings: Sequence[Finding], targets: Sequence[Targ
             branches.setdefault((finding.path, finding.guard), []).append(finding)
     skipped: Dict[str, str] = {}  # finding id -> why
     for (path, test), inside in branches.items():
-        if not all(DIAGNOSTICS.match(f.api) for f in inside):
+        if not all(DIAGNOSTICS.match(f.api) or f.api in _FOR_A_DIAGNOSTIC for f in inside) \
+                or not any(DIAGNOSTICS.match(f.api) for f in inside):
             continue
         apis = sorted({f.api for f in inside})
         why = (f"the test at line {test.line} is False on {{target}} and its branch is skipped: it only measures "
