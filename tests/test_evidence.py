@@ -1103,6 +1103,31 @@ def test_a_call_that_is_a_no_op_without_cuda_is_a_note_not_work(scan_tree, call,
     assert active(found.verdicts["cann"]) == work
 
 
+@pytest.mark.parametrize("body, work", [
+    # funasr's trainers flush CUDA's cache between data splits, on the model's device
+    pytest.param("    device = next(model.parameters()).device\n    if device.type == 'cuda':\n"
+                 "        with torch.cuda.device(device):\n            torch.cuda.empty_cache()\n    return a",
+                 False, id="a-flush-on-the-models-device"),
+    # a device context with no measure in it chooses where the code goes on: work
+    pytest.param("    device = next(model.parameters()).device\n    if device.type == 'cuda':\n"
+                 "        with torch.cuda.device(device):\n            a = a * 2\n    return a", True,
+                 id="a-device-context-alone"),
+])
+def test_the_device_a_measure_is_for_is_part_of_the_measure(scan_tree, body, work):
+    report = _scan(scan_tree, body, ["cann"])
+    device_work = [f for f in report.findings if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(device_work) == work, [(f.span.line, f.api) for f in device_work]
+
+
+def test_a_process_groups_backend_and_the_string_it_falls_back_to_are_one_item(scan_tree):
+    """funasr's ``init_process_group(backend=kwargs.get("backend", "nccl"))``: `fix` can edit the string and not
+    the call, yet it is one change."""
+    report = _scan(scan_tree, "    torch.distributed.init_process_group(backend=kwargs.get('backend', 'nccl'))\n"
+                              "    return a", ["cann"])
+    items = [f for f in report.findings if f.rule == "collective-backend" and f.root is None]
+    assert len(items) == 1 and items[0].api == "torch.distributed.Backend"
+
+
 def test_a_statement_written_over_lines_is_one_item(scan_tree):
     report = _scan(scan_tree, "    torch.distributed.init_process_group(\n        backend='nccl',\n"
                               "        init_method='env://')\n    return a.cuda()", ["cann"])
@@ -1330,7 +1355,8 @@ def test_a_cuda_test_that_keeps_the_target_out_of_a_cuda_only_library_is_no_work
 ])
 def test_mmengines_dist_cfg_backend_is_the_launchers_to_decide(scan_tree, config, work):
     report = scan_tree({"configs/runtime.py": config}, ["cann"])
-    (found,) = [f for f in report.judged if f.rule == "collective-backend"]
+    # (the process group unpacking `cfg` is a site of the literal it receives)
+    (found,) = [f for f in report.judged if f.rule == "collective-backend" and f.root is None]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
     assert (found in report.validate) != work
 

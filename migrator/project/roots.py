@@ -123,21 +123,34 @@ def _settles(finding: Finding) -> _Settles:
 def _arguments_at_their_literal(findings: Sequence[Finding], work: Sequence[Finding], roots: Dict[str, str]) -> None:
     """``torch.device(`` / ``f"cuda:{rank}" if ... else "cpu"`` / ``)``: the call's device argument is the string
     written in it, one edit, whatever `fix` does with each: the call is a site of the string's item (of the
-    item the string is a site of, where it is one: the availability test that decides it)."""
+    item the string is a site of, where it is one: the availability test that decides it). So is a process
+    group's backend argument and its ``"nccl"`` (funasr's ``init_process_group(backend=kwargs.get("backend",
+    "nccl"))``)."""
     items = {f.id for f in work}
     literals: Dict[str, List[Tuple[Finding, str]]] = {}
     for finding in findings:
         item = finding.root or finding.id
-        if finding.rule == "device-string" and item in items and finding.span.line is not None:
+        if _is_literal(finding) and item in items and finding.span.line is not None:
             literals.setdefault(finding.path, []).append((finding, item))
     for finding in work:
-        if finding.rule != "device-argument" or finding.path not in literals:
+        if _is_literal(finding) or finding.rule not in _TAKES_A_LITERAL or finding.path not in literals:
             continue
         first, last = finding.span.line or 0, _last_line(finding)
         inside = [item for f, item in literals[finding.path] if f.span.cell == finding.span.cell
-                  and first <= (f.span.line or 0) <= last and item != finding.id]
+                  and f.rule == _TAKES_A_LITERAL[finding.rule] and first <= (f.span.line or 0) <= last
+                  and item != finding.id]
         if inside:
             roots[finding.id] = inside[0]
+
+
+#: the rules whose call finding judges the string written in it: the string's rule, by the call's
+_TAKES_A_LITERAL = {"device-argument": "device-string", "collective-backend": "collective-backend"}
+#: the API of a backend string (``collective-backend`` reports the literal and the call that receives it)
+_BACKEND_LITERAL = "torch.distributed.Backend"
+
+
+def _is_literal(finding: Finding) -> bool:
+    return finding.rule == "device-string" or (finding.rule == "collective-backend" and finding.api == _BACKEND_LITERAL)
 
 
 def _last_line(finding: Finding) -> int:
