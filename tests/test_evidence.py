@@ -1128,6 +1128,19 @@ def test_a_process_groups_backend_and_the_string_it_falls_back_to_are_one_item(s
     assert len(items) == 1 and items[0].api == "torch.distributed.Backend"
 
 
+@pytest.mark.parametrize("call, work", [
+    # rl4co's time windows: the elementwise form, which Ascend documents (for `torch.maximum`) with int32
+    pytest.param("torch.max(a.int(), x.int())", False, id="two-tensors-is-maximum"),
+    # the reduction over a dimension: `torch.max`'s own entry, int32 left out
+    pytest.param("torch.max(a.int(), 1)", True, id="a-reduction-over-a-dimension"),
+    pytest.param("torch.max(a.int(), dim=1)", True, id="a-reduction-by-keyword"),
+])
+def test_the_elementwise_form_of_max_is_judged_by_maximums_entry(scan_tree, call, work):
+    report = _scan(scan_tree, f"    return {call}", ["cann"])
+    found = _one(report, "torch.max")
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
 def test_a_statement_written_over_lines_is_one_item(scan_tree):
     report = _scan(scan_tree, "    torch.distributed.init_process_group(\n        backend='nccl',\n"
                               "        init_method='env://')\n    return a.cuda()", ["cann"])

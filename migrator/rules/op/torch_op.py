@@ -121,7 +121,7 @@ class TorchOp(Rule):
                 return Verdict(Status.UNKNOWN, f"no aten trace and no vendor list entry for `{usage.api}` on "
                                f"{target.id}", "operator maps")
             if integer is not None:
-                return _integer_input(target, usage.api, integer) or coverage.verdict
+                return _integer_input(target, _documented_as(usage), integer) or coverage.verdict
             return coverage.verdict
         return per_target(ctx, verdict)
 
@@ -179,6 +179,23 @@ _INPUT_DTYPES = re.compile(r"`?input`?\s*仅支持\s*([a-z0-9，,、 ]+)", re.IG
 
 _SHORT = {"int64": ("int64", "long"), "int32": ("int32", "int"), "int16": ("int16",), "int8": ("int8",),
           "uint8": ("uint8",), "bool": ("bool",)}
+
+
+#: ``torch.max(a, b)``, ``torch.min(a, b)``: the elementwise form (``aten::maximum``), documented as its own API
+_ELEMENTWISE_FORM = {"torch.max": "torch.maximum", "torch.min": "torch.minimum"}
+
+
+def _documented_as(usage: Usage) -> str:
+    """The API whose vendor entry documents this call's form: ``torch.maximum``'s for ``torch.max(a, b)`` (a
+    second operand that is no dimension: rl4co's ``torch.max(min_ts, max_ts)`` of int32 times, which Ascend
+    documents for ``torch.maximum`` and not for the reduction), else the call's own."""
+    twin = _ELEMENTWISE_FORM.get(usage.api)
+    if twin is None or usage.kind != _CALL or any(a.keyword in ("dim", "keepdim") for a in usage.args):
+        return usage.api
+    positional = [a for a in usage.args if a.keyword is None]
+    other = positional[1].value if len(positional) == 2 else next(
+        (a.value for a in usage.args if a.keyword == "other"), None)
+    return twin if other is not None and other.kind not in (_INT, _FLOAT) else usage.api
 
 
 def _integer_input(target, api: str, dtype: str) -> Optional[Verdict]:
