@@ -294,6 +294,19 @@ def test_a_file_that_only_imports_a_cuda_library_is_a_site_of_its_first_use(scan
     assert len(library) == items, [(f.path, f.span.line, f.api) for f in library]
 
 
+@pytest.mark.parametrize("second, items", [
+    ("    b = roi_align(y, boxes, 80)\n", 1),
+    ("    b = DataParallel(y)\n", 2),  # another operator: its own change
+], ids=["the-operators-calls-apart", "another-operator-apart"])
+def test_an_operators_calls_in_one_function_are_one_change_wherever_they_are(scan_code, second, items):
+    """gfpgan's facial-component losses: one swap of the imported ``roi_align`` serves every call in the step."""
+    body = ("from torch.nn import DataParallel\nfrom torchvision.ops import roi_align\n\n\ndef step(x, y, boxes):\n"
+            "    a = roi_align(x, boxes, 80)\n" + "    x = x * 2\n" * 4 + second + "    return a, b\n")
+    findings = scan_code("import torch\n" + body, ["cann"])
+    work = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED and f.rule != "torch-op"]
+    assert len(work) == items, [(f.span.line, f.api) for f in work]
+
+
 @pytest.mark.parametrize("body, items", [
     # ART's estimators: apex imported in the branch that uses it
     ("    if use_amp:\n        from apex import amp\n\n        model, opt = amp.initialize(model, opt)\n"

@@ -375,6 +375,11 @@ def _clauses(finding: Finding) -> Optional[Tuple[Tuple[str, str, Tuple[str, ...]
 _RUN_GAP = 2
 
 
+#: the rules whose change is the operator or the wrapper itself, made once for every call of it in a function
+#: (gfpgan's four ``roi_align`` calls in one step: one swap of the imported op; widedeep's ``DataParallel`` wrap per
+#: component in one block: one move to DDP), however far apart the calls are
+_ONE_CHANGE_PER_FUNCTION = frozenset({"vision-op", "data-parallel"})
+
 #: CUDA's stream, event and graph APIs: a side stream's protocol (make it, wait for the current one, enter it)
 _STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.current_stream",
                           "torch.cuda.default_stream", "torch.cuda.set_stream", "torch.cuda.Event",
@@ -384,7 +389,9 @@ _STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.
 def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One run of the same work, one item: the same API judged the same way on lines next to each other in one
     function (pythae's ``lgamma`` three times in one log-binomial written over three lines; ``x = x.cuda()`` then
-    ``y = y.cuda()``) is one change there; each after the first is a site of the run's first. CUDA's stream,
+    ``y = y.cuda()``) is one change there; each after the first is a site of the run's first. A vision
+    operator's or a data-parallel wrapper's calls in one function are one change wherever they are
+    (``_ONE_CHANGE_PER_FUNCTION``). CUDA's stream,
     event and graph calls next to each other are one run whatever their APIs (DeepSpeed's CUDA-graph capture:
     ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with torch.cuda.stream(s):``): one
     protocol, changed at once."""
@@ -397,7 +404,8 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
         key = (finding.path, finding.span.cell, finding.scope, *what, _settles(finding))
         head = runs.get(key)
         line = finding.span.line or 0
-        if head is not None and line - last_line[head.id] <= _RUN_GAP:
+        if head is not None and (line - last_line[head.id] <= _RUN_GAP
+                                 or finding.rule in _ONE_CHANGE_PER_FUNCTION):
             roots[finding.id] = head.id
             last_line[head.id] = line
         else:
