@@ -1490,6 +1490,23 @@ def test_a_fallback_for_a_device_left_none_is_a_default_every_call_may_override(
     assert any(active(f.verdicts["cann"]) for f in chosen) == work, [f.verdicts["cann"].message for f in chosen]
 
 
+@pytest.mark.parametrize("call, work", [
+    # funasr's trainers: `self.device = kwargs.get("device", "cuda")`, built with the device written out
+    pytest.param("Trainer(rank, device=kwargs['device'], **kwargs.get('train_conf'))", False,
+                 id="every-call-writes-the-keyword"),
+    # a configuration handed on whole may lack the key: the default is what runs then
+    pytest.param("Trainer(rank, **kwargs)", True, id="a-call-hands-on-its-kwargs"),
+])
+def test_a_keyword_read_from_kwargs_is_a_default_every_call_may_override(scan_tree, call, work):
+    trainer = ("import torch\n\n\nclass Trainer:\n    def __init__(self, rank, **kwargs):\n"
+               "        self.device = kwargs.get('device', 'cuda')\n")
+    train = f"from trainer import Trainer\n\n\ndef main(rank, **kwargs):\n    return {call}\n"
+    report = scan_tree({"trainer.py": trainer, "train.py": train}, ["cann"])
+    chosen = [f for f in report.judged if f.path == "trainer.py" and f.category == Category.DEVICE]
+    assert chosen
+    assert any(active(f.verdicts["cann"]) for f in chosen) == work, [f.verdicts["cann"].message for f in chosen]
+
+
 BUFFER = ("import torch\n\n\nclass ReplayBuffer:\n    def __init__(self, capacity, device='cuda:0'):\n"
           "        self.device = torch.device(device)\n\n    @classmethod\n"
           "    def from_dataset(cls, dataset, device='cuda:0', capacity=None):\n"

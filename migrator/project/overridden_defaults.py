@@ -38,6 +38,9 @@ class ParameterDefault:
     position: Optional[int]
     #: a method's (not ``__init__``): called off an object of any name, anywhere in the project
     method: bool = False
+    #: read from ``**kwargs`` (``kwargs.get("device", "cuda")``): a caller passes it only by writing the keyword
+    #: (its own ``**kwargs``, a command line's configuration, may well lack it)
+    by_keyword_only: bool = False
 
 
 def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
@@ -162,6 +165,24 @@ def _read_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, callee: str
         for written in _written(fallback):
             found.setdefault((written.lineno, written.col_offset),
                              ParameterDefault(callee, parameter, none_defaults[parameter], method))
+    for parameter, fallback in _keyword_fallbacks(function):
+        for written in _written(fallback):
+            found.setdefault((written.lineno, written.col_offset),
+                             ParameterDefault(callee, parameter, None, method, by_keyword_only=True))
+
+
+def _keyword_fallbacks(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[Tuple[str, ast.expr]]:
+    """What a function taking ``**kwargs`` reads for a keyword its caller leaves out: funasr's trainers'
+    ``self.device = kwargs.get("device", "cuda")``, a default as a parameter's is (keyword-only)."""
+    keywords = function.args.kwarg.arg if function.args.kwarg is not None else None
+    if keywords is None:
+        return
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == keywords \
+                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            yield node.args[0].value, node.args[1]
 
 
 def _fallbacks(function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -285,7 +306,10 @@ def _built_by_cls(node: ast.ClassDef) -> List[ast.Call]:
 
 
 def _passes(call: ast.Call, default: ParameterDefault) -> bool:
-    """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may."""
+    """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may (a keyword
+    read from ``**kwargs``: by its keyword alone)."""
+    if default.by_keyword_only:
+        return any(k.arg == default.parameter and not _none(k.value) for k in call.keywords)
     if any(k.arg is None or (k.arg == default.parameter and not _none(k.value)) for k in call.keywords):
         return True
     if any(isinstance(a, ast.Starred) for a in call.args):
