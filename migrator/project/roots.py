@@ -455,13 +455,18 @@ def with_copy_roots(findings: Sequence[Finding]) -> List[Finding]:
         originals.setdefault(_copy_key(finding), []).append(finding)
     roots: Dict[str, str] = {}
     for group in originals.values():
-        if len(group) < 2:
-            continue
+        by_path: Dict[str, List[Finding]] = {}
         for finding in group:
-            original = min((f for f in group if finding.path.endswith("/" + f.path) and f.context == finding.context),
-                           key=lambda f: len(f.path), default=None)
-            if original is not None and finding.root is None:
-                roots[finding.id] = original.root or original.id
+            by_path.setdefault(finding.path, []).append(finding)
+        if len(by_path) < 2:
+            continue  # one file's findings (a notebook's cells share line 1): no copy among them, read once
+        shortest_first = sorted(by_path, key=len)
+        for path, found in by_path.items():
+            originals_of = [p for p in shortest_first if path.endswith("/" + p)]
+            for finding in found:
+                original = next((f for p in originals_of for f in by_path[p] if f.context == finding.context), None)
+                if original is not None and finding.root is None:
+                    roots[finding.id] = original.root or original.id
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
