@@ -32,6 +32,9 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
                  id="tensor-method"),
     pytest.param("import torch\nclass M(torch.nn.Module):\n    def f(self):\n        self.cuda()\n",
                  ("torch.nn.Module.cuda", "method"), id="module-method-on-self"),
+    # allennlp's trainer: `model: Model`, a class another module defines
+    pytest.param("import torch\nfrom .models import Model\ndef fit(model: Model, d: int):\n    return model.cuda(d)\n",
+                 ("torch.nn.Module.cuda", "method"), id="cuda-on-an-object-of-another-modules-class"),
     pytest.param("import os\nos.environ['NCCL_DEBUG'] = 'INFO'\n", ("os.environ", "env"), id="environment-write"),
     pytest.param("import os\nv = os.getenv('CUDA_HOME')\n", ("os.environ", "env-read"), id="environment-read"),
     pytest.param("import torch\nDEVICE = 'cuda:0'\n", ("torch.device", "literal"), id="device-literal"),

@@ -95,6 +95,22 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
     return UNKNOWN
 
 
+def of_a_class_defined_elsewhere(scopes: Scopes, receiver: cst.BaseExpression) -> bool:
+    """Whether ``receiver`` is a parameter annotated with a class another module defines (``model: Model`` after
+    ``from .models import Model``): what the class is, the file cannot see (a class this module defines is read
+    as it is written, a library's outside torch is no module)."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    qual, binding = scopes.lookup(receiver.value)
+    annotation = binding.annotations.get(receiver.value) if qual is None and binding is not None else None
+    if annotation is None or isinstance(annotation, cst.SimpleString):
+        return False
+    named = scopes.qualify(annotation)
+    if named is None or is_torch(named) or named.split(".")[0] in (QUIET_ROOTS | STDLIB):
+        return False
+    return not named.startswith(scopes.module_name + ".") and named.rsplit(".", 1)[-1][:1].isupper()
+
+
 def _annotated_kind(scopes: Scopes, annotation: cst.BaseExpression) -> str:
     """A parameter's annotation: a tensor type (or one we cannot read) is ``UNKNOWN``, a module ``MODULE``, any
     other class or builtin ``OTHER`` (``boxes: Boxes``, ``cfg: dict``)."""

@@ -28,7 +28,7 @@ from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, 
                       HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, REPORTED, TENSOR_FACTORIES,
                       TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
-from .receivers import UNKNOWN, instance_class, method_owner, receiver_kind
+from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
@@ -691,6 +691,11 @@ class ModuleResolver:
         if func.attr.value not in self.methods or not (self.imports_torch or func.attr.value in _NAMED_FOR_CUDA):
             return False
         owner = method_owner(self.scopes, func.value)
+        if owner is None and func.attr.value in _NAMED_FOR_CUDA \
+                and of_a_class_defined_elsewhere(self.scopes, func.value):
+            # allennlp's ``model.cuda(cuda_device)`` on ``model: Model``, a class another module defines (a
+            # ``torch.nn.Module`` there): a call named for CUDA on it moves what it is called on
+            owner = ("torch.nn.Module", Confidence.HEURISTIC)
         if owner is None:
             for arg in node.args:  # 'cuda' passed to a method of a non-tensor object is not a device
                 if isinstance(arg.value, STRING_NODES):
