@@ -97,8 +97,8 @@ def receiver_kind(scopes: Scopes, receiver: cst.BaseExpression) -> str:
 
 def of_a_class_defined_elsewhere(scopes: Scopes, receiver: cst.BaseExpression) -> bool:
     """Whether ``receiver`` is a parameter annotated with a class another module defines (``model: Model`` after
-    ``from .models import Model``): what the class is, the file cannot see (a class this module defines is read
-    as it is written, a library's outside torch is no module)."""
+    ``from .models import Model``, a library's ``PreTrainedModel``): what the class is, the file cannot see (a
+    class this module defines is read as it is written; the standard library's are no modules)."""
     if not isinstance(receiver, cst.Name):
         return False
     qual, binding = scopes.lookup(receiver.value)
