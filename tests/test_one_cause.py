@@ -225,9 +225,14 @@ FLASH_WITH_FALLBACK = ("import torch\ntry:\n    from flash_attn import flash_att
                        "    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n")
 
 
-def test_a_pin_on_a_library_used_behind_a_fallback_is_the_cause_not_a_site_of_advice(scan_tree):
+@pytest.mark.parametrize("requirements", [
+    "flash-attn==2.6.3\n",
+    # the bundled example's file: a CUDA index and a CUDA torch pin before it, one change of their own
+    "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.4.1+cu121\nflash-attn==2.6.3\n",
+], ids=["the-pin-alone", "beside-a-cuda-index-and-torch-pin"])
+def test_a_pin_on_a_library_used_behind_a_fallback_is_the_cause_not_a_site_of_advice(scan_tree, requirements):
     # the bundled example: `flash-attn==2.6.3` fails to install on the target, while the use falls back to SDPA
-    report = scan_tree({"attn.py": FLASH_WITH_FALLBACK, "requirements.txt": "flash-attn==2.6.3\n"}, ["cann"])
+    report = scan_tree({"attn.py": FLASH_WITH_FALLBACK, "requirements.txt": requirements}, ["cann"])
     (pin,) = [f for f in report.judged if f.api == "requirement:flash_attn"]
     assert pin.root is None and pin in counted(report.findings)
     for use in (f for f in report.judged if f.api.startswith("flash_attn") and f.root is not None):

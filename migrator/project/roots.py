@@ -207,10 +207,13 @@ def with_requirement_roots(findings: Sequence[Finding], library_of: Callable[[st
                 # `flash-attn==2.6.3` pin fails to install on the target: the pin is the cause, the use its site
                 roots.update((f.id, finding.id) for f in findings if f.id == use or f.root == use)
     # the rest of one requirements file's CUDA wheels (a lock file's nvidia-* pins) are one change of that file:
-    # sites of its first that every target says the same of
+    # sites of its first that every target says the same of; a pin that carries its library's uses is a cause of
+    # its own (the bundled example's `flash-attn==2.6.3` beside its CUDA index and torch pin: another change)
+    causes = set(roots.values())
     heads: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], str] = {}
     for finding in findings:
-        if finding.rule == "cuda-requirement" and finding.root is None and finding.id not in roots:
+        if finding.rule == "cuda-requirement" and finding.root is None and finding.id not in roots \
+                and finding.id not in causes:
             statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
             head = heads.setdefault((finding.path, statuses), finding.id)
             if head != finding.id:
