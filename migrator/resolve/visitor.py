@@ -77,18 +77,16 @@ class ModuleResolver:
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
         self._chain_tops: Set[int] = set()  # the first ``if`` of a chain whose tests name another accelerator
-        self._idle_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls deciding no device work
-        self._pin_tests: Set[int] = set()  # ``torch.cuda.is_available()`` calls that only choose ``pin_memory``
-        self._reported: Set[int] = set()  # calls whose value is only printed or logged (``REPORTED``)
-        #: ``torch.cuda.is_available()`` calls in an ``and`` with a test for a library or an NVIDIA fact -> their
-        #: context (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
-        self._gate_contexts: Dict[int, str] = {}
+        #: a call -> its ``Usage.context``, marked by the node above it before the walk reaches it (``_mark``):
+        #: ``torch.cuda.is_available()`` deciding no device work (``IDLE_TEST``) or only ``pin_memory``
+        #: (``PIN_MEMORY``), a value only printed or logged (``REPORTED``), an autocast around nothing it lowers
+        #: (``IDLE_REGION``) or never entered (``NEVER_ENTERED``), a CUDA test beside a test for a library or an
+        #: NVIDIA fact (``LIBRARY_GATE`` and the library as the test names it, or ``NVIDIA_FEATURE``)
+        self._call_contexts: Dict[int, str] = {}
         #: an ``if not <availability flag>: return`` that asks for an NVIDIA feature -> the flag's CUDA test
         self._flag_rests: Dict[int, Span] = {}
         #: conditional expressions that choose where ``torch.load`` puts what it reads (``map_location=``)
         self._map_locations: Set[int] = set()
-        self._idle_regions: Set[int] = set()  # ``autocast("cuda", enabled=False)`` around nothing autocast lowers
-        self._never_entered: Set[int] = set()  # ``with autocast() and set_grad_enabled(True):``: the first is not
         self._functions: Dict[str, cst.FunctionDef] = {}  # the module's top-level functions
         self._methods: List[Dict[str, cst.FunctionDef]] = []  # per class the walk is in, its methods
         self._tests: Dict[int, bool] = {}  # the body after a CUDA test with another branch: the test ends there
@@ -298,6 +296,13 @@ class ModuleResolver:
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.left, node.right)
         self._library_gate(node)
 
+    def _mark(self, calls: Sequence[cst.CSTNode], context: str) -> None:
+        """Each call's context: the earlier of ``_CALL_CONTEXTS`` where two apply, else the last marked (a gate)."""
+        for call in calls:
+            known = self._call_contexts.get(id(call))
+            if known is None or _context_rank(context) <= _context_rank(known):
+                self._call_contexts[id(call)] = context
+
     def _guard_expression(self, kind: GuardKind, test: cst.CSTNode, guarded: cst.CSTNode) -> None:
         """Every usage inside ``guarded`` is under ``test`` as ``kind`` (an expression has no block to enter)."""
         guard = CudaGuard(kind, self.emitter.span(test))
@@ -308,7 +313,7 @@ class ModuleResolver:
         calls are marked (``IDLE_TEST``), so the rule does not ask to change what changes nothing."""
         calls = [n for n in _calls_in(test) if self.scopes.qualify(n.func) == "torch.cuda.is_available"]
         if calls and not decides_device_work(list(branches)):
-            self._idle_tests.update(id(call) for call in calls)
+            self._mark(calls, IDLE_TEST)
 
     def _library_gate(self, test: cst.BaseExpression) -> None:
         """``if HAS_BNB and torch.cuda.is_available(): return load_bnb_optimizer(name)``: the CUDA test stands
@@ -324,9 +329,9 @@ class ModuleResolver:
         others = [side for side in sides if all(side is not t for t in tests)]
         libraries = [name for side in others if (name := library_asked(side, self._bound_once)) is not None]
         if tests and libraries:
-            self._gate_contexts.update((id(side), LIBRARY_GATE + libraries[0]) for side in tests)
+            self._mark(tests, LIBRARY_GATE + libraries[0])
         elif tests and any(asks_for_an_nvidia_fact(side, self.scopes.qualify) for side in others):
-            self._gate_contexts.update((id(side), NVIDIA_FEATURE) for side in tests)
+            self._mark(tests, NVIDIA_FEATURE)
 
     def _asks_nvidia_only(self, node: cst.If) -> None:
         """``if not torch.cuda.is_available() or not use_flash: return`` before code that only reads the GPU's
@@ -346,8 +351,8 @@ class ModuleResolver:
         else:
             return
         if keeps_to_nvidia_facts(decided, qualify):
-            self._gate_contexts.update((id(call), NVIDIA_FEATURE) for call in _calls_in(node.test)
-                                       if qualify(call.func) == "torch.cuda.is_available")
+            self._mark([call for call in _calls_in(node.test) if qualify(call.func) == "torch.cuda.is_available"],
+                       NVIDIA_FEATURE)
             if flag is not None:  # the binding's call was emitted before this test was seen
                 self.emitter.contexts_later[id(flag)] = NVIDIA_FEATURE
                 self._flag_rests[id(node)] = self.emitter.span(flag)
@@ -438,7 +443,7 @@ class ModuleResolver:
             self._no_grad_bodies.add(id(node.body))
         for item in node.items:  # ``with autocast() and torch.no_grad():`` enters only what ``and`` returns
             operands = _operands(item.item)
-            self._never_entered.update(id(o) for o in operands[:-1] if isinstance(o, cst.Call))
+            self._mark([o for o in operands[:-1] if isinstance(o, cst.Call)], NEVER_ENTERED)
         self._idle_autocast([item.item for item in node.items], node.body)
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -489,7 +494,7 @@ class ModuleResolver:
             reader = RegionReader(self.scopes.qualify, self._functions, self._methods[-1] if self._methods else {},
                                   self.scopes.module_name)
             if not reader.lowers(body):
-                self._idle_regions.update(id(call) for call in calls)
+                self._mark(calls, IDLE_REGION)
 
     def _no_grad(self, expr: cst.BaseExpression) -> bool:
         """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)`` (or a decorator)."""
@@ -623,7 +628,7 @@ class ModuleResolver:
         qual = self.scopes.qualify(func)
         self._types_named(node, qual)
         if _reports(func):
-            self._reported.update(id(call) for arg in node.args for call in _formatted_calls(arg.value))
+            self._mark([call for arg in node.args for call in _formatted_calls(arg.value)], REPORTED)
         if qual in AUTOCASTS:
             self._autocast_only_on_cuda(node)
         self._knobs(node)
@@ -639,12 +644,8 @@ class ModuleResolver:
                 self.consumed.add(id(func))
                 keep_text = qual in self.vocabulary.text_arguments
                 self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args, keep_text=keep_text),
-                                  context=IDLE_TEST if id(node) in self._idle_tests else
-                                  PIN_MEMORY if id(node) in self._pin_tests else
-                                  REPORTED if id(node) in self._reported else
-                                  IDLE_REGION if id(node) in self._idle_regions else
-                                  NEVER_ENTERED if id(node) in self._never_entered else
-                                  self._gate_contexts.get(id(node)) or (HOST_INPUT if _input_on_host(node) else None),
+                                  context=self._call_contexts.get(id(node))
+                                  or (HOST_INPUT if _input_on_host(node) else None),
                                   through=self.scopes.alias_value(func.value) if type(func) is cst.Name else None)
             return True
         if isinstance(func, cst.Attribute):
@@ -752,7 +753,7 @@ class ModuleResolver:
         if qual and interesting(qual):
             args = self.values.arguments(expr.args) if isinstance(expr, cst.Call) else ()
             self.emitter.emit(qual, UsageKind.DECORATOR, expr, args,
-                              context=IDLE_REGION if id(expr) in self._idle_regions else None)
+                              context=self._call_contexts.get(id(expr)))
             self.consumed.add(id(target))
             if isinstance(expr, cst.Call):
                 self.consumed.add(id(expr))
@@ -834,8 +835,8 @@ class ModuleResolver:
         pinned (``PIN_MEMORY``)."""
         operands = [value.left, value.right] if isinstance(value, cst.BooleanOperation) \
             and isinstance(value.operator, cst.And) else [value]
-        self._pin_tests.update(id(o) for o in operands if isinstance(o, cst.Call)
-                               and self.scopes.qualify(o.func) == "torch.cuda.is_available")
+        self._mark([o for o in operands if isinstance(o, cst.Call)
+                    and self.scopes.qualify(o.func) == "torch.cuda.is_available"], PIN_MEMORY)
 
     def visit_Assign(self, node: cst.Assign) -> Optional[bool]:
         if isinstance(node.value, cst.IfExp) and any(isinstance(t.target, cst.Name) and "map_location" in
@@ -1098,3 +1099,11 @@ def _input_on_host(node: cst.Call) -> bool:
             return True
         value = value.func.value
     return False
+
+
+#: which of a call's contexts wins where two apply (``_mark``): what it decides before what it is next to
+_CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, REPORTED, IDLE_REGION, NEVER_ENTERED)
+
+
+def _context_rank(context: str) -> int:
+    return _CALL_CONTEXTS.index(context) if context in _CALL_CONTEXTS else len(_CALL_CONTEXTS)
