@@ -117,8 +117,7 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph, p
         branch = branches.get(placed.get(finding.id) or project.node_of(finding) or "")
         if branch is None or finding.root is not None or finding.category not in _SITES:
             continue
-        test = next((on_line[(branch.path, line)] for line in range(branch.line, branch.line + _TEST_LINES)
-                     if (branch.path, line) in on_line), None) or next(
+        test = on_line.get((branch.path, branch.line)) or _question_below(on_line, branch) or next(
             (answers[callee] for callee in project.graph.succ[branch.caller]
              if callee in answers and callee in project.predicates), None)
         if test is None:
@@ -137,6 +136,13 @@ def with_cuda_branch_roots(findings: Sequence[Finding], project: ProjectGraph, p
 
 #: how many lines a CUDA test's own finding may sit below its ``if`` (``if (\n    torch.cuda.is_available()``)
 _TEST_LINES = 4
+
+
+def _question_below(on_line: Mapping[Tuple[str, int], Finding], branch: CudaBranch) -> Optional[Finding]:
+    """A test written over lines: its CUDA question on the next few lines (a question, not the body's first
+    device call: a test with no finding of its own is one judged no work)."""
+    return next((found for line in range(branch.line + 1, branch.line + _TEST_LINES)
+                 if (found := on_line.get((branch.path, line))) is not None and found.api in _ASKS), None)
 _SOURCE = "migrator guard analysis"
 
 
