@@ -48,7 +48,8 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
     at = {(f.path, f.span.line or 0, f.span.col or 0, f.rule): f for f in findings}
     base_of: Dict[str, str] = {}  # finding id -> the base's finding id
     for finding in candidates:
-        place = _forwarded_to(finding, by_rel[finding.path], by_module, read_of) if finding.path in by_rel else None
+        place = _forwarded_to(finding, by_rel[finding.path], by_rel, by_module, read_of) \
+            if finding.path in by_rel else None
         base = at.get((*place, finding.rule)) if place is not None else None
         # a base default that is no work (every call of the base passes it) is no item to join: each variant's
         # default is then its own question
@@ -61,8 +62,8 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
     return [replace(f, root=head(f.id)) if f.id in base_of else f for f in findings]
 
 
-def _forwarded_to(finding: Finding, result: FileResult, by_module: Dict[str, FileResult],
-                  read_of: Callable[[str], Optional[_Read]]) -> Optional[_Place]:
+def _forwarded_to(finding: Finding, result: FileResult, by_rel: Dict[str, FileResult],
+                  by_module: Dict[str, FileResult], read_of: Callable[[str], Optional[_Read]]) -> Optional[_Place]:
     """Where the base's default of the parameter ``finding`` is the default of sits, when the subclass's
     ``__init__`` passes that parameter to ``super().__init__``: the nearest base up the chain with an
     ``__init__`` of its own (one that inherits its ``__init__`` hands it on as it is)."""
@@ -85,19 +86,12 @@ def _forwarded_to(finding: Finding, result: FileResult, by_module: Dict[str, Fil
         if _init(owner) is not None:
             return next(((rel, line, col) for (line, col), found in base[1].items()
                          if found.callee == name and found.parameter == default.parameter and not found.method), None)
-        result = _result_of(rel, result, by_module)
+        result = by_rel.get(rel, result)
     return None
 
 
 #: how far up a class chain a default is followed
 _DEPTH = 8
-
-
-def _result_of(rel: str, result: FileResult, by_module: Dict[str, FileResult]) -> FileResult:
-    """The file result of ``rel`` among the project's (``result`` itself when it is that file)."""
-    if result.file.rel == rel:
-        return result
-    return next((r for r in by_module.values() if r.file.rel == rel), result)
 
 
 def _class(tree: ast.Module, name: str) -> Optional[ast.ClassDef]:

@@ -356,10 +356,8 @@ def _ifs_in(body: cst.BaseSuite) -> List[cst.If]:
         node = stack.pop()
         if isinstance(node, cst.If):
             found.append(node)
-        if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
-            stack.append(node.orelse)  # an ``elif``
-        elif isinstance(node, cst.If) and isinstance(node.orelse, cst.Else):
-            stack.append(node.orelse)
+            if node.orelse is not None:  # an ``elif`` (an ``If``) or an ``else``
+                stack.append(node.orelse)
         if isinstance(node, (cst.If, cst.Else, cst.For, cst.While, cst.With, cst.Try)) \
                 and isinstance(node.body, cst.IndentedBlock):
             stack.extend(node.body.body)

@@ -95,8 +95,9 @@ _NOTHING_CHANGES = {
 
 def changes_nothing(target, verdict: Verdict, usage: Usage) -> Verdict:
     """An autocast whose rename changes nothing a target computes (``_NOTHING_CHANGES``: switched off around
-    code it never lowers, or never entered), or nothing a target trains (``_EVALUATION``: entered without
-    autograd): ``supported`` on a note that says what the rename would be for."""
+    code it never lowers, or never entered), or what only runs forward (``_EVALUATION``: entered without
+    autograd, where fp32 gives the same results, slower): ``supported`` on a note that says what the rename would
+    be for."""
     if verdict.status != Status.REWRITE:
         return verdict
     if usage.context in _NOTHING_CHANGES:
@@ -108,11 +109,12 @@ def changes_nothing(target, verdict: Verdict, usage: Usage) -> Verdict:
     return runs_on_a_note(quote.format(target=target.id, then=verdict.message), source)
 
 
-#: an autocast entered without autograd (simpletransformers' ``evaluate()`` under ``torch.no_grad()``): CUDA's is
-#: off on the target, and the evaluation computes in fp32 there, slower and the same
-_EVALUATION = ("entered without autograd (under `no_grad` or `inference_mode`: an evaluation, not a training step): "
-               "on {target} CUDA's autocast is off here and this computes in fp32, slower, same results; to keep "
-               "16 bits there too: {then}", "torch.amp autocast (an autocast for another device type is a no-op)")
+#: an autocast entered without autograd (simpletransformers' ``evaluate()`` under ``torch.no_grad()``, a frozen
+#: teacher's forward): CUDA's is off on the target, and the region computes in fp32 there, slower and the same
+_EVALUATION = ("entered without autograd (under `no_grad` or `inference_mode`: an evaluation, or a frozen model's "
+               "forward, that no backward runs through): on {target} CUDA's autocast is off here and this computes "
+               "in fp32, slower, same results; to keep 16 bits there too: {then}",
+               "torch.amp autocast (an autocast for another device type is a no-op)")
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
