@@ -152,6 +152,8 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("conftest.py", "test", id="conftest"),
     pytest.param("setup.py", "tooling", id="packaging"),
     pytest.param("benchmarks/bench_attention.py", "tooling", id="benchmark"),
+    # transformer-lens's logit comparator notebook
+    pytest.param("debugging/hf-tl-logit-comparator.ipynb", "tooling", id="a-debugging-folder"),
     pytest.param("megatron/core/export/trtllm/trtllm_helper.py", "tooling", id="export-to-tensorrt"),
     pytest.param("scripts/onnx_export.py", "tooling", id="onnx-export"),
     pytest.param("transformers/models/llama/convert_llama_weights_to_hf.py", "tooling", id="checkpoint-conversion"),
