@@ -28,9 +28,11 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Itera
                     Set, Tuple)
 
 from ..contexts import path_context
-from ..model import AttributeMethod, Category, Context, FileResult, Finding, NamedTarget, NodeKind, UnknownReceiver
+from ..model import (AttributeMethod, Category, Context, EntryKind, FileResult, Finding, NamedTarget, NodeKind,
+                     UnknownReceiver)
 from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step
+from .unreferenced import unreferenced
 
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
@@ -124,9 +126,7 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[Entr
     or every one does)."""
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
-    ancestors = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
-                                           if kind != REGISTERS))
-    training = entries & ancestors
+    training = training_entries(project, roots)
     if not training or training == entries:
         return None
     nodes = graph.nodes
@@ -138,6 +138,14 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[Entr
                 if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY)
 
     return EntryReach(_walk(training, callees), _walk(entries - training, callees))
+
+
+def training_entries(project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
+    """The entry points that reach a training root, through calls, constructions and imports."""
+    graph = project.graph
+    ancestors = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
+                                           if kind != REGISTERS))
+    return frozenset(e.node for e in project.entries if e.node in ancestors)
 
 
 def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> FrozenSet[str]:
@@ -180,22 +188,26 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
-    (``uncalled_in_scripts``). What runs each training step (``step_nodes``: a
-    module's ``forward``, and the class that defines it) stays training, whatever reaches it: vit_pytorch's model
-    modules end in a ``__main__`` demo that never trains, and are models all the same."""
-    reach = entry_reach(project, training_roots(results, project.graph, project.main_lines)) \
-        if project.entries else None
-    uncalled = uncalled_in_scripts(results, project)
+    (``uncalled_in_scripts``) or one nothing in the project refers to (``unreferenced``). What runs each training
+    step (``step_nodes``: a module's ``forward``, and the class that defines it) stays training, whatever reaches
+    it: vit_pytorch's model modules end in a ``__main__`` demo that never trains, and are models all the same."""
+    roots = training_roots(results, project.graph, project.main_lines)
+    reach = entry_reach(project, roots) if project.entries else None
+    uncalled = uncalled_in_scripts(results, project) | unreferenced(
+        results, project, (placed.get(f.id) or project.node_of(f) for f in findings if f.context == Context.TRAINING),
+        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained
+                   for trained in (training_entries(project, roots),) for e in project.entries))
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
     out = []
     for finding in findings:
         node = placed.get(finding.id) or project.node_of(finding)
-        # a custom operator's build is what training calls, wherever it is written (``contexts.context_of``)
-        if finding.context == Context.TRAINING and finding.category != Category.CUSTOM_OP and node is not None and (
-                node in uncalled or (reach is not None and node in reach.untrained and node not in reach.trained
-                                     and node not in on_step)):
+        # a custom operator's build is what training calls, wherever it is written (``contexts.context_of``),
+        # unless nothing calls it at all
+        if finding.context == Context.TRAINING and node is not None and (node in uncalled or (
+                finding.category != Category.CUSTOM_OP and reach is not None and node in reach.untrained
+                and node not in reach.trained and node not in on_step)):
             finding = replace(finding, context=Context.TOOLING)
         out.append(finding)
     return out

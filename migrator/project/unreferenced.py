@@ -1,0 +1,175 @@
+"""Functions and methods nothing in the project refers to: they run in no run of it.
+
+mmdet's ``AnchorGenerator.sparse_priors(..., device="cuda")``, allennlp's ``move_optimizer_to_cuda``, cornac's
+``IndexedAdagradM.share_memory``: a helper whose name no other line of the repository holds (no call, no import,
+no registry string in a config, no ``getattr`` by name, not even a comment) is not on any training path of the
+project, whatever its device code says; its findings are tooling, as a script's function nothing calls is
+(``training_entries.uncalled_in_scripts``).
+
+Only what nothing outside the project can call by its protocol counts: a module-level function, or a method of a
+class whose whole family (its bases and its subclasses in the repository) has no base outside the repository. A
+method of an ``nn.Module``, a Lightning module, a ``Dataset`` or a framework's hook class may be called by that
+framework (``training_step``, ``on_train_start``) and keeps its context; so do dunders, what a construction runs
+(``forward``, ``setup``), what a decorator registers (an edge in the graph) and an entry point. A module that looks
+names up at run time (``getattr(self, f"_step_{mode}")``, ``globals()[name]``) keeps its definitions, and so does
+a script built on a command-line library that exposes its functions by name (``fire.Fire()``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
+
+from ..model import DefinitionKind, FileResult, NodeKind, Outline
+from .reread import read_text
+
+if TYPE_CHECKING:
+    from ..graph import ProjectGraph
+
+#: bases no framework calls methods through: a class of these alone is the project's own
+_NEUTRAL_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+#: what constructing or calling an instance runs (``graph/build._ON_CONSTRUCT``) and what ``with`` and ``for`` call
+_RUN_BY_PROTOCOL = frozenset({"forward", "backward", "setup"})
+#: libraries that run a module's functions by their names from the command line
+_CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
+#: a module that finds its own functions by a name it builds (``globals()[name]``), and a class its own methods
+#: (``getattr(self, "_step_" + mode)``)
+_LOOKS_UP_FUNCTIONS = re.compile(r"globals\(\)|vars\(\)|sys\.modules\[__name__\]")
+_LOOKS_UP_METHODS = re.compile(r"getattr\(\s*(?:self|cls|type\(self\)|self\.__class__)\s*,"
+                               r"\s*(?![\"'][\w.]*[\"']\s*[,)])|__dict__\[")
+#: a reference: the name as a word (``x.name`` too), not where a ``def`` defines it
+_REFERENCE = r"(?<!def )(?<!\w){}(?!\w)"
+#: a candidate: the name a reference would hold, its file, and its own first and last lines there
+_Definition = Tuple[str, str, Tuple[int, int]]
+
+
+def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: Iterable[Optional[str]],
+                 trains: bool) -> FrozenSet[str]:
+    """Of ``nodes`` (the nodes findings sit in), the functions and methods no line of the project refers to;
+    where the project does not train (``trains``: no entry point of its own, a script, a notebook or a command,
+    reaches a training loop, a step or a trainer's call), only its private ones: a library's public function is
+    its users' to call (gsplat's ``distributed.cli``, which its examples launch training with)."""
+    graph = project.graph
+    by_module = {r.outline.module: r for r in results if r.outline is not None}
+    entries = {e.node for e in project.entries}
+    families = _ClassFamilies([r.outline for r in by_module.values() if r.outline is not None])
+    texts: Dict[str, Optional[str]] = {}
+    candidates: Dict[str, _Definition] = {}
+    for node in {node for node in nodes if node is not None}:
+        if node not in graph or node in entries:
+            continue
+        kind = graph.nodes[node].get("kind")
+        if kind not in (NodeKind.FUNCTION, NodeKind.METHOD) or _called(graph, node) \
+                or not (trains or _private(node)):
+            continue
+        owner, _, name = node.rpartition(".")
+        if name.startswith("__") or name in _RUN_BY_PROTOCOL:
+            continue
+        if kind == NodeKind.METHOD and not families.own(owner):
+            continue
+        module = _module_of(owner, by_module)
+        result = by_module.get(module) if module else None
+        text = read_text(result, texts) if result is not None else None
+        looks_up = _LOOKS_UP_METHODS if kind == NodeKind.METHOD else _LOOKS_UP_FUNCTIONS
+        if result is None or text is None or looks_up.search(text) or _exposed_by_a_cli(result.outline):
+            continue
+        candidates[node] = (name, result.file.rel, _lines_of(text, graph.nodes[node].get("line") or 0))
+    if not candidates:
+        return frozenset()
+    return frozenset(node for node, definition in candidates.items() if not _mentions(definition, results, texts))
+
+
+def _private(node: str) -> bool:
+    return any(part.startswith("_") and not part.endswith("__") for part in node.split("."))
+
+
+def _called(graph, node: str) -> bool:
+    """Whether an edge reaches ``node`` from anything but the library's public surface (a call, a construction,
+    a registration, a call by the method's name on an untyped receiver)."""
+    return any(graph.nodes[source].get("kind") != NodeKind.PUBLIC_API
+               for source, _, kind in graph.in_edges(node, data="kind") if kind != "defined-in")
+
+
+def _module_of(dotted: str, by_module: Mapping[str, FileResult]) -> Optional[str]:
+    while dotted and dotted not in by_module:
+        dotted = dotted.rpartition(".")[0]
+    return dotted or None
+
+
+def _exposed_by_a_cli(outline: Optional[Outline]) -> bool:
+    return outline is None or any(name.split(".")[0] in _CLI_LIBRARIES for name in outline.imports)
+
+
+def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
+    """Whether any line of the project's files outside the definition's own refers to its name (a ``def`` of it
+    is none: siblings of one protocol may each define it; its own docstring's example or a recursive call is
+    none either); a source that cannot be read may hold one."""
+    name, rel, (first, last) = definition
+    word = re.compile(_REFERENCE.format(re.escape(name)))
+    for result in results:
+        text = read_text(result, texts)
+        if text is None:
+            if result.file.rel.endswith((".py", ".ipynb")):
+                return True
+            continue
+        if name not in text:
+            continue
+        for match in word.finditer(text):
+            if result.file.rel != rel or not first <= text.count("\n", 0, match.start()) + 1 <= last:
+                return True
+    return False
+
+
+def _lines_of(text: str, line: int) -> Tuple[int, int]:
+    """The lines of the definition that starts at ``line`` (its ``def``; decorators above it are not read): the
+    lines after it that are blank or indented deeper."""
+    lines = text.splitlines()
+    while 0 < line < len(lines) and lines[line - 1].lstrip().startswith("@"):
+        line += 1
+    if not 0 < line <= len(lines):
+        return line, line
+    head = lines[line - 1]
+    indent = len(head) - len(head.lstrip())
+    last = line
+    for number in range(line, len(lines)):
+        body = lines[number]
+        if body.strip() and len(body) - len(body.lstrip()) <= indent and not body.lstrip().startswith((")", "]")):
+            break
+        last = number + 1
+    return line, last
+
+
+class _ClassFamilies:
+    """Which classes of the project belong to a family (bases and subclasses, in the repository) that no class
+    outside it is a base of: no framework runs their methods by a protocol of its own."""
+
+    def __init__(self, outlines: Sequence[Outline]) -> None:
+        self._bases: Dict[str, tuple] = {}
+        for outline in outlines:
+            for definition in outline.definitions:
+                if definition.kind == DefinitionKind.CLASS:
+                    self._bases[f"{outline.module}.{definition.name}"] = definition.bases
+        self._subclasses: Dict[str, Set[str]] = {}
+        for cls, bases in self._bases.items():
+            for base in bases:
+                self._subclasses.setdefault(base, set()).add(cls)
+        self._own: Dict[str, bool] = {}
+
+    def own(self, cls: str) -> bool:
+        if cls not in self._own:
+            family = self._family(cls)
+            self._own[cls] = family is not None and all(
+                base in self._bases or base in _NEUTRAL_BASES for member in family for base in self._bases[member])
+        return self._own[cls]
+
+    def _family(self, cls: str) -> Optional[Set[str]]:
+        if cls not in self._bases:
+            return None
+        seen, stack = {cls}, [cls]
+        while stack:
+            member = stack.pop()
+            for other in (*self._bases.get(member, ()), *self._subclasses.get(member, ())):
+                if other in self._bases and other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        return seen

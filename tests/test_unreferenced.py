@@ -1,0 +1,105 @@
+"""A function or method nothing in the project refers to runs in no run of it (``project/unreferenced.py``): its
+findings are tooling, where the project trains; a library's public function is its users'."""
+
+from __future__ import annotations
+
+import pytest
+
+from migrator.model import Context
+
+_ANCHORS = """
+import torch
+
+
+class AnchorGenerator:
+    def grid_priors(self, sizes, device="cuda"):
+        return [torch.zeros(s, device=device) for s in sizes]
+
+    def sparse_priors(self, index, device="cuda"):
+        \"\"\"The priors at ``index``: ``gen.sparse_priors([0, 1])``.\"\"\"
+        return torch.zeros(len(index), device=device)
+"""
+
+_HEAD = """
+from pkg.anchors import AnchorGenerator
+
+
+class Head:
+    def __init__(self):
+        self.prior_generator = AnchorGenerator()
+
+    def loss(self, feats):
+        return self.prior_generator.grid_priors([f.shape[0] for f in feats], device=feats[0].device)
+"""
+
+_TRAIN = """
+import torch
+from pkg.head import Head
+
+
+def main():
+    head = Head()
+    for _ in range(3):
+        loss = sum(p.sum() for p in head.loss([torch.ones(2)]))
+        loss.backward()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+_PROJECT = {"pkg/__init__.py": "", "pkg/anchors.py": _ANCHORS, "pkg/head.py": _HEAD, "tools/train.py": _TRAIN}
+
+
+def _context(report, method):
+    found = {f.context for f in report.judged if f.path == "pkg/anchors.py" and f.scope.endswith(method)}
+    assert len(found) == 1, found
+    return found.pop()
+
+
+@pytest.mark.parametrize("change, sparse", [
+    # mmdet's ``sparse_priors``: no line of the project calls it (its own docstring's example is no call)
+    ({}, Context.TOOLING),
+    ({"configs/retina.yaml": "prior_generator:\n  type: AnchorGenerator\n  method: sparse_priors\n"},
+     Context.TRAINING),  # a configuration may name it
+    ({"pkg/anchors.py": _ANCHORS.replace("class AnchorGenerator:", "class AnchorGenerator(torch.nn.Module):")},
+     Context.TRAINING),  # a framework's class: the framework may call a method by its protocol
+    ({"pkg/anchors.py": _ANCHORS + "\n    def priors(self, how, *args):\n        return getattr(self, how)(*args)\n"},
+     Context.TRAINING),  # the class finds its own methods by a name it is handed
+    ({"tools/train.py": ""}, Context.TRAINING),  # no entry point trains: a library's public method is its users'
+], ids=["nothing-refers-to-it", "a-config-names-it", "an-nn-module-method", "looked-up-by-name", "a-library"])
+def test_a_method_nothing_refers_to_is_tooling_where_the_project_trains(scan_tree, change, sparse):
+    report = scan_tree({**_PROJECT, **change})
+    assert _context(report, "sparse_priors") == sparse
+    assert _context(report, "grid_priors") == Context.TRAINING  # the head calls it
+
+
+def test_a_librarys_private_function_nothing_calls_is_tooling(scan_tree):
+    helpers = ("import torch\n\n\ndef _sync_all():\n    torch.cuda.synchronize()\n\n\n"
+               "def sync_all():\n    torch.cuda.synchronize()\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/helpers.py": helpers})
+    contexts = {f.scope.rpartition(".")[2]: f.context for f in report.judged if f.path == "pkg/helpers.py"}
+    assert contexts == {"_sync_all": Context.TOOLING, "sync_all": Context.TRAINING}
+
+
+_SETUP = """
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+
+def make_cuda_ext(name, sources):
+    return CUDAExtension(name=name, sources=sources)
+
+
+setup(name="pkg", ext_modules={modules}, cmdclass={{"build_ext": BuildExtension}})
+"""
+
+
+@pytest.mark.parametrize("modules, built", [
+    ("[]", False),  # mmdet's and mmagic's setup.py keep the helper and build nothing with it
+    ("[make_cuda_ext('pkg._ext', ['pkg/ext.cu'])]", True),
+], ids=["helper-never-called", "helper-builds-the-extension"])
+def test_an_extension_build_nothing_calls_builds_nothing(scan_tree, modules, built):
+    report = scan_tree({**_PROJECT, "setup.py": _SETUP.format(modules=modules)})
+    builds = [f for f in report.judged if f.path == "setup.py" and f.rule == "extension-build"]
+    assert builds and any(f.context == Context.TRAINING for f in builds) == built
