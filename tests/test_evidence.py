@@ -2105,3 +2105,47 @@ def test_a_negated_device_test_beside_another_condition_leaves_no_cuda_only_rest
     report = scan_tree({"spmm.py": code}, ["cann"])
     after = [f for f in report.judged if f.api == "torch.sparse.mm" and f.span.line == 8]
     assert after and active(after[0].verdicts["cann"]), after[0].verdicts["cann"].message if after else None
+
+
+_CPU_CACHE = """import torch
+from torch import nn
+
+
+class Propagate(nn.Module):
+    def __init__(self, cpu_cache=False):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3)
+{init}
+
+    def propagate(self, feats):
+        out = []
+        for feat in feats:
+            if self.cpu_cache:
+                feat = feat.cuda()
+            out.append(self.conv(feat))
+        return out
+
+    def forward(self, lqs):
+{forward}
+        return self.propagate([lqs[:, i] for i in range(lqs.size(1))])
+"""
+
+
+@pytest.mark.parametrize("init, forward, work", [
+    # mmagic's BasicVSR++: the cache is on only for a long clip of CUDA tensors, never on the target
+    pytest.param("        self.cpu_cache_length = 100",
+                 "        if lqs.size(1) > self.cpu_cache_length and lqs.is_cuda:\n            self.cpu_cache = True\n"
+                 "        else:\n            self.cpu_cache = False", False, id="set-true-in-a-cuda-tensors-branch"),
+    pytest.param("        self.cpu_cache = False", "        self.cpu_cache = lqs.is_cuda and lqs.size(1) > 100", False,
+                 id="bound-to-a-device-test"),
+    # set from a parameter: the user may turn it on anywhere, and on the target its body moves to CUDA
+    pytest.param("        self.cpu_cache = cpu_cache", "        pass", True, id="set-from-a-parameter"),
+    pytest.param("        self.cpu_cache = False",
+                 "        if lqs.is_cuda:\n            self.cpu_cache = True\n"
+                 "        self.cpu_cache = lqs.size(1) > 100",
+                 True, id="also-set-from-anything-else"),
+])
+def test_an_attribute_set_true_only_on_a_cuda_tensor_guards_as_the_test_does(scan_tree, init, forward, work):
+    report = scan_tree({"net.py": _CPU_CACHE.format(init=init, forward=forward)}, ["cann"])
+    moves = [f for f in report.findings if f.api == "torch.Tensor.cuda"]
+    assert moves and any(f.root is None and active(f.verdicts["cann"]) for f in moves) == work

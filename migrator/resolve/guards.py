@@ -247,12 +247,16 @@ def _positive(test: cst.BaseExpression) -> bool:
 def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]],
               flags: Container[str] = frozenset()) -> Optional[str]:
     """``DEVICE_TYPE`` or ``IS_AVAILABLE`` for a CUDA test, else ``None`` (a ``!=`` or a ``not`` is the other
-    path: ``None``); a name in ``flags`` was bound to a device-type test."""
+    path: ``None``); a name in ``flags`` was bound to a device-type test, a ``self.<name>`` in them set true only
+    by one."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         kinds = (cuda_test(test.left, qualify, flags), cuda_test(test.right, qualify, flags))
         # ``torch.cuda.is_available() and pred.is_cuda``: true only for a CUDA tensor, a test of the device
         return DEVICE_TYPE if DEVICE_TYPE in kinds else kinds[0] or kinds[1]
     if isinstance(test, cst.Name) and test.value in flags:
+        return DEVICE_TYPE
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self" \
+            and dotted(test) in flags:  # ``self.cpu_cache``, set true only on a CUDA tensor (``attribute_flags``)
         return DEVICE_TYPE
     if isinstance(test, cst.Call):
         if qualify(test.func) in _IS_AVAILABLE:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate, Usage, Value, ValueKind
+from .attribute_flags import cuda_attribute_flags
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
@@ -96,6 +97,8 @@ class ModuleResolver:
         #: the module's functions that return a device's type test (``def _is_cuda(device): return device.type ==
         #: "cuda" and ...``): a call of one tests the device as its body does
         self._predicates: Dict[str, Span] = {}
+        #: per class the walk is in: ``self.<name>`` -> the device test it is set true under (``attribute_flags``)
+        self._attribute_flags: List[Dict[str, Span]] = []
         #: the value each flag of ``_device_flags`` was bound to (``grads[0].device.type == "cuda"``)
         self._flag_values: List[Dict[str, cst.BaseExpression]] = [{}]
         #: per function the walk is inside: each flag an ``if`` tested -> whether every such ``if`` had the other
@@ -131,6 +134,7 @@ class ModuleResolver:
                     self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
         self._methods.append({f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)})
+        self._attribute_flags.append(cuda_attribute_flags(node, self.scopes.qualify, self.emitter.span))
         info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
         for decorator in node.decorators:
@@ -139,6 +143,7 @@ class ModuleResolver:
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._methods.pop()
+        self._attribute_flags.pop()
         self.scopes.leave()
 
     # ------------------------------------------------------------------------------ CUDA-only branches
@@ -165,7 +170,9 @@ class ModuleResolver:
         if kind is not None:
             flag = node.test.value if isinstance(node.test, cst.Name) else None
             # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
-            span = self._device_flags[-1].get(flag) if flag else None
+            # (and ``if self.cpu_cache:`` the test's the class set it true under)
+            span = self._device_flags[-1].get(flag) if flag else \
+                self._attribute_flags[-1].get(dotted(node.test)) if self._attribute_flags else None
             span = span or self.emitter.span(node.test)
             key = tested_key(node.test)
             self._cuda_bodies[id(node.body)] = CudaGuard(kind, span, key)
@@ -189,9 +196,10 @@ class ModuleResolver:
                 self._cuda_bodies[id(node.orelse.body)] = CudaGuard(GuardKind.OTHER_BRANCH, span)
 
     def _flags(self) -> Mapping[str, Span]:
-        """The names that test the device where the walk is: the flags bound in its function, then the module's
-        predicates (``_predicates``)."""
-        return ChainMap(self._device_flags[-1], self._predicates) if self._predicates else self._device_flags[-1]
+        """The names that test the device where the walk is: the flags bound in its function, its class's
+        attributes set true only on CUDA (``_attribute_flags``), then the module's predicates (``_predicates``)."""
+        maps = [m for m in (self._device_flags[-1], *self._attribute_flags[-1:], self._predicates) if m]
+        return ChainMap(*maps) if len(maps) > 1 else maps[0] if maps else self._device_flags[-1]
 
     def _checks_cuda_case(self, node: cst.If, kind: GuardKind) -> bool:
         """``if is_capturing: assert self.dim_size > 0; warn(...)`` after ``is_capturing = x.is_cuda and ...``: a
