@@ -765,6 +765,9 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
     # litgpt's generate/ and transformers' generation/: a trained model's text, after training
     pytest.param("litgpt/generate/base.py", Context.TOOLING, id="a-generation-folder"),
+    # mamba's decode loop with its CUDA graphs; a data generator is no generation of text
+    pytest.param("mamba_ssm/utils/generation.py", Context.TOOLING, id="a-generation-module"),
+    pytest.param("rl4co/envs/common/data_generation.py", Context.TRAINING, id="a-data-generator"),
     # f5-tts's TensorRT-LLM serving stack
     pytest.param("src/f5_tts/runtime/triton_trtllm/scripts/convert.py", Context.TOOLING, id="an-engine-export-folder"),
     pytest.param("src/f5_tts/model/trainer.py", Context.TRAINING, id="the-trainer-beside-them"),

@@ -171,7 +171,11 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     # DeepSpeed's CUDA-graph capture: a side stream, its wait, entering it: one stream protocol
     ("    s = torch.cuda.Stream()\n    s.wait_stream(torch.cuda.current_stream())\n"
      "    with torch.cuda.stream(s):\n        y = x * 2\n    return y\n", 1),
-], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "a-stream-protocol"])
+    # mamba's fused functions: CUDA's autocast state asked, then its dtype: one question, asked of the target
+    ("    if torch.is_autocast_enabled():\n        x = x.to(dtype=torch.get_autocast_gpu_dtype())\n"
+     "        y = y.to(dtype=torch.get_autocast_gpu_dtype())\n    return x + y\n", 1),
+], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "a-stream-protocol",
+        "cudas-autocast-state"])
 def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
     findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
     work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]

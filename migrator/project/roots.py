@@ -387,6 +387,12 @@ _ONE_CHANGE_PER_FUNCTION = frozenset({"vision-op", "data-parallel"})
 _STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.current_stream",
                           "torch.cuda.default_stream", "torch.cuda.set_stream", "torch.cuda.Event",
                           "torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.StreamContext"})
+#: CUDA's autocast state asked with no device (``rules/amp/amp_device``): ``if torch.is_autocast_enabled(): w =
+#: w.to(torch.get_autocast_gpu_dtype())`` (mamba's fused functions) is one question, asked of the target at once
+_AUTOCAST_STATE_APIS = frozenset({"torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
+                                  "torch.set_autocast_gpu_dtype"})
+#: the APIs of one protocol, one run wherever they sit next to each other
+_PROTOCOLS = {**dict.fromkeys(_STREAM_APIS, "streams"), **dict.fromkeys(_AUTOCAST_STATE_APIS, "autocast-state")}
 
 
 def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
@@ -397,13 +403,13 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     (``_ONE_CHANGE_PER_FUNCTION``). CUDA's stream,
     event and graph calls next to each other are one run whatever their APIs (DeepSpeed's CUDA-graph capture:
     ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with torch.cuda.stream(s):``): one
-    protocol, changed at once."""
+    protocol, changed at once; so are CUDA's autocast state's (``_AUTOCAST_STATE_APIS``)."""
     runs: Dict[Tuple[str, Optional[int], str, str, str, _Settles], Finding] = {}
     last_line: Dict[str, int] = {}
     roots: Dict[str, str] = {}
     work = _items_of_work(findings)
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
-        what = ("", "streams") if finding.api in _STREAM_APIS else (finding.rule, finding.api)
+        what = ("", _PROTOCOLS[finding.api]) if finding.api in _PROTOCOLS else (finding.rule, finding.api)
         key = (finding.path, finding.span.cell, finding.scope, *what, _settles(finding))
         head = runs.get(key)
         line = finding.span.line or 0

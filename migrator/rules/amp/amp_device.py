@@ -18,6 +18,13 @@ _DEVICE_FIRST = ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler",
 #: APIs whose device argument defaults to "cuda" (torch_mlu's migration tool lists them in default_cuda_args_list).
 _CUDA_BY_DEFAULT = ("torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler")
 
+#: CUDA's autocast state asked or set with no device, and the device-type form torch 2.4 added for each (and
+#: deprecated these for): ``torch.is_autocast_enabled()`` is ``torch.is_autocast_enabled("cuda")``. Both vendors'
+#: patchers replace them (transfer_to_npu's ``_patch_is_autocast_enabled``, torch_mlu's gpu_migration table).
+_CUDA_AUTOCAST_STATE = {"torch.is_autocast_enabled": "torch.is_autocast_enabled",
+                        "torch.get_autocast_gpu_dtype": "torch.get_autocast_dtype",
+                        "torch.set_autocast_gpu_dtype": "torch.set_autocast_dtype"}
+
 
 class AmpDevice(Rule):
     """Autocast and GradScaler on the CUDA device.
@@ -25,16 +32,20 @@ class AmpDevice(Rule):
     ## What it does
     Finds the device-generic AMP APIs given a CUDA device: `torch.autocast('cuda')`,
     `torch.autocast(device_type='cuda')`, `torch.amp.GradScaler('cuda')`, `torch.amp.custom_fwd(device_type=
-    'cuda')`, and `torch.amp.GradScaler()` with no device, whose default is `'cuda'`.
+    'cuda')`, and `torch.amp.GradScaler()` with no device, whose default is `'cuda'`; and CUDA's autocast state
+    asked with no device: `torch.is_autocast_enabled()`, `torch.get_autocast_gpu_dtype()`.
 
     ## Why is this bad?
     Autocast for `cuda` casts nothing on an `npu` or `mlu` device, so the model silently trains in fp32,
-    with twice the activation memory; a scaler built for `cuda` fails on the target's tensors. Kunlunxin
-    presents itself as `cuda`, so the string works there.
+    with twice the activation memory; a scaler built for `cuda` fails on the target's tensors. CUDA's autocast
+    state is off under the target's autocast, so code that casts to the autocast dtype when it is on skips the
+    cast. Kunlunxin presents itself as `cuda`, so the string works there.
 
     ## Fix safety
     Exact: the device string becomes the target's (`'npu'`, `'mlu'`), and a `GradScaler()` with no device
-    gets the target's device as its first argument. Nothing else in the call changes. In `fix`'s portable
+    gets the target's device as its first argument. Nothing else in the call changes. `torch.is_autocast_enabled()`
+    gets the target's device as an unsafe edit (the call then asks the target's autocast on CUDA too); the
+    `gpu` dtype functions are renamed by hand to the device-type form. In `fix`'s portable
     style (a target line with the form, `fix/style.py`) autocast's device is the accelerator's type instead.
     """
 
@@ -61,11 +72,20 @@ class AmpDevice(Rule):
                 fixed=dict(cann="import torch\nimport torch_npu\nscaler = torch.amp.GradScaler('npu', enabled=True)\n",
                            neuware="import torch\nimport torch_mlu\n"
                                    "scaler = torch.amp.GradScaler('mlu', enabled=True)\n")),
+        # mamba's fused functions: CUDA's autocast state, asked with no device
+        Invalid("import torch\ndef cast(w):\n    if torch.is_autocast_enabled():\n"
+                "        return w.to(torch.get_autocast_gpu_dtype())\n    return w\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Valid("import torch\ndef cast(w, device_type):\n    if torch.is_autocast_enabled(device_type):\n"
+              "        return w.to(torch.get_autocast_dtype(device_type))\n    return w\n"),
         Valid("import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n"),
         Valid("import torch\ndef step(device_type):\n    with torch.autocast(device_type):\n        pass\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
+        if usage.kind == UsageKind.CALL and usage.api in _CUDA_AUTOCAST_STATE \
+                and not (usage.api == "torch.is_autocast_enabled" and usage.args):
+            return per_target(ctx, lambda t: _cuda_autocast_state(t, usage))
         if usage.kind not in self.kinds or usage.api not in _DEVICE_FIRST:
             return None
         value = first_arg(usage, ("device_type", "device"), 0)
@@ -115,6 +135,24 @@ _EVALUATION = ("entered without autograd (under `no_grad` or `inference_mode`: a
                "forward, that no backward runs through): on {target} CUDA's autocast is off here and this computes "
                "in fp32, slower, same results; to keep 16 bits there too: {then}",
                "torch.amp autocast (an autocast for another device type is a no-op)")
+
+
+def _cuda_autocast_state(target, usage: Usage) -> Verdict:
+    """``torch.is_autocast_enabled()``, ``torch.get_autocast_gpu_dtype()``: CUDA's autocast, off under the target's
+    own (mamba's fused functions then never cast their weights to the autocast dtype); the device-type form asks
+    the target's."""
+    if target.device_to == "cuda":
+        return Verdict(Status.SUPPORTED, f"{target.id} runs as the CUDA device: CUDA's autocast is its own",
+                       target.device_source)
+    new = _CUDA_AUTOCAST_STATE[usage.api]
+    rest = usage.snippet.partition("(")[2].rstrip()
+    args = rest[:-1].strip() if rest.endswith(")") else ""
+    suggestion = f"{new}('{target.device_to}'" + (f", {args})" if args else ")")
+    message = (f"`{usage.api}()` asks CUDA's autocast, which is off under {target.id}'s own "
+               f"(`torch.autocast('{target.device_to}')`): ask the device's, `{suggestion}` (torch 2.4 and later)"
+               f"{needs_import(target)}")
+    edit = Edit(EditKind.ARGUMENT, "", repr(target.device_to)) if new == usage.api else None
+    return Verdict(Status.REWRITE, message, target.device_source, fix=fix_of(suggestion, edit))
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
