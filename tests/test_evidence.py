@@ -771,6 +771,9 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     # f5-tts's TensorRT-LLM serving stack
     pytest.param("src/f5_tts/runtime/triton_trtllm/scripts/convert.py", Context.TOOLING, id="an-engine-export-folder"),
     pytest.param("src/f5_tts/model/trainer.py", Context.TRAINING, id="the-trainer-beside-them"),
+    # gsplat's TIMEIT timer, mmdet's profile_time: measurement, as a profilers' folder is
+    pytest.param("gsplat/profile.py", Context.TOOLING, id="a-profile-module"),
+    pytest.param("nerfstudio/utils/profiler.py", Context.TOOLING, id="a-profiler-module"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
@@ -1239,6 +1242,13 @@ def test_an_operator_in_a_cuda_only_branch_does_not_run_on_the_target(scan_tree,
     pytest.param("    if torch.cuda.is_available():\n        model.setup_gpu_state()\n    return model", True,
                  id="calls-something-named-for-the-device"),
     pytest.param("    use_cuda = torch.cuda.is_available()\n    return use_cuda", True, id="a-flag-kept-for-later"),
+    # mmagic's DeblurGANv2: a checkpoint read where it was saved, or to the host; the model it goes into moves it
+    pytest.param("    if torch.cuda.is_available():\n        state = torch.load(a)\n    else:\n"
+                 "        state = torch.load(a, map_location='cpu')\n    return model.load_state_dict(state)", False,
+                 id="where-a-checkpoint-is-read-to"),
+    pytest.param("    if torch.cuda.is_available():\n        state = torch.load(a, map_location='cpu')\n"
+                 "        model = model.cuda()\n    return model.load_state_dict(state)", True,
+                 id="a-checkpoint-and-a-placement"),
 ])
 def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_target(scan_tree, body, work):
     report = _scan(scan_tree, body, ["cann"])
@@ -1508,6 +1518,21 @@ def test_a_keyword_read_from_kwargs_is_a_default_every_call_may_override(scan_tr
     chosen = [f for f in report.judged if f.path == "trainer.py" and f.category == Category.DEVICE]
     assert chosen
     assert any(active(f.verdicts["cann"]) for f in chosen) == work, [f.verdicts["cann"].message for f in chosen]
+
+
+@pytest.mark.parametrize("between, work", [
+    # funasr's train.py: the key is set from the device chosen above, then read with a default that never applies
+    pytest.param("", False, id="the-key-is-set-before"),
+    pytest.param("    kwargs = dict(model.kwargs)\n", True, id="the-dict-is-bound-again-between"),
+    pytest.param("    kwargs.pop('device')\n", True, id="the-key-is-taken-out-between"),
+])
+def test_a_keys_default_after_the_key_is_set_never_applies(scan_tree, between, work):
+    code = ("import torch\n\n\ndef main(model, device, **kwargs):\n    kwargs['device'] = device\n" + between
+            + "    return model.to(device=kwargs.get('device', 'cuda'))\n")
+    report = scan_tree({"train.py": code}, ["cann"])
+    read = [f for f in report.judged if f.category == Category.DEVICE and "get" in f.snippet + f.api]
+    defaults = [f for f in report.judged if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(defaults) == work, [(f.span.line, f.snippet) for f in read + defaults]
 
 
 BUFFER = ("import torch\n\n\nclass ReplayBuffer:\n    def __init__(self, capacity, device='cuda:0'):\n"
@@ -1954,6 +1979,11 @@ GENERATOR = ("import torch\n\n\nclass MlvlPointGenerator:\n"
                  False, id="every-call-passes-it"),
     pytest.param("def predict(self, feats):\n    return self.prior_generator.grid_priors([2])\n", True,
                  id="a-call-without-it"),
+    # mmdet's heads: ``pred_instances.grid_priors = ...`` sets data of the method's name, read back as data
+    pytest.param("def predict(self, feats, pred):\n    pred.grid_priors = self.prior_generator.grid_priors("
+                 "[2], device=feats.device)\n    return pred.grid_priors\n", False, id="data-of-the-same-name"),
+    pytest.param("def predict(self, feats):\n    make = self.prior_generator.grid_priors\n    return make([2])\n",
+                 True, id="the-method-handed-on"),
 ])
 def test_a_methods_device_default_every_project_call_overrides_is_to_validate(scan_tree, head, work):
     report = scan_tree({"generator.py": GENERATOR, "head.py": "import torch\n\n\n" + head}, ["cann"])

@@ -450,6 +450,7 @@ import torch
 def load(checkpoint_path):
     if torch.cuda.is_available():
         state_dict = torch.load(checkpoint_path)
+        torch.cuda.set_device(0)
     else:
         state_dict = torch.load(checkpoint_path, map_location=torch.device("cpu"))
     return sorted(state_dict)
@@ -481,8 +482,8 @@ def test_a_load_without_map_location_and_a_string_inside_a_kept_cuda_call_stay(t
     reasons = {s.line: s.reason for s in fixed.skipped}
     assert "torch.load() (line 6: restores each tensor to the device it was saved from" in reasons[5]
     # CUDA's own function takes a CUDA device only: the string stays with the call (before: "npu:{}" inside it)
-    assert "line 14 spells 'cuda' where it stays: the device string is passed to `torch.cuda.get_device_properties`" \
-        in reasons[13]
+    assert "line 15 spells 'cuda' where it stays: the device string is passed to `torch.cuda.get_device_properties`" \
+        in reasons[14]
     assert fixed.new is None or '"cuda:{}"' in fixed.new
     torch.save({"w": torch.ones(1)}, tmp_path / "ckpt.pt")
     run = f"import vocoder\nresult = vocoder.load({str(tmp_path / 'ckpt.pt')!r})"

@@ -220,10 +220,16 @@ def _calls(default: ParameterDefault, files: Iterable[Tuple[str, Optional["_Ment
     defining module whole, so that ``mod.callee(...)`` names it), when every mention of its name is a call passing
     the parameter; else ``[]`` (another mention, or a file that cannot be read)."""
     found: List[str] = []
+    files = list(files)
+    # a method's name the project also sets as an attribute (mmdet's ``pred_instances.valid_flags = flags``): an
+    # attribute read by that name is that data, not the method handed on
+    data = default.method and any(m is not None and default.callee in m.stored for _, m, _ in files)
     for rel, mentions, whole in files:
         if mentions is None:
             return []
         for call in mentions.of_method(default.callee) if default.method else mentions.of(default.callee, whole):
+            if call is None and data:
+                continue
             if call is None or not _passes(call, default):
                 return []  # handed on as a value (a callback, ``partial``), or called without the parameter
             found.append(f"{rel}:{call.lineno}")
@@ -240,6 +246,8 @@ class _Mentions:
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
         self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<object>.name``, ``self.name`` among them
+        #: attribute names the file sets (``pred_instances.valid_flags = flags``): data of that name, not a method
+        self.stored: Set[str] = set()
         # what an import binds that is no class (``torch``, ``from torch import nn``): ``torch.zeros(...)`` is no
         # method; ``ReplayBuffer.from_dataset(...)`` after ``from .buffer import ReplayBuffer`` is a classmethod's call
         modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
@@ -253,6 +261,8 @@ class _Mentions:
             if isinstance(node, ast.ClassDef):  # ``cls(...)`` in its classmethods builds the class itself
                 for built in _built_by_cls(node):
                     self._names.setdefault(node.name, []).append(built)
+            elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                self.stored.add(node.attr)
             elif isinstance(node, ast.Attribute):
                 if _root_name(node) not in modules:  # ``torch.zeros(..., device=d)`` is no method ``zeros``
                     self._methods.setdefault(node.attr, []).append(callee_of.get(id(node)))

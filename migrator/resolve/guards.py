@@ -599,6 +599,8 @@ class _DeviceWork(cst.CSTVisitor):
             return False
         if isinstance(node, self.leaving):
             self.found = True
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "map_location":
+            return False  # where a checkpoint is read to: the model it is loaded into moves it (``torch.load``)
         elif isinstance(node, cst.Call) and _says_only(node.func):
             # ``warnings.warn("... on CPU when CUDA is available")``: words, not work
             self._saying += self.reads_what_is_said
@@ -618,7 +620,9 @@ def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
     """Whether what an ``if`` (or a conditional expression) decides between does device work: places a tensor,
     picks a device or a backend, casts to 16 bits, wraps a model, or leaves the block. A test of
     ``torch.cuda.is_available()`` that decides only between branches that do none (chemprop's checkpoint loader:
-    ``rebuild(metric) if not torch.cuda.is_available() and ... else metric``) changes nothing a target runs."""
+    ``rebuild(metric) if not torch.cuda.is_available() and ... else metric``; mmagic's DeblurGANv2:
+    ``torch.load(path)`` or ``torch.load(path, map_location="cpu")``, a checkpoint read to where the model it is
+    loaded into moves it) changes nothing a target runs."""
     visitor = _DeviceWork((*_LEAVING, cst.Assert))
     for branch in branches:
         if branch is not None:

@@ -497,3 +497,4 @@ def _operations_in(node: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
             found.append(current)
             stack.extend((current.left, current.right))
     return found
+

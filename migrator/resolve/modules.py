@@ -133,6 +133,10 @@ HOST_INPUT = "input moved to the host"
 #: (llamafactory's and ms-swift's ``get_torch_device``): it runs only where torch has no module of the device's
 #: name, which the target's own runtime adds (``torch.npu``, ``torch.mlu``).
 MISSING_MODULE = "where torch has no module of the device's name"
+#: A command's ``context`` when it is launched in a ``try`` whose handler catches the program's absence
+#: (``OSError``, ``FileNotFoundError``, ``CalledProcessError``, any exception) and goes on: gsplat's
+#: ``cuda_toolkit_available()`` runs ``nvcc`` to answer False where it is missing, as a target's machine has it.
+PROGRAM_PROBED = "run where a handler covers the program's absence"
 #: A usage's ``context`` when it is an operand of ``and``/``or`` in a ``with`` item other than the last
 #: (``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``): Python enters only the value the
 #: expression ends with, so this context manager is never entered, on CUDA either.

@@ -402,6 +402,19 @@ def catches_import_error(node: cst.Try) -> bool:
     return False
 
 
+#: what a launch raises where its program is missing or fails (``subprocess.run(["nvcc"])`` on a machine without
+#: it: FileNotFoundError, an OSError; ``check=True``: CalledProcessError)
+_PROGRAM_ERRORS = frozenset({"OSError", "FileNotFoundError", "EnvironmentError", "IOError", "CalledProcessError",
+                             "SubprocessError", "Exception", "BaseException"})
+
+
+def probes_a_program(node: cst.Try) -> bool:
+    """Whether a program launched in ``node``'s body may be missing: a handler catches what the launch raises
+    then and goes on (a probe: ``except FileNotFoundError: return False``), not one that raises again."""
+    return any((handler.type is None or catches(handler, _PROGRAM_ERRORS)) and _goes_on(handler)
+               for handler in node.handlers)
+
+
 def _goes_on(handler: cst.ExceptHandler) -> bool:
     body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
     for stmt in body:

@@ -17,6 +17,7 @@ from .attribute_flags import cuda_attribute_flags
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
+from .keys_set import KeysSet
 from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, always_leaves,
                      asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
                      cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
@@ -26,11 +27,13 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, REPORTED, TENSOR_FACTORIES,
+                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, PROGRAM_PROBED, REPORTED,
+                      TENSOR_FACTORIES,
                       TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
-from .scope import LOADED, Binding, ClassInfo, Scopes, catches_import_error, required_imports
+from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, probes_a_program,
+                    required_imports)
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 from ..model import UsageKind
@@ -74,6 +77,8 @@ class ModuleResolver:
         self._cuda_bodies: Dict[int, CudaGuard] = {}  # the body of an ``if`` that tests for CUDA -> its guard
         self._torch_gates: Dict[int, TorchGate] = {}  # a branch of a test of torch's version -> when it runs
         self._optional_bodies: Set[int] = set()  # the body of an ``if`` that tests whether a library is installed
+        self._probe_bodies: Set[int] = set()  # the body of a ``try`` whose handler covers a missing program
+        self._keys_set = KeysSet()  # the keys each function's own block set: a default read after is dead
         self._type_checks: Set[int] = set()  # the classes an ``isinstance`` / ``issubclass`` call tests against
         self._no_grad_bodies: Set[int] = set()  # bodies that run without autograd (no backward ops)
         self._chained: Set[int] = set()  # the ``elif`` nodes of a chain already read from its first ``if``
@@ -257,6 +262,7 @@ class ModuleResolver:
     def visit_For(self, node: cst.For) -> None:
         """``for i in range(torch.cuda.device_count()):``: the body runs once per CUDA device, never where there is
         none; the count decides what runs, as ``if torch.cuda.is_available():`` does."""
+        self._keys_set.bound(node.target)
         it = node.iter
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and it.args \
                 and isinstance(it.args[-1].value, cst.Call) \
@@ -581,6 +587,7 @@ class ModuleResolver:
         self._device_flags.append({})
         self._flag_values.append({})
         self._flag_tests.append({})
+        self._keys_set.enter(node.body)
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -588,10 +595,13 @@ class ModuleResolver:
         self._settle_flags()
         self._device_flags.pop()
         self._flag_values.pop()
+        self._keys_set.leave()
 
     def visit_Try(self, node: cst.Try) -> None:
         if catches_import_error(node):
             self.scopes.guard_depth += 1
+        if probes_a_program(node):
+            self._probe_bodies.add(id(node.body))
         for handler, release in older_torch_handlers(node, self.scopes.qualify):  # runs below that release only
             self._torch_gates[id(handler.body)] = TorchGate(release, False)
         for handler in missing_module_handlers(node, self.scopes.qualify):
@@ -632,6 +642,7 @@ class ModuleResolver:
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
         if id(node) in self.consumed:
             return True
+        self._keys_set.read(node, self.consumed)  # ``kwargs.get("device", "cuda")`` after ``kwargs["device"] = d``
         func = node.func
         qual = self.scopes.qualify(func)
         self._types_named(node, qual)
@@ -745,7 +756,8 @@ class ModuleResolver:
             found = _shell_tool(first.evaluated_value, tools)
         if found is not None:
             self.consumed.add(id(node.func))
-            self.emitter.emit(found, UsageKind.COMMAND, node)
+            probed = any(id(block) in self._probe_bodies for block in self._blocks)
+            self.emitter.emit(found, UsageKind.COMMAND, node, context=PROGRAM_PROBED if probed else None)
 
     def _argparse(self, node: cst.Call) -> None:
         option = argparse_option(node)
@@ -856,6 +868,7 @@ class ModuleResolver:
         for target in node.targets:
             self._assignment(target.target, node.value)
             self._knob_flag(target.target, node.value)
+            self._keys_set.bound(target.target)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
             tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
@@ -866,6 +879,18 @@ class ModuleResolver:
                 self._device_flags[-1].pop(name, None)
                 self._flag_values[-1].pop(name, None)
         return True
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._keys_set.assigned(original_node, self._blocks[-1] if self._blocks else None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._keys_set.bound(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._keys_set.deleted(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._keys_set.bound(node.name)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> Optional[bool]:
         if node.value is not None:

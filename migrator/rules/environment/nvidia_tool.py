@@ -6,8 +6,9 @@ from typing import Optional
 
 from ...maps.load import device_tools
 from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
+from ...resolve.modules import PROGRAM_PROBED
 from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, runs_on_a_note
 from ..examples import Invalid, Valid
 from . import _stack
 
@@ -20,7 +21,8 @@ class NvidiaTool(Rule):
     scripts, Dockerfiles and notebook `!` lines, including inside `$(...)`, and from Python through
     `subprocess` (`run`, `Popen`, `check_output`, ...), `os.system` and `os.popen`: the program of an
     argument list, or a command of a shell string. A tool name that is only printed (`echo "run
-    nvidia-smi"`, a log message) or passed as an argument is not a command.
+    nvidia-smi"`, a log message) or passed as an argument is not a command, and a launch in a `try` whose
+    handler goes on where the program is missing is a probe that works on the target too.
 
     ## Why is this bad?
     The tools need NVIDIA's driver, which target machines do not have: the script fails at that line, or
@@ -52,6 +54,9 @@ class NvidiaTool(Rule):
         Invalid("import os\nos.system('nvidia-smi --query-gpu=memory.used --format=csv | tail -n 1')\n",
                 expect=Status.REWRITE),
         Valid("import subprocess\nsubprocess.run(['echo', 'nvidia-smi is not run here'])\n"),
+        # a probe: the handler answers where the program is missing, as on the target's machines
+        Invalid("import subprocess\ndef toolkit_available():\n    try:\n        subprocess.call(['nvcc'])\n"
+                "        return True\n    except FileNotFoundError:\n        return False\n", expect=Status.SUPPORTED),
         Valid("import logging\nlogging.info('run nvidia-smi to see the cards')\n"),
         # a notebook's shell escape and its %env / %pip magics are commands too
         Invalid('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ["!nvidia-smi\\n"]}], '
@@ -61,7 +66,16 @@ class NvidiaTool(Rule):
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds:
             return None
+        if usage.context == PROGRAM_PROBED:
+            return per_target(ctx, lambda t: _probed(t, usage.api))
         return per_target(ctx, lambda t: _tool_verdict(t, usage.api))
+
+
+def _probed(target, tool: str) -> Verdict:
+    """A launch whose handler covers the program's absence (a probe): on the target's machine the handler runs."""
+    return runs_on_a_note(f"`{tool}` is launched in a `try` whose handler goes on where it is missing: on "
+                          f"{target.id} machines the handler runs (a probe that answers no; the code after it is "
+                          f"what to check)", "Python's subprocess (a missing program raises FileNotFoundError)")
 
 
 def _tool_verdict(target, tool: str) -> Verdict:
