@@ -358,3 +358,14 @@ def test_calls_through_a_name_bound_to_a_cuda_api_are_sites_of_the_binding(scan_
             "\n\ndef place(x):\n    return x.to(get_current_device())\n")
     found = [f for f in scan_code(code, ["cann"]) if f.api == "torch.cuda.current_device"]
     assert len([f for f in found if f.root is None]) == work_items, [(f.span.line, f.root) for f in found]
+
+
+def test_a_library_imported_under_a_guard_that_raises_is_one_item_never_its_own_site(scan_code):
+    # transformers4rec's time-based splits: Rapids imported in the function, then used; the import was its own root
+    findings = scan_code("def split(data, val_size):\n    try:\n        import cudf\n        import cupy\n"
+                         "    except ImportError:\n        raise ValueError('Rapids is necessary')\n\n"
+                         "    df = cudf.read_parquet(data)\n    cupy.random.seed(1)\n"
+                         "    return df[cupy.random.rand(len(df)) > val_size]\n", ["cann"])
+    assert all(f.root != f.id for f in findings)
+    (item,) = [f for f in findings if f.api == "cupy"]
+    assert item.root is None and {f.root for f in findings if f.api.startswith("cupy.")} == {item.id}

@@ -281,3 +281,44 @@ def test_a_class_whose_step_only_a_framework_calls_trains_where_it_is_built(scan
                         "pkg/eval_utils.py": _EVAL_UTILS, "mt_train.py": script, "train.py": _LOOP,
                         "evaluate_tts.py": _EVAL})
     assert set(_contexts(report, "pkg/eval_utils.py").values()) == {Context.TRAINING}
+
+
+_DATASET = """
+import torch
+from sklearn.preprocessing import StandardScaler
+
+
+class SeriesDataset:
+    def __init__(self, data):
+        self.scaler = StandardScaler()
+        self.scaler.fit(data)
+        self.data = torch.tensor(self.scaler.transform(data))
+"""
+
+_ZERO_SHOT = """
+import torch
+from pkg.dataset import SeriesDataset
+
+
+def main():
+    data = SeriesDataset([[1.0], [2.0]])
+    model = torch.nn.Linear(1, 1).to("cuda")
+    with torch.no_grad():
+        print(model(data.data.float().to("cuda")))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("imports, context", [
+    # momentfm's datasets fit a scikit-learn scaler: the zero-shot script that builds one trains nothing
+    ("", Context.TOOLING),
+    # skorch's and Lightning's ``fit`` train a network, whatever else the module imports
+    ("import lightning\n", Context.TRAINING),
+], ids=["a-scalers-fit", "a-training-frameworks-fit"])
+def test_an_estimators_fit_is_no_training_run(scan_tree, imports, context):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/dataset.py": imports + _DATASET, "train.py": _LOOP,
+                        "pkg/shared.py": _SHARED, "zero_shot.py": _ZERO_SHOT})
+    assert set(_contexts(report, "zero_shot.py").values()) == {context}

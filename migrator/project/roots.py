@@ -445,7 +445,8 @@ def with_import_roots(findings: Sequence[Finding]) -> List[Finding]:
         if use is None:
             continue
         if _settles(use) == _settles(finding):
-            roots[finding.id] = use.root or use.id
+            if (use.root or use.id) != finding.id:  # (a use already a site of this import stays one)
+                roots[finding.id] = use.root or use.id
         elif use.root is None:
             roots[use.id] = finding.id
     if not roots:

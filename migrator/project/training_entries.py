@@ -32,6 +32,7 @@ from ..model import (AttributeMethod, Category, Context, EntryKind, FileResult, 
                      UnknownReceiver)
 from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step
+from .refuses_training import refusing_training
 from .unreferenced import unreferenced
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ def training_roots(results: Sequence[FileResult], graph,
                     owner, _, name = step.rpartition(".")
                     if not _called_outside(step, owner, graph, by_name.get(name, ())):
                         roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
+        estimators = _fits_estimators(outline.imports)
         for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` switching its submodules')
-            if _runs_a_trainer(call.target, graph) and not call.scope.startswith("@") \
+            if _runs_a_trainer(call.target, graph, estimators) and not call.scope.startswith("@") \
                     and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
@@ -104,11 +106,29 @@ def _called_outside(step: str, owner: str, graph, named: Iterable[str]) -> bool:
         or any(not caller.startswith(inside) for caller in named)
 
 
-def _runs_a_trainer(target, graph) -> bool:
+def _runs_a_trainer(target, graph, estimators: bool = False) -> bool:
+    """Whether a call runs an outside trainer: ``fit`` or ``train`` of something the project does not define
+    (``estimators``: in a module whose ``fit`` is a scikit-learn estimator's, only ``train``)."""
+    calls = _TRAINER_CALLS - {"fit"} if estimators else _TRAINER_CALLS
     if isinstance(target, (UnknownReceiver, AttributeMethod)):
-        return target.name in _TRAINER_CALLS
-    return isinstance(target, NamedTarget) and target.name.rpartition(".")[2] in _TRAINER_CALLS \
+        return target.name in calls
+    return isinstance(target, NamedTarget) and target.name.rpartition(".")[2] in calls \
         and target.name not in graph
+
+
+#: libraries whose estimators are fitted with ``.fit(X, y)``: momentfm's datasets fit a ``StandardScaler``, its
+#: SVM baseline an ``SVC``, and neither trains a network
+_ESTIMATOR_LIBRARIES = frozenset({"sklearn", "xgboost", "lightgbm", "catboost", "umap", "hdbscan", "statsmodels"})
+#: the training frameworks whose ``fit`` runs a network's training (skorch's and pytorch-tabnet's estimators too)
+_TRAINING_FRAMEWORKS = frozenset({"lightning", "pytorch_lightning", "lightning_fabric", "transformers", "skorch",
+                                  "keras", "tensorflow", "pytorch_tabnet", "catalyst", "ignite", "accelerate",
+                                  "composer", "trl", "fastai", "poutyne", "torchbearer", "pytorch_tabular"})
+
+
+def _fits_estimators(imports) -> bool:
+    """Whether a module's ``.fit(...)`` calls are an estimator library's: it imports one, and no training framework."""
+    tops = {name.split(".")[0] for name in imports}
+    return bool(tops & _ESTIMATOR_LIBRARIES) and not tops & _TRAINING_FRAMEWORKS
 
 
 @dataclass(frozen=True)
@@ -188,12 +208,14 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
-    (``uncalled_in_scripts``) or one nothing in the project refers to (``unreferenced``). What runs each training
+    (``uncalled_in_scripts``), one nothing in the project refers to (``unreferenced``) and one only a model that
+    refuses to train runs (``refuses_training``). What runs each training
     step (``step_nodes``: a module's ``forward``, and the class that defines it) stays training, whatever reaches
     it: vit_pytorch's model modules end in a ``__main__`` demo that never trains, and are models all the same."""
     roots = training_roots(results, project.graph, project.main_lines)
     reach = entry_reach(project, roots) if project.entries else None
-    uncalled = uncalled_in_scripts(results, project) | unreferenced(
+    paths = {f.path for f in findings if f.context == Context.TRAINING}
+    uncalled = uncalled_in_scripts(results, project) | refusing_training(results, project, paths) | unreferenced(
         results, project, (placed.get(f.id) or project.node_of(f) for f in findings if f.context == Context.TRAINING),
         trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained
                    for trained in (training_entries(project, roots),) for e in project.entries))
