@@ -60,7 +60,8 @@ _TOOLING_WORDS = frozenset({"export", "predict", "inference", "serve", "deploy",
 #: training step generates (nerfstudio's ``generate_ray_samples``, detection's ``generate_anchors``)
 GENERATION = re.compile(r"^generate(?:_(?:text|texts|image|images|caption|captions|speech|audio|video|videos|tokens"
                         r"|sequence|sequences|response|responses|answer|answers|samples))?$")
-_TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx"
+_TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx|^(?:benchmark|latency|timeit)(?:_|$)"
+                                r"|_(?:benchmark|latency)$"
                                 r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
                                % "|".join(sorted(_TOOLING_WORDS)))
 

@@ -789,6 +789,9 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     pytest.param("asteroid.scripts.asteroid_cli.infer", Context.TOOLING, id="an-infer-command"),
     pytest.param("lm.model.GPT.generate", Context.TOOLING, id="generate"),
     pytest.param("pipeline.Pipeline.generate_images", Context.TOOLING, id="generate-images"),
+    # s3prl's LightHuBERT: a latency benchmark beside the attention it times
+    pytest.param("sliding_attn.latency", Context.TOOLING, id="a-latency-benchmark"),
+    pytest.param("models.Net.benchmark_forward", Context.TOOLING, id="a-benchmark"),
     # nerfstudio's proposal sampler and a detector's anchors: what a training step generates
     pytest.param("ray_samplers.PDFSampler.generate_ray_samples", Context.TRAINING, id="generate-ray-samples"),
     pytest.param("anchors.AnchorGenerator.generate_anchors", Context.TRAINING, id="generate-anchors"),
@@ -2067,6 +2070,9 @@ def test_a_mode_only_a_method_nobody_calls_turns_on_is_not_the_run(scan_tree, tr
     # stanza's set_random_seed: torch.manual_seed already seeds the target's generator
     pytest.param("torch.cuda.manual_seed(seed)\n        torch.cuda.manual_seed_all(seed)", False, id="only-seeds"),
     pytest.param("torch.cuda.manual_seed_all(seed)\n        model.cuda()", True, id="seeds-and-moves"),
+    # s3prl's run_pretrain: cuDNN's switches beside the seeds, which the target does not read
+    pytest.param("torch.cuda.manual_seed_all(seed)\n        torch.backends.cudnn.deterministic = True\n"
+                 "        torch.backends.cudnn.benchmark = False", False, id="seeds-and-cudnn-switches"),
 ])
 def test_a_cuda_test_that_only_seeds_cudas_generators_decides_nothing(scan_tree, branch, work):
     code = ("import torch\n\n\ndef set_random_seed(seed, model):\n    torch.manual_seed(seed)\n"
@@ -2182,3 +2188,20 @@ def test_an_attribute_set_true_only_on_a_cuda_tensor_guards_as_the_test_does(sca
     report = scan_tree({"net.py": _CPU_CACHE.format(init=init, forward=forward)}, ["cann"])
     moves = [f for f in report.findings if f.api == "torch.Tensor.cuda"]
     assert moves and any(f.root is None and active(f.verdicts["cann"]) for f in moves) == work
+
+
+@pytest.mark.parametrize("test, work", [
+    # s3prl's runner: CUDA's out-of-memory is skipped; another device's error text never says CUDA
+    pytest.param("'CUDA out of memory' in str(e)", False, id="cudas-words-in-the-error"),
+    pytest.param("'out of memory' in str(e) and 'CUDA' in str(e)", False, id="among-other-words"),
+    pytest.param("'out of memory' in str(e)", True, id="any-devices-out-of-memory"),
+])
+def test_a_branch_for_cudas_error_text_is_taken_on_cuda_only(scan_tree, test, work):
+    code = ("import torch\n\n\ndef step(model, batch, optimizer, device):\n    try:\n"
+            "        model(batch).sum().backward()\n    except RuntimeError as e:\n"
+            f"        if {test}:\n            with torch.cuda.device(device):\n"
+            "                torch.cuda.empty_cache()\n"
+            "            optimizer.zero_grad()\n        else:\n            raise\n")
+    report = scan_tree({"runner.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.cuda.device"]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message

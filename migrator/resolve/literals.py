@@ -30,6 +30,8 @@ _STR = ValueKind.STR
 Context = Union[str, Callable[[], str]]  # a callable when the text costs a code generation
 #: a mapping's methods whose first argument is a key (its second, ``get``'s default, may well be a device)
 _KEYED = frozenset({"get", "pop", "setdefault"})
+#: CUDA's own words in an error's text (``CUDA out of memory``, ``CUDNN_STATUS_NOT_SUPPORTED``)
+_CUDA_WORDS = re.compile(r"cuda|cudnn", re.IGNORECASE)
 #: Keywords whose string argument is a device or backend whatever the call is.
 DEVICE_KEYWORDS = frozenset({"device", "device_type", "map_location", "backend"})
 
@@ -264,6 +266,18 @@ class Literals:
         if node.comparisons:
             self.note(node.left, lambda: f"{COMPARED} {self.emitter.code(node.comparisons[0].comparator)}",
                       Confidence.RESOLVED, _named(node.comparisons[0].comparator))
+
+    def cuda_error_test(self, test: cst.BaseExpression) -> bool:
+        """``"CUDA out of memory" in str(e)`` (alone or in an ``and``): CUDA's own words looked for in a caught
+        exception's text, true for CUDA's errors only (s3prl's runner skips a batch on CUDA's out-of-memory)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self.cuda_error_test(test.left) or self.cuda_error_test(test.right)
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.In) and isinstance(test.left, STRING_NODES)):
+            return False
+        text = _text(test.left)
+        return text is not None and _CUDA_WORDS.search(text) is not None \
+            and self._error_text(test.comparisons[0].comparator)
 
     def _error_text(self, node: cst.BaseExpression) -> bool:
         """``str(e)``, ``repr(e).lower()``, ``e.args[0]``, ``traceback.format_exc()``: the text of an exception

@@ -171,6 +171,8 @@ class ModuleResolver:
                 self._torch_gates[id(node.orelse.body)] = TorchGate(release[0], not release[1])
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
+        if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
+            self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())
         if kind is not None:
             flag = node.test.value if isinstance(node.test, cst.Name) else None
