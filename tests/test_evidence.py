@@ -1166,10 +1166,17 @@ def test_a_statement_written_over_lines_is_one_item(scan_tree):
                  "            return F.interpolate(x, scale_factor=2)", False, id="else-of-self-training"),
     pytest.param("        if not self.training:\n            return F.interpolate(x, scale_factor=2)\n        return x",
                  False, id="not-self-training"),
+    # s3prl's downstream experts: the mode string the runner hands them
+    pytest.param("        if mode == 'train':\n            return x\n        elif mode in ['dev', 'test']:\n"
+                 "            return F.interpolate(x, scale_factor=2)", False, id="a-dev-or-test-mode"),
+    pytest.param("        if mode != 'train':\n            return F.interpolate(x, scale_factor=2)\n        return x",
+                 False, id="not-the-train-mode"),
+    pytest.param("        if mode in ['train', 'valid']:\n            return F.interpolate(x, scale_factor=2)\n"
+                 "        return x", True, id="training-and-validation"),
 ])
 def test_what_a_module_runs_only_in_evaluation_is_not_training(scan_tree, body, training):
     code = ("import torch\nimport torch.nn.functional as F\n\n\nclass Head(torch.nn.Module):\n"
-            "    def forward(self, x):\n" + body + "\n")
+            "    def forward(self, x, mode='train'):\n" + body + "\n")
     report = scan_tree({"head.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.nn.functional.interpolate"]
     assert (found.context == Context.TRAINING) == training

@@ -537,13 +537,40 @@ def _scripting_test(test: ast.expr) -> bool:
 
 
 def _training_test(test: ast.expr) -> Optional[bool]:
-    """True for ``self.training`` (or ``model.training``), False for ``not self.training``, else None."""
+    """True for ``self.training`` (or ``model.training``) and ``mode == "train"``, False for ``not self.training``
+    and a mode that evaluates (``mode in ["dev", "test"]``, ``split != "train"``: s3prl's experts), else None."""
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _training_test(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        return _mode_test(test.left, test.ops[0], test.comparators[0])
     return None
+
+
+#: the names a run's mode goes by, and the modes that train and that only evaluate
+_MODE_NAMES = frozenset({"mode", "split", "stage", "phase"})
+_TRAINING_MODES = frozenset({"train", "training", "fit"})
+_EVALUATION_MODES = frozenset({"dev", "test", "eval", "evaluate", "evaluation", "valid", "val", "validation",
+                               "validate", "inference", "predict", "infer"})
+
+
+def _mode_test(left: ast.expr, op: ast.cmpop, right: ast.expr) -> Optional[bool]:
+    """``mode == "train"``: True; ``mode in ("dev", "test")``, ``mode != "train"``: False; else None."""
+    name = left.attr if isinstance(left, ast.Attribute) else left.id if isinstance(left, ast.Name) else None
+    if name not in _MODE_NAMES:
+        return None
+    values = [right] if isinstance(op, (ast.Eq, ast.NotEq)) else \
+        list(right.elts) if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)) \
+        else []
+    words = {v.value.lower() for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    if not values or len(words) != len(values):
+        return None
+    trains = True if words <= _TRAINING_MODES else False if words <= _EVALUATION_MODES else None
+    if trains is None:
+        return None
+    return trains if isinstance(op, (ast.Eq, ast.In)) else (False if trains else None)
 
 
 def _calls_named(node: ast.AST, names: frozenset) -> bool:
