@@ -2073,6 +2073,25 @@ def test_a_mode_only_a_method_nobody_calls_turns_on_is_not_the_run(scan_tree, tr
                                                                                      for f in inside]
 
 
+# torch-rechub's TIGER keeps HF's branches on the flag and no ``parallelize()`` at all
+T5_WITHOUT_SWITCH = T5.replace('    def parallelize(self, device_map=None):\n'
+                               '        self.model_parallel = True\n'
+                               '        self.first_device = "cuda:" + str(min(device_map.keys()))\n\n', '')
+
+
+@pytest.mark.parametrize("train, work", [
+    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False, id="a-flag-never-set-true"),
+    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = True\nmodel(1)\n", True,
+                 id="a-script-sets-it"),
+])
+def test_a_flag_nothing_sets_true_keeps_its_branches_off_the_run(scan_tree, train, work):
+    assert "parallelize(self" not in T5_WITHOUT_SWITCH
+    report = scan_tree({"t5.py": T5_WITHOUT_SWITCH, "train.py": train}, ["cann"])
+    inside = [f for f in report.judged if f.path == "t5.py" and f.rule.startswith("device")]
+    assert inside and all((f.context == Context.TRAINING) == work for f in inside), [(f.span.line, f.context)
+                                                                                     for f in inside]
+
+
 @pytest.mark.parametrize("branch, work", [
     # stanza's set_random_seed: torch.manual_seed already seeds the target's generator
     pytest.param("torch.cuda.manual_seed(seed)\n        torch.cuda.manual_seed_all(seed)", False, id="only-seeds"),

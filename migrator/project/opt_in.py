@@ -21,6 +21,9 @@ from .reread import parse_text, read_text
 #: ``self.model_parallel = True`` and ``if self.model_parallel``: a file worth parsing for a mode switched on by a
 #: method is one whose text sets a flag true and tests the same flag
 _SET_TRUE = re.compile(r"self\.(\w+)\s*=\s*True\b")
+#: ``self.model_parallel = False``: a flag that may never be set true at all (torch-rechub's TIGER keeps HF's
+#: branches on it and dropped ``parallelize()``)
+_SET_OFF = re.compile(r"self\.(\w+)\s*=\s*(?:False|None)\b")
 _TESTED = re.compile(r"\b(?:if|and|elif)\s+(?:not\s+)?self\.(\w+)")
 _Span = Tuple[int, int]
 
@@ -38,7 +41,7 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
     spans: Dict[str, List[_Span]] = {}
     for path in sorted(lines):
         text = read_text(by_rel.get(path), texts)
-        if text is None or not set(_SET_TRUE.findall(text)) & set(_TESTED.findall(text)):
+        if text is None or not set(_SET_TRUE.findall(text) + _SET_OFF.findall(text)) & set(_TESTED.findall(text)):
             continue
         tree = parse_text(text)
         if tree is None:
@@ -46,7 +49,7 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
         modes = [mode for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for mode in _modes(cls)]
         # only a mode a finding sits in is asked of the project's calls
         held = [m for m in modes if any(first <= line <= last for first, last in m.spans for line in lines[path])]
-        off = [m for m in held if not calls.made(m.switches)]
+        off = [m for m in held if not (calls.made(m.switches) if m.switches else calls.sets_true(m.flag))]
         if off:
             spans[path] = [span for mode in off for span in mode.spans]
     if not spans:
@@ -62,6 +65,8 @@ class _Mode:
 
     switches: FrozenSet[str]
     spans: Tuple[_Span, ...]
+    #: the flag (a mode with no switch is never on, unless code elsewhere sets it: ``sets_true``)
+    flag: str = ""
 
 
 def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
@@ -75,12 +80,18 @@ def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
                     set_true.setdefault(attr, set()).add(name)
                 elif not (isinstance(value, ast.Constant) and value.value in (False, None)):
                     set_elsewhere.add(attr)  # ``self.model_parallel = device_map is not None``: decided by data
+    set_off = {attr for method in methods.values() for node in ast.walk(method)
+               for attr, value in _self_assignments(node)
+               if isinstance(value, ast.Constant) and value.value in (False, None)}
+    for attr in sorted(set_off - set(set_true) - set_elsewhere):
+        set_true[attr] = set()  # set off and never on in the class: on only if code elsewhere sets it
     for attr, switches in sorted(set_true.items()):
         if attr in set_elsewhere:
             continue
         branches = [_body_span(node) for node in ast.walk(cls) if isinstance(node, ast.If) and _tests(node.test, attr)]
         own = [(methods[m].lineno, methods[m].end_lineno or methods[m].lineno) for m in sorted(switches)]
-        yield _Mode(frozenset(switches), tuple(branches + own))
+        if branches or own:
+            yield _Mode(frozenset(switches), tuple(branches + own), attr)
 
 
 def _self_assignments(node: ast.AST) -> Iterable[Tuple[str, ast.expr]]:
@@ -124,6 +135,13 @@ class _ProjectCalls:
             if any(not (around & switches) for name in switches for around in found.get(name, ())):
                 return True
         return False
+
+    def sets_true(self, flag: str) -> bool:
+        """Whether any project code may set ``flag`` true from outside its class (``model.model_parallel = True``,
+        ``model_parallel=True`` handed to a constructor); a file that cannot be read may."""
+        pattern = re.compile(r"\b%s\s*=\s*True\b" % re.escape(flag))
+        return any(text is None or pattern.search(text) is not None
+                   for text in (read_text(result, self._texts) for result in self._results))
 
     def _of(self, rel: str, text: str) -> Optional[Dict[str, List[FrozenSet[str]]]]:
         if rel not in self._calls:

@@ -239,12 +239,18 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     ``_import_bitsandbytes()``: ``device = device or torch.device("cuda")`` before ``bnb``'s quantization): the
     class exists for the library, and changes with its port. A device the function itself uses beside the library
     (a training step calling ``flash_attn_func``) is its own work. A library use that runs as written (optional,
-    or a plain-PyTorch member: ``scatter(src, index)``) has no port for a test to join."""
+    or a plain-PyTorch member: ``scatter(src, index)``) has no port for a test to join. A count's or an
+    availability's test in a function that wraps a model in ``DataParallel`` (learn2learn's Lightning algorithms:
+    ``if self.data_parallel and torch.cuda.device_count() > 1:``) is a site of the wrap, where the wrap is work
+    wherever the test is: renamed alone it would turn on the wrap the target does not support."""
     library: Dict[Tuple[str, str], str] = {}
+    wrapped: Dict[Tuple[str, str], Finding] = {}  # a data-parallel wrap per function: a count's test guards it
     for finding in findings:
         if finding.rule == "cuda-library" and finding.scope != "<module>" and not runs_as_written(finding):
             library.setdefault((finding.path, finding.scope), finding.root or finding.id)
-    if not library:
+        elif finding.rule == "data-parallel" and finding.scope != "<module>" and finding.root is None:
+            wrapped.setdefault((finding.path, finding.scope), finding)
+    if not library and not wrapped:
         return list(findings)
     scopes: Dict[str, List[str]] = {}
     for path, scope in library:
@@ -254,6 +260,9 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
         if finding.root is not None or finding.rule == "cuda-library":
             return None
         if finding.api in CUDA_AVAILABILITY:
+            wrap = wrapped.get((finding.path, finding.scope))
+            if wrap is not None and _work_wherever(wrap, finding):
+                return wrap.id  # ``if torch.cuda.device_count() > 1: model = DataParallel(model)``: one change
             return library.get((finding.path, finding.scope))
         if finding.category != Category.DEVICE:
             return None
@@ -263,6 +272,12 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 
     roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None}
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _work_wherever(item: Finding, site: Finding) -> bool:
+    """Whether ``item`` is work on every target ``site`` is: a site of it is counted with it there."""
+    return all(verdict.status == Status.SUPPORTED or item.verdicts.get(target) is not None
+               and item.verdicts[target].status != Status.SUPPORTED for target, verdict in site.verdicts.items())
 
 
 #: the rules whose findings are uses of a CUDA library, with the library when the rule names it

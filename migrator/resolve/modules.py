@@ -96,6 +96,9 @@ TENSOR_FACTORIES = frozenset({
     # index and window factories: ``torch.tril_indices(n, n)`` with no ``device=`` builds its indices on the host
     "torch.tril_indices", "torch.triu_indices", "torch.empty_strided", "torch.hann_window", "torch.hamming_window",
     "torch.bartlett_window", "torch.blackman_window", "torch.kaiser_window",
+    # an FFT's sample frequencies: a range scaled, made where ``device=`` says (pypots' ETSformer builds them on the
+    # host and moves them)
+    "torch.fft.fftfreq", "torch.fft.rfftfreq",
 })
 
 #: torch's floating and complex dtype objects (``torch.<name>``), whose mentions the dtype stages read.

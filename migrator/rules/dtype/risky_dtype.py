@@ -7,7 +7,7 @@ from typing import Optional
 from ...maps.coverage import api_coverage
 from ...maps.load import TargetMap
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST
+from ...resolve.modules import DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, documented_verdict, per_target
 from ..examples import ByRuntime, Invalid, Valid
 
@@ -81,6 +81,8 @@ class RiskyDtype(Rule):
               "index = torch.multinomial(weights, 1)\n"),
         Invalid("import torch\n\ndef make(device):\n    return torch.zeros(3, dtype=torch.float64).to(device)\n",
                 expect=Status.UNKNOWN),
+        # pypots' ETSformer: the sample frequencies made on the host, moved as plain numbers
+        Valid("import torch\n\ndef frequencies(t, device):\n    return torch.fft.rfftfreq(t).to(device)\n"),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -89,6 +91,9 @@ class RiskyDtype(Rule):
             return None
         if usage.context in (DTYPE_COMPARED, DTYPE_LISTED) or (usage.context == DTYPE_ON_HOST and kind != "fp8"):
             return None  # ``x.dtype == torch.float64`` computes in none; float64 on the host CPU is at home there
+        if usage.kind == UsageKind.CALL and usage.api in TENSOR_FACTORIES \
+                and not any(a.keyword == "device" for a in usage.args):
+            return None  # ``torch.fft.rfftfreq(t)``: made on the host CPU, moved as plain numbers
         return per_target(ctx, lambda t: _judged(t, usage.api, _WHY[kind]))
 
 
