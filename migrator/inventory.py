@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from .maps.load import runtimes
 from .model import (Category, Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration,
                     RegistrationKind, Span, Usage, UsageKind, Value, ValueKind)
+from .resolve.modules import OPTIONAL_BUILD
 from .rules.base import ProjectIndex, usages_across_files
 from .rules.custom_op import EXTENSION_BUILDERS
 
@@ -93,7 +94,13 @@ def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:
             sources.extend(_strings(arg.value))
     if not name:
         return None
-    return ExtensionBuild(name=name, api=usage.api, path=path, span=usage.span, sources=tuple(sources))
+    optional = usage.context == OPTIONAL_BUILD and usage.api.rsplit(".", 1)[-1] in _RUN_TIME_BUILDS
+    return ExtensionBuild(name=name, api=usage.api, path=path, span=usage.span, sources=tuple(sources),
+                          optional=optional)
+
+
+#: the builders that compile at run time, where a ``try`` around them can go on without the extension
+_RUN_TIME_BUILDS = frozenset({"load", "load_inline"})
 
 
 def _strings(value: Value) -> List[str]:

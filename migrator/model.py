@@ -590,6 +590,9 @@ class ExtensionBuild:
     path: str
     span: Span
     sources: Tuple[str, ...]
+    #: built at run time under a ``try`` whose handler goes on (cogdl's ``except Exception: csrspmm = None``,
+    #: peft's BOFT): where the build fails, as on a target's machine, the project's own fallback runs
+    optional: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .assess import port_days
 from .inventory import OpMembership
 from .maps.load import OpFamily, TargetMap, op_families, runtime
-from .model import (CustomOp, Finding, Kernel, OpPlan, OpRoute, PortPlan, Registration, RegistrationKind, Status,
-                    Verdict, fix_of)
+from .model import (CustomOp, Evidence, Finding, Grade, Kernel, OpPlan, OpRoute, PortPlan, Registration,
+                    RegistrationKind, Status, Verdict, fix_of)
 
 SOURCE = "custom_op_families.yaml"
 #: Words that say nothing about what a function computes (``forward``, ``fwd_kernel``, ``backward_cuda``).
@@ -293,11 +293,15 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
     where every function is covered on the target, and a port, with what is covered named, otherwise."""
     member = OpMembership(ops)
     by_key = {(p.op, p.target): p for p in plans}
+    optional = {o.name for o in ops if o.build is not None and o.build.optional}
     out = []
     for finding in findings:
         op = member.op_of(finding)
         if op is None:
             out.append(finding)
+            continue
+        if op in optional:
+            out.append(replace(finding, verdicts={t: _optional(v, op) for t, v in finding.verdicts.items()}))
             continue
         function = _function_called(finding.api, op)
         verdicts = dict(finding.verdicts)
@@ -311,6 +315,16 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
                 verdicts[target] = _planned_verdict(plan, verdict, function)
         out.append(replace(finding, verdicts=verdicts))
     return out
+
+
+def _optional(verdict: Verdict, op: str) -> Verdict:
+    """A finding of an operator built at run time with a fallback: the build fails on the target's machine and the
+    project's own code runs instead; the port is for speed, to validate on the card."""
+    if verdict.status == Status.SUPPORTED:
+        return verdict
+    why = (f"custom operator {op} is built at run time under a `try` whose handler goes on: where the build fails, "
+           "as without nvcc on the target's machine, the project's own fallback runs; porting it is for speed")
+    return Verdict(Status.SUPPORTED, why, _INVENTORY, evidence=(Evidence(Grade.NOTE, _INVENTORY, why),))
 
 
 def _function_called(api: str, op: str) -> Optional[str]:

@@ -1,6 +1,8 @@
 """Custom operators: one inventory entry ties build, kernels, registrations, wrapper and call sites."""
+import pytest
+
 from migrator.maps.load import resolve_targets
-from migrator.model import Status
+from migrator.model import Category, Status
 from migrator.pipeline import ScanRequest, scan
 from migrator.sources.cuda import read_cuda
 
@@ -275,3 +277,31 @@ def test_importing_the_targets_builder_without_using_it_is_no_build(tmp_path):
     report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
     (op,) = report.custom_ops
     assert op.vendor_builds == ()
+
+
+_SPMM = """import os
+import torch
+from torch.utils.cpp_extension import load
+
+path = os.path.dirname(__file__)
+
+try:
+    spmm = load(name="spmm", sources=[os.path.join(path, "spmm/spmm_kernel.cu")])
+
+    def csrspmm(rowptr, colind, x):
+        return spmm.csr_spmm(rowptr, colind, x)
+{handler}
+"""
+
+
+@pytest.mark.parametrize("handler, work", [
+    # cogdl's spmm: the handler binds what the body defined, and the callers fall back to scatter_add
+    ("except Exception:\n    csrspmm = None\n", False),
+    # cogdl's scatter_max: the handler leaves the function undefined, and its importers fail with the build
+    ("except Exception:\n    spmm = None\n", True),
+], ids=["a-fallback-for-what-it-defines", "what-it-defines-left-undefined"])
+def test_a_run_time_build_with_a_fallback_is_no_port(scan_tree, handler, work):
+    report = scan_tree({"ops/spmm.py": _SPMM.format(handler=handler), "ops/spmm/spmm_kernel.cu": KERNEL}, ["cann"])
+    ported = [f for f in report.judged if f.category == Category.CUSTOM_OP]
+    assert ported and any(f.verdicts["cann"].status != Status.SUPPORTED for f in ported) == work, \
+        [(f.path, f.span.line, f.verdicts["cann"].status) for f in ported]

@@ -2083,6 +2083,8 @@ T5_WITHOUT_SWITCH = T5.replace('    def parallelize(self, device_map=None):\n'
     pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False, id="a-flag-never-set-true"),
     pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = True\nmodel(1)\n", True,
                  id="a-script-sets-it"),
+    pytest.param("import sys\nfrom t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = len(sys.argv) > 1\n"
+                 "model(1)\n", True, id="a-script-sets-it-from-its-arguments"),
 ])
 def test_a_flag_nothing_sets_true_keeps_its_branches_off_the_run(scan_tree, train, work):
     assert "parallelize(self" not in T5_WITHOUT_SWITCH

@@ -23,7 +23,7 @@ from .reread import parse_text, read_text
 _SET_TRUE = re.compile(r"self\.(\w+)\s*=\s*True\b")
 #: ``self.model_parallel = False``: a flag that may never be set true at all (torch-rechub's TIGER keeps HF's
 #: branches on it and dropped ``parallelize()``)
-_SET_OFF = re.compile(r"self\.(\w+)\s*=\s*(?:False|None)\b")
+_SET_OFF = re.compile(r"self\.(\w+)\s*=\s*False\b")
 _TESTED = re.compile(r"\b(?:if|and|elif)\s+(?:not\s+)?self\.(\w+)")
 _Span = Tuple[int, int]
 
@@ -82,7 +82,7 @@ def _modes(cls: ast.ClassDef) -> Iterable[_Mode]:
                     set_elsewhere.add(attr)  # ``self.model_parallel = device_map is not None``: decided by data
     set_off = {attr for method in methods.values() for node in ast.walk(method)
                for attr, value in _self_assignments(node)
-               if isinstance(value, ast.Constant) and value.value in (False, None)}
+               if isinstance(value, ast.Constant) and value.value is False}
     for attr in sorted(set_off - set(set_true) - set_elsewhere):
         set_true[attr] = set()  # set off and never on in the class: on only if code elsewhere sets it
     for attr, switches in sorted(set_true.items()):
@@ -137,9 +137,10 @@ class _ProjectCalls:
         return False
 
     def sets_true(self, flag: str) -> bool:
-        """Whether any project code may set ``flag`` true from outside its class (``model.model_parallel = True``,
-        ``model_parallel=True`` handed to a constructor); a file that cannot be read may."""
-        pattern = re.compile(r"\b%s\s*=\s*True\b" % re.escape(flag))
+        """Whether any project code may set ``flag`` on from outside its class: any value but ``False`` given to
+        the name (``model.model_parallel = True``, ``model_parallel=args.mp`` handed to a constructor); a file
+        that cannot be read may."""
+        pattern = re.compile(r"\b%s\s*=(?!=)[ \t]*(?![ \t]|False\b)" % re.escape(flag))
         return any(text is None or pattern.search(text) is not None
                    for text in (read_text(result, self._texts) for result in self._results))
 

@@ -415,6 +415,24 @@ def probes_a_program(node: cst.Try) -> bool:
                for handler in node.handlers)
 
 
+def leaves_undefined(node: cst.Try) -> bool:
+    """Whether a function or class the ``try`` body defines is bound by none of its handlers: where the body
+    fails, what imports that name fails with it (no fallback for it)."""
+    defined = {s.name.value for s in _block(node) if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    if not defined:
+        return False
+    bound: Set[str] = set()
+    for handler in node.handlers:
+        for stmt in _block(handler):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                bound.add(stmt.name.value)
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                for target in small.targets if isinstance(small, cst.Assign) else ():
+                    if isinstance(target.target, cst.Name):
+                        bound.add(target.target.value)
+    return not defined <= bound
+
+
 def _goes_on(handler: cst.ExceptHandler) -> bool:
     body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
     for stmt in body:

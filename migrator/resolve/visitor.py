@@ -27,13 +27,14 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, PIN_MEMORY, PROGRAM_PROBED, REPORTED,
+                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, OPTIONAL_BUILD, PIN_MEMORY,
+                      PROGRAM_PROBED, REPORTED,
                       TENSOR_FACTORIES,
                       TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
-from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, probes_a_program,
-                    required_imports)
+from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
+                    probes_a_program, required_imports)
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 from ..model import UsageKind
@@ -604,6 +605,10 @@ class ModuleResolver:
             self.scopes.guard_depth += 1
         if probes_a_program(node):
             self._probe_bodies.add(id(node.body))
+        if catches_import_error(node) and not leaves_undefined(node):  # a build there is optional
+            self._mark([small.value for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine)
+                        for small in stmt.body if isinstance(small, (cst.Assign, cst.Expr))
+                        and isinstance(small.value, cst.Call)], OPTIONAL_BUILD)
         for handler, release in older_torch_handlers(node, self.scopes.qualify):  # runs below that release only
             self._torch_gates[id(handler.body)] = TorchGate(release, False)
         for handler in missing_module_handlers(node, self.scopes.qualify):

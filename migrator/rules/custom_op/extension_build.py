@@ -6,8 +6,9 @@ import re
 from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind, Verdict
+from ...resolve.modules import OPTIONAL_BUILD
 from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, runs_on_a_note
 from ..examples import Invalid, Valid
 from ...sources.cmake import CMAKE_BUILDERS
 from . import _KERNEL, _SETUP, _SOURCE, EXTENSION_BUILDERS, _port
@@ -64,9 +65,10 @@ class ExtensionBuildRule(Rule):
         Valid("from setuptools import Extension, setup\nsetup(ext_modules=[Extension('speedups', ['speedups.c'])])\n",
               path="setup.py"),
         # a run-time build the code does without where it fails (peft's BOFT falls back to torch.block_diag)
-        Valid("import warnings\nfrom torch.utils.cpp_extension import load\ntry:\n"
-              "    fbd = load(name='fbd_cuda', sources=['fbd.cpp', 'fbd_kernel.cu'])\n"
-              "except Exception as e:\n    warnings.warn(f'no extension: {e}')\n    fbd = None\n"),
+        Invalid("import warnings\nfrom torch.utils.cpp_extension import load\ntry:\n"
+                "    fbd = load(name='fbd_cuda', sources=['fbd.cpp', 'fbd_kernel.cu'])\n"
+                "except Exception as e:\n    warnings.warn(f'no extension: {e}')\n    fbd = None\n",
+                expect=Status.SUPPORTED),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -78,10 +80,13 @@ class ExtensionBuildRule(Rule):
         cuda = usage.api.endswith("CUDAExtension") or usage.api in CMAKE_BUILDERS or \
             any(_CUDA_SOURCE.search(s) for s in sources) or any(a.keyword in ("cuda_sources",) for a in usage.args) or \
             any(a.keyword == "with_cuda" and a.value.text == "True" for a in usage.args)
-        if usage.guarded and usage.kind == UsageKind.CALL and usage.api in self.vocabulary.module_loaders:
+        if usage.context == OPTIONAL_BUILD and usage.api in self.vocabulary.module_loaders:
             # peft's BOFT: ``try: fbd_cuda = load(...) except Exception: warn(...); fbd_cuda = None``: where the
-            # build fails (no nvcc on the target) the code takes its own fallback, as an optional import does
-            return None
+            # build fails (no nvcc on the target) the code takes its own fallback, as an optional import does; the
+            # loader's own entry in the vendor's API list (Ascend's says no) is that failure, taken care of
+            return per_target(ctx, lambda t: runs_on_a_note(
+                "a run-time build under a `try` whose handler goes on: where it fails, as without nvcc on "
+                f"{t.id}'s machines, the project's own fallback runs; porting the extension is for speed", _SOURCE))
         if not cuda:
             return per_target(ctx, lambda t: Verdict(
                 Status.FALLBACK, "C++ (CPU) extension: its ops run on the host CPU, so device tensors are copied "
