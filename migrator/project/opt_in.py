@@ -41,7 +41,8 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
     spans: Dict[str, List[_Span]] = {}
     for path in sorted(lines):
         text = read_text(by_rel.get(path), texts)
-        if text is None or not set(_SET_TRUE.findall(text) + _SET_OFF.findall(text)) & set(_TESTED.findall(text)):
+        if text is None or not (set(_SET_TRUE.findall(text)) & set(_TESTED.findall(text))
+                                or _off_flag_tested_near(text, lines[path])):
             continue
         tree = parse_text(text)
         if tree is None:
@@ -56,6 +57,31 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
         return list(findings)
     return [replace(f, context=Context.TOOLING) if f.context == Context.TRAINING and _inside(spans.get(f.path), f)
             else f for f in findings]
+
+
+def _off_flag_tested_near(text: str, lines: Sequence[int]) -> bool:
+    """Whether a finding's line sits in the block of an ``if self.<flag>:`` on a flag the text sets ``False``
+    (read by indentation, before any parse): only then is the module parsed for a flag nothing sets true (timm
+    sets and tests ``grad_checkpointing`` in every model, with no finding under it)."""
+    off = set(_SET_OFF.findall(text))
+    if not off or not lines:
+        return False
+    rows = text.splitlines()
+    for number, row in enumerate(rows, 1):
+        found = _IF_FLAG.match(row)
+        if found is None or found.group(2) not in off:
+            continue
+        indent = len(found.group(1))
+        end = number
+        while end < len(rows) and (not rows[end].strip() or len(rows[end]) - len(rows[end].lstrip()) > indent):
+            end += 1
+        if any(number < line <= end for line in lines):
+            return True
+    return False
+
+
+#: an ``if``/``elif`` statement on a flag of ``self`` (alone, negated, or first in an ``and``)
+_IF_FLAG = re.compile(r"^(\s*)(?:if|elif)\s+(?:not\s+)?self\.(\w+)\b")
 
 
 @dataclass(frozen=True)

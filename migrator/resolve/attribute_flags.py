@@ -19,7 +19,7 @@ An attribute of ``self`` is such a flag when every assignment the class makes to
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -31,53 +31,68 @@ from .guards import DEVICE_TYPE, cuda_test
 _OFF = frozenset({"False", "None"})
 
 
-def cuda_attribute_flags(cls: cst.ClassDef, qualify: Callable[[cst.BaseExpression], Optional[str]],
-                         span: Callable[[cst.CSTNode], Span]) -> Dict[str, Span]:
-    """``self.<name>`` -> the device test that sets it, for each attribute the class sets true only on CUDA."""
-    reader = _Assignments(qualify)
-    for statement in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-        if isinstance(statement, cst.FunctionDef):
-            statement.visit(reader)
-    return {name: span(test) for name, tests in reader.tests.items()
-            if name not in reader.other and tests for test in tests[:1]}
+class CudaAttributeFlags(Mapping[str, Span]):
+    """``self.<name>`` -> the device test that sets it, for each attribute a class sets true only on CUDA; read
+    from the class's methods the first time a ``self.<name>`` is asked for (a class that never tests one of its
+    attributes is never read), statement by statement (the expressions are not walked: only assignments and the
+    tests of the ``if`` statements around them)."""
 
+    def __init__(self, cls: cst.ClassDef, qualify: Callable[[cst.BaseExpression], Optional[str]],
+                 span: Callable[[cst.CSTNode], Span]) -> None:
+        self._cls, self._qualify, self._span = cls, qualify, span
+        self._flags: Optional[Dict[str, Span]] = None
 
-class _Assignments(cst.CSTVisitor):
-    """Every assignment to an attribute of ``self`` in a class's methods, sorted into device tests (with the test)
-    and other values."""
+    def __getitem__(self, key: str) -> Span:
+        if not key.startswith("self."):
+            raise KeyError(key)
+        return self._read()[key]
 
-    def __init__(self, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> None:
-        self._qualify = qualify
-        self._device_tests: List[Optional[cst.BaseExpression]] = []  # per ``if`` body the walk is in
-        self.tests: Dict[str, List[cst.BaseExpression]] = {}
-        self.other: set = set()
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
 
-    def visit_If(self, node: cst.If) -> Optional[bool]:
-        node.test.visit(self)
-        test = node.test if cuda_test(node.test, self._qualify) == DEVICE_TYPE else None
-        self._device_tests.append(test)
-        node.body.visit(self)
-        self._device_tests.pop()
-        self._device_tests.append(None)  # the other way of a device test is no device's
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        self._device_tests.pop()
-        return False
+    def __len__(self) -> int:
+        return len(self._read())
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assigned(target.target, node.value)
+    def _read(self) -> Dict[str, Span]:
+        if self._flags is None:
+            tests: Dict[str, List[cst.BaseExpression]] = {}
+            other: Set[str] = set()
+            for statement in _body(self._cls):
+                if isinstance(statement, cst.FunctionDef):
+                    self._statements(_body(statement), [], tests, other)
+            self._flags = {name: self._span(found[0]) for name, found in tests.items() if name not in other}
+        return self._flags
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._assigned(node.target, node.value)
+    def _statements(self, statements: Sequence[cst.CSTNode], around: List[cst.BaseExpression],
+                    tests: Dict[str, List[cst.BaseExpression]], other: Set[str]) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            self._assigned(target.target, small.value, around, tests, other)
+                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                        self._assigned(small.target, small.value if isinstance(small, cst.AnnAssign) else None,
+                                       around, tests, other)
+            elif isinstance(statement, cst.If):
+                test = statement.test if cuda_test(statement.test, self._qualify) == DEVICE_TYPE else None
+                self._statements(_body(statement), around + [test] if test is not None else around, tests, other)
+                if statement.orelse is not None:
+                    orelse = [statement.orelse] if isinstance(statement.orelse, cst.If) else _body(statement.orelse)
+                    self._statements(orelse, around, tests, other)
+            elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
+                self._statements(_body(statement), around, tests, other)
+                for extra in (*getattr(statement, "handlers", ()), getattr(statement, "orelse", None),
+                              getattr(statement, "finalbody", None)):
+                    if extra is not None:
+                        self._statements(_body(extra), around, tests, other)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._assigned(node.target, None)
-
-    def _assigned(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+    def _assigned(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression],
+                  around: List[cst.BaseExpression], tests: Dict[str, List[cst.BaseExpression]],
+                  other: Set[str]) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._assigned(element.value, None)
+                self._assigned(element.value, None, around, tests, other)
             return
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self"):
@@ -85,11 +100,15 @@ class _Assignments(cst.CSTVisitor):
         name = dotted(target)
         if isinstance(value, cst.Name) and value.value in _OFF:
             return
-        inside = next((test for test in reversed(self._device_tests) if test is not None), None)
-        if isinstance(value, cst.Name) and value.value == "True" and inside is not None:
-            self.tests.setdefault(name, []).append(inside)
+        if isinstance(value, cst.Name) and value.value == "True" and around:
+            tests.setdefault(name, []).append(around[-1])
         elif value is not None and isinstance(value, (cst.BooleanOperation, cst.Comparison, cst.Attribute)) \
                 and cuda_test(value, self._qualify) == DEVICE_TYPE:
-            self.tests.setdefault(name, []).append(value)
+            tests.setdefault(name, []).append(value)
         else:
-            self.other.add(name)
+            other.add(name)
+
+
+def _body(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    body = getattr(node, "body", None)
+    return body.body if isinstance(body, cst.IndentedBlock) else ()

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from types import MappingProxyType
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, MutableMapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate, Usage, Value, ValueKind
-from .attribute_flags import cuda_attribute_flags
+from .attribute_flags import CudaAttributeFlags
 from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
@@ -104,7 +104,7 @@ class ModuleResolver:
         #: "cuda" and ...``): a call of one tests the device as its body does
         self._predicates: Dict[str, Span] = {}
         #: per class the walk is in: ``self.<name>`` -> the device test it is set true under (``attribute_flags``)
-        self._attribute_flags: List[Dict[str, Span]] = []
+        self._attribute_flags: List[CudaAttributeFlags] = []
         #: the value each flag of ``_device_flags`` was bound to (``grads[0].device.type == "cuda"``)
         self._flag_values: List[Dict[str, cst.BaseExpression]] = [{}]
         #: per function the walk is inside: each flag an ``if`` tested -> whether every such ``if`` had the other
@@ -140,7 +140,7 @@ class ModuleResolver:
                     self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
         self._methods.append({f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)})
-        self._attribute_flags.append(cuda_attribute_flags(node, self.scopes.qualify, self.emitter.span))
+        self._attribute_flags.append(CudaAttributeFlags(node, self.scopes.qualify, self.emitter.span))
         info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
         for decorator in node.decorators:
@@ -206,8 +206,11 @@ class ModuleResolver:
     def _flags(self) -> Mapping[str, Span]:
         """The names that test the device where the walk is: the flags bound in its function, its class's
         attributes set true only on CUDA (``_attribute_flags``), then the module's predicates (``_predicates``)."""
-        maps = [m for m in (self._device_flags[-1], *self._attribute_flags[-1:], self._predicates) if m]
-        return ChainMap(*maps) if len(maps) > 1 else maps[0] if maps else self._device_flags[-1]
+        maps: List[Mapping[str, Span]] = [m for m in (self._device_flags[-1], self._predicates) if m]
+        maps[1:1] = self._attribute_flags[-1:]  # (read only when a ``self.<name>`` is asked for: never emptied)
+        # (ChainMap only reads them: a lookup never writes)
+        return ChainMap(*cast(List[MutableMapping[str, Span]], maps)) if len(maps) > 1 else \
+            maps[0] if maps else self._device_flags[-1]
 
     def _checks_cuda_case(self, node: cst.If, kind: GuardKind) -> bool:
         """``if is_capturing: assert self.dim_size > 0; warn(...)`` after ``is_capturing = x.is_cuda and ...``: a
