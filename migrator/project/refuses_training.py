@@ -65,7 +65,7 @@ def refusing_training(results: Sequence[FileResult], project: "ProjectGraph", pa
 
 
 def _classes(tree: ast.Module) -> Iterable[ast.ClassDef]:
-    """The module's classes, nested ones too (a class's qualified name is what the outline names it)."""
+    """The module's top-level classes (a nested class's qualified name would need its outer ones: left out)."""
     return (node for node in tree.body if isinstance(node, ast.ClassDef))
 
 
