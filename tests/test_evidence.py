@@ -2060,35 +2060,28 @@ T5 = ('import torch\nfrom torch import nn\n\n\nclass T5Stack(nn.Module):\n    ""
       '        return x\n')
 
 
-@pytest.mark.parametrize("train, work", [
-    # LAVIS vendors HF's modeling_t5.py: nothing in the project turns the naive model parallelism on
-    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False, id="a-mode-nobody-turns-on"),
-    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.parallelize({0: [0]})\nmodel(1)\n", True,
-                 id="a-script-turns-it-on"),
-])
-def test_a_mode_only_a_method_nobody_calls_turns_on_is_not_the_run(scan_tree, train, work):
-    report = scan_tree({"t5.py": T5, "train.py": train}, ["cann"])
-    inside = [f for f in report.judged if f.path == "t5.py" and f.rule.startswith("device")]
-    assert inside and all((f.context == Context.TRAINING) == work for f in inside), [(f.span.line, f.context)
-                                                                                     for f in inside]
-
-
 # torch-rechub's TIGER keeps HF's branches on the flag and no ``parallelize()`` at all
 T5_WITHOUT_SWITCH = T5.replace('    def parallelize(self, device_map=None):\n'
                                '        self.model_parallel = True\n'
                                '        self.first_device = "cuda:" + str(min(device_map.keys()))\n\n', '')
 
 
-@pytest.mark.parametrize("train, work", [
-    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False, id="a-flag-never-set-true"),
-    pytest.param("from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = True\nmodel(1)\n", True,
-                 id="a-script-sets-it"),
-    pytest.param("import sys\nfrom t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = len(sys.argv) > 1\n"
-                 "model(1)\n", True, id="a-script-sets-it-from-its-arguments"),
+@pytest.mark.parametrize("t5, train, work", [
+    # LAVIS vendors HF's modeling_t5.py: nothing in the project turns the naive model parallelism on
+    pytest.param(T5, "from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False,
+                 id="a-mode-nobody-turns-on"),
+    pytest.param(T5, "from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.parallelize({0: [0]})\nmodel(1)\n",
+                 True, id="a-script-turns-it-on"),
+    pytest.param(T5_WITHOUT_SWITCH, "from t5 import T5Stack\n\nmodel = T5Stack()\nmodel(1)\n", False,
+                 id="a-flag-never-set-true"),
+    pytest.param(T5_WITHOUT_SWITCH, "from t5 import T5Stack\n\nmodel = T5Stack()\nmodel.model_parallel = True\n"
+                 "model(1)\n", True, id="a-script-sets-it"),
+    pytest.param(T5_WITHOUT_SWITCH, "import sys\nfrom t5 import T5Stack\n\nmodel = T5Stack()\n"
+                 "model.model_parallel = len(sys.argv) > 1\nmodel(1)\n", True,
+                 id="a-script-sets-it-from-its-arguments"),
 ])
-def test_a_flag_nothing_sets_true_keeps_its_branches_off_the_run(scan_tree, train, work):
-    assert "parallelize(self" not in T5_WITHOUT_SWITCH
-    report = scan_tree({"t5.py": T5_WITHOUT_SWITCH, "train.py": train}, ["cann"])
+def test_a_mode_nothing_turns_on_is_not_the_run(scan_tree, t5, train, work):
+    report = scan_tree({"t5.py": t5, "train.py": train}, ["cann"])
     inside = [f for f in report.judged if f.path == "t5.py" and f.rule.startswith("device")]
     assert inside and all((f.context == Context.TRAINING) == work for f in inside), [(f.span.line, f.context)
                                                                                      for f in inside]

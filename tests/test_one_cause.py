@@ -371,14 +371,20 @@ def test_a_library_imported_under_a_guard_that_raises_is_one_item_never_its_own_
     assert item.root is None and {f.root for f in findings if f.api.startswith("cupy.")} == {item.id}
 
 
-@pytest.mark.parametrize("test, one_item", [
+_WRAP = "def build(features, data_parallel=True):\n    {test}\n        features = torch.nn.DataParallel(features)\n" \
+        "    return features\n"
+
+
+@pytest.mark.parametrize("code, one_item", [
     # learn2learn's Lightning algorithms: the count's test only switches the wrap on, which cann does not support
-    ("if data_parallel and torch.cuda.device_count() > 1:", True),
-    ("if torch.cuda.device_count() > 1:", True),
-], ids=["a-flag-and-a-count", "a-count"])
-def test_a_count_that_switches_on_a_data_parallel_wrap_is_a_site_of_the_wrap(scan_code, test, one_item):
-    findings = scan_code("import torch\n\n\ndef build(features, data_parallel=True):\n    " + test + "\n"
-                         "        features = torch.nn.DataParallel(features)\n    return features\n", ["cann"])
+    (_WRAP.format(test="if data_parallel and torch.cuda.device_count() > 1:"), True),
+    (_WRAP.format(test="if torch.cuda.device_count() > 1:"), True),
+    # a count in another function (the one that sizes the batch) is its own question
+    ("def batch_size():\n    return 8 * torch.cuda.device_count()\n\n\n" + _WRAP.format(test="if data_parallel:"),
+     False),
+], ids=["a-flag-and-a-count", "a-count", "a-count-for-another-use"])
+def test_a_count_that_switches_on_a_data_parallel_wrap_is_a_site_of_the_wrap(scan_code, code, one_item):
+    findings = scan_code("import torch\n\n\n" + code, ["cann"])
     (count,) = [f for f in findings if f.api == "torch.cuda.device_count"]
     (wrap,) = [f for f in findings if f.rule == "data-parallel"]
     assert (count.root == wrap.id) == one_item and wrap.root is None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import Context, FileResult, Finding
-from .reread import parse_text, read_text
+from .reread import block_end, parse_text, read_text
 
 #: ``self.model_parallel = True`` and ``if self.model_parallel``: a file worth parsing for a mode switched on by a
 #: method is one whose text sets a flag true and tests the same flag
@@ -69,19 +69,15 @@ def _off_flag_tested_near(text: str, lines: Sequence[int]) -> bool:
     rows = text.splitlines()
     for number, row in enumerate(rows, 1):
         found = _IF_FLAG.match(row)
-        if found is None or found.group(2) not in off:
-            continue
-        indent = len(found.group(1))
-        end = number
-        while end < len(rows) and (not rows[end].strip() or len(rows[end]) - len(rows[end].lstrip()) > indent):
-            end += 1
-        if any(number < line <= end for line in lines):
-            return True
+        if found is not None and found.group(1) in off:
+            end = block_end(rows, number)
+            if any(number < line <= end for line in lines):
+                return True
     return False
 
 
 #: an ``if``/``elif`` statement on a flag of ``self`` (alone, negated, or first in an ``and``)
-_IF_FLAG = re.compile(r"^(\s*)(?:if|elif)\s+(?:not\s+)?self\.(\w+)\b")
+_IF_FLAG = re.compile(r"^\s*(?:if|elif)\s+(?:not\s+)?self\.(\w+)\b")
 
 
 @dataclass(frozen=True)

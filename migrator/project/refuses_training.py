@@ -33,14 +33,13 @@ _DEFINES_ONE = re.compile(r"def (?:fit|train_step|forward_train|training_step|fo
 _SAYS_INFERENCE = re.compile(r"inference|train", re.IGNORECASE)
 
 
-def refusing_training(results: Sequence[FileResult], project: "ProjectGraph", paths: AbstractSet[str]
-                      ) -> FrozenSet[str]:
+def refusing_training(results: Sequence[FileResult], project: "ProjectGraph", paths: AbstractSet[str],
+                      texts: Dict[str, Optional[str]]) -> FrozenSet[str]:
     """The graph nodes only models that refuse training run: those classes (in ``paths``, the files findings sit
     in), their methods, and the project's functions that only they (or other such functions) call."""
     graph = project.graph
     subclassed = {base for r in results if r.outline is not None for d in r.outline.definitions
                   if d.kind == DefinitionKind.CLASS for base in d.bases}
-    texts: Dict[str, Optional[str]] = {}
     refusing: Set[str] = set()
     for result in results:
         outline = result.outline

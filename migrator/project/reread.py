@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 from ..discover import read_source
 from ..model import FileResult
@@ -39,3 +39,17 @@ def forget_parsed() -> None:
 @lru_cache(maxsize=64)
 def _parsed(text: str) -> Optional[ast.Module]:
     return parse_ast(text)
+
+
+def block_end(rows: Sequence[str], line: int) -> int:
+    """The last line of the block a statement at ``line`` (1-based, into ``rows``) opens, read by indentation alone
+    (before any parse): the lines after it that are blank, indented deeper, or close its brackets."""
+    head = rows[line - 1]
+    indent = len(head) - len(head.lstrip())
+    last = line
+    for number in range(line, len(rows)):
+        row = rows[number]
+        if row.strip() and len(row) - len(row.lstrip()) <= indent and not row.lstrip().startswith((")", "]")):
+            break
+        last = number + 1
+    return last

@@ -33,7 +33,7 @@ from ..model import (AttributeMethod, Category, Context, EntryKind, FileResult, 
 from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
-from .unreferenced import unreferenced
+from .unreferenced import CLI_LIBRARIES, unreferenced
 
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
@@ -189,7 +189,7 @@ def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") 
     for result in results:
         outline = result.outline
         if outline is None or outline.main_lines is None \
-                or any(name.split(".")[0] in _CLI_LIBRARIES for name in outline.imports):
+                or any(name.split(".")[0] in CLI_LIBRARIES for name in outline.imports):
             continue
         for definition in outline.definitions:
             node = f"{outline.module}.{definition.name}"
@@ -198,9 +198,6 @@ def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") 
                 out.add(node)
     return frozenset(out)
 
-
-#: libraries that can run a script's functions by their names from the command line
-_CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
 
 
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
@@ -215,10 +212,13 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     roots = training_roots(results, project.graph, project.main_lines)
     reach = entry_reach(project, roots) if project.entries else None
     paths = {f.path for f in findings if f.context == Context.TRAINING}
-    uncalled = uncalled_in_scripts(results, project) | refusing_training(results, project, paths) | unreferenced(
-        results, project, (placed.get(f.id) or project.node_of(f) for f in findings if f.context == Context.TRAINING),
-        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained
-                   for trained in (training_entries(project, roots),) for e in project.entries))
+    texts: Dict[str, Optional[str]] = {}  # the project's files read once for both readers of their text
+    trained = training_entries(project, roots)
+    uncalled = uncalled_in_scripts(results, project) | refusing_training(results, project, paths, texts) \
+        | unreferenced(results, project, (placed.get(f.id) or project.node_of(f) for f in findings
+                                          if f.context == Context.TRAINING),
+                       trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
+                       texts=texts)
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class

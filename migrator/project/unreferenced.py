@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
 
 from ..model import DefinitionKind, FileResult, NodeKind, Outline
-from .reread import read_text
+from .reread import block_end, read_text
 
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
@@ -31,7 +31,7 @@ _NEUTRAL_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Proto
 #: what constructing or calling an instance runs (``graph/build._ON_CONSTRUCT``) and what ``with`` and ``for`` call
 _RUN_BY_PROTOCOL = frozenset({"forward", "backward", "setup"})
 #: libraries that run a module's functions by their names from the command line
-_CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
+CLI_LIBRARIES = frozenset({"fire", "typer", "click", "jsonargparse"})
 #: a module that finds its own functions by a name it builds (``globals()[name]``), and a class its own methods
 #: (``getattr(self, "_step_" + mode)``)
 _LOOKS_UP_FUNCTIONS = re.compile(r"globals\(\)|vars\(\)|sys\.modules\[__name__\]")
@@ -44,7 +44,7 @@ _Definition = Tuple[str, str, Tuple[int, int]]
 
 
 def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: Iterable[Optional[str]],
-                 trains: bool) -> FrozenSet[str]:
+                 trains: bool, texts: Dict[str, Optional[str]]) -> FrozenSet[str]:
     """Of ``nodes`` (the nodes findings sit in), the functions and methods no line of the project refers to;
     where the project does not train (``trains``: no entry point of its own, a script, a notebook or a command,
     reaches a training loop, a step or a trainer's call), only its private ones: a library's public function is
@@ -53,7 +53,6 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
     by_module = {r.outline.module: r for r in results if r.outline is not None}
     entries = {e.node for e in project.entries}
     families = _ClassFamilies([r.outline for r in by_module.values() if r.outline is not None])
-    texts: Dict[str, Optional[str]] = {}
     candidates: Dict[str, _Definition] = {}
     for node in {node for node in nodes if node is not None}:
         if node not in graph or node in entries:
@@ -97,7 +96,7 @@ def _module_of(dotted: str, by_module: Mapping[str, FileResult]) -> Optional[str
 
 
 def _exposed_by_a_cli(outline: Optional[Outline]) -> bool:
-    return outline is None or any(name.split(".")[0] in _CLI_LIBRARIES for name in outline.imports)
+    return outline is None or any(name.split(".")[0] in CLI_LIBRARIES for name in outline.imports)
 
 
 def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
@@ -121,22 +120,11 @@ def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dic
 
 
 def _lines_of(text: str, line: int) -> Tuple[int, int]:
-    """The lines of the definition that starts at ``line`` (its ``def``; decorators above it are not read): the
-    lines after it that are blank or indented deeper."""
-    lines = text.splitlines()
-    while 0 < line < len(lines) and lines[line - 1].lstrip().startswith("@"):
+    """The lines of the definition that starts at ``line`` (its ``def``; decorators above it are not read)."""
+    rows = text.splitlines()
+    while 0 < line < len(rows) and rows[line - 1].lstrip().startswith("@"):
         line += 1
-    if not 0 < line <= len(lines):
-        return line, line
-    head = lines[line - 1]
-    indent = len(head) - len(head.lstrip())
-    last = line
-    for number in range(line, len(lines)):
-        body = lines[number]
-        if body.strip() and len(body) - len(body.lstrip()) <= indent and not body.lstrip().startswith((")", "]")):
-            break
-        last = number + 1
-    return line, last
+    return (line, block_end(rows, line)) if 0 < line <= len(rows) else (line, line)
 
 
 class _ClassFamilies:
