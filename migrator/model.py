@@ -591,7 +591,7 @@ class ExtensionBuild:
     span: Span
     sources: Tuple[str, ...]
     #: built at run time under a ``try`` whose handler goes on (cogdl's ``except Exception: csrspmm = None``,
-    #: peft's BOFT): where the build fails, as on a target's machine, the project's own fallback runs
+    #: peft's BOFT): where the build fails, as on a target's machine, the code goes on without it
     optional: bool = False
 
 

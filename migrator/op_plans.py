@@ -322,8 +322,9 @@ def _optional(verdict: Verdict, op: str) -> Verdict:
     project's own code runs instead; the port is for speed, to validate on the card."""
     if verdict.status == Status.SUPPORTED:
         return verdict
-    why = (f"custom operator {op} is built at run time under a `try` whose handler goes on: where the build fails, "
-           "as without nvcc on the target's machine, the project's own fallback runs; porting it is for speed")
+    why = (f"custom operator {op} is built at run time under a `try` whose handler goes on and binds again what the "
+           "`try` defines: where the build fails, as without nvcc on the target's machine, the code goes on without "
+           "it; check that its callers take their other way there (porting it is then for speed)")
     return Verdict(Status.SUPPORTED, why, _INVENTORY, evidence=(Evidence(Grade.NOTE, _INVENTORY, why),))
 
 

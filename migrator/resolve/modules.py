@@ -142,7 +142,7 @@ MISSING_MODULE = "where torch has no module of the device's name"
 PROGRAM_PROBED = "run where a handler covers the program's absence"
 #: A call's ``context`` when it is a statement of a ``try`` body whose handler catches the failure and goes on,
 #: binding again every function the body defines (cogdl's ``spmm = load(...)`` then ``except Exception: csrspmm =
-#: None``; peft's BOFT): a run-time build there is optional, the project's own fallback runs where it fails. Not one
+#: None``; peft's BOFT): a run-time build there is optional, the code goes on without it where it fails. Not one
 #: whose handler leaves such a function undefined (cogdl's ``scatter_max``: its importers fail with the build), nor
 #: one in a handler (nerfacc builds in ``except ImportError:``, where the compiled module is missing).
 OPTIONAL_BUILD = "a statement of a try body whose handler goes on"

@@ -86,7 +86,8 @@ class ExtensionBuildRule(Rule):
             # loader's own entry in the vendor's API list (Ascend's says no) is that failure, taken care of
             return per_target(ctx, lambda t: runs_on_a_note(
                 "a run-time build under a `try` whose handler goes on: where it fails, as without nvcc on "
-                f"{t.id}'s machines, the project's own fallback runs; porting the extension is for speed", _SOURCE))
+                f"{t.id}'s machines, the code goes on without it; check that its callers take their other way there "
+                "(porting the extension is then for speed)", _SOURCE))
         if not cuda:
             return per_target(ctx, lambda t: Verdict(
                 Status.FALLBACK, "C++ (CPU) extension: its ops run on the host CPU, so device tensors are copied "
