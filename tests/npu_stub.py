@@ -194,6 +194,16 @@ def empty_cache():
     EVENTS.append(("empty_cache", True))
 
 
+def get_autocast_dtype():  # what transfer_to_npu (torch_npu 2.13) puts in torch.get_autocast_gpu_dtype's place
+    import torch
+    return torch.get_autocast_dtype("npu")
+
+
+def set_autocast_dtype(dtype):
+    import torch
+    torch.set_autocast_dtype("npu", dtype)
+
+
 def get_device_capability(device=None):
     check_device(device)
     value = os.environ.get("TORCH_NPU_DEVICE_CAPABILITY")  # the vendor's note: None unless this is set

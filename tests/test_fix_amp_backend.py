@@ -230,3 +230,38 @@ def test_the_device_forms_are_gated_by_the_torch_line_and_the_vendors_list(targe
     assert forms <= set(device_forms(chosen)) and "torch.cuda.amp.GradScaler" not in device_forms(chosen)
     assert not forms ^ {api for api in device_forms(chosen) if api in {api for api, _ in FORMS}}
     assert gap in device_form_gap(chosen, "torch.cuda.amp.GradScaler")
+
+
+# mamba's fused functions: CUDA's autocast state asked with no device, the weight cast to its dtype
+CAST = '''\
+import torch
+
+
+def cast(w):
+    if torch.is_autocast_enabled():
+        return w.to(torch.get_autocast_gpu_dtype())
+    return w
+'''
+
+CAST_PROBE = '''
+import torch
+import cast
+with torch.autocast("npu", dtype=torch.bfloat16):
+    result = str(cast.cast(torch.ones(2)).dtype)
+'''
+
+
+@pytest.mark.parametrize("target, dtype", [("cann@2.13", "torch.bfloat16"), ("cann@2.12-9.1", "torch.float32")],
+                         ids=["the-vendors-dtype-function-the-protocol-whole", "no-dtype-function-nothing-safe"])
+def test_cudas_autocast_state_is_rewritten_whole_or_not_at_all_and_runs_on_the_fake_npu(tmp_path, target, dtype):
+    root = write_tree(tmp_path / "project", {"cast.py": CAST})
+    chosen = resolve_targets([target])  # torch_npu 2.13's patcher swaps torch.get_autocast_gpu_dtype; 2.12's does not
+    changed = fix_report(root, scan(ScanRequest(root, chosen, jobs=1)), chosen[0]).changed
+    new = changed[0].new if changed else CAST
+    whole = "torch_npu.npu.get_autocast_dtype()" in new and "torch.is_autocast_enabled('npu')" in new
+    assert whole is (target == "cann@2.13") and (whole or new == CAST)  # never the question without its dtype
+    as_written = CAST.replace("import torch\n", "import torch\nimport torch_npu\n")
+    project = write_tree(tmp_path / "fixed", {"cast.py": new if whole else as_written})
+    run = run_on_npu(write_stub(tmp_path / "stub"), project, CAST_PROBE)
+    # rewritten: the weight is cast to the NPU's autocast dtype; as written, CUDA's autocast is off on the NPU
+    assert run.get("result") == dtype, run

@@ -64,7 +64,7 @@ def source_label(rel: str, meta: Optional[Mapping] = None) -> str:
 def is_cuda_name(name: str) -> bool:
     parts = name.split(".")
     return any(p in ("cuda", "cudnn") or "CUDA" in p or "NCCL" in p or "nccl" in p or "nvtx" in p
-               for p in parts)
+               or "autocast_gpu" in p for p in parts)  # torch.get_autocast_gpu_dtype: CUDA's, by its old name
 
 
 def curated_environment(upstream: Path, curated: Path, target: str) -> dict:

@@ -44,8 +44,10 @@ class AmpDevice(Rule):
     ## Fix safety
     Exact: the device string becomes the target's (`'npu'`, `'mlu'`), and a `GradScaler()` with no device
     gets the target's device as its first argument. Nothing else in the call changes. `torch.is_autocast_enabled()`
-    gets the target's device as an unsafe edit (the call then asks the target's autocast on CUDA too); the
-    `gpu` dtype functions are renamed by hand to the device-type form. In `fix`'s portable
+    gets the target's device, and a `gpu` dtype function becomes the function the vendor's runtime patcher
+    swaps in for it, both safe where the target's data has that function (the protocol is rewritten whole:
+    Cambricon's gpu_migration, torch_npu 2.13's transfer_to_npu); elsewhere the question is an unsafe edit and
+    the dtype is renamed by hand to the device-type form. In `fix`'s portable
     style (a target line with the form, `fix/style.py`) autocast's device is the accelerator's type instead.
     """
 
@@ -75,7 +77,11 @@ class AmpDevice(Rule):
         # mamba's fused functions: CUDA's autocast state, asked with no device
         Invalid("import torch\ndef cast(w):\n    if torch.is_autocast_enabled():\n"
                 "        return w.to(torch.get_autocast_gpu_dtype())\n    return w\n",
-                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
+                # the dtype function torch_mlu's gpu_migration swaps in, and the device's question: the whole protocol
+                fixed=dict(neuware="import torch\nimport torch_mlu\ndef cast(w):\n"
+                                   "    if torch.is_autocast_enabled('mlu'):\n"
+                                   "        return w.to(torch.mlu.get_autocast_dtype())\n    return w\n")),
         Valid("import torch\ndef cast(w, device_type):\n    if torch.is_autocast_enabled(device_type):\n"
               "        return w.to(torch.get_autocast_dtype(device_type))\n    return w\n"),
         Valid("import torch\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n    pass\n"),
@@ -140,19 +146,33 @@ _EVALUATION = ("entered without autograd (under `no_grad` or `inference_mode`: a
 def _cuda_autocast_state(target, usage: Usage) -> Verdict:
     """``torch.is_autocast_enabled()``, ``torch.get_autocast_gpu_dtype()``: CUDA's autocast, off under the target's
     own (mamba's fused functions then never cast their weights to the autocast dtype); the device-type form asks
-    the target's."""
+    the target's. Where the vendor's runtime patcher puts its own function in place of a ``gpu`` dtype function
+    (the target's map renames it: transfer_to_npu on torch_npu 2.13, torch_mlu's gpu_migration), that function is
+    a safe rename: it asks the target's autocast, and a branch that ``is_autocast_enabled()`` keeps CUDA's stays
+    as dormant as before. There the question gets the target's device as a safe edit too, so the protocol (the
+    question and its dtype) is rewritten whole; elsewhere it is an unsafe edit, and the dtype is rewritten by hand."""
     if target.device_to == "cuda":
         return Verdict(Status.SUPPORTED, f"{target.id} runs as the CUDA device: CUDA's autocast is its own",
                        target.device_source)
-    new = _CUDA_AUTOCAST_STATE[usage.api]
     rest = usage.snippet.partition("(")[2].rstrip()
     args = rest[:-1].strip() if rest.endswith(")") else ""
+    vendor = target.lookup(usage.api)
+    if vendor is not None and vendor.to and vendor.exact:
+        suggestion = f"{vendor.to}({args})"
+        message = (f"`{usage.api}()` asks CUDA's autocast, which is off under {target.id}'s own: use `{suggestion}`, "
+                   f"the function the vendor's runtime patcher puts in its place{needs_import(target)}")
+        return Verdict(Status.REWRITE, message, vendor.source,
+                       fix=fix_of(suggestion, Edit(EditKind.NAME, usage.api, vendor.to), safe=True))
+    new = _CUDA_AUTOCAST_STATE[usage.api]
     suggestion = f"{new}('{target.device_to}'" + (f", {args})" if args else ")")
     message = (f"`{usage.api}()` asks CUDA's autocast, which is off under {target.id}'s own "
                f"(`torch.autocast('{target.device_to}')`): ask the device's, `{suggestion}` (torch 2.4 and later)"
                f"{needs_import(target)}")
     edit = Edit(EditKind.ARGUMENT, "", repr(target.device_to)) if new == usage.api else None
-    return Verdict(Status.REWRITE, message, target.device_source, fix=fix_of(suggestion, edit))
+    # the question is safe where its dtype has the vendor's function too: the protocol is then rewritten whole
+    dtype = target.lookup("torch.get_autocast_gpu_dtype")
+    whole = dtype is not None and bool(dtype.to) and dtype.exact
+    return Verdict(Status.REWRITE, message, target.device_source, fix=fix_of(suggestion, edit, safe=whole))
 
 
 def _implicit_cuda(target, device: Value, snippet: str) -> Verdict:
