@@ -97,6 +97,9 @@ class EntryKind(Closed):
     CONSOLE_SCRIPT = "console-script"  # ``[project.scripts]``
     CLI = "cli"  # ``--entry``
     PUBLIC_API = "public-api"  # a library's exports, when it has no other entry point
+    #: a library's training loop or step, and its module, when no other entry point reaches any: its users'
+    #: runs go through it (flair's ``ModelTrainer.train_custom``), ``project/training_entries.library_training``
+    LIBRARY_TRAINING = "library-training"
 
 
 class NodeKind(Closed):

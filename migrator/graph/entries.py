@@ -1,5 +1,6 @@
 """Entry points: where a run starts. ``__main__`` blocks, scripts named like ``train*.py`` / ``main.py``,
-notebooks, ``setup.py`` (pip runs it), the project's console scripts (``graph/packaging.py``) and
+notebooks, ``setup.py`` (pip runs it) (a ``train*.py`` another module imports is a library's module, not a
+script), the project's console scripts (``graph/packaging.py``) and
 ``--entry MODULE[:FUNC]``. A library with none of these but its packaging (timm's sdist) starts where its
 users do: every public module, function, class and method of its packages, and what their ``__init__``
 re-exports, behind one ``pkg.<public api>`` entry each (``public-api``).
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Mapping, Optional, Sequence, Set, Tuple
 
 from ..discover import base_dir
 from ..model import Context, EntryPoint, FileKind, FileResult, Outline
@@ -39,6 +40,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
         if node and node in index.graph and node not in found:
             found[node] = EntryPoint(node=node, kind=kind, path=path, line=line)
 
+    imported = _imported_modules(outlines)
     for module, (result, outline) in sorted(outlines.items()):
         rel = result.file.rel
         if path_context(rel) == Context.TEST:  # the same test files the findings' context names
@@ -50,7 +52,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
             add(module, EntryKind.SETUP, rel, 1)
         elif outline.main_lines:
             add(f"{module}.{MAIN}", EntryKind.MAIN_BLOCK, rel, outline.main_lines[0])
-        elif _SCRIPT_NAME.match(stem):
+        elif _SCRIPT_NAME.match(stem) and module not in imported:
             add(module, EntryKind.SCRIPT_NAME, rel, 1)
 
     def add_spec(spec: str, kind: EntryKind) -> bool:
@@ -72,6 +74,20 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
                 index.add_edge(node, target, kind="exports")
             add(node, EntryKind.PUBLIC_API, rel, 1)
     return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
+
+
+def _imported_modules(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> FrozenSet[str]:
+    """The modules another module of the project imports (``from flair.trainers.trainer import ModelTrainer``):
+    a ``trainer.py`` so imported is a library's module, run by its importers' runs, not a script of its own
+    (a script's ``__main__`` block still makes it one)."""
+    heads: Set[str] = set()
+    for module, (result, outline) in outlines.items():
+        if path_context(result.file.rel) == Context.TEST:  # a test importing ``train`` leaves it a script
+            continue
+        for name in outline.imports:
+            parts = name.split(".")
+            heads.update(".".join(parts[:n]) for n in range(1, len(parts) + 1) if ".".join(parts[:n]) != module)
+    return frozenset(heads & set(outlines))
 
 
 #: The node that stands for a library's public API (``pkg.<public api>``): one entry for all it exports.

@@ -29,8 +29,8 @@ from .build import ProjectGraph, node_rows
 
 
 def graph_digest(root: Path, results: Sequence[FileResult], entries: Sequence[str]) -> bytes:
-    """What the graph depends on: the root, the ``--entry`` specs, the console scripts, and every outline
-    without its line numbers."""
+    """What the graph depends on: the root, the ``--entry`` specs, the console scripts, every outline
+    without its line numbers, and the scopes of the training loops and steps (``library_training``)."""
     digest = hashlib.sha256()
     for part in (str(root), repr(list(entries)), repr(console_scripts(base_dir(root)))):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -38,7 +38,9 @@ def graph_digest(root: Path, results: Sequence[FileResult], entries: Sequence[st
         outline = result.outline
         if outline is None:
             continue
-        for part in (result.file.rel, result.file.kind.value, outline.shape or outline_shape(outline)):
+        steps = result.step  # the training loops and steps: a library's entries where nothing else trains
+        trains = repr((sorted({loop.scope for loop in steps.loops}), sorted(steps.steps))) if steps else ""
+        for part in (result.file.rel, result.file.kind.value, outline.shape or outline_shape(outline), trains):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.digest()
 

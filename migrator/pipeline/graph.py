@@ -36,9 +36,15 @@ def reachable(root: Path, results: Sequence[FileResult], findings: Sequence[Find
     from ..graph import build_graph, mark_reachable, reach
     from ..graph.cuda_callers import with_cuda_branch_roots
     from ..graph.shimmed import through_shims
+    from ..project.training_entries import library_training
 
     def built() -> Tuple["ProjectGraph", Dict[str, NodeReach]]:
         project = build_graph(root, results, entries)
+        nodes = reach(project)
+        more = library_training(results, project, nodes.keys())  # a library that only its users' runs train
+        if not more:
+            return project, nodes
+        project = replace(project, entries=tuple(sorted(project.entries + more, key=lambda e: e.node)))
         return project, reach(project)
 
     project, nodes = graph_and_reach(cache, root, results, entries, built)

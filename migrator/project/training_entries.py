@@ -28,8 +28,10 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Itera
                     Set, Tuple)
 
 from ..contexts import path_context
-from ..model import (AttributeMethod, Category, Context, EntryKind, FileResult, Finding, NamedTarget, NodeKind,
+from ..model import (AttributeMethod, Category, Context, EntryKind, EntryPoint, FileResult, Finding, NamedTarget,
+                     NodeKind,
                      UnknownReceiver)
+from ..resolve.modules import module_name_for
 from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
@@ -73,6 +75,28 @@ def training_roots(results: Sequence[FileResult], graph,
                     and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
+
+
+def library_training(results: Sequence[FileResult], project: "ProjectGraph",
+                     reached: AbstractSet[str]) -> Tuple[EntryPoint, ...]:
+    """A library's training loops and steps, and the modules that define them, as entry points
+    (``library-training``), when the project has some and no entry point reaches one: flair's
+    ``ModelTrainer.train_custom`` and tianshou's trainers run from their users' scripts, which are not in the
+    repository; its own entry points (a dataset's ``__main__`` block, ``setup.py``) never train. Without them
+    the loop's AMP, device choice and collectives read off the training path, and readiness reads done."""
+    roots = training_roots(results, project.graph, project.main_lines)
+    if not roots or any(root in reached for root in roots):
+        return ()
+    graph = project.graph
+    found: Dict[str, EntryPoint] = {}
+    for root in sorted(roots):
+        data = graph.nodes[root]
+        module = module_name_for(data.get("path", ""))
+        for node in (module, root):  # the module too: importing it runs what it imports (the device choice)
+            if node in graph and node not in found:
+                found[node] = EntryPoint(node, EntryKind.LIBRARY_TRAINING, graph.nodes[node].get("path", ""),
+                                         graph.nodes[node].get("line", 1))
+    return tuple(found.values())
 
 
 def _called_by_name(results: Sequence[FileResult], graph) -> Mapping[str, Set[str]]:
