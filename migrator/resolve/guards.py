@@ -630,6 +630,54 @@ def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
     return visitor.found
 
 
+def only_checks(body: cst.BaseSuite) -> bool:
+    """Whether a block only checks: each statement raises, asserts, passes, or only says something (``print``,
+    ``log.info``, ``warnings.warn``): flair's ``log.info("Batch %d is not on CUDA ..."); raise Exception(...)``."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, (cst.Raise, cst.Assert, cst.Pass)):
+                continue
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _says_only(small.value.func)):
+                return False
+    return True
+
+
+def picks_gpu(branch: cst.CSTNode) -> bool:
+    """Whether a branch of a CUDA test picks the string ``"gpu"``: is it (a conditional expression's), or binds or
+    returns it (``trainer_kwargs["accelerator"] = "gpu"``; lightly's ``accelerator = "gpu" if ... else "cpu"``).
+    ``"gpu"`` is a framework's name for an NVIDIA GPU (Lightning resolves ``accelerator="gpu"`` to CUDA or MPS
+    only, Ray's ``{"GPU": n}`` waits for NVIDIA devices): not a device string the target's runtime renames."""
+    if isinstance(branch, cst.BaseExpression):
+        return _is_gpu(branch)
+    finder = _PicksGpu()
+    branch.visit(finder)
+    return finder.found
+
+
+def _is_gpu(value: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(value, cst.SimpleString) and str(value.evaluated_value).lower() == "gpu"
+
+
+class _PicksGpu(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.found |= _is_gpu(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found |= _is_gpu(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
 def cuda_branch_does_device_work(body: cst.BaseSuite) -> bool:
     """Whether the body of a device-type test with no other branch does device work the target would miss: a
     check there (an ``assert``, a ``raise``, a warning in words) guards CUDA's own case (a graph capture's fixed

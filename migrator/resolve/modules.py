@@ -115,6 +115,14 @@ TYPE_CHECK = "type-check"
 #: A usage's ``context`` when it is ``torch.cuda.is_available()`` in a test deciding only between branches that do
 #: no device work (``resolve/guards.decides_device_work``): False on a target, it changes nothing the target runs.
 IDLE_TEST = "idle-test"
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` in the test of an ``if`` with no ``else`` whose
+#: body only checks (raises, asserts, warns: flair's ``if not data.is_cuda and cuda.is_available(): raise``): False
+#: on a target as written, the check is skipped there and the run goes on.
+CHECK_ONLY = "guards only a check"
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` or ``device_count()`` in a test that picks the
+#: string ``"gpu"`` (``accelerator = "gpu" if torch.cuda.is_available() else "cpu"``): a framework's name for an
+#: NVIDIA GPU (Lightning's accelerator, Ray's resource), which a renamed test would hand the target.
+PICKS_GPU = "picks a framework's 'gpu'"
 #: The start of a usage's ``context`` when it is ``torch.cuda.is_available()`` in an ``and`` with a test for a
 #: library (``HAS_BNB and torch.cuda.is_available()``); the library's name as the test spells it follows.
 LIBRARY_GATE = "beside a test for the library "

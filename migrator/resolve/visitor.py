@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, MutableMapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
+import libcst.matchers as matchers
 
 from ..model import Argument, Confidence, CudaGuard, GuardKind, Span, TorchGate, Usage, Value, ValueKind
 from .attribute_flags import CudaAttributeFlags
@@ -22,11 +23,13 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
                      cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
                      keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability, leaves_off_cuda,
-                     library_asked, missing_module_handlers, names_availability, older_torch_handlers,
+                     library_asked, missing_module_handlers, names_availability, older_torch_handlers, only_checks,
+                     picks_gpu,
                      skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
+from .modules import (CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
+                      PICKS_GPU,
                       HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, OPTIONAL_BUILD, PIN_MEMORY,
                       PROGRAM_PROBED, REPORTED,
                       TENSOR_FACTORIES,
@@ -330,10 +333,26 @@ class ModuleResolver:
 
     def _idle_availability(self, test: cst.BaseExpression, branches: Tuple[Optional[cst.CSTNode], ...]) -> None:
         """``torch.cuda.is_available()`` in a test that decides between branches doing no device work: its
-        calls are marked (``IDLE_TEST``), so the rule does not ask to change what changes nothing."""
-        calls = [n for n in _calls_in(test) if self.scopes.qualify(n.func) == "torch.cuda.is_available"]
+        calls are marked (``IDLE_TEST``), so the rule does not ask to change what changes nothing; in the test of
+        an ``if`` with no ``else`` that only checks (``CHECK_ONLY``: the call one side of an ``and``, so False
+        skips the body); and with ``device_count()``, in a test that picks the string ``"gpu"`` (``PICKS_GPU``)."""
+        qualify = self.scopes.qualify
+        questions = [n for n in _calls_in(test) if qualify(n.func) in _AVAILABILITY]
+        if not questions:
+            return
+        if any(picks_gpu(branch) for branch in branches[:1] if branch is not None) \
+                or (isinstance(test, cst.UnaryOperation) and any(picks_gpu(b) for b in branches[1:] if b is not None)):
+            self._mark(questions, PICKS_GPU)
+            return
+        calls = [n for n in questions if qualify(n.func) == "torch.cuda.is_available"]
         if calls and not decides_device_work(list(branches)):
             self._mark(calls, IDLE_TEST)
+        elif branches[1:] == (None,) and isinstance(branches[0], cst.BaseSuite) and only_checks(branches[0]):
+            conjuncts = [side for side in _conjuncts(test) if isinstance(side, cst.Call)
+                         and qualify(side.func) == "torch.cuda.is_available"]
+            if conjuncts:  # the test's other CUDA questions (``not data.is_cuda``) decide nothing there either
+                is_cuda = matchers.findall(test, matchers.Attribute(attr=matchers.Name("is_cuda")))
+                self._mark([*conjuncts, *is_cuda], CHECK_ONLY)
 
     def _library_gate(self, test: cst.BaseExpression) -> None:
         """``if HAS_BNB and torch.cuda.is_available(): return load_bnb_optimizer(name)``: the CUDA test stands
@@ -802,7 +821,7 @@ class ModuleResolver:
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) == UNKNOWN and not self._assigned(node):
             self.emitter.emit(f"torch.Tensor.{node.attr.value}", UsageKind.ATTRIBUTE, node,
-                              confidence=Confidence.HEURISTIC)
+                              confidence=Confidence.HEURISTIC, context=self._call_contexts.get(id(node)))
         return True
 
     def _assigned(self, node: cst.Attribute) -> bool:
@@ -1145,7 +1164,9 @@ def _input_on_host(node: cst.Call) -> bool:
 
 
 #: which of a call's contexts wins where two apply (``_mark``): what it decides before what it is next to
-_CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, REPORTED, IDLE_REGION, NEVER_ENTERED)
+_CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, REPORTED, IDLE_REGION, NEVER_ENTERED, CHECK_ONLY, PICKS_GPU)
+#: CUDA's questions whose answer a test may turn into a framework's ``"gpu"``
+_AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 
 
 def _context_rank(context: str) -> int:

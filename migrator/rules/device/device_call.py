@@ -6,8 +6,9 @@ from dataclasses import replace
 from typing import Optional
 
 from ...maps.load import TargetMap
-from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PIN_MEMORY, REPORTED
+from ...model import Category, Evidence, Grade, Manual, Status, Usage, UsageKind, Verdict
+from ...resolve.modules import (CHECK_ONLY, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PICKS_GPU,
+                                PIN_MEMORY, REPORTED)
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -97,6 +98,24 @@ class DeviceCall(Rule):
         Invalid("import logging\nimport torch\nlogger = logging.getLogger(__name__)\n"
                 "print('torch.cuda.is_available(): ', torch.cuda.is_available())\n"
                 "logger.info(f'{torch.cuda.device_count()} GPUs')\n", expect=Status.SUPPORTED),
+        # flair's language-model trainer: a check that CUDA's batches are on CUDA, skipped where CUDA is not there
+        Invalid("import torch\n\n\ndef step(data):\n    if not data.is_cuda and torch.cuda.is_available():\n"
+                "        raise Exception('data is not on cuda')\n    return data\n", expect=Status.SUPPORTED),
+        # ... but a check that CUDA is there stops the target's run as written
+        Invalid("import torch\n\n\ndef main():\n    if not torch.cuda.is_available():\n"
+                "        raise RuntimeError('needs a GPU')\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
+                fixed=dict(cann="import torch\n\n\ndef main():\n    if not torch.accelerator.is_available():\n"
+                                "        raise RuntimeError('needs a GPU')\n",
+                           neuware="import torch\nimport torch_mlu\n\n\ndef main():\n"
+                                   "    if not torch.mlu.is_available():\n"
+                                   "        raise RuntimeError('needs a GPU')\n")),
+        # lightly's CLI and neuralforecast's models: the test picks Lightning's "gpu", which names CUDA to it; the
+        # renamed test would hand Lightning "gpu" on the target: a change by hand, no fix
+        Invalid("import torch\nimport lightning.pytorch as pl\n\n\ndef trainer():\n"
+                "    accelerator = 'gpu' if torch.cuda.is_available() else 'cpu'\n"
+                "    return pl.Trainer(accelerator=accelerator)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Valid("import cuda_helpers\ncuda_helpers.synchronize()\n", files={"cuda_helpers.py": "def synchronize():\n    "
                                                                                              "pass\n"}),
     )
@@ -110,6 +129,10 @@ class DeviceCall(Rule):
             return None  # AMP's, the backend's, and the torch build's (``version-cuda``) rules judge those
         if usage.context == REPORTED and usage.api in SAFE_QUERIES:
             return per_target(ctx, lambda t: _only_reported(t, usage))
+        if usage.context == PICKS_GPU and usage.api in SAFE_QUERIES:
+            return per_target(ctx, lambda t: _picks_gpu(t, usage))
+        if usage.context == CHECK_ONLY:
+            return per_target(ctx, lambda t: _skipped_check(t, usage))
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage, ctx))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL \
@@ -233,6 +256,35 @@ def _only_reported(target: TargetMap, usage: Usage) -> Verdict:
     why = (f"its answer is only printed or logged: on {target.id} it reads as on a machine without CUDA, and "
            "nothing the run does depends on it; to show the device instead: " + verdict.message)
     return Verdict(Status.SUPPORTED, why, _IDLE_SOURCE, evidence=(Evidence(Grade.PROOF, _IDLE_SOURCE, why),))
+
+
+def _skipped_check(target, usage: Usage) -> Verdict:
+    """A CUDA question in the test of a check (``CHECK_ONLY``: ``if not data.is_cuda and cuda.is_available():
+    raise``): where the target has its own device, the test is False as written, whatever the data says of the
+    question's twin, and the run goes on without the check."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status == Status.SUPPORTED:
+        return verdict
+    return runs_on_a_note(f"this test guards only a check (its body raises, asserts or warns, with no other way) and "
+                          f"asks whether CUDA is there: as written that is False on {target.id}, so the check is "
+                          f"skipped there and the run goes on; to keep the check on {target.id}: {verdict.message}",
+                          _IDLE_SOURCE)
+
+
+def _picks_gpu(target, usage: Usage) -> Verdict:
+    """A CUDA question whose answer picks a framework's ``"gpu"`` (``PICKS_GPU``): as written the target gets the
+    CPU; renamed alone, the framework gets ``"gpu"``, which names NVIDIA's devices to it. One change, made by hand:
+    the target's own accelerator where the test picks ``"gpu"``, and the target's question."""
+    verdict = rename_verdict(target, usage)
+    if verdict.status != Status.REWRITE:
+        return verdict
+    message = (f"this test picks the string 'gpu', a framework's name for an NVIDIA GPU (Lightning resolves "
+               f"accelerator='gpu' to CUDA or MPS only; Ray's 'gpu' resources count NVIDIA devices): as written it is "
+               f"False on {target.id} and the framework gets the CPU; renamed alone it would hand the framework "
+               f"'gpu', which fails there. Where it picks 'gpu', pick {target.id}'s accelerator (the vendor's "
+               f"Lightning integration, a custom `Accelerator`, the device's resource name), and ask: "
+               f"{verdict.message}")
+    return replace(verdict, message=message, fix=Manual(verdict.fix.suggestion) if verdict.fix else None)
 
 
 def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
