@@ -201,22 +201,26 @@ class Runner:
 @pytest.mark.parametrize("code, call, flips, on_npu", [
     pytest.param(EARLY_RETURN, "describe(torch.nn.Linear(2, 2))", False, "cpu", id="early-return-then-properties"),
     pytest.param(FLAG_THROUGH_AND, "setup(True)", False, "fp32", id="flag-bound-through-an-and"),
-    pytest.param(COUNT_IN_A_COMPREHENSION, "device_names()", False, [], id="count-feeds-a-comprehension"),
+    # the names are built once per CUDA device only to read them: the count is no work, nothing to fix
+    pytest.param(COUNT_IN_A_COMPREHENSION, "device_names()", None, [], id="count-feeds-a-comprehension"),
     pytest.param(COUNT_BUILDS_DEVICES, "devices()", True, ["npu:0"], id="count-builds-device-strings"),
     pytest.param(ATTRIBUTE_GUARD_CLEAN, "Runner(torch.nn.Linear(2, 2)).where()", True, "npu",
                  id="attribute-guard-whose-branches-all-change"),
 ])
 def test_a_guard_flips_only_with_every_branch_it_decides(tmp_path, code, call, flips, on_npu):
     project = tmp_path / "project"
-    fixed = _fix(project, {"mod.py": code})["mod.py"]
+    fixed = _fix(project, {"mod.py": code}).get("mod.py")
     run = f"import torch, mod\nresult = mod.{call}"
     on_cpu = run_on_cpu(tmp_path / "original", run)
     assert "error" not in on_cpu, on_cpu  # the original runs on a CPU machine
     result = run_on_npu(write_stub(tmp_path / "stub"), project, run)
     assert result.get("result") == on_npu, result  # flipped with a kept call, it raises here
-    if flips:
-        assert fixed.new is not None and "torch.cuda" not in fixed.new
+    if flips is None:
+        assert fixed is None
+    elif flips:
+        assert fixed is not None and fixed.new is not None and "torch.cuda" not in fixed.new
     else:
+        assert fixed is not None
         assert fixed.new is None and fixed.skipped
         assert all("the guard" in s.reason and "edit" in s.reason for s in fixed.skipped)
 

@@ -388,3 +388,19 @@ def test_a_count_that_switches_on_a_data_parallel_wrap_is_a_site_of_the_wrap(sca
     (count,) = [f for f in findings if f.api == "torch.cuda.device_count"]
     (wrap,) = [f for f in findings if f.rule == "data-parallel"]
     assert (count.root == wrap.id) == one_item and wrap.root is None
+
+
+@pytest.mark.parametrize("body, items", [
+    # pyannote's get_devices: the count bound once, the devices built from it in a comprehension
+    ("    n = torch.cuda.device_count()\n    if n == 0:\n        return [torch.device('cpu')]\n"
+     "    return [torch.device(f'cuda:{i:d}') for i in range(n)]\n", 1),
+    ("    out = []\n    for i in range(torch.cuda.device_count()):\n"
+     "        out.append(torch.device(f'cuda:{i}'))\n    return out\n", 1),
+    # a count rebound on the way is not followed: the strings are their own item
+    ("    n = torch.cuda.device_count()\n    n = max(n, 1)\n"
+     "    return [torch.device(f'cuda:{i:d}') for i in range(n)]\n", 2),
+], ids=["a-comprehension-over-a-bound-count", "a-loop-over-the-count", "a-count-rebound"])
+def test_devices_built_once_per_cuda_device_are_sites_of_the_count(scan_code, body, items):
+    findings = scan_code("import torch\n\n\ndef devices():\n" + body, ["cann"])
+    work = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED]
+    assert len(work) == items, [(f.span.line, f.api) for f in work]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from types import MappingProxyType
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, MutableMapping, Optional, Sequence, Set, Tuple, cast
+from typing import (Any, Callable, Dict, FrozenSet, List, Mapping, MutableMapping, Optional, Sequence, Set, Tuple,
+                    Union, cast)
 
 import libcst as cst
 import libcst.matchers as matchers
@@ -272,11 +273,28 @@ class ModuleResolver:
         """``for i in range(torch.cuda.device_count()):``: the body runs once per CUDA device, never where there is
         none; the count decides what runs, as ``if torch.cuda.is_available():`` does."""
         self._keys_set.bound(node.target)
-        it = node.iter
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and it.args \
-                and isinstance(it.args[-1].value, cst.Call) \
-                and self.scopes.qualify(it.args[-1].value.func) == "torch.cuda.device_count":
-            self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.DECIDED_BY_TEST, self.emitter.span(it))
+        count = self._cuda_device_count(node.iter)
+        if count is not None:
+            self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.DECIDED_BY_TEST, self.emitter.span(count))
+
+    def _comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp]) -> None:
+        """``[torch.device(f"cuda:{i}") for i in range(num_gpus)]`` after ``num_gpus = torch.cuda.device_count()``
+        (pyannote's ``get_devices``): the element is built once per CUDA device, never where there is none."""
+        count = self._cuda_device_count(node.for_in.iter)
+        if count is not None:
+            self._guard_expression(GuardKind.DECIDED_BY_TEST, count, node.elt)
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+    def _cuda_device_count(self, it: cst.BaseExpression) -> Optional[cst.Call]:
+        """The ``torch.cuda.device_count()`` call of ``range(torch.cuda.device_count())``, or of ``range(n)`` with
+        ``n`` bound once to it (the test a count-built loop is decided by), else ``None``."""
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and it.args):
+            return None
+        count = it.args[-1].value
+        count = self._bound_once(count) or count
+        return count if isinstance(count, cst.Call) and self.scopes.qualify(count.func) == "torch.cuda.device_count" \
+            else None
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._idle_availability(node.test, (node.body, node.orelse))
@@ -899,8 +917,9 @@ class ModuleResolver:
             self._knob_flag(target.target, node.value)
             self._keys_set.bound(target.target)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``: a flag
-            tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name))
+            name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``, ``use_cuda =
+            # device.startswith("cuda")``: a flag
+            tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name, cst.Call))
             if tests and cuda_test(node.value, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
                 self._device_flags[-1][name] = self.emitter.span(node.value)
                 self._flag_values[-1][name] = node.value
