@@ -253,7 +253,8 @@ def test_a_rule_that_raises_costs_one_verdict_not_the_scan(tmp_path, monkeypatch
 
     monkeypatch.setattr(DeviceCall, "check", broken)
     write_tree(tmp_path, {
-        "train.py": "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\nn = torch.cuda.device_count()\n",
+        "train.py": "import torch\nx = torch.ones(2).cuda()\ntorch.cuda.synchronize()\nn = torch.cuda.device_count()\n"
+                    "x = x.repeat(n)\n",
         "other.py": "import torch\ntorch.cuda.synchronize()\n",
     })
     report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))

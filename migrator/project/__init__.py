@@ -23,6 +23,7 @@ from .tooling_helpers import tooling_helpers
 from .forwarded_defaults import with_forwarded_defaults
 from .overridden_defaults import with_overridden_defaults
 from .reread import forget_parsed
+from .unread_flags import with_unread_flags
 from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
 from .dtypes import dtype_profiles
@@ -85,6 +86,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_version_branches(with_roots(with_plain_imports(placed, results)))
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
+    placed = with_unread_flags(placed, results)
     placed = with_forwarded_defaults(placed, results)
     placed = with_other_devices_code(with_device_backends(placed, results, targets), targets)
     placed = with_seeded_devices(placed, results, targets)
