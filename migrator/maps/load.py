@@ -669,3 +669,22 @@ def op_families() -> Tuple[OpFamily, ...]:
         targets={t: VendorCall(**row) for t, row in f["targets"].items()},
         kernel_hints={t: (row["kernel"], row["source"]) for t, row in f["kernel_hint"].items()},
     ) for f in data["families"])
+
+
+@dataclass(frozen=True)
+class FamilyModel:
+    """A library model whose training step runs custom-operator families' kernels (torchvision's Faster R-CNN:
+    ``nms`` in its region proposals, ``roi_align`` in its box pooler), with the quoted source that says so."""
+
+    runs: Tuple[str, ...]
+    source: str
+    quote: str
+
+
+@lru_cache(maxsize=None)
+def family_models() -> Mapping[str, FamilyModel]:
+    """Per qualified name a model may be called by (``torchvision.models.detection.fasterrcnn_resnet50_fpn``), the
+    families its training step runs (``custom_op_families.yaml`` ``models``)."""
+    data = load_json("custom_op_families.json")
+    return {name: FamilyModel(tuple(row["runs"]), row["source"], row["quote"])
+            for name, row in (data.get("models") or {}).items()}

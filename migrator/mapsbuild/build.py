@@ -190,11 +190,7 @@ def _plain_library(upstream: Path, cache: Dict[str, str], library: str, row: Map
         raise MapsBuildError(f"{where}: not a `kind: kernels` library of `libraries`")
     if set(row) != _PLAIN_FIELDS:
         raise MapsBuildError(f"{where}: needs exactly {sorted(_PLAIN_FIELDS)}")
-    files: Mapping[str, str] = row["files"]
-    for rel, sha in files.items():
-        found = hashlib.sha256((upstream / rel).read_bytes()).hexdigest() if (upstream / rel).is_file() else None
-        if found != sha:
-            raise MapsBuildError(f"{where}: {rel} has sha256 {found}, the row says {sha}")
+    files: Mapping[str, str] = _checked_files(upstream, row["files"], where)
     release = f"{row['package']} {row['version']} ({row['license']})"
 
     def cited(evidence: Sequence[Sequence[str]], what: str) -> Dict[str, str]:
@@ -225,6 +221,41 @@ def _plain_library(upstream: Path, cache: Dict[str, str], library: str, row: Map
     return {"release": f"{row['package']} {row['version']} ({row['archive']['name']}, sha256 "
                        f"{row['archive']['sha256']}; {row['license']})", "members": members,
             "import": {"note": imported["note"], **cited(imported["evidence"], f"{where} import")}}
+
+
+def _checked_files(upstream: Path, files: Mapping[str, str], where: str) -> Mapping[str, str]:
+    """``files`` ({upstream file: sha256}), each checked against its sha256."""
+    for rel, sha in files.items():
+        found = hashlib.sha256((upstream / rel).read_bytes()).hexdigest() if (upstream / rel).is_file() else None
+        if found != sha:
+            raise MapsBuildError(f"{where}: {rel} has sha256 {found}, the row says {sha}")
+    return files
+
+
+def _family_models(upstream: Path, cache: Dict[str, str], models: Mapping[str, Any], families: Sequence[str]) -> dict:
+    """``custom_op_families.yaml`` ``models``: per qualified name (and each of its ``also``), the families whose
+    kernels the model's training step runs, and the quoted source that says so (its files checked against their
+    sha256, every quote against its file)."""
+    out: Dict[str, dict] = {}
+    for library, row in sorted(models.items()):
+        where = f"custom_op_families.yaml: models {library}"
+        files = _checked_files(upstream, row["files"], where)
+        release = f"{row['package']} {row['version']} ({row['archive']['name']}; {row['license']})"
+        for name, member in sorted(row["members"].items()):
+            what = f"{where} {name}"
+            unknown = sorted(set(member["runs"]) - set(families))
+            unlisted = sorted({rel for rel, _ in member["evidence"]} - set(files))
+            if unknown or unlisted or not name.startswith(library + "."):
+                raise MapsBuildError(f"{what}: runs names no family ({unknown}), or quotes a file not among the "
+                                     f"library's ({unlisted}), or is not the library's")
+            checked_sources(upstream, cache, list(member["evidence"]), what)
+            named = ", ".join(f"{Path(rel).name} (sha256 {files[rel][:12]})"
+                              for rel in dict.fromkeys(rel for rel, _ in member["evidence"]))
+            entry = {"runs": list(member["runs"]), "source": f"{named} of {release}",
+                     "quote": unescaped(member["evidence"][0][1]).strip()}
+            for spelled in (name, *member.get("also", ())):
+                out[spelled] = entry
+    return out
 
 
 def _device_tools_table(curated: Path) -> dict:
@@ -401,7 +432,8 @@ def _custom_op_families(upstream: Path, curated: Path) -> dict:
         families.append({"name": name, "what": family["what"], "match": list(family["match"]),
                          "pytorch": family.get("pytorch"), "pytorch_note": family.get("pytorch_note"),
                          "targets": targets, "kernel_hint": hints})
-    return {"schema": MAPS_SCHEMA, "families": families,
+    models = _family_models(upstream, cache, data.get("models") or {}, [f["name"] for f in families])
+    return {"schema": MAPS_SCHEMA, "families": families, "models": models,
             "source": "operator_maps/curated/custom_op_families.yaml (each vendor row checked against its upstream "
                       "file)"}
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
-from ...maps.load import op_families
+from ...maps.load import FamilyModel, OpFamily, family_models, op_families
 from ...model import Category, Status, Usage, UsageKind, Verdict, fix_of
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import ByRuntime, Invalid, Valid
@@ -28,7 +28,9 @@ class VisionOp(Rule):
     judges each by the custom-op family it belongs to (`curated/custom_op_families.yaml`, every vendor row
     checked against its upstream file): the vendor's own op where one exists (`torch_npu.npu_roi_align`),
     torchvision itself where the vendor registers its kernel (torch_mlu's torchvision list), else
-    `unknown`.
+    `unknown`. Also finds the construction of a torchvision model whose own training step runs those kernels
+    (Faster, Mask and Keypoint R-CNN, the region proposal network: the `models` rows of the same file, quoted
+    from torchvision's source), judged by the families it runs.
 
     ## Why is this bad?
     torchvision registers these kernels for CUDA and the CPU only: without the vendor's kernel they run on
@@ -53,6 +55,12 @@ class VisionOp(Rule):
         # per-class NMS: Ascend's batched op returns boxes, not indices; Cambricon lists only nms itself
         Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
+        # torchgeo's detection task: Faster R-CNN's training step runs nms (its RPN) and roi_align (its box pooler)
+        Invalid("from torchvision.models.detection import fasterrcnn_resnet50_fpn\n"
+                "model = fasterrcnn_resnet50_fpn(weights=None, num_classes=3)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
+        # RetinaNet calls batched_nms only in its evaluation's postprocessing: its training step runs no kernel
+        Valid("import torchvision\nm = torchvision.models.detection.retinanet_resnet50_fpn(weights=None)\n"),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
         Valid("from torchvision.ops import box_area\na = box_area(boxes)\n"),
         # Python over torch's operators in torchvision/ops/boxes.py: no torchvision kernel to port
@@ -60,7 +68,13 @@ class VisionOp(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in self.kinds or not usage.api.startswith("torchvision.ops."):
+        if usage.kind not in self.kinds:
+            return None
+        model = family_models().get(usage.api)
+        if model is not None:
+            families = {f.name: f for f in op_families()}
+            return per_target(ctx, lambda t: _model_verdict(t, usage.api, model, families))
+        if not usage.api.startswith("torchvision.ops."):
             return None
         name = usage.api.rsplit(".", 1)[-1].lower()  # RoIAlign, roi_align: the family patterns take both
         if name not in KERNEL_OPS:
@@ -69,6 +83,28 @@ class VisionOp(Rule):
         if family is None:
             return None
         return per_target(ctx, lambda t: _vision_verdict(t, usage.api, family))
+
+
+def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, OpFamily]) -> Verdict:
+    """A model whose own training step runs torchvision's kernels (``FamilyModel``): judged by those families on
+    ``target``; one it has no row for is a data gap, one whose kernels the vendor registers runs as written."""
+    calls = [(families[name], families[name].targets.get(target.id)) for name in model.runs]
+    step = " and ".join(f"`{family.name}` ({family.what})" for family, _ in calls)
+    said = f"`{api}` runs torchvision's {step} kernels in every training step (`{model.quote}`: {model.source})"
+    missing = [family.name for family, call in calls if call is None]
+    if missing:
+        return Verdict(Status.UNKNOWN, f"{said}; the bundled data names no {target.id} kernel for `"
+                       + "`, `".join(missing) + "`; torchvision's own kernels are CUDA and CPU only",
+                       "operator_maps/custom_op_families.json")
+    sources = ", ".join(dict.fromkeys(call.source for _, call in calls if call is not None))
+    if all(call is not None and call.to.startswith("torchvision.") for _, call in calls):
+        return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers them: "
+                       + "; ".join(call.mapping for _, call in calls if call is not None), sources)
+    swaps = "; ".join(f"`{family.name}`: `{call.to}` ({call.mapping}; {call.differs})" for family, call in calls
+                      if call is not None and not call.to.startswith("torchvision."))
+    return Verdict(Status.REWRITE, f"{said}; torchvision registers them for CUDA and the CPU only: on {target.id} the "
+                   f"model's own modules that call them (its region proposal network, its RoI poolers) need the "
+                   f"vendor's ops: {swaps}", f"{model.source}; {sources}", fix=fix_of(swaps))
 
 
 def _vision_verdict(target, api: str, family) -> Verdict:
