@@ -29,8 +29,7 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Itera
 
 from ..contexts import path_context
 from ..model import (AttributeMethod, Category, Context, EntryKind, EntryPoint, FileResult, Finding, NamedTarget,
-                     NodeKind,
-                     UnknownReceiver)
+                     NodeKind, UnknownReceiver)
 from ..resolve.modules import module_name_for
 from ..sources.outline import MODULE, REGISTERS
 from .step import loop_node, off_the_step

@@ -25,13 +25,11 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
                      keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability, leaves_off_cuda,
                      library_asked, missing_module_handlers, names_availability, older_torch_handlers, only_checks,
-                     picks_gpu,
-                     skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
+                     picks_gpu, skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      PICKS_GPU,
-                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, OPTIONAL_BUILD, PIN_MEMORY,
+                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY,
                       PROGRAM_PROBED, REPORTED,
                       TENSOR_FACTORIES,
                       TYPE_CHECK,
