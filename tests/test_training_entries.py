@@ -164,6 +164,17 @@ def test_a_branch_taken_only_while_exporting_is_tooling(scan_code, test):
     assert exported and {f.context for f in exported} == {Context.TOOLING}
 
 
+def test_what_follows_leaving_unless_exporting_is_the_exports(scan_code):
+    """PyG's ``scatter``: ``if not is_in_onnx_export(): return <eager scatter_reduce_>``, then the exporter's way
+    (its own wrapper, called by the bare name): what follows runs only while exporting; the eager call stays."""
+    code = ("import torch\nfrom pkg import is_in_onnx_export\n\n\ndef scatter(src, index, out):\n"
+            "    if not is_in_onnx_export():\n        return out.scatter_reduce_(0, index, src, reduce='amax')\n"
+            "    fill = torch.full((1,), 0.0).expand_as(src)\n"
+            "    return out.scatter_reduce_(0, index, fill, reduce='amax', include_self=True)\n")
+    findings = [f for f in scan_code(code, ["cann"]) if f.api.endswith("scatter_reduce_")]
+    assert sorted((f.span.line, f.context) for f in findings) == [(7, Context.TRAINING), (9, Context.TOOLING)]
+
+
 def test_a_model_module_with_a_demo_main_block_stays_training(scan_tree):
     """vit_pytorch's model files end in a ``__main__`` demo that builds the model and runs it once: an entry point
     that never trains, beside one that does; the model's ``forward`` runs each training step all the same."""

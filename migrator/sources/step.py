@@ -235,6 +235,9 @@ class _StepReader:
         mode = _training_test(node.test)
         if _scripting_test(node.test):  # TorchScript or tracing only: an export, not the eager step
             return self.inference, node.body
+        if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+                and _scripting_test(node.test.operand) and _leaves(node.body) and after:
+            return self.inference, after  # ``if not is_in_onnx_export(): return <eager>`` then the export's way
         if mode is True and node.orelse:
             return self.inference, node.orelse
         if mode is True and _leaves(node.body) and after:
@@ -526,14 +529,17 @@ def _leaves(block: Sequence[ast.stmt]) -> bool:
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
 
 
-#: the questions true only while a model is exported: scripted, traced, or exported to ONNX
+#: the questions true only while a model is exported: scripted, traced, or exported to ONNX; the last two names
+#: are also a library's own wrappers' (PyG's ``torch_geometric.is_in_onnx_export``), called by the bare name
 _EXPORTING = ("jit.is_scripting", "jit.is_tracing", "onnx.is_in_onnx_export")
+_EXPORTING_NAMES = frozenset({"is_scripting", "is_in_onnx_export"})
 
 
 def _scripting_test(test: ast.expr) -> bool:
     """``torch.jit.is_scripting()`` / ``torch.jit.is_tracing()`` / ``torch.onnx.is_in_onnx_export()``: true only
     while a model is scripted, traced or exported (gliner's ONNX-only ``scatter_reduce_`` branches)."""
-    return isinstance(test, ast.Call) and (_dotted(test.func) or "").endswith(_EXPORTING)
+    name = (_dotted(test.func) or "") if isinstance(test, ast.Call) else ""
+    return name.endswith(_EXPORTING) or name.rpartition(".")[2] in _EXPORTING_NAMES
 
 
 def _training_test(test: ast.expr) -> Optional[bool]:
