@@ -15,7 +15,7 @@ _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
                            "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
-                           "debug", "_debug", "debugging", "profiler", "profilers", "profiling", "tooling",
+                           "debug", "_debug", "debugging", "profile", "profiler", "profilers", "profiling", "tooling",
                            "dataset_converters", "data_converters",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
