@@ -88,3 +88,44 @@ def test_a_train_module_only_a_test_imports_stays_a_script(scan_tree):
     script = "import torch\n\nmodel = torch.nn.Linear(2, 2).cuda()\n"
     report = scan_tree({"train.py": script, "tests/test_train.py": "import train\n"})
     assert {e.node: e.kind for e in report.graph.entries}.get("train") == EntryKind.SCRIPT_NAME
+
+
+# LAVIS's layout: a demo app whose Grad-CAM calls ``backward`` once (a step the app reaches), a task whose inner
+# loop trains, called by its ``train_epoch``, which only the users' runner calls
+_GRADCAM = """
+import torch
+
+
+def gradcam(model, x):
+    out = model(x).sum()
+    out.backward()
+    return x.grad
+
+
+if __name__ == "__main__":
+    gradcam(torch.nn.Linear(2, 2), torch.ones(2, requires_grad=True))
+"""
+
+_TASK = """
+import torch
+
+
+class BaseTask:
+    def train_epoch(self, model, loader, optimizer):
+        scaler = torch.cuda.amp.GradScaler()
+        return self._train_inner_loop(model, loader, optimizer, scaler)
+
+    def _train_inner_loop(self, model, loader, optimizer, scaler):
+        for x in loader:
+            loss = model(x.cuda()).sum()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+"""
+
+
+def test_a_step_a_demo_reaches_leaves_the_librarys_unreached_loop_to_its_callers(scan_tree):
+    report = scan_tree({"app/gradcam.py": _GRADCAM, "lib/__init__.py": "", "lib/tasks.py": _TASK})
+    kinds = {e.node: e.kind for e in report.graph.entries}
+    assert kinds.get("lib.tasks.BaseTask._train_inner_loop") == EntryKind.LIBRARY_TRAINING, kinds
+    assert kinds.get("lib.tasks.BaseTask.train_epoch") == EntryKind.LIBRARY_TRAINING  # its caller nothing calls
+    assert _finding(report, "lib/tasks.py", "torch.cuda.amp.GradScaler").reachable is True

@@ -31,7 +31,7 @@ from ..contexts import path_context
 from ..model import (AttributeMethod, Category, Context, EntryKind, EntryPoint, FileResult, Finding, NamedTarget,
                      NodeKind, UnknownReceiver)
 from ..resolve.modules import module_name_for
-from ..sources.outline import MODULE, REGISTERS
+from ..sources.outline import CALLS_BY_NAME, MODULE, REGISTERS
 from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
 from .unreferenced import CLI_LIBRARIES, unreferenced
@@ -51,17 +51,13 @@ def training_roots(results: Sequence[FileResult], graph,
                    main_lines: Mapping[str, Tuple[int, int]]) -> FrozenSet[str]:
     """The nodes where the project trains: its training loops, its step functions and their classes, and the
     scopes that call an outside trainer."""
-    roots: Set[str] = set()
+    roots: Set[str] = set(loop_roots(results, graph, main_lines))
     by_name = _called_by_name(results, graph)
     for result in results:
         outline, facts = result.outline, result.step
         if outline is None or path_context(result.file.rel) != Context.TRAINING:
             continue
         if facts is not None:
-            for loop in facts.loops:
-                node = loop_node(graph, outline.module, loop, main_lines.get(outline.module))
-                if node is not None and not off_the_step(loop.scope):
-                    roots.add(node)
             for step in facts.steps:  # not an autograd Function's own ``backward``: every model user reaches it
                 if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
                     roots.add(step)
@@ -76,19 +72,46 @@ def training_roots(results: Sequence[FileResult], graph,
     return frozenset(node for node in roots if node in graph)
 
 
+def loop_roots(results: Sequence[FileResult], graph, main_lines: Mapping[str, Tuple[int, int]]) -> FrozenSet[str]:
+    """The nodes of the project's training loops (a loop that calls ``backward``), in training files."""
+    roots: Set[str] = set()
+    for result in results:
+        outline, facts = result.outline, result.step
+        if outline is None or facts is None or path_context(result.file.rel) != Context.TRAINING:
+            continue
+        for loop in facts.loops:
+            node = loop_node(graph, outline.module, loop, main_lines.get(outline.module))
+            if node is not None and not off_the_step(loop.scope):
+                roots.add(node)
+    return frozenset(node for node in roots if node in graph)
+
+
 def library_training(results: Sequence[FileResult], project: "ProjectGraph",
                      reached: AbstractSet[str]) -> Tuple[EntryPoint, ...]:
-    """A library's training loops and steps, and the modules that define them, as entry points
-    (``library-training``), when the project has some and no entry point reaches one: flair's
-    ``ModelTrainer.train_custom`` and tianshou's trainers run from their users' scripts, which are not in the
-    repository; its own entry points (a dataset's ``__main__`` block, ``setup.py``) never train. Without them
-    the loop's AMP, device choice and collectives read off the training path, and readiness reads done."""
-    roots = training_roots(results, project.graph, project.main_lines)
-    if not roots or any(root in reached for root in roots):
+    """A library's training roots (loops, steps), the callers above them that nothing in the project calls, and the
+    modules that define them, as entry points (``library-training``), when the project has training loops and no
+    entry point reaches one: flair's ``ModelTrainer.train_custom``, tianshou's
+    trainers and LAVIS's tasks run from their users' scripts, which are not in the repository; its own entry
+    points (a dataset's ``__main__`` block, ``setup.py``, a demo app whose Grad-CAM calls ``backward`` once) run
+    no loop. Without them the loop's AMP, device choice and collectives read off the training path, and
+    readiness reads done."""
+    loops = loop_roots(results, project.graph, project.main_lines)
+    if not loops or any(loop in reached for loop in loops):
         return ()
     graph = project.graph
+    # its steps too (flair's ``ModelTrainer.train_custom`` calls ``backward`` through its own ``_backward``)
+    roots = frozenset(root for root in training_roots(results, graph, project.main_lines) if root not in reached)
+
+    def callers(node: str) -> Iterable[str]:
+        return (caller for caller, _, kind in graph.in_edges(node, data="kind") if kind in _CLIMBS)
+
+    # where its users start: the callers above them that nothing in the project calls (LAVIS's task's
+    # ``train_epoch`` above its ``_train_inner_loop``), in training files
+    above = _walk(roots, callers)
+    tops = {node for node in above if not any(True for _ in callers(node))
+            and path_context(graph.nodes[node].get("path", "")) == Context.TRAINING}
     found: Dict[str, EntryPoint] = {}
-    for root in sorted(roots):
+    for root in sorted(roots | tops):
         data = graph.nodes[root]
         module = module_name_for(data.get("path", ""))
         for node in (module, root):  # the module too: importing it runs what it imports (the device choice)
@@ -96,6 +119,10 @@ def library_training(results: Sequence[FileResult], project: "ProjectGraph",
                 found[node] = EntryPoint(node, EntryKind.LIBRARY_TRAINING, graph.nodes[node].get("path", ""),
                                          graph.nodes[node].get("line", 1))
     return tuple(found.values())
+
+
+#: the edges a library's loop is climbed from to where its users start: calls (by name too) and constructions
+_CLIMBS = frozenset({"calls", CALLS_BY_NAME, "constructs"})
 
 
 def _called_by_name(results: Sequence[FileResult], graph) -> Mapping[str, Set[str]]:
