@@ -245,9 +245,12 @@ def _family_models(upstream: Path, cache: Dict[str, str], models: Mapping[str, A
             what = f"{where} {name}"
             unknown = sorted(set(member["runs"]) - set(families))
             unlisted = sorted({rel for rel, _ in member["evidence"]} - set(files))
-            if unknown or unlisted or not name.startswith(library + "."):
-                raise MapsBuildError(f"{what}: runs names no family ({unknown}), or quotes a file not among the "
-                                     f"library's ({unlisted}), or is not the library's")
+            if not name.startswith(library + "."):
+                raise MapsBuildError(f"{what}: not a member of {library}")
+            if unknown:
+                raise MapsBuildError(f"{what}: `runs` names no family of the file: {unknown}")
+            if unlisted:
+                raise MapsBuildError(f"{what}: quotes {unlisted[0]}, which is not among the library's files")
             checked_sources(upstream, cache, list(member["evidence"]), what)
             named = ", ".join(f"{Path(rel).name} (sha256 {files[rel][:12]})"
                               for rel in dict.fromkeys(rel for rel, _ in member["evidence"]))

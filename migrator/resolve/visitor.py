@@ -356,8 +356,9 @@ class ModuleResolver:
         questions = [n for n in _calls_in(test) if qualify(n.func) in _AVAILABILITY]
         if not questions:
             return
-        if any(picks_gpu(branch) for branch in branches[:1] if branch is not None) \
-                or (isinstance(test, cst.UnaryOperation) and any(picks_gpu(b) for b in branches[1:] if b is not None)):
+        # the branch a True answer takes (the ``else`` of ``not torch.cuda.is_available()``)
+        taken = branches[1] if isinstance(test, cst.UnaryOperation) else branches[0]
+        if taken is not None and picks_gpu(taken):
             self._mark(questions, PICKS_GPU)
             return
         calls = [n for n in questions if qualify(n.func) == "torch.cuda.is_available"]

@@ -88,20 +88,22 @@ class VisionOp(Rule):
 def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, OpFamily]) -> Verdict:
     """A model whose own training step runs torchvision's kernels (``FamilyModel``): judged by those families on
     ``target``; one it has no row for is a data gap, one whose kernels the vendor registers runs as written."""
-    calls = [(families[name], families[name].targets.get(target.id)) for name in model.runs]
-    step = " and ".join(f"`{family.name}` ({family.what})" for family, _ in calls)
-    said = f"`{api}` runs torchvision's {step} kernels in every training step (`{model.quote}`: {model.source})"
-    missing = [family.name for family, call in calls if call is None]
+    runs = [families[name] for name in model.runs]
+    step = " and ".join(f"`{family.name}` ({family.what})" for family in runs)
+    said = (f"`{api}` runs torchvision's {step} kernels in every training step with its default modules "
+            f"(`{model.quote}`: {model.source})")
+    missing = [family.name for family in runs if target.id not in family.targets]
     if missing:
         return Verdict(Status.UNKNOWN, f"{said}; the bundled data names no {target.id} kernel for `"
                        + "`, `".join(missing) + "`; torchvision's own kernels are CUDA and CPU only",
                        "operator_maps/custom_op_families.json")
-    sources = ", ".join(dict.fromkeys(call.source for _, call in calls if call is not None))
-    if all(call is not None and call.to.startswith("torchvision.") for _, call in calls):
-        return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers them: "
-                       + "; ".join(call.mapping for _, call in calls if call is not None), sources)
+    calls = [(family, family.targets[target.id]) for family in runs]
+    sources = ", ".join(dict.fromkeys(call.source for _, call in calls))
     swaps = "; ".join(f"`{family.name}`: `{call.to}` ({call.mapping}; {call.differs})" for family, call in calls
-                      if call is not None and not call.to.startswith("torchvision."))
+                      if not call.to.startswith("torchvision."))
+    if not swaps:
+        return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers them: "
+                       + "; ".join(call.mapping for _, call in calls), sources)
     return Verdict(Status.REWRITE, f"{said}; torchvision registers them for CUDA and the CPU only: on {target.id} the "
                    f"model's own modules that call them (its region proposal network, its RoI poolers) need the "
                    f"vendor's ops: {swaps}", f"{model.source}; {sources}", fix=fix_of(swaps))
