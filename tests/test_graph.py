@@ -522,6 +522,23 @@ def test_a_library_with_only_its_packaging_starts_at_its_public_api(scan_tree):
     assert target.readiness < 100.0  # the training path is judged, and it needs rewrites
 
 
+@pytest.mark.parametrize("passes", [
+    "retry_call(trainer.train, tries=3)",  # stylegan2's cli: a bound method of an instance it made
+    "Runner().launch()",  # a member's bound method handed to an executor: ``pool.submit(self.trainer.train)``
+], ids=["a-local-instances-method", "a-members-method"])
+def test_a_bound_method_passed_as_an_argument_is_called_by_the_scope_that_passes_it(scan_tree, passes):
+    trainer = ("import torch\n\n\nclass Trainer:\n    def train(self):\n        x = torch.zeros(2).cuda(0)\n"
+               "        return x\n")
+    cli = ("from concurrent.futures import ThreadPoolExecutor\nfrom retry.api import retry_call\n"
+           "from pkg.trainer import Trainer\n\n\nclass Runner:\n    def __init__(self):\n"
+           "        self.trainer = Trainer()\n\n    def launch(self):\n"
+           "        with ThreadPoolExecutor() as pool:\n            pool.submit(self.trainer.train)\n\n\n"
+           "def main():\n    trainer = Trainer()\n    " + passes + "\n\n\nif __name__ == '__main__':\n    main()\n")
+    report = scan_tree({"pkg/__init__.py": "", "pkg/trainer.py": trainer, "cli.py": cli}, ["cann"])
+    (move,) = [f for f in report.findings if f.api == "torch.Tensor.cuda"]
+    assert move.reachable is True
+
+
 def test_the_picture_is_the_call_paths_to_the_top_blockers_only(scan_tree):
     """The page's drawing follows the call path from an entry point to each top blocker, and draws only the
     calls along it: not every caller of every finding's function (DeepSpeed's picture had 250 boxes)."""

@@ -363,6 +363,14 @@ class _OutlineReader:
         if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
                 and cls:
             self.calls.append(self._call(scope, SelfMethod(f"{self.module}.{cls}", value.attr)))
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and self._type_of(value.value.id, local):
+            # a bound method of an instance the scope made: stylegan2's ``retry_call(model.train, ...)``
+            self.calls.append(self._call(scope, NamedTarget(f"{self._type_of(value.value.id, local)}.{value.attr}")))
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute) \
+                and isinstance(value.value.value, ast.Name) and value.value.value.id == "self" and cls:
+            # a bound method of a member: ``executor.submit(self.trainer.step)``
+            self.calls.append(self._call(scope, AttributeMethod(f"{self.module}.{cls}", value.value.attr, value.attr)))
         elif isinstance(value, (ast.Name, ast.Attribute)):
             ref = self._resolve(value, local)
             if ref and not _external(ref):
