@@ -148,6 +148,66 @@ def test_code_that_already_dispatches_per_device_is_portable_where_it_names_the_
         assert active(cann)
 
 
+# sentence-transformers' get_device_name: a branch per accelerator, none for Cambricon
+CHAIN = ("import os\nimport torch\nfrom transformers.utils import is_torch_npu_available\n\n\n"
+         "def get_device_name():\n"
+         "    if torch.cuda.is_available():\n"
+         "        return f'cuda:{int(os.environ.get(\"LOCAL_RANK\", 0))}'\n"
+         "    elif is_torch_npu_available():\n"
+         "        return 'npu'\n"
+         "    elif hasattr(torch, 'xpu') and torch.xpu.is_available():\n"
+         "        return 'xpu'\n"
+         "    return 'cpu'\n")
+
+
+def test_a_cuda_test_in_a_chain_of_branches_per_accelerator_asks_for_a_branch_not_a_rename(scan_tree):
+    report = scan_tree({"env.py": CHAIN}, ["cann", "neuware"])
+    (test,) = [f for f in report.judged if f.span.line == 7 and f.api == "torch.cuda.is_available"]
+    cann, neuware = test.verdicts["cann"], test.verdicts["neuware"]
+    assert cann.status == Status.SUPPORTED and "already portable" in cann.message
+    # renaming the test to torch.mlu.is_available would drop CUDA's branch: Cambricon needs a branch of its own
+    assert neuware.status == Status.REWRITE and active(neuware) and neuware.edit is None
+    assert "add a branch for 'mlu'" in neuware.message and "'npu', 'xpu'" in neuware.message
+
+
+@pytest.mark.parametrize("handler, handled", [
+    ("    except NotImplementedError:\n        x = x.cpu().to_sparse_csr()\n", True),  # sentence-transformers
+    ("    except Exception:\n        return None\n", True),
+    ("    except NotImplementedError as e:\n        raise ValueError('needs CSR') from e\n", False),
+    ("    except TypeError:\n        x = x.cpu().to_sparse_csr()\n", False),  # not what a missing kernel raises
+], ids=["a-cpu-fallback", "gives-up-quietly", "raises-again", "catches-something-else"])
+def test_an_op_whose_failure_the_code_catches_and_goes_on_is_to_validate(scan_tree, handler, handled):
+    code = "import torch\n\n\ndef rows(x):\n    try:\n        x = x.to_sparse_csr()\n" + handler \
+        + "    return x.crow_indices()\n"
+    report = scan_tree({"sparsity.py": code}, ["cann"])
+    (csr,) = [f for f in report.judged if f.span.line == 6]
+    cann = csr.verdicts["cann"]
+    assert active(cann) != handled, cann.message
+    if handled:
+        assert grade(cann) == Grade.NOTE and "catches this op's failure" in cann.message
+        assert "not supported on cann" in cann.message  # what the data says is kept for the check on the card
+
+
+_NATIVE = ("import torch\nfrom .loader import native_available\n\n\ndef pack(spike):\n"
+           "    if native_available(__package__, spike.get_device()):\n"
+           "        packed = torch.ops.sj_spike_linear.kernel_pack_rows(spike)\n{rest}    return packed\n")
+_LIBRARY = 'TORCH_LIBRARY(sj_spike_linear, m) {\n  m.def("kernel_pack_rows(Tensor x) -> Tensor");\n}\n'
+
+
+@pytest.mark.parametrize("rest, work", [
+    # spikingjelly's spike_linear: the compiled op where its build loaded for the tensor's device, torch ops else
+    ("    else:\n        packed = (spike > 0.5).to(torch.uint8)\n", False),
+    ("", True),  # no other way: where the test fails, ``packed`` is unbound
+], ids=["with-another-way", "without-one"])
+def test_a_compiled_op_called_only_where_a_test_finds_its_build_is_to_validate(scan_tree, rest, work):
+    report = scan_tree({"ops/pack.py": _NATIVE.format(rest=rest), "ops/csrc/pack.cpp": _LIBRARY}, ["cann"])
+    (call,) = [f for f in report.judged if f.rule == "torch-ops-call"]
+    cann = call.verdicts["cann"]
+    assert active(cann) == work, cann.message
+    if not work:
+        assert grade(cann) == Grade.NOTE and "called only where the test above it finds the build" in cann.message
+
+
 def test_an_unmeasured_step_pattern_is_to_measure_not_work(scan_tree):
     loop = ("import torch\n\n\ndef train(model, loader, opt):\n    for x, y in loader:\n"
             "        loss = model(x.cuda(), y.cuda())\n        loss.backward()\n        opt.step()\n"

@@ -16,11 +16,20 @@ from .npu_stub import write_stub
 pytest.importorskip("torch")
 
 # a module-level capability probe, as detectron2's and timm's helpers have: renamed with --unsafe, it reads
-# ``torch_npu.npu.get_device_capability()``, which is None unless TORCH_NPU_DEVICE_CAPABILITY is set
+# ``torch_npu.npu.get_device_capability()``, which is None unless TORCH_NPU_DEVICE_CAPABILITY is set (a CPU torch
+# raises an AssertionError for CUDA's, which the probe catches)
 PROBE = '''\
 import torch
 
-MAJOR = torch.cuda.get_device_capability()[0] if torch.cuda.device_count() else 0
+
+def _major():
+    try:
+        return torch.cuda.get_device_capability()[0]
+    except (AssertionError, RuntimeError):
+        return 0
+
+
+MAJOR = _major()
 
 
 def use_tf32():

@@ -181,6 +181,17 @@ def devices():
     return [str(torch.device(f"cuda:{i}")) for i in range(n_gpu)]
 '''
 
+# detectron2's and timm's module-level probes: the count itself as the test of a conditional expression
+COUNT_AS_THE_TEST = '''\
+import torch
+
+MAJOR = torch.cuda.get_device_capability()[0] if torch.cuda.device_count() else 0
+
+
+def use_tf32():
+    return MAJOR >= 8
+'''
+
 ATTRIBUTE_GUARD_CLEAN = '''\
 import torch
 
@@ -204,6 +215,8 @@ class Runner:
     # the names are built once per CUDA device only to read them: the count is no work, nothing to fix
     pytest.param(COUNT_IN_A_COMPREHENSION, "device_names()", None, [], id="count-feeds-a-comprehension"),
     pytest.param(COUNT_BUILDS_DEVICES, "devices()", True, ["npu:0"], id="count-builds-device-strings"),
+    # the probe asks an NVIDIA fact: on the target the count's branch is the one a GPU without it takes
+    pytest.param(COUNT_AS_THE_TEST, "use_tf32()", None, False, id="bare-count-tests-a-capability-probe"),
     pytest.param(ATTRIBUTE_GUARD_CLEAN, "Runner(torch.nn.Linear(2, 2)).where()", True, "npu",
                  id="attribute-guard-whose-branches-all-change"),
 ])

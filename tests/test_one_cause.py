@@ -187,7 +187,10 @@ def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, i
     # mmpretrain's RevViT seeds: a count of CUDA's devices (or generators) compared with none
     "torch.cuda.device_count() > 0",
     "hasattr(torch.cuda, 'default_generators') and len(torch.cuda.default_generators) > 0",
-], ids=["is-available", "a-device-count", "a-generator-count"])
+    # audiocraft's models: the count itself as the test, true where it is not zero
+    "torch.cuda.device_count()",
+    "len(torch.cuda.default_generators)",
+], ids=["is-available", "a-device-count", "a-generator-count", "a-bare-device-count", "a-bare-generator-count"])
 def test_a_test_for_some_cuda_device_decides_its_body(scan_code, test):
     findings = scan_code("import torch\n\n\ndef seed():\n    if " + test + ":\n"
                          "        index = torch.cuda.current_device()\n        torch.cuda.set_device(index)\n",

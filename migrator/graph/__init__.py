@@ -10,9 +10,10 @@ outlines (``sources/outline.py``):
 * constructing a class reaches its ``__init__``, ``forward``, ``__call__`` and ``backward`` (a module that
   is built is called; ``Fn.apply`` runs an ``autograd.Function``'s ``forward`` and ``backward``);
 * a method on a receiver of unknown type reaches the repo methods of that name (when few define it);
-* importing a module runs its body; a repo function passed as an argument (``mp.spawn(worker)``) is called by
-  that scope; a decorator's root (``@cli.command()``, ``@register_model``) reaches what it decorates along a
-  ``registers`` edge (a registry calls it later, a wrapper returns it);
+* importing a module runs its body; a repo function or a bound method passed as an argument (``mp.spawn(worker)``,
+  ``retry_call(model.train)``) is called by that scope; a decorator's root (``@cli.command()``,
+  ``@register_model``) reaches what it decorates along a ``registers`` edge (a registry calls it later, a wrapper
+  returns it);
 * imports are read the way a script sees them: ``from model import Net`` in ``proj/train.py`` is
   ``proj.model.Net`` when the scan started above ``proj/``.
 

@@ -259,7 +259,7 @@ def cuda_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], 
             and dotted(test) in flags:  # ``self.cpu_cache``, set true only on a CUDA tensor (``attribute_flags``)
         return DEVICE_TYPE
     if isinstance(test, cst.Call):
-        if qualify(test.func) in _IS_AVAILABLE:
+        if qualify(test.func) in _IS_AVAILABLE or _counts_cuda_devices(test, qualify):
             return IS_AVAILABLE
         func = test.func
         if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and test.args \
@@ -302,12 +302,15 @@ def _some_cuda_device(test: cst.Comparison, qualify: Callable[[cst.BaseExpressio
     if not isinstance(right, cst.Integer) or (right.value, type(operator)) not in (
             ("0", cst.GreaterThan), ("0", cst.NotEqual), ("1", cst.GreaterThanEqual)):
         return False
-    left = test.left
-    if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len" and left.args:
-        left = left.args[0].value
-    elif isinstance(left, cst.Call):
-        left = left.func
-    return qualify(left) in _CUDA_COUNTS
+    return isinstance(test.left, cst.Call) and _counts_cuda_devices(test.left, qualify)
+
+
+def _counts_cuda_devices(call: cst.Call, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """``torch.cuda.device_count()``, ``len(torch.cuda.default_generators)``: a count of CUDA's devices, which as a
+    test (``if torch.cuda.device_count():``, audiocraft's models) is true where ``torch.cuda.is_available()`` is."""
+    if isinstance(call.func, cst.Name) and call.func.value == "len" and call.args:
+        return qualify(call.args[0].value) in _CUDA_COUNTS
+    return qualify(call.func) in _CUDA_COUNTS
 
 
 #: the devices of the targets that rename CUDA's: a set naming one is true on the target too
@@ -413,6 +416,16 @@ def availability_test(test: cst.BaseExpression) -> bool:
     node = test.func if isinstance(test, cst.Call) else test
     name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
     return names_availability(name)
+
+
+def asks_for_a_build(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+    """Whether a test asks whether a library or a compiled build is there (``is_flash_attn_available()``,
+    ``HAS_APEX``, ``_native_available(pkg, device)``; alone or a side of an ``and``), not a question torch
+    answers about a device (``torch.cuda.is_available()``, ``torch.backends.mps.is_available()``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return asks_for_a_build(test.left, qualify) or asks_for_a_build(test.right, qualify)
+    node = test.func if isinstance(test, cst.Call) else test
+    return availability_test(test) and not (qualify(node) or "").startswith("torch.")
 
 
 #: the library a test's name asks for: ``is_flash_attn_2_available`` -> ``flash_attn_2``, ``HAS_BNB`` -> ``bnb``,
@@ -761,7 +774,7 @@ def older_torch_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression], 
     scaler = torch.cuda.amp.GradScaler()``: a handler for the errors a torch without the generic form the body
     calls raises runs only on a torch older than that form's first release (``_GENERIC_SINCE``): the handlers,
     each with that release."""
-    since = [release for call in _calls_within(node.body)
+    since = [release for call in calls_within(node.body)
              if (release := _GENERIC_SINCE.get(qualify(call.func) or "")) is not None]
     if not since:
         return []
@@ -776,11 +789,23 @@ def missing_module_handlers(node: cst.Try, qualify: Callable[[cst.BaseExpression
     ``torch.npu``), when the body asks ``getattr(torch, <a name>)``."""
     asks = any(isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(call.args) >= 2
                and qualify(call.args[0].value) == "torch" and not isinstance(call.args[1].value, cst.SimpleString)
-               for call in _calls_within(node.body))
+               for call in calls_within(node.body))
     return [handler for handler in node.handlers if asks and catches(handler, frozenset({"AttributeError"}))]
 
 
-def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
+#: what a device without a kernel for an op raises (``NotImplementedError: Could not run 'aten::...' with
+#: arguments from the 'PrivateUse1' backend``, a vendor's ``RuntimeError``), and the handlers that catch anything
+_OP_FAILURES = frozenset({"NotImplementedError", "RuntimeError", "Exception", "BaseException"})
+
+
+def covers_op_failure(node: cst.Try) -> bool:
+    """Whether a handler of ``node`` catches an op's failure (``_OP_FAILURES``, or a bare ``except:``) and goes on
+    (no ``raise`` in it): the statements of its body have the code's own fallback."""
+    return any((handler.type is None or catches(handler, _OP_FAILURES)) and goes_on(handler)
+               for handler in node.handlers)
+
+
+def calls_within(body: cst.BaseSuite) -> List[cst.Call]:
     """The calls in a block's simple statements (not in nested blocks: bounded, never a deep walk)."""
     found: List[cst.Call] = []
     for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
@@ -794,6 +819,15 @@ def _calls_within(body: cst.BaseSuite) -> List[cst.Call]:
 
 def _catches_missing_form(handler: cst.ExceptHandler) -> bool:
     return handler.type is None or catches(handler, _MISSING_FORM_ERRORS)
+
+
+def goes_on(handler: cst.ExceptHandler) -> bool:
+    """Whether a handler goes on after what it caught: no ``raise`` among its statements."""
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in stmt.body):
+            return False
+    return True
 
 
 def catches(handler: cst.ExceptHandler, errors: Container[str]) -> bool:

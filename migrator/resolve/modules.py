@@ -154,6 +154,15 @@ PROGRAM_PROBED = "run where a handler covers the program's absence"
 #: whose handler leaves such a function undefined (cogdl's ``scatter_max``: its importers fail with the build), nor
 #: one in a handler (nerfacc builds in ``except ImportError:``, where the compiled module is missing).
 OPTIONAL_BUILD = "a statement of a try body whose handler goes on"
+#: A call's ``context`` when it is a statement of a ``try`` body whose handler catches what an op the device has
+#: no kernel for raises (``NotImplementedError``, ``RuntimeError``, any exception) and goes on (sentence-transformers'
+#: ``try: x.to_sparse_csr()`` ``except NotImplementedError: x.cpu().to_sparse_csr()``): the code has its own fallback.
+HANDLED_FAILURE = "a statement of a try body whose handler covers an op's failure"
+#: A call's ``context`` in the body of a test for a library's or a kernel's availability that has another way
+#: (an ``else``, or code after a body that leaves): spikingjelly's ``if _native_available(pkg, device):
+#: torch.ops.sj_spike_linear.kernel_packed(...)`` ``else:`` <the same in torch ops>. Where the test fails (no
+#: such build for the target's device), the code's other way runs.
+AVAILABLE_ONLY = "in the body of an availability test with another way"
 #: A usage's ``context`` when it is an operand of ``and``/``or`` in a ``with`` item other than the last
 #: (``with torch.cuda.amp.autocast() and torch.set_grad_enabled(True):``): Python enters only the value the
 #: expression ends with, so this context manager is never entered, on CUDA either.

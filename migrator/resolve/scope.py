@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from .dotted import dotted
-from .guards import asks_for_a_missing_library, availability_test, catches, names_availability
+from .guards import asks_for_a_missing_library, availability_test, catches, goes_on, names_availability
 from .modules import absolute_import, interesting, is_torch
 from .strings import string_value
 from .vocabulary import Vocabulary
@@ -398,7 +398,7 @@ def catches_import_error(node: cst.Try) -> bool:
     one that only raises again (``except ImportError: raise ImportError("install apex")``)."""
     for handler in node.handlers:
         if handler.type is None or catches(handler, IMPORT_ERRORS):
-            return _goes_on(handler)
+            return goes_on(handler)
     return False
 
 
@@ -411,7 +411,7 @@ _PROGRAM_ERRORS = frozenset({"OSError", "FileNotFoundError", "EnvironmentError",
 def probes_a_program(node: cst.Try) -> bool:
     """Whether a program launched in ``node``'s body may be missing: a handler catches what the launch raises
     then and goes on (a probe: ``except FileNotFoundError: return False``), not one that raises again."""
-    return any((handler.type is None or catches(handler, _PROGRAM_ERRORS)) and _goes_on(handler)
+    return any((handler.type is None or catches(handler, _PROGRAM_ERRORS)) and goes_on(handler)
                for handler in node.handlers)
 
 
@@ -431,14 +431,6 @@ def leaves_undefined(node: cst.Try) -> bool:
                     if isinstance(target.target, cst.Name):
                         bound.add(target.target.value)
     return not defined <= bound
-
-
-def _goes_on(handler: cst.ExceptHandler) -> bool:
-    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in stmt.body):
-            return False
-    return True
 
 
 def _block(stmt: Any) -> Sequence[cst.CSTNode]:  # a compound statement (``if``, ``with``, ``for``...)

@@ -20,19 +20,18 @@ from .autocast_regions import AUTOCASTS, RegionReader, disables_autocast
 from .dotted import dotted
 from .emit import Emitter
 from .keys_set import KeysSet
-from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, always_leaves,
-                     asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard,
-                     cuda_branch_does_device_work, cuda_test, decides_device_work, general_path_when_asked,
-                     keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability, leaves_off_cuda,
-                     library_asked, missing_module_handlers, names_availability, older_torch_handlers, only_checks,
-                     picks_gpu, skipped_off_cuda, takes_general_path, tests_a_tensors_device, torch_version_test)
+from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_tested, always_leaves, asks_for_a_build,
+                     asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard, calls_within,
+                     covers_op_failure, cuda_branch_does_device_work, cuda_test, decides_device_work,
+                     general_path_when_asked, keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability,
+                     leaves_off_cuda, library_asked, missing_module_handlers, names_availability, older_torch_handlers,
+                     only_checks, picks_gpu, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
+                     torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, IDLE_REGION, IDLE_TEST, LIBRARY_GATE,
-                      HOST_INPUT, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY,
-                      PROGRAM_PROBED, REPORTED,
-                      TENSOR_FACTORIES,
-                      TYPE_CHECK,
+from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, HANDLED_FAILURE,
+                      HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE,
+                      OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -174,6 +173,9 @@ class ModuleResolver:
                 self._torch_gates[id(node.orelse.body)] = TorchGate(release[0], not release[1])
         if availability_test(node.test):  # ``if is_bnb_available(): import bitsandbytes``: optional there
             self._optional_bodies.add(id(node.body))
+            if asks_for_a_build(node.test, self.scopes.qualify) \
+                    and (node.orelse is not None or always_leaves(node.body, self._followed(node))):  # another way
+                self.emitter.contexts_later.update((i, AVAILABLE_ONLY) for i in _node_ids(node.body, 4096))
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
             self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())
@@ -644,10 +646,12 @@ class ModuleResolver:
             self.scopes.guard_depth += 1
         if probes_a_program(node):
             self._probe_bodies.add(id(node.body))
+        if covers_op_failure(node):
+            self._mark(calls_within(node.body), HANDLED_FAILURE)
         if catches_import_error(node) and not leaves_undefined(node):  # a build there is optional
-            self._mark([small.value for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine)
-                        for small in stmt.body if isinstance(small, (cst.Assign, cst.Expr))
-                        and isinstance(small.value, cst.Call)], OPTIONAL_BUILD)
+            loaders = self.scopes.vocabulary.module_loaders
+            self._mark([call for call in calls_within(node.body) if self.scopes.qualify(call.func) in loaders],
+                       OPTIONAL_BUILD)
         for handler, release in older_torch_handlers(node, self.scopes.qualify):  # runs below that release only
             self._torch_gates[id(handler.body)] = TorchGate(release, False)
         for handler in missing_module_handlers(node, self.scopes.qualify):
@@ -769,7 +773,8 @@ class ModuleResolver:
             return False
         api_owner, confidence = owner
         self.emitter.emit(f"{api_owner}.{func.attr.value}", UsageKind.METHOD, node, self.values.arguments(node.args),
-                          confidence=confidence)
+                          confidence=confidence, context=self._call_contexts.get(id(node))
+                          or (HOST_INPUT if _moved_to_host(func.value) else None))
         return True
 
     def _environment_call(self, node: cst.Call, qual: str) -> None:
@@ -1167,6 +1172,12 @@ def _input_on_host(node: cst.Call) -> bool:
     ``x.cpu()``, ``x.detach().cpu().double()``, ``x.to("cpu")``."""
     value = next((a.value for a in node.args if a.keyword is None and not a.star), None) or next(
         (a.value for a in node.args if a.keyword is not None and a.keyword.value == "input"), None)
+    return _moved_to_host(value)
+
+
+def _moved_to_host(value: Optional[cst.BaseExpression]) -> bool:
+    """Whether ``value`` is a tensor moved to the host right there: ``x.cpu()``, ``x.detach().cpu().double()``,
+    ``x.to("cpu")``."""
     seen_cpu = False
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
         name = value.func.attr.value

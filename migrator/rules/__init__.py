@@ -18,9 +18,9 @@ from ..prefixes import longest
 from ..resolve.modules import module_name_for
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
-from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, dispatched_beside, fingerprint,
-                   in_a_cuda_method, is_backend_string, is_device_string, normalised_snippet, on_cuda_branch,
-                   resolve_value)
+from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, branch_beside,
+                   dispatched_beside, fingerprint, in_a_cuda_method, is_backend_string, is_device_string,
+                   normalised_snippet, on_cuda_branch, resolve_value)
 from .tune import TuneRule
 
 
@@ -143,13 +143,12 @@ def _release(line: Optional[str]) -> Optional[Tuple[int, int]]:
 
 def _beside_branches(verdicts, usage: Usage, ctx: RuleContext):
     """A device call in an if/elif chain whose other tests name the target's device (``elif is_npu_available():``)
-    is CUDA's branch of code that already dispatches per device: the target takes its own branch."""
+    is CUDA's branch of code that already dispatches per device: the target takes its own branch. In a chain with
+    branches for other accelerators only, the target needs one of its own (``branch_beside``), not a rename."""
     out = dict(verdicts)
     for target in ctx.targets:
         if target.id in out and out[target.id].status != Status.SUPPORTED:
-            portable = dispatched_beside(target, usage)
-            if portable is not None:
-                out[target.id] = portable
+            out[target.id] = dispatched_beside(target, usage) or branch_beside(target, usage, out[target.id])
     return out
 
 

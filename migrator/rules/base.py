@@ -433,9 +433,7 @@ def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
     """``device_type != "cuda" and device_type != "xpu"`` (torchtune's activation offloading), ``{"cuda", "mps"}``:
     the code lists the devices a feature is allowed on. Renaming ``"cuda"`` would take CUDA off the list; what
     the target needs is its own name added beside it, where the feature works there: a manual change."""
-    if verdict.status != Status.REWRITE or target.device_to == "cuda":
-        return verdict
-    others = sorted({s.split(":", 1)[0] for s in usage.siblings} & ACCELERATORS - {target.device_to})
+    others = _other_accelerators(target, usage, verdict)
     if not others:
         return verdict
     listed = ", ".join(repr(d) for d in ["cuda", *others])
@@ -443,6 +441,29 @@ def listed_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
                    f"beside them where the feature works on {target.id}, rather than renaming 'cuda' (which would "
                    f"drop CUDA){needs_import(target)}",
                    fix=fix_of(f"add '{target.device_to}' beside 'cuda' in this test"))
+
+
+def branch_beside(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
+    """``if torch.cuda.is_available(): ... elif is_torch_npu_available(): ... elif torch.xpu.is_available():``
+    (sentence-transformers' ``get_device_name``) on a target the chain has no branch for: the chain picks a
+    device per accelerator, so renaming CUDA's test would drop CUDA's branch; the target needs a branch of its
+    own beside the others: a manual change."""
+    others = _other_accelerators(target, usage, verdict)
+    if not others:
+        return verdict
+    return replace(verdict, message=f"the code picks a device per accelerator here (branches for "
+                   f"{', '.join(repr(d) for d in others)} beside CUDA's) and none for {target.id}: add a branch "
+                   f"for '{target.device_to}' beside them, rather than renaming CUDA's test (which would drop "
+                   f"CUDA){needs_import(target)}",
+                   fix=fix_of(f"add a branch for '{target.device_to}' beside CUDA's"))
+
+
+def _other_accelerators(target: TargetMap, usage: Usage, verdict: Verdict) -> List[str]:
+    """The other accelerators a literal or a test is written beside, when renaming it would be the verdict's fix
+    on a target that does not answer to CUDA's names."""
+    if verdict.status != Status.REWRITE or target.device_to == "cuda":
+        return []
+    return sorted({s.split(":", 1)[0] for s in usage.siblings} & ACCELERATORS - {target.device_to})
 
 
 #: The source of a verdict that rests on the project's own per-device code (``dispatched_beside``).

@@ -10,8 +10,9 @@ What is recorded, with names already resolved through this module's imports:
 * calls, by the scope they are made from, as tagged targets (``model.CallTarget``): a resolved name,
   ``self.m()`` / ``super().m()`` / ``self.attr.m()`` inside a class, calling an instance, a method on a
   receiver whose type is unknown (joined by name later);
-* references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``) or used as a decorator
-  root (``@cli.command()``) counts as called by that scope;
+* references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``), a bound method of an
+  instance the scope made or of a member (``retry_call(model.train)``, ``pool.submit(self.trainer.step)``), or a
+  decorator root (``@cli.command()``) counts as called by that scope;
 * ``self.attr = Cls(...)`` and ``var = Cls(...)`` types, so ``self.attr(x)`` reaches ``Cls.forward``;
 * the ``if __name__ == "__main__":`` block, as the scope ``<main>``.
 """

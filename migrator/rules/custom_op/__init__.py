@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
-from ...model import Status, Verdict
+from ...model import Status, Usage, Verdict
+from ...resolve.modules import AVAILABLE_ONLY
 from ...sources.cmake import CMAKE_BUILDERS
+from ..base import runs_on_a_note
 
 #: what builds a C++/CUDA extension: torch's builders, and a CMake file's CUDA library (``sources/cmake.py``)
 EXTENSION_BUILDERS = ("torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
@@ -23,6 +25,16 @@ _SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import B
 
 _KERNEL = ("#include <torch/extension.h>\n\n__global__ void scale_kernel(float* x, float s, int n) {\n"
            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= s;\n}\n")
+
+
+def _port_where_called(target, usage: Usage, what: str) -> Verdict:
+    """``_port``, except for a call the code makes only where a test finds the build (``AVAILABLE_ONLY``): on the
+    target the test fails and the code's other way runs; a port is a speed-up there, to weigh, not work."""
+    if usage.context != AVAILABLE_ONLY:
+        return _port(target, what)
+    return runs_on_a_note(f"{what}, called only where the test above it finds the build (an availability test "
+                          f"with another way): on {target.id} the test fails and the code's other way runs; porting "
+                          "the kernel is a speed-up to weigh, not work", _SOURCE)
 
 
 def _port(target, what: str) -> Verdict:

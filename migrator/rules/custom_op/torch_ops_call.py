@@ -7,7 +7,7 @@ from typing import Optional
 from ...model import Category, Status, Usage, UsageKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target
 from ..examples import Invalid, Valid
-from . import _port
+from . import _port_where_called
 
 _LIBRARY = ('#include <torch/library.h>\nTORCH_LIBRARY(myops, m) {\n  m.def("fused_gelu(Tensor x) -> Tensor");\n}\n')
 
@@ -24,6 +24,10 @@ class TorchOpsCall(Rule):
     The op's kernels are registered for CUDA: on the target the dispatcher finds no kernel for the device
     and the call raises, until the op is registered for the target's dispatch key.
 
+    A call made only where a test finds the build (`if native_available(x.device): torch.ops.<ns>.<op>(x)`
+    with an `else`, or code after it) runs as written: on the target the test fails and the code's other way
+    runs; the port is a speed-up to weigh (a note to validate), not work.
+
     ## Fix safety
     No automatic fix: the call itself needs no change once the op is registered for the target; the port is
     in the C++ (see `cuda-kernel` and the custom-op plan).
@@ -38,6 +42,10 @@ class TorchOpsCall(Rule):
         Invalid("import torch\ny = torch.ops.myops.fused_gelu(torch.ones(3))\n", files={"csrc/ops.cpp": _LIBRARY},
                 expect=Status.PORT),
         Valid("import torch\ny = torch.ops.aten.relu(torch.ones(3))\n", files={"csrc/ops.cpp": _LIBRARY}),
+        # spikingjelly's spike_linear: the compiled op only where its build loaded for the tensor's device
+        Invalid("import torch\nfrom ._loader import native_available\n\n\ndef gelu(x):\n"
+                "    if native_available(x.device):\n        return torch.ops.myops.fused_gelu(x)\n"
+                "    return torch.nn.functional.gelu(x)\n", files={"csrc/ops.cpp": _LIBRARY}, expect=Status.SUPPORTED),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -46,4 +54,5 @@ class TorchOpsCall(Rule):
             return None
         if parts[2] not in ctx.project.library_namespaces:
             return None
-        return per_target(ctx, lambda t: _port(t, f"custom op `{parts[2]}::{parts[3]}` registered in the repo's C++"))
+        return per_target(ctx, lambda t: _port_where_called(t, usage, f"custom op `{parts[2]}::{parts[3]}` registered "
+                                                                   "in the repo's C++"))

@@ -8,8 +8,8 @@ from typing import FrozenSet, Optional, Tuple
 
 from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
 from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
-from ...resolve.modules import HOST_INPUT, TENSOR_FACTORIES
-from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target
+from ...resolve.modules import HANDLED_FAILURE, HOST_INPUT, TENSOR_FACTORIES
+from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -99,6 +99,10 @@ class TorchOp(Rule):
         # anomalib's PaDiM on MPS and AI-VAD's histograms: the code moves the input to the host for the op
         Invalid("import torch\n\n\ndef fit(cov, theta, mag):\n    inv = torch.linalg.inv(cov.cpu())\n"
                 "    return torch.histogram(input=theta.cpu(), bins=8, weight=mag.cpu())\n", expect=Status.SUPPORTED),
+        # sentence-transformers' sparsity: the device raises NotImplementedError for CSR, and the handler falls back
+        Invalid("import torch\n\n\ndef rows(x):\n    try:\n        return x.to_sparse_csr()\n"
+                "    except NotImplementedError:\n        return None\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED)),
         # a data loader's worker runs a dataset's item and the collate function on the host CPU
         Valid("import torch\n\n\nclass Images(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n"
               "        return torch.nn.functional.interpolate(self.x[i], scale_factor=2)\n"),
@@ -122,11 +126,21 @@ class TorchOp(Rule):
                                f"{target.id}", "operator maps")
             if integer is not None:
                 return _integer_input(target, _documented_as(usage), integer) or coverage.verdict
-            return coverage.verdict
+            return _handled(usage, coverage.verdict)
         return per_target(ctx, verdict)
 
     def ops(self, usage: Usage, ctx: RuleContext) -> Tuple[str, ...]:
         return api_ops(usage.api, _ops_path(usage))[0]
+
+
+def _handled(usage: Usage, verdict: Verdict) -> Verdict:
+    """An op the target's data does not say runs as the call asks, in a ``try`` whose handler covers its failure
+    and goes on (``HANDLED_FAILURE``): where the device raises, the code's own fallback runs; to validate there."""
+    if usage.context != HANDLED_FAILURE or verdict.status in (Status.SUPPORTED, Status.UNKNOWN):
+        return verdict
+    return runs_on_a_note(f"the code catches this op's failure here and goes on with its own fallback (the `except` "
+                          f"below it); check on the card which branch runs. The data says: {verdict.message}",
+                          verdict.source)
 
 
 def _on_the_host(usage: Usage) -> bool:
