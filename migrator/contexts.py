@@ -24,7 +24,7 @@ _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
                            r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"
                            r"predict|predict_.*|generate|generate_.*|generation|generation_utils|sample|profile|"
-                           r"profiler|profiling)\.py$|"
+                           r"profiler|profiling|collect_env|collect_env_.*|env_info|.*_env_info)\.py$|"
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 

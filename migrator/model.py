@@ -710,6 +710,9 @@ class Outline:
     #: of ``imports``, those made only in a CUDA tensor's branch (``if x.is_cuda: from .triton_ops import ...``):
     #: never where the target's tensors are not CUDA's
     cuda_branch_imports: Tuple[str, ...] = ()
+    #: whether the module loads modules by a computed name where a library may be missing (``importlib.import_module(
+    #: f".{name}", package)`` under ``try/except ImportError`` with a way on: spikingjelly's provider selection)
+    loads_optionally_by_name: bool = False
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

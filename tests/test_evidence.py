@@ -576,6 +576,31 @@ def test_a_module_imported_only_where_a_library_is_installed_needs_no_port(scan_
     assert uses and all((f.verdicts["cann"].status == Status.SUPPORTED) == optional for f in uses)
 
 
+# spikingjelly's neuron ops: a provider per backend, each loaded by name where it imports, the torch one always there
+PROVIDERS = {
+    "ops/__init__.py": "from .selection import forward\n",
+    "ops/selection.py": ("import importlib\n\n\ndef forward(x, backend):\n    for name in (backend, 'reference'):\n"
+                         "        try:\n            module = importlib.import_module(f'.{name}', __package__)\n"
+                         "        except ImportError:\n            continue\n        return module.forward(x)\n"),
+    "ops/fast.py": "import triton\n\n\ndef forward(x):\n    return x\n",
+    "ops/reference.py": "import torch\n\n\ndef forward(x):\n    return torch.relu(x)\n",
+}
+
+
+@pytest.mark.parametrize("loader, optional", [
+    pytest.param(PROVIDERS["ops/selection.py"], True, id="loaded-by-name-where-it-imports"),
+    pytest.param(PROVIDERS["ops/selection.py"].replace("        except ImportError:\n            continue\n",
+                                                       "        finally:\n            pass\n"), False,
+                 id="loaded-by-name-unguarded"),
+])
+def test_a_module_a_package_loads_by_name_where_it_imports_needs_no_port(scan_tree, loader, optional):
+    report = scan_tree({**PROVIDERS, "ops/selection.py": loader}, ["cann"])
+    (triton,) = [f for f in report.judged if f.path == "ops/fast.py" and f.rule == "cuda-library"]
+    assert (triton.verdicts["cann"].status == Status.SUPPORTED) == optional, triton.verdicts["cann"].message
+    if optional:
+        assert "ops/selection.py" in triton.verdicts["cann"].message
+
+
 @pytest.mark.parametrize("code, backward", [
     pytest.param("def assign(p, t):\n    return F.binary_cross_entropy(p, t)\n", True, id="with-autograd"),
     pytest.param("@torch.no_grad()\ndef assign(p, t):\n    return F.binary_cross_entropy(p, t)\n", False,
@@ -834,6 +859,9 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     # gsplat's TIMEIT timer, mmdet's profile_time: measurement, as a profilers' folder is
     pytest.param("gsplat/profile.py", Context.TOOLING, id="a-profile-module"),
     pytest.param("nerfstudio/utils/profiler.py", Context.TOOLING, id="a-profiler-module"),
+    # catalyst's, mmcv's and PyTorch's environment reports: what is installed, printed for a bug report
+    pytest.param("catalyst/contrib/scripts/collect_env.py", Context.TOOLING, id="an-environment-report"),
+    pytest.param("mmcv/utils/env.py", Context.TRAINING, id="an-environment-module-the-run-reads"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
@@ -1898,7 +1926,9 @@ def test_a_device_written_for_a_cuda_library_where_it_is_used_changes_with_its_p
     library = [f for f in report.judged if f.rule == "cuda-library" and f.root is None]
     devices = {f.span.line: f for f in report.judged if f.rule.startswith("device-")}
     assert library and devices[10].root in {f.id for f in library}  # Lightning's bnb layers
-    assert devices[17].root is None  # a device outside the library's function is its own work
+    # a device outside the library's function is its own work: its line's item, no site of the library's
+    outside = [f for f in report.judged if f.rule.startswith("device-") and f.span.line == 17]
+    assert outside and all(f.root in {None, *(g.id for g in outside)} for f in outside)
 
 
 @pytest.mark.parametrize("line, work", [
@@ -1976,6 +2006,9 @@ def test_a_linalg_function_the_target_registers_by_its_own_name_runs_its_kernel(
                  id="torchvisions-release-the-target-has"),
     # axolotl's offload_cpu.py: the parsed version bound to a name first
     pytest.param("torch_version < version.parse('2.4.0')", False, id="a-parsed-version-bound-to-a-name"),
+    # chronos' pipeline: the comparison itself bound to a name (``is_torch_geq_2p9``), tested later
+    pytest.param("older_torch", False, id="a-comparison-bound-to-a-name"),
+    pytest.param("not older_torch", True, id="a-comparison-bound-to-a-name-negated"),
     # accelerate's and trl's helper, and transformers'
     pytest.param("not is_torch_version('>=', '2.4.0')", False, id="a-libraries-helper"),
     pytest.param("is_torch_version('<', '2.4.0')", False, id="a-libraries-helper-below"),
@@ -1986,6 +2019,7 @@ def test_a_branch_for_another_torch_than_the_targets_never_runs_there(scan_tree,
             "from packaging import version\nfrom accelerate.utils import is_torch_version\n"
             "from transformers.utils import is_torch_greater_or_equal\nfrom .torch_utils import TORCH_1_13\n\n"
             "torch_version = version.parse(torch.__version__)\n"
+            "older_torch = version.parse(torch.__version__) < version.parse('2.0.0')\n"
             "_TORCH_GREATER_EQUAL_2_4 = True\n"
             "_TORCH_GREATER_EQUAL_2_13 = False\n\n\ndef make_scaler():\n"
             f"    if {test}:\n        return torch.cuda.amp.GradScaler()\n    return None\n")

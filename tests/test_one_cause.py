@@ -174,8 +174,10 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     # mamba's fused functions: CUDA's autocast state asked, then its dtype: one question, asked of the target
     ("    if torch.is_autocast_enabled():\n        x = x.to(dtype=torch.get_autocast_gpu_dtype())\n"
      "        y = y.to(dtype=torch.get_autocast_gpu_dtype())\n    return x + y\n", 1),
+    # poutyne's device="all": the f-string by hand, the count a fix edit, one line and one change
+    ("    return [f'cuda:{d}' for d in range(torch.cuda.device_count())]\n", 1),
 ], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "a-stream-protocol",
-        "cudas-autocast-state"])
+        "cudas-autocast-state", "a-line-part-fixed-part-by-hand"])
 def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
     findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
     work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]
@@ -407,3 +409,17 @@ def test_devices_built_once_per_cuda_device_are_sites_of_the_count(scan_code, bo
     findings = scan_code("import torch\n\n\ndef devices():\n" + body, ["cann"])
     work = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED]
     assert len(work) == items, [(f.span.line, f.api) for f in work]
+
+
+@pytest.mark.parametrize("table", [
+    "{'backend': 'nccl', 'world_size': world_size}",  # catalyst's DDP engine
+    "dict(backend='nccl', world_size=world_size)",
+], ids=["a-dict-display", "a-dict-call"])
+def test_a_backend_handed_over_through_a_named_dict_is_one_item_at_its_literal(scan_code, table):
+    findings = scan_code("import torch.distributed as dist\n\n\ndef setup(world_size):\n"
+                         f"    process_group_kwargs = {table}\n"
+                         "    dist.init_process_group(**process_group_kwargs)\n", ["cann"])
+    (item,) = [f for f in counted(findings) if f.verdicts["cann"].status != Status.SUPPORTED]
+    assert item.span.line == 5  # the literal, where the one edit is
+    (call,) = [f for f in findings if f.span.line == 6]
+    assert call.root == item.id

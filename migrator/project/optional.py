@@ -43,9 +43,33 @@ def optional_modules(results: Sequence[FileResult]) -> Dict[str, OptionalModule]
             if module is not None and module != outline.module:
                 how = _LIBRARY if name in optional else _CUDA_BRANCH if name in cuda else _ALWAYS
                 imported.setdefault(module, []).append((result.file.rel, how))
-    return {modules[m]: OptionalModule(tuple(sorted({path for path, _ in sites})),
-                                       any(how == _CUDA_BRANCH for _, how in sites))
-            for m, sites in imported.items() if sites and all(how != _ALWAYS for _, how in sites)}
+    found = {modules[m]: OptionalModule(tuple(sorted({path for path, _ in sites})),
+                                        any(how == _CUDA_BRANCH for _, how in sites))
+             for m, sites in imported.items() if sites and all(how != _ALWAYS for _, how in sites)}
+    return {**found, **_loaded_by_name(results, set(imported))}
+
+
+def _loaded_by_name(results: Sequence[FileResult], imported: Set[str]) -> Dict[str, OptionalModule]:
+    """spikingjelly's neuron providers (``ops/lif/triton.py``): modules of a package that no training code imports,
+    where a module of that package loads modules by a computed name under ``try/except ImportError`` with a way on
+    (``importlib.import_module(f".{name}", package)``): they are loaded only where they import, and the loader
+    goes on without them. A script (a ``__main__`` block) is run, not loaded, and keeps its verdicts."""
+    loaders: Dict[str, List[str]] = {}  # package -> the loaders' paths
+    for result in results:
+        outline = result.outline
+        if outline is not None and outline.loads_optionally_by_name and "." in outline.module \
+                and path_context(result.file.rel) == Context.TRAINING:
+            package = outline.module if result.file.rel.endswith("__init__.py") else outline.module.rsplit(".", 1)[0]
+            loaders.setdefault(package, []).append(result.file.rel)
+    found: Dict[str, OptionalModule] = {}
+    for result in results if loaders else ():
+        outline = result.outline
+        if outline is None or outline.module in imported or outline.main_lines is not None:
+            continue
+        within = next((p for p in loaders if outline.module.startswith(p + ".")), None)
+        if within is not None and result.file.rel not in loaders[within]:
+            found[result.file.rel] = OptionalModule(tuple(sorted(loaders[within])))
+    return found
 
 
 _LIBRARY, _CUDA_BRANCH, _ALWAYS = "library", "cuda-branch", "always"

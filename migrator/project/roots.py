@@ -98,6 +98,7 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
         head = heads.setdefault(_settles(finding), finding)
         if head is not finding:
             roots[finding.id] = head.id
+    _one_item_a_line(work, roots)
     if not roots:
         return list(findings)
     roots = {site: _last(roots, site) for site in roots}  # an argument's string that joined its statement's item
@@ -107,6 +108,22 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
 
 
 _Settles = Tuple[Tuple[str, str, bool], ...]
+
+
+def _one_item_a_line(work: Sequence[Finding], roots: Dict[str, str]) -> None:
+    """Items left on one line that every target gives the same status, one a `fix` edit and one by hand
+    (poutyne's ``[f"cuda:{d}" for d in range(torch.cuda.device_count())]``: the f-string by hand, the count
+    renamed): one item, at the one done by hand, since the line needs a hand after `fix` too."""
+    lines: Dict[Tuple[str, int, int, Tuple[Tuple[str, str], ...]], List[Finding]] = {}
+    for finding in work:
+        if finding.id not in roots:
+            statuses = tuple(sorted((t, counted_status(v).value) for t, v in finding.verdicts.items()))
+            lines.setdefault((finding.path, finding.span.cell or 0, finding.span.line or 0, statuses),
+                             []).append(finding)
+    for items in lines.values():
+        if len(items) > 1:
+            head = next((f for f in items if not all(v.fixable for v in f.verdicts.values())), items[0])
+            roots.update((f.id, head.id) for f in items if f is not head)
 
 
 def _items_of_work(findings: Sequence[Finding]) -> List[Finding]:

@@ -726,7 +726,11 @@ def torch_version_test(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpr
     name = test.value if isinstance(test, cst.Name) else test.attr.value if isinstance(test, cst.Attribute) else None
     if name is not None:
         flag = _TORCH_FLAG.match(name)
-        return ((int(flag.group(1)), int(flag.group(2))), True) if flag else None
+        if flag:
+            return (int(flag.group(1)), int(flag.group(2))), True
+        # chronos' ``is_torch_geq_2p9 = version.parse(torch.__version__) >= version.parse("2.9.0")``, tested later
+        value = bound(test)
+        return torch_version_test(value, qualify) if value is not None and value is not test else None
     if isinstance(test, cst.Call):
         return _version_helper(test)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):

@@ -93,8 +93,8 @@ class Evaluator:
         if not exprs or len(exprs) != 1:
             return []
         table = exprs[0]
-        if isinstance(table, cst.Dict):
-            return self._unpacked(table)
+        if isinstance(table, cst.Dict):  # catalyst's ``process_group_kwargs = {"backend": "nccl", ...}``
+            return self._unpacked(table, UNPACKED + name)
         if isinstance(table, cst.Call) and isinstance(table.func, cst.Name) and table.func.value == "dict":
             found = []
             for arg in table.args:
@@ -104,15 +104,17 @@ class Evaluator:
             return found
         return []
 
-    def _unpacked(self, table: cst.Dict) -> List[Argument]:
+    def _unpacked(self, table: cst.Dict, via: Optional[str] = None) -> List[Argument]:
         """The keyword arguments a dict display unpacked into a call passes: its string keys with their values
-        (a ``**rest`` inside it passes what the code computes, and is left out)."""
+        (a ``**rest`` inside it passes what the code computes, and is left out); a display bound to a name first
+        (``via``) gives each value where it is written, as the name's ``dict(...)`` does."""
         found: List[Argument] = []
         for element in table.elements:
             key = element.key if isinstance(element, cst.DictElement) else None
             name = string_value(key) if isinstance(key, cst.SimpleString) else None
             if isinstance(element, cst.DictElement) and isinstance(name, str) and name.isidentifier():
-                found.append(Argument(name, self.value_of(element.value)))
+                value = self.value_of(element.value)
+                found.append(Argument(name, self.with_origin(value, element.value, via) if via else value))
         return found
 
     def value_of(self, node: cst.BaseExpression) -> Value:

@@ -74,7 +74,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       attributes=tuple(sorted(reader.attributes.items())), main_lines=reader.main_lines,
                       optional_imports=tuple(sorted(set(reader.optional_imports) - set(reader.required_imports))),
                       cuda_branch_imports=tuple(sorted(set(reader.cuda_branch_imports) - set(reader.required_imports)
-                                                       - set(reader.optional_imports))))
+                                                       - set(reader.optional_imports))),
+                      loads_optionally_by_name=reader.loads_optionally_by_name)
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -98,6 +99,7 @@ class _OutlineReader:
         self.optional_imports: List[str] = []  # made only where a library is installed
         self.required_imports: List[str] = []  # made unconditionally (somewhere in the file)
         self._optional = 0  # inside how many optional-import blocks
+        self.loads_optionally_by_name = False  # ``importlib.import_module(<computed>)`` in such a block
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
         self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
@@ -348,6 +350,9 @@ class _OutlineReader:
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
         containers: List[Any] = []  # dict, list, tuple and set displays
         for sub in _calls_in(node, containers):
+            if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) \
+                    and (self._resolve(sub.func, local) or getattr(sub.func, "id", None)) in _NAME_LOADERS:
+                self.loads_optionally_by_name = True
             target = self._call_target(sub.func, cls, local)
             if target:
                 bound = (local or {}).get(_CUDA_BOUND + sub.func.id, "0") if isinstance(sub.func, ast.Name) else "0"
@@ -600,6 +605,10 @@ def _names_cuda_string(test: ast.Compare) -> bool:
 def _leaves(body: List[ast.stmt]) -> bool:
     """Whether a block always leaves where it ends (``return``, ``raise``, ``continue``, ``break``)."""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+#: what loads a module by a name computed at run time
+_NAME_LOADERS = frozenset({"importlib.import_module", "__import__"})
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
