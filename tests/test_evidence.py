@@ -1340,6 +1340,10 @@ def test_an_operator_in_a_cuda_only_branch_does_not_run_on_the_target(scan_tree,
     pytest.param("    if torch.cuda.is_available():\n        model.setup_gpu_state()\n    return model", True,
                  id="calls-something-named-for-the-device"),
     pytest.param("    use_cuda = torch.cuda.is_available()\n    return use_cuda", True, id="a-flag-kept-for-later"),
+    # tsai's default_device: the branch sets the flag the placement reads further on
+    pytest.param("    use = None\n    if torch.cuda.is_available() or model.has_mps():\n        use = True\n"
+                 "    if use:\n        return model.to(model.accelerator())\n    return model", True,
+                 id="sets-a-flag-read-further-on"),
     # mmagic's DeblurGANv2: a checkpoint read where it was saved, or to the host; the model it goes into moves it
     pytest.param("    if torch.cuda.is_available():\n        state = torch.load(a)\n    else:\n"
                  "        state = torch.load(a, map_location='cpu')\n    return model.load_state_dict(state)", False,

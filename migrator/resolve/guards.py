@@ -600,11 +600,13 @@ def _says_only(func: cst.BaseExpression) -> bool:
 class _DeviceWork(cst.CSTVisitor):
     """Whether a branch names anything of a device, or leaves its block (``raise``, ``return``...)."""
 
-    def __init__(self, leaving: Tuple[type, ...], reads_what_is_said: bool = False) -> None:
+    def __init__(self, leaving: Tuple[type, ...], reads_what_is_said: bool = False, sets_flags: bool = False) -> None:
         self.found = False
         self.leaving = leaving
         #: whether a message's arguments count where they are not text (``print(torch.cuda.memory_allocated())``)
         self.reads_what_is_said = reads_what_is_said
+        #: whether setting a local flag counts (``use = True``): what it decides is read further on
+        self.sets_flags = sets_flags
         self._saying = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -612,6 +614,9 @@ class _DeviceWork(cst.CSTVisitor):
             return False
         if isinstance(node, self.leaving):
             self.found = True
+        elif self.sets_flags and isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) \
+                and node.value.value in ("True", "False") and all(isinstance(t.target, cst.Name) for t in node.targets):
+            self.found = True  # tsai's ``if torch.cuda.is_available() or _has_mps(): use = True``, then ``if use:``
         elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "map_location":
             return False  # where a checkpoint is read to: the model it is loaded into moves it (``torch.load``)
         elif isinstance(node, cst.Call) and _says_only(node.func):
@@ -635,8 +640,9 @@ def decides_device_work(branches: "List[Optional[cst.CSTNode]]") -> bool:
     ``torch.cuda.is_available()`` that decides only between branches that do none (chemprop's checkpoint loader:
     ``rebuild(metric) if not torch.cuda.is_available() and ... else metric``; mmagic's DeblurGANv2:
     ``torch.load(path)`` or ``torch.load(path, map_location="cpu")``, a checkpoint read to where the model it is
-    loaded into moves it) changes nothing a target runs."""
-    visitor = _DeviceWork((*_LEAVING, cst.Assert))
+    loaded into moves it) changes nothing a target runs. A branch that sets a flag (``use = True``) decides what
+    reads the flag further on, and counts as work."""
+    visitor = _DeviceWork((*_LEAVING, cst.Assert), sets_flags=True)
     for branch in branches:
         if branch is not None:
             branch.visit(visitor)
