@@ -62,6 +62,8 @@ GENERATION = re.compile(r"^generate(?:_(?:text|texts|image|images|caption|captio
                         r"|sequence|sequences|response|responses|answer|answers|samples))?$")
 _TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx|^(?:benchmark|latency|timeit)(?:_|$)"
                                 r"|_(?:benchmark|latency)$"
+                                # an environment report for a bug report: tabpfn's and sklearn's ``show_versions``
+                                r"|^(?:show|print|collect)_(?:versions|env|environment|env_info|system_info)$"
                                 r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
                                % "|".join(sorted(_TOOLING_WORDS)))
 

@@ -103,7 +103,10 @@ def test_torch_library_cuda_registration(scan_code):
     findings = scan_code("import torch\nlib = torch.library.Library('mylib', 'DEF')\n"
                          "@torch.library.impl('mylib::f', 'CUDA')\ndef f_cuda(x):\n    return x\n")
     [hit] = by_rule(findings, "torch-library-cuda")
+    # a registration to add beside CUDA's, never in its place (spikingjelly's and matgl's kernels stay CUDA's)
     assert hit.verdicts["cann"].suggestion == "torch.library.impl('mylib::f', 'PrivateUse1')"
+    assert "keep the registration for 'CUDA'" in hit.verdicts["cann"].message
+    assert hit.verdicts["cann"].edit is None and not hit.verdicts["cann"].fixable
 
 
 def test_example_project_inventory():

@@ -889,6 +889,9 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     pytest.param("shapes.infer_shape", Context.TRAINING, id="infer-shape-is-a-training-helper"),
     pytest.param("model.Model.forward", Context.TRAINING, id="forward"),
     pytest.param("losses.reconstruction_loss", Context.TRAINING, id="a-loss"),
+    # tabpfn's debug_versions.show_versions: what is installed, for a bug report
+    pytest.param("debug_versions.show_versions", Context.TOOLING, id="an-environment-report"),
+    pytest.param("env.show_env_vars", Context.TRAINING, id="no-report-by-a-near-name"),
 ])
 def test_a_function_named_for_export_or_inference_is_tooling(scope, context):
     from migrator.contexts import context_of

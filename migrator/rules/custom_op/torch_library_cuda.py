@@ -27,9 +27,10 @@ class TorchLibraryCuda(Rule):
     Where the public data does not say which key the runtime uses (Kunlunxin), the verdict is `unknown`.
 
     ## Fix safety
-    A suggestion, not applied by `fix`: registering for the target's key (`PrivateUse1`, or the device
-    name for `device_types`) is exact for the registration, but the implementation may call CUDA-only code
-    that the other rules report.
+    A suggestion, not applied by `fix`: a registration for the target's key (`PrivateUse1`, or the device
+    name in `device_types`) beside CUDA's, never in its place (CUDA keeps its kernel). It is exact for the
+    registration, but the implementation may launch kernels built for CUDA (Triton, Warp) or call CUDA-only code
+    that the other rules report: there the target's registration takes the op's plain-PyTorch path.
     """
 
     name = "torch-library-cuda"
@@ -63,11 +64,12 @@ class TorchLibraryCuda(Rule):
                 return Verdict(Status.UNKNOWN, f"a CUDA-key registration; {target.runtime_facts.dispatch_note}",
                                target.device_source)
             new = dispatch_key if key == "CUDA" else target.device_to
-            return Verdict(Status.REWRITE, f"register for '{new}' instead of '{key}' ({target.id} is the "
-                                           f"{dispatch_key} "
-                           f"backend '{target.device_to}'); the Python implementation runs unchanged where it calls "
-                           "torch operators only (what else it calls has its own findings)",
-                           target.device_source,
-                           fix=fix_of(usage.snippet.replace(f"'{key}'", f"'{new}'")
-                           .replace(f'"{key}"', f'"{new}"')))
+            # spikingjelly's and matgl's registrations: CUDA's kernel stays CUDA's; the target needs one of its own
+            return Verdict(Status.REWRITE, f"keep the registration for '{key}' and register the op for '{new}' "
+                           f"beside it ({target.id} is the {dispatch_key} backend '{target.device_to}'): with the "
+                           "same implementation where it calls torch operators only, or with the op's plain-PyTorch "
+                           "path where it launches kernels built for CUDA (Triton, Warp, a CUDA library: what it "
+                           "calls has its own findings)", target.device_source,
+                           # the registration to add beside this one
+                           fix=fix_of(usage.snippet.replace(f"'{key}'", f"'{new}'").replace(f'"{key}"', f'"{new}"')))
         return per_target(ctx, verdict)
