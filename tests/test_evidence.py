@@ -949,6 +949,11 @@ def test_torch_through_a_star_import_of_the_projects_own_module(scan_tree, star,
     # torchreid's data manager keeps the flag for its loaders
     pytest.param("    self.pin_memory = torch.cuda.is_available() and use_gpu\n    return self", False,
                  id="a-flag-named-for-it"),
+    # matgl's loaders: a default kept for a keyword table, or taken where the caller passes none
+    pytest.param("    out = {}\n    out['pin_memory'] = torch.cuda.is_available()\n    return DataLoader(ds, **out)",
+                 False, id="a-keyword-tables-entry"),
+    pytest.param("    self.pin_memory = torch.cuda.is_available() if use_gpu is None else use_gpu\n    return self",
+                 False, id="a-default-when-none-is-passed"),
     # the same test choosing the device is the run's device
     pytest.param("    self.device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return self", True,
                  id="the-device"),

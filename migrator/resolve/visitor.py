@@ -902,10 +902,12 @@ class ModuleResolver:
         return True
 
     def _pins_memory(self, value: cst.BaseExpression) -> None:
-        """``pin_memory=torch.cuda.is_available()`` (alone or in an ``and``): the test only says whether batches are
-        pinned (``PIN_MEMORY``)."""
+        """``pin_memory=torch.cuda.is_available()`` (alone, in an ``and``, or a branch of a conditional expression:
+        matgl's ``torch.cuda.is_available() if pin_memory is None else pin_memory``): the test only says whether
+        batches are pinned (``PIN_MEMORY``)."""
         operands = [value.left, value.right] if isinstance(value, cst.BooleanOperation) \
-            and isinstance(value.operator, cst.And) else [value]
+            and isinstance(value.operator, cst.And) else [value.body, value.orelse] if isinstance(value, cst.IfExp) \
+            else [value]
         self._mark([o for o in operands if isinstance(o, cst.Call)
                     and self.scopes.qualify(o.func) == "torch.cuda.is_available"], PIN_MEMORY)
 
@@ -913,8 +915,7 @@ class ModuleResolver:
         if isinstance(node.value, cst.IfExp) and any(isinstance(t.target, cst.Name) and "map_location" in
                                                      t.target.value for t in node.targets):
             self._map_locations.add(id(node.value))
-        if any(isinstance(t.target, (cst.Name, cst.Attribute)) and "pin_memory" in dotted(t.target)
-               for t in node.targets):  # ``self.pin_memory = torch.cuda.is_available()``
+        if any(_names_pin_memory(t.target) for t in node.targets):  # ``self.pin_memory = torch.cuda.is_available()``
             self._pins_memory(node.value)
         for target in node.targets:
             self._assignment(target.target, node.value)
@@ -1165,6 +1166,15 @@ def _formatted_calls(value: cst.BaseExpression) -> List[cst.Call]:
 
 #: what a tensor may go through after ``.cpu()`` and stay on the host
 _HOST_KEEPING = frozenset({"cpu", "float", "double", "half", "detach", "contiguous", "clone", "long", "int"})
+
+
+def _names_pin_memory(target: cst.BaseExpression) -> bool:
+    """``pin_memory``, ``self.pin_memory``, a loader's keyword table's ``out["pin_memory"]`` (matgl's)."""
+    if isinstance(target, (cst.Name, cst.Attribute)):
+        return "pin_memory" in dotted(target)
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        return string_value(target.slice[0].slice.value) == "pin_memory"
+    return False
 
 
 def _input_on_host(node: cst.Call) -> bool:
