@@ -27,6 +27,8 @@ class OptionalModule:
 
     importers: Tuple[str, ...]
     cuda_branch: bool = False
+    #: loaded by a name its importers compute (``importlib.import_module(f".{name}", package)``), not imported
+    by_name: bool = False
 
 
 def optional_modules(results: Sequence[FileResult]) -> Dict[str, OptionalModule]:
@@ -68,7 +70,7 @@ def _loaded_by_name(results: Sequence[FileResult], imported: Set[str]) -> Dict[s
             continue
         within = next((p for p in loaders if outline.module.startswith(p + ".")), None)
         if within is not None and result.file.rel not in loaders[within]:
-            found[result.file.rel] = OptionalModule(tuple(sorted(loaders[within])))
+            found[result.file.rel] = OptionalModule(tuple(sorted(loaders[within])), by_name=True)
     return found
 
 
@@ -111,7 +113,8 @@ def _not_loaded(verdict: Verdict, target: str, where: OptionalModule) -> Verdict
         return verdict
     importers: Set[str] = set(where.importers)
     how = ("under `try/except ImportError`, an `is_*_available()` test or a CUDA tensor's branch (`if x.is_cuda:`)"
-           if where.cuda_branch else "under `try/except ImportError` or an `is_*_available()` test")
+           if where.cuda_branch else "by a name computed at run time, under `try/except ImportError` with a way on"
+           if where.by_name else "under `try/except ImportError` or an `is_*_available()` test")
     what = "a library is installed or a tensor is CUDA's" if where.cuda_branch else "a library is installed"
     named = f"{', '.join(sorted(importers)[:3])}{' ...' if len(importers) > 3 else ''}"
     return Verdict(Status.SUPPORTED, f"this module is imported only where {what} ({named}: {how}): on {target} it "

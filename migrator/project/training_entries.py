@@ -48,10 +48,11 @@ _MODE_SWITCHES = frozenset({"train", "eval"})
 
 
 def training_roots(results: Sequence[FileResult], graph,
-                   main_lines: Mapping[str, Tuple[int, int]]) -> FrozenSet[str]:
-    """The nodes where the project trains: its training loops, its step functions and their classes, and the
-    scopes that call an outside trainer."""
-    roots: Set[str] = set(loop_roots(results, graph, main_lines))
+                   main_lines: Mapping[str, Tuple[int, int]], loops: Optional[AbstractSet[str]] = None
+                   ) -> FrozenSet[str]:
+    """The nodes where the project trains: its training loops (``loop_roots``, or ``loops`` where the caller has
+    them), its step functions and their classes, and the scopes that call an outside trainer."""
+    roots: Set[str] = set(loop_roots(results, graph, main_lines) if loops is None else loops)
     by_name = _called_by_name(results, graph)
     for result in results:
         outline, facts = result.outline, result.step
@@ -100,7 +101,7 @@ def library_training(results: Sequence[FileResult], project: "ProjectGraph",
         return ()
     graph = project.graph
     # its steps too (flair's ``ModelTrainer.train_custom`` calls ``backward`` through its own ``_backward``)
-    roots = frozenset(root for root in training_roots(results, graph, project.main_lines) if root not in reached)
+    roots = frozenset(root for root in training_roots(results, graph, project.main_lines, loops) if root not in reached)
 
     def callers(node: str) -> Iterable[str]:
         return (caller for caller, _, kind in graph.in_edges(node, data="kind") if kind in _CLIMBS)

@@ -68,8 +68,9 @@ class TorchLibraryCuda(Rule):
             return Verdict(Status.REWRITE, f"keep the registration for '{key}' and register the op for '{new}' "
                            f"beside it ({target.id} is the {dispatch_key} backend '{target.device_to}'): with the "
                            "same implementation where it calls torch operators only, or with the op's plain-PyTorch "
-                           "path where it launches kernels built for CUDA (Triton, Warp, a CUDA library: what it "
-                           "calls has its own findings)", target.device_source,
+                           "path where it launches kernels built for CUDA (Triton, Warp, a CUDA library); read the "
+                           "implementation: only the libraries migrator knows have findings of their own",
+                           target.device_source,
                            # the registration to add beside this one
                            fix=fix_of(usage.snippet.replace(f"'{key}'", f"'{new}'").replace(f'"{key}"', f'"{new}"')))
         return per_target(ctx, verdict)
