@@ -955,6 +955,12 @@ def test_torch_through_a_star_import_of_the_projects_own_module(scan_tree, star,
                  False, id="a-keyword-tables-entry"),
     pytest.param("    self.pin_memory = torch.cuda.is_available() if use_gpu is None else use_gpu\n    return self",
                  False, id="a-default-when-none-is-passed"),
+    # pytorch-accelerated's trainer: the loader's worker count split per CUDA device where CUDA is there
+    pytest.param("    import os\n    kwargs = {'num_workers': max(os.cpu_count() // torch.cuda.device_count()\n"
+                 "                                 if torch.cuda.is_available() else os.cpu_count(), 1)}\n"
+                 "    return DataLoader(ds, **kwargs)", False, id="a-loaders-worker-count"),
+    pytest.param("    return DataLoader(ds, num_workers=8 if torch.cuda.is_available() else 2)", False,
+                 id="a-worker-count-keyword"),
     # the same test choosing the device is the run's device
     pytest.param("    self.device = 'cuda' if torch.cuda.is_available() else 'cpu'\n    return self", True,
                  id="the-device"),

@@ -134,6 +134,11 @@ NVIDIA_FEATURE = "beside a question only an NVIDIA device answers"
 #: memory (``DataLoader(..., pin_memory=torch.cuda.is_available())``, ``pin_memory = torch.cuda.is_available()``):
 #: False on a target, batches are copied from pageable memory, slower, and training runs.
 PIN_MEMORY = "whether host memory is pinned"
+#: A usage's ``context`` when it is ``torch.cuda.is_available()`` inside the value of a loader's worker count
+#: (``"num_workers": max(os.cpu_count() // torch.cuda.device_count() if torch.cuda.is_available() else
+#: os.cpu_count(), 1)``, pytorch-accelerated's trainer): False on a target, the loader gets the machine's count,
+#: a question of speed; training runs.
+LOADER_WORKERS = "how many workers a data loader has"
 #: A usage's ``context`` when it is a call whose value is only printed or logged (``print("cuda:",
 #: torch.cuda.is_available())``, ``logger.info(f"{torch.cuda.device_count()} GPUs")``): it decides nothing.
 REPORTED = "only printed or logged"

@@ -31,7 +31,8 @@ from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, HANDLED_FAILURE,
                       HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE,
-                      OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
+                      LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES,
+                      TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -525,10 +526,23 @@ class ModuleResolver:
                 self._knob(arg.value)
 
     def visit_Dict(self, node: cst.Dict) -> None:
-        """``{"fused": fabric.device.type == "cuda"}`` handed to an optimizer: a knob, as the keyword is."""
+        """``{"fused": fabric.device.type == "cuda"}`` handed to an optimizer: a knob, as the keyword is; a loader's
+        keyword table's ``"num_workers"`` and ``"pin_memory"``, the same as those keywords."""
         for element in node.elements:
-            if isinstance(element, cst.DictElement) and string_value(element.key) in _KNOBS:
+            key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+            if key in _KNOBS:
                 self._knob(element.value)
+            elif key == "num_workers":
+                self._sizes_workers(element.value)
+            elif key == "pin_memory":
+                self._pins_memory(element.value)
+
+    def _sizes_workers(self, value: cst.BaseExpression) -> None:
+        """``num_workers=4 * torch.cuda.device_count() if torch.cuda.is_available() else 2``: what CUDA is asked
+        there only sizes the loader (``LOADER_WORKERS``)."""
+        calls = matchers.findall(value, matchers.Call())
+        self._mark([call for call in calls if isinstance(call, cst.Call)
+                    and self.scopes.qualify(call.func) == "torch.cuda.is_available"], LOADER_WORKERS)
 
     def _knob(self, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.Name):
@@ -899,6 +913,8 @@ class ModuleResolver:
             self._map_locations.add(id(node.value))
         if node.keyword is not None and node.keyword.value == "pin_memory":
             self._pins_memory(node.value)
+        elif node.keyword is not None and node.keyword.value == "num_workers":
+            self._sizes_workers(node.value)
         return True
 
     def _pins_memory(self, value: cst.BaseExpression) -> None:
@@ -1203,7 +1219,8 @@ def _moved_to_host(value: Optional[cst.BaseExpression]) -> bool:
 
 
 #: which of a call's contexts wins where two apply (``_mark``): what it decides before what it is next to
-_CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, REPORTED, IDLE_REGION, NEVER_ENTERED, CHECK_ONLY, PICKS_GPU)
+_CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, LOADER_WORKERS, REPORTED, IDLE_REGION, NEVER_ENTERED, CHECK_ONLY,
+                  PICKS_GPU)
 #: CUDA's questions whose answer a test may turn into a framework's ``"gpu"``
 _AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 

@@ -7,8 +7,8 @@ from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Evidence, Grade, Manual, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import (CHECK_ONLY, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NVIDIA_FEATURE, PICKS_GPU,
-                                PIN_MEMORY, REPORTED)
+from ...resolve.modules import (CHECK_ONLY, IDLE_TEST, LIBRARY_GATE, LOADER_WORKERS, MISSING_MODULE,
+                                NVIDIA_FEATURE, PICKS_GPU, PIN_MEMORY, REPORTED)
 from ...resolve.vocabulary import Vocabulary
 from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
@@ -306,6 +306,11 @@ def _is_available(target, usage: Usage, ctx: RuleContext) -> Verdict:
     if verdict.status == Status.REWRITE and usage.context == PIN_MEMORY:
         quote = (f"it only says whether the loader pins host memory: as written False on {target.id}, so batches are "
                  f"copied from pageable memory (slower, and training runs); to pin there: {verdict.message}")
+        return runs_on_a_note(quote, _IDLE_SOURCE)
+    if verdict.status == Status.REWRITE and usage.context == LOADER_WORKERS:
+        quote = (f"it only sizes a data loader's workers: as written False on {target.id}, so the loader takes the "
+                 f"count written for a machine without CUDA (a question of speed; training runs); to size it by "
+                 f"{target.id}'s devices: {verdict.message}")
         return runs_on_a_note(quote, _IDLE_SOURCE)
     if verdict.status == Status.REWRITE and usage.context == IDLE_TEST:
         quote = (f"as written it returns False on {target.id}, and the branches its test decides between do no "
