@@ -59,6 +59,9 @@ class ClassInfo:
     qualname: str
     bases: Tuple[str, ...]
     attrs: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)  # ``self.x = ...`` values
+    #: of ``attrs``' values, the names that are a parameter of the method assigning them -> that parameter's
+    #: default (``None``: none), keyed by the name node's id: another method reads them in its own scope
+    from_params: Dict[int, Optional[cst.BaseExpression]] = field(default_factory=dict)
 
 
 class Scopes:
@@ -257,6 +260,9 @@ class Scopes:
             elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                   and target.value.value == "self" and class_info is not None):
                 class_info.attrs.setdefault(target.attr.value, []).append(value)
+                if isinstance(value, cst.Name) and value.value in binding.params \
+                        and value.value not in binding.values:
+                    class_info.from_params[id(value)] = binding.params[value.value]
             elif isinstance(target, (cst.Tuple, cst.List)):
                 for element in target.elements:
                     if isinstance(element.value, cst.Name):

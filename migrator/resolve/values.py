@@ -10,7 +10,7 @@ import libcst as cst
 
 from ..model import Argument, Value, ValueKind
 from .emit import Emitter
-from .scope import Scopes
+from .scope import ClassInfo, Scopes
 from .strings import string_value
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -199,13 +199,24 @@ class Evaluator:
             return values[0]
         return Value(ValueKind.CHOICE, name, options=values, via=name)
 
+    def _attribute_expression(self, info: ClassInfo, expr: cst.BaseExpression, via: str) -> Value:
+        """One value ``self.x`` was given; a method's parameter (``self.accelerator = accelerator``) is that
+        parameter's default, read where it is written (the reading method's scope does not bind the name)."""
+        if id(expr) not in info.from_params:
+            return self.with_origin(self.value_of(expr), expr, via)
+        default = info.from_params[id(expr)]
+        if default is None:
+            return Value(ValueKind.OTHER, via)
+        value = self.with_origin(self.value_of(default), default, expr.value)  # type: ignore[attr-defined]
+        return Value(value.kind, value.text, value.options, value.ref, value.origin, value.via, True)
+
     def _attribute_value(self, node: cst.Attribute) -> Value:
         receiver = node.value
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             info = self.scopes.current_class()
             exprs = info.attrs.get(node.attr.value) if info else None
             if exprs:
-                values = tuple(self.with_origin(self.value_of(e), e, f"self.{node.attr.value}") for e in exprs)
+                values = tuple(self._attribute_expression(info, e, f"self.{node.attr.value}") for e in exprs)
                 if len(values) == 1:
                     return values[0]
                 return Value(ValueKind.CHOICE, self.emitter.code(node), options=values)

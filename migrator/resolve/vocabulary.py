@@ -34,6 +34,9 @@ class Vocabulary:
     #: ``Class.method`` calls recorded on an object built by ``Class(...)``: ``lib.impl(...)`` after
     #: ``lib = torch.library.Library(...)`` is a call of ``torch.library.Library.impl``
     instance_methods: FrozenSet[str] = frozenset()
+    #: classes whose subclass's ``super().__init__(...)`` is recorded as a call of the class itself (Lightning's
+    #: ``Trainer``, subclassed to add defaults: ``class TUTrainer(Trainer)``)
+    inherited_calls: FrozenSet[str] = frozenset()
     tensor_attributes: FrozenSet[str] = frozenset()  # attributes recorded on a receiver that may be a tensor
     kernel_decorators: FrozenSet[str] = frozenset()  # decorators that make a function a device kernel
     environment_readers: FrozenSet[str] = frozenset()  # ``os.getenv`` ...: an ``env-read`` usage

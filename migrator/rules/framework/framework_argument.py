@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ...resolve.values import UNPACKED, from_argparse_default
+from ...resolve.vocabulary import Vocabulary
 from ...maps.load import FrameworkSetting, framework_settings
 from ...model import Category, Status, Usage, UsageKind, ValueKind
 from ..base import Claim, Rule, RuleContext, Verdicts, per_target, resolve_value
@@ -44,6 +45,8 @@ class FrameworkArgument(Rule):
     name = "framework-argument"
     claim = Claim.CUDA_API
     kinds = frozenset({UsageKind.CALL})
+    #: a subclass's ``super().__init__(accelerator=accelerator)`` passes its own defaults to the framework
+    vocabulary = Vocabulary(inherited_calls=frozenset(call for row in framework_settings() for call in row.calls))
     category = Category.DEVICE
     summary = "a training framework's device, backend or precision argument"
     examples = (
@@ -68,6 +71,21 @@ class FrameworkArgument(Rule):
                 "    trainer_kwargs = dict(accelerator='gpu' if num_gpus > 0 else config.accelerator, max_epochs=3)\n"
                 "    return pl.Trainer(**trainer_kwargs)\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # a parameter's default is what runs where the caller passes none (matgl's trainer keeps it on `self`;
+        # torch-uncertainty's `Trainer` subclass hands its own to `super().__init__`)
+        Invalid("import lightning as L\n\n\nclass PotentialTrainer:\n"
+                "    def __init__(self, model, accelerator: str = 'auto'):\n"
+                "        self.model = model\n"
+                "        self.accelerator = accelerator\n\n"
+                "    def fit(self, data):\n"
+                "        L.Trainer(accelerator=self.accelerator, max_epochs=10).fit(self.model, data)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Invalid("from lightning.pytorch import Trainer\n\n\nclass TUTrainer(Trainer):\n"
+                "    def __init__(self, accelerator='auto', devices='auto'):\n"
+                "        super().__init__(accelerator=accelerator, devices=devices)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Valid("import lightning as L\ndef fit(model, data, accelerator='cpu'):\n"
+              "    L.Trainer(accelerator=accelerator).fit(model, data)\n"),
         # ... unless the call may pass it (`**trainer_kwargs`)
         Valid("import lightning as L\ndef main(trainer_kwargs):\n"
               "    return L.Trainer(max_epochs=3, **trainer_kwargs)\n"),
@@ -94,13 +112,18 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
         return []
     values = {}
     choices: Dict[str, List[str]] = {}  # ``accelerator="gpu" if num_gpus > 0 else "cpu"``: the values it may take
+    defaults: Dict[str, str] = {}  # of ``values``, those a parameter's default gives -> the parameter
     for arg in usage.args:
         if arg.keyword is not None:
             value = resolve_value(arg.value, ctx.project) if ctx is not None else arg.value
-            # a script's own default runs unless given; keyword arguments built beforehand are written for the call
-            written = value.via is None or from_argparse_default(value) or value.via.startswith(UNPACKED)
+            # a script's own default runs unless given, as does a parameter's (``def fit(accelerator="auto")``,
+            # ``self.accelerator = accelerator``); keyword arguments built beforehand are written for the call
+            written = value.via is None or from_argparse_default(value) or value.via.startswith(UNPACKED) \
+                or value.from_default
             if value.kind in (_STR, _INT, _OTHER) and value.text is not None and written:
                 values[arg.keyword] = value.text
+                if value.from_default and value.via:
+                    defaults[arg.keyword] = value.via
             elif value.kind == _CHOICE and written:
                 choices[arg.keyword] = [o.text for o in value.options if o.kind in (_STR, _INT) and o.text]
     accelerator = (values.get("accelerator") or "").strip("'\"").lower()
@@ -112,6 +135,8 @@ def matched(usage: Usage, ctx: Optional[RuleContext]) -> List[Tuple[FrameworkSet
     for row in rows:
         text = values.get(row.argument) or next((t for t in choices.get(row.argument, ()) if row.matches(t)), None)
         shown = text if row.argument in values or text is None else f"{text} (one of the values the code chooses)"
+        if text is not None and row.argument in defaults:
+            shown = f"{text} (the default of parameter `{defaults[row.argument]}`, where the caller passes none)"
         if text is None and row.omitted is not None and not could_pass and row.argument not in written_names:
             text, shown = row.omitted, f"{row.omitted} (not written: the default, {row.omitted_source})"
             if row.argument == "accelerator":
