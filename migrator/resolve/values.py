@@ -215,7 +215,7 @@ class Evaluator:
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             info = self.scopes.current_class()
             exprs = info.attrs.get(node.attr.value) if info else None
-            if exprs:
+            if exprs and info is not None:
                 values = tuple(self._attribute_expression(info, e, f"self.{node.attr.value}") for e in exprs)
                 if len(values) == 1:
                     return values[0]

@@ -715,8 +715,7 @@ class ModuleResolver:
         if qual in AUTOCASTS:
             self._autocast_only_on_cuda(node)
         self._knobs(node)
-        if qual is None and type(func) is cst.Attribute and func.attr.value == "__init__":
-            qual = self._inherited_call(func.value)
+        qual = qual or self._inherited_call(func)
         if qual is not None and qual.startswith(LOADED + ".") and isinstance(func, cst.Attribute):
             self.emitter.emit(qual, UsageKind.CALL, node, self.values.arguments(node.args))
             qual = None  # the receiver is only maybe a loaded module: still check it as a tensor method
@@ -747,11 +746,12 @@ class ModuleResolver:
                 self.emitter.emit(kernel, UsageKind.LAUNCH, node, self.values.arguments(node.args))
         return True
 
-    def _inherited_call(self, receiver: cst.BaseExpression) -> Optional[str]:
+    def _inherited_call(self, func: cst.BaseExpression) -> Optional[str]:
         """``super().__init__(accelerator=accelerator, ...)`` in ``class TUTrainer(Trainer)``: a call of the base
         class, where a rule reads that class's calls (``Vocabulary.inherited_calls``)."""
-        if not (type(receiver) is cst.Call and type(receiver.func) is cst.Name  # type: ignore[attr-defined]
-                and receiver.func.value == "super"):  # type: ignore[attr-defined]
+        if not (type(func) is cst.Attribute and func.attr.value == "__init__"
+                and type(receiver := func.value) is cst.Call
+                and type(receiver.func) is cst.Name and receiver.func.value == "super"):
             return None
         info = self.scopes.current_class()
         return next((b for b in info.bases if b in self.vocabulary.inherited_calls), None) if info else None
