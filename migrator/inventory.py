@@ -78,7 +78,11 @@ def build_index(results: Sequence[FileResult]) -> ProjectIndex:
                               if r.kind == _TORCH_LIBRARY and r.namespace)
     aliases = {name.rsplit(".", 1)[-1]: name for name in extensions}
     modules = frozenset(r.python.module for r in results if r.python is not None)
+    # torchani's ``cell_list()`` in ``neighbors.py``, beside the extension it builds as ``cell_list``
+    defined = frozenset(f"{r.outline.module}.{d.name}" for r in results if r.outline is not None
+                        for d in r.outline.definitions if "." not in d.name) if aliases else frozenset()
     return ProjectIndex(constants=constants, extensions=extensions, extension_aliases=aliases, modules=modules,
+                        defined=defined,
                         library_namespaces=frozenset(namespaces), triton_kernels=frozenset(triton),
                         optional_kernels=frozenset(kernel for kernel, name in sources if name in optional))
 

@@ -713,6 +713,10 @@ class Outline:
     #: whether the module loads modules by a computed name where a library may be missing (``importlib.import_module(
     #: f".{name}", package)`` under ``try/except ImportError`` with a way on: spikingjelly's provider selection)
     loads_optionally_by_name: bool = False
+    #: whether the module loads a compiled op library (``torch.ops.load_library(path)``) where it may be missing
+    #: (under ``try`` with a handler that goes on: torchani's ``csrc/__init__.py``), and whether unconditionally
+    loads_ops_optionally: bool = False
+    loads_ops: bool = False
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

@@ -308,3 +308,71 @@ def test_a_run_time_build_with_a_fallback_is_no_port(scan_tree, handler, work):
     ported = [f for f in report.judged if f.category == Category.CUSTOM_OP]
     assert ported and any(f.verdicts["cann"].status != Status.SUPPORTED for f in ported) == work, \
         [(f.path, f.span.line, f.verdicts["cann"].status) for f in ported]
+
+
+#: torchani's layout: ``setup.py`` builds the ops only when asked, ``csrc/__init__.py`` loads them with ``torch.ops``
+_ANI_SETUP = """\
+import sys
+from setuptools import setup
+
+
+def setup_kwargs():
+    if "ext" not in sys.argv:
+        return {}
+    from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+    return {"ext_modules": [CUDAExtension(name="cuaev", sources=["csrc/aev.cu"])],
+            "cmdclass": {"build_ext": BuildExtension}}
+
+
+setup(name="ani", **setup_kwargs())
+"""
+_ANI_LOADER = """\
+from pathlib import Path
+import torch
+
+{load}
+"""
+_ANI_COMPUTER = """\
+import torch
+from ani.csrc import CUAEV_IS_INSTALLED
+
+
+class AEVComputer(torch.nn.Module):
+    def __init__(self, strategy="pyaev"):
+        super().__init__()
+        self.strategy = "cuaev" if strategy == "auto" and CUAEV_IS_INSTALLED else strategy
+
+    def forward(self, species, coords):
+        if self.strategy == "cuaev":
+            return torch.ops.cuaev.run(species, coords)
+        return torch.cdist(coords, coords)
+"""
+_ANI_KERNEL = ('#include <torch/extension.h>\n__global__ void aev_kernel(float* x) { x[0] = 1.0f; }\n'
+               'torch::Tensor run(torch::Tensor s, torch::Tensor c) { return c; }\n'
+               'TORCH_LIBRARY(cuaev, m) {\n  m.def("run(Tensor s, Tensor c) -> Tensor");\n}\n'
+               'TORCH_LIBRARY_IMPL(cuaev, CUDA, m) {\n  m.impl("run", &run);\n}\n')
+
+
+@pytest.mark.parametrize("load, work", [
+    # torchani: a library missing where it was not built sets the flag the models read, and they go on without it
+    ("try:\n    torch.ops.load_library(Path(__file__).parent / 'cuaev.so')\n    CUAEV_IS_INSTALLED = True\n"
+     "except Exception:\n    CUAEV_IS_INSTALLED = False\n", False),
+    # loaded unconditionally: importing the package needs the build, so the ops are the package's
+    ("torch.ops.load_library(Path(__file__).parent / 'cuaev.so')\nCUAEV_IS_INSTALLED = True\n", True),
+], ids=["loaded-only-where-built", "loaded-always"])
+def test_operators_loaded_only_where_built_are_no_port(scan_tree, load, work):
+    report = scan_tree({"setup.py": _ANI_SETUP, "ani/__init__.py": "", "ani/csrc/__init__.py": _ANI_LOADER.format(
+        load=load), "ani/csrc/aev.cu": _ANI_KERNEL, "ani/aev.py": _ANI_COMPUTER}, ["cann"])
+    ported = [f for f in report.judged if f.category == Category.CUSTOM_OP]
+    assert {f.rule for f in ported} >= {"extension-build", "torch-ops-call"}, [(f.rule, f.path) for f in ported]
+    assert any(f.verdicts["cann"].status != Status.SUPPORTED for f in ported) == work, \
+        [(f.path, f.span.line, f.rule, f.verdicts["cann"].status) for f in ported]
+    assert bool(report.findings and any(f.category == Category.CUSTOM_OP for f in report.findings)) == work
+
+
+def test_a_function_named_like_an_extension_is_not_a_call_into_it(scan_tree):
+    """torchani's pure-PyTorch ``neighbors.cell_list()`` beside the ``cell_list`` extension its setup can build."""
+    report = scan_tree({"setup.py": _ANI_SETUP.replace('"cuaev"', '"cell_list"'), "ani/__init__.py": "",
+                        "ani/neighbors.py": "import torch\n\n\ndef cell_list(coords):\n    return coords\n\n\n"
+                                            "def neighbors(coords):\n    return cell_list(coords)\n"}, ["cann"])
+    assert not [f for f in report.judged if f.rule == "extension-call"]

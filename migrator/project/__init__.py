@@ -17,7 +17,7 @@ from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .own_methods import with_own_methods
-from .optional import with_optional_modules
+from .optional import with_optional_modules, with_optional_op_libraries
 from .plain_imports import with_plain_imports
 from .tooling_helpers import tooling_helpers
 from .forwarded_defaults import with_forwarded_defaults
@@ -26,7 +26,7 @@ from .reread import forget_parsed
 from .unread_flags import with_unread_flags
 from .unread_options import with_unread_options
 from .dtype_roots import with_dtype_roots
-from .dtypes import dtype_profiles
+from .dtypes import dtype_profiles, read_by
 from .roots import with_roots
 from .demo_blocks import demo_blocks, in_demo_block
 from .step import evaluation_only
@@ -64,7 +64,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         for target, verdict in verdicts.items():
             if verdict.limits:
                 profile = profile or profile_of(finding.path)
-                here = here_of(finding.path, finding.scope)
+                here = read_by(finding.api, here_of(finding.path, finding.scope))
                 known = settled.get((id(verdict), profile.dtypes, here))
                 if known is None:
                     done = by_value.get((verdict, profile.dtypes, here))
@@ -85,6 +85,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                for choice in project.choices}
     placed = with_version_branches(with_roots(with_plain_imports(placed, results)))
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
+    placed = with_optional_op_libraries(placed, results)
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_unread_flags(placed, results)
     placed = with_forwarded_defaults(placed, results)

@@ -26,6 +26,9 @@ _NAMES: Dict[str, str] = {
     "torch.float16": "fp16", "torch.half": "fp16", "torch.Tensor.half": "fp16", "torch.nn.Module.half": "fp16",
     "torch.cuda.amp.GradScaler": "fp16", "torch.amp.GradScaler": "fp16",
 }
+#: of those, the casts: what they read is in the dtype it had (``X = G.bfloat16()`` reads ``G`` as it is), so a
+#: vendor note on their input leaves out the dtype they choose only where something else chose it too
+_CASTS = {"torch.Tensor.bfloat16": "bf16", "torch.Tensor.half": "fp16"}
 #: autocast with no ``dtype=`` runs in float16 on CUDA (bf16 only where a dtype argument says so)
 _AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast")
 
@@ -170,3 +173,10 @@ def _dtypes_of(usage: Usage, framework_bf16: bool) -> Sequence[str]:
     if usage.kind == _IMPORT and usage.api.startswith(FRAMEWORKS):
         return ("fp16", "bf16") if framework_bf16 else ("fp16",)
     return ()
+
+
+def read_by(api: str, here: FrozenSet[str]) -> FrozenSet[str]:
+    """The 16-bit dtypes a call of ``api`` reads, of ``here`` (those its function computes in): a cast to one
+    (nequip's Muon step, ``G.bfloat16()``) reads its input in the dtype the input had, not the one it makes."""
+    cast = _CASTS.get(api)
+    return here - {cast} if cast in here else here

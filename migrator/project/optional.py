@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from ..maps.load import TargetMap
 from ..model import Context, FileResult, Finding, Status, Verdict
 from ..contexts import path_context
+from ..rules.base import runs_on_a_note
 
 #: The rules whose findings a module that is never loaded on the target does not need.
 _LIBRARY_RULES = frozenset({"cuda-library"})
@@ -119,3 +120,29 @@ def _not_loaded(verdict: Verdict, target: str, where: OptionalModule) -> Verdict
     named = f"{', '.join(sorted(importers)[:3])}{' ...' if len(importers) > 3 else ''}"
     return Verdict(Status.SUPPORTED, f"this module is imported only where {what} ({named}: {how}): on {target} it "
                    "is not loaded, and the code that imports it goes on without it", _SOURCE)
+
+
+#: the findings of the project's own compiled operators: their builds, kernels and ``torch.ops.<ns>`` calls
+_OPERATOR_RULES = frozenset({"extension-build", "cuda-kernel", "torch-ops-call"})
+
+
+def with_optional_op_libraries(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+    """``findings``, with the project's compiled operators runs-as-written on a note where the project loads their
+    libraries only where they were built: torchani's ``csrc/__init__.py`` calls ``torch.ops.load_library`` under
+    ``try`` with a handler that sets ``CUAEV_IS_INSTALLED = False`` and goes on, its ``setup.py`` builds the
+    extensions only when asked (``ext``, ``TORCHANI_BUILD_EXT``), and its models take their pure-PyTorch way
+    without them. Porting the kernels is then a speed-up to weigh (validate), not work. A library loaded
+    unconditionally anywhere in training code, or an extension the code imports as a module (``extension-call``:
+    which build makes which library is not read), keeps every verdict."""
+    loads = [r.outline for r in results if r.outline is not None and path_context(r.file.rel) == Context.TRAINING]
+    if not any(o.loads_ops_optionally for o in loads) or any(o.loads_ops for o in loads) \
+            or any(f.rule == "extension-call" for f in findings):
+        return list(findings)
+    loaders = sorted(r.file.rel for r in results if r.outline is not None and r.outline.loads_ops_optionally)
+    said = (f"the project loads its compiled operators only where they were built ({', '.join(loaders[:3])}: "
+            "`torch.ops.load_library` under `try` with a handler that goes on), and runs without them: on {target} "
+            "its code takes its other way; porting the kernels is for speed, to weigh, not to train")
+    return [replace(f, verdicts={t: v if v.status == Status.SUPPORTED else runs_on_a_note(said.format(target=t),
+                                                                                            _SOURCE)
+                                 for t, v in f.verdicts.items()}) if f.rule in _OPERATOR_RULES else f
+            for f in findings]

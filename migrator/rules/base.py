@@ -67,6 +67,8 @@ class ProjectIndex:
     #: (DeepSpeed's ``from deepspeed.ops.triton_ops._triton import triton``, ``None`` without it)
     optional_kernels: FrozenSet[str] = frozenset()
     modules: FrozenSet[str] = frozenset()  # Python modules of the scanned repo
+    #: the functions and classes their modules define at their top (read only where an extension is built)
+    defined: FrozenSet[str] = frozenset()
 
     def is_repo_module(self, qualname: str) -> bool:
         """True when ``qualname`` is (inside) a module of the scanned repo, e.g. mmcv's own ``mmcv.ops``."""
@@ -85,9 +87,10 @@ class ProjectIndex:
         """The extension ``prefix`` names when one is a dotted tail of the other: built as ``model._fused`` and
         imported from the scan root as ``trainer.model._fused``, or loaded by its last name (mmcv's
         ``load_ext('_ext')``). A config object that shares the last component (detectron2's
-        ``config.defaults._C``) or torch's own ``torch._C`` is not it."""
+        ``config.defaults._C``), torch's own ``torch._C`` or a function a module of the repo defines (torchani's
+        ``neighbors.cell_list``, beside its ``cell_list`` extension) is not it."""
         module = self.extension_aliases.get(prefix.rpartition(".")[2])
-        if module is None or prefix.startswith("torch."):
+        if module is None or prefix.startswith("torch.") or prefix in self.defined:
             return None
         name = prefix.split(">.", 1)[1] if prefix.startswith("<") else prefix  # "<loaded>._ext": by a loader
         tail = name == module or name.endswith("." + module) or module.endswith("." + name)

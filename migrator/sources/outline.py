@@ -75,7 +75,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       optional_imports=tuple(sorted(set(reader.optional_imports) - set(reader.required_imports))),
                       cuda_branch_imports=tuple(sorted(set(reader.cuda_branch_imports) - set(reader.required_imports)
                                                        - set(reader.optional_imports))),
-                      loads_optionally_by_name=reader.loads_optionally_by_name)
+                      loads_optionally_by_name=reader.loads_optionally_by_name,
+                      loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops)
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -100,6 +101,7 @@ class _OutlineReader:
         self.required_imports: List[str] = []  # made unconditionally (somewhere in the file)
         self._optional = 0  # inside how many optional-import blocks
         self.loads_optionally_by_name = False  # ``importlib.import_module(<computed>)`` in such a block
+        self.loads_ops_optionally = self.loads_ops = False  # ``torch.ops.load_library(...)``: in one, or not
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
         self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
@@ -350,9 +352,12 @@ class _OutlineReader:
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
         containers: List[Any] = []  # dict, list, tuple and set displays
         for sub in _calls_in(node, containers):
-            if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) \
-                    and (self._resolve(sub.func, local) or getattr(sub.func, "id", None)) in _NAME_LOADERS:
+            loader = self._resolve(sub.func, local) or getattr(sub.func, "id", None)
+            if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) and loader in _NAME_LOADERS:
                 self.loads_optionally_by_name = True
+            elif loader == _OPS_LOADER:
+                self.loads_ops_optionally |= bool(self._optional)
+                self.loads_ops |= not self._optional
             target = self._call_target(sub.func, cls, local)
             if target:
                 bound = (local or {}).get(_CUDA_BOUND + sub.func.id, "0") if isinstance(sub.func, ast.Name) else "0"
@@ -609,6 +614,8 @@ def _leaves(body: List[ast.stmt]) -> bool:
 
 #: what loads a module by a name computed at run time
 _NAME_LOADERS = frozenset({"importlib.import_module", "__import__"})
+#: what loads a compiled library of ``torch.ops`` operators
+_OPS_LOADER = "torch.ops.load_library"
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
