@@ -820,6 +820,19 @@ def test_a_cuda_word_in_a_message_or_a_general_path_test_is_no_device_work(scan_
     assert bool(work) == device, [(f.span.line, f.snippet, f.verdicts["cann"].message) for f in work]
 
 
+def test_a_cast_reads_its_input_in_the_dtype_it_had(scan_tree):
+    """nequip's Muon step: ``G.bfloat16()`` reads G as it is, so the note on its input ("仅支持fp16，fp32") is to
+    validate; what runs on its result computes in bf16 and stays a site of that choice."""
+    code = ("import torch\n\n\ndef orthogonalize(G, mask):\n    X = G.bfloat16()\n"
+            "    return torch.masked_select(X, mask)\n")
+    report = scan_tree({"muon.py": code}, ["cann"])
+    [cast] = [f for f in report.judged if f.api == "torch.Tensor.bfloat16" and f.rule == "torch-op"]
+    assert not active(cast.verdicts["cann"]), cast.verdicts["cann"].message
+    [selected] = [f for f in report.judged if f.api == "torch.masked_select"]
+    [choice] = [f for f in report.judged if f.rule == "dtype-limits"]
+    assert selected.root == choice.id and "bf16" in selected.verdicts["cann"].message
+
+
 def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     hooks = "from mmcv.runner import HOOKS\nimport torch\n\n\ndef f(x):\n    return torch.moveaxis(x, 0, 1)\n"
     report = scan_tree({"hooks.py": hooks}, ["cann"])
