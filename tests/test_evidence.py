@@ -538,6 +538,22 @@ def test_without_a_training_loop_a_fallback_named_off_the_step_is_a_note(scan_tr
     assert inv.verdicts["cann"].status == Status.FALLBACK and active(inv.verdicts["cann"]) == work
 
 
+@pytest.mark.parametrize("built, work", [
+    # asteroid's beamformers: modules of the library its own scripts never build
+    pytest.param("Net()", False, id="a-module-no-entry-point-reaches"),
+    pytest.param("Beamformer()", True, id="a-module-the-training-script-builds"),
+])
+def test_a_fallback_in_a_module_no_entry_point_reaches_is_a_note(scan_tree, built, work):
+    beam = ("import torch\n\n\nclass Beamformer(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return torch.linalg.eigh(x @ x.transpose(-1, -2))[1]\n")
+    train = STEP.replace("net = Net()", f"net = {built}").replace("import torch\n", "import torch\n"
+                                                                  "from pkg.beam import Beamformer\n", 1)
+    report = scan_tree({"pkg/__init__.py": "", "pkg/beam.py": beam, "train.py": train}, ["cann"])
+    (eigh,) = [f for f in report.judged if f.api == "torch.linalg.eigh" and f.path == "pkg/beam.py"]
+    assert eigh.verdicts["cann"].status == Status.FALLBACK and active(eigh.verdicts["cann"]) == work, \
+        (eigh.reachable, eigh.verdicts["cann"].message)
+
+
 ALLOWED = ("import torch\n\n\ndef offload(device_type):\n"
            "    if device_type != 'cuda' and device_type != 'xpu':\n        raise RuntimeError('CUDA or XPU only')\n"
            "    return device_type == 'cuda' or device_type == 'npu'\n")

@@ -138,6 +138,40 @@ def test_a_scripts_function_nothing_calls_is_tooling(scan_tree, files, expected)
     assert profile and {f.context for f in profile} == {expected}
 
 
+_DEMO = """\
+import torch
+from pkg.models import Potential
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Potential().to(device)
+coords = torch.ones(5, 3, device=device, requires_grad=True)
+"""
+_DEMO_TRAINS = _DEMO + """opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    loss = model(coords).sum()
+    loss.backward()
+    opt.step()
+"""
+_DEMO_LIBRARY = {"pkg/__init__.py": "", "pkg/models.py": "import torch\n\n\nclass Potential(torch.nn.Module):\n"
+                 "    def forward(self, x):\n        return x.sum(-1)\n"}
+
+
+@pytest.mark.parametrize("script, beside, expected", [
+    # torchani's examples/dispersion_potential.py: top-level code that computes one molecule's energy, beside
+    # examples/training.py
+    pytest.param(_DEMO + "print(model(coords))\n", _DEMO_TRAINS, Context.TOOLING, id="a-script-that-never-trains"),
+    # its examples/training.py: the same top-level set-up, then a loop that trains
+    pytest.param(_DEMO_TRAINS, _DEMO_TRAINS, Context.TRAINING, id="a-script-that-trains"),
+    # nothing in the project trains where the scan can see it: the script may be how it is run
+    pytest.param(_DEMO + "print(model(coords))\n", None, Context.TRAINING, id="no-training-seen"),
+])
+def test_a_top_level_script_that_never_trains_is_tooling(scan_tree, script, beside, expected):
+    others = {"examples/training.py": beside} if beside else {}
+    report = scan_tree({**_DEMO_LIBRARY, **others, "examples/energy.py": script})
+    picked = [f for f in report.judged if f.path == "examples/energy.py" and f.span.line == 4]
+    assert picked and {f.context for f in picked} == {expected}, [(f.rule, f.context) for f in picked]
+
+
 def test_a_custom_operators_build_stays_training_though_only_setup_py_reaches_it(scan_tree):
     """pip runs ``setup.py`` (an entry point that never trains); the CUDA extension it builds is what training
     calls: the bundled example's port phase."""

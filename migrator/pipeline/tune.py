@@ -67,8 +67,9 @@ def tune(results: Sequence[FileResult], judged: Sequence[Finding], ctx: RuleCont
     step = training_step(results, project.graph, main_lines=project.main_lines)
     falls_back = [f for f in judged if any(v.status == Status.FALLBACK for v in f.verdicts.values())]
     if step.nodes or step.loops:
+        # (what no entry point reaches is on no step: asteroid's beamformers, modules its training never builds)
         on_step = frozenset(f.id for f in falls_back if f.api in HOOKED_ON_FORWARD or computes_a_loss(f.scope)
-                            or step.why(f, project.node_of(f)) is not None)
+                            or (f.reachable is not False and step.why(f, project.node_of(f)) is not None))
     else:  # no step to follow (a library): a function named for evaluation, export or a merge is still off it
         on_step = frozenset(f.id for f in falls_back if not off_the_step(f.scope))
     found = tune_findings(results, judged, step, project.node_of, ctx, errors)

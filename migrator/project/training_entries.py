@@ -251,15 +251,43 @@ def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") 
 
 
 
+def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
+    """The modules that are scripts run as they are and that never train: code at their top level (a call), no
+    ``__main__`` block, no entry point, nothing in the project imports or calls them, and no training root is
+    theirs or below them (torchani's ``examples/dispersion_potential.py`` computes one molecule's energy). Their
+    top-level code is a demo's, as a ``__main__`` block that never trains is (``EntryReach.untrained``). Only in
+    a project that trains somewhere (``roots``): a snippet scanned alone, or a project whose training the scan
+    cannot see, keeps its context."""
+    if not roots:
+        return frozenset()
+    graph = project.graph
+    entries = {e.node for e in project.entries}
+    candidates = []
+    for result in results:
+        outline = result.outline
+        if outline is None or outline.main_lines is not None or outline.module not in graph \
+                or outline.module in entries or graph.pred[outline.module] \
+                or path_context(result.file.rel) != Context.TRAINING \
+                or not any(call.scope == MODULE for call in outline.calls):
+            continue
+        candidates.append(outline.module)
+    if not candidates:
+        return frozenset()
+    trains = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
+                                        if kind != REGISTERS))
+    return frozenset(module for module in candidates if module not in trains)
+
+
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
                               project: "ProjectGraph", placed: Mapping[str, str],
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
-    (``uncalled_in_scripts``), one nothing in the project refers to (``unreferenced``) and one only a model that
-    refuses to train runs (``refuses_training``). What runs each training
-    step (``step_nodes``: a module's ``forward``, and the class that defines it) stays training, whatever reaches
-    it: vit_pytorch's model modules end in a ``__main__`` demo that never trains, and are models all the same."""
+    (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one nothing
+    in the project refers to (``unreferenced``) and one only a model that refuses to train runs
+    (``refuses_training``). What runs each training step (``step_nodes``: a module's ``forward``, and the class
+    that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo
+    that never trains, and are models all the same."""
     roots = training_roots(results, project.graph, project.main_lines)
     reach = entry_reach(project, roots) if project.entries else None
     paths = {f.path for f in findings if f.context == Context.TRAINING}
@@ -270,6 +298,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                                           if f.context == Context.TRAINING),
                        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
                        texts=texts)
+    uncalled |= untrained_scripts(results, project, roots)
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
