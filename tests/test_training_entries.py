@@ -172,6 +172,64 @@ def test_a_top_level_script_that_never_trains_is_tooling(scan_tree, script, besi
     assert picked and {f.context for f in picked} == {expected}, [(f.rule, f.context) for f in picked]
 
 
+_CONTAINERS = """\
+import torch
+
+
+class Ensemble(torch.nn.Module):
+    def __init__(self, members):
+        super().__init__()
+        self.members = torch.nn.ModuleList(members)
+
+    def forward(self, x):
+        return sum(m(x) for m in self.members)
+
+    def {method}(self):
+        return BmmEnsemble(self)
+
+
+class BmmEnsemble(torch.nn.Module):
+    def __init__(self, ensemble):
+        super().__init__()
+        self.ensemble = ensemble
+
+    def forward(self, x):
+        torch.cuda.nvtx.range_push("bmm")
+        return self.ensemble(x)
+"""
+_TRAINS_AN_ENSEMBLE = """\
+import torch
+from pkg.containers import Ensemble
+
+
+def main():
+    model = Ensemble([torch.nn.Linear(2, 1)])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        model(torch.ones(2)).sum().backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("method, expected", [
+    # torchani's ``to_infer_model()``: the batched container a trained ensemble becomes for inference
+    pytest.param("to_infer_model", Context.TOOLING, id="built-only-for-inference"),
+    pytest.param("to_export", Context.TOOLING, id="built-only-for-export"),
+    # evaluation runs between a training run's epochs: what it builds is the run's
+    pytest.param("for_evaluation", Context.TRAINING, id="built-for-evaluation"),
+    pytest.param("batched", Context.TRAINING, id="built-by-a-method-named-for-nothing-else"),
+])
+def test_a_class_built_only_for_inference_is_tooling(scan_tree, method, expected):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/containers.py": _CONTAINERS.format(method=method),
+                        "train.py": _TRAINS_AN_ENSEMBLE})
+    marks = [f for f in report.judged if f.api == "torch.cuda.nvtx.range_push"]
+    assert marks and {f.context for f in marks} == {expected}, [(f.scope, f.context) for f in marks]
+
+
 def test_a_custom_operators_build_stays_training_though_only_setup_py_reaches_it(scan_tree):
     """pip runs ``setup.py`` (an entry point that never trains); the CUDA extension it builds is what training
     calls: the bundled example's port phase."""

@@ -278,12 +278,54 @@ def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", ro
     return frozenset(module for module in candidates if module not in trains)
 
 
+#: the words of a function's name that say it prepares a model for inference or export, after training (torchani's
+#: ``to_infer_model``, an ``export_onnx``): not evaluation, which a training run does between epochs
+_AFTER_TRAINING = frozenset({"infer", "inference", "export", "deploy", "serve", "serving"})
+#: the edges along which one node runs another
+_RUNS = frozenset({"calls", CALLS_BY_NAME, "constructs"})
+
+
+def inference_only(project: "ProjectGraph") -> FrozenSet[str]:
+    """The classes the project builds only in functions named for inference or export (torchani's ``BmmEnsemble``
+    and ``MNPNetworks``, built only by ``to_infer_model()``), their methods, and what only those run (the
+    ``PythonMNP`` autograd function ``MNPNetworks.forward`` applies): code for a model after training. A class
+    also built elsewhere, or never built in the project (its users build it), is not one."""
+    graph = project.graph
+    nodes = graph.nodes
+    off: Set[str] = set()
+    for node, kind in nodes(data="kind"):
+        if kind != NodeKind.CLASS:
+            continue
+        makers = [source for source, _, how in graph.in_edges(node, data="kind") if how in _RUNS]
+        if makers and all(_after_training(maker) for maker in makers):
+            off.add(node)
+    if not off:
+        return frozenset()
+    queue = deque(off)
+    while queue:
+        node = queue.popleft()
+        for _, callee, how in graph.out_edges(node, data="kind"):
+            if how not in _RUNS or callee in off:
+                continue
+            callers = [source for source, _, kind in graph.in_edges(callee, data="kind") if kind in _RUNS]
+            # a class's methods belong to it (joined by name, every ``forward`` has callers everywhere)
+            if callee.rpartition(".")[0] in off or all(source in off for source in callers):
+                off.add(callee)
+                queue.append(callee)
+    return frozenset(off)
+
+
+def _after_training(node: str) -> bool:
+    return bool(set(node.rpartition(".")[2].lower().strip("_").split("_")) & _AFTER_TRAINING)
+
+
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
                               project: "ProjectGraph", placed: Mapping[str, str],
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
-    (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one nothing
+    (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one in a
+    class built only for inference (``inference_only``), one nothing
     in the project refers to (``unreferenced``) and one only a model that refuses to train runs
     (``refuses_training``). What runs each training step (``step_nodes``: a module's ``forward``, and the class
     that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo
@@ -298,7 +340,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                                           if f.context == Context.TRAINING),
                        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
                        texts=texts)
-    uncalled |= untrained_scripts(results, project, roots)
+    uncalled |= untrained_scripts(results, project, roots) | inference_only(project)
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
