@@ -84,6 +84,11 @@ class FrameworkArgument(Rule):
                 "    def __init__(self, accelerator='auto', devices='auto'):\n"
                 "        super().__init__(accelerator=accelerator, devices=devices)\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # scvi-tools' parse_device_args: Lightning's own resolver, called directly
+        Invalid("from lightning.pytorch.trainer.connectors.accelerator_connector import _AcceleratorConnector\n"
+                "def parse_device_args(accelerator='auto', devices='auto'):\n"
+                "    return _AcceleratorConnector(accelerator=accelerator, devices=devices)._accelerator_flag\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Valid("import lightning as L\ndef fit(model, data, accelerator='cpu'):\n"
               "    L.Trainer(accelerator=accelerator).fit(model, data)\n"),
         # ... unless the call may pass it (`**trainer_kwargs`)
