@@ -554,6 +554,27 @@ def test_a_fallback_in_a_module_no_entry_point_reaches_is_a_note(scan_tree, buil
         (eigh.reachable, eigh.verdicts["cann"].message)
 
 
+_NB_LOSS = ("import torch\n\n\ndef log_nb(x, mu, theta, {param}):\n"
+            "    return lgamma_fn(x + theta) - lgamma_fn(theta) + x * torch.log(mu)\n\n\n"
+            "def train(model, opt, x):\n    for _ in range(3):\n        loss = -log_nb(x, model(x), x).sum()\n"
+            "        loss.backward()\n        opt.step()\n")
+
+
+@pytest.mark.parametrize("param, judged", [
+    # scvi-tools' negative-binomial loss: the op handed in as a default is what every step calls
+    pytest.param("lgamma_fn=torch.lgamma", True, id="a-parameters-default"),
+    # one entry of a table of choices runs, chosen elsewhere: no use of each entry
+    pytest.param("lgamma_fn={'lgamma': torch.lgamma, 'log': torch.log}['log']", False, id="a-tables-entry"),
+    # named for a type check, not called
+    pytest.param("lgamma_fn=isinstance(torch.lgamma, type)", False, id="named-not-called"),
+])
+def test_a_torch_function_handed_on_as_a_value_is_a_use_of_it(scan_tree, param, judged):
+    report = scan_tree({"nb.py": _NB_LOSS.format(param=param)}, ["cann"])
+    uses = [f for f in report.judged if f.api == "torch.lgamma" and f.rule == "torch-op"]
+    assert bool(uses) == judged
+    assert all(f in report.findings and f.verdicts["cann"].status == Status.FALLBACK for f in uses)
+
+
 ALLOWED = ("import torch\n\n\ndef offload(device_type):\n"
            "    if device_type != 'cuda' and device_type != 'xpu':\n        raise RuntimeError('CUDA or XPU only')\n"
            "    return device_type == 'cuda' or device_type == 'npu'\n")

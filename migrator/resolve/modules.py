@@ -163,6 +163,10 @@ OPTIONAL_BUILD = "a statement of a try body whose handler goes on"
 #: no kernel for raises (``NotImplementedError``, ``RuntimeError``, any exception) and goes on (sentence-transformers'
 #: ``try: x.to_sparse_csr()`` ``except NotImplementedError: x.cpu().to_sparse_csr()``): the code has its own fallback.
 HANDLED_FAILURE = "a statement of a try body whose handler covers an op's failure"
+#: a torch function named as a value that is called elsewhere: a parameter's default (``lgamma_fn=torch.lgamma``),
+#: what a function returns (``return torch.lgamma``) or a call's argument (``x.apply_(torch.sigmoid)``); not an
+#: entry of a table (``{"relu": F.relu, "mish": F.mish}``: one is chosen)
+FUNCTION_VALUE = "a torch function named as a value, called where it is passed"
 #: A call's ``context`` in the body of a test for a library's or a kernel's availability that has another way
 #: (an ``else``, or code after a body that leaves): spikingjelly's ``if _native_available(pkg, device):
 #: torch.ops.sj_spike_linear.kernel_packed(...)`` ``else:`` <the same in torch ops>. Where the test fails (no

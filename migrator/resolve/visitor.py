@@ -29,10 +29,10 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, HANDLED_FAILURE,
-                      HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE,
-                      LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES,
-                      TYPE_CHECK,
+from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, FUNCTION_VALUE,
+                      HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED,
+                      NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED,
+                      TENSOR_FACTORIES, TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -863,7 +863,8 @@ class ModuleResolver:
         qual = self.scopes.qualify(node)
         if qual is not None and interesting(qual):
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
-                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node))
+                              context=self._dtype_role(node) if is_torch_dtype(qual)
+                              else self._type_check(node) or self._function_value(node, qual))
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) == UNKNOWN and not self._assigned(node):
@@ -884,6 +885,22 @@ class ModuleResolver:
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
                               context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node),
                               through=self.scopes.alias_value(node.value))
+
+    def _function_value(self, node: cst.CSTNode, qual: str) -> Optional[str]:
+        """``FUNCTION_VALUE`` for a torch function named where it is handed on to be called: a parameter's default,
+        a returned value, a call's argument (scvi-tools' ``lgamma_fn=torch.lgamma``, ``return torch.lgamma``)."""
+        if not qual.startswith("torch.") or qual.startswith(_NOT_FUNCTION_VALUES):
+            return None
+        parent = self.emitter.positions.index.parents.get(id(node))
+        if isinstance(parent, cst.Param) and parent.default is node or isinstance(parent, cst.Return):
+            return FUNCTION_VALUE
+        if isinstance(parent, cst.Arg) and parent.value is node:
+            call = self.emitter.positions.index.parents.get(id(parent))
+            func = call.func if isinstance(call, cst.Call) else None
+            if isinstance(func, cst.Name) and func.value in _NAMING_CALLS:
+                return None  # ``getattr(torch.nn, "GELU")``, ``isinstance(m, torch.nn.Linear)``: named, not run
+            return FUNCTION_VALUE
+        return None
 
     def _type_check(self, node: cst.CSTNode) -> Optional[str]:
         """``TYPE_CHECK`` for a class named as the second argument of ``isinstance`` / ``issubclass``."""
@@ -1060,6 +1077,14 @@ def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return [*_conjuncts(test.left), *_conjuncts(test.right)]
     return [test]
+
+
+#: APIs named as values that are no torch function to run: devices, the distributed and build namespaces, types
+_NOT_FUNCTION_VALUES = ("torch.cuda", "torch.distributed", "torch.backends", "torch.version", "torch.Tensor",
+                        "torch.nn.Module", "torch.device", "torch.dtype", "torch.Size", "torch.Generator")
+#: builtins that name an object without calling it
+_NAMING_CALLS = frozenset({"isinstance", "issubclass", "getattr", "hasattr", "setattr", "type", "id", "repr", "str",
+                           "print"})
 
 
 def _calls_in(test: cst.BaseExpression) -> List[cst.Call]:

@@ -8,12 +8,13 @@ from typing import FrozenSet, Optional, Tuple
 
 from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
 from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
-from ...resolve.modules import HANDLED_FAILURE, HOST_INPUT, TENSOR_FACTORIES
+from ...resolve.modules import FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target, runs_on_a_note
 from ..examples import ByRuntime, Invalid, Valid
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
+_ATTRIBUTE = UsageKind.ATTRIBUTE
 _FLOAT = ValueKind.FLOAT
 _INT = ValueKind.INT
 _TENSOR = ValueKind.TENSOR
@@ -60,7 +61,8 @@ class TorchOp(Rule):
 
     name = "torch-op"
     claim = Claim.OPERATOR
-    kinds = frozenset({UsageKind.CALL, UsageKind.METHOD})
+    #: (an attribute only where it is a function handed on to be called: ``FUNCTION_VALUE``)
+    kinds = frozenset({UsageKind.CALL, UsageKind.METHOD, UsageKind.ATTRIBUTE})
     category = Category.OP
     summary = "torch operators, modules and optimizers"
     examples = (
@@ -109,7 +111,8 @@ class TorchOp(Rule):
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
-        if usage.kind not in self.kinds or not usage.api.startswith("torch."):
+        if usage.kind not in self.kinds or not usage.api.startswith("torch.") \
+                or (usage.kind == _ATTRIBUTE and usage.context != FUNCTION_VALUE):
             return None
         if usage.api.startswith(_NOT_OPS) or _on_the_host(usage):
             return None
