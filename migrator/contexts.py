@@ -19,7 +19,9 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            "dataset_converters", "data_converters",
                            "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
                            "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
-                           "visualisation", "visualize", "notebook", "notebooks", "generate", "generation"})
+                           "visualisation", "visualize", "notebook", "notebooks", "generate", "generation",
+                           # a paper's reproduction: its figures, analyses, timings and baselines (cellpose's paper/)
+                           "paper", "papers", "figures"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*[_-]benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
                            r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"

@@ -68,6 +68,19 @@ def test_an_argument_clause_bites_a_call_that_passes_the_argument(args, bites):
     assert ("leaves `approximate` at the default" in settled.message) is not bites
 
 
+@pytest.mark.parametrize("reduce, bites", [
+    # cellpose's M1.scatter_reduce_(..., reduce="amax"): the last value the note allows sits against "模式"
+    pytest.param("amax", False, id="the-last-allowed-value"),
+    pytest.param("sum", False, id="the-first-allowed-value"),
+    pytest.param("mean", True, id="a-value-left-out"),
+])
+def test_a_value_list_ends_where_the_words_around_it_change_script(reduce, bites):
+    verdict = _verdict("reduce只支持sum/amin/amax模式。", ("dim", "index", "src", "reduce"))
+    args = [Argument(None, Value("int", "0")), Argument(None, Value("other")), Argument(None, Value("other")),
+            Argument("reduce", Value("str", reduce))]
+    assert (settle(for_call(verdict, args, ("dim", "index", "src", "reduce")), FP32).status == Status.PARTIAL) is bites
+
+
 # Ascend's note on torch.autograd.profiler.profile; detectron2's hook passes `use_cuda=self._use_cuda`
 # (detectron2/engine/hooks.py:274 at be792b95), which Ascend's port turned into the NPU's profiling
 @pytest.mark.parametrize("use_cuda, bites", [

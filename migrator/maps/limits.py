@@ -206,9 +206,10 @@ def _settled_for(verdict: Verdict, values: FrozenSet[Tuple[str, Optional[str]]],
 
 
 #: "不支持`sorted=False`", "`approximate`参数仅支持设置为`tanh`", "参数sorted只支持True", "`dilation`仅支持1":
-#: a value a clause allows or leaves out, after the argument's name.
+#: a value a clause allows or leaves out, after the argument's name; a word ends where a Latin letter, digit or
+#: underscore does not follow ("sum/amin/amax模式": a CJK character is a word character to ``\b``)
 _VALUE = re.compile(r"""(?:[`"'](?P<q>[^`"'，,。；;、\s]{1,40})[`"']"""
-                    r"""|(?P<w>True|False|None|-?\d+(?:\.\d+)?|[a-z_]{2,20}\b))""")
+                    r"""|(?P<w>True|False|None|-?\d+(?:\.\d+)?|[a-z_]{2,20}(?![A-Za-z0-9_])))""")
 _ALLOWS = re.compile(r"仅支持|只支持|只能|仅可")
 _DENIES = re.compile(r"不支持|不能|不可|暂不")
 _RANGE = re.compile(r"大于|小于|超过|不超过|以上|以下|≤|≥|<|>|非负|负数|取值范围|的情况下")
