@@ -66,7 +66,9 @@ _TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx|^
                                 r"|_(?:benchmark|latency)$"
                                 # an environment report for a bug report: tabpfn's and sklearn's ``show_versions``
                                 r"|^(?:show|print|collect)_(?:versions|env|environment|env_info|system_info)$"
-                                r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$")
+                                r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$"
+                                # a figure of what a model does (torchdyn's ``plot_static_vector_field``)
+                                r"|^(?:plot|visuali[sz]e)(?:_|$)")
                                % "|".join(sorted(_TOOLING_WORDS)))
 
 

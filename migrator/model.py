@@ -717,6 +717,9 @@ class Outline:
     #: (under ``try`` with a handler that goes on: torchani's ``csrc/__init__.py``), and whether unconditionally
     loads_ops_optionally: bool = False
     loads_ops: bool = False
+    #: whether the module loads its package's modules by a name computed at run time, unconditionally
+    #: (``importlib.import_module(".%s" % name, __name__)``: deepxde's backend loader): it reaches each of them
+    loads_submodules: bool = False
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

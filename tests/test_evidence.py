@@ -170,6 +170,17 @@ def test_a_cuda_test_in_a_chain_of_branches_per_accelerator_asks_for_a_branch_no
     assert "add a branch for 'mlu'" in neuware.message and "'npu', 'xpu'" in neuware.message
 
 
+def test_apples_backend_test_is_a_branch_beside_cudas(scan_tree):
+    """deepxde's and widedeep's ``if torch.cuda.is_available(): ... elif torch.backends.mps.is_available():``: a
+    device per accelerator; the target needs its own branch, not CUDA's renamed."""
+    code = CHAIN.replace("elif is_torch_npu_available():", "elif torch.backends.mps.is_available():").replace(
+        "return 'npu'", "return 'mps'")
+    report = scan_tree({"env.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.span.line == 7 and f.api == "torch.cuda.is_available"]
+    cann = test.verdicts["cann"]
+    assert cann.status == Status.REWRITE and cann.edit is None and "add a branch for 'npu'" in cann.message
+
+
 @pytest.mark.parametrize("handler, handled", [
     ("    except NotImplementedError:\n        x = x.cpu().to_sparse_csr()\n", True),  # sentence-transformers
     ("    except Exception:\n        return None\n", True),

@@ -78,6 +78,20 @@ def test_reachability(two_entries, where, reachable):
     assert _by_line(two_entries)[where].reachable is reachable
 
 
+def test_a_module_loaded_by_a_computed_name_is_reached(scan_tree):
+    """deepxde's backend: ``importlib.import_module(".%s" % name, __name__)`` loads one of the package's modules,
+    chosen at run time; each of them is reached (the graph reaches more, never less)."""
+    loader = ("import importlib\n\n\ndef load_backend(name):\n"
+              "    return importlib.import_module('.%s' % name, __name__)\n\n\nbackend = load_backend('pytorch')\n")
+    report = scan_tree({"pkg/__init__.py": "from . import backend\n", "pkg/backend/__init__.py": loader,
+                        "pkg/backend/pytorch.py": "import torch\n\nif torch.cuda.is_available():\n"
+                                                  "    torch.set_default_device('cuda')\n",
+                        "train.py": "import torch\nimport pkg\n\nif __name__ == '__main__':\n"
+                                    "    print(pkg.backend.backend)\n"})
+    (test,) = [f for f in report.judged if f.path == "pkg/backend/pytorch.py" and f.span.line == 3]
+    assert test.reachable is True
+
+
 def test_reach_counts_entries_and_paths(two_entries):
     # Head.forward: from train.<main> and from pkg.cli.main, each through Net -> Net.forward -> self.head
     # and through Net -> Net.__init__ -> Head (constructed) -> Head.forward: 2 entries, 4 paths.

@@ -205,6 +205,9 @@ def test_a_test_written_in_a_library_module_is_a_test(scope, context):
     pytest.param("pkg/export/__init__.py", "pkg.export.save", "tooling", id="an-export-package-by-its-folder"),
     pytest.param("pkg/exporter/__init__.py", "pkg.exporter.Exporter.run", "training", id="a-package-name-is-no-def"),
     pytest.param("pkg/inference_utils.py", "pkg.inference_utils.fit", "training", id="a-module-name-is-no-def"),
+    # torchdyn's figure helpers
+    pytest.param("torchdyn/utils.py", "torchdyn.utils.plot_static_vector_field", "tooling", id="a-plot"),
+    pytest.param("pkg/train.py", "pkg.train.plotted_loss_weight", "training", id="a-name-that-only-starts-alike"),
 ])
 def test_what_a_function_nested_in_tooling_does_is_tooling(path, scope, context):
     from migrator.model import Category

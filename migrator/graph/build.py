@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import networkx as nx
 
@@ -183,6 +183,8 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
         target = index.module_of(imported)
         if target and target != module:
             index.add_edge(module, target, kind="imports")
+    for loaded in _submodules(index, module) if outline.loads_submodules else ():
+        index.add_edge(module, loaded, kind="imports")  # any of them, by the name computed at run time
     for call in outline.calls:
         source = _source(index, module, call.scope)
         if source is None:
@@ -194,6 +196,17 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
         for target in index.targets(call.target):
             if target != source and not (by_name and index.graph.has_edge(source, target)):
                 index.add_edge(source, target, kind=kind, cuda_test=test)
+
+
+def _submodules(index: GraphIndex, module: str) -> List[str]:
+    """The modules of ``module``'s package one level down: its own where it is a package, else its parent's."""
+    graph = index.graph
+    for package in (module, module.rpartition(".")[0]):
+        found = [n for n in graph if n.rpartition(".")[0] == package and n != module
+                 and graph.nodes[n].get("kind") == NodeKind.MODULE]
+        if found:
+            return found
+    return []
 
 
 def _add_construct_edges(index: GraphIndex) -> None:

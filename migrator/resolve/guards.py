@@ -527,7 +527,8 @@ def _last_name(node: cst.BaseExpression) -> str:
 
 #: ``is_npu_available``, ``is_torch_mlu_available``, ``torch.npu.is_available``, ``torch_npu.npu.is_available``
 _AVAILABILITY_OF = re.compile(r"^is_(?:torch_)?([a-z]+)_available$")
-_MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.([a-z]+)\.is_available$")
+#: ``torch.mlu.is_available``, ``torch_npu.npu.is_available``, ``torch.backends.mps.is_available``
+_MODULE_AVAILABILITY = re.compile(r"^torch(?:_[a-z]+)?\.(?:backends\.)?([a-z]+)\.is_available$")
 
 
 def accelerators_tested(test: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> List[str]:

@@ -76,7 +76,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       cuda_branch_imports=tuple(sorted(set(reader.cuda_branch_imports) - set(reader.required_imports)
                                                        - set(reader.optional_imports))),
                       loads_optionally_by_name=reader.loads_optionally_by_name,
-                      loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops)
+                      loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
+                      loads_submodules=reader.loads_submodules)
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -87,7 +88,7 @@ def outline_shape(outline: Outline) -> str:
     shape = (outline.module, outline.imports, outline.bindings,
              tuple((d.name, d.kind, d.bases, bool(d.cuda_answer)) for d in outline.definitions),
              tuple(replace(c, predicate_line=bool(c.predicate_line)) for c in outline.calls), outline.attributes,
-             outline.main_lines is not None)
+             outline.main_lines is not None, outline.loads_submodules)
     return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()
 
 
@@ -102,6 +103,7 @@ class _OutlineReader:
         self._optional = 0  # inside how many optional-import blocks
         self.loads_optionally_by_name = False  # ``importlib.import_module(<computed>)`` in such a block
         self.loads_ops_optionally = self.loads_ops = False  # ``torch.ops.load_library(...)``: in one, or not
+        self.loads_submodules = False  # ``importlib.import_module(".%s" % name, __name__)``
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
         self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
@@ -355,6 +357,8 @@ class _OutlineReader:
             loader = self._resolve(sub.func, local) or getattr(sub.func, "id", None)
             if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) and loader in _NAME_LOADERS:
                 self.loads_optionally_by_name = True
+            elif loader in _NAME_LOADERS and _relative_by_name(sub):
+                self.loads_submodules = True
             elif loader == _OPS_LOADER:
                 self.loads_ops_optionally |= bool(self._optional)
                 self.loads_ops |= not self._optional
@@ -616,6 +620,16 @@ def _leaves(body: List[ast.stmt]) -> bool:
 _NAME_LOADERS = frozenset({"importlib.import_module", "__import__"})
 #: what loads a compiled library of ``torch.ops`` operators
 _OPS_LOADER = "torch.ops.load_library"
+
+
+def _relative_by_name(call: ast.Call) -> bool:
+    """``importlib.import_module(".%s" % name, __name__)``, ``import_module(f".{name}", package=__package__)``: a
+    module of the caller's own package, by a name computed at run time."""
+    if not call.args or isinstance(call.args[0], ast.Constant):
+        return False
+    package = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "package"),
+                                                          None)
+    return isinstance(package, ast.Name) and package.id in ("__name__", "__package__")
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
