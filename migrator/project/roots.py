@@ -259,15 +259,21 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     or a plain-PyTorch member: ``scatter(src, index)``) has no port for a test to join. A count's or an
     availability's test in a function that wraps a model in ``DataParallel`` (learn2learn's Lightning algorithms:
     ``if self.data_parallel and torch.cuda.device_count() > 1:``) is a site of the wrap, where the wrap is work
-    wherever the test is: renamed alone it would turn on the wrap the target does not support."""
+    wherever the test is: renamed alone it would turn on the wrap the target does not support. So is a test of the
+    device's name there (widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``), at the wrap's
+    own cause where it has one."""
+    findings = _wraps_at_their_cause(findings)
     library: Dict[Tuple[str, str], str] = {}
     wrapped: Dict[Tuple[str, str], Finding] = {}  # a data-parallel wrap per function: a count's test guards it
+    wraps: Dict[Tuple[str, str], Finding] = {}  # ... and a test of the device's name, whatever the wrap's cause
     for finding in findings:
         if finding.rule == "cuda-library" and finding.scope != "<module>" and not runs_as_written(finding):
             library.setdefault((finding.path, finding.scope), finding.root or finding.id)
-        elif finding.rule == "data-parallel" and finding.scope != "<module>" and finding.root is None:
-            wrapped.setdefault((finding.path, finding.scope), finding)
-    if not library and not wrapped:
+        elif finding.rule == "data-parallel" and finding.scope != "<module>":
+            wraps.setdefault((finding.path, finding.scope), finding)
+            if finding.root is None:
+                wrapped.setdefault((finding.path, finding.scope), finding)
+    if not library and not wraps:
         return list(findings)
     scopes: Dict[str, List[str]] = {}
     for path, scope in library:
@@ -276,6 +282,10 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     def root_of(finding: Finding) -> Optional[str]:
         if finding.root is not None or finding.rule == "cuda-library":
             return None
+        if finding.tests_device:  # widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``
+            wrap = wraps.get((finding.path, finding.scope))
+            if wrap is not None and _work_wherever(wrap, finding):
+                return wrap.root or wrap.id
         if finding.api in CUDA_AVAILABILITY:
             wrap = wrapped.get((finding.path, finding.scope))
             if wrap is not None and _work_wherever(wrap, finding):
@@ -289,6 +299,25 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 
     roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None}
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+def _wraps_at_their_cause(findings: Sequence[Finding]) -> Sequence[Finding]:
+    """A data-parallel wrap in the body of a CUDA test that runs as written everywhere (widedeep's ``if
+    use_multi_gpu and torch.cuda.device_count() > 1: model = DataParallel(model)``) is the cause, not the test's
+    site: the test is right as written (the target is kept out of the wrap it does not support) and the wrap is the
+    work (DDP). The test and what else sits at it become sites of the wrap."""
+    by_id = {f.id: f for f in findings}
+    moved: Dict[str, str] = {}  # the test's id -> the wrap's
+    for finding in findings:
+        test = by_id.get(finding.root) if finding.rule == "data-parallel" and finding.root else None
+        if test is not None and test.root is None and runs_as_written(test) and not runs_as_written(finding) \
+                and test.id not in moved:
+            moved[test.id] = finding.id
+    if not moved:
+        return findings
+    wraps = set(moved.values())
+    return [replace(f, root=None) if f.id in wraps else replace(f, root=moved[f.id]) if f.id in moved
+            else replace(f, root=moved[f.root]) if f.root in moved else f for f in findings]
 
 
 def _work_wherever(item: Finding, site: Finding) -> bool:

@@ -3,6 +3,7 @@ graph. Plain strings only (no libcst), so that reading them costs nothing."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import defaultdict
 from typing import Dict, FrozenSet, Iterable, Optional, Set
@@ -162,6 +163,17 @@ OPTIONAL_BUILD = "a statement of a try body whose handler goes on"
 #: A call's ``context`` when it is a statement of a ``try`` body whose handler catches what an op the device has
 #: no kernel for raises (``NotImplementedError``, ``RuntimeError``, any exception) and goes on (sentence-transformers'
 #: ``try: x.to_sparse_csr()`` ``except NotImplementedError: x.cpu().to_sparse_csr()``): the code has its own fallback.
+#: a literal's role when it is what a device's name is tested against (``resolve/literals.py`` writes them):
+#: ``compared with x.device.type``, ``argument 1 of device.startswith``
+_TESTED_BY = re.compile(r"^compared with |^argument 1 of .+\.(?:startswith|endswith)$")
+
+
+def tests_the_device(role: Optional[str]) -> bool:
+    """Whether a literal with ``role`` (a usage's ``context``) is compared with a device's name: ``x.device.type ==
+    "cuda"``, ``device.startswith("cuda")``."""
+    return role is not None and _TESTED_BY.match(role) is not None
+
+
 HANDLED_FAILURE = "a statement of a try body whose handler covers an op's failure"
 #: a torch function named as a value that is called elsewhere: a parameter's default (``lgamma_fn=torch.lgamma``),
 #: what a function returns (``return torch.lgamma``) or a call's argument (``x.apply_(torch.sigmoid)``); not an

@@ -15,13 +15,15 @@ from ..maps.load import release_tuple
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage, UsageKind, Value, Verdict
 from ..prefixes import longest
-from ..resolve.modules import module_name_for
+from ..resolve.modules import module_name_for, tests_the_device
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, branch_beside,
                    dispatched_beside, fingerprint, in_a_cuda_method, is_backend_string, is_device_string,
                    normalised_snippet, on_cuda_branch, resolve_value)
 from .tune import TuneRule
+
+_LITERAL = UsageKind.LITERAL
 
 
 def discovered(package: str = __name__) -> Iterator[DocumentedRule]:
@@ -115,6 +117,7 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
         config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
         unguarded=unguarded,
+        tests_device=usage.kind == _LITERAL and tests_the_device(usage.context),
     )
 
 
