@@ -170,15 +170,24 @@ def test_a_cuda_test_in_a_chain_of_branches_per_accelerator_asks_for_a_branch_no
     assert "add a branch for 'mlu'" in neuware.message and "'npu', 'xpu'" in neuware.message
 
 
-def test_apples_backend_test_is_a_branch_beside_cudas(scan_tree):
-    """deepxde's and widedeep's ``if torch.cuda.is_available(): ... elif torch.backends.mps.is_available():``: a
-    device per accelerator; the target needs its own branch, not CUDA's renamed."""
-    code = CHAIN.replace("elif is_torch_npu_available():", "elif torch.backends.mps.is_available():").replace(
-        "return 'npu'", "return 'mps'")
+_ANY_GPU = "import torch\n\n\ndef gpu_available():\n    return torch.cuda.is_available() or {other}\n"
+
+
+@pytest.mark.parametrize("code, line, beside", [
+    # deepxde's and widedeep's ``if torch.cuda.is_available(): ... elif torch.backends.mps.is_available():``
+    pytest.param(CHAIN.replace("elif is_torch_npu_available():", "elif torch.backends.mps.is_available():")
+                 .replace("return 'npu'", "return 'mps'"), 7, True, id="a-chain-with-apples-branch"),
+    # sbi's ``gpu_available()``: any of the accelerators it names
+    pytest.param(_ANY_GPU.format(other="torch.backends.mps.is_available()"), 5, True, id="any-of-cuda-or-mps"),
+    pytest.param(_ANY_GPU.format(other="False"), 5, False, id="cuda-or-nothing"),
+])
+def test_a_cuda_test_beside_another_accelerators_asks_for_the_targets_own(scan_tree, code, line, beside):
+    """A device per accelerator: the target needs its own branch (or its own test beside), not CUDA's renamed."""
     report = scan_tree({"env.py": code}, ["cann"])
-    (test,) = [f for f in report.judged if f.span.line == 7 and f.api == "torch.cuda.is_available"]
+    (test,) = [f for f in report.judged if f.span.line == line and f.api == "torch.cuda.is_available"]
     cann = test.verdicts["cann"]
-    assert cann.status == Status.REWRITE and cann.edit is None and "add a branch for 'npu'" in cann.message
+    assert cann.status == Status.REWRITE and ("add a branch for 'npu'" in cann.message) == beside
+    assert cann.edit is None or not beside  # a branch beside is written by hand
 
 
 @pytest.mark.parametrize("handler, handled", [

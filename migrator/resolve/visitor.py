@@ -336,6 +336,13 @@ class ModuleResolver:
             # ``torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 9``: the right side runs
             # only where the left is True, decided by it as an ``if``'s body is (its finding the cause)
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.left, node.right)
+        elif isinstance(node.operator, cst.Or):
+            # sbi's ``gpu_available()``: ``torch.cuda.is_available() or torch.backends.mps.is_available()``: any of
+            # the accelerators it names; the target's belongs beside them, CUDA's test stays
+            names = tuple(dict.fromkeys(accelerators_tested(node, self.scopes.qualify)))
+            if names:
+                self.emitter.siblings_later.update((id(n), names) for n in _calls_in(node)
+                                                   if self.scopes.qualify(n.func) in _AVAILABILITY)
         self._library_gate(node)
 
     def _mark(self, calls: Sequence[cst.CSTNode], context: str) -> None:
