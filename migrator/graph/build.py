@@ -154,7 +154,7 @@ def _add_edges(index: GraphIndex, outlines: Mapping[str, Outline], predicates: F
     _add_registries(index, outlines)
     _add_placement_edges(index)
     for module, outline in outlines.items():
-        _add_module_edges(index, module, outline, predicates)
+        _add_module_edges(index, module, outline, outlines, predicates)
     _add_construct_edges(index)
 
 
@@ -174,7 +174,7 @@ def _add_placement_edges(index: GraphIndex) -> None:
                 index.add_edge(node, parent, kind="imports")
 
 
-def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
+def _add_module_edges(index: GraphIndex, module: str, outline: Outline, outlines: Mapping[str, Outline],
                       predicates: FrozenSet[str] = frozenset()) -> None:
     """One module's imports and calls; a call in the branch of a repository predicate that answers CUDA
     (``predicates``: ``if fused_available():`` in another module) is made in a CUDA test's branch, as one under
@@ -183,7 +183,7 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
         target = index.module_of(imported)
         if target and target != module:
             index.add_edge(module, target, kind="imports")
-    for loaded in _submodules(index, module) if outline.loads_submodules else ():
+    for loaded in _submodules(index, module, outlines) if outline.loads_submodules else ():
         index.add_edge(module, loaded, kind="imports")  # any of them, by the name computed at run time
     for call in outline.calls:
         source = _source(index, module, call.scope)
@@ -198,12 +198,10 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline,
                 index.add_edge(source, target, kind=kind, cuda_test=test)
 
 
-def _submodules(index: GraphIndex, module: str) -> List[str]:
+def _submodules(index: GraphIndex, module: str, outlines: Mapping[str, Outline]) -> List[str]:
     """The modules of ``module``'s package one level down: its own where it is a package, else its parent's."""
-    graph = index.graph
     for package in (module, module.rpartition(".")[0]):
-        found = [n for n in graph if n.rpartition(".")[0] == package and n != module
-                 and graph.nodes[n].get("kind") == NodeKind.MODULE]
+        found = [m for m in outlines if m.rpartition(".")[0] == package and m != module]
         if found:
             return found
     return []

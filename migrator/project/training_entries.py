@@ -250,7 +250,6 @@ def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") 
     return frozenset(out)
 
 
-
 def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
     """The modules that are scripts run as they are and that never train: code at their top level (a call), no
     ``__main__`` block, no entry point, nothing in the project imports or calls them, and no training root is

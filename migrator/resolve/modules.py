@@ -160,9 +160,6 @@ PROGRAM_PROBED = "run where a handler covers the program's absence"
 #: whose handler leaves such a function undefined (cogdl's ``scatter_max``: its importers fail with the build), nor
 #: one in a handler (nerfacc builds in ``except ImportError:``, where the compiled module is missing).
 OPTIONAL_BUILD = "a statement of a try body whose handler goes on"
-#: A call's ``context`` when it is a statement of a ``try`` body whose handler catches what an op the device has
-#: no kernel for raises (``NotImplementedError``, ``RuntimeError``, any exception) and goes on (sentence-transformers'
-#: ``try: x.to_sparse_csr()`` ``except NotImplementedError: x.cpu().to_sparse_csr()``): the code has its own fallback.
 #: a literal's role when it is what a device's name is tested against (``resolve/literals.py`` writes them):
 #: ``compared with x.device.type``, ``argument 1 of device.startswith``
 _TESTED_BY = re.compile(r"^compared with |^argument 1 of .+\.(?:startswith|endswith)$")
@@ -174,6 +171,9 @@ def tests_the_device(role: Optional[str]) -> bool:
     return role is not None and _TESTED_BY.match(role) is not None
 
 
+#: A call's ``context`` when it is a statement of a ``try`` body whose handler catches what an op the device has
+#: no kernel for raises (``NotImplementedError``, ``RuntimeError``, any exception) and goes on (sentence-transformers'
+#: ``try: x.to_sparse_csr()`` ``except NotImplementedError: x.cpu().to_sparse_csr()``): the code has its own fallback.
 HANDLED_FAILURE = "a statement of a try body whose handler covers an op's failure"
 #: a torch function named as a value that is called elsewhere: a parameter's default (``lgamma_fn=torch.lgamma``),
 #: what a function returns (``return torch.lgamma``) or a call's argument (``x.apply_(torch.sigmoid)``); not an

@@ -899,7 +899,7 @@ class ModuleResolver:
         if not qual.startswith("torch.") or qual.startswith(_NOT_FUNCTION_VALUES):
             return None
         parent = self.emitter.positions.index.parents.get(id(node))
-        if isinstance(parent, cst.Param) and parent.default is node or isinstance(parent, cst.Return):
+        if (isinstance(parent, cst.Param) and parent.default is node) or isinstance(parent, cst.Return):
             return FUNCTION_VALUE
         if isinstance(parent, cst.Arg) and parent.value is node:
             call = self.emitter.positions.index.parents.get(id(parent))

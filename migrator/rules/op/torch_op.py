@@ -44,7 +44,8 @@ class TorchOp(Rule):
     A vendor's note on the API is read clause by clause (`maps/limits.py`): a dtype clause bites when
     the project computes in a dtype it leaves out (fp32 always; fp16 / bf16 where the code casts to them,
     autocasts or names them), an argument clause when the call passes that argument, a clause on another
-    card never; a note that cannot bite stays in the message, said to be one.
+    card never; a note that cannot bite stays in the message, said to be one. A function handed on as a value (a
+    parameter's default `lgamma_fn=torch.lgamma`, a returned `torch.lgamma`) is a use too: it is called elsewhere.
     Verdicts: `supported`, `partial` (a documented limit that bites), `fallback` (names the ops that run on the CPU),
     `unsupported` (documented as such), `rewrite` (an integer input where the vendor documents floats
     only) and `unknown` (no data: never guessed).
@@ -93,6 +94,12 @@ class TorchOp(Rule):
         Invalid("import torch\nu, s, v = torch.svd(a)\n",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED,
                                  kunlun=Status.FALLBACK)),
+        # scvi-tools' negative-binomial loss: the op handed in as a default is what every call of the loss runs
+        Invalid("import torch\ndef log_nb(x, theta, lgamma_fn=torch.lgamma):\n    return lgamma_fn(x + theta)\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.FALLBACK, neuware=Status.FALLBACK,
+                                 kunlun=Status.FALLBACK)),
+        # ... an entry of a table runs only where it is chosen: no use of each
+        Valid("import torch\nACTIVATIONS = {'lgamma': torch.lgamma, 'relu': torch.relu}\n"),
         Valid("import torch\nwith torch.no_grad():\n    pass\n"),
         # made on the host CPU: a data loader's tensors run no device kernel until they are moved
         Valid("import numpy as np\nimport torch\nbatch = torch.from_numpy(np.zeros(3))\n"
