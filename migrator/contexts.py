@@ -17,9 +17,10 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
                            "debug", "_debug", "debugging", "profile", "profiler", "profilers", "profiling", "tooling",
                            "dataset_converters", "data_converters",
-                           "docs", "doc", "packaging", "export", "exporters", "onnx", "tensorrt", "trtllm",
-                           "tensorrt_llm", "deploy", "deployment", "demo", "demos", "visualization",
-                           "visualisation", "visualize", "notebook", "notebooks", "generate", "generation",
+                           "docs", "doc", "docs_src", "doc_src", "docsrc", "packaging", "export", "exporters", "onnx",
+                           "tensorrt", "trtllm", "tensorrt_llm", "deploy", "deployment", "demo", "demos",
+                           "visualization", "visualisation", "visualize", "notebook", "notebooks", "generate",
+                           "generation",
                            # a paper's reproduction: its figures, analyses, timings and baselines (cellpose's paper/)
                            "paper", "papers", "figures"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*[_-]benchmark|"

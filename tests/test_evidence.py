@@ -919,6 +919,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     # cellpose's paper/: the figures, analyses, timings and baselines of a paper, not the package's training
     pytest.param("paper/cpsam/invariances.ipynb", Context.TOOLING, id="a-papers-notebook"),
     pytest.param("paper/3.0/noise2self.py", Context.TOOLING, id="a-papers-baseline"),
+    # backpack's sphinx-gallery sources
+    pytest.param("docs_src/examples/use_cases/example_trace_estimation.py", Context.TOOLING, id="docs-sources"),
     pytest.param("train.py", Context.TRAINING, id="training-script"),
     pytest.param("data/samplers.py", Context.TRAINING, id="a-sampler-is-training"),
     pytest.param("llm_trainer/evaluate.ipynb", Context.TRAINING, id="a-project-notebook-is-training"),
