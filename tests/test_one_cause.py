@@ -443,3 +443,18 @@ def test_a_backend_handed_over_through_a_named_dict_is_one_item_at_its_literal(s
     assert item.span.line == 5  # the literal, where the one edit is
     (call,) = [f for f in findings if f.span.line == 6]
     assert call.root == item.id
+
+
+@pytest.mark.parametrize("line, merged", [
+    # torchcp's and backpack's examples: the device chosen is the cause, its availability test a site on its line
+    pytest.param('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', True,
+                 id="the-whole-line"),
+    # a site on another line keeps its own suggestion there
+    pytest.param('use = torch.cuda.is_available()\ndevice = torch.device("cuda" if use else "cpu")\n', False,
+                 id="a-test-on-another-line"),
+])
+def test_a_causes_suggestion_takes_in_its_sites_on_its_line(scan_code, line, merged):
+    findings = scan_code("import torch\n\n" + line + "x = torch.ones(2).to(device)\n", ["cann"])
+    (cause,) = [f for f in findings if f.root is None and f.span.line == line.count("\n") + 2]
+    shown = cause.verdicts["cann"].suggestion
+    assert '"npu"' in shown and ("torch_npu.npu.is_available()" in shown) == merged, shown

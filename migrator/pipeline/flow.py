@@ -24,6 +24,7 @@ from ..model import CustomOp, FileResult, Finding, GraphSummary, OpPlan, Report,
 from ..project import in_project
 from ..project.configs import with_config_reads, with_config_roots, with_unread_noted
 from ..project.coverage import apart
+from ..project.line_suggestions import with_whole_line_suggestions
 from ..project.roots import with_clause_roots, with_copy_roots, with_import_roots, with_line_roots, with_run_roots
 from ..project.training_entries import with_untrained_as_tooling
 from ..rules import RuleContext
@@ -138,6 +139,7 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
     # one item of work: a line, a run of the same work on lines in a row, the calls one vendor clause bites, a
     # file and its copy
     judged = with_copy_roots(with_clause_roots(with_run_roots(with_line_roots(with_import_roots(judged)))))
+    judged = with_whole_line_suggestions(judged)  # a cause's suggestion with its sites' rewrites on its line
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,
                        graph.finding_nodes if graph else None, covered={f.id for f in parts.covered})
