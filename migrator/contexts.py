@@ -59,6 +59,8 @@ def _in_tooling_folder(path: str) -> bool:
 #: ``export_onnx``, ``predict``, ``run_inference``, ``generate``, ``explain``), where a training file keeps its
 #: tooling: what it does runs after training, not in it.
 _TOOLING_WORDS = frozenset({"export", "predict", "inference", "serve", "deploy", "explain"})
+#: ... and, as words among others in a name (torchani's ``to_infer_model``), what is done with a trained model
+AFTER_TRAINING_WORDS = _TOOLING_WORDS | {"infer", "serving"}
 #: generation by a trained model (``generate``, ``generate_text``, ``generate_images``), not the many things a
 #: training step generates (nerfstudio's ``generate_ray_samples``, detection's ``generate_anchors``)
 GENERATION = re.compile(r"^generate(?:_(?:text|texts|image|images|caption|captions|speech|audio|video|videos|tokens"

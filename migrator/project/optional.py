@@ -140,8 +140,9 @@ def with_optional_op_libraries(findings: Sequence[Finding], results: Sequence[Fi
         return list(findings)
     loaders = sorted(r.file.rel for r in results if r.outline is not None and r.outline.loads_ops_optionally)
     said = (f"the project loads its compiled operators only where they were built ({', '.join(loaders[:3])}: "
-            "`torch.ops.load_library` under `try` with a handler that goes on), and runs without them: on {target} "
-            "its code takes its other way; porting the kernels is for speed, to weigh, not to train")
+            "`torch.ops.load_library` under `try` with a handler that goes on), and goes on without them: on "
+            "{target}, where they are not built, check that its callers take their other way; porting the kernels "
+            "is then for speed, to weigh, not to train")
     return [replace(f, verdicts={t: v if v.status == Status.SUPPORTED else runs_on_a_note(said.format(target=t),
                                                                                             _SOURCE)
                                  for t, v in f.verdicts.items()}) if f.rule in _OPERATOR_RULES else f

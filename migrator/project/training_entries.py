@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
                     Set, Tuple)
 
-from ..contexts import path_context
+from ..contexts import AFTER_TRAINING_WORDS, path_context
 from ..model import (AttributeMethod, Category, Context, EntryKind, EntryPoint, FileResult, Finding, NamedTarget,
                      NodeKind, UnknownReceiver)
 from ..resolve.modules import module_name_for
@@ -192,12 +192,13 @@ class EntryReach:
     untrained: FrozenSet[str]
 
 
-def entry_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[EntryReach]:
+def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
+                above: Optional[FrozenSet[str]] = None) -> Optional[EntryReach]:
     """What each kind of entry point reaches, or ``None`` when the entry points cannot be told apart (none trains,
     or every one does)."""
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
-    training = training_entries(project, roots)
+    training = training_entries(project, roots, above)
     if not training or training == entries:
         return None
     nodes = graph.nodes
@@ -211,12 +212,19 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str]) -> Optional[Entr
     return EntryReach(_walk(training, callees), _walk(entries - training, callees))
 
 
-def training_entries(project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
-    """The entry points that reach a training root, through calls, constructions and imports."""
-    graph = project.graph
-    ancestors = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
-                                           if kind != REGISTERS))
+def training_entries(project: "ProjectGraph", roots: FrozenSet[str],
+                     above: Optional[FrozenSet[str]] = None) -> FrozenSet[str]:
+    """The entry points that reach a training root, through calls, constructions and imports (``above``: the
+    roots' ``above_training``, where the caller has it)."""
+    ancestors = above_training(project, roots) if above is None else above
     return frozenset(e.node for e in project.entries if e.node in ancestors)
+
+
+def above_training(project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
+    """The training roots and every node that reaches one, through calls, constructions and imports."""
+    graph = project.graph
+    return _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
+                                      if kind != REGISTERS))
 
 
 def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> FrozenSet[str]:
@@ -250,10 +258,12 @@ def uncalled_in_scripts(results: Sequence[FileResult], project: "ProjectGraph") 
     return frozenset(out)
 
 
-def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", roots: FrozenSet[str]) -> FrozenSet[str]:
+def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", roots: FrozenSet[str],
+                      above: FrozenSet[str]) -> FrozenSet[str]:
     """The modules that are scripts run as they are and that never train: code at their top level (a call), no
     ``__main__`` block, no entry point, nothing in the project imports or calls them, and no training root is
-    theirs or below them (torchani's ``examples/dispersion_potential.py`` computes one molecule's energy). Their
+    theirs or below them (``above``: ``above_training``; torchani's ``examples/dispersion_potential.py`` computes
+    one molecule's energy). Their
     top-level code is a demo's, as a ``__main__`` block that never trains is (``EntryReach.untrained``). Only in
     a project that trains somewhere (``roots``): a snippet scanned alone, or a project whose training the scan
     cannot see, keeps its context."""
@@ -261,25 +271,17 @@ def untrained_scripts(results: Sequence[FileResult], project: "ProjectGraph", ro
         return frozenset()
     graph = project.graph
     entries = {e.node for e in project.entries}
-    candidates = []
-    for result in results:
-        outline = result.outline
-        if outline is None or outline.main_lines is not None or outline.module not in graph \
-                or outline.module in entries or graph.pred[outline.module] \
-                or path_context(result.file.rel) != Context.TRAINING \
-                or not any(call.scope == MODULE for call in outline.calls):
-            continue
-        candidates.append(outline.module)
-    if not candidates:
-        return frozenset()
-    trains = _walk(roots, lambda node: (caller for caller, _, kind in graph.in_edges(node, data="kind")
-                                        if kind != REGISTERS))
-    return frozenset(module for module in candidates if module not in trains)
+    return frozenset(
+        outline.module for result in results for outline in (result.outline,)
+        if outline is not None and outline.main_lines is None and outline.module in graph
+        and outline.module not in entries and outline.module not in above and not graph.pred[outline.module]
+        and path_context(result.file.rel) == Context.TRAINING and any(call.scope == MODULE for call in outline.calls))
 
 
 #: the words of a function's name that say it prepares a model for inference or export, after training (torchani's
-#: ``to_infer_model``, an ``export_onnx``): not evaluation, which a training run does between epochs
-_AFTER_TRAINING = frozenset({"infer", "inference", "export", "deploy", "serve", "serving"})
+#: ``to_infer_model``, an ``export_onnx``): a tooling function's words (``contexts``); not evaluation, which a
+#: training run does between epochs
+_AFTER_TRAINING = AFTER_TRAINING_WORDS
 #: the edges along which one node runs another
 _RUNS = frozenset({"calls", CALLS_BY_NAME, "constructs"})
 
@@ -330,16 +332,17 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo
     that never trains, and are models all the same."""
     roots = training_roots(results, project.graph, project.main_lines)
-    reach = entry_reach(project, roots) if project.entries else None
+    above = above_training(project, roots)  # (walked once for the three readers below)
+    reach = entry_reach(project, roots, above) if project.entries else None
     paths = {f.path for f in findings if f.context == Context.TRAINING}
     texts: Dict[str, Optional[str]] = {}  # the project's files read once for both readers of their text
-    trained = training_entries(project, roots)
+    trained = training_entries(project, roots, above)
     uncalled = uncalled_in_scripts(results, project) | refusing_training(results, project, paths, texts) \
         | unreferenced(results, project, (placed.get(f.id) or project.node_of(f) for f in findings
                                           if f.context == Context.TRAINING),
                        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
                        texts=texts)
-    uncalled |= untrained_scripts(results, project, roots) | inference_only(project)
+    uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
