@@ -55,8 +55,34 @@ def _module(build: Callable[[], Any], inputs: Callable[[], Any] = _x) -> Callabl
     def make() -> Call:
         module, x = build(), inputs()
         module.train()
-        return (lambda: module(x)), True
+        return (lambda: module(*x) if isinstance(x, tuple) else module(x)), True
     return make
+
+
+def _decoder():
+    import torch
+
+    layer = torch.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    return torch.nn.TransformerDecoder(layer, num_layers=2)
+
+
+def _decoding():
+    """A decoder's two inputs: the target sequence and the encoder's memory."""
+    return _sequence(), _sequence()
+
+
+def _pooled_3d():
+    import torch
+
+    pooled, indices = torch.nn.functional.max_pool3d(torch.randn(1, 2, 4, 4, 4), 2, return_indices=True)
+    return pooled.requires_grad_(), indices
+
+
+def _classified():
+    """Features and their class labels: an adaptive softmax's two inputs."""
+    import torch
+
+    return _x(), torch.tensor([0, 3, 5, 9])
 
 
 def _init(name: str, *args) -> Callable[[], Call]:
@@ -285,6 +311,12 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.nn.Flatten", _module(_nn("Flatten"), _image)),
     Sample("torch.nn.Unflatten", _module(_nn("Unflatten", 1, (2, 4)))),
     Sample("torch.nn.Sequential", _module(_sequential)),
+    # the modules a vendor's list rates and torch's ModuleInfo has no sample of
+    Sample("torch.nn.TransformerDecoder", _module(_decoder, _decoding)),
+    Sample("torch.nn.RReLU", _module(_nn("RReLU"))),
+    Sample("torch.nn.MaxUnpool3d", _module(_nn("MaxUnpool3d", 2), _pooled_3d)),
+    Sample("torch.nn.AdaptiveLogSoftmaxWithLoss",
+           _module(_nn("AdaptiveLogSoftmaxWithLoss", 8, 10, [4]), _classified)),
     Sample("torch.nn.init.normal_", _init("normal_", 0.0, 0.02)),
     Sample("torch.nn.init.uniform_", _init("uniform_", -0.1, 0.1)),
     Sample("torch.nn.init.trunc_normal_", _init("trunc_normal_", 0.0, 0.02)),
