@@ -570,6 +570,23 @@ def test_the_picture_is_the_call_paths_to_the_top_blockers_only(scan_tree):
     assert len(edges) == 3 and all((a, b) in set(zip(names, names[1:])) for a, b in edges)
 
 
+@pytest.mark.parametrize("trial, public", [
+    # deepod's dev modules: a package module's own ``__main__`` block is its author's trial
+    pytest.param({"lib/_trial.py": "from lib import create\n\nif __name__ == '__main__':\n    create('dct')\n"},
+                 True, id="a-main-block-inside-the-package"),
+    pytest.param({"train.py": "from lib import create\n\nif __name__ == '__main__':\n    create('dct')\n"},
+                 False, id="a-script-beside-the-package"),
+])
+def test_a_librarys_own_main_blocks_leave_it_a_library(scan_tree, trial, public):
+    extras = {"lib/extras.py": "import torch\n\n\ndef pick():\n    torch.cuda.set_device(0)\n"}
+    report = scan_tree({**LIBRARY, **extras, **trial}, ["cann"])
+    entries = [e.node for e in report.graph.entries]
+    assert ("lib.<public api>" in entries) == public, entries
+    reach = {f.api: f.reachable for f in report.findings}
+    assert reach["torch.cuda.synchronize"] is True
+    assert reach["torch.cuda.set_device"] is public  # reached only from what the package exports
+
+
 def test_a_librarys_public_api_entry_is_kept_in_the_saved_graph(tmp_path):
     """The `<public api>` node's edges are recorded like every other edge, so the graph can be saved and the
     scan after an edit restores it instead of building it again (it could not, and timm's edited scan took

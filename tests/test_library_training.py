@@ -1,5 +1,7 @@
-"""A library whose training loop only its users' scripts run (flair's ``ModelTrainer``, tianshou's trainers): the
-loop and its module are entry points (``library-training``) when no other entry point reaches a training root, so
+"""A library whose training loop only its users' scripts run (flair's ``ModelTrainer``, tianshou's trainers): its
+users start at what the package exports (``public-api``) where its only runs are its packaging and its modules'
+own ``__main__`` blocks; else the loop and its module are entry points (``library-training``) when no other entry
+point reaches a training root, so
 its AMP and device choice sit on the training path; a ``trainer.py`` the package imports is a library's module,
 not a script (``graph/entries.py``)."""
 
@@ -60,11 +62,11 @@ def _finding(report, path, api):
     return next(f for f in report.findings if f.path == path and f.api == api)
 
 
-def test_a_librarys_training_loop_and_its_module_are_entry_points(scan_tree):
+def test_a_librarys_training_loop_is_on_the_path_its_users_start(scan_tree):
+    # the dataset's ``__main__`` block is the package's own trial: its users start at what it exports, the trainer
     report = scan_tree(LIBRARY)
     kinds = {e.node: e.kind for e in report.graph.entries}
-    assert kinds.get("lib.trainers.trainer.ModelTrainer.train") == EntryKind.LIBRARY_TRAINING, kinds
-    assert kinds.get("lib.trainers.trainer") == EntryKind.LIBRARY_TRAINING
+    assert kinds.get("lib.<public api>") == EntryKind.PUBLIC_API, kinds
     # imported by the package: a library's module, not a ``train*.py`` script of its own
     assert all(kind != EntryKind.SCRIPT_NAME for kind in kinds.values())
     assert _finding(report, "lib/trainers/trainer.py", "torch.cuda.amp.GradScaler").reachable is True
@@ -121,6 +123,17 @@ class BaseTask:
             scaler.scale(loss).backward()
             scaler.step(optimizer)
 """
+
+
+def test_a_librarys_training_loop_and_its_module_are_entry_points_beside_a_script_that_never_trains(scan_tree):
+    # flair's layout with its dataset demo as a script of its own beside the package: the loop is no entry's
+    demo = _DATASETS.replace("import torch\n", "import torch\nimport lib\n", 1)
+    library = {**{k: v for k, v in LIBRARY.items() if k != "lib/datasets.py"}, "download.py": demo}
+    report = scan_tree(library)
+    kinds = {e.node: e.kind for e in report.graph.entries}
+    assert kinds.get("lib.trainers.trainer.ModelTrainer.train") == EntryKind.LIBRARY_TRAINING, kinds
+    assert kinds.get("lib.trainers.trainer") == EntryKind.LIBRARY_TRAINING
+    assert _finding(report, "lib/trainers/trainer.py", "torch.cuda.amp.GradScaler").reachable is True
 
 
 def test_a_step_a_demo_reaches_leaves_the_librarys_unreached_loop_to_its_callers(scan_tree):

@@ -1,16 +1,16 @@
 """Entry points: where a run starts. ``__main__`` blocks, scripts named like ``train*.py`` / ``main.py``,
 notebooks, ``setup.py`` (pip runs it) (a ``train*.py`` another module imports is a library's module, not a
-script), the project's console scripts (``graph/packaging.py``) and
-``--entry MODULE[:FUNC]``. A library with none of these but its packaging (timm's sdist) starts where its
-users do: every public module, function, class and method of its packages, and what their ``__init__``
-re-exports, behind one ``pkg.<public api>`` entry each (``public-api``).
-Test files are never entry points."""
+script), the project's console scripts (``graph/packaging.py``) and ``--entry MODULE[:FUNC]``. A library
+with none of these but its packaging (timm's sdist) and its own modules' ``__main__`` blocks (deepod's,
+flair's: its authors' trials) starts where its users do: every public module, function, class and method of
+its packages, and what their ``__init__`` re-exports, behind one ``pkg.<public api>`` entry each
+(``public-api``). Test files are never entry points."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, FrozenSet, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, AbstractSet, Dict, FrozenSet, Mapping, Optional, Sequence, Set, Tuple
 
 from ..discover import base_dir
 from ..model import Context, EntryPoint, FileKind, FileResult, Outline
@@ -66,14 +66,25 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
     for spec in console_scripts(base_dir(root)):
         add_spec(spec, EntryKind.CONSOLE_SCRIPT)
     unresolved = tuple(spec for spec in extra if not add_spec(spec, EntryKind.CLI))
-    if all(entry.kind == EntryKind.SETUP for entry in found.values()):  # a library: runs start at what it exports
-        for package, rel, public in _public_apis(outlines, index):
+    packaged = _public_apis(outlines, index)
+    if all(_library_s_own(entry, {p for p, _, _ in packaged}) for entry in found.values()):
+        # a library: runs start at what it exports (its modules' own ``__main__`` blocks are its authors' trials)
+        for package, rel, public in packaged:
             node = f"{package}.{PUBLIC_API}"
             index.graph.add_node(node, kind=NodeKind.PUBLIC_API, path=rel, line=1)
             for target in public:
                 index.add_edge(node, target, kind="exports")
             add(node, EntryKind.PUBLIC_API, rel, 1)
     return tuple(sorted(found.values(), key=lambda e: e.node)), unresolved
+
+
+def _library_s_own(entry: EntryPoint, packages: AbstractSet[str]) -> bool:
+    """Whether an entry leaves a library a library: its packaging (``setup.py``), or a ``__main__`` block inside
+    one of its packages' modules (deepod's ``models/time_series/seq_reg_ad.py``: a trial its author runs, while
+    its users start at the estimators the package exports)."""
+    return entry.kind == EntryKind.SETUP or (
+        entry.kind == EntryKind.MAIN_BLOCK and "." in entry.node.removesuffix(f".{MAIN}")
+        and entry.node.split(".", 1)[0] in packages)
 
 
 def _imported_modules(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> FrozenSet[str]:
