@@ -225,6 +225,9 @@ def test_a_default_a_subclass_hands_on_to_its_base_is_the_bases(scan_tree):
     assert defaults["pkg/variants.py", "Trainer5epochs"].root == base.id
     assert defaults["pkg/variants.py", "TrainerAdam1e3"].root == base.id
     assert defaults["pkg/variants.py", "TrainerOwn"].root is None  # kept for itself: its own question
+    # the base's line alone changes no variant's run: its item names where the default is written again
+    message = base.verdicts["cann"].message
+    assert "written again in 2 subclasses" in message and "(pkg/variants.py:6, pkg/variants.py:17)" in message, message
 
 
 FLASH_WITH_FALLBACK = ("import torch\ntry:\n    from flash_attn import flash_attn_func\n    HAS_FLASH = True\n"

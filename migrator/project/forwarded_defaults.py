@@ -15,7 +15,7 @@ import ast
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..evidence import Bucket, finding_bucket
+from ..evidence import Bucket, bucket, finding_bucket
 from ..model import FileResult, Finding
 from .overridden_defaults import ParameterDefault, defaults_in
 from .reread import parse_text, read_text
@@ -59,7 +59,25 @@ def with_forwarded_defaults(findings: Sequence[Finding], results: Sequence[FileR
     def head(found: str, seen: int = 0) -> str:  # a variant of a variant: the first base's
         return head(base_of[found], seen + 1) if found in base_of and seen < 32 else found
 
-    return [replace(f, root=head(f.id)) if f.id in base_of else f for f in findings]
+    sites: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        if finding.id in base_of:
+            sites.setdefault(head(finding.id), []).append(finding)
+    return [replace(f, root=head(f.id)) if f.id in base_of
+            else _naming_its_variants(f, sites[f.id]) if f.id in sites else f for f in findings]
+
+
+def _naming_its_variants(base: Finding, variants: Sequence[Finding]) -> Finding:
+    """The base's finding saying where its default is written again: where every variant hands its own on, the
+    base's line alone changes no run (deepod's ``BaseDeepAD(device='cuda')`` and its 25 estimators)."""
+    places = [f"{path}:{line}" for path, line in sorted((f.path, f.span.line or 0) for f in variants)]
+    where = ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    said = (f"; the same default is written again in {len(places)} subclass{'es' if len(places) > 1 else ''} "
+            f"that pass{'' if len(places) > 1 else 'es'} {'their' if len(places) > 1 else 'its'} own on ({where}): "
+            "change them with it, one item")
+    verdicts = {target: replace(verdict, message=verdict.message + said) if bucket(verdict) == Bucket.WORK else verdict
+                for target, verdict in base.verdicts.items()}
+    return replace(base, verdicts=verdicts)
 
 
 def _forwarded_to(finding: Finding, result: FileResult, by_rel: Dict[str, FileResult],
