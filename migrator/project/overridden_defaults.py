@@ -199,11 +199,32 @@ def _fallbacks(function: ast.FunctionDef | ast.AsyncFunctionDef,
         elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.Name) and isinstance(node.test, ast.Name) \
                 and node.body.id == node.test.id and node.test.id in parameters:
             yield node.test.id, node.orelse
+        elif isinstance(node, ast.If) and _left_none(node.test, parameters) is not None:
+            # alibi-detect's ``if device is None: device = torch.device('cuda' if ... else 'cpu')``
+            parameter = _left_none(node.test, parameters)
+            for statement in node.body:
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                        and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == parameter:
+                    yield parameter, statement.value
         elif isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.Name) and node.orelse.id in parameters \
                 and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name) \
                 and node.test.left.id == node.orelse.id and isinstance(node.test.ops[0], ast.Is) \
                 and isinstance(node.test.comparators[0], ast.Constant) and node.test.comparators[0].value is None:
             yield node.orelse.id, node.body
+
+
+def _left_none(test: ast.expr, parameters: Mapping[str, Optional[int]]) -> Optional[str]:
+    """The parameter a test finds left ``None`` (``device is None``, ``not device``), if it is one of
+    ``parameters``."""
+    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:
+        name = test.left.id
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        name = test.operand.id
+    else:
+        return None
+    return name if name in parameters else None
 
 
 def _written(default: Optional[ast.expr]) -> List[ast.expr]:
@@ -241,8 +262,9 @@ class _Mentions:
     the call it is the callee of (``None``: not called there), leaving out types (annotations, ``isinstance``)."""
 
     def __init__(self, tree: ast.Module) -> None:
-        typed = _type_references(tree) | _class_attributes_read(tree)
+        typed = _type_references(tree) | _class_attributes_read(tree) | _super_arguments(tree)
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        callee_of.update(_partials(tree))
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
         self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<object>.name``, ``self.name`` among them
@@ -276,6 +298,20 @@ class _Mentions:
         return self._methods.get(name, [])
 
 
+def _partials(tree: ast.Module) -> Dict[int, ast.Call]:
+    """``partial(batch_compute_kernel_matrix, device=self.device, batch_size=n)`` (alibi-detect's learned
+    kernel): the callee handed to ``functools.partial`` with what it binds, read as a call of it; the calls of the
+    partial pass the rest."""
+    found: Dict[int, ast.Call] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and not isinstance(node.args[0], ast.Starred) \
+                and ((isinstance(node.func, ast.Name) and node.func.id == "partial")
+                     or (isinstance(node.func, ast.Attribute) and node.func.attr == "partial")):
+            bound = ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords)
+            found[id(node.args[0])] = ast.copy_location(bound, node)
+    return found
+
+
 def _root_name(node: ast.Attribute) -> Optional[str]:
     """``torch`` of ``torch.nn.functional.pad``; ``None`` when the chain starts at a call or a subscript."""
     value: ast.expr = node
@@ -299,6 +335,13 @@ def _type_references(tree: ast.Module) -> Set[int]:
                 and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
             roots.append(node.args[1])
     return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def _super_arguments(tree: ast.Module) -> Set[int]:
+    """The class named in ``super(AnomalyAttention, self).__init__()``, the Python 2 spelling of a class's own
+    base call (deepod's models): the class is not built there."""
+    return {id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name) and node.func.id == "super" and node.args}
 
 
 def _class_attributes_read(tree: ast.Module) -> Set[int]:
