@@ -500,6 +500,23 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
         assert verdict.status != Status.FALLBACK and "ops the trace ran only on the CPU" in verdict.message
 
 
+@pytest.mark.parametrize("api, status", [
+    # deepod's TranAD: a container of the project's layers, documented as not supported on Ascend, whose traced
+    # ops all have kernels there: to try on the card, not a port
+    pytest.param("torch.nn.TransformerDecoder", None, id="a-container-whose-ops-run"),
+    # ... while a documented row whose one op has no kernel stays a port
+    pytest.param("torch.nn.MultiLabelMarginLoss", Status.UNSUPPORTED, id="its-own-backward-missing"),
+])
+def test_a_module_documented_as_unsupported_is_judged_with_its_trace(api, status):
+    from migrator.maps.coverage import api_coverage
+    from migrator.maps.load import resolve_targets
+
+    (cann,) = resolve_targets(["cann"])
+    verdict = api_coverage(cann, api).verdict
+    assert "(traced)" in verdict.message or "aten" in verdict.message, verdict.message
+    assert active(verdict) == (status is not None), verdict.message
+
+
 STEP = ("import torch\n\n\nclass HuberQLoss:\n    def __call__(self, y, y_hat):\n"
         "        return torch.nn.functional.huber_loss(y, y_hat)\n\n\n"
         "class Gamma:\n    def log_prob(self, x):\n        return torch.lgamma(x)\n\n\n"
@@ -1663,6 +1680,11 @@ FID = ("import torch\n\n\nclass FIDEvaluation:\n    def __init__(self, batch_siz
     pytest.param("from functools import partial\nfrom fid import FIDEvaluation, evaluate\n\n\n"
                  "def fit(model, dl, device):\n    make = partial(FIDEvaluation, 8)\n    run = evaluate\n"
                  "    return make(dl), run(model, dl)\n", True, id="handed-on-as-a-value"),
+    # alibi-detect's learned kernel: the partial binds the device, what its calls pass is the rest
+    pytest.param("from functools import partial\nfrom fid import FIDEvaluation, evaluate\n\n\n"
+                 "def fit(model, dl, device):\n    make = partial(FIDEvaluation, 8, device=device)\n"
+                 "    run = partial(evaluate, device=device)\n    return make(dl), run(model, dl)\n", False,
+                 id="a-partial-that-binds-it"),
     pytest.param("", True, id="no-caller-in-the-project"),
 ])
 def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree, trainer, work):
@@ -1670,6 +1692,21 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     defaults = [f for f in report.judged if f.rule == "device-string" and f.path == "fid.py"]
     assert len(defaults) == 2
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
+
+
+@pytest.mark.parametrize("base_call, work", [
+    # deepod's models: ``super(GoadLoss, self).__init__()`` names the class, and builds nothing
+    pytest.param("super(Loss, self).__init__()", False, id="python-2-spelling-of-its-own-base-call"),
+    pytest.param("super().__init__()", False, id="python-3-spelling"),
+    pytest.param("super(Loss, self).__init__()\n        self.spare = Loss", True, id="the-class-handed-on-too"),
+])
+def test_a_class_naming_itself_in_its_own_base_call_is_no_caller(scan_tree, base_call, work):
+    loss = ("import torch\n\n\nclass Loss(torch.nn.Module):\n    def __init__(self, margin, device='cuda'):\n"
+            f"        {base_call}\n        self.device = device\n\n\ndef fit(margin, device):\n"
+            "    return Loss(margin, device=device)\n")
+    report = scan_tree({"loss.py": loss}, ["cann"])
+    (default,) = [f for f in report.judged if f.rule == "device-string" and f.path == "loss.py"]
+    assert active(default.verdicts["cann"]) == work, default.verdicts["cann"].message
 
 
 WEIGHTS = ("import torch\n\n\nclass Weights:\n    def __init__(self, path, device=None):\n"
@@ -1682,6 +1719,14 @@ WEIGHTS = ("import torch\n\n\nclass Weights:\n    def __init__(self, path, devic
                  "Weights(path, device=accelerator.device)", False, id="or-fallback-every-call-overrides"),
     pytest.param("torch.device('cuda') if device is None else device", "Weights(path, device=accelerator.device)",
                  False, id="is-none-fallback-every-call-overrides"),
+    # alibi-detect's batch_compute_kernel_matrix: the fallback as a statement
+    pytest.param("None\n        if device is None:\n            device = torch.device('cuda' if "
+                 "torch.cuda.is_available() else 'cpu')\n        self.device = device",
+                 "Weights(path, device=accelerator.device)", False,
+                 id="is-none-statement-every-call-overrides"),
+    pytest.param("None\n        if device is None:\n            device = torch.device('cuda')\n"
+                 "        self.device = device", "Weights(path)",
+                 True, id="is-none-statement-a-call-leaves-it-none"),
     pytest.param("device or torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "Weights(path)", True,
                  id="a-call-leaves-it-none"),
     pytest.param("device or torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
@@ -2282,10 +2327,13 @@ def test_a_mode_nothing_turns_on_is_not_the_run(scan_tree, t5, train, work):
     # s3prl's run_pretrain: cuDNN's switches beside the seeds, which the target does not read
     pytest.param("torch.cuda.manual_seed_all(seed)\n        torch.backends.cudnn.deterministic = True\n"
                  "        torch.backends.cudnn.benchmark = False", False, id="seeds-and-cudnn-switches"),
+    # norse's MNIST task: the switches under an imported name, the device chosen from the arguments after
+    pytest.param("torch.cuda.manual_seed(seed)\n        cudnn.enabled = True\n        cudnn.benchmark = True",
+                 False, id="seeds-and-imported-cudnn-switches"),
 ])
 def test_a_cuda_test_that_only_seeds_cudas_generators_decides_nothing(scan_tree, branch, work):
-    code = ("import torch\n\n\ndef set_random_seed(seed, model):\n    torch.manual_seed(seed)\n"
-            f"    if torch.cuda.is_available():\n        {branch}\n    return seed\n")
+    code = ("import torch\nfrom torch.backends import cudnn\n\n\ndef set_random_seed(seed, model):\n"
+            f"    torch.manual_seed(seed)\n    if torch.cuda.is_available():\n        {branch}\n    return seed\n")
     report = scan_tree({"utils.py": code}, ["cann"])
     (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
     assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message

@@ -18,7 +18,7 @@ import libcst as cst
 from ..devices import DEVICE_WORD
 from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
-from .modules import DIST_CFG_BACKEND
+from .modules import DECIDES_A_MESSAGE, DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
 from .values import LITERAL_NODES, LITERAL_TYPES, STRING_NODES, Evaluator
 from ..model import UsageKind
@@ -72,6 +72,12 @@ class Literals:
             self._roles[id(node)] = (context, confidence)
             if given_to is not None:
                 self._given[id(node)] = given_to
+
+    def decides_a_message(self, test: cst.BaseExpression) -> None:
+        """The strings of the test of an ``if`` whose body only says something decide only that (``modules.
+        DECIDES_A_MESSAGE``), whatever their test compares."""
+        for node in _strings_in(test):
+            self._roles[id(node)] = (DECIDES_A_MESSAGE, Confidence.RESOLVED)
 
     def role_of(self, node: cst.BaseExpression) -> Tuple[str, Confidence]:
         context, confidence = self._roles.get(id(node), ("expression", Confidence.HEURISTIC))

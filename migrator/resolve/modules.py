@@ -140,6 +140,10 @@ PIN_MEMORY = "whether host memory is pinned"
 #: os.cpu_count(), 1)``, pytorch-accelerated's trainer): False on a target, the loader gets the machine's count,
 #: a question of speed; training runs.
 LOADER_WORKERS = "how many workers a data loader has"
+#: A device string's ``context`` when it is in the test of an ``if`` with no ``else`` whose body only says something
+#: (``if device.type == "cuda": warnings.warn("SGD uses the GPU for the Nystroem part only")``): on a target the
+#: message is not shown, and the run is the same.
+DECIDES_A_MESSAGE = "decides only whether a message is shown"
 #: A usage's ``context`` when it is a call whose value is only printed or logged (``print("cuda:",
 #: torch.cuda.is_available())``, ``logger.info(f"{torch.cuda.device_count()} GPUs")``): it decides nothing.
 REPORTED = "only printed or logged"

@@ -177,6 +177,8 @@ class ModuleResolver:
             if asks_for_a_build(node.test, self.scopes.qualify) \
                     and (node.orelse is not None or always_leaves(node.body, self._followed(node))):  # another way
                 self.emitter.contexts_later.update((i, AVAILABLE_ONLY) for i in _node_ids(node.body, 4096))
+        if node.orelse is None and only_checks(node.body, stops=False):  # ``if device.type == "cuda": warn(...)``
+            self.literals.decides_a_message(node.test)
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
             self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())

@@ -6,8 +6,9 @@ from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import LiteralRole, Vocabulary
+from ...resolve.modules import DECIDES_A_MESSAGE
 from ..base import (DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, literal_verdict,
-                    per_target, with_role)
+                    per_target, runs_on_a_note, with_role)
 from ..examples import ByRuntime, Invalid, Valid
 
 
@@ -59,6 +60,15 @@ class DeviceString(Rule):
         Valid("import torch\n'''Runs on cuda when available.'''\nx = 1\n"),
         Valid("import logging\nlogging.info('moving the model to cuda')\n"),
         Valid("NCCL_TIMEOUT = 30\n"),
+        # alibi-detect's SVM: the test decides only whether a warning is shown
+        Invalid("import warnings\nimport torch\ndef f(device):\n"
+                "    if (isinstance(device, str) and device in ('gpu', 'cuda')) or \\\n"
+                "            (isinstance(device, torch.device) and device.type == 'cuda'):\n"
+                "        warnings.warn('with SGD only the Nystroem part runs on the GPU')\n",
+                expect=Status.SUPPORTED),
+        # ... but one that raises where the device is not CUDA stops the target's run
+        Invalid("def f(device):\n    if device not in ('cpu', 'cuda'):\n        raise ValueError(device)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -67,6 +77,11 @@ class DeviceString(Rule):
         value = usage.args[0].value
         verdicts = with_role(per_target(ctx, literal_verdict(
             usage, lambda t: device_string_verdict(t, value, usage.snippet))), usage)
+        if usage.context == DECIDES_A_MESSAGE:
+            return {k: runs_on_a_note(f"this test decides only whether a message is shown (its `if` has no other "
+                                      f"way and only says something): on {k} the message is not shown and the run "
+                                      f"is the same; to show it there too: {v.message}", v.source)
+                    if v.status == Status.REWRITE else v for k, v in verdicts.items()}
         if usage.context in (None, "expression"):
             # a bare "cuda" with no known role (a dict key, a list item): rewriting it could change what code
             # elsewhere looks up, so `fix` applies it only with --unsafe
