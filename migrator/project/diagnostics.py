@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from ..maps.load import TargetMap
 from ..model import Evidence, FileResult, Finding, Grade, Span, Status, Usage, UsageKind, Verdict
 from ..rules.base import usages_across_files
-from ..rules.device.device_call import SPEED_SWITCHES
-from ..devices import CUDA_AVAILABILITY
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
@@ -118,25 +116,5 @@ def with_seeded_devices(findings: Sequence[Finding], results: Sequence[FileResul
         why = (f"`torch.manual_seed` at line {line} already seeds every device, {{target}}'s too; this CUDA call is "
                "silently ignored where CUDA is missing: nothing to change")
         out.append(_skipped(finding, renamed, why, _SEED_SOURCE))
-    return _idle_seed_guards(out, renamed)
+    return out
 
-
-def _idle_seed_guards(findings: List[Finding], renamed: Sequence[str]) -> List[Finding]:
-    """``if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)`` after ``torch.manual_seed``: a test
-    whose branch holds only those seeds, and cuDNN's switches beside them (s3prl's ``cudnn.deterministic = True``),
-    decides nothing the target runs (stanza's ``set_random_seed``)."""
-    decided: Dict[Tuple[str, Optional[int]], List[Finding]] = {}
-    for finding in findings:
-        if finding.guard is not None:
-            decided.setdefault((finding.path, finding.guard.line), []).append(finding)
-    idle = {key for key, inside in decided.items()
-            if any(f.api in _CUDA_SEEDS for f in inside)
-            and all((f.api in _CUDA_SEEDS or f.api in SPEED_SWITCHES)
-                    and all(f.verdicts[t].status == Status.SUPPORTED for t in renamed if t in f.verdicts)
-                    for f in inside)}
-    if not idle:
-        return findings
-    why = ("a test for CUDA whose branch only seeds CUDA's generators, which `torch.manual_seed` already seeds on "
-           "{target}, and sets cuDNN's switches, which {target} does not read: it decides nothing there")
-    return [_skipped(f, renamed, why, _SEED_SOURCE) if f.api in CUDA_AVAILABILITY
-            and (f.path, f.span.line) in idle else f for f in findings]
