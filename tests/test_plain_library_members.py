@@ -173,3 +173,69 @@ def test_the_table_lists_only_what_the_source_shows(api, plain):
     assert (member is not None) == plain
     if member is not None:
         assert member.library == api.split(".", 1)[0] and member.quote and "sha256" in member.source
+
+
+# tsl's GRIN and graph convolution: torch_sparse runs only on a SparseTensor adjacency a caller hands in; the
+# default layout, an edge_index tensor, takes PyG's plain path
+GRIN = """\
+import torch
+from torch_sparse import SparseTensor, remove_diag
+
+
+def drop_self_loops(edge_index, edge_weight):
+    if isinstance(edge_index, torch.Tensor):
+        keep = edge_index[0] != edge_index[1]
+        return edge_index[:, keep], edge_weight[keep]
+    elif isinstance(edge_index, SparseTensor):
+        return remove_diag(edge_index), None
+"""
+GRAPH_CONV = """\
+import torch
+from torch_sparse import SparseTensor, matmul
+
+
+class GraphConv(torch.nn.Module):
+    def message_and_aggregate(self, adj_t: SparseTensor, x: torch.Tensor) -> torch.Tensor:
+        return matmul(adj_t, x, reduce="sum")
+"""
+# torch-geometric-temporal's EvolveGCN-O: the class named only for the type checker
+ANNOTATED = """\
+from typing import Optional
+
+import torch
+from torch_sparse import SparseTensor
+
+
+class EvolveGCNO(torch.nn.Module):
+    _cached_adj_t: Optional[SparseTensor]
+"""
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param(GRIN, id="an-isinstance-branch"),
+    pytest.param(GRAPH_CONV, id="an-annotated-parameter"),
+    pytest.param(ANNOTATED, id="annotations-only"),
+    # tsl's MLP attention: the index broadcast and a sum, both torch operators in torch_scatter's own source
+    pytest.param("from torch_scatter import scatter\nfrom torch_scatter.utils import broadcast\n\n\n"
+                 "def normalize(w, index, n):\n    expanded = broadcast(index, w, 0)\n"
+                 "    return w / scatter(w, expanded, 0, dim_size=n, reduce='sum').index_select(0, index)\n",
+                 id="broadcast-and-sum"),
+])
+def test_a_library_the_file_only_handles_is_no_work(scan_tree, code):
+    report = scan_tree({"mod.py": code}, ["cann"])
+    found = _library_findings(report)
+    assert found and not any(active(v) for f in found for v in f.verdicts.values()), \
+        [(f.span.line, f.verdicts["cann"].message) for f in found]
+
+
+@pytest.mark.parametrize("code", [
+    # the code makes the library's object itself: that is the work
+    pytest.param(GRIN + "\n\ndef adjacency(dense):\n    return SparseTensor.from_dense(dense)\n", id="makes-one"),
+    pytest.param(GRIN.replace("elif isinstance(edge_index, SparseTensor):", "else:"), id="an-else-for-any-object"),
+    pytest.param("from torch_sparse import SparseTensor\n\n\ndef adjacency(dense):\n"
+                 "    return SparseTensor.from_dense(dense)\n", id="no-branch"),
+])
+def test_a_library_the_file_calls_on_its_own_path_stays_work(scan_tree, code):
+    report = scan_tree({"mod.py": code}, ["cann"])
+    imported = [f for f in _library_findings(report) if f.snippet.startswith(("from ", "import "))]
+    assert imported and all(active(f.verdicts["cann"]) for f in imported)

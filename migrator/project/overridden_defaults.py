@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
 
 from ..contexts import path_context
 from ..model import Context, Evidence, FileResult, Finding, Grade, Status
-from .reread import parse_text, read_text
+from .reread import parse_text, read_text, type_references
 
 #: the default's device string, and the availability test that chooses it (``"cuda" if
 #: torch.cuda.is_available() else "cpu"``: demucs's ``Separator(device=...)``)
@@ -262,7 +262,7 @@ class _Mentions:
     the call it is the callee of (``None``: not called there), leaving out types (annotations, ``isinstance``)."""
 
     def __init__(self, tree: ast.Module) -> None:
-        typed = _type_references(tree) | _class_attributes_read(tree) | _super_arguments(tree)
+        typed = type_references(tree) | _class_attributes_read(tree) | _super_arguments(tree)
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
         callee_of.update(_partials(tree))
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
@@ -318,23 +318,6 @@ def _root_name(node: ast.Attribute) -> Optional[str]:
     while isinstance(value, ast.Attribute):
         value = value.value
     return value.id if isinstance(value, ast.Name) else None
-
-
-def _type_references(tree: ast.Module) -> Set[int]:
-    """The nodes inside annotations and ``isinstance``/``issubclass`` class arguments: a class named as a type,
-    not handed on to be called."""
-    roots: List[ast.AST] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.arg) and node.annotation is not None:
-            roots.append(node.annotation)
-        elif isinstance(node, ast.AnnAssign):
-            roots.append(node.annotation)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-            roots.append(node.returns)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
-            roots.append(node.args[1])
-    return {id(inner) for root in roots for inner in ast.walk(root)}
 
 
 def _super_arguments(tree: ast.Module) -> Set[int]:

@@ -1,19 +1,28 @@
-"""An import of a CUDA library whose every use in its file is a plain-PyTorch member of it (``from torch_scatter
-import scatter`` before ``scatter(src, index, dim=0)``, whose default reduce is "sum"; ``import bitsandbytes as
-bnb`` before ``bnb.nn.StableEmbedding(...)`` alone): the uses run as written (``rules/third_party/plain``), so the
-import needs the package installed, none of its kernels, and is no work either. One use that is not plain (a
-``reduce="max"``, ``bnb.optim.AdamW8bit``), or none at all, leaves the import the library's finding."""
+"""An import of a CUDA library whose every use in its file runs as written: a plain-PyTorch member of it
+(``from torch_scatter import scatter`` before ``scatter(src, index, dim=0)``, whose default reduce is "sum";
+``import bitsandbytes as bnb`` before ``bnb.nn.StableEmbedding(...)`` alone), a type check, or code that runs
+only on an object of the library a caller hands in (``elif isinstance(edge_index, SparseTensor):``, PyG's
+``message_and_aggregate(self, adj_t: SparseTensor, x)``: ``OBJECT_OF``); or whose names the file writes only in
+annotations (torch-geometric-temporal's ``_cached_adj_t: Optional[SparseTensor]``). Such an import needs the
+package installed, none of its kernels: no work. Where every use is a plain member the library's import data
+says what that needs (``rules/third_party/plain``); otherwise the import is a note to validate (does the package
+install for the target's torch?). One use that does not run as written (a ``reduce="max"``, a
+``SparseTensor.from_dense`` the code makes), or a file that names the import nowhere (a re-export), leaves the
+import the library's finding."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..maps.load import third_party
 from ..model import FileResult, Finding, Status, Usage, UsageKind
-from ..rules.base import usages_across_files
+from ..rules.base import runs_on_a_note, usages_across_files
+from ..rules.third_party import HANDLES_ONLY
 from ..rules.third_party.plain import import_verdict
 from .coverage import runs_as_written
+from .reread import parse_text, read_text, type_references
 
 _IMPORT = UsageKind.IMPORT
 _RULE = "cuda-library"
@@ -24,45 +33,91 @@ _Place = Tuple[str, Optional[int], Optional[int], Optional[int]]
 
 def reads(usage: Usage) -> bool:
     """Whether ``with_plain_imports`` looks at this usage (the cache keeps those apart for it): an import of a
-    library with plain-PyTorch members."""
-    if usage.kind != _IMPORT:
-        return False
-    table = third_party()
-    library = table.library_of(usage.api)
-    return library is not None and library in table.plain
+    CUDA library."""
+    return usage.kind == _IMPORT and third_party().library_of(usage.api) is not None
 
 
 def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
-    """``findings``, each import finding of a library with plain-PyTorch members made ``supported`` in a file where
-    that library has uses and every one of them is such a member running as written."""
+    """``findings``, each import finding of a CUDA library made no work in a file where every use of that library
+    runs as written, or where the file writes its names only in annotations."""
     table = third_party()
-    paths = {f.path for f in findings if f.rule == _RULE and _library(f) in table.plain and not runs_as_written(f)}
+    paths = {f.path for f in findings if f.rule == _RULE and _library(f) is not None and not runs_as_written(f)}
     if not paths:
         return list(findings)
-    imports: Set[_Place] = set()
-    for result in results:
-        if result.file.rel in paths:
-            imports.update((result.file.rel, u.span.cell, u.span.line, u.span.col)
-                           for u in usages_across_files(result) if reads(u))
+    by_rel = {r.file.rel: r for r in results if r.file.rel in paths}
+    imports: Dict[_Place, Usage] = {}
+    for result in by_rel.values():
+        imports.update(((result.file.rel, u.span.cell, u.span.line, u.span.col), u)
+                       for u in usages_across_files(result) if reads(u))
     groups: Dict[Tuple[str, str], Tuple[List[Finding], List[Finding]]] = {}
     for finding in findings:
         library = _library(finding) if finding.rule == _RULE and finding.path in paths else None
-        if library is not None and library in table.plain:
+        if library is not None:
             imported, used = groups.setdefault((finding.path, library), ([], []))
             (imported if _place(finding) in imports else used).append(finding)
+    texts: Dict[str, Optional[str]] = {}
     changed: Dict[str, Finding] = {}
-    for (_, library), (imported, used) in groups.items():
-        members = [table.plain_member(f.api) for f in used]
-        if not used or not all(m is not None and runs_as_written(f) for m, f in zip(members, used)):
+    for (path, library), (imported, used) in groups.items():
+        pending = [f for f in imported if not runs_as_written(f)]
+        if not pending:
             continue
-        names = [m.name for m in members if m is not None]
-        needs = table.plain_import(library)
-        for finding in imported:
-            if needs is not None and not runs_as_written(finding):
-                changed[finding.id] = replace(finding, verdicts={
-                    t: v if v.status == Status.SUPPORTED else import_verdict(t, needs, names)
-                    for t, v in finding.verdicts.items()})
+        if used:
+            members = [table.plain_member(f.api) for f in used]
+            if not all(runs_as_written(f) and (m is not None or _handles_only(f)) for m, f in zip(members, used)):
+                continue  # a use that needs a kernel, or the package itself (``triton.__version__``)
+            needs = table.plain_import(library)
+            names = [m.name for m in members if m is not None]
+            plain = needs is not None and all(m is not None for m in members)
+            why = ("the file runs no {library} code as written here: its uses are type checks, or run only on a "
+                   "{library} object a caller hands in")
+        else:
+            bound = [imports[_place(f)] for f in pending]
+            if not _only_annotated(by_rel.get(path), bound, texts):
+                continue
+            plain, needs, names = False, None, []
+            why = "the file writes the {library} names it imports only in annotations and type checks"
+        for finding in pending:
+            changed[finding.id] = replace(finding, verdicts={
+                t: v if v.status == Status.SUPPORTED
+                else import_verdict(t, needs, names) if plain and needs is not None
+                else runs_on_a_note(f"{why.format(library=library)}: the import needs the package installed (built "
+                                    f"for {t}'s torch), none of its kernels; check that it installs there",
+                                    _SOURCE)
+                for t, v in finding.verdicts.items()})
     return [changed.get(f.id, f) for f in findings]
+
+
+def _handles_only(finding: Finding) -> bool:
+    """A use that only handles the library's objects: a type check, code run only on one a caller hands in."""
+    return all(v.source == HANDLES_ONLY for v in finding.verdicts.values())
+
+
+#: the source of a verdict this module makes from the file's own code
+_SOURCE = "migrator import analysis"
+
+
+def _only_annotated(result: Optional[FileResult], imports: Sequence[Usage],
+                    texts: Dict[str, Optional[str]]) -> bool:
+    """Whether the names ``imports`` bind are read in the file, and only in annotations (a type's name for the
+    checker: ``Optional[SparseTensor]``)."""
+    tree = parse_text(read_text(result, texts))
+    if tree is None:
+        return False
+    names = {_bound_name(u) for u in imports}
+    annotated = type_references(tree)
+    reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names]
+    return bool(reads) and all(id(n) in annotated for n in reads)
+
+
+def _bound_name(usage: Usage) -> str:
+    """The name an import binds: ``SparseTensor`` of ``from torch_sparse import SparseTensor``, ``torch_sparse``
+    of ``import torch_sparse`` (an ``as`` name the snippet shows)."""
+    snippet = usage.snippet
+    if " as " in snippet:
+        return snippet.rsplit(" as ", 1)[1].strip().rstrip(",)")
+    if snippet.lstrip().startswith("import "):
+        return usage.api.split(".", 1)[0]
+    return usage.api.rsplit(".", 1)[-1]
 
 
 def _library(finding: Finding) -> Optional[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 from ..discover import read_source
 from ..model import FileResult
@@ -53,3 +53,20 @@ def block_end(rows: Sequence[str], line: int) -> int:
             break
         last = number + 1
     return last
+
+
+def type_references(tree: ast.Module) -> Set[int]:
+    """The nodes inside annotations and ``isinstance``/``issubclass`` class arguments: a class named as a type,
+    not handed on to be called."""
+    roots: List[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            roots.append(node.returns)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            roots.append(node.args[1])
+    return {id(inner) for root in roots for inner in ast.walk(root)}

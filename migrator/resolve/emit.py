@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..model import Argument, Confidence, CudaGuard, Span, TorchGate, Usage, Value
 from ..engine.positions import Positions
+from .modules import OBJECT_OF
 from .scope import Scopes
 from ..model import UsageKind
 
@@ -53,6 +54,10 @@ class Emitter:
         #: torch.cuda.is_available()`` then ``if not self.use_flash: return`` before GPU-property reads), by id:
         #: their context
         self.contexts_later: Dict[int, str] = {}
+        #: the nodes of code that runs only on an object of a class a caller hands in (``if isinstance(x,
+        #: SparseTensor):``, a parameter annotated ``SparseTensor``), by id: the class, qualified; the context
+        #: (``OBJECT_OF``) of the usages of that class's own package there
+        self.objects_later: Dict[int, str] = {}
         self._nodes: List[int] = []  # per usage: the id of its node
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -103,6 +108,10 @@ class Emitter:
         if self.contexts_later:
             self.usages = [replace(u, context=self.contexts_later[node]) if u.context is None
                            and node in self.contexts_later else u for u, node in zip(self.usages, self._nodes)]
+        if self.objects_later:
+            self.usages = [replace(u, context=OBJECT_OF + self.objects_later[node]) if u.context is None
+                           and node in self.objects_later and _same_package(u.api, self.objects_later[node]) else u
+                           for u, node in zip(self.usages, self._nodes)]
         if self.siblings_later:
             self.usages = [replace(u, siblings=u.siblings + self.siblings_later[node]) if node in self.siblings_later
                            else u for u, node in zip(self.usages, self._nodes)]
@@ -138,3 +147,8 @@ def _clip(text: str) -> str:
 def _one_line(text: str) -> str:
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first if len(first) <= 160 else first[:157] + "..."
+
+
+def _same_package(api: str, qualified: str) -> bool:
+    """``torch_sparse.matmul`` and ``torch_sparse.tensor.SparseTensor``: one top-level package."""
+    return api.split(".", 1)[0] == qualified.split(".", 1)[0]

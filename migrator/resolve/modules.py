@@ -113,6 +113,10 @@ _TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "f
 DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST = "dtype compared", "dtype listed", "dtype of a host tensor"
 #: A usage's ``context`` when it names a class an ``isinstance`` / ``issubclass`` call tests against.
 TYPE_CHECK = "type-check"
+#: The start of a usage's ``context`` when it is a library's code run only on an object of that library a caller
+#: hands in: the body of ``if isinstance(edge_index, SparseTensor):`` or of a function whose parameter is annotated
+#: with the class (PyG's ``message_and_aggregate(self, adj_t: SparseTensor, x)``); the class, qualified, follows.
+OBJECT_OF = "only on an object of "
 #: A usage's ``context`` when it is ``torch.cuda.is_available()`` in a test deciding only between branches that do
 #: no device work (``resolve/guards.decides_device_work``): False on a target, it changes nothing the target runs.
 IDLE_TEST = "idle-test"

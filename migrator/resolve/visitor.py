@@ -177,6 +177,9 @@ class ModuleResolver:
             if asks_for_a_build(node.test, self.scopes.qualify) \
                     and (node.orelse is not None or always_leaves(node.body, self._followed(node))):  # another way
                 self.emitter.contexts_later.update((i, AVAILABLE_ONLY) for i in _node_ids(node.body, 4096))
+        handed_in = self._isinstance_class(node.test)
+        if handed_in is not None:  # ``elif isinstance(edge_index, SparseTensor): remove_diag(edge_index)``
+            self.emitter.objects_later.update((i, handed_in) for i in _node_ids(node.body, 4096))
         if node.orelse is None and only_checks(node.body, stops=False):  # ``if device.type == "cuda": warn(...)``
             self.literals.decides_a_message(node.test)
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
@@ -218,6 +221,15 @@ class ModuleResolver:
         # (ChainMap only reads them: a lookup never writes)
         return ChainMap(*cast(List[MutableMapping[str, Span]], maps)) if len(maps) > 1 else \
             maps[0] if maps else self._device_flags[-1]
+
+    def _isinstance_class(self, test: cst.BaseExpression) -> Optional[str]:
+        """The class, qualified, of ``isinstance(x, SparseTensor)`` as an ``if``'s whole test: its body runs only on
+        an object of that class a caller hands in (a class of the project's own or torch's is no such object)."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[1].value, (cst.Name, cst.Attribute))):
+            return None
+        qualified = self.scopes.qualify(test.args[1].value)
+        return qualified if qualified and "." in qualified and not qualified.startswith("torch.") else None
 
     def _checks_cuda_case(self, node: cst.If, kind: GuardKind) -> bool:
         """``if is_capturing: assert self.dim_size > 0; warn(...)`` after ``is_capturing = x.is_cuda and ...``: a
@@ -648,6 +660,10 @@ class ModuleResolver:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope_params[star.name.value] = None
+        for annotation in annotations.values():  # PyG's ``message_and_aggregate(self, adj_t: SparseTensor, x)``
+            handed_in = self.scopes.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+            if handed_in and "." in handed_in and not handed_in.startswith(("torch.", "typing.")):
+                self.emitter.objects_later.update((i, handed_in) for i in _node_ids(node.body, 4096))
         self.scopes.enter("function", node.name.value, _body(node),
                           Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ...maps.load import device_tools
 from ...model import Status, Usage, UsageKind, Verdict, fix_of
-from ...resolve.modules import TYPE_CHECK
-from ..base import RuleContext
+from ...resolve.modules import OBJECT_OF, TYPE_CHECK
+from ..base import RuleContext, runs_on_a_note
 from .plain import imports_plain, plain_use, plain_verdict
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -20,6 +20,9 @@ _IMPORT = UsageKind.IMPORT
 _REQUIREMENT = UsageKind.REQUIREMENT
 
 _SOURCE = "third_party.json (curated, checked against vendor data)"
+#: the source of a use that only handles the library's objects (a type check, code run only on an object a caller
+#: hands in): ``project/plain_imports`` reads the import of a file whose every use is such as no work
+HANDLES_ONLY = "migrator call analysis (the library's objects handed in)"
 
 
 def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Verdict:
@@ -27,7 +30,13 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if usage.context == TYPE_CHECK:  # ``isinstance(module, bnb.nn.Linear8bitLt)``
         return Verdict(Status.SUPPORTED, f"a type check against a {library} class: no object on {target.id} is one, "
                        f"so the check is False and the code's other path runs; it needs nothing but the {library} "
-                       "import it names (judged at the import)", _SOURCE)
+                       "import it names (judged at the import)", HANDLES_ONLY)
+    if usage.context is not None and usage.context.startswith(OBJECT_OF):  # ``if isinstance(x, SparseTensor):``
+        handed_in = usage.context[len(OBJECT_OF):]
+        return runs_on_a_note(f"runs only on a `{handed_in.rsplit('.', 1)[-1]}` a caller hands in (the code tests for "
+                              f"one, or takes one as its annotated parameter): where the project makes none, its "
+                              f"other path runs and no {library} kernel is needed on {target.id}; where it does, "
+                              "that making is the work", HANDLES_ONLY)
     if usage.kind == _IMPORT and usage.guarded:
         return Verdict(Status.SUPPORTED, f"optional import of {library} (guarded by try/except ImportError): "
                        "the code's fallback path runs where it is missing", _SOURCE)

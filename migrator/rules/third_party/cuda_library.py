@@ -26,7 +26,11 @@ class CudaLibrary(Rule):
     tool), never a port. A member the library's own source writes in plain PyTorch (torch_scatter's
     `scatter_sum`, `scatter_mean`, `scatter` with reduce `sum`/`add`/`mean`; bitsandbytes' `StableEmbedding`:
     the `plain` rows, each quoting the released file) runs as written: `supported`, and so is the library's
-    import in a file whose every use of it is such a member (`project/plain_imports`). An import guarded by
+    import in a file whose every use of it is such a member (`project/plain_imports`). Code that runs only on an
+    object of the library a caller hands in (the body of `if isinstance(edge_index, SparseTensor):`, a function
+    whose parameter is annotated `adj_t: SparseTensor`, PyG's `message_and_aggregate`) runs no kernel where the
+    project makes no such object: a note to validate; so is an import whose file only handles the library's objects
+    so, or names them only in annotations and type checks. An import guarded by
     `try/except ImportError` whose handler goes on (a fallback, not a `raise`) is optional and is not
     reported; a use of such an import runs only where it worked, so it is `supported` (the code's fallback
     runs on the target).
