@@ -2053,6 +2053,22 @@ def test_a_module_imported_only_by_cudas_member_of_a_family_is_not_loaded_elsewh
     assert kernels and all(active(f.verdicts["cann"]) == loaded for f in kernels)
 
 
+@pytest.mark.parametrize("name, work", [
+    # d2l's gpu(i) beside cpu(): the device a chapter trains on, which falls to the host on the target
+    pytest.param("gpu", True, id="the-device-itself"),
+    # a CUDA implementation beside the host's: the other devices take the host's, to measure
+    pytest.param("pairwise_gpu", False, id="an-implementation-beside-the-hosts"),
+])
+def test_a_cuda_function_beside_a_cpu_one_is_a_fast_path_only_when_it_implements_something(scan_tree, name, work):
+    other = name.replace("gpu", "cpu")
+    devices = (f"import torch\n\n\ndef {other}():\n    return torch.device('cpu')\n\n\n"
+               f"def {name}(i=0):\n    return torch.device(f'cuda:{{i}}')\n\n\n"
+               f"def try_gpu(i=0):\n    return {name}(i) if torch.cuda.device_count() > i else {other}()\n")
+    report = scan_tree({"d2l.py": devices}, ["cann"])
+    (found,) = [f for f in report.judged if f.rule == "device-argument" and f.scope.endswith(f".{name}")]
+    assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
 BNB = ("import torch\n\n\ndef _import_bitsandbytes():\n    import bitsandbytes as bnb\n\n"
        "    class _Linear8bitLt(bnb.nn.Linear8bitLt):\n        @staticmethod\n"
        "        def quantize(params, weight, device):\n            device = device or torch.device('cuda')\n"

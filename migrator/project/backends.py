@@ -107,6 +107,8 @@ def function_backends(results: Sequence[FileResult]) -> Dict[str, Tuple[str, ...
                 found[f"{outline.module}.{name}"] = ("", other)
                 continue
             devices = swapped_siblings(last, _CUDA_TOKENS, _DEVICE_TOKENS, by_owner[owner].__contains__)
+            if devices == ("cpu",) and last.lower() in _CUDA_TOKENS:
+                continue  # d2l's ``gpu(i)`` beside ``cpu()``: the device itself, no implementation the host's mirrors
             if devices:
                 found[f"{outline.module}.{name}"] = devices
     return found
