@@ -13,6 +13,7 @@ import the library's finding."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -111,13 +112,10 @@ def _only_annotated(result: Optional[FileResult], imports: Sequence[Usage],
 
 def _bound_name(usage: Usage) -> str:
     """The name an import binds: ``SparseTensor`` of ``from torch_sparse import SparseTensor``, ``torch_sparse``
-    of ``import torch_sparse`` (an ``as`` name the snippet shows)."""
-    snippet = usage.snippet
-    if " as " in snippet:
-        return snippet.rsplit(" as ", 1)[1].strip().rstrip(",)")
-    if snippet.lstrip().startswith("import "):
-        return usage.api.split(".", 1)[0]
-    return usage.api.rsplit(".", 1)[-1]
+    of ``import torch_sparse``, ``ST`` of ``... import SparseTensor as ST``."""
+    imported = usage.api.rsplit(".", 1)[-1] if not usage.snippet.lstrip().startswith("import ") else usage.api
+    alias = re.search(rf"(?<![\w.]){re.escape(imported)}\s+as\s+(\w+)", usage.snippet)
+    return alias.group(1) if alias else imported.split(".", 1)[0]
 
 
 def _library(finding: Finding) -> Optional[str]:
