@@ -464,3 +464,27 @@ def test_a_causes_suggestion_takes_in_its_sites_on_its_line(scan_code, line, mer
     (cause,) = [f for f in findings if f.root is None and f.span.line == line.count("\n") + 2]
     shown = cause.verdicts["cann"].suggestion
     assert '"npu"' in shown and ("torch_npu.npu.is_available()" in shown) == merged, shown
+
+
+# torchdistill's wrap_model: the device-name test decides the wrap beneath it, and the wrap is its site
+WRAP_MODEL = """\
+from torch.nn import DataParallel
+from torch.nn.parallel import DistributedDataParallel
+
+
+def wrap_model(model, wrapper_key, device, device_ids, distributed):
+    model.to(device)
+    if wrapper_key is not None and device.type.startswith('cuda'):
+        if wrapper_key == 'DistributedDataParallel' and distributed:
+            model = DistributedDataParallel(model, device_ids=device_ids)
+        elif wrapper_key in {'DataParallel', 'DistributedDataParallel'}:
+            model = DataParallel(model, device_ids=device_ids)
+    return model
+"""
+
+
+def test_a_device_test_whose_wrap_is_its_site_stays_a_cause(scan_tree):
+    report = scan_tree({"util.py": WRAP_MODEL}, ["cann"])
+    assert all(f.root != f.id for f in report.judged)  # no finding is its own site
+    (test,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 7]
+    assert test.root is None and test in counted(report.findings)

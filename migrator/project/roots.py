@@ -284,7 +284,9 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
             return None
         if finding.tests_device:  # widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``
             wrap = wraps.get((finding.path, finding.scope))
-            if wrap is not None and _work_wherever(wrap, finding):
+            # (a wrap already a site of this test, torchdistill's ``if ... device.type.startswith('cuda')``: the
+            # test stays the cause, never its own site)
+            if wrap is not None and _work_wherever(wrap, finding) and (wrap.root or wrap.id) != finding.id:
                 return wrap.root or wrap.id
         if finding.api in CUDA_AVAILABILITY:
             wrap = wrapped.get((finding.path, finding.scope))
@@ -297,7 +299,7 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
                   and finding.scope.count(".") - s.count(".") >= 2]  # ``<function>.<Class>.<method>``
         return library[finding.path, max(around, key=len)] if around else None
 
-    roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None}
+    roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None and root != f.id}
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
