@@ -247,7 +247,7 @@ def _module_method(name: str, *args: Callable[[Any], Any]) -> Callable[[], Call]
 MODULE_METHODS = {
     "apply": (lambda torch: (lambda m: None),), "buffers": (), "children": (), "modules": (), "named_buffers": (),
     "named_children": (), "named_modules": (), "named_parameters": (), "parameters": (), "state_dict": (),
-    "train": (), "eval": (), "zero_grad": (), "requires_grad_": (),
+    "train": (), "eval": (), "zero_grad": (), "requires_grad_": (), "share_memory": (),
     "add_module": (lambda torch: "extra", lambda torch: torch.nn.Identity()),
     "register_buffer": (lambda torch: "scale", lambda torch: torch.ones(4)),
     "register_parameter": (lambda torch: "bias2", lambda torch: torch.nn.Parameter(torch.zeros(4))),
@@ -339,6 +339,8 @@ SAMPLES: Tuple[Sample, ...] = (
     *(Sample(api, _engine(api)) for api in ("torch.Tensor.backward", "torch.autograd.backward", "torch.autograd.grad")),
     Sample("torch.Tensor.data_ptr", _host(lambda torch, x: x.data_ptr())),
     Sample("torch.Tensor.untyped_storage", _host(lambda torch, x: x.untyped_storage())),
+    # host shared memory for worker processes: the storage moves to shared memory, no device op runs
+    Sample("torch.Tensor.share_memory_", _host(lambda torch, x: x.share_memory_())),
     Sample("torch.Tensor.nbytes", _host(lambda torch, x: x.nbytes)),
     Sample("torch.numel", _host(lambda torch, x: torch.numel(x))),
     Sample("torch.is_complex", _host(lambda torch, x: torch.is_complex(x))),
