@@ -504,6 +504,8 @@ def test_the_cpu_builds_own_kernels_in_the_trace_do_not_judge_a_device(api):
     # deepod's TranAD: a container of the project's layers, documented as not supported on Ascend, whose traced
     # ops all have kernels there: to try on the card, not a port
     pytest.param("torch.nn.TransformerDecoder", None, id="a-container-whose-ops-run"),
+    # sample-factory's shared buffers: host shared memory for worker processes, no device kernel traced
+    pytest.param("torch.Tensor.share_memory_", None, id="host-shared-memory"),
     # ... while a documented row whose one op has no kernel stays a port
     pytest.param("torch.nn.MultiLabelMarginLoss", Status.UNSUPPORTED, id="its-own-backward-missing"),
 ])
@@ -907,6 +909,19 @@ def test_a_cast_reads_its_input_in_the_dtype_it_had(scan_tree):
     assert selected.root == choice.id and "bf16" in selected.verdicts["cann"].message
 
 
+@pytest.mark.parametrize("test, chosen", [
+    # torchmetrics' Pearson: fp16 has no sqrt on the host CPU, so a host tensor is made bf16 there
+    pytest.param("var.dtype == torch.float16 and var.device == torch.device('cpu')", False, id="a-host-tensor"),
+    pytest.param("var.device.type == 'cpu'", False, id="a-host-device-type"),
+    pytest.param("var.dtype == torch.float16", True, id="any-tensor"),
+])
+def test_a_cast_of_a_host_tensor_chooses_no_devices_dtype(scan_tree, test, chosen):
+    code = (f"import torch\n\n\ndef correlation(var, x):\n    if {test}:\n        var = var.bfloat16()\n"
+            "    return torch.masked_select(x, var > 0)\n")
+    report = scan_tree({"pearson.py": code}, ["cann"])
+    assert bool([f for f in report.judged if f.rule == "dtype-limits"]) == chosen
+
+
 def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     hooks = "from mmcv.runner import HOOKS\nimport torch\n\n\ndef f(x):\n    return torch.moveaxis(x, 0, 1)\n"
     report = scan_tree({"hooks.py": hooks}, ["cann"])
@@ -1047,6 +1062,9 @@ def test_torch_through_a_star_import_of_the_projects_own_module(scan_tree, star,
                  False, id="a-keyword-tables-entry"),
     pytest.param("    self.pin_memory = torch.cuda.is_available() if use_gpu is None else use_gpu\n    return self",
                  False, id="a-default-when-none-is-passed"),
+    # rl-games' replay buffer: host buffers pinned for faster copies where CUDA is there
+    pytest.param("    self.use_pinned_memory = torch.cuda.is_available() and use_gpu\n    return self", False,
+                 id="a-flag-named-for-pinned-memory"),
     # pytorch-accelerated's trainer: the loader's worker count split per CUDA device where CUDA is there
     pytest.param("    import os\n    kwargs = {'num_workers': max(os.cpu_count() // torch.cuda.device_count()\n"
                  "                                 if torch.cuda.is_available() else os.cpu_count(), 1)}\n"
@@ -2478,3 +2496,16 @@ def test_a_branch_for_cudas_error_text_is_taken_on_cuda_only(scan_tree, test, wo
     report = scan_tree({"runner.py": code}, ["cann"])
     (found,) = [f for f in report.judged if f.api == "torch.cuda.device"]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("value, device", [
+    pytest.param("'cuda:' + str(rank)", True, id="a-word-and-a-rank"),
+    pytest.param("'cuda:' + '0'", True, id="two-strings"),
+    pytest.param("'cuda' + suffix", False, id="the-start-of-a-name"),
+    pytest.param("prefix + 'cuda'", False, id="the-end-of-a-name"),
+])
+def test_a_device_joined_with_a_plus_is_a_device_string(scan_tree, value, device):
+    code = f"import torch\n\n\ndef place(model, rank, prefix, suffix):\n    name = {value}\n    return model.to(name)\n"
+    report = scan_tree({"agent.py": code}, ["cann"])
+    found = [f for f in report.judged if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(found) == device, [(f.span.line, f.snippet) for f in found]

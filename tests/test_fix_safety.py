@@ -116,6 +116,35 @@ def test_a_device_helper_changes_its_keys_comparisons_and_defaults_together(tmp_
     assert result.get("result") == ["npu", "DataParallel", "npu"], result
 
 
+# rl-games' multi-GPU agent: the device joined from a word and the process's rank, beside a kernel's name that
+# starts with the same word
+RL_GAMES_AGENT = '''\
+import torch
+
+
+class Agent:
+    def __init__(self, local_rank, variant):
+        self.device_name = "cuda:" + str(local_rank)
+        self.kernel = "cuda" + variant
+
+    def place(self, model):
+        return model.to(self.device_name)
+'''
+
+
+def test_a_device_joined_from_a_word_and_a_rank_is_rewritten_and_a_name_beside_it_is_not(tmp_path):
+    project = tmp_path / "project"
+    fixed = _fix(project, {"agent.py": RL_GAMES_AGENT})["agent.py"].new
+    assert 'self.device_name = "npu:" + str(local_rank)' in fixed
+    assert 'self.kernel = "cuda" + variant' in fixed  # the start of a name, no device
+    result = run_on_npu(write_stub(tmp_path / "stub"), project, '''
+        import torch, agent
+        placed = agent.Agent(0, "_fused").place(torch.nn.Linear(2, 2))
+        result = [str(getattr(placed, "placed_on", "host")), agent.Agent(0, "_fused").kernel]
+    ''')
+    assert result.get("result") == ["npu:0", "cuda_fused"], result
+
+
 PORTED_BY_HAND = '''\
 import torch
 

@@ -488,3 +488,30 @@ def test_a_device_test_whose_wrap_is_its_site_stays_a_cause(scan_tree):
     assert all(f.root != f.id for f in report.judged)  # no finding is its own site
     (test,) = [f for f in report.judged if f.rule == "device-string" and f.span.line == 7]
     assert test.root is None and test in counted(report.findings)
+
+
+# sample-factory's gpu_utils: the variable's name kept in a constant, set and read through it
+GPU_UTILS = """\
+import os
+
+CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"
+
+
+def set_global_cuda_envvars(gpus):
+    if CUDA_ENVVAR not in os.environ:
+        os.environ[CUDA_ENVVAR] = gpus
+    print(os.environ[CUDA_ENVVAR])
+
+
+def set_gpus_for_process(gpus):
+    os.environ[CUDA_ENVVAR] = ",".join(str(g) for g in gpus)
+"""
+
+
+def test_an_environment_variable_named_through_a_constant_is_one_change(scan_tree):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/gpu_utils.py": GPU_UTILS}, ["neuware"])
+    uses = [f for f in report.judged if f.rule == "environment-variable"]
+    assert len(uses) == 3 and len([f for f in counted(report.findings) if f.rule == "environment-variable"]) == 1
+    (cause,) = [f for f in uses if f.root is None]
+    # the change is the constant's, not a line that spells the variable nowhere
+    assert cause.verdicts["neuware"].suggestion == 'CUDA_ENVVAR = "MLU_VISIBLE_DEVICES"'

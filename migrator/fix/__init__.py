@@ -976,6 +976,12 @@ def _edited(node: cst.CSTNode, edit: Edit) -> Optional[cst.CSTNode]:
         if node.evaluated_value != edit.old or "\\" in edit.new or node.quote in edit.new:
             return None
         return node.with_changes(value=f"{node.prefix}{node.quote}{edit.new}{node.quote}")
+    if edit.kind == EditKind.FSTRING and isinstance(node, cst.SimpleString) \
+            and str(node.evaluated_value).startswith(f"{edit.old}:") and node.quote not in edit.new \
+            and "\\" not in node.value:
+        # ``"cuda:" + str(rank)``: the string that starts the device the expression spells
+        value = str(node.evaluated_value)
+        return node.with_changes(value=f"{node.prefix}{node.quote}{edit.new}{value[len(edit.old):]}{node.quote}")
     if edit.kind == EditKind.FSTRING and isinstance(node, cst.FormattedString):
         parts = list(node.parts)
         for index, part in enumerate(parts):

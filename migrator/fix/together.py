@@ -151,7 +151,8 @@ class _Units(cst.CSTVisitor):
                 (position.start.line, position.start.column))
         elif isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             self._flow(node)
-        device = device_of(node) if isinstance(node, (cst.SimpleString, cst.FormattedString)) else None
+        device = device_of(node) if isinstance(node, (cst.SimpleString, cst.FormattedString)) \
+            and not self._a_names_prefix(node) else None
         if device in self.spelled:
             position = self.get_metadata(PositionProvider, node)
             compared = self._compared()
@@ -160,6 +161,14 @@ class _Units(cst.CSTVisitor):
                                            self._compared_with(node) if compared else frozenset(),
                                            self._lone_branch()))
         return True
+
+    def _a_names_prefix(self, node: cst.CSTNode) -> bool:
+        """``"cuda" + suffix``: a string joined to another value starts a name (an extension's, a kernel's), no
+        device; ``"cuda:" + str(rank)`` spells one."""
+        parent = self.stack[-2] if len(self.stack) > 1 else None
+        return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add) \
+            and not (parent.left is node and isinstance(node, cst.SimpleString)
+                     and str(node.evaluated_value).endswith(":"))
 
     def key(self, node: cst.CSTNode) -> Optional[str]:
         """The variable an expression reads, as a key: ``self.device`` (per class), ``device`` (per unit);

@@ -10,7 +10,7 @@ from typing import Callable, Dict, FrozenSet, Sequence, Set, Tuple
 
 from ..model import Context, DtypeChoice, DtypeProfile, FileResult, Usage, UsageKind, ValueKind
 from ..prefixes import longest
-from ..resolve.modules import DTYPE_MENTIONS, script_dir_heads
+from ..resolve.modules import DTYPE_MENTIONS, HOST_INPUT, script_dir_heads
 from ..rules.amp.no_mixed_precision import FRAMEWORKS  # they set both 16-bit dtypes from their configuration
 from ..rules.base import usages_across_files
 from ..contexts import path_context
@@ -157,8 +157,8 @@ def _import_groups(results: Sequence[FileResult]) -> _Groups:
 def _dtypes_of(usage: Usage, framework_bf16: bool) -> Sequence[str]:
     """The dtypes a usage chooses; a framework's import both 16-bit dtypes where its project asks one for bf16
     (``framework_bf16``), else fp16 (what the frameworks' mixed precision is unless told otherwise)."""
-    if usage.context in DTYPE_MENTIONS:  # ``x.dtype in (torch.float16, torch.bfloat16)`` tests, chooses nothing
-        return ()
+    if usage.context in DTYPE_MENTIONS or usage.context == HOST_INPUT:
+        return ()  # ``x.dtype in (torch.float16, torch.bfloat16)`` tests, a cast of a host tensor: no device's dtype
     if usage.api in _NAMES:
         return (_NAMES[usage.api],)
     if _asks_for_bf16(usage):  # ``Trainer(precision="bf16-mixed")``: the project's own choice, written down

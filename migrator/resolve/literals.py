@@ -68,7 +68,7 @@ class Literals:
             assert isinstance(node, cst.IfExp)
             self.note(node.body, context, confidence, given_to)
             self.note(node.orelse, context, confidence, given_to)
-        elif kind in LITERAL_TYPES and id(node) not in self._roles:
+        elif (kind in LITERAL_TYPES or kind is cst.BinaryOperation) and id(node) not in self._roles:  # ``"cuda:" + r``
             self._roles[id(node)] = (context, confidence)
             if given_to is not None:
                 self._given[id(node)] = given_to
@@ -332,6 +332,18 @@ class Literals:
 
     def visit_FormattedString(self, node: cst.FormattedString) -> Optional[bool]:
         self._literal(node)
+        return True
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> Optional[bool]:
+        """``"cuda:" + str(rank)``: the device string it spells is the literal (its left string a part of it);
+        ``"cuda" + suffix`` spells a name that starts with the word, no device: neither string is one."""
+        if not isinstance(node.operator, cst.Add):
+            return True
+        if isinstance(node.left, STRING_NODES) and self.values.value_of(node).kind == _FSTR:
+            self._literal(node)
+            self.consumed.add(id(node.left))
+        else:
+            self.consumed.update(id(side) for side in (node.left, node.right) if isinstance(side, STRING_NODES))
         return True
 
     def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> Optional[bool]:

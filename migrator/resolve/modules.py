@@ -113,6 +113,9 @@ _TORCH_DTYPES = frozenset({"float16", "half", "bfloat16", "float32", "float", "f
 DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST = "dtype compared", "dtype listed", "dtype of a host tensor"
 #: A usage's ``context`` when it names a class an ``isinstance`` / ``issubclass`` call tests against.
 TYPE_CHECK = "type-check"
+#: The keyword of the argument an ``os.environ[...]`` usage carries its key in (where the key was set, when it came
+#: through a name: sample-factory's ``CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"``, the one cause of its every use).
+ENV_KEY = "<environment key>"
 #: The start of a usage's ``context`` when it is a library's code run only on an object of that library a caller
 #: hands in: the body of ``if isinstance(edge_index, SparseTensor):`` or of a function whose parameter is annotated
 #: with the class (PyG's ``message_and_aggregate(self, adj_t: SparseTensor, x)``); the class, qualified, follows.

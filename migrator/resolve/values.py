@@ -159,7 +159,22 @@ class Evaluator:
             return Value(ValueKind.CHOICE, None, options=(self.value_of(node.body), self.value_of(node.orelse)))
         if isinstance(node, cst.BooleanOperation):
             return Value(ValueKind.CHOICE, None, options=(self.value_of(node.left), self.value_of(node.right)))
+        if kind is cst.BinaryOperation:
+            joined = self._joined(node)  # type: ignore[arg-type]
+            if joined is not None:
+                return joined
         return self._other(node)
+
+    def _joined(self, node: cst.BinaryOperation) -> Optional[Value]:
+        """``"cuda:" + str(rank)`` (rl-games' multi-GPU device, cellpose's): a string a number is appended to, read
+        as the f-string it spells (``"cuda:{}"``); only a string literal ending in ``:`` on the left."""
+        if not isinstance(node.operator, cst.Add) or type(node.left) not in STRING_TYPES:
+            return None
+        text = string_value(node.left)
+        if not isinstance(text, str) or not text.endswith(":"):
+            return None
+        right = self.value_of(node.right)
+        return Value(ValueKind.FSTR, text + (right.text if right.kind == _STR and right.text is not None else "{}"))
 
     def _other(self, node: cst.BaseExpression) -> Value:
         """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""

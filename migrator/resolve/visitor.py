@@ -29,7 +29,7 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, FUNCTION_VALUE,
+from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, ENV_KEY, FUNCTION_VALUE,
                       HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED,
                       NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED,
                       TENSOR_FACTORIES, TYPE_CHECK,
@@ -177,11 +177,7 @@ class ModuleResolver:
             if asks_for_a_build(node.test, self.scopes.qualify) \
                     and (node.orelse is not None or always_leaves(node.body, self._followed(node))):  # another way
                 self.emitter.contexts_later.update((i, AVAILABLE_ONLY) for i in _node_ids(node.body, 4096))
-        handed_in = self._isinstance_class(node.test)
-        if handed_in is not None:  # ``elif isinstance(edge_index, SparseTensor): remove_diag(edge_index)``
-            self.emitter.objects_later.update((i, handed_in) for i in _node_ids(node.body, 4096))
-        if node.orelse is None and only_checks(node.body, stops=False):  # ``if device.type == "cuda": warn(...)``
-            self.literals.decides_a_message(node.test)
+        self._what_the_test_says_of_its_body(node)
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
             self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
         kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())
@@ -221,6 +217,18 @@ class ModuleResolver:
         # (ChainMap only reads them: a lookup never writes)
         return ChainMap(*cast(List[MutableMapping[str, Span]], maps)) if len(maps) > 1 else \
             maps[0] if maps else self._device_flags[-1]
+
+    def _what_the_test_says_of_its_body(self, node: cst.If) -> None:
+        """What an ``if``'s test alone says of the code it decides: that it runs on host tensors, only on a
+        library's object a caller hands in, or only says something."""
+        if any(_tests_on_the_host(side) for side in _conjuncts(node.test)):
+            # torchmetrics' ``if var_x.dtype == torch.float16 and var_x.device == torch.device("cpu"):``: host tensors
+            self.emitter.contexts_later.update((i, HOST_INPUT) for i in _node_ids(node.body, 4096))
+        handed_in = self._isinstance_class(node.test)
+        if handed_in is not None:  # ``elif isinstance(edge_index, SparseTensor): remove_diag(edge_index)``
+            self.emitter.objects_later.update((i, handed_in) for i in _node_ids(node.body, 4096))
+        if node.orelse is None and only_checks(node.body, stops=False):  # ``if device.type == "cuda": warn(...)``
+            self.literals.decides_a_message(node.test)
 
     def _isinstance_class(self, test: cst.BaseExpression) -> Optional[str]:
         """The class, qualified, of ``isinstance(x, SparseTensor)`` as an ``if``'s whole test: its body runs only on
@@ -956,7 +964,7 @@ class ModuleResolver:
             return False  # ``IndexType = Union[torch.LongTensor, torch.cuda.LongTensor]``: types, named not made
         key = _environment_key(self.scopes, self.values, node)
         if key is not None and id(node) not in self.consumed:
-            self.emitter.emit("os.environ", UsageKind.ENV_READ, node, context=key)
+            self.emitter.emit("os.environ", UsageKind.ENV_READ, node, (Argument(ENV_KEY, key),), context=key.text)
         return True
 
     # ------------------------------------------------------------------------------ assignments
@@ -1034,15 +1042,18 @@ class ModuleResolver:
             self.consumed.add(id(target))
             return
         qual = self.scopes.qualify(target) if isinstance(target, cst.Attribute) else None
+        key: Optional[Value] = None
         if qual is not None and interesting(qual):
             api, kind, context = qual, UsageKind.ASSIGN, None
         else:
-            context = _environment_key(self.scopes, self.values, target)
-            if context is None:
+            key = _environment_key(self.scopes, self.values, target)
+            if key is None:
                 return
-            api, kind = "os.environ", UsageKind.ENV
+            api, kind, context = "os.environ", UsageKind.ENV, key.text
         self.consumed.add(id(target))
-        self.emitter.emit(api, kind, target, (Argument(None, self.values.value_of(value)),), context=context)
+        named = (Argument(ENV_KEY, key),) if key is not None else ()  # the variable's name, where it was set
+        written = (Argument(None, self.values.value_of(value)), *named)
+        self.emitter.emit(api, kind, target, written, context=context)
         if isinstance(value, STRING_NODES):
             self.consumed.add(id(value))
 
@@ -1064,14 +1075,15 @@ class ModuleResolver:
         return self.emitter.finished()
 
 
-def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression) -> Optional[str]:
-    """``CUDA_VISIBLE_DEVICES`` for ``os.environ["CUDA_VISIBLE_DEVICES"]``, when the rules watch it."""
+def _environment_key(scopes: Scopes, values: Evaluator, node: cst.BaseExpression) -> Optional[Value]:
+    """``CUDA_VISIBLE_DEVICES`` for ``os.environ["CUDA_VISIBLE_DEVICES"]``, when the rules watch it: the key's
+    value, with where it was set when it came through a name (sample-factory's ``os.environ[CUDA_ENVVAR]``)."""
     if not isinstance(node, cst.Subscript) or not node.slice or not isinstance(node.slice[0].slice, cst.Index):
         return None
     if scopes.qualify(node.value) != "os.environ":
         return None
     key = values.value_of(node.slice[0].slice.value)
-    return key.text if key.kind == _STR and scopes.vocabulary.watches_variable(key.text or "") else None
+    return key if key.kind == _STR and scopes.vocabulary.watches_variable(key.text or "") else None
 
 
 def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
@@ -1095,6 +1107,26 @@ def _operands(node: cst.BaseExpression) -> List[cst.BaseExpression]:
 def _conjunct_calls(value: cst.BaseExpression) -> List[cst.Call]:
     """The calls among the sides of an ``and`` (or the value itself)."""
     return [side for side in _conjuncts(value) if isinstance(side, cst.Call)]
+
+
+def _tests_on_the_host(test: cst.BaseExpression) -> bool:
+    """``x.device == torch.device("cpu")``, ``x.device.type == "cpu"``, ``x.is_cpu``: the branch runs on host
+    tensors."""
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_cpu"
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return any(_names_the_host(a) and isinstance(b, cst.Attribute) and b.attr.value in ("device", "type")
+               for a, b in (sides, sides[::-1]))
+
+
+def _names_the_host(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    if isinstance(node, cst.Call) and dotted(node.func) in ("torch.device", "device") and len(node.args) == 1:
+        node = node.args[0].value
+    return string_value(node) == "cpu"
 
 
 def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
@@ -1246,12 +1278,17 @@ _HOST_KEEPING = frozenset({"cpu", "float", "double", "half", "detach", "contiguo
 
 
 def _names_pin_memory(target: cst.BaseExpression) -> bool:
-    """``pin_memory``, ``self.pin_memory``, a loader's keyword table's ``out["pin_memory"]`` (matgl's)."""
+    """``pin_memory``, ``self.pin_memory``, rl-games' ``self.use_pinned_memory``, a loader's keyword table's
+    ``out["pin_memory"]`` (matgl's)."""
     if isinstance(target, (cst.Name, cst.Attribute)):
-        return "pin_memory" in dotted(target)
+        return _PINNED.search(dotted(target)) is not None
     if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
         return string_value(target.slice[0].slice.value) == "pin_memory"
     return False
+
+
+#: a name that says whether host memory is pinned
+_PINNED = re.compile(r"pin(?:ned)?_mem(?:ory)?(?![a-z])")
 
 
 def _input_on_host(node: cst.Call) -> bool:

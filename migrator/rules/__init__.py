@@ -15,7 +15,7 @@ from ..maps.load import release_tuple
 from ..maps.signatures import api_parameters
 from ..model import Category, Finding, GuardKind, Span, Status, TorchGate, Usage, UsageKind, Value, Verdict
 from ..prefixes import longest
-from ..resolve.modules import module_name_for, tests_the_device
+from ..resolve.modules import ENV_KEY, module_name_for, tests_the_device
 from ..resolve.vocabulary import Vocabulary
 from .adaptations import adapted
 from .base import (Claim, DocumentedRule, ProjectIndex, ProjectRule, Rule, RuleContext, branch_beside,
@@ -105,14 +105,16 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         verdicts = _beside_branches(verdicts, usage, ctx)
     if usage.torch_gate is not None:
         verdicts = _on_torch_line(verdicts, usage.torch_gate, ctx)
-    key = (rule.name, usage.api, normalised_snippet(usage.snippet))
-    occurrences[key] += 1
+    seen = (rule.name, usage.api, normalised_snippet(usage.snippet))
+    occurrences[seen] += 1
+    key = _named_key(usage, ctx.project) if rule.category == Category.ENVIRONMENT else None
     return Finding(
-        id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[key] - 1),
+        id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[seen] - 1),
         rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
         snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
-        ops=rule.ops(usage, ctx), cause=_cause(usage, ctx.project) if rule.category in _FLOWS else None,
-        cause_module=_cause_module(usage, path, ctx) if rule.category in _FLOWS else None,
+        ops=rule.ops(usage, ctx), cause=_cause(usage, ctx.project) if rule.category in _FLOWS
+        else key.origin if key is not None else None,
+        cause_module=_cause_module(usage, path, ctx) if rule.category in _FLOWS or key is not None else None,
         guard=usage.cuda_guard.span if usage.cuda_guard is not None
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
         config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
@@ -187,10 +189,28 @@ def _came_through(usage: Usage, project: ProjectIndex) -> Optional[Value]:
     return None
 
 
+def _named_key(usage: Usage, project: ProjectIndex) -> Optional[Value]:
+    """The key of an environment variable's use, where it came through a name set elsewhere (sample-factory's
+    ``os.environ[CUDA_ENVVAR]`` after ``CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"``): every use is a site of that one
+    name, the place to change."""
+    if usage.kind not in _ENVIRONMENT:
+        return None
+    for arg in usage.args:
+        if arg.keyword == ENV_KEY or (arg.keyword is None and usage.kind == UsageKind.ENV_READ):
+            value = resolve_value(arg.value, project)
+            if value.via and value.origin is not None and value.origin.line and value.text == usage.context:
+                return value
+    return None
+
+
+#: the kinds of an environment variable's use from Python
+_ENVIRONMENT = frozenset({UsageKind.ENV, UsageKind.ENV_READ})
+
+
 def _cause_module(usage: Usage, path: str, ctx: RuleContext) -> Optional[str]:
     """The repository module the value an argument came through was set in, when that is another module than
     ``path``'s (``colbert.parameters`` for ``.to(DEVICE)`` after ``from colbert.parameters import DEVICE``)."""
-    value = _came_through(usage, ctx.project)
+    value = _came_through(usage, ctx.project) or _named_key(usage, ctx.project)
     if value is None or value.via is None or "." not in value.via:
         return None
     found = longest(value.via.rpartition(".")[0], lambda prefix: prefix in ctx.project.modules)

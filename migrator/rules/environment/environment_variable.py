@@ -7,6 +7,7 @@ from typing import Optional
 from dataclasses import replace
 
 from ...model import Category, Edit, EditKind, Evidence, Grade, Status, Usage, UsageKind, Verdict, fix_of
+from ...resolve.modules import ENV_KEY
 from ...resolve.vocabulary import Vocabulary
 from ...sources.environment import CUDA_ENV_PREFIXES, CUDA_TUNING_VARIABLES
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_names, per_target
@@ -58,6 +59,9 @@ class EnvironmentVariable(Rule):
         # a logging switch: no one-to-one name on any target (on kunlun the message names the BKCL_* family that
         # does the job), and the run goes on without it: to validate, not work
         Invalid("import os\nos.environ.setdefault('NCCL_DEBUG', 'INFO')\n", expect=Status.UNKNOWN),
+        # sample-factory's gpu_utils: the variable's name kept in a constant, changed where it is set
+        Invalid("import os\nCUDA_ENVVAR = 'CUDA_VISIBLE_DEVICES'\nos.environ[CUDA_ENVVAR] = '0'\n",
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE, kunlun=Status.REWRITE)),
         Invalid("export TORCH_NCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n", path="run.sh",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE),
                 fixed=dict(cann="export TORCH_HCCL_BLOCKING_WAIT=1\ntorchrun --nproc_per_node=8 train.py\n")),
@@ -75,6 +79,7 @@ class EnvironmentVariable(Rule):
             return None
         name = usage.context
         action = "reads" if usage.kind == _ENV_READ else "sets"
+        held = next((a.value.via for a in usage.args if a.keyword == ENV_KEY and a.value.via), None)
 
         def verdict(target) -> Verdict:
             found = target.environment(name)
@@ -83,6 +88,10 @@ class EnvironmentVariable(Rule):
                 if entry.get("to"):
                     note = f" ({entry['note']})" if entry.get("note") else ""
                     doc = f"; documented at {entry['doc']}" if entry.get("doc") else ""
+                    if held is not None:  # ``os.environ[CUDA_ENVVAR]``: the name is written where it is set
+                        return Verdict(Status.REWRITE, f"{action} {name} through `{held}`: use {entry['to']} on "
+                                       f"{target.id}, changed where `{held}` is set{note}{doc}", source,
+                                       fix=fix_of(f'{held.rsplit(".", 1)[-1]} = "{entry["to"]}"'))
                     return Verdict(Status.REWRITE, f"{action} {name}: use {entry['to']} on {target.id}{note}{doc}",
                                    source, fix=fix_of(usage.snippet.replace(name, str(entry["to"])),
                                                       Edit(EditKind.STRING, name, str(entry["to"])),
