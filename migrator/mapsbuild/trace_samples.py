@@ -332,6 +332,7 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.tensor", _tensor),
     Sample("torch.nn.Parameter", _parameter),
     Sample("torch.nn.utils.clip_grad_norm_", _clip("clip_grad_norm_")),
+    Sample("torch.nn.utils.clip_grad_norm", _clip("clip_grad_norm")),  # the deprecated spelling, the same work
     Sample("torch.nn.utils.clip_grad_value_", _clip("clip_grad_value_")),
     Sample("torch.autocast", _context(_autocast)),
     Sample("torch.no_grad", _context(_no_grad)),
@@ -372,6 +373,13 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.random.manual_seed", _host(lambda torch, x: torch.random.manual_seed(0))),
     Sample("torch.set_rng_state", _host(lambda torch, x: torch.set_rng_state(torch.get_rng_state()))),
     Sample("torch.nn.utils.rnn.pack_padded_sequence", _host(_packed)),
+    Sample("torch.nn.utils.rnn.unpad_sequence",
+           _host(lambda torch, x: torch.nn.utils.rnn.unpad_sequence(x.view(4, 2, 4), torch.tensor([4, 3])))),
+    Sample("torch.nn.utils.rnn.unpack_sequence",
+           _host(lambda torch, x: torch.nn.utils.rnn.unpack_sequence(_packed(torch, x)))),
+    # the sample frequencies of an FFT: an arange and a scale, no transform (mbrl's iCEM noise)
+    Sample("torch.fft.fftfreq", _host(lambda torch, x: torch.fft.fftfreq(8, 0.5))),
+    Sample("torch.fft.rfftfreq", _host(lambda torch, x: torch.fft.rfftfreq(8, 0.5))),
     Sample("torch.nn.utils.rnn.pad_packed_sequence", _built(_unpacked)),
     Sample("torch.nn.utils.rnn.pack_sequence", _host(_pack_sequence)),
     Sample("torch.nn.functional.gumbel_softmax",
