@@ -15,6 +15,7 @@ from ..maps.load import TargetMap
 from ..model import Context, FileResult, Finding, Status, Verdict
 from ..contexts import path_context
 from ..rules.base import runs_on_a_note
+from .coverage import runs_as_written
 
 #: The rules whose findings a module that is never loaded on the target does not need.
 _LIBRARY_RULES = frozenset({"cuda-library"})
@@ -131,16 +132,24 @@ def with_optional_op_libraries(findings: Sequence[Finding], results: Sequence[Fi
     libraries only where they were built: torchani's ``csrc/__init__.py`` calls ``torch.ops.load_library`` under
     ``try`` with a handler that sets ``CUAEV_IS_INSTALLED = False`` and goes on, its ``setup.py`` builds the
     extensions only when asked (``ext``, ``TORCHANI_BUILD_EXT``), and its models take their pure-PyTorch way
-    without them. Porting the kernels is then a speed-up to weigh (validate), not work. A library loaded
-    unconditionally anywhere in training code, or an extension the code imports as a module (``extension-call``:
-    which build makes which library is not read), keeps every verdict."""
+    without them; or where every import of its compiled extension in training code sits under such a ``try``
+    (torchopt's ``from torchopt._C import adam_op``, its pure-PyTorch ``_src`` in the handler). Porting the kernels
+    is then a speed-up to weigh (validate), not work. A library loaded unconditionally anywhere in training code,
+    or an extension the code imports or calls outside such a ``try``, keeps every verdict."""
     loads = [r.outline for r in results if r.outline is not None and path_context(r.file.rel) == Context.TRAINING]
-    if not any(o.loads_ops_optionally for o in loads) or any(o.loads_ops for o in loads) \
-            or any(f.rule == "extension-call" for f in findings):
+    calls = [f for f in findings if f.rule == "extension-call" and f.context == Context.TRAINING]
+    if any(o.loads_ops for o in loads):
         return list(findings)
-    loaders = sorted(r.file.rel for r in results if r.outline is not None and r.outline.loads_ops_optionally)
-    said = (f"the project loads its compiled operators only where they were built ({', '.join(loaders[:3])}: "
-            "`torch.ops.load_library` under `try` with a handler that goes on), and goes on without them: on "
+    if calls and all(runs_as_written(f) for f in calls):  # torchopt: ``try: from torchopt._C import adam_op``
+        places = sorted({f"{f.path}:{f.span.line}" for f in calls})
+        how = "imports its compiled extension only under `try` with a handler that goes on"
+    elif any(o.loads_ops_optionally for o in loads) and not calls:
+        places = sorted(r.file.rel for r in results if r.outline is not None and r.outline.loads_ops_optionally)
+        how = "loads its compiled operators only where they were built (`torch.ops.load_library` under `try` " \
+              "with a handler that goes on)"
+    else:
+        return list(findings)
+    said = (f"the project {how} ({', '.join(places[:3])}), and goes on without them: on "
             "{target}, where they are not built, check that its callers take their other way; porting the kernels "
             "is then for speed, to weigh, not to train")
     return [replace(f, verdicts={t: v if v.status == Status.SUPPORTED else runs_on_a_note(said.format(target=t),

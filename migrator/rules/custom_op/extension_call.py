@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind, Verdict
-from ..base import Claim, Rule, RuleContext, Verdicts, per_target
+from ..base import Claim, Rule, RuleContext, Verdicts, per_target, runs_on_a_note
 from ..examples import Invalid, Valid
 from . import _KERNEL, _SETUP, _SOURCE, _port
 
@@ -39,6 +39,9 @@ class ExtensionCall(Rule):
         Invalid("from torch.utils.cpp_extension import load\nwarp = load(name='warp', sources=['warp.cu'])\n"
                 "y = warp.forward(1)\n", expect=Status.PORT),
         Valid("import other_ops\ny = other_ops.scale(1)\n", files={"setup.py": _SETUP}),
+        # torchopt's fused Adam: the extension imported where it was built, its pure-PyTorch twin elsewhere
+        Invalid("try:\n    from fused_ops import scale\nexcept ImportError:\n    from pkg.plain import scale\n",
+                files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL}, expect=Status.SUPPORTED),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -49,6 +52,10 @@ class ExtensionCall(Rule):
             return None
         build = ctx.project.extensions[extension]
         what = f"uses `{usage.api}` from the compiled extension `{extension}` (built at {build.path}:{build.span.line})"
+        if usage.kind == UsageKind.IMPORT and usage.guarded:  # torchopt's ``except ImportError: ... _src``
+            return per_target(ctx, lambda t: runs_on_a_note(
+                f"{what}, imported under `try` with a handler that goes on: where the extension is not built for "
+                f"{t.id}, the code's other way runs; porting it is a speed-up to weigh", _SOURCE))
         if build.api.endswith("CppExtension"):
             return per_target(ctx, lambda t: Verdict(Status.FALLBACK, f"{what}: a CPU extension; its ops run on "
                                                      "the host", _SOURCE))
