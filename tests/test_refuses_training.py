@@ -76,8 +76,10 @@ if __name__ == "__main__":
 
 
 def _scan(scan_tree, models):
+    # (mmagic's configs name what a model runs: ``colorize`` is referred to, whatever calls it)
     return scan_tree({"pkg/__init__.py": "", "pkg/registry.py": _REGISTRY, "pkg/color_utils.py": _COLOR_UTILS,
-                      "pkg/models.py": models, "train.py": _TRAIN})
+                      "pkg/models.py": models, "train.py": _TRAIN,
+                      "configs/inst_colorization.yaml": "model:\n  type: InstColorization\n  method: colorize\n"})
 
 
 def _contexts(report, path, scope=""):

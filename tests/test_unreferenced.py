@@ -62,15 +62,25 @@ def _context(report, method):
     ({}, Context.TOOLING),
     ({"configs/retina.yaml": "prior_generator:\n  type: AnchorGenerator\n  method: sparse_priors\n"},
      Context.TRAINING),  # a configuration may name it
+    # an nn.Module's own method: torch calls only what nn.Module itself has (rl-games' ``train_on_batch``)
     ({"pkg/anchors.py": _ANCHORS.replace("class AnchorGenerator:", "class AnchorGenerator(torch.nn.Module):")},
-     Context.TRAINING),  # a framework's class: the framework may call a method by its protocol
+     Context.TOOLING),
+    # ... and an override of one of those, which torch does call
+    ({"pkg/anchors.py": _ANCHORS.replace("class AnchorGenerator:", "class AnchorGenerator(torch.nn.Module):")
+      .replace("def sparse_priors(self, index,", "def _load_from_state_dict(self, index,")}, Context.TRAINING),
+    # another framework's class: it may call a method by a protocol of its own
+    ({"pkg/anchors.py": "import lightning\n" + _ANCHORS.replace(
+        "class AnchorGenerator:", "class AnchorGenerator(lightning.LightningModule):")}, Context.TRAINING),
     ({"pkg/anchors.py": _ANCHORS + "\n    def priors(self, how, *args):\n        return getattr(self, how)(*args)\n"},
      Context.TRAINING),  # the class finds its own methods by a name it is handed
     ({"tools/train.py": ""}, Context.TRAINING),  # no entry point trains: a library's public method is its users'
-], ids=["nothing-refers-to-it", "a-config-names-it", "an-nn-module-method", "looked-up-by-name", "a-library"])
+], ids=["nothing-refers-to-it", "a-config-names-it", "an-nn-module-method", "an-nn-module-override",
+        "another-frameworks-class", "looked-up-by-name", "a-library"])
 def test_a_method_nothing_refers_to_is_tooling_where_the_project_trains(scan_tree, change, sparse):
     report = scan_tree({**_PROJECT, **change})
-    assert _context(report, "sparse_priors") == sparse
+    method = "_load_from_state_dict" if "_load_from_state_dict" in change.get("pkg/anchors.py", "") \
+        else "sparse_priors"
+    assert _context(report, method) == sparse
     assert _context(report, "grid_priors") == Context.TRAINING  # the head calls it
 
 
@@ -103,3 +113,13 @@ def test_an_extension_build_nothing_calls_builds_nothing(scan_tree, modules, bui
     report = scan_tree({**_PROJECT, "setup.py": _SETUP.format(modules=modules)})
     builds = [f for f in report.judged if f.path == "setup.py" and f.rule == "extension-build"]
     assert builds and any(f.context == Context.TRAINING for f in builds) == built
+
+
+def test_the_module_protocol_is_what_torch_has():
+    """The methods an ``nn.Module`` subclass may have called by torch are ``nn.Module``'s own, as the installed
+    torch has them."""
+    torch = pytest.importorskip("torch")
+    from migrator.project.unreferenced import _MODULE_PROTOCOL
+
+    own = {name for name in dir(torch.nn.Module) if not (name.startswith("__") and name.endswith("__"))}
+    assert own <= _MODULE_PROTOCOL, sorted(own - _MODULE_PROTOCOL)

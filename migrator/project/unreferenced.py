@@ -7,18 +7,20 @@ project, whatever its device code says; its findings are tooling, as a script's 
 (``training_entries.uncalled_in_scripts``).
 
 Only what nothing outside the project can call by its protocol counts: a module-level function, or a method of a
-class whose whole family (its bases and its subclasses in the repository) has no base outside the repository. A
-method of an ``nn.Module``, a Lightning module, a ``Dataset`` or a framework's hook class may be called by that
-framework (``training_step``, ``on_train_start``) and keeps its context; so do dunders, what a construction runs
-(``forward``, ``setup``), what a decorator registers (an edge in the graph) and an entry point. A module that looks
-names up at run time (``getattr(self, f"_step_{mode}")``, ``globals()[name]``) keeps its definitions, and so does
-a script built on a command-line library that exposes its functions by name (``fire.Fire()``).
+class whose whole family (its bases and its subclasses in the repository) has no base outside the repository, or
+none but ``torch.nn.Module``, whose protocol is the methods ``nn.Module`` itself has (rl-games' ``train_on_batch``
+is no override of one). A method of a Lightning module, a ``Dataset`` or another framework's hook class may be
+called by that framework (``training_step``, ``on_train_start``) and keeps its context; so do dunders, what a
+construction runs (``forward``, ``setup``), what a decorator registers (an edge in the graph) and an entry point.
+A module that looks names up at run time (``getattr(self, f"_step_{mode}")``, ``globals()[name]``) keeps its
+definitions, and so does a script built on a command-line library that exposes its functions by name
+(``fire.Fire()``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
 
 from ..model import DefinitionKind, FileResult, NodeKind, Outline
 from .reread import block_end, read_text
@@ -28,6 +30,24 @@ if TYPE_CHECKING:
 
 #: bases no framework calls methods through: a class of these alone is the project's own
 _NEUTRAL_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+#: ``torch.nn.Module`` as a family's base outside the repository, and the methods it has (``dir(torch.nn.Module)``
+#: on torch 2.13, dunders aside): torch calls an override of these (``forward``, ``_apply``, ``extra_repr``),
+#: never another method of a subclass
+_TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+_MODULE_PROTOCOL = frozenset({
+    "T_destination", "_apply", "_call_impl", "_compiled_call_impl", "_get_backward_hooks", "_get_backward_pre_hooks",
+    "_get_name", "_load_from_state_dict", "_maybe_warn_non_full_backward_hook", "_named_members",
+    "_register_load_state_dict_pre_hook", "_register_state_dict_hook", "_replicate_for_data_parallel",
+    "_save_to_state_dict", "_slow_forward", "_version", "_wrapped_call_impl", "add_module", "apply", "bfloat16",
+    "buffers", "call_super_init", "children", "compile", "cpu", "cuda", "double", "dump_patches", "eval",
+    "extra_repr", "float", "forward", "get_buffer", "get_extra_state", "get_parameter", "get_submodule", "half",
+    "ipu", "load_state_dict", "modules", "mtia", "named_buffers", "named_children", "named_modules",
+    "named_parameters", "parameters", "register_backward_hook", "register_buffer", "register_forward_hook",
+    "register_forward_pre_hook", "register_full_backward_hook", "register_full_backward_pre_hook",
+    "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook", "register_module",
+    "register_parameter", "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_",
+    "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "type", "xpu",
+    "zero_grad"})
 #: what constructing or calling an instance runs (``graph/build._ON_CONSTRUCT``) and what ``with`` and ``for`` call
 _RUN_BY_PROTOCOL = frozenset({"forward", "backward", "setup"})
 #: libraries that run a module's functions by their names from the command line
@@ -53,6 +73,10 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
     by_module = {r.outline.module: r for r in results if r.outline is not None}
     entries = {e.node for e in project.entries}
     families = _ClassFamilies([r.outline for r in by_module.values() if r.outline is not None])
+
+    def built(cls: str) -> bool:  # constructed, registered or called somewhere in the project
+        return cls in graph and _called(graph, cls)
+
     candidates: Dict[str, _Definition] = {}
     for node in {node for node in nodes if node is not None}:
         if node not in graph or node in entries:
@@ -64,8 +88,8 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
         owner, _, name = node.rpartition(".")
         if name.startswith("__") or name in _RUN_BY_PROTOCOL:
             continue
-        if kind == NodeKind.METHOD and not families.own(owner):
-            continue
+        if kind == NodeKind.METHOD and families.runs_by_protocol(owner, name, built):
+            continue  # (rl-games' ``CentralValueTrain.train_on_batch``: an nn.Module's, which torch never calls)
         module = _module_of(owner, by_module)
         result = by_module.get(module) if module else None
         text = read_text(result, texts) if result is not None else None
@@ -141,14 +165,29 @@ class _ClassFamilies:
         for cls, bases in self._bases.items():
             for base in bases:
                 self._subclasses.setdefault(base, set()).add(cls)
-        self._own: Dict[str, bool] = {}
 
-    def own(self, cls: str) -> bool:
-        if cls not in self._own:
-            family = self._family(cls)
-            self._own[cls] = family is not None and all(
-                base in self._bases or base in _NEUTRAL_BASES for member in family for base in self._bases[member])
-        return self._own[cls]
+    def runs_by_protocol(self, cls: str, name: str, built: Callable[[str], bool]) -> bool:
+        """Whether something outside the project may call method ``name`` of ``cls``: nothing for a family of the
+        project's own; for a family whose only base outside the repository is ``torch.nn.Module``, torch the
+        methods ``nn.Module`` itself has (``forward``, ``extra_repr``, ``_load_from_state_dict``...), and a user's
+        subclass any method of a class the project never builds (``built``: an abstract base); any method for
+        another framework's."""
+        outside = self._outside(cls)
+        if outside is None:
+            return True
+        if not outside:
+            return False
+        return not outside <= _TORCH_MODULES or name in _MODULE_PROTOCOL \
+            or not any(built(member) for member in self._family(cls) or ())
+
+    def _outside(self, cls: str) -> Optional[FrozenSet[str]]:
+        """The bases of ``cls``'s family outside the repository (neutral ones left out); ``None`` when ``cls`` is
+        not the repository's."""
+        family = self._family(cls)
+        if family is None:
+            return None
+        return frozenset(base for member in family for base in self._bases[member]
+                         if base not in self._bases and base not in _NEUTRAL_BASES)
 
     def _family(self, cls: str) -> Optional[Set[str]]:
         if cls not in self._bases:
