@@ -1083,6 +1083,18 @@ def test_an_availability_test_that_only_pins_memory_runs_as_written(scan_tree, l
     assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
 
 
+@pytest.mark.parametrize("name, work", [
+    # hivemind's tensor descriptor: a predicate named for pinning answers only that
+    pytest.param("_safe_check_pinned", False, id="named-for-pinning"),
+    pytest.param("_safe_check_device", True, id="named-for-something-else"),
+])
+def test_a_predicate_named_for_pinning_only_pins(scan_tree, name, work):
+    code = f"import torch\n\n\ndef {name}(tensor):\n    return torch.cuda.is_available() and tensor.is_pinned()\n"
+    report = scan_tree({"descr.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.cuda.is_available"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
 def test_a_flag_that_picks_cudas_side_of_a_conditional_expression_is_a_check(scan_tree):
     # ultralytics' torch_distributed_zero_first: a flag for NCCL picks CUDA's barrier, the plain one elsewhere;
     # renamed to HCCL, the flag would send the NPU into torch.cuda.current_device()
@@ -1756,6 +1768,23 @@ def test_a_fallback_for_a_device_left_none_is_a_default_every_call_may_override(
     chosen = [f for f in report.judged if f.path == "weights.py" and f.category == Category.DEVICE]
     assert chosen
     assert any(active(f.verdicts["cann"]) for f in chosen) == work, [f.verdicts["cann"].message for f in chosen]
+
+
+@pytest.mark.parametrize("wrapper, work", [
+    # yolox's model zoo: ``yolox_s(device=None)`` hands its own None on, so the builder's fallback runs
+    pytest.param("def yolox_s(pretrained=True, device=None):\n    return create(pretrained, device)\n", True,
+                 id="a-wrapper-hands-on-its-none"),
+    pytest.param("def yolox_s(pretrained=True, device='npu'):\n    return create(pretrained, device)\n", False,
+                 id="a-wrapper-hands-on-its-own-default"),
+])
+def test_a_caller_handing_on_its_own_none_passes_nothing(scan_tree, wrapper, work):
+    build = ("import torch\n\n\ndef create(pretrained, device=None):\n    if device is None:\n"
+             "        device = 'cuda:0' if torch.cuda.is_available() else 'cpu'\n"
+             "    return torch.nn.Linear(2, 2).to(device)\n\n\n" + wrapper)
+    report = scan_tree({"build.py": build}, ["cann"])
+    chosen = [f for f in report.judged if f.path == "build.py" and f.category == Category.DEVICE and f.span.line == 6]
+    assert chosen and any(active(f.verdicts["cann"]) for f in chosen) == work, \
+        [f.verdicts["cann"].message for f in chosen]
 
 
 @pytest.mark.parametrize("call, work", [

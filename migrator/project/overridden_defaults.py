@@ -251,7 +251,7 @@ def _calls(default: ParameterDefault, files: Iterable[Tuple[str, Optional["_Ment
         for call in mentions.of_method(default.callee) if default.method else mentions.of(default.callee, whole):
             if call is None and data:
                 continue
-            if call is None or not _passes(call, default):
+            if call is None or not _passes(call, default, mentions.left_none.get(id(call), frozenset())):
                 return []  # handed on as a value (a callback, ``partial``), or called without the parameter
             found.append(f"{rel}:{call.lineno}")
     return found
@@ -265,6 +265,8 @@ class _Mentions:
         typed = type_references(tree) | _class_attributes_read(tree) | _super_arguments(tree)
         callee_of = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
         callee_of.update(_partials(tree))
+        #: per call in a function, that function's parameters left ``None`` by default: passed on, they pass nothing
+        self.left_none: Dict[int, FrozenSet[str]] = _left_none_around(tree)
         self._names: Dict[str, List[Optional[ast.Call]]] = {}
         self._attributes: Dict[str, List[Optional[ast.Call]]] = {}
         self._methods: Dict[str, List[Optional[ast.Call]]] = {}  # ``<object>.name``, ``self.name`` among them
@@ -341,16 +343,36 @@ def _built_by_cls(node: ast.ClassDef) -> List[ast.Call]:
             and isinstance(call.func, ast.Name) and call.func.id == item.args.args[0].arg]
 
 
-def _passes(call: ast.Call, default: ParameterDefault) -> bool:
+def _passes(call: ast.Call, default: ParameterDefault, left_none: FrozenSet[str] = frozenset()) -> bool:
     """Whether a call passes the parameter: by keyword, at its position, or in a ``*``/``**`` that may (a keyword
-    read from ``**kwargs``: by its keyword alone)."""
+    read from ``**kwargs``: by its keyword alone); a value that is the caller's own parameter left ``None``
+    (``left_none``: yolox's ``yolox_s(device=None)`` handing ``device`` on) passes ``None``, nothing."""
+    def passed(value: ast.expr) -> bool:
+        return not _none(value) and not (isinstance(value, ast.Name) and value.id in left_none)
+
     if default.by_keyword_only:
-        return any(k.arg == default.parameter and not _none(k.value) for k in call.keywords)
-    if any(k.arg is None or (k.arg == default.parameter and not _none(k.value)) for k in call.keywords):
+        return any(k.arg == default.parameter and passed(k.value) for k in call.keywords)
+    if any(k.arg is None or (k.arg == default.parameter and passed(k.value)) for k in call.keywords):
         return True
     if any(isinstance(a, ast.Starred) for a in call.args):
         return default.position is not None
-    return default.position is not None and len(call.args) > default.position
+    return default.position is not None and len(call.args) > default.position \
+        and passed(call.args[default.position])
+
+
+def _left_none_around(tree: ast.Module) -> Dict[int, FrozenSet[str]]:
+    """Each call inside a function, with the function's parameters whose default is ``None``."""
+    found: Dict[int, FrozenSet[str]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = function.args
+        positional = [*args.posonlyargs, *args.args]
+        names = {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults) if _none(d)}
+        names |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None and _none(d)}
+        if names:
+            found.update((id(node), frozenset(names)) for node in ast.walk(function) if isinstance(node, ast.Call))
+    return found
 
 
 def _none(value: ast.expr) -> bool:

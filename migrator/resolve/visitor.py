@@ -541,6 +541,9 @@ class ModuleResolver:
         value = node.value
         if value is None:
             return
+        if _PINNING.search(self.scopes.scope_name().rpartition(".")[2].lower()):
+            # hivemind's ``_safe_check_pinned``: ``return torch.cuda.is_available() and tensor.is_pinned()``
+            self._pins_memory(value)
         # a tensor's device only: ``return self.backend == "nccl"`` answers for a setting, one device protocol
         # with its default (``fix`` renames them together or not at all)
         if _answers_for_a_device(value, self.scopes.qualify, self._device_flags[-1], self._flag_values[-1]):
@@ -1289,6 +1292,8 @@ def _names_pin_memory(target: cst.BaseExpression) -> bool:
 
 #: a name that says whether host memory is pinned
 _PINNED = re.compile(r"pin(?:ned)?_mem(?:ory)?(?![a-z])")
+#: a function's name that says it answers whether memory is (or is to be) pinned
+_PINNING = re.compile(r"(?:^|_)(?:pin|pinned|pins|pin_memory)(?:_|$)")
 
 
 def _input_on_host(node: cst.Call) -> bool:
