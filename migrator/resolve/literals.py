@@ -100,9 +100,15 @@ class Literals:
 
     def _beside(self, items: Sequence[cst.BaseExpression], also: Tuple[str, ...] = ()) -> None:
         """Each device or backend name among ``items`` gets the other such names (and ``also``) as its siblings.
-        Other strings are neither given nor kept (a list of 10,000 words costs one pass, not their square)."""
-        named = [(node, text) for node, text in ((n, _text(n)) for n in items)
-                 if text is not None and DEVICE_WORD.match(text)]
+        Other strings are neither given nor kept (a list of 10,000 words costs one pass, not their square). Among
+        method names (pypose's ``HANDLED_FUNCTIONS = ['__getitem__', 'cpu', 'cuda', 'float', 'to', ...]``) a
+        device's word is a method's name: no device."""
+        texts = [(n, _text(n)) for n in items]
+        named = [(node, text) for node, text in texts if text is not None and DEVICE_WORD.match(text)]
+        if named and sum(1 for _, t in texts if t is not None and _IDENTIFIER.match(t) and not DEVICE_WORD.match(t)
+                         and t not in _DEVICE_CHOICES) >= _NAMES_AROUND:
+            self.consumed.update(id(node) for node, _ in named)
+            return
         if len(named) > _MOST_NAMED:
             return  # a table of that many device names is data, not one device choice
         also = tuple(t for t in also if DEVICE_WORD.match(t))
@@ -193,6 +199,9 @@ class Literals:
         if isinstance(func, cst.Attribute) and func.attr.value in _KEYED and node.args \
                 and node.args[0].keyword is None and isinstance(node.args[0].value, cst.SimpleString):
             self.consumed.add(id(node.args[0].value))  # ``data.get("cuda", {})``: the key, as ``data["cuda"]``
+        if (isinstance(func, cst.Attribute) and func.attr.value == "joinpath") or self.scopes.qualify(func) in _PATHS:
+            # bagua's ``os.path.join(home, "bagua", "nccl", "lib", "libnccl.so")``: a folder's name, no backend
+            self.consumed.update(id(a.value) for a in node.args if isinstance(a.value, STRING_NODES))
         for index, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
             self.note(arg.value, partial(self._argument_of, func, index))
 
@@ -336,7 +345,10 @@ class Literals:
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> Optional[bool]:
         """``"cuda:" + str(rank)``: the device string it spells is the literal (its left string a part of it);
-        ``"cuda" + suffix`` spells a name that starts with the word, no device: neither string is one."""
+        ``"cuda" + suffix`` spells a name that starts with the word, ``root / "nccl"`` a path: neither string
+        is one."""
+        if isinstance(node.operator, cst.Divide):
+            self.consumed.update(id(side) for side in (node.left, node.right) if isinstance(side, STRING_NODES))
         if not isinstance(node.operator, cst.Add):
             return True
         if isinstance(node.left, STRING_NODES) and self.values.value_of(node).kind == _FSTR:
@@ -387,6 +399,10 @@ class _NamesRead(cst.CSTVisitor):
 _ALL: Set[str] = set()
 
 
+#: calls whose string arguments are parts of a file's path
+_PATHS = frozenset({"os.path.join", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "posixpath.join"})
+
+
 def _names_read(body: cst.BaseSuite) -> Set[str]:
     visitor = _NamesRead()
     body.visit(visitor)
@@ -400,6 +416,9 @@ _FORMATTED_TRACEBACKS = frozenset({"traceback.format_exc", "traceback.format_exc
 #: A word a test may compare a selector with (``ref``, ``triton``, ``native``), as opposed to a path or a sentence.
 _IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")
 #: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
+#: how many other identifiers around device words make a list one of names (methods, modules), not of devices
+_NAMES_AROUND = 3
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "all", "cuda_if_available",
                              "accelerator", "device", "cudagraph"})
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
