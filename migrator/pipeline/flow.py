@@ -25,7 +25,8 @@ from ..project import in_project
 from ..project.configs import with_config_reads, with_config_roots, with_unread_noted
 from ..project.coverage import apart
 from ..project.line_suggestions import with_whole_line_suggestions
-from ..project.roots import with_clause_roots, with_copy_roots, with_import_roots, with_line_roots, with_run_roots
+from ..project.roots import (with_clause_roots, with_copy_roots, with_import_roots, with_line_roots, with_run_roots,
+                             with_vendored_roots)
 from ..project.training_entries import with_untrained_as_tooling
 from ..rules import RuleContext
 from .finish import finish
@@ -137,8 +138,9 @@ def _report(request: ScanRequest, files: Tuple[FileResult, ...], judged: Sequenc
     if request.settle is not None:  # fixable: what `fix` applies on this tree (``fix/settle.py``, asked for)
         judged = request.settle(request.root, judged, request.targets)
     # one item of work: a line, a run of the same work on lines in a row, the calls one vendor clause bites, a
-    # file and its copy
-    judged = with_copy_roots(with_clause_roots(with_run_roots(with_line_roots(with_import_roots(judged)))))
+    # file and its copy, a library shipped in the tree
+    judged = with_vendored_roots(with_copy_roots(with_clause_roots(with_run_roots(with_line_roots(
+        with_import_roots(judged))))))
     judged = with_whole_line_suggestions(judged)  # a cause's suggestion with its sites' rewrites on its line
     parts = apart(judged)
     summaries = assess(request.targets, judged, ops, plans, graph.reach if graph else None,

@@ -543,6 +543,38 @@ def with_copy_roots(findings: Sequence[Finding]) -> List[Finding]:
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
 
 
+def with_vendored_roots(findings: Sequence[Finding]) -> List[Finding]:
+    """A library shipped inside the project's tree (bagua's ``third_party/cub-1.8.0/``, NVIDIA's CUB), one item:
+    its kernels are that library's, CUDA's own; what the project does about it is one decision (replace what uses
+    it, or find the target's twin), not a port of every kernel it ships. The first kernel found in the vendored
+    folder is the item, the rest its sites."""
+    first: Dict[str, str] = {}
+    roots: Dict[str, str] = {}
+    for finding in findings:
+        folder = _vendored(finding.path) if finding.rule == "cuda-kernel" and finding.root is None else None
+        if folder is None:
+            continue
+        if folder in first:
+            roots[finding.id] = first[folder]
+        else:
+            first[folder] = finding.id
+    return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+#: the folders a project keeps other projects' sources in
+_VENDOR_DIRS = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored", "extern",
+                          "external"})
+
+
+def _vendored(path: str) -> Optional[str]:
+    """The vendored library a path lies in (``.../third_party/cub-1.8.0``), or ``None``."""
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-2]):
+        if part.lower() in _VENDOR_DIRS:
+            return "/".join(parts[:index + 2])
+    return None
+
+
 def _copy_key(finding: Finding) -> Tuple[str, int, str, str]:
     """What a finding and its copy share: the rule, the line, the code, and the file's name (an API that names
     its file, a kernel's ``csrc/adam/x.cuh::kernel``, by its last part)."""
