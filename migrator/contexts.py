@@ -14,6 +14,7 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "un
 _TEST_FILE = re.compile(r"^(test_.*|.*_test|.*_tests|tests?|conftest)\.(py|ipynb|sh)$"
                         r"|^requirements[-_.]?tests?\.(txt|in)$")
 _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circleci", ".gitlab", "ci", ".ci",
+                           ".buildkite", ".jenkins",
                            "inference", "serve", "serving", "torchserve", "analysis_tools", ".devcontainer",
                            "debug", "_debug", "debugging", "profile", "profiler", "profilers", "profiling", "tooling",
                            "dataset_converters", "data_converters",
@@ -44,8 +45,8 @@ def path_context(path: str) -> Context:
     if any(f in _TEST_DIRS for f in lowered) or _TEST_FILE.match(name.lower()):
         return Context.TEST
     if any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in lowered) \
-            or _TOOLING_FILE.match(name.lower()):
-        return Context.TOOLING
+            or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]):
+        return Context.TOOLING  # (mmtrack's ``tools/analysis/``: a checkpoint's parameter search, as analysis_tools/)
     return Context.TRAINING
 
 
