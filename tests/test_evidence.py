@@ -951,6 +951,10 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     # cellpose's paper/: the figures, analyses, timings and baselines of a paper, not the package's training
     pytest.param("paper/cpsam/invariances.ipynb", Context.TOOLING, id="a-papers-notebook"),
     pytest.param("paper/3.0/noise2self.py", Context.TOOLING, id="a-papers-baseline"),
+    # mmtrack's tools/analysis: a trained checkpoint's parameter search; bagua's Buildkite CI benchmarks
+    pytest.param("mmtrack/.mim/tools/analysis/mot/mot_param_search.py", Context.TOOLING, id="tools-analysis"),
+    pytest.param(".buildkite/scripts/benchmark_master.sh", Context.TOOLING, id="buildkite-ci"),
+    pytest.param("mypkg/analysis/loss_landscape.py", Context.TRAINING, id="an-analysis-package-is-training"),
     # backpack's sphinx-gallery sources
     pytest.param("docs_src/examples/use_cases/example_trace_estimation.py", Context.TOOLING, id="docs-sources"),
     pytest.param("train.py", Context.TRAINING, id="training-script"),
@@ -2537,4 +2541,29 @@ def test_a_device_joined_with_a_plus_is_a_device_string(scan_tree, value, device
     code = f"import torch\n\n\ndef place(model, rank, prefix, suffix):\n    name = {value}\n    return model.to(name)\n"
     report = scan_tree({"agent.py": code}, ["cann"])
     found = [f for f in report.judged if f.category == Category.DEVICE and active(f.verdicts["cann"])]
+    assert bool(found) == device, [(f.span.line, f.snippet) for f in found]
+
+
+@pytest.mark.parametrize("code, backend", [
+    # bagua's installer: a folder named for NCCL, no backend chosen
+    pytest.param("import os\nLIB = os.path.join(os.path.expanduser('~'), 'bagua', 'nccl', 'lib', 'libnccl.so')\n",
+                 False, id="a-folder-in-os-path-join"),
+    pytest.param("from pathlib import Path\nLIB = Path('/opt') / 'nccl' / 'lib'\n", False, id="a-folder-in-a-path"),
+    pytest.param("import torch.distributed as dist\ndist.init_process_group('nccl')\n", True, id="the-backend"),
+])
+def test_a_backends_name_as_a_path_component_is_no_backend(scan_tree, code, backend):
+    report = scan_tree({"env.py": code}, ["cann"])
+    found = [f for f in report.judged if f.category == Category.DISTRIBUTED and active(f.verdicts["cann"])]
+    assert bool(found) == backend, [(f.span.line, f.snippet) for f in found]
+
+
+@pytest.mark.parametrize("line, device", [
+    # pypose's LieTensor: the torch functions it hands through, 'cuda' and 'cpu' among them as methods' names
+    pytest.param("HANDLED = ['__getitem__', 'cpu', 'cuda', 'float', 'double', 'to', 'detach', 'view']", False,
+                 id="a-list-of-method-names"),
+    pytest.param("DEVICES = ['cpu', 'cuda', 'mps', 'auto']", True, id="a-list-of-devices"),
+])
+def test_a_devices_word_among_method_names_is_a_methods_name(scan_tree, line, device):
+    report = scan_tree({"lie.py": f"import torch\n\n{line}\n"}, ["cann"])
+    found = [f for f in report.judged if f.rule == "device-string" and f.verdicts["cann"].status != Status.SUPPORTED]
     assert bool(found) == device, [(f.span.line, f.snippet) for f in found]

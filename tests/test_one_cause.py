@@ -515,3 +515,17 @@ def test_an_environment_variable_named_through_a_constant_is_one_change(scan_tre
     (cause,) = [f for f in uses if f.root is None]
     # the change is the constant's, not a line that spells the variable nowhere
     assert cause.verdicts["neuware"].suggestion == 'CUDA_ENVVAR = "MLU_VISIBLE_DEVICES"'
+
+
+@pytest.mark.parametrize("folder, items", [
+    # bagua's rust core ships NVIDIA's CUB: its kernels are one library's, one decision
+    ("rust/core/third_party/cub-1.8.0/cub", 1),
+    ("csrc/cub", 2),  # the project's own kernels: each its own port
+], ids=["a-vendored-library", "the-projects-own"])
+def test_a_library_shipped_in_the_tree_is_one_item(scan_tree, folder, items):
+    kernel = ("template <typename T>\n__global__ void {name}(T *out, int n) {{\n    int i = threadIdx.x;\n"
+              "    if (i < n) out[i] = 0;\n}}\n")
+    report = scan_tree({f"{folder}/grid/grid_queue.cuh": kernel.format(name="FillKernel"),
+                        f"{folder}/device/dispatch/dispatch_histogram.cuh": kernel.format(name="InitKernel")}, ["cann"])
+    kernels = [f for f in counted(report.findings) if f.rule == "cuda-kernel"]
+    assert len(kernels) == items, [(f.path, f.api) for f in kernels]
