@@ -2567,3 +2567,40 @@ def test_a_devices_word_among_method_names_is_a_methods_name(scan_tree, line, de
     report = scan_tree({"lie.py": f"import torch\n\n{line}\n"}, ["cann"])
     found = [f for f in report.judged if f.rule == "device-string" and f.verdicts["cann"].status != Status.SUPPORTED]
     assert bool(found) == device, [(f.span.line, f.snippet) for f in found]
+
+
+_PROFILED_STEP = """\
+import argparse
+
+import torch
+
+
+def train(model, loader, optimizer, args):
+    for i, (x, y) in enumerate(loader):
+        if {test}:
+            torch.cuda.nvtx.range_push("step {{}}".format(i))
+        loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--prof", default=-1, type=int)
+    train(None, [], None, parser.parse_args())
+"""
+
+
+@pytest.mark.parametrize("test, opt_in", [
+    # bagua's imagenet example: NVTX ranges only under ``--prof``, off by default
+    pytest.param("args.prof >= 0", True, id="a-profiling-switch"),
+    pytest.param("self_profiler is not None", True, id="a-profiler-object"),
+    pytest.param("args.verbose", False, id="another-switch"),
+])
+def test_what_a_profiling_switch_turns_on_is_not_the_run(scan_tree, test, opt_in):
+    report = scan_tree({"main.py": _PROFILED_STEP.format(test=test).replace("self_profiler", "args.profiler")},
+                       ["cann"])
+    (nvtx,) = [f for f in report.judged if f.api.startswith("torch.cuda.nvtx")]
+    assert (nvtx.context == Context.TOOLING) == opt_in
+    moves = [f for f in report.judged if f.api == "torch.Tensor.cuda"]
+    assert moves and all(f.context == Context.TRAINING for f in moves)  # the step itself stays the run

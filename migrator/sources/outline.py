@@ -77,7 +77,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                                                        - set(reader.optional_imports))),
                       loads_optionally_by_name=reader.loads_optionally_by_name,
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
-                      loads_submodules=reader.loads_submodules)
+                      loads_submodules=reader.loads_submodules, profiling_lines=tuple(reader.profiling_lines))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -114,6 +114,7 @@ class _OutlineReader:
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
         self.types: Dict[str, str] = {}  # module-level variable -> absolute constructor name
         self.main_lines: Optional[Tuple[int, int]] = None
+        self.profiling_lines: List[Tuple[int, int]] = []
 
     # ------------------------------------------------------------------------------ aliases
 
@@ -193,6 +194,8 @@ class _OutlineReader:
         cuda_field = "" if not isinstance(stmt, ast.If) else "body" if self._cuda_test_of(stmt.test, local) \
             else "orelse" if self._cuda_test_of(stmt.test, local, negated=True) else ""
         predicate = self._predicate_of(stmt.test, local) if isinstance(stmt, ast.If) and not cuda_field else ""
+        if isinstance(stmt, ast.If) and stmt.body and _asks_to_profile(stmt.test):  # ``if args.prof >= 0:``
+            self.profiling_lines.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno))
         for field, value in ast.iter_fields(stmt):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._optional += optional and field == "body"
@@ -655,3 +658,16 @@ def _availability(test: ast.expr) -> bool:
     node = test.func if isinstance(test, ast.Call) else test
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
     return names_availability(name)  # ``is_bnb_available()``, ``HAS_APEX``: as the libcst reader reads them
+
+
+#: the words of a switch that turns profiling on: the block it decides times or annotates the run, by choice
+_PROFILING_WORDS = frozenset({"prof", "profile", "profiling", "profiler", "nvtx"})
+
+
+def _asks_to_profile(test: ast.expr) -> bool:
+    """Whether a test reads a profiling switch (``args.prof >= 0``, ``self.profiler is not None``, ``use_nvtx``)."""
+    for node in ast.walk(test):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name is not None and _PROFILING_WORDS & set(name.lower().split("_")):
+            return True
+    return False
