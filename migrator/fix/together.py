@@ -39,6 +39,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ..resolve.dotted import dotted
+from ..resolve.strings import part_of_a_name
 
 #: a CUDA device spelling: ``cuda``, ``cuda:0``, and format templates (``cuda:{}``, ``cuda:%d``); f-strings are
 #: matched on their text with ``{}`` where expressions stand
@@ -152,7 +153,7 @@ class _Units(cst.CSTVisitor):
         elif isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
             self._flow(node)
         device = device_of(node) if isinstance(node, (cst.SimpleString, cst.FormattedString)) \
-            and not self._a_names_prefix(node) else None
+            and not (len(self.stack) > 1 and part_of_a_name(self.stack[-2], node)) else None
         if device in self.spelled:
             position = self.get_metadata(PositionProvider, node)
             compared = self._compared()
@@ -161,14 +162,6 @@ class _Units(cst.CSTVisitor):
                                            self._compared_with(node) if compared else frozenset(),
                                            self._lone_branch()))
         return True
-
-    def _a_names_prefix(self, node: cst.CSTNode) -> bool:
-        """``"cuda" + suffix``: a string joined to another value starts a name (an extension's, a kernel's), no
-        device; ``"cuda:" + str(rank)`` spells one."""
-        parent = self.stack[-2] if len(self.stack) > 1 else None
-        return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add) \
-            and not (parent.left is node and isinstance(node, cst.SimpleString)
-                     and str(node.evaluated_value).endswith(":"))
 
     def key(self, node: cst.CSTNode) -> Optional[str]:
         """The variable an expression reads, as a key: ``self.device`` (per class), ``device`` (per unit);

@@ -13,7 +13,6 @@ import the library's finding."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -99,23 +98,17 @@ _SOURCE = "migrator import analysis"
 
 def _only_annotated(result: Optional[FileResult], imports: Sequence[Usage],
                     texts: Dict[str, Optional[str]]) -> bool:
-    """Whether the names ``imports`` bind are read in the file, and only in annotations (a type's name for the
-    checker: ``Optional[SparseTensor]``)."""
+    """Whether the names ``imports`` bind (the outline's bindings: ``ST`` of ``... import SparseTensor as ST``)
+    are read in the file, and only in annotations (a type's name for the checker: ``Optional[SparseTensor]``)."""
     tree = parse_text(read_text(result, texts))
-    if tree is None:
+    if result is None or result.outline is None or tree is None:
         return False
-    names = {_bound_name(u) for u in imports}
+    apis = {u.api for u in imports}
+    names = {name for name, target in result.outline.bindings if target in apis} \
+        | {api.rsplit(".", 1)[-1] for api in apis}  # (a name bound as itself is no binding the outline lists)
     annotated = type_references(tree)
     reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names]
     return bool(reads) and all(id(n) in annotated for n in reads)
-
-
-def _bound_name(usage: Usage) -> str:
-    """The name an import binds: ``SparseTensor`` of ``from torch_sparse import SparseTensor``, ``torch_sparse``
-    of ``import torch_sparse``, ``ST`` of ``... import SparseTensor as ST``."""
-    imported = usage.api.rsplit(".", 1)[-1] if not usage.snippet.lstrip().startswith("import ") else usage.api
-    alias = re.search(rf"(?<![\w.]){re.escape(imported)}\s+as\s+(\w+)", usage.snippet)
-    return alias.group(1) if alias else imported.split(".", 1)[0]
 
 
 def _library(finding: Finding) -> Optional[str]:

@@ -20,6 +20,7 @@ from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .modules import DECIDES_A_MESSAGE, DIST_CFG_BACKEND
 from .scope import LOADED, Scopes
+from .strings import part_of_a_name
 from .values import LITERAL_NODES, LITERAL_TYPES, STRING_NODES, Evaluator
 from ..model import UsageKind
 
@@ -347,15 +348,11 @@ class Literals:
         """``"cuda:" + str(rank)``: the device string it spells is the literal (its left string a part of it);
         ``"cuda" + suffix`` spells a name that starts with the word, ``root / "nccl"`` a path: neither string
         is one."""
-        if isinstance(node.operator, cst.Divide):
-            self.consumed.update(id(side) for side in (node.left, node.right) if isinstance(side, STRING_NODES))
-        if not isinstance(node.operator, cst.Add):
-            return True
-        if isinstance(node.left, STRING_NODES) and self.values.value_of(node).kind == _FSTR:
-            self._literal(node)
+        sides = [side for side in (node.left, node.right) if isinstance(side, STRING_NODES)]
+        self.consumed.update(id(side) for side in sides if part_of_a_name(node, side))
+        if sides and not part_of_a_name(node, node.left) and self.values.value_of(node).kind == _FSTR:
+            self._literal(node)  # ``"cuda:" + str(rank)``: the device the expression spells
             self.consumed.add(id(node.left))
-        else:
-            self.consumed.update(id(side) for side in (node.left, node.right) if isinstance(side, STRING_NODES))
         return True
 
     def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> Optional[bool]:

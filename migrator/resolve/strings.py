@@ -48,3 +48,15 @@ def _opening_quote(literal: str) -> Optional[int]:
         if char in "'\"":
             return index
     return None
+
+
+def part_of_a_name(operation: cst.CSTNode, string: cst.CSTNode) -> bool:
+    """Whether ``string`` is a part of a name the expression ``operation`` builds, not a device or a backend:
+    ``"cuda" + suffix`` (the start of a kernel's name), ``root / "nccl"`` (a folder). ``"cuda:" + str(rank)``,
+    a string ending in ``:`` on the left of a ``+``, spells a device and is none."""
+    if not isinstance(operation, cst.BinaryOperation) or not isinstance(operation.operator, (cst.Add, cst.Divide)):
+        return False
+    if isinstance(operation.operator, cst.Divide):
+        return True
+    text = string_value(string) if operation.left is string else None
+    return not (isinstance(text, str) and text.endswith(":"))
