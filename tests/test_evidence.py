@@ -2604,3 +2604,81 @@ def test_what_a_profiling_switch_turns_on_is_not_the_run(scan_tree, test, opt_in
     assert (nvtx.context == Context.TOOLING) == opt_in
     moves = [f for f in report.judged if f.api == "torch.Tensor.cuda"]
     assert moves and all(f.context == Context.TRAINING for f in moves)  # the step itself stays the run
+
+
+_SOLVER_BUILD = {
+    "setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                 "setup(name='solvers', ext_modules=[CUDAExtension('solvers._cusolver', ['csrc/lu.cpp', "
+                 "'csrc/lu.cu'])], cmdclass={'build_ext': BuildExtension})\n"),
+    "csrc/lu.cu": "__global__ void lu(float* a) { a[0] = 1.0f; }\n",
+    "csrc/lu.cpp": "#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n",
+}
+
+
+@pytest.mark.parametrize("code, line, own_work", [
+    # theseus' LUCudaSparseSolver: a class named for CUDA around the extension; its requirement test and the
+    # moves of the index tensors cuSOLVER reads change with the extension's port
+    pytest.param("class LUCudaSolver:\n    def __init__(self, rows):\n        if not torch.cuda.is_available():\n"
+                 "            raise RuntimeError('LUCudaSolver needs CUDA')\n        self.reset(rows)\n\n"
+                 "    def reset(self, rows):\n        self.rows = torch.tensor(rows, dtype=torch.int32).cuda()\n"
+                 "        self.ctx = _cusolver.Context(self.rows)\n", 8, False, id="cuda-named-class-move"),
+    pytest.param("class LUCudaSolver:\n    def __init__(self, rows):\n        if not torch.cuda.is_available():\n"
+                 "            raise RuntimeError('LUCudaSolver needs CUDA')\n        self.reset(rows)\n\n"
+                 "    def reset(self, rows):\n        self.rows = torch.tensor(rows, dtype=torch.int32).cuda()\n"
+                 "        self.ctx = _cusolver.Context(self.rows)\n", 3, False, id="cuda-named-class-test"),
+    # a test in the function that calls the extension guards it, whatever the class is called
+    pytest.param("def solve(a):\n    if not torch.cuda.is_available():\n        raise RuntimeError('needs CUDA')\n"
+                 "    return _cusolver.solve(a)\n", 2, False, id="test-before-the-extension"),
+    # a trainer that calls the extension in its step still moves its batch for every other op: its own work
+    pytest.param("class Trainer:\n    def step(self, batch):\n        batch = batch.cuda()\n"
+                 "        return _cusolver.solve(batch).sum()\n", 3, True, id="trainer-move-beside-the-extension"),
+])
+def test_what_a_cuda_implementation_does_around_its_compiled_extension_changes_with_its_port(
+        scan_tree, code, line, own_work):
+    files = {**_SOLVER_BUILD, "solvers/__init__.py": "",
+             "solvers/lu.py": "import torch\nfrom solvers import _cusolver\n\n\n" + code}
+    report = scan_tree(files, ["cann"])
+    (found,) = [f for f in report.judged if f.path == "solvers/lu.py" and f.span.line == line + 4
+                and f.category == Category.DEVICE]
+    (build,) = [f for f in report.judged if f.rule == "extension-build"]
+    assert (found.root is None and active(found.verdicts["cann"])) == own_work
+    assert own_work or found.root == build.id
+
+
+@pytest.mark.parametrize("files, path, line, expect", [
+    # rl-games' CuleEnv: the emulator's device default, in the class named for the CUDA-only library it wraps,
+    # changes with the library's port: a site of it
+    pytest.param({"envs/cule.py": "import torch\n\n\nclass CuleEnv:\n    def __init__(self, **kwargs):\n"
+                  "        from torchcule.atari import Env\n        self.device = kwargs.pop('device', 'cuda:0')\n"
+                  "        self.env = Env('Pong', 8, device=self.device)\n"},
+                 "envs/cule.py", 7, "site", id="port-library-class"),
+    # alibi-detect's keops detectors: an optional backend (the package goes on without pykeops), so its device
+    # test serves a backend the target never takes
+    pytest.param({"detect/__init__.py": "", "detect/keops/__init__.py": "",
+                  "detect/frameworks.py": "try:\n    import pykeops\n    has_keops = True\nexcept ImportError:\n"
+                                          "    has_keops = False\n",
+                  "detect/mmd.py": "from detect.frameworks import has_keops\n\nif has_keops:\n"
+                                   "    from detect.keops.mmd import MMDDriftKeops\n",
+                  "detect/keops/mmd.py": "import torch\nfrom pykeops.torch import LazyTensor\n\n\n"
+                  "class MMDDriftKeops:\n    def __init__(self, device):\n        self.device = device\n\n"
+                  "    def score(self, x):\n"
+                  "        k = LazyTensor(x[:, None, :])\n        if self.device.type == 'cuda':\n"
+                  "            x = x.cpu()\n        return k, x\n"},
+                 "detect/keops/mmd.py", 11, "runs", id="optional-library-backend"),
+    # a training step that calls the library beside its own device handling is not named for it: its own work
+    pytest.param({"train.py": "import torch\nfrom torchcule.atari import Env\n\n\ndef train_step(batch):\n"
+                  "    batch = batch.to('cuda:0')\n    return Env('Pong', 8, device='cpu'), batch\n"},
+                 "train.py", 6, "work", id="unnamed-step-beside-the-library"),
+])
+def test_device_handling_in_a_backend_named_for_a_cuda_only_library_goes_with_that_library(
+        scan_tree, files, path, line, expect):
+    report = scan_tree(files, ["cann"])
+    (found,) = [f for f in report.judged if f.path == path and f.span.line == line and f.category == Category.DEVICE]
+    libraries = [f for f in report.judged if f.rule == "cuda-library"]
+    if expect == "site":
+        assert found.root in {f.root or f.id for f in libraries}
+    elif expect == "runs":
+        assert found.verdicts["cann"].status == Status.SUPPORTED and "backend named for `pykeops`" in \
+            found.verdicts["cann"].message
+    else:
+        assert found.root is None and active(found.verdicts["cann"])

@@ -10,8 +10,9 @@ from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
 from ..model import CustomOp, FileResult, Finding, OpPlan
 from ..op_plans import apply_plans, plan_custom_ops
-from ..project.roots import (with_import_only_roots, with_kernel_protocol, with_library_guard_roots,
-                             with_module_library_roots, with_op_roots, with_requirement_roots)
+from ..project.roots import (library_spellings, with_import_only_roots, with_kernel_protocol,
+                             with_library_guard_roots, with_library_named_scopes, with_module_library_roots,
+                             with_op_roots, with_requirement_roots)
 from ..rules import ProjectIndex
 
 
@@ -21,8 +22,10 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
-    library_of = third_party().library_of
+    libraries = third_party()
+    library_of = libraries.library_of
     findings = with_library_guard_roots(with_module_library_roots(findings, library_of))
+    findings = with_library_named_scopes(findings, library_of, library_spellings(libraries.libraries))
     kernel_modules = {r.file.rel for r in results if r.python is not None and r.python.triton_kernels}
     kernel_modules.update(f.path for f in findings if f.rule == "triton-launch")
     findings = with_kernel_protocol(findings, kernel_modules)

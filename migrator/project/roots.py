@@ -4,8 +4,10 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
-from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
@@ -261,27 +263,37 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     ``if self.data_parallel and torch.cuda.device_count() > 1:``) is a site of the wrap, where the wrap is work
     wherever the test is: renamed alone it would turn on the wrap the target does not support. So is a test of the
     device's name there (widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``), at the wrap's
-    own cause where it has one."""
+    own cause where it has one.
+
+    The repository's own compiled CUDA extension is such a library too (theseus' ``if not
+    torch.cuda.is_available(): raise`` before ``CusolverLUSolver(...)``), and a class whose name says it is the CUDA
+    implementation (``LUCudaSparseSolver``, ``FusedLayerNormCUDA``) and that uses one is that use's CUDA side
+    whole: its tests and moves (``.cuda()`` of the index tensors cuSOLVER reads) change with the port, or go with
+    the class where the target takes another implementation."""
     findings = _wraps_at_their_cause(findings)
     library: Dict[Tuple[str, str], str] = {}
+    cuda_classes = _cuda_implementations(findings)
     wrapped: Dict[Tuple[str, str], Finding] = {}  # a data-parallel wrap per function: a count's test guards it
     wraps: Dict[Tuple[str, str], Finding] = {}  # ... and a test of the device's name, whatever the wrap's cause
     for finding in findings:
-        if finding.rule == "cuda-library" and finding.scope != "<module>" and not runs_as_written(finding):
+        if finding.rule in _PORTED_USES and finding.scope != "<module>" and not runs_as_written(finding):
             library.setdefault((finding.path, finding.scope), finding.root or finding.id)
         elif finding.rule == "data-parallel" and finding.scope != "<module>":
             wraps.setdefault((finding.path, finding.scope), finding)
             if finding.root is None:
                 wrapped.setdefault((finding.path, finding.scope), finding)
-    if not library and not wraps:
+    if not library and not wraps and not cuda_classes:
         return list(findings)
     scopes: Dict[str, List[str]] = {}
     for path, scope in library:
         scopes.setdefault(path, []).append(scope)
 
     def root_of(finding: Finding) -> Optional[str]:
-        if finding.root is not None or finding.rule == "cuda-library":
+        if finding.root is not None or finding.rule in _PORTED_USES:
             return None
+        named = _cuda_class_scope(finding.scope)
+        if named is not None and finding.category == Category.DEVICE and (finding.path, named) in cuda_classes:
+            return cuda_classes[finding.path, named]
         if finding.tests_device:  # widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``
             wrap = wraps.get((finding.path, finding.scope))
             # (a wrap already a site of this test, torchdistill's ``if ... device.type.startswith('cuda')``: the
@@ -301,6 +313,30 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 
     roots = {f.id: root for f in findings for root in (root_of(f),) if root is not None and root != f.id}
     return [replace(f, root=roots[f.id]) if f.id in roots else f for f in findings]
+
+
+#: the uses whose port is the work: a CUDA-only library's, the repository's own compiled CUDA extension's
+_PORTED_USES = frozenset({"cuda-library", "extension-call"})
+
+
+def _cuda_implementations(findings: Sequence[Finding]) -> Dict[Tuple[str, str], str]:
+    """(path, the scope of a class named for CUDA) -> the root of the first port use in that class."""
+    out: Dict[Tuple[str, str], str] = {}
+    for finding in findings:
+        named = _cuda_class_scope(finding.scope) if finding.rule in _PORTED_USES else None
+        if named is not None and not runs_as_written(finding):
+            out.setdefault((finding.path, named), finding.root or finding.id)
+    return out
+#: a class's name that says it is the CUDA implementation: a ``Cuda``/``CUDA`` word (``LUCudaSparseSolver``)
+_CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
+
+
+def _cuda_class_scope(scope: str) -> Optional[str]:
+    """The prefix of ``scope`` up to the innermost class whose name says it is a CUDA implementation, if any."""
+    parts = scope.split(".")
+    named = [i for i, part in enumerate(parts) if part[:1].isupper()
+             and any(word.lower() == "cuda" for word in _CAMEL_WORD.findall(part))]
+    return ".".join(parts[:named[-1] + 1]) if named else None
 
 
 def _wraps_at_their_cause(findings: Sequence[Finding]) -> Sequence[Finding]:
@@ -368,6 +404,87 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
 
 
 _KERNEL_SOURCE = "migrator kernel-module analysis"
+_NAMED_SOURCE = "migrator library-scope analysis"
+
+
+def with_library_named_scopes(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]],
+                              spellings: Mapping[str, AbstractSet[str]]) -> List[Finding]:
+    """A module or class named for a CUDA-only library the project uses (alibi-detect's ``cd/keops/`` detectors
+    on pykeops, rl-games' ``CuleEnv`` on torchcule) is that library's backend: its device handling (``if
+    self.device.type == 'cuda':``, ``kwargs.pop('device', 'cuda:0')`` handed to the emulator) serves the library.
+    Where the library is work (a port), each such finding is a site of the library's first use there (in the
+    file, else in the project); where every use of it runs as written (an optional backend the project goes on
+    without), a target never takes that backend, and its device handling is no work either. ``spellings``: each
+    library's names a module, package or class may carry (its import name, aliases, the name without a ``py`` or
+    ``torch`` prefix)."""
+    uses: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        library = library_of(finding.api) if finding.rule == "cuda-library" else None
+        if library is not None and library in spellings:
+            uses.setdefault(library, []).append(finding)
+    if not uses:
+        return list(findings)
+    out = []
+    for finding in findings:
+        library = _named_library(finding, uses, spellings) if finding.category == Category.DEVICE \
+            and finding.root is None and not runs_as_written(finding) else None
+        if library is None:
+            out.append(finding)
+            continue
+        ported = [u for u in uses[library] if _ported_wherever(u, finding)]
+        if ported:
+            head = next((u for u in ported if u.path == finding.path), ported[0])
+            out.append(replace(finding, root=head.root or head.id))
+        elif all(runs_as_written(u) for u in uses[library]):
+            text = (f"the device handling of a backend named for `{library}`, which this project uses only where it "
+                    "is installed (it goes on without it): a target never takes that backend, and its port is a "
+                    "choice, not work")
+            out.append(replace(finding, verdicts={t: v if v.status == Status.SUPPORTED else
+                                                  Verdict(Status.SUPPORTED, text, _NAMED_SOURCE)
+                                                  for t, v in finding.verdicts.items()}))
+        else:
+            out.append(finding)
+    return out
+
+
+def _ported_wherever(use: Finding, site: Finding) -> bool:
+    """Whether ``use`` is a port (no path on the target) on every target ``site`` is work on."""
+    return all(verdict.status == Status.SUPPORTED or use.verdicts.get(target) is not None
+               and use.verdicts[target].status == Status.PORT for target, verdict in site.verdicts.items())
+
+
+def _named_library(finding: Finding, uses: Mapping[str, Sequence[Finding]],
+                   spellings: Mapping[str, AbstractSet[str]]) -> Optional[str]:
+    """The library among ``uses`` a module, package or class around ``finding`` is named for, if any."""
+    scope = finding.scope if finding.scope != "<module>" else module_name_for(finding.path)
+    words = [[w.lower() for w in _CAMEL_WORD.findall(part)] for part in scope.split(".")]
+    for library in uses:
+        names = spellings[library]
+        if any("".join(part[i:j]) in names for part in words for i in range(len(part))
+               for j in range(i + 1, len(part) + 1)):
+            return library
+    return None
+
+
+def library_spellings(libraries: Mapping[str, Mapping[str, object]]) -> Dict[str, FrozenSet[str]]:
+    """Each library's names a module or class named for it carries: the import name (underscores dropped),
+    its aliases, and the name without a ``py`` or ``torch`` prefix (``pykeops`` -> ``keops``, ``torchcule`` ->
+    ``cule``) where at least four letters remain; never a word shorter than three letters, nor one that names
+    the device rather than a library (``pycuda`` is not ``cuda``)."""
+    out = {}
+    for name, info in libraries.items():
+        root = name.split(".", 1)[0]
+        spelled = {root.replace("_", "").lower()}
+        spelled.update(str(a).replace("_", "").lower() for a in info.get("aliases", ()) or ())  # type: ignore[union-attr]
+        for prefix in ("py", "torch"):
+            if root.startswith(prefix) and "_" not in root and len(root) - len(prefix) >= 4:
+                spelled.add(root[len(prefix):].lower())
+        out[name] = frozenset(w for w in spelled if len(w) >= 3 and w not in _DEVICE_NAMES)
+    return out
+
+
+#: words that name the device, not a library named for it
+_DEVICE_NAMES = frozenset({"cuda", "gpu", "gpus"})
 
 
 def with_kernel_protocol(findings: Sequence[Finding], kernel_modules: AbstractSet[str]) -> List[Finding]:
