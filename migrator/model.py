@@ -724,8 +724,9 @@ class Outline:
     #: (``importlib.import_module(".%s" % name, __name__)``: deepxde's backend loader): it reaches each of them
     loads_submodules: bool = False
     #: the lines of each block a profiling switch decides (``if args.prof >= 0:``, ``if self.profiler is not
-    #: None:``): opt-in timing and NVTX ranges, not the run
-    profiling_lines: Tuple[Tuple[int, int], ...] = ()
+    #: None:``: opt-in timing and NVTX ranges) or that loads an inference engine (``if trt_file is not None:
+    #: from torch2trt import TRTModule``): opt-in tooling, not the run
+    opt_in_lines: Tuple[Tuple[int, int], ...] = ()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

@@ -2595,7 +2595,10 @@ if __name__ == "__main__":
     # bagua's imagenet example: NVTX ranges only under ``--prof``, off by default
     pytest.param("args.prof >= 0", True, id="a-profiling-switch"),
     pytest.param("self_profiler is not None", True, id="a-profiler-object"),
+    # rl-games' runner: a configuration's key turns the profiler on
+    pytest.param("vars(args).get('profile', False)", True, id="a-profiling-key"),
     pytest.param("args.verbose", False, id="another-switch"),
+    pytest.param("vars(args).get('verbose', False)", False, id="another-key"),
 ])
 def test_what_a_profiling_switch_turns_on_is_not_the_run(scan_tree, test, opt_in):
     report = scan_tree({"main.py": _PROFILED_STEP.format(test=test).replace("self_profiler", "args.profiler")},
@@ -2604,6 +2607,23 @@ def test_what_a_profiling_switch_turns_on_is_not_the_run(scan_tree, test, opt_in
     assert (nvtx.context == Context.TOOLING) == opt_in
     moves = [f for f in report.judged if f.api == "torch.Tensor.cuda"]
     assert moves and all(f.context == Context.TRAINING for f in moves)  # the step itself stays the run
+
+
+@pytest.mark.parametrize("branch, opt_in", [
+    # yolox's evaluators: a TensorRT engine replaces the model only where a file of one is given
+    pytest.param("    if trt_file is not None:\n        from torch2trt import TRTModule\n\n"
+                 "        model_trt = TRTModule()\n        x = torch.ones(1, 3, 8, 8).cuda()\n"
+                 "        model(x)\n        model = model_trt\n", True, id="an-engine-branch"),
+    # the same test around code that loads no engine is the run
+    pytest.param("    if trt_file is not None:\n        import json\n\n"
+                 "        model_trt = json.loads(trt_file)\n        x = torch.ones(1, 3, 8, 8).cuda()\n"
+                 "        model(x)\n        model = model_trt\n", False, id="another-branch"),
+])
+def test_what_an_inference_engines_branch_does_is_not_the_run(scan_tree, branch, opt_in):
+    code = "import torch\n\n\ndef evaluate(model, trt_file=None):\n" + branch + "    return model\n"
+    report = scan_tree({"yolo/core.py": code}, ["cann"])
+    (move,) = [f for f in report.judged if f.api == "torch.Tensor.cuda"]
+    assert (move.context == Context.TOOLING) == opt_in
 
 
 _SOLVER_BUILD = {

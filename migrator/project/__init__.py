@@ -47,8 +47,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     project = dtype_profiles(results)
     steps = {r.file.rel: r.step for r in results if r.step is not None}  # each file's eval-only branches
     demos = demo_blocks(results, packaged)  # a library module's usage example
-    profiled = {r.file.rel: r.outline.profiling_lines for r in results  # what a profiling switch turns on
-                if r.outline is not None and r.outline.profiling_lines}
+    opt_in = {r.file.rel: r.outline.opt_in_lines for r in results  # what a profiling switch or an engine turns on
+                if r.outline is not None and r.outline.opt_in_lines}
     # a Streamlit or Gradio page (LAVIS's app/), an ASE calculator (nequip's integrations/ase.py)
     apps = {r.file.rel for r in results if r.outline is not None and serves_a_model(r.outline.imports)}
     apps |= tooling_helpers(results, apps.__contains__)  # torchani's tools/tool_utils.py, for its benchmarks
@@ -81,7 +81,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         context = context_of(finding.path, finding.category, finding.scope)
         if context != Context.TEST and (finding.path in apps or evaluation_only(steps.get(finding.path), finding.span)
                                         or in_demo_block(demos, finding.path, finding.span)
-                                        or _profiled(profiled, finding)):
+                                        or _in_blocks(opt_in, finding)):
             context = Context.TOOLING  # a test that imports a simulator stays a test
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}
@@ -99,8 +99,9 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})
 
 
-def _profiled(blocks: Dict[str, Tuple[Tuple[int, int], ...]], finding: Finding) -> bool:
+def _in_blocks(blocks: Dict[str, Tuple[Tuple[int, int], ...]], finding: Finding) -> bool:
     """Whether a finding sits in a block a profiling switch decides (bagua's ``if args.prof >= 0:
-    torch.cuda.nvtx.range_push(...)``): opt-in timing, not the run."""
+    torch.cuda.nvtx.range_push(...)``) or that loads an inference engine (yolox's evaluators under ``if trt_file
+    is not None:``): opt-in tooling, not the run."""
     line = finding.span.line
     return line is not None and any(first <= line <= last for first, last in blocks.get(finding.path, ()))

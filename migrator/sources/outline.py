@@ -77,7 +77,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                                                        - set(reader.optional_imports))),
                       loads_optionally_by_name=reader.loads_optionally_by_name,
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
-                      loads_submodules=reader.loads_submodules, profiling_lines=tuple(reader.profiling_lines))
+                      loads_submodules=reader.loads_submodules, opt_in_lines=tuple(reader.opt_in_lines))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -114,7 +114,7 @@ class _OutlineReader:
         self.attributes: Dict[str, str] = {}  # "Cls.attr" -> absolute constructor name
         self.types: Dict[str, str] = {}  # module-level variable -> absolute constructor name
         self.main_lines: Optional[Tuple[int, int]] = None
-        self.profiling_lines: List[Tuple[int, int]] = []
+        self.opt_in_lines: List[Tuple[int, int]] = []
 
     # ------------------------------------------------------------------------------ aliases
 
@@ -194,8 +194,8 @@ class _OutlineReader:
         cuda_field = "" if not isinstance(stmt, ast.If) else "body" if self._cuda_test_of(stmt.test, local) \
             else "orelse" if self._cuda_test_of(stmt.test, local, negated=True) else ""
         predicate = self._predicate_of(stmt.test, local) if isinstance(stmt, ast.If) and not cuda_field else ""
-        if isinstance(stmt, ast.If) and stmt.body and _asks_to_profile(stmt.test):  # ``if args.prof >= 0:``
-            self.profiling_lines.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno))
+        if isinstance(stmt, ast.If) and stmt.body and (_asks_to_profile(stmt.test) or _loads_an_engine(stmt.body)):
+            self.opt_in_lines.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno))
         for field, value in ast.iter_fields(stmt):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self._optional += optional and field == "body"
@@ -664,10 +664,28 @@ def _availability(test: ast.expr) -> bool:
 _PROFILING_WORDS = frozenset({"prof", "profile", "profiling", "profiler", "nvtx"})
 
 
+#: inference engines an exported model runs on (NVIDIA's TensorRT and its torch bridges, ONNX Runtime, OpenVINO,
+#: Triton Inference Server's client): a block that loads one serves an exported model, not the training run
+_ENGINES = frozenset({"tensorrt", "torch2trt", "torch_tensorrt", "onnxruntime", "openvino", "tritonclient"})
+
+
+def _loads_an_engine(body: Sequence[ast.stmt]) -> bool:
+    """Whether a block imports an inference engine (``from torch2trt import TRTModule``) at its top level."""
+    for stmt in body:
+        names = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else \
+            [stmt.module] if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level else []
+        if any(name.split(".", 1)[0] in _ENGINES for name in names):
+            return True
+    return False
+
+
 def _asks_to_profile(test: ast.expr) -> bool:
-    """Whether a test reads a profiling switch (``args.prof >= 0``, ``self.profiler is not None``, ``use_nvtx``)."""
+    """Whether a test reads a profiling switch (``args.prof >= 0``, ``self.profiler is not None``, ``use_nvtx``,
+    a key of a configuration: ``args.get('profile', False)``, ``cfg['use_profiler']``)."""
     for node in ast.walk(test):
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) \
+            else node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+            and node.value.isidentifier() else None
         if name is not None and _PROFILING_WORDS & set(name.lower().split("_")):
             return True
     return False
