@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import replace
-from typing import AbstractSet, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ..evidence import Bucket, bucket, counted_status, finding_bucket, grade
 from ..contexts import path_context
@@ -466,7 +466,7 @@ def _named_library(finding: Finding, uses: Mapping[str, Sequence[Finding]],
     return None
 
 
-def library_spellings(libraries: Mapping[str, Mapping[str, object]]) -> Dict[str, FrozenSet[str]]:
+def library_spellings(libraries: Mapping[str, Mapping[str, Any]]) -> Dict[str, FrozenSet[str]]:
     """Each library's names a module or class named for it carries: the import name (underscores dropped),
     its aliases, and the name without a ``py`` or ``torch`` prefix (``pykeops`` -> ``keops``, ``torchcule`` ->
     ``cule``) where at least four letters remain; never a word shorter than three letters, nor one that names
@@ -475,7 +475,8 @@ def library_spellings(libraries: Mapping[str, Mapping[str, object]]) -> Dict[str
     for name, info in libraries.items():
         root = name.split(".", 1)[0]
         spelled = {root.replace("_", "").lower()}
-        spelled.update(str(a).replace("_", "").lower() for a in info.get("aliases", ()) or ())  # type: ignore[union-attr]
+        aliases: Sequence[object] = info.get("aliases") or ()
+        spelled.update(str(a).replace("_", "").lower() for a in aliases)
         for prefix in ("py", "torch"):
             if root.startswith(prefix) and "_" not in root and len(root) - len(prefix) >= 4:
                 spelled.add(root[len(prefix):].lower())
