@@ -256,6 +256,10 @@ def _family_models(upstream: Path, cache: Dict[str, str], models: Mapping[str, A
                               for rel in dict.fromkeys(rel for rel, _ in member["evidence"]))
             entry = {"runs": list(member["runs"]), "source": f"{named} of {release}",
                      "quote": unescaped(member["evidence"][0][1]).strip()}
+            if member.get("kind", "model") not in ("model", "function"):
+                raise MapsBuildError(f"{what}: `kind` is model or function, not {member['kind']}")
+            if member.get("kind") == "function":
+                entry["kind"] = "function"
             for spelled in (name, *member.get("also", ())):
                 out[spelled] = entry
     return out

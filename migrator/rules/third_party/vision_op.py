@@ -30,7 +30,8 @@ class VisionOp(Rule):
     torchvision itself where the vendor registers its kernel (torch_mlu's torchvision list), else
     `unknown`. Also finds the construction of a torchvision model whose own training step runs those kernels
     (Faster, Mask and Keypoint R-CNN, the region proposal network: the `models` rows of the same file, quoted
-    from torchvision's source), judged by the families it runs.
+    from torchvision's source), judged by the families it runs, and a function that is Python over one of them
+    (`batched_nms` over `nms`), judged by that one.
 
     ## Why is this bad?
     torchvision registers these kernels for CUDA and the CPU only: without the vendor's kernel they run on
@@ -52,9 +53,9 @@ class VisionOp(Rule):
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
-        # per-class NMS: Ascend's batched op returns boxes, not indices; Cambricon lists only nms itself
+        # per-class NMS is Python over nms (torchvision/ops/boxes.py): judged by nms, which torch_mlu registers
         Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
-                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.REWRITE)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
         # torchgeo's detection task: Faster R-CNN's training step runs nms (its RPN) and roi_align (its box pooler)
         Invalid("from torchvision.models.detection import fasterrcnn_resnet50_fpn\n"
                 "model = fasterrcnn_resnet50_fpn(weights=None, num_classes=3)\n",
@@ -90,8 +91,13 @@ def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, 
     ``target``; one it has no row for is a data gap, one whose kernels the vendor registers runs as written."""
     runs = [families[name] for name in model.runs]
     step = " and ".join(f"`{family.name}` ({family.what})" for family in runs)
-    said = (f"`{api}` runs torchvision's {step} kernels in every training step with its default modules "
+    said = (f"`{api}` is Python over torchvision's {step} kernel (`{model.quote}`: {model.source}): it runs "
+            "wherever that kernel does" if model.kind == "function" else
+            f"`{api}` runs torchvision's {step} kernels in every training step with its default modules "
             f"(`{model.quote}`: {model.source})")
+    them = "it" if len(runs) == 1 else "them"
+    where = "the call" if model.kind == "function" else \
+        "the model's own modules that call them (its region proposal network, its RoI poolers)"
     missing = [family.name for family in runs if target.id not in family.targets]
     if missing:
         return Verdict(Status.UNKNOWN, f"{said}; the bundled data names no {target.id} kernel for `"
@@ -102,11 +108,10 @@ def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, 
     swaps = "; ".join(f"`{family.name}`: `{call.to}` ({call.mapping}; {call.differs})" for family, call in calls
                       if not call.to.startswith("torchvision."))
     if not swaps:
-        return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers them: "
+        return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers {them}: "
                        + "; ".join(call.mapping for _, call in calls), sources)
-    return Verdict(Status.REWRITE, f"{said}; torchvision registers them for CUDA and the CPU only: on {target.id} the "
-                   f"model's own modules that call them (its region proposal network, its RoI poolers) need the "
-                   f"vendor's ops: {swaps}", f"{model.source}; {sources}", fix=fix_of(swaps))
+    return Verdict(Status.REWRITE, f"{said}; torchvision registers {them} for CUDA and the CPU only: on {target.id} "
+                   f"{where} needs the vendor's ops: {swaps}", f"{model.source}; {sources}", fix=fix_of(swaps))
 
 
 def _vision_verdict(target, api: str, family) -> Verdict:
