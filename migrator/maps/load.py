@@ -537,12 +537,14 @@ class FrameworkSetting:
     omitted_source: str = ""
 
     def matches(self, text: Optional[str]) -> bool:
-        """Whether a value written as ``text`` is one of the row's (``*``: any value but ``all``/none)."""
+        """Whether a value written as ``text`` is one of the row's (``*``: any value but ``all``/none and those the
+        row excepts with a ``!``: ``gpus`` set to anything but ``0``)."""
         if text is None:
             return False
         text = text.strip().strip("'\"").lower()
         if "*" in self.values:
-            return text not in ("", "all", "none", "null")
+            excepted = {v[1:].strip("'\"").lower() for v in self.values if v.startswith("!")}
+            return text not in ("", "all", "none", "null") and text not in excepted
         flags = {"true": "true", "1": "true", "yes": "true"}
         return any(flags.get(text, text) == v.lower() for v in self.values)
 

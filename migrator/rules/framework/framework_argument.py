@@ -25,8 +25,8 @@ class FrameworkArgument(Rule):
 
     ## What it does
     Finds the arguments with which a framework chooses the device, the collective backend or the precision:
-    Lightning's `Trainer(accelerator=, precision=, strategy=)`, transformers' `TrainingArguments(tf32=, fp16=,
-    ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict says what the framework's own
+    Lightning's `Trainer(accelerator=, precision=, strategy=)` (and pytorch_lightning 1.x's `gpus=`), transformers'
+    `TrainingArguments(tf32=, fp16=, ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict says what the framework's own
     code does with that value on the target (`operator_maps/curated/frameworks.yaml`, quoting the file at a
     pinned commit).
 
@@ -61,6 +61,12 @@ class FrameworkArgument(Rule):
         Invalid("from accelerate import Accelerator\naccelerator = Accelerator(mixed_precision='fp16')\n",
                 expect=Status.SUPPORTED),
         Valid("import lightning as L\ntrainer = L.Trainer(accelerator='cpu', precision='bf16-mixed')\n"),
+        # lightning-bolts' SwAV: pytorch_lightning 1.x's `gpus` flag is the CUDA accelerator; `gpus=0` the CPU
+        Invalid("import argparse\nfrom pytorch_lightning import Trainer\nparser = argparse.ArgumentParser()\n"
+                "parser.add_argument('--gpus', default=1, type=int)\nargs = parser.parse_args()\n"
+                "trainer = Trainer(gpus=args.gpus, max_epochs=10)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Valid("from pytorch_lightning import Trainer\ntrainer = Trainer(gpus=0, accelerator='cpu', max_epochs=10)\n"),
         # the value comes from elsewhere (a config the code reads): judged where it is written
         Valid("import lightning as L\ndef main(cfg):\n    return L.Trainer(accelerator=cfg.accelerator)\n"),
         # not written: Lightning's default, 'auto' (litgpt's pretrain builds its Fabric so)
