@@ -2703,3 +2703,36 @@ def test_device_handling_in_a_backend_named_for_a_cuda_only_library_goes_with_th
             found.verdicts["cann"].message
     else:
         assert found.root is None and active(found.verdicts["cann"])
+
+
+# mmfewshot's train_model (mmdet 2.x's shape): the model wrapped in mmcv 1.x's wrappers, which scatter to CUDA
+MM_TRAIN = """\
+import torch
+from mmcv.parallel import MMDataParallel, MMDistributedDataParallel, collate
+from mmcv.utils import ConfigDict
+
+
+def train_model(model, dataset, cfg: ConfigDict, distributed=False):
+    batch = collate([dataset[0]])
+    if distributed:
+        model = MMDistributedDataParallel(model.cuda(), device_ids=[torch.cuda.current_device()],
+                                          broadcast_buffers=False)
+    else:
+        model = MMDataParallel(model.cuda(cfg.gpu_ids[0]), device_ids=cfg.gpu_ids)
+    return model, batch
+"""
+
+
+@pytest.mark.parametrize("line, cann, kunlun", [
+    pytest.param(9, Status.REWRITE, Status.SUPPORTED, id="distributed-wrapper"),
+    pytest.param(12, Status.REWRITE, Status.SUPPORTED, id="data-parallel-wrapper"),
+])
+def test_mmcv_1x_wrappers_take_the_targets_own_from_mmcv_and_the_rest_of_mmcv_parallel_is_no_library(
+        scan_tree, line, cann, kunlun):
+    report = scan_tree({"apis/train.py": MM_TRAIN}, ["cann", "neuware", "kunlun"])
+    (wrap,) = [f for f in report.judged if f.span.line == line and f.rule == "cuda-library"]
+    assert wrap.verdicts["cann"].status == cann and wrap.verdicts["kunlun"].status == kunlun
+    assert "mmcv.device.npu.NPU" in (wrap.verdicts["cann"].suggestion or "")
+    assert "mmcv.device.mlu.MLU" in (wrap.verdicts["neuware"].suggestion or "")
+    # collate and the configuration are mmcv's plain Python: no library finding
+    assert not [f for f in report.judged if f.api in ("mmcv.parallel.collate", "mmcv.utils.ConfigDict")]

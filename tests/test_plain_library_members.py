@@ -234,6 +234,11 @@ def test_a_library_the_file_only_handles_is_no_work(scan_tree, code):
     pytest.param(GRIN.replace("elif isinstance(edge_index, SparseTensor):", "else:"), id="an-else-for-any-object"),
     pytest.param("from torch_sparse import SparseTensor\n\n\ndef adjacency(dense):\n"
                  "    return SparseTensor.from_dense(dense)\n", id="no-branch"),
+    # a parameter annotated with the library's class decides only the calls that take that object: the other
+    # calls of the library in the function run whatever it is (mmfewshot's train_model(..., cfg: ConfigDict))
+    pytest.param("import torch\nfrom torch_sparse import SparseTensor\n\n\n"
+                 "def adjacency(dense, cached: SparseTensor):\n    fresh = SparseTensor.from_dense(dense)\n"
+                 "    return fresh if cached is None else cached\n", id="an-annotated-parameter-beside"),
 ])
 def test_a_library_the_file_calls_on_its_own_path_stays_work(scan_tree, code):
     report = scan_tree({"mod.py": code}, ["cann"])

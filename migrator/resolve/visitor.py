@@ -671,10 +671,13 @@ class ModuleResolver:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope_params[star.name.value] = None
-        for annotation in annotations.values():  # PyG's ``message_and_aggregate(self, adj_t: SparseTensor, x)``
+        for name, annotation in annotations.items():  # PyG's ``message_and_aggregate(self, adj_t: SparseTensor)``
             handed_in = self.scopes.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
             if handed_in and "." in handed_in and not handed_in.startswith(("torch.", "typing.")):
-                self.emitter.objects_later.update((i, handed_in) for i in _node_ids(node.body, 4096))
+                # the calls that take the object itself (``matmul(adj_t, x)``, ``adj_t.sum()``), not every call of
+                # its package in the function (mmfewshot's ``train_model(..., cfg: ConfigDict)`` wraps the model
+                # in mmcv's ``MMDistributedDataParallel`` whatever ``cfg`` is)
+                self.emitter.objects_later.update((i, handed_in) for i in _calls_on(node.body, name, 4096))
         self.scopes.enter("function", node.name.value, _body(node),
                           Binding(params=scope_params, annotations=annotations),
                           class_info=self.scopes.current_class() if self.scopes.current.kind == "class" else None)
@@ -1096,6 +1099,24 @@ def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
     while stack and len(found) < most:
         current = stack.pop()
         found.append(id(current))
+        stack.extend(current.children)
+    return found
+
+
+def _calls_on(body: cst.CSTNode, name: str, most: int) -> List[int]:
+    """The ids of the calls under ``body`` (a bounded walk) that take the object ``name`` holds: as an argument
+    (``matmul(adj_t, x)``) or as what the method is called on (``adj_t.sum()``), with the nodes under each."""
+    found: List[int] = []
+    stack: List[cst.CSTNode] = [body]
+    seen = 0
+    while stack and seen < most:
+        current = stack.pop()
+        seen += 1
+        if isinstance(current, cst.Call) and (
+                any(isinstance(arg.value, cst.Name) and arg.value.value == name for arg in current.args)
+                or isinstance(current.func, cst.Attribute) and isinstance(current.func.value, cst.Name)
+                and current.func.value.value == name):
+            found.extend(_node_ids(current, most))
         stack.extend(current.children)
     return found
 

@@ -26,9 +26,9 @@ class FrameworkArgument(Rule):
     ## What it does
     Finds the arguments with which a framework chooses the device, the collective backend or the precision:
     Lightning's `Trainer(accelerator=, precision=, strategy=)` (and pytorch_lightning 1.x's `gpus=`), transformers'
-    `TrainingArguments(tf32=, fp16=, ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict says what the framework's own
-    code does with that value on the target (`operator_maps/curated/frameworks.yaml`, quoting the file at a
-    pinned commit).
+    `TrainingArguments(tf32=, fp16=, ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict
+    says what the framework's own code does with that value on the target (`operator_maps/curated/frameworks.yaml`,
+    quoting the file at a pinned commit).
 
     ## Why is this bad?
     Some values are CUDA's as written: Lightning resolves `accelerator='gpu'` to CUDA or MPS and raises

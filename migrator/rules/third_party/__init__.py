@@ -71,6 +71,9 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
     if plain is not None:
         return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
                        f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))
+    if info["kind"] == "wrappers" and target.runtime_facts.cuda_names == "kept":
+        return Verdict(Status.SUPPORTED, f"{info['what']}: they run as CUDA's path does where {target.id}'s runtime "
+                       "presents itself as torch.cuda (substitute evidence, not validated per API)", _SOURCE)
     if info["kind"] == "monitoring":  # host-side queries of the driver: code to rewrite, no kernel to port
         tool = device_tools().get(target.id, {}).get("tools", {}).get("nvidia-smi", {}).get("to")
         instead = f" (or its `{tool}` tool)" if tool else ""
