@@ -529,3 +529,20 @@ def test_a_library_shipped_in_the_tree_is_one_item(scan_tree, folder, items):
                         f"{folder}/device/dispatch/dispatch_histogram.cuh": kernel.format(name="InitKernel")}, ["cann"])
     kernels = [f for f in counted(report.findings) if f.rule == "cuda-kernel"]
     assert len(kernels) == items, [(f.path, f.api) for f in kernels]
+
+
+@pytest.mark.parametrize("signature, one_item", [
+    # mmfewshot's train_model: the default and the test of the same parameter are one protocol, one change
+    pytest.param("def train_model(model, device='cuda'):", True, id="default-and-its-test"),
+    # no device default: the test alone names the device
+    pytest.param("def train_model(model, device=None):", False, id="test-of-a-parameter-without-one"),
+])
+def test_a_test_of_a_parameter_is_a_site_of_that_parameters_default(scan_code, signature, one_item):
+    code = ("import torch\n\n\n" + signature + "\n    loaders = [build(d) for d in model.datasets]\n"
+            "    print(len(loaders))\n    model.init_weights()\n    if device == 'cuda':\n"
+            "        model = model.cuda()\n    elif device == 'cpu':\n        model = model.cpu()\n    return model\n")
+    findings = scan_code(code, ["cann"])
+    (test,) = [f for f in findings if f.rule == "device-string" and f.span.line == 8]
+    defaults = [f for f in findings if f.rule == "device-string" and f.span.line == 4]
+    assert (bool(defaults) and test.root == defaults[0].id) == one_item
+    assert one_item or test.root is None

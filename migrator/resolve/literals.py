@@ -10,6 +10,7 @@ strings are visited.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import partial
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -90,12 +91,35 @@ class Literals:
         hold this visitor (and through it the tree): dropped once the walk is over, the tree is freed as soon
         as the pass returns instead of waiting for the cyclic collector to find it."""
         self.emitter.drop(index for index, name in self._by_name if name in self._selectors)
+        self._compared_with_defaults()
         self._by_name.clear()
         self._given.clear()
         self._keys.clear()
         self._roles.clear()
         self._siblings.clear()
         self._tested.clear()
+
+    def _compared_with_defaults(self) -> None:
+        """A device's name compared with a parameter whose default is a device's name (mmfewshot's
+        ``train_model(..., device='cuda')``, then ``if device == 'cuda':``) is one protocol with that default: the
+        comparison came through the parameter, so its cause is the default (``Usage.through``), one change."""
+        usages = self.emitter.usages
+        defaults: Dict[Tuple[str, str], int] = {}  # (the function's scope, the parameter) -> its default's usage
+        for index, name in self._by_name:
+            usage = usages[index]
+            if usage.context == f"default of parameter {name}":
+                defaults.setdefault((usage.scope, name), index)
+        if not defaults:
+            return
+        for index, name in self._by_name:
+            usage = usages[index]
+            if usage.context != f"{COMPARED} {name}" or usage.through is not None:
+                continue
+            scope = usage.scope
+            while scope and (scope, name) not in defaults:  # the parameter of this function, or of one around it
+                scope = scope.rpartition(".")[0]
+            if scope:
+                usages[index] = replace(usage, through=usages[defaults[scope, name]].span)
 
     # ------------------------------------------------------------------------------ what sits beside a literal
 
