@@ -645,9 +645,15 @@ OPTIONAL_MODULE = {
 @pytest.mark.parametrize("importer, optional", [
     pytest.param(OPTIONAL_MODULE["pkg/model.py"], True, id="imported-only-where-installed"),
     pytest.param("from .bnb import quantise\n", False, id="imported-unconditionally"),
+    # solo-learn's DALI loader: imported unconditionally, but only by a module that is itself optional
+    pytest.param(OPTIONAL_MODULE["pkg/model.py"].replace("from .bnb import quantise", "from .quantised import *"),
+                 True, id="imported-by-an-optional-module"),
+    pytest.param("from .quantised import quantise_all\n", False, id="imported-by-an-unconditional-module"),
 ])
 def test_a_module_imported_only_where_a_library_is_installed_needs_no_port(scan_tree, importer, optional):
-    report = scan_tree({**OPTIONAL_MODULE, "pkg/model.py": importer}, ["cann"])
+    between = {"pkg/quantised.py": "from .bnb import quantise\n\n\ndef quantise_all(ws):\n"
+                                   "    return [quantise(w) for w in ws]\n"} if "quantised" in importer else {}
+    report = scan_tree({**OPTIONAL_MODULE, "pkg/model.py": importer, **between}, ["cann"])
     uses = [f for f in report.judged if f.path == "pkg/bnb.py" and f.rule == "cuda-library"]
     assert uses and all((f.verdicts["cann"].status == Status.SUPPORTED) == optional for f in uses)
 

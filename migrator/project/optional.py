@@ -3,7 +3,8 @@
 peft's ``tuners/lora/bnb.py`` imports ``bitsandbytes`` at its top, unguarded; but the only code that imports
 ``tuners/lora/bnb.py`` does so under ``if is_bnb_available():``. Where bitsandbytes is missing (on every
 target: it is CUDA-only) the module is never loaded and the project takes its other path: its uses of the
-library need no port. Tests and tooling do not count as importers (a test imports every module directly).
+library need no port. Tests and tooling do not count as importers (a test imports every module directly). A
+module imported unconditionally, but only by such optional modules, is optional with them.
 """
 
 from __future__ import annotations
@@ -47,9 +48,15 @@ def optional_modules(results: Sequence[FileResult]) -> Dict[str, OptionalModule]
             if module is not None and module != outline.module:
                 how = _LIBRARY if name in optional else _CUDA_BRANCH if name in cuda else _ALWAYS
                 imported.setdefault(module, []).append((result.file.rel, how))
-    found = {modules[m]: OptionalModule(tuple(sorted({path for path, _ in sites})),
-                                        any(how == _CUDA_BRANCH for _, how in sites))
-             for m, sites in imported.items() if sites and all(how != _ALWAYS for _, how in sites)}
+    found: Dict[str, OptionalModule] = {}
+    changed = True
+    while changed:  # solo-learn's dali_dataloader: imported always, but only by modules imported optionally
+        changed = False
+        for m, sites in imported.items():
+            if modules[m] not in found and sites and all(how != _ALWAYS or path in found for path, how in sites):
+                found[modules[m]] = OptionalModule(tuple(sorted({path for path, _ in sites})),
+                                                   any(how == _CUDA_BRANCH for _, how in sites))
+                changed = True
     return {**found, **_loaded_by_name(results, set(imported))}
 
 
