@@ -1625,6 +1625,9 @@ def test_a_cuda_test_that_keeps_the_target_out_of_a_cuda_only_library_is_no_work
     # mmengine's pytorch launcher initialises hccl itself; only its slurm/mpi launchers pass the value on
     pytest.param("env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))\n", False, id="dist-cfg"),
     pytest.param("dist_cfg = {'backend': 'nccl', 'timeout': 1800}\n", False, id="dist-cfg-as-a-table"),
+    # mmcv 1.x's configurations (mmedit, mmrotate): tools/train.py hands them to mmcv.runner.init_dist, whose
+    # pytorch launcher does the same from 1.7 on
+    pytest.param("dist_params = dict(backend='nccl')\nlog_level = 'INFO'\n", False, id="mmcv-dist-params"),
     pytest.param("import torch.distributed as dist\ncfg = dict(backend='nccl')\n"
                  "dist.init_process_group(**cfg)\n", True, id="the-projects-own-process-group"),
 ])
@@ -1634,6 +1637,7 @@ def test_mmengines_dist_cfg_backend_is_the_launchers_to_decide(scan_tree, config
     (found,) = [f for f in report.judged if f.rule == "collective-backend" and f.root is None]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
     assert (found in report.validate) != work
+    assert work or "slurm and mpi launchers pass this value on" in found.verdicts["cann"].message
 
 
 LIBRARY_MODULE = ("import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n\n\n"

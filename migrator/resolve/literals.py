@@ -19,7 +19,7 @@ import libcst as cst
 from ..devices import DEVICE_WORD
 from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
-from .modules import DECIDES_A_MESSAGE, DIST_CFG_BACKEND
+from .modules import DECIDES_A_MESSAGE, DIST_CFG_BACKEND, DIST_PARAMS_BACKEND
 from .scope import LOADED, Scopes
 from .strings import part_of_a_name
 from .values import LITERAL_NODES, LITERAL_TYPES, STRING_NODES, Evaluator
@@ -245,16 +245,17 @@ class Literals:
             self.note(node.value, f"argument {keyword}=",
                       Confidence.RESOLVED if keyword in DEVICE_KEYWORDS else Confidence.HEURISTIC, keyword)
 
-    def _dist_cfg(self, value: cst.BaseExpression) -> None:
-        """``dist_cfg=dict(backend='nccl')`` (mmengine's ``env_cfg``): the backend the runner hands to
-        ``init_dist``."""
+    def _dist_cfg(self, value: cst.BaseExpression, role: str = DIST_CFG_BACKEND) -> None:
+        """``dist_cfg=dict(backend='nccl')`` (mmengine's ``env_cfg``), ``dist_params = dict(backend='nccl')``
+        (mmcv 1.x's configurations): the backend the runner or ``tools/train.py`` hands to ``init_dist``."""
         backend = _item(value, "backend")
         if backend is not None:
-            self.note(backend, DIST_CFG_BACKEND, Confidence.RESOLVED, "backend")
+            self.note(backend, role, Confidence.RESOLVED, "backend")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and _named(node.targets[0].target) == "dist_cfg":
-            self._dist_cfg(node.value)
+        named = _named(node.targets[0].target) if len(node.targets) == 1 else None
+        if named in ("dist_cfg", "dist_params"):
+            self._dist_cfg(node.value, DIST_CFG_BACKEND if named == "dist_cfg" else DIST_PARAMS_BACKEND)
         self.note(node.value, lambda: "assigned to " + ", ".join(self.emitter.code(t.target) for t in node.targets),
                   given_to=_named(node.targets[0].target) if len(node.targets) == 1 else None)
 

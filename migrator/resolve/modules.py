@@ -205,6 +205,9 @@ IDLE_REGION = "idle-region"
 #: A literal's role when it is the ``backend`` of mmengine's ``dist_cfg`` (``env_cfg = dict(dist_cfg=dict(
 #: backend='nccl'))``): the value mmengine's runner hands to ``init_dist``, not a call of the project's own.
 DIST_CFG_BACKEND = "backend of mmengine's dist_cfg"
+#: ... and of mmcv 1.x's ``dist_params`` (``dist_params = dict(backend='nccl')``), which ``tools/train.py`` hands to
+#: ``mmcv.runner.init_dist(args.launcher, **cfg.dist_params)``
+DIST_PARAMS_BACKEND = "backend of mmcv's dist_params"
 DTYPE_MENTIONS = frozenset({DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST})
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ...model import Category, Evidence, Grade, Status, Usage, UsageKind, Value, Verdict
-from ...resolve.modules import DIST_CFG_BACKEND
+from ...resolve.modules import DIST_CFG_BACKEND, DIST_PARAMS_BACKEND
 from ...resolve.vocabulary import LiteralRole, Vocabulary
 from ..base import (BACKEND_STRING, Claim, Rule, RuleContext, Verdicts, backend_in, backend_verdict, first_arg,
                     literal_verdict, per_target, with_role)
@@ -21,10 +21,18 @@ _PROCESS_GROUP_CALLS = ("torch.distributed.init_process_group", "torch.distribut
                         "torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
 #: mmengine's ``init_dist``: its pytorch launcher initialises the accelerator's own backend where torch_npu or
 #: torch_mlu is there, whatever ``backend`` says; its slurm and mpi launchers pass ``backend`` on.
-_MMENGINE_INIT_DIST = frozenset({"mmengine.dist.init_dist", "mmengine.dist.utils.init_dist"})
+#: mmcv 1.x's (from 1.7, the first with NPU ops, ``mmcv/runner/dist_utils.py``) does the same.
+_MMENGINE_INIT_DIST = frozenset({"mmengine.dist.init_dist", "mmengine.dist.utils.init_dist", "mmcv.runner.init_dist",
+                                 "mmcv.runner.dist_utils.init_dist"})
 _MMENGINE_SOURCE = "open-mmlab/mmengine@2543429 mmengine/dist/utils.py (Apache-2.0)"
 _MMENGINE_QUOTE = ("_init_dist_pytorch: if is_mlu_available(): ... init_process_group(backend='cncl', ...) / "
                    "elif is_npu_available(): ... init_process_group(backend='hccl', ...)")
+_MMCV_SOURCE = "mmcv-runner-dist_utils.mmcv-4c01b026.py (open-mmlab/mmcv v1.7.2 mmcv/runner/dist_utils.py, Apache-2.0)"
+_MMCV_QUOTE = ("_init_dist_pytorch: if IS_MLU_AVAILABLE: ... dist.init_process_group(backend='cncl', ...) / "
+               "elif IS_NPU_AVAILABLE: ... dist.init_process_group(backend='hccl', ...)")
+#: the runner whose launcher reads each role's backend: (its name, the source read, the quote)
+_LAUNCHERS = {DIST_CFG_BACKEND: ("mmengine", _MMENGINE_SOURCE, _MMENGINE_QUOTE),
+              DIST_PARAMS_BACKEND: ("mmcv (1.7 and later)", _MMCV_SOURCE, _MMCV_QUOTE)}
 
 
 class CollectiveBackend(Rule):
@@ -111,8 +119,8 @@ class CollectiveBackend(Rule):
         if usage.kind == _LITERAL and usage.api == "torch.distributed.Backend":
             value = usage.args[0].value
             judged = literal_verdict(usage, lambda t: backend_verdict(t, value, usage.snippet))
-            if usage.context == DIST_CFG_BACKEND:
-                return per_target(ctx, lambda t: _launcher_decides(t, judged(t)))
+            if usage.context in _LAUNCHERS:
+                return per_target(ctx, lambda t: _launcher_decides(t, judged(t), usage.context or ""))
             return with_role(per_target(ctx, judged), usage)
         if usage.kind == _CALL and usage.api in _MMENGINE_INIT_DIST and _pytorch_launcher(usage):
             return None  # runs as written: mmengine picks the target's backend itself
@@ -135,13 +143,15 @@ def _pytorch_launcher(usage: Usage) -> bool:
     return launcher is not None and launcher.text == "pytorch"
 
 
-def _launcher_decides(target, verdict: Verdict) -> Verdict:
-    """The backend of mmengine's ``dist_cfg``: ignored by the pytorch launcher on a target with its own backend,
-    passed on by the slurm and mpi ones. Which launcher runs is the launch script's to say: to validate."""
+def _launcher_decides(target, verdict: Verdict, role: str) -> Verdict:
+    """The backend of mmengine's ``dist_cfg`` or mmcv 1.x's ``dist_params``: ignored by the pytorch launcher on a
+    target with its own backend, passed on by the slurm and mpi ones. Which launcher runs is the launch script's
+    to say: to validate."""
     if verdict.status != Status.REWRITE:
         return verdict
-    quote = (f"mmengine's pytorch launcher (`init_dist('pytorch')`, `tools/dist_train.sh`) initialises "
-             f"{target.backend_to} itself on {target.id}, whatever dist_cfg says; its slurm and mpi launchers pass "
+    runner, source, quoted = _LAUNCHERS[role]
+    setting = "dist_cfg" if role == DIST_CFG_BACKEND else "dist_params"
+    quote = (f"{runner}'s pytorch launcher (`init_dist('pytorch')`, `tools/dist_train.sh`) initialises "
+             f"{target.backend_to} itself on {target.id}, whatever {setting} says; its slurm and mpi launchers pass "
              f"this value on: if you launch so, {verdict.message}")
-    return replace(verdict, message=quote, source=_MMENGINE_SOURCE,
-                   evidence=(Evidence(Grade.NOTE, _MMENGINE_SOURCE, _MMENGINE_QUOTE),))
+    return replace(verdict, message=quote, source=source, evidence=(Evidence(Grade.NOTE, source, quoted),))
