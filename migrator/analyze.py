@@ -10,7 +10,7 @@ from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, U
 from .discover import read_source
 from .engine.cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
-from .maps.load import tensor_methods
+from .maps.load import tensor_methods, third_party
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, StepFacts, Usage
 from .project import diagnostics, dtypes, plain_imports
 from .resolve import module_name_for
@@ -128,13 +128,15 @@ def _analyzed(source: SourceFile, data: bytes, prefilter: bool) -> FileResult:
         return FileResult(source, FileStatus.ERROR, f"internal error while analysing: {type(exc).__name__}: {detail}")
 
 
-#: A file with none of these cannot hold a finding: it is not parsed. (Extension modules are reached
-#: through names like ``_C`` or ``_ext``, so those count too.)
-RELEVANT = re.compile(r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|xformers|bitsandbytes|"
-                      r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b|"
-                      # frameworks that choose the device, backend and precision (rules/framework)
-                      r"lightning|TrainingArguments|SFTConfig|Accelerator\b|"
-                      r"nvcc|nsys\b|ncu\b|nvprof")  # NVIDIA tools a launched command may run (nvidia-tool)
+#: A file with none of these, nor the top-level name of a CUDA-bound library of ``third_party.json``, cannot hold
+#: a finding: it is not parsed. (Extension modules are reached through names like ``_C`` or ``_ext``, so those
+#: count too.)
+_WORDS = (r"torch|cuda|CUDA|nccl|NCCL|cudnn|apex|triton|flash_attn|xformers|bitsandbytes|"
+          r"transformer_engine|deepspeed|nvml|nvtx|cupy|nvidia|cpp_extension|mmcv|spconv|_C\b|_ext\b|"
+          # frameworks that choose the device, backend and precision (rules/framework)
+          r"lightning|TrainingArguments|SFTConfig|Accelerator\b|"
+          r"nvcc|nsys\b|ncu\b|nvprof")  # NVIDIA tools a launched command may run (nvidia-tool)
+RELEVANT = re.compile("|".join([_WORDS, *sorted(re.escape(root) for root in third_party().roots)]))
 
 
 def resolve_mentioning(results: List[FileResult], names: Iterable[str], cache: Optional[AnalysisCache] = None,

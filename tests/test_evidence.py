@@ -2746,3 +2746,19 @@ def test_mmcv_1x_wrappers_take_the_targets_own_from_mmcv_and_the_rest_of_mmcv_pa
     assert "mmcv.device.mlu.MLU" in (wrap.verdicts["neuware"].suggestion or "")
     # collate and the configuration are mmcv's plain Python: no library finding
     assert not [f for f in report.judged if f.api in ("mmcv.parallel.collate", "mmcv.utils.ConfigDict")]
+
+
+@pytest.mark.parametrize("code, api, cann", [
+    # mmhuman3d's distributed wrapper: mmcv 1.x's scatter copies to CUDA; mmcv.device's goes where get_device() says
+    pytest.param("from mmcv.parallel import scatter_kwargs\n\n\ndef to_kwargs(inputs, kwargs, device_id):\n"
+                 "    return scatter_kwargs(inputs, kwargs, [device_id])\n",
+                 "mmcv.parallel.scatter_kwargs", Status.REWRITE, id="mmcv-scatter"),
+    # mmdet3d's FCAF3D: MinkowskiEngine's sparse tensors run its CUDA kernels
+    pytest.param("import MinkowskiEngine as ME\n\n\ndef voxelize(coords, feats):\n"
+                 "    return ME.SparseTensor(feats, coordinates=coords)\n",
+                 "MinkowskiEngine.SparseTensor", Status.PORT, id="minkowski-engine"),
+])
+def test_cuda_bound_library_members_a_judge_found_unreported(scan_tree, code, api, cann):
+    report = scan_tree({"model.py": code}, ["cann", "kunlun"])
+    (found,) = [f for f in report.judged if f.api == api and f.span.line == 5]
+    assert found.verdicts["cann"].status == cann and active(found.verdicts["cann"])

@@ -681,8 +681,8 @@ class FamilyModel:
     runs: Tuple[str, ...]
     source: str
     quote: str
-    #: ``model`` (its training step runs the kernels) or ``function`` (Python over them: batched_nms over nms)
-    kind: str = "model"
+    #: a function that is Python over the kernels (batched_nms over nms), not a model whose training step runs them
+    function: bool = False
 
 
 @lru_cache(maxsize=None)
@@ -690,5 +690,5 @@ def family_models() -> Mapping[str, FamilyModel]:
     """Per qualified name a model may be called by (``torchvision.models.detection.fasterrcnn_resnet50_fpn``), the
     families its training step runs (``custom_op_families.yaml`` ``models``)."""
     data = load_json("custom_op_families.json")
-    return {name: FamilyModel(tuple(row["runs"]), row["source"], row["quote"], row.get("kind", "model"))
+    return {name: FamilyModel(tuple(row["runs"]), row["source"], row["quote"], row.get("kind") == "function")
             for name, row in (data.get("models") or {}).items()}

@@ -92,11 +92,11 @@ def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, 
     runs = [families[name] for name in model.runs]
     step = " and ".join(f"`{family.name}` ({family.what})" for family in runs)
     said = (f"`{api}` is Python over torchvision's {step} kernel (`{model.quote}`: {model.source}): it runs "
-            "wherever that kernel does" if model.kind == "function" else
+            "wherever that kernel does" if model.function else
             f"`{api}` runs torchvision's {step} kernels in every training step with its default modules "
             f"(`{model.quote}`: {model.source})")
     them = "it" if len(runs) == 1 else "them"
-    where = "the call" if model.kind == "function" else \
+    where = "the call" if model.function else \
         "the model's own modules that call them (its region proposal network, its RoI poolers)"
     missing = [family.name for family in runs if target.id not in family.targets]
     if missing:
