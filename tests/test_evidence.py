@@ -12,6 +12,8 @@ from migrator.cli import main
 from migrator.evidence import Bucket, active, bucket, counted_status, finding_bucket, grade
 from migrator.model import Category, Context, Grade, Status
 
+from .conftest import REPO
+
 TRAIN = "import torch\nimport torch.nn.functional as F\n\n\ndef step(model, x, a):\n{body}\n"
 
 
@@ -2762,3 +2764,24 @@ def test_cuda_bound_library_members_a_judge_found_unreported(scan_tree, code, ap
     report = scan_tree({"model.py": code}, ["cann", "kunlun"])
     (found,) = [f for f in report.judged if f.api == api and f.span.line == 5]
     assert found.verdicts["cann"].status == cann and active(found.verdicts["cann"])
+
+
+@pytest.mark.parametrize("call, found", [
+    # facexlib's alignment weights: saved from CUDA, loaded as written
+    pytest.param("torch.load(model_path)", True, id="no-map-location"),
+    pytest.param("torch.load(model_path, map_location='cpu')", False, id="map-location"),
+    pytest.param("torch.load(model_path, 'cpu')", False, id="positional-map-location"),
+    pytest.param("torch.load(model_path, **load_kwargs)", False, id="unpacked"),
+])
+def test_a_checkpoint_loaded_where_it_was_saved_is_a_note_to_validate(scan_tree, call, found):
+    code = f"import torch\n\n\ndef restore(model, model_path, load_kwargs):\n    model.load_state_dict({call})\n"
+    report = scan_tree({"restore.py": code}, ["cann", "kunlun"])
+    loads = [f for f in report.judged if f.rule == "checkpoint-load"]
+    assert bool(loads) == found
+    if found:
+        (load,) = loads
+        assert load in report.validate and not active(load.verdicts["cann"])
+        assert load.verdicts["kunlun"].status == Status.SUPPORTED
+        # the quoted lines are torch's own, in the stored file
+        stored = (REPO / "operator_maps" / "upstream" / "pytorch" / "serialization.torch-2.13.0.py").read_text()
+        assert all(part in stored for part in load.verdicts["cann"].evidence[0].quote.split(" / "))
