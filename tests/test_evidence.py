@@ -2785,3 +2785,17 @@ def test_a_checkpoint_loaded_where_it_was_saved_is_a_note_to_validate(scan_tree,
         # the quoted lines are torch's own, in the stored file
         stored = (REPO / "operator_maps" / "upstream" / "pytorch" / "serialization.torch-2.13.0.py").read_text()
         assert all(part in stored for part in load.verdicts["cann"].evidence[0].quote.split(" / "))
+
+
+@pytest.mark.parametrize("target, status", [
+    # mmdet3d's voxel backbones: mmcv's NPU build has no sparse convolution kernel, its MLU build has one
+    pytest.param("cann", Status.PORT, id="cann-port"),
+    pytest.param("neuware", Status.PARTIAL, id="neuware-rebuild"),
+])
+def test_mmcv_sparse_convolution_is_a_port_where_the_targets_mmcv_build_lacks_it(scan_tree, target, status):
+    code = ("import torch\nfrom mmcv.ops import SparseConvTensor, SubMConv3d\n\n\n"
+            "def encode(features, coors, shape, batch):\n"
+            "    x = SparseConvTensor(features, coors, shape, batch)\n    return SubMConv3d(4, 16, 3)(x)\n")
+    report = scan_tree({"sparse_encoder.py": code}, [target])
+    (use,) = [f for f in report.judged if f.api == "mmcv.ops.SparseConvTensor" and f.span.line == 6]
+    assert use.verdicts[target].status == status

@@ -148,6 +148,16 @@ def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> Lis
 # --------------------------------------------------------------------------------------- third party
 
 
+def _check_absent(upstream: Path, absent: Sequence[Any], where: str) -> None:
+    """A row resting on what a build lacks: no line of the listing it names holds any of its words (a kernel
+    file of the NPU build named for sparse convolution, ...)."""
+    rel, words = absent[0], [str(w).lower() for w in absent[1]]
+    lines = (upstream / rel).read_text(encoding="utf-8").lower().splitlines()
+    found = [line for line in lines if not line.startswith("#") and any(w in line for w in words)]
+    if found:
+        raise MapsBuildError(f"{where}: says the build lacks {words}, but {rel} lists {found[0]}")
+
+
 def _third_party_table(upstream: Path, curated: Path) -> dict:
     data = parse_yaml((curated / "third_party.yaml").read_text(encoding="utf-8"))
     cache: Dict[str, str] = {}
@@ -155,11 +165,14 @@ def _third_party_table(upstream: Path, curated: Path) -> dict:
     for api, per_target in sorted(data["apis"].items()):
         apis[api] = {}
         for target, row in sorted(per_target.items()):
+            where = f"third_party.yaml: {api} for {target}"
+            if row.get("absent"):
+                _check_absent(upstream, row["absent"], where)
             apis[api][target] = {
                 "status": row["status"],
                 "to": row["to"],
                 "note": row["note"],
-                "source": checked_sources(upstream, cache, row["evidence"], f"third_party.yaml: {api} for {target}"),
+                "source": checked_sources(upstream, cache, row["evidence"], where),
             }
     pytorch = {api: {"to": row["to"], "note": row["note"]} for api, row in sorted((data.get("pytorch") or {}).items())}
     plain = {library: _plain_library(upstream, cache, library, row, data["libraries"])
