@@ -5,7 +5,6 @@ the cause as its ``root``; readiness, effort and blockers count roots only."""
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
@@ -327,7 +326,9 @@ def _cuda_implementations(findings: Sequence[Finding]) -> Dict[Tuple[str, str], 
         if named is not None and not runs_as_written(finding):
             out.setdefault((finding.path, named), finding.root or finding.id)
     return out
-#: a class's name that says it is the CUDA implementation: a ``Cuda``/``CUDA`` word (``LUCudaSparseSolver``)
+
+
+#: the words of a camel-case or snake-case name (``LUCudaSparseSolver``: ``LU``, ``Cuda``, ``Sparse``, ``Solver``)
 _CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
 
 
@@ -470,10 +471,14 @@ def library_spellings(libraries: Mapping[str, Mapping[str, Any]]) -> Dict[str, F
     """Each library's names a module or class named for it carries: the import name (underscores dropped),
     its aliases, and the name without a ``py`` or ``torch`` prefix (``pykeops`` -> ``keops``, ``torchcule`` ->
     ``cule``) where at least four letters remain; never a word shorter than three letters, nor one that names
-    the device rather than a library (``pycuda`` is not ``cuda``)."""
+    the device rather than a library (``pycuda`` is not ``cuda``). Only a library that is a package of its own:
+    a part of a larger one (``mmcv.ops``, ``deepspeed.ops``) shares its name with the rest of that package
+    (Swin's ``mmcv_custom/`` is no backend of mmcv's kernels)."""
     out = {}
     for name, info in libraries.items():
-        root = name.split(".", 1)[0]
+        if "." in name:
+            continue
+        root = name
         spelled = {root.replace("_", "").lower()}
         aliases: Sequence[object] = info.get("aliases") or ()
         spelled.update(str(a).replace("_", "").lower() for a in aliases)
