@@ -1740,6 +1740,25 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
 
 
+@pytest.mark.parametrize("call, work", [
+    # mmcls' train_model: the wrapper imported from the package that re-exports it, the device passed by position
+    pytest.param("wrap_non_distributed_model(model, cfg.device, device_ids=cfg.gpu_ids)", False,
+                 id="every-call-through-the-package-passes-it"),
+    pytest.param("wrap_non_distributed_model(model, device_ids=cfg.gpu_ids)", True,
+                 id="a-call-through-the-package-without-it"),
+])
+def test_a_default_of_a_function_a_package_re_exports_is_read_at_the_packages_importers(scan_tree, call, work):
+    files = {"pkg/__init__.py": "", "pkg/utils/__init__.py": "from .distribution import wrap_non_distributed_model\n",
+             "pkg/utils/distribution.py": ("def wrap_non_distributed_model(model, device='cuda', **kwargs):\n"
+                                           "    return model.to(device)\n"),
+             "pkg/apis/__init__.py": "",
+             "pkg/apis/train.py": ("from pkg.utils import wrap_non_distributed_model\n\n\n"
+                                   f"def train_model(model, cfg):\n    return {call}\n")}
+    report = scan_tree(files, ["cann"])
+    (default,) = [f for f in report.judged if f.rule == "device-string" and f.path == "pkg/utils/distribution.py"]
+    assert active(default.verdicts["cann"]) == work, default.verdicts["cann"].message
+
+
 @pytest.mark.parametrize("base_call, work", [
     # deepod's models: ``super(GoadLoss, self).__init__()`` names the class, and builds nothing
     pytest.param("super(Loss, self).__init__()", False, id="python-2-spelling-of-its-own-base-call"),

@@ -4,7 +4,8 @@ builds only as ``FIDEvaluation(..., device=self.device)`` (denoising_diffusion_p
 The default's ``"cuda"`` reaches no run of the project: every call the project makes passes the parameter. It is
 still what a caller outside the project gets, so the finding stays, to validate (a library's public default), and
 leaves the worklist. Only functions and classes are read (a method's callers hold objects the text does not
-type), only where the callers can be seen: the defining module and the modules that import it; every mention of
+type), only where the callers can be seen: the defining module and the modules that import it (or the package
+that re-exports it); every mention of
 the name there must be a call that passes the parameter (a function handed on as a value, ``partial(f)``, a
 ``super().__init__(...)`` in a subclass or a call without it keeps the finding; a test's or an exporter's call
 reaches no training run and is not read: ultralytics' INT8 export). A parameter left ``None`` and
@@ -61,7 +62,7 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
             continue
         defaults = defaults_in(tree)
         module = defining.outline.module
-        importers = [r for r in results if r.outline is not None and _imports(r, module)]
+        importers = _importers(results, module)
         for finding in (f for f in candidates if f.path == path):
             default = defaults.get((finding.span.line or 0, finding.span.col or 0))
             if default is None:
@@ -89,6 +90,17 @@ def with_overridden_defaults(findings: Sequence[Finding], results: Sequence[File
             if calls:
                 changed[finding.id] = _overridden(finding, default, calls)
     return [changed.get(f.id, f) for f in findings]
+
+
+def _importers(results: Sequence[FileResult], module: str) -> List[FileResult]:
+    """The modules that import ``module``, and those that import a package whose ``__init__`` does (mmcls'
+    ``from mmcls.utils import wrap_distributed_model``, re-exported from ``mmcls/utils/distribution.py``)."""
+    direct = [r for r in results if r.outline is not None and _imports(r, module)]
+    packages = [r.outline.module for r in direct if r.outline is not None and r.file.rel.endswith("__init__.py")]
+    seen = {id(r) for r in direct}
+    again = [r for r in results if id(r) not in seen and r.outline is not None
+             and any(_imports(r, package) for package in packages)]
+    return direct + again
 
 
 def _imports(result: FileResult, module: str) -> bool:
