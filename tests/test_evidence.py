@@ -2818,3 +2818,18 @@ def test_mmcv_sparse_convolution_is_a_port_where_the_targets_mmcv_build_lacks_it
     report = scan_tree({"sparse_encoder.py": code}, [target])
     (use,) = [f for f in report.judged if f.api == "mmcv.ops.SparseConvTensor" and f.span.line == 6]
     assert use.verdicts[target].status == status
+
+
+@pytest.mark.parametrize("rest, work", [
+    # mmgen's and mmrazor's get_module_device: the host is the answer off CUDA, where the parameters are the NPU's
+    pytest.param("    return torch.device('cpu')\n", True, id="answers-the-host"),
+    pytest.param("    else_device = 'cpu'\n    return else_device\n", True, id="binds-the-host"),
+    # a portable way off CUDA: the test only picks CUDA's special case
+    pytest.param("    return next(module.parameters()).device\n", False, id="answers-the-parameters-device"),
+])
+def test_a_cuda_test_whose_other_way_answers_the_host_as_the_device_is_work(scan_tree, rest, work):
+    code = ("import torch\n\n\ndef get_module_device(module):\n    if next(module.parameters()).is_cuda:\n"
+            "        return next(module.parameters()).get_device()\n" + rest)
+    report = scan_tree({"common.py": code}, ["cann"])
+    (test,) = [f for f in report.judged if f.api == "torch.Tensor.is_cuda"]
+    assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message

@@ -21,16 +21,22 @@ _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_a
 
 
 def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
-               flags: Container[str] = frozenset()) -> Optional[GuardKind]:
+               flags: Container[str] = frozenset(), after: Optional[cst.CSTNode] = None) -> Optional[GuardKind]:
     """What an ``if`` means for the usages in its body, or ``None`` when its test is no CUDA test. A body that
     always leaves (``return``, ``raise``, ``continue``, ``break`` as its last statement) has the code that
     ``follows`` the ``if`` in its block as its other branch: ``if x.device.type == "cuda": return fused(x)``
     then ``return reference(x)``. ``flags`` are the names the function bound to a device-type test
-    (``use_cp = has_cupy and img.device.type == "cuda"``): ``if use_cp:`` tests the device as that test does."""
+    (``use_cp = has_cupy and img.device.type == "cuda"``): ``if use_cp:`` tests the device as that test does.
+    ``after``: the statement that follows the ``if``. An other branch that answers the host as the device (mmgen's
+    ``get_module_device``: ``if p.is_cuda: return p.get_device()`` then ``return torch.device('cpu')``) is no way
+    of the target's: there the test decides that the target's tensors are said to be on the host."""
     kind = cuda_test(node.test, qualify, flags)
     if kind is None:
         return None
     if kind == VERSION_CUDA:  # no name of the target's makes it true: what its body does is the test's finding's
+        return GuardKind.DECIDED_BY_TEST
+    other = node.orelse.body if isinstance(node.orelse, cst.Else) else after if node.orelse is None else None
+    if kind == DEVICE_TYPE and other is not None and _answers_the_host(other):
         return GuardKind.DECIDED_BY_TEST
     other_branch = (node.orelse is not None and not refuses_the_rest(node.orelse, qualify)) \
         or always_leaves(node.body, followed) or (followed and cuda_fast_path(node.body))
@@ -40,6 +46,18 @@ def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpressi
         # DEVICE_TYPE == "xpu": ...`` with no ``else``: on the target nothing binds what the code goes on with
         return GuardKind.DECIDED_BY_TEST
     return GuardKind.OTHER_BRANCH if kind == DEVICE_TYPE and other_branch else GuardKind.DECIDED_BY_TEST
+
+
+def _answers_the_host(code: cst.CSTNode) -> bool:
+    """Whether a branch (or the statement after an ``if``) starts by answering the host as the device: ``return
+    torch.device('cpu')``, ``return 'cpu'``, ``device = torch.device("cpu")``."""
+    first = code.body[0] if isinstance(code, cst.BaseSuite) and code.body else code
+    smalls = first.body if isinstance(first, cst.SimpleStatementLine) else []
+    value = smalls[0].value if smalls and isinstance(smalls[0], (cst.Return, cst.Assign)) else None
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "device" \
+            and len(value.args) == 1:
+        value = value.args[0].value
+    return isinstance(value, cst.SimpleString) and value.evaluated_value in ("cpu", b"cpu")
 
 
 def _serves_a_target(chain: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:

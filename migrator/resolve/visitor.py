@@ -180,7 +180,7 @@ class ModuleResolver:
         self._what_the_test_says_of_its_body(node)
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
             self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
-        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags())
+        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags(), self._after(node))
         if kind is not None:
             flag = node.test.value if isinstance(node.test, cst.Name) else None
             # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
@@ -508,6 +508,13 @@ class ModuleResolver:
             self.emitter.cuda_guards.append(CudaGuard(GuardKind.DECIDED_BY_TEST, span))
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
+
+    def _after(self, node: cst.If) -> Optional[cst.CSTNode]:
+        """The statement after ``node`` in the block the walk is in, if any."""
+        block = self._blocks[-1] if self._blocks else None
+        statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+        at = next((i for i, statement in enumerate(statements) if statement is node), None)
+        return statements[at + 1] if at is not None and at + 1 < len(statements) else None
 
     def _followed(self, node: cst.If) -> bool:
         """Whether a statement follows ``node`` in the block the walk is in (not at a module's top)."""
