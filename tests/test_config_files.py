@@ -208,13 +208,15 @@ def test_deepspeed_env_is_read_where_deepspeed_launches(scan_tree):
     assert finding.rule == "environment-variable" and "deepspeed launcher" in finding.verdicts["cann"].message
 
 
-@pytest.mark.parametrize("config, count", [
-    pytest.param("dist_params = dict(backend='nccl')\ndevice = 'cuda'\n", 2, id="mmengine-nccl-and-cuda"),
-    pytest.param("dist_params = dict(backend='gloo')\ndevice = 'cpu'\n", 0, id="mmengine-cpu-is-right"),
+@pytest.mark.parametrize("config, count, to_validate", [
+    # mmcv 1.x's dist_params: its pytorch launcher picks the target's backend, slurm and mpi pass it on
+    pytest.param("dist_params = dict(backend='nccl')\ndevice = 'cuda'\n", 1, 1, id="mmcv-nccl-and-cuda"),
+    pytest.param("dist_params = dict(backend='gloo')\ndevice = 'cpu'\n", 0, 0, id="mmcv-cpu-is-right"),
 ])
-def test_mmengine_python_configs(scan_tree, config, count):
+def test_mmcv_python_configs(scan_tree, config, count, to_validate):
     report = scan_tree({"configs/faster_rcnn.py": config})
     assert len(_found(report, "configs/faster_rcnn.py")) == count
+    assert len([f for f in report.validate if f.rule == "collective-backend"]) == to_validate
 
 
 def test_kunlun_generation_choices_apply_in_configs(scan_tree):
