@@ -32,6 +32,9 @@ _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")
 
 
+#: a script of a ``tools/`` folder named for what is done with a trained checkpoint (mmgen's
+#: ``tools/evaluation.py``, ``tools/utils/singan_inference.py``, ``translation_eval.py``): not the training run
+_AFTER_TRAINING_SCRIPT = frozenset({"eval", "evaluate", "evaluation", "inference", "infer", "predict"})
 #: a folder named for an exported engine among other words (f5-tts's ``runtime/triton_trtllm/``)
 _EXPORT_WORDS = frozenset({"onnx", "tensorrt", "trtllm", "openvino"})
 _WORDS = re.compile(r"[_\-.]")
@@ -45,7 +48,8 @@ def path_context(path: str) -> Context:
     if any(f in _TEST_DIRS for f in lowered) or _TEST_FILE.match(name.lower()):
         return Context.TEST
     if any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in lowered) \
-            or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]):
+            or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]) \
+            or ("tools" in lowered and _AFTER_TRAINING_SCRIPT & set(_WORDS.split(name.lower().rsplit(".", 1)[0]))):
         return Context.TOOLING  # (mmtrack's ``tools/analysis/``: a checkpoint's parameter search, as analysis_tools/)
     return Context.TRAINING
 

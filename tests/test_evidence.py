@@ -982,6 +982,11 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     # catalyst's, mmcv's and PyTorch's environment reports: what is installed, printed for a bug report
     pytest.param("catalyst/contrib/scripts/collect_env.py", Context.TOOLING, id="an-environment-report"),
     pytest.param("mmcv/utils/env.py", Context.TRAINING, id="an-environment-module-the-run-reads"),
+    # mmgen's scripts for a trained checkpoint; its evaluation package is what the training hooks run
+    pytest.param("mmgen/.mim/tools/evaluation.py", Context.TOOLING, id="a-tools-evaluation-script"),
+    pytest.param("mmgen/.mim/tools/utils/singan_inference.py", Context.TOOLING, id="a-tools-inference-script"),
+    pytest.param("mmgen/core/evaluation/metrics.py", Context.TRAINING, id="an-evaluation-package"),
+    pytest.param("tools/train.py", Context.TRAINING, id="a-tools-training-script"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
