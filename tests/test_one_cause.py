@@ -168,6 +168,8 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     ("    x = x.cuda()\n    y = y.cuda()\n    return x + y\n", 1),
     # the same API far apart in one function: two places to change
     ("    x = x.cuda()\n" + "    x = x * 2\n" * 4 + "    y = y.cuda()\n    return x + y\n", 2),
+    # pyro's log-probabilities: the same operator judged alike, far apart in one function: one decision
+    ("    a = torch.lgamma(n + 1)\n" + "    a = a * 2\n" * 4 + "    b = torch.lgamma(k + 1)\n    return a - b\n", 1),
     # DeepSpeed's CUDA-graph capture: a side stream, its wait, entering it: one stream protocol
     ("    s = torch.cuda.Stream()\n    s.wait_stream(torch.cuda.current_stream())\n"
      "    with torch.cuda.stream(s):\n        y = x * 2\n    return y\n", 1),
@@ -176,7 +178,8 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
      "        y = y.to(dtype=torch.get_autocast_gpu_dtype())\n    return x + y\n", 1),
     # poutyne's device="all": the f-string by hand, the count a fix edit, one line and one change
     ("    return [f'cuda:{d}' for d in range(torch.cuda.device_count())]\n", 1),
-], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "a-stream-protocol",
+], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "an-operator-apart-in-a-function",
+        "a-stream-protocol",
         "cudas-autocast-state", "a-line-part-fixed-part-by-hand"])
 def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
     findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])

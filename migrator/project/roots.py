@@ -567,7 +567,7 @@ _RUN_GAP = 2
 #: the rules whose change is the operator or the wrapper itself, made once for every call of it in a function
 #: (gfpgan's four ``roi_align`` calls in one step: one swap of the imported op; widedeep's ``DataParallel`` wrap per
 #: component in one block: one move to DDP), however far apart the calls are
-_ONE_CHANGE_PER_FUNCTION = frozenset({"vision-op", "data-parallel"})
+_ONE_CHANGE_PER_FUNCTION = frozenset({"vision-op", "data-parallel", "torch-op"})
 
 #: CUDA's stream, event and graph APIs: a side stream's protocol (make it, wait for the current one, enter it)
 _STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.current_stream",
@@ -585,8 +585,9 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     """One run of the same work, one item: the same API judged the same way on lines next to each other in one
     function (pythae's ``lgamma`` three times in one log-binomial written over three lines; ``x = x.cuda()`` then
     ``y = y.cuda()``) is one change there; each after the first is a site of the run's first. A vision
-    operator's or a data-parallel wrapper's calls in one function are one change wherever they are
-    (``_ONE_CHANGE_PER_FUNCTION``). CUDA's stream,
+    operator's, a data-parallel wrapper's or a torch operator's calls judged alike in one function are one change
+    wherever they are (``_ONE_CHANGE_PER_FUNCTION``: pyro's ``lgamma`` four times in one log-probability, one
+    decision to rewrite it or take the host fallback). CUDA's stream,
     event and graph calls next to each other are one run whatever their APIs (DeepSpeed's CUDA-graph capture:
     ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with torch.cuda.stream(s):``): one
     protocol, changed at once; so are CUDA's autocast state's (``_AUTOCAST_STATE_APIS``)."""
