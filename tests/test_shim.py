@@ -45,7 +45,7 @@ PROJECT = {
     "train.py": '"""Train."""\nimport torch\nfrom model import Net\n\n\ndef main():\n    net = Net().cuda()\n'
                 "    if next(net.parameters()).device.type == 'cuda':\n        net = net.half()\n"
                 "\n\nif __name__ == '__main__':\n    main()\n",
-    "tools/eval.py": "import torch_npu\nimport torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
+    "tools/launch.py": "import torch_npu\nimport torch\n\nif __name__ == '__main__':\n    torch.cuda.synchronize()\n",
     "model.py": "import torch\n\n\nclass Net(torch.nn.Linear):\n    def __init__(self):\n        super().__init__(2, "
                 "2)\n",
     "setup.py": "from setuptools import setup\nsetup(name='p')\n",
@@ -61,7 +61,7 @@ def test_fix_shim_adds_the_patcher_at_entry_points_once_and_says_what_it_leaves(
     assert (tmp_path / "train.py").read_text().startswith(
         '"""Train."""\nimport torch\nimport torch_npu\nfrom torch_npu.contrib import transfer_to_npu\nfrom model')
     # the one it already had is not added twice; modules, setup.py and tests are not entry points to shim
-    assert (tmp_path / "tools/eval.py").read_text().splitlines()[:3] == [
+    assert (tmp_path / "tools/launch.py").read_text().splitlines()[:3] == [
         "import torch_npu", "import torch", "from torch_npu.contrib import transfer_to_npu"]
     for rel in ("model.py", "setup.py", "tests/test_train.py"):
         assert (tmp_path / rel).read_text() == PROJECT[rel]
