@@ -2838,3 +2838,24 @@ def test_a_cuda_test_whose_other_way_answers_the_host_as_the_device_is_work(scan
     report = scan_tree({"common.py": code}, ["cann"])
     (test,) = [f for f in report.judged if f.api == "torch.Tensor.is_cuda"]
     assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("use, work", [
+    # lucidrains' Attend: the flag unpacked beside the shape picks CUDA's attention config, the others the CPU's
+    pytest.param("config = self.cuda_config if {flag} else self.cpu_config\nreturn config", False,
+                 id="picks-cudas-config-beside-the-others"),
+    # the same flag deciding alone a move to CUDA
+    pytest.param("if {flag}:\n    k = torch.nn.functional.pad(k, (0, 1)).cuda()\nreturn q @ k", True,
+                 id="decides-a-move"),
+])
+def test_a_device_flag_unpacked_from_a_tuple_tests_as_its_value_does(scan_tree, use, work):
+    def judged(flag: str, unpack: str) -> bool:
+        body = "".join("        " + line + "\n" for line in ([unpack] + use.format(flag=flag).splitlines()))
+        code = "import torch\n\n\nclass Attend(torch.nn.Module):\n    def flash_attn(self, q, k):\n" + body
+        report = scan_tree({"attend.py": code}, ["cann"])
+        (read,) = [f for f in report.judged if f.api == "torch.Tensor.is_cuda"]
+        return active(read.verdicts["cann"])
+
+    # unpacked beside the shape, the flag is what it is bound on its own (``is_cuda = q.is_cuda``)
+    unpacked = judged("is_cuda", "_, heads, q_len, _, k_len, is_cuda = *q.shape, k.shape[-2], q.is_cuda")
+    assert unpacked == judged("is_cuda", "is_cuda = q.is_cuda") == work

@@ -264,9 +264,14 @@ class Scopes:
                         and value.value not in binding.values:
                     class_info.from_params[id(value)] = binding.params[value.value]
             elif isinstance(target, (cst.Tuple, cst.List)):
+                known = dict(unpacked_pairs(target, value))
                 for element in target.elements:
                     if isinstance(element.value, cst.Name):
-                        binding.values.setdefault(element.value.value, [])
+                        name = element.value.value
+                        if name in known and not augmented:  # ``..., is_cuda = *q.shape, q.is_cuda``
+                            binding.values.setdefault(name, []).append(known[name])
+                        else:
+                            binding.values.setdefault(name, [])
 
     def _loaded_extension(self, value: cst.BaseExpression) -> Optional[str]:
         """``load(name='fused', ...)`` returns the compiled module ``fused``: bind it like an import."""
@@ -448,3 +453,17 @@ def _preferred_alias(previous: Optional[str], new: str) -> str:
     if previous is None or "CUDA" in new or "cuda" in new.split("."):
         return new
     return previous
+
+
+def unpacked_pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> List[Tuple[str, cst.BaseExpression]]:
+    """The plain names a tuple unpacked from a tuple binds, each with its value, paired from the right up to a
+    starred element (``a, b = *shape, flag``: ``b`` is ``flag``, ``a`` is not known)."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return []
+    pairs: List[Tuple[str, cst.BaseExpression]] = []
+    for left, right in zip(reversed(target.elements), reversed(value.elements)):
+        if isinstance(left, cst.StarredElement) or isinstance(right, cst.StarredElement):
+            break
+        if isinstance(left.value, cst.Name):
+            pairs.append((left.value.value, right.value))
+    return pairs

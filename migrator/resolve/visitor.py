@@ -36,7 +36,7 @@ from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, 
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
-                    probes_a_program, required_imports)
+                    probes_a_program, required_imports, unpacked_pairs)
 from .values import STRING_NODES, Evaluator, argparse_option
 from .vocabulary import Vocabulary
 from ..model import UsageKind
@@ -1011,13 +1011,14 @@ class ModuleResolver:
             self._assignment(target.target, node.value)
             self._knob_flag(target.target, node.value)
             self._keys_set.bound(target.target)
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = node.targets[0].target.value  # ``use_cp = has_cp and img.device.type == "cuda"``, ``use_cuda =
-            # device.startswith("cuda")``: a flag
-            tests = isinstance(node.value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name, cst.Call))
-            if tests and cuda_test(node.value, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
-                self._device_flags[-1][name] = self.emitter.span(node.value)
-                self._flag_values[-1][name] = node.value
+        # ``use_cp = has_cp and img.device.type == "cuda"``, ``use_cuda = device.startswith("cuda")``: a flag; so is
+        # a name unpacked from one (lucidrains' ``_, heads, q_len, _, k_len, is_cuda = *q.shape, k.shape[-2],
+        # q.is_cuda``)
+        for name, value in _bound_pairs(node) if len(node.targets) == 1 else ():
+            tests = isinstance(value, (cst.BooleanOperation, cst.Comparison, cst.Attribute, cst.Name, cst.Call))
+            if tests and cuda_test(value, self.scopes.qualify, self._flags()) == DEVICE_TYPE:
+                self._device_flags[-1][name] = self.emitter.span(value)
+                self._flag_values[-1][name] = value
             else:
                 self._device_flags[-1].pop(name, None)
                 self._flag_values[-1].pop(name, None)
@@ -1108,6 +1109,13 @@ def _node_ids(node: cst.CSTNode, most: int = 256) -> List[int]:
         found.append(id(current))
         stack.extend(current.children)
     return found
+
+
+def _bound_pairs(node: cst.Assign) -> List[Tuple[str, cst.BaseExpression]]:
+    """The plain names an assignment binds, each with its value: ``x = v``, and a tuple unpacked from a tuple
+    (``scope.unpacked_pairs``)."""
+    target = node.targets[0].target
+    return [(target.value, node.value)] if isinstance(target, cst.Name) else unpacked_pairs(target, node.value)
 
 
 def _calls_on(body: cst.CSTNode, name: str, most: int) -> List[int]:
