@@ -12,7 +12,7 @@ import posixpath
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .maps.load import runtimes
 from .model import (Category, Confidence, CustomOp, ExtensionBuild, FileResult, Finding, Kernel, Registration,
@@ -147,10 +147,8 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
                            if r.cuda is not None and r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
         files = _with_includes(files, by_path)
         claimed.update(files)
-        namespaces = {r.namespace for rel in files for r in _registrations(by_path[rel])
-                      if r.kind == _TORCH_LIBRARY and r.namespace}
         calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)
-                 or (f.rule == "torch-ops-call" and f.api.split(".")[2:3] and f.api.split(".")[2] in namespaces)]
+                 or _calls_a_registered_op(f, files, by_path)]
         op = _op(name, build, files, by_path, calls, wrappers_of)
         ops.append(replace(op, vendor_builds=_vendor_builds(by_path.get(build.path))))
     ops.sort(key=lambda op: op.name)
@@ -160,8 +158,20 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
             continue
         orphans.setdefault(posixpath.dirname(result.file.rel) or ".", []).append(result.file.rel)
     for folder, files in sorted(orphans.items()):  # kernels no build names: one entry per folder
-        ops.append(_op(folder + "/", None, _with_includes(sorted(files), by_path), by_path, [], wrappers_of))
+        files = _with_includes(sorted(files), by_path)
+        # (torch-cluster's ``torch.ops.torch_cluster.knn(...)``, registered in ``csrc/knn.cpp``: its calls)
+        calls = [f for f in findings if _calls_a_registered_op(f, files, by_path)]
+        ops.append(_op(folder + "/", None, files, by_path, calls, wrappers_of))
     return tuple(ops)
+
+
+def _calls_a_registered_op(finding: Finding, files: Sequence[str], by_path: Mapping[str, FileResult]) -> bool:
+    """Whether ``finding`` calls ``torch.ops.<namespace>.<op>`` for a namespace ``files`` register."""
+    parts = finding.api.split(".")
+    if finding.rule != "torch-ops-call" or len(parts) < 3:
+        return False
+    return any(r.kind == _TORCH_LIBRARY and r.namespace == parts[2]
+               for rel in files if rel in by_path for r in _registrations(by_path[rel]))
 
 
 def _vendor_builds(result: Optional[FileResult]) -> Tuple[Tuple[str, int], ...]:

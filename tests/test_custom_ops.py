@@ -376,3 +376,29 @@ def test_a_function_named_like_an_extension_is_not_a_call_into_it(scan_tree):
                         "ani/neighbors.py": "import torch\n\n\ndef cell_list(coords):\n    return coords\n\n\n"
                                             "def neighbors(coords):\n    return cell_list(coords)\n"}, ["cann"])
     assert not [f for f in report.judged if f.rule == "extension-call"]
+
+
+# torch-cluster: the ops registered with the API before TORCH_LIBRARY, built by a CMake file whose library name
+# is a variable, called as torch.ops.torch_cluster.<op> from the package's modules
+CLUSTER = {
+    "csrc/knn.cpp": ('#include <torch/script.h>\n#include "cpu/knn_cpu.h"\n\n'
+                     "torch::Tensor knn(torch::Tensor x, torch::Tensor y, int64_t k) {\n"
+                     "  return knn_cpu(x, y, k);\n}\n\n"
+                     'static auto registry =\n    torch::RegisterOperators().op("torch_cluster::knn", &knn);\n'),
+    "csrc/cpu/knn_cpu.h": "#pragma once\n#include <torch/extension.h>\n"
+                          "torch::Tensor knn_cpu(torch::Tensor x, torch::Tensor y, int64_t k);\n",
+    "csrc/cuda/knn_cuda.cu": "__global__ void knn_kernel(const float* x, float* out) { out[0] = x[0]; }\n",
+    "torch_cluster/__init__.py": "from .knn import knn  # noqa\n",
+    "torch_cluster/knn.py": ("import torch\n\n\ndef knn(x, y, k):\n"
+                             "    return torch.ops.torch_cluster.knn(x, y, k)\n"),
+}
+
+
+def test_an_op_registered_before_torch_library_is_one_port_with_its_calls(scan_tree):
+    (op,) = [op for op in read_cuda(CLUSTER["csrc/knn.cpp"]).registrations]
+    assert (op.namespace, op.name) == ("torch_cluster", "knn")
+    report = scan_tree(CLUSTER, ["cann"])
+    (call,) = [f for f in report.judged if f.rule == "torch-ops-call"]
+    assert call.verdicts["cann"].status != Status.SUPPORTED  # the op's plan: a port, or its CPU kernel on the host
+    (owner,) = [o for o in report.custom_ops if (call.path, call.span.line) in o.call_sites]
+    assert "csrc/knn.cpp" in owner.files

@@ -37,6 +37,10 @@ _PYBIND = re.compile(r"PYBIND11_MODULE\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _TORCH_LIBRARY = re.compile(r"TORCH_LIBRARY(_IMPL|_FRAGMENT)?\s*\(\s*(\w+)\s*,\s*(?:(\w+)\s*,\s*)?(\w+)\s*\)")
 _DEF = re.compile(r"\b(\w+)\s*\.\s*(def|impl)\s*\(\s*\"([^\"]+)\"\s*(?:,\s*(?:&\s*)?(?:TORCH_FN\s*\(\s*)?"
                   r"([\w:]+))?")
+#: the registration API before ``TORCH_LIBRARY`` (torch-cluster's, torch-scatter's: ``static auto registry =
+#: torch::RegisterOperators().op("torch_cluster::fps", &fps);``): each ``.op("<namespace>::<name>"`` a schema
+_REGISTER_OPERATORS = re.compile(r"\bRegisterOperators\s*\(\s*\)")
+_OLD_STYLE_OP = re.compile(r'\.\s*op\s*\(\s*"(\w+)::(\w+)')
 #: where a comment or a literal may start
 _MASK_START = re.compile(r"//|/\*|[\"']")
 _NOT_NEWLINE = re.compile(r"[^\n]")
@@ -77,6 +81,11 @@ def read_cuda(text: str) -> CudaFacts:
             registrations.append(Registration(name=name, kind=kind, path="", line=line_col(starts, match.start())[0],
                                               namespace=key if kind == _TORCH_LIBRARY_IMPL else namespace,
                                               signature=signature))
+    for start in (m.end() for m in _REGISTER_OPERATORS.finditer(masked)):
+        end = masked.find(";", start)
+        for match in _OLD_STYLE_OP.finditer(text, start, end if end >= 0 else len(text)):
+            registrations.append(Registration(name=match.group(2), kind=RegistrationKind.TORCH_LIBRARY, path="",
+                                              line=line_col(starts, match.start())[0], namespace=match.group(1)))
     included = [m.group(1) for m in _INCLUDE.finditer(text)]
     includes = tuple(sorted({name for name in included if _CUDA_HEADERS.match(name)}))
     local = tuple(sorted({m.group(1) for m in _LOCAL_INCLUDE.finditer(text)}))
