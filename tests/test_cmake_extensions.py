@@ -57,3 +57,10 @@ def test_builds_outside_setup_py_are_ports_and_a_cpu_build_is_not(tmp_path):
     assert ops["fused"] == ("kern/fused.cpp", "kern/fused_kernel.cu")
     kernel_root = next(f.root for f in report.judged if f.path == "kern/fused_kernel.cu")
     assert kernel_root == next(f.id for f in report.judged if f.path == "kern/CMakeLists.txt")
+
+
+def test_a_library_named_by_the_project_is_not_named_by_its_type():
+    # torch-cluster: add_library(${PROJECT_NAME} SHARED ...) after project(torchcluster)
+    text = "project(torchcluster)\nfile(GLOB SRCS csrc/*.cu)\nadd_library(${PROJECT_NAME} SHARED ${SRCS} k.cu)\n"
+    (usage,) = read_cmake(text)
+    assert usage.snippet.startswith("add_library(torchcluster ") and "SHARED" not in usage.snippet

@@ -48,6 +48,8 @@ def read_cmake(text: str) -> Tuple[Usage, ...]:
     enables: Optional[int] = None
     for name, args, line in _commands(text):
         words = [w for arg in args[:_MAX_WORDS] for w in _expand(arg, variables)][:_MAX_WORDS]
+        if name == "project" and args:  # ``project(torchcluster)`` names ``${PROJECT_NAME}``
+            variables["PROJECT_NAME"] = words[:1]
         if name == "set" and args:
             variables[args[0]] = [w for w in words[1:] if w not in ("CACHE", "PARENT_SCOPE")]
         elif name == "list" and len(args) > 1 and args[0] == "APPEND":
@@ -57,8 +59,12 @@ def read_cmake(text: str) -> Tuple[Usage, ...]:
             variables[args[1]] = [w for w in words[2:] if w not in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES",
                                                                       "RELATIVE")]
         elif name in _LIBRARY_COMMANDS and words:
-            held = libraries.setdefault(words[0], (line, name, []))[2]
-            held.extend([w for w in words[1:] if w not in _KEYWORDS][:_MAX_WORDS - len(held)])
+            # the library's name is the first argument, spelled as written where it expands to nothing (never
+            # the ``SHARED`` after an unknown ``${NAME}``)
+            named = _expand(args[0], variables)[:1] or [args[0]]
+            rest = words[len(_expand(args[0], variables)[:1]):]
+            held = libraries.setdefault(named[0], (line, name, []))[2]
+            held.extend([w for w in rest if w not in _KEYWORDS][:_MAX_WORDS - len(held)])
         elif name == "target_sources" and words and words[0] in libraries:
             held = libraries[words[0]][2]
             held.extend([w for w in words[1:] if w not in _KEYWORDS][:_MAX_WORDS - len(held)])
