@@ -112,7 +112,8 @@ def _strings(value: Value) -> List[str]:
     or a variable assigned one of those in several branches."""
     if value.kind == _STR and value.text:
         return [value.text]
-    found = re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp))['"]""", value.text or "")
+    # (a glob of every extension counts: torch-cluster's CMake ``file(GLOB ... csrc/*.*)``)
+    found = re.findall(r"""['"]([^'"]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|\*))['"]""", value.text or "")
     for option in value.options:
         found.extend(_strings(option))
     return found
@@ -158,10 +159,7 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
             continue
         orphans.setdefault(posixpath.dirname(result.file.rel) or ".", []).append(result.file.rel)
     for folder, files in sorted(orphans.items()):  # kernels no build names: one entry per folder
-        files = _with_includes(sorted(files), by_path)
-        # (torch-cluster's ``torch.ops.torch_cluster.knn(...)``, registered in ``csrc/knn.cpp``: its calls)
-        calls = [f for f in findings if _calls_a_registered_op(f, files, by_path)]
-        ops.append(_op(folder + "/", None, files, by_path, calls, wrappers_of))
+        ops.append(_op(folder + "/", None, _with_includes(sorted(files), by_path), by_path, [], wrappers_of))
     return tuple(ops)
 
 

@@ -379,7 +379,7 @@ def test_a_function_named_like_an_extension_is_not_a_call_into_it(scan_tree):
 
 
 # torch-cluster: the ops registered with the API before TORCH_LIBRARY, built by a CMake file whose library name
-# is a variable, called as torch.ops.torch_cluster.<op> from the package's modules
+# is a variable and whose sources a glob of every extension names, called as torch.ops.torch_cluster.<op>
 CLUSTER = {
     "csrc/knn.cpp": ('#include <torch/script.h>\n#include "cpu/knn_cpu.h"\n\n'
                      "torch::Tensor knn(torch::Tensor x, torch::Tensor y, int64_t k) {\n"
@@ -388,6 +388,10 @@ CLUSTER = {
     "csrc/cpu/knn_cpu.h": "#pragma once\n#include <torch/extension.h>\n"
                           "torch::Tensor knn_cpu(torch::Tensor x, torch::Tensor y, int64_t k);\n",
     "csrc/cuda/knn_cuda.cu": "__global__ void knn_kernel(const float* x, float* out) { out[0] = x[0]; }\n",
+    "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.10)\nproject(torchcluster)\n"
+                       "file(GLOB OPERATOR_SOURCES csrc/*.* csrc/cpu/*.*)\n"
+                       "file(GLOB OPERATOR_SOURCES ${OPERATOR_SOURCES} csrc/cuda/*.h csrc/cuda/*.cu)\n"
+                       "add_library(${PROJECT_NAME} SHARED ${OPERATOR_SOURCES})\n"),
     "torch_cluster/__init__.py": "from .knn import knn  # noqa\n",
     "torch_cluster/knn.py": ("import torch\n\n\ndef knn(x, y, k):\n"
                              "    return torch.ops.torch_cluster.knn(x, y, k)\n"),
@@ -399,6 +403,7 @@ def test_an_op_registered_before_torch_library_is_one_port_with_its_calls(scan_t
     assert (op.namespace, op.name) == ("torch_cluster", "knn")
     report = scan_tree(CLUSTER, ["cann"])
     (call,) = [f for f in report.judged if f.rule == "torch-ops-call"]
-    assert call.verdicts["cann"].status != Status.SUPPORTED  # the op's plan: a port, or its CPU kernel on the host
+    assert call.verdicts["cann"].status == Status.PORT
     (owner,) = [o for o in report.custom_ops if (call.path, call.span.line) in o.call_sites]
-    assert "csrc/knn.cpp" in owner.files
+    assert owner.name == "torchcluster" and {"csrc/knn.cpp", "csrc/cuda/knn_cuda.cu"} <= set(owner.files)
+    assert call.root is not None  # a site of the op's build: one item
