@@ -2859,3 +2859,17 @@ def test_a_device_flag_unpacked_from_a_tuple_tests_as_its_value_does(scan_tree, 
     # unpacked beside the shape, the flag is what it is bound on its own (``is_cuda = q.is_cuda``)
     unpacked = judged("is_cuda", "_, heads, q_len, _, k_len, is_cuda = *q.shape, k.shape[-2], q.is_cuda")
     assert unpacked == judged("is_cuda", "is_cuda = q.is_cuda") == work
+
+
+@pytest.mark.parametrize("code, api", [
+    # mmflow's PWC-Net decoder: mmcv's correlation, no kernel in mmcv's NPU build
+    pytest.param("from mmcv.ops import Correlation\n\n\ndef cost_volume(f1, f2):\n"
+                 "    return Correlation(max_displacement=4)(f1, f2)\n", "mmcv.ops.Correlation", id="correlation"),
+    # mmdet's FPN_CARAFE upsampler
+    pytest.param("from mmcv.ops import CARAFEPack\n\n\ndef upsample(x):\n    return CARAFEPack(64, 2)(x)\n",
+                 "mmcv.ops.CARAFEPack", id="carafe"),
+])
+def test_an_mmcv_op_the_npu_build_lacks_is_a_port_on_cann_and_a_rebuild_on_neuware(scan_tree, code, api):
+    report = scan_tree({"head.py": code}, ["cann", "neuware"])
+    (use,) = [f for f in report.judged if f.api == api and f.span.line == 5]
+    assert use.verdicts["cann"].status == Status.PORT and use.verdicts["neuware"].status == Status.PARTIAL

@@ -252,3 +252,20 @@ def test_explain_gives_the_verdict_scan_gives(scan_code, api, code):
     (finding,) = [f for f in scan_code(code) if f.api == api]
     assert {t: (v["status"], v["rule"]) for t, v in explained.items()} == {
         t: (v.status.value, finding.rule) for t, v in finding.verdicts.items()}
+
+
+@pytest.mark.parametrize("words, holds", [
+    # mmcv's NPU build: no sparse convolution kernel file, but an NMS one
+    pytest.param(["sparse", "spconv"], False, id="a-kernel-the-build-lacks"),
+    pytest.param(["nms"], True, id="a-kernel-the-build-has"),
+])
+def test_a_row_resting_on_what_a_build_lacks_is_checked_against_its_listing(words, holds):
+    from migrator.mapsbuild.build import MapsBuildError, _check_absent
+
+    listing = "projects/mmcv-ops-csrc-pytorch-npu.mmcv-a8073c74.listing.txt"
+    upstream = REPO / "operator_maps" / "upstream"
+    if holds:
+        with pytest.raises(MapsBuildError, match=r"but it holds mmcv/ops/csrc/pytorch/npu/nms"):
+            _check_absent(upstream, [listing, words], "third_party.yaml: a row")
+    else:
+        _check_absent(upstream, [[listing, words]], "third_party.yaml: a row")

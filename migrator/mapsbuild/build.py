@@ -149,13 +149,15 @@ def write_maps(upstream: Path, out: Path, curated: Optional[Path] = None) -> Lis
 
 
 def _check_absent(upstream: Path, absent: Sequence[Any], where: str) -> None:
-    """A row resting on what a build lacks: no line of the listing it names holds any of its words (a kernel
-    file of the NPU build named for sparse convolution, ...)."""
-    rel, words = absent[0], [str(w).lower() for w in absent[1]]
-    lines = (upstream / rel).read_text(encoding="utf-8").lower().splitlines()
-    found = [line for line in lines if not line.startswith("#") and any(w in line for w in words)]
-    if found:
-        raise MapsBuildError(f"{where}: says the build lacks {words}, but {rel} lists {found[0]}")
+    """A row resting on what a build lacks: no line of the file it names holds any of its words (a kernel file of
+    the NPU build named for sparse convolution; an NPU path in the op's Python module). ``absent`` is one
+    [file, words] pair or a list of them."""
+    for rel, listed in ([absent] if isinstance(absent[0], str) else absent):
+        words = [str(w).lower() for w in listed]
+        lines = (upstream / rel).read_text(encoding="utf-8").lower().splitlines()
+        found = [line for line in lines if not line.startswith("#") and any(w in line for w in words)]
+        if found:
+            raise MapsBuildError(f"{where}: says {rel} names none of {words}, but it holds {found[0].strip()}")
 
 
 def _third_party_table(upstream: Path, curated: Path) -> dict:
