@@ -107,14 +107,17 @@ def _judged(rule: Rule, usage: Usage, path: str, ctx: RuleContext, occurrences: 
         verdicts = _on_torch_line(verdicts, usage.torch_gate, ctx)
     seen = (rule.name, usage.api, normalised_snippet(usage.snippet))
     occurrences[seen] += 1
-    key = _named_key(usage, ctx.project) if rule.category == Category.ENVIRONMENT else None
+    # the value this finding judges came through a name from where it was set: a device or backend (``x.to(DEVICE)``),
+    # or an environment variable's key (``os.environ[CUDA_ENVVAR]``); resolved once, for the cause and its module
+    came = _came_through(usage, ctx.project) if rule.category in _FLOWS \
+        else _named_key(usage, ctx.project) if rule.category == Category.ENVIRONMENT else None
     return Finding(
         id=fingerprint(rule.name, path, usage.api, usage.snippet, occurrences[seen] - 1),
         rule=rule.name, category=rule.category_for(usage), path=path, span=usage.span, api=usage.api,
         snippet=usage.snippet, confidence=usage.confidence, verdicts=verdicts, scope=usage.scope,
-        ops=rule.ops(usage, ctx), cause=_cause(usage, ctx.project) if rule.category in _FLOWS
-        else key.origin if key is not None else None,
-        cause_module=_cause_module(usage, path, ctx) if rule.category in _FLOWS or key is not None else None,
+        ops=rule.ops(usage, ctx), cause=_cause(usage, came) if rule.category in _FLOWS
+        else came.origin if came is not None else None,
+        cause_module=_cause_module(came, path, ctx),
         guard=usage.cuda_guard.span if usage.cuda_guard is not None
         and usage.cuda_guard.kind == GuardKind.DECIDED_BY_TEST else None,
         config_key=usage.config_key or (usage.cuda_guard.key if unguarded is not None and usage.cuda_guard else None),
@@ -165,13 +168,12 @@ _FLOWS = frozenset({Category.DEVICE, Category.DISTRIBUTED, Category.AMP})
 _BRANCHED = _FLOWS | {Category.OP, Category.THIRD_PARTY}
 
 
-def _cause(usage: Usage, project: ProjectIndex) -> Optional[Span]:
+def _cause(usage: Usage, value: Optional[Value]) -> Optional[Span]:
     """Where the name a call was made through was bound to the API, where the value an argument came through
-    was set (``device = 'cuda'`` for ``x.to(device)``), or the CUDA test that decides whether this body runs
-    (``torch.cuda.is_available()``, or a device-type test with no other branch): its finding is the cause."""
+    was set (``value``: ``device = 'cuda'`` for ``x.to(device)``), or the CUDA test that decides whether this body
+    runs (``torch.cuda.is_available()``, or a device-type test with no other branch): its finding is the cause."""
     if usage.through is not None:  # ``get_current_device()`` after ``get_current_device = torch.cuda.current_device``
         return usage.through
-    value = _came_through(usage, project)
     if value is not None:
         return value.origin
     guard = usage.cuda_guard
@@ -207,10 +209,10 @@ def _named_key(usage: Usage, project: ProjectIndex) -> Optional[Value]:
 _ENVIRONMENT = frozenset({UsageKind.ENV, UsageKind.ENV_READ})
 
 
-def _cause_module(usage: Usage, path: str, ctx: RuleContext) -> Optional[str]:
-    """The repository module the value an argument came through was set in, when that is another module than
-    ``path``'s (``colbert.parameters`` for ``.to(DEVICE)`` after ``from colbert.parameters import DEVICE``)."""
-    value = _came_through(usage, ctx.project) or _named_key(usage, ctx.project)
+def _cause_module(value: Optional[Value], path: str, ctx: RuleContext) -> Optional[str]:
+    """The repository module the value an argument came through (``value``) was set in, when that is another
+    module than ``path``'s (``colbert.parameters`` for ``.to(DEVICE)`` after ``from colbert.parameters import
+    DEVICE``)."""
     if value is None or value.via is None or "." not in value.via:
         return None
     found = longest(value.via.rpartition(".")[0], lambda prefix: prefix in ctx.project.modules)
