@@ -54,10 +54,14 @@ def _answers_the_host(code: cst.CSTNode) -> bool:
     first = code.body[0] if isinstance(code, cst.BaseSuite) and code.body else code
     smalls = first.body if isinstance(first, cst.SimpleStatementLine) else []
     value = smalls[0].value if smalls and isinstance(smalls[0], (cst.Return, cst.Assign)) else None
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "device" \
-            and len(value.args) == 1:
-        value = value.args[0].value
-    return isinstance(value, cst.SimpleString) and value.evaluated_value in ("cpu", b"cpu")
+    return value is not None and names_the_host(value)
+
+
+def names_the_host(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    if isinstance(node, cst.Call) and dotted(node.func) in ("torch.device", "device") and len(node.args) == 1:
+        node = node.args[0].value
+    return string_value(node) == "cpu"
 
 
 def _serves_a_target(chain: cst.If, qualify: Callable[[cst.BaseExpression], Optional[str]]) -> bool:

@@ -437,10 +437,10 @@ _TEXT_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rst
 _FORMATTED_TRACEBACKS = frozenset({"traceback.format_exc", "traceback.format_exception"})
 #: A word a test may compare a selector with (``ref``, ``triton``, ``native``), as opposed to a path or a sentence.
 _IMPLEMENTATION_WORD = re.compile(r"^[a-z][a-z0-9_]{1,23}$")
-#: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
 #: how many other identifiers around device words make a list one of names (methods, modules), not of devices
 _NAMES_AROUND = 3
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
 _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "all", "cuda_if_available",
                              "accelerator", "device", "cudagraph"})
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,

@@ -24,9 +24,9 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      asks_for_a_missing_library, asks_for_an_nvidia_fact, availability_test, body_guard, calls_within,
                      covers_op_failure, cuda_branch_does_device_work, cuda_test, decides_device_work,
                      general_path_when_asked, keeps_to_nvidia_facts, leaves_for_accelerators, leaves_off_availability,
-                     leaves_off_cuda, library_asked, missing_module_handlers, names_availability, older_torch_handlers,
-                     only_checks, picks_gpu, skipped_off_cuda, takes_general_path, tests_a_tensors_device,
-                     torch_version_test)
+                     leaves_off_cuda, library_asked, missing_module_handlers, names_availability, names_the_host,
+                     older_torch_handlers, only_checks, picks_gpu, skipped_off_cuda, takes_general_path,
+                     tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
 from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, ENV_KEY, FUNCTION_VALUE,
@@ -1157,15 +1157,8 @@ def _tests_on_the_host(test: cst.BaseExpression) -> bool:
             and isinstance(test.comparisons[0].operator, cst.Equal)):
         return False
     sides = (test.left, test.comparisons[0].comparator)
-    return any(_names_the_host(a) and isinstance(b, cst.Attribute) and b.attr.value in ("device", "type")
+    return any(names_the_host(a) and isinstance(b, cst.Attribute) and b.attr.value in ("device", "type")
                for a, b in (sides, sides[::-1]))
-
-
-def _names_the_host(node: cst.BaseExpression) -> bool:
-    """``"cpu"``, ``torch.device("cpu")``."""
-    if isinstance(node, cst.Call) and dotted(node.func) in ("torch.device", "device") and len(node.args) == 1:
-        node = node.args[0].value
-    return string_value(node) == "cpu"
 
 
 def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
