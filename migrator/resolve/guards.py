@@ -21,22 +21,25 @@ _IS_AVAILABLE = frozenset({"torch.cuda.is_available", "torch.backends.cudnn.is_a
 
 
 def body_guard(node: cst.If, followed: bool, qualify: Callable[[cst.BaseExpression], Optional[str]],
-               flags: Container[str] = frozenset(), after: Optional[cst.CSTNode] = None) -> Optional[GuardKind]:
+               flags: Container[str] = frozenset(),
+               after: Callable[[], Optional[cst.CSTNode]] = lambda: None) -> Optional[GuardKind]:
     """What an ``if`` means for the usages in its body, or ``None`` when its test is no CUDA test. A body that
     always leaves (``return``, ``raise``, ``continue``, ``break`` as its last statement) has the code that
     ``follows`` the ``if`` in its block as its other branch: ``if x.device.type == "cuda": return fused(x)``
     then ``return reference(x)``. ``flags`` are the names the function bound to a device-type test
     (``use_cp = has_cupy and img.device.type == "cuda"``): ``if use_cp:`` tests the device as that test does.
-    ``after``: the statement that follows the ``if``. An other branch that answers the host as the device (mmgen's
-    ``get_module_device``: ``if p.is_cuda: return p.get_device()`` then ``return torch.device('cpu')``) is no way
-    of the target's: there the test decides that the target's tensors are said to be on the host."""
+    ``after``: the statement that follows the ``if`` (asked only of a device-type test with no ``else``). An
+    other branch that answers the host as the device (mmgen's ``get_module_device``: ``if p.is_cuda: return
+    p.get_device()`` then ``return torch.device('cpu')``) is no way of the target's: there the test decides that
+    the target's tensors are said to be on the host."""
     kind = cuda_test(node.test, qualify, flags)
     if kind is None:
         return None
     if kind == VERSION_CUDA:  # no name of the target's makes it true: what its body does is the test's finding's
         return GuardKind.DECIDED_BY_TEST
-    other = node.orelse.body if isinstance(node.orelse, cst.Else) else after if node.orelse is None else None
-    if kind == DEVICE_TYPE and other is not None and _answers_the_host(other):
+    other = None if kind != DEVICE_TYPE else node.orelse.body if isinstance(node.orelse, cst.Else) \
+        else after() if node.orelse is None else None
+    if other is not None and _answers_the_host(other):
         return GuardKind.DECIDED_BY_TEST
     other_branch = (node.orelse is not None and not refuses_the_rest(node.orelse, qualify)) \
         or always_leaves(node.body, followed) or (followed and cuda_fast_path(node.body))

@@ -180,7 +180,7 @@ class ModuleResolver:
         self._what_the_test_says_of_its_body(node)
         if self.literals.cuda_error_test(node.test):  # ``if "CUDA out of memory" in str(e):``: CUDA's errors only
             self._cuda_bodies[id(node.body)] = CudaGuard(GuardKind.OTHER_BRANCH, self.emitter.span(node.test))
-        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags(), self._after(node))
+        kind = body_guard(node, self._followed(node), self.scopes.qualify, self._flags(), lambda: self._after(node))
         if kind is not None:
             flag = node.test.value if isinstance(node.test, cst.Name) else None
             # ``if check_sync:`` after ``check_sync = idx == 1 and self.device == "cuda"``: the test is the binding's
@@ -430,10 +430,7 @@ class ModuleResolver:
             return
         flag = self._availability_flag(node)
         if flag is not None or leaves_off_availability(node, self._followed(node), qualify):
-            block = self._blocks[-1]
-            statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
-            at = next((i for i, statement in enumerate(statements) if statement is node), len(statements))
-            decided: Sequence[cst.CSTNode] = statements[at + 1:]
+            decided: Sequence[cst.CSTNode] = self._rest(node)
         elif cuda_test(node.test, qualify) == IS_AVAILABLE and node.orelse is None:
             decided = [node.body]
         else:
@@ -509,12 +506,17 @@ class ModuleResolver:
             block = id(self._blocks[-1])
             self._rest_guards[block] = self._rest_guards.get(block, 0) + 1
 
-    def _after(self, node: cst.If) -> Optional[cst.CSTNode]:
-        """The statement after ``node`` in the block the walk is in, if any."""
+    def _rest(self, node: cst.If) -> Sequence[cst.CSTNode]:
+        """The statements after ``node`` in the block the walk is in."""
         block = self._blocks[-1] if self._blocks else None
         statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
-        at = next((i for i, statement in enumerate(statements) if statement is node), None)
-        return statements[at + 1] if at is not None and at + 1 < len(statements) else None
+        at = next((i for i, statement in enumerate(statements) if statement is node), len(statements))
+        return statements[at + 1:]
+
+    def _after(self, node: cst.If) -> Optional[cst.CSTNode]:
+        """The statement after ``node`` in the block the walk is in, if any."""
+        rest = self._rest(node)
+        return rest[0] if rest else None
 
     def _followed(self, node: cst.If) -> bool:
         """Whether a statement follows ``node`` in the block the walk is in (not at a module's top)."""
