@@ -68,8 +68,8 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
             needs = table.plain_import(library)
             names = [m.name for m in members if m is not None]
             plain = needs is not None and all(m is not None for m in members)
-            why = ("the file runs none of {library}'s kernels here: its uses are plain-PyTorch members, type checks, "
-                   "or code run only on a {library} object a caller hands in")
+            why = ("the file runs none of {library}'s CUDA code here: its uses are plain-PyTorch members, type "
+                   "checks, or code run only on a {library} object a caller hands in")
         else:
             bound = [imports[_place(f)] for f in pending]
             if not _only_annotated(by_rel.get(path), bound, texts):
