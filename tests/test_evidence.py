@@ -2873,3 +2873,17 @@ def test_an_mmcv_op_the_npu_build_lacks_is_a_port_on_cann_and_a_rebuild_on_neuwa
     report = scan_tree({"head.py": code}, ["cann", "neuware"])
     (use,) = [f for f in report.judged if f.api == api and f.span.line == 5]
     assert use.verdicts["cann"].status == Status.PORT and use.verdicts["neuware"].status == Status.PARTIAL
+
+
+@pytest.mark.parametrize("call, api, shown", [
+    # the docs' lone "fp32 only" placeholder on nn.Module.cuda says nothing about this call
+    pytest.param("model.cuda()", "torch.nn.Module.cuda", False, id="the-docs-placeholder"),
+    # a real note stays: Tensor.npu's memory_format
+    pytest.param("x.cuda()", "torch.Tensor.cuda", True, id="a-real-note"),
+])
+def test_a_rename_quotes_the_vendors_note_but_not_its_placeholder(scan_tree, call, api, shown):
+    code = (f"import torch\n\n\ndef place(model: torch.nn.Module, x: torch.Tensor):\n    return {call}\n")
+    report = scan_tree({"place.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == api]
+    assert found.verdicts["cann"].status == Status.REWRITE
+    assert ("vendor notes:" in found.verdicts["cann"].message) == shown, found.verdicts["cann"].message

@@ -565,8 +565,12 @@ class RenamedCudaNames(CudaNames):
         if rule is None:
             return _patcher_swap(target, usage, api) or Verdict(
                 Status.UNKNOWN, f"`{api}`: the {target.id} data names no equivalent; check by hand", target.sources[0])
-        limits = f"; vendor notes: {rule.limitations}" if rule.limitations else ""
-        quotes: Tuple[str, ...] = (rule.limitations,) if rule.limitations else ()
+        # the note as the vendor wrote it, unless all it says is the docs' "fp32 only" placeholder (``Module.cuda``'s
+        # "`self`仅支持fp32")
+        said = rule.limitations if rule.limitations and any(
+            limit.kind != LimitKind.TEMPLATE for limit in parse_note(rule.limitations)) else ""
+        limits = f"; vendor notes: {said}" if said else ""
+        quotes: Tuple[str, ...] = (said,) if said else ()
         if rule.status == "unsupported":
             return Verdict(Status.UNSUPPORTED, f"`{api}` is documented as not supported on {target.id}{limits}",
                            rule.source, quotes=quotes)
