@@ -407,3 +407,22 @@ def test_an_op_registered_before_torch_library_is_one_port_with_its_calls(scan_t
     (owner,) = [o for o in report.custom_ops if (call.path, call.span.line) in o.call_sites]
     assert owner.name == "torchcluster" and {"csrc/knn.cpp", "csrc/cuda/knn_cuda.cu"} <= set(owner.files)
     assert call.root is not None  # a site of the op's build: one item
+
+
+def test_a_build_with_a_long_list_of_sources_takes_every_one(scan_tree):
+    # openpoints' pointops: fifteen sources in one CUDAExtension, longer than any clipped source text
+    parts = ["knnquery", "ballquery", "sampling", "grouping", "interpolation", "subtraction", "aggregation"]
+    sources = ["src/pointops_api.cpp"] + [f"src/{p}/{p}_cuda{suffix}" for p in parts
+                                          for suffix in (".cpp", "_kernel.cu")]
+    files = {"setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
+                          f"CUDAExtension\nsetup(name='pointops', ext_modules=[CUDAExtension('pointops_cuda', "
+                          f"{sources!r})], cmdclass={{'build_ext': BuildExtension}})\n"),
+             "src/pointops_api.cpp": "#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n"}
+    for part in parts:
+        files[f"src/{part}/{part}_cuda.cpp"] = "#include <torch/extension.h>\n"
+        files[f"src/{part}/{part}_cuda_kernel.cu"] = f"__global__ void {part}_kernel(float* x) {{ x[0] = 0; }}\n"
+    report = scan_tree(files, ["cann"])
+    (op,) = report.custom_ops
+    assert {f"src/{p}/{p}_cuda_kernel.cu" for p in parts} <= set(op.files)
+    kernels = [f for f in report.judged if f.rule == "cuda-kernel"]
+    assert len(kernels) == len(parts) and all(f.root is not None for f in kernels)  # sites of the one build

@@ -16,6 +16,8 @@ from .strings import string_value
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _FSTR = ValueKind.FSTR
 _OTHER = ValueKind.OTHER
+#: the most strings a list's value reads as, item by item
+_MOST_LISTED = 512
 _STR = ValueKind.STR
 
 #: An argument migrator does not model (most of them): one shared object keeps results small to cache.
@@ -177,8 +179,16 @@ class Evaluator:
         return Value(ValueKind.FSTR, text + (right.text if right.kind == _STR and right.text is not None else "{}"))
 
     def _other(self, node: cst.BaseExpression) -> Value:
-        """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen)."""
-        return Value(ValueKind.OTHER, self.emitter.code(node) if self._want_text else None)
+        """An expression migrator does not model; its source text only where a rule reads it (it costs a codegen).
+        A list or tuple of strings reads as every string, not as its clipped source (pointops' fifteen sources
+        of one ``CUDAExtension``: the clipped text named four)."""
+        if not self._want_text:
+            return Value(ValueKind.OTHER, None)
+        if isinstance(node, (cst.List, cst.Tuple)) and 0 < len(node.elements) <= _MOST_LISTED:
+            items = [string_value(e.value) for e in node.elements if isinstance(e, cst.Element)]
+            if len(items) == len(node.elements) and all(isinstance(i, str) for i in items):
+                return Value(ValueKind.OTHER, repr(items))
+        return Value(ValueKind.OTHER, self.emitter.code(node))
 
     def _device_value(self, call: cst.Call) -> Value:
         args = [a for a in call.args if a.keyword is None]
