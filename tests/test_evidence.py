@@ -2887,3 +2887,22 @@ def test_a_rename_quotes_the_vendors_note_but_not_its_placeholder(scan_tree, cal
     (found,) = [f for f in report.judged if f.api == api]
     assert found.verdicts["cann"].status == Status.REWRITE
     assert ("vendor notes:" in found.verdicts["cann"].message) == shown, found.verdicts["cann"].message
+
+
+@pytest.mark.parametrize("cls, own_work", [
+    # openpoints' pointops: the op's autograd Function allocates its outputs on CUDA for the kernel it calls
+    pytest.param("class KNNQuery(Function):\n    @staticmethod\n    def forward(ctx, nsample, xyz):\n"
+                 "        idx = torch.cuda.IntTensor(xyz.shape[0], nsample).zero_()\n"
+                 "        _cusolver.knnquery(nsample, xyz, idx)\n        return idx\n", False, id="an-op-wrapper"),
+    # an autograd Function that calls no compiled code keeps its device handling as work
+    pytest.param("class RevBackProp(Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                 "        idx = torch.cuda.IntTensor(x.shape[0], 4).zero_()\n        return x[idx]\n", True,
+                 id="a-plain-function"),
+])
+def test_an_ops_autograd_wrapper_changes_with_the_ops_port(scan_tree, cls, own_work):
+    files = {**_SOLVER_BUILD, "solvers/__init__.py": "",
+             "solvers/ops.py": "import torch\nfrom torch.autograd import Function\nfrom solvers import _cusolver\n\n\n"
+                               + cls}
+    report = scan_tree(files, ["cann"])
+    (alloc,) = [f for f in report.judged if f.api == "torch.cuda.IntTensor"]
+    assert (alloc.root is None and active(alloc.verdicts["cann"])) == own_work

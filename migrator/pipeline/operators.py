@@ -8,12 +8,16 @@ from typing import List, Sequence, Tuple
 from .memo import share_verdicts
 from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
-from ..model import CustomOp, FileResult, Finding, OpPlan
+from ..model import CustomOp, DefinitionKind, FileResult, Finding, OpPlan
 from ..op_plans import apply_plans, plan_custom_ops
 from ..project.roots import (library_spellings, with_import_only_roots, with_kernel_protocol,
                              with_library_guard_roots, with_library_named_scopes, with_module_library_roots,
                              with_op_roots, with_requirement_roots)
 from ..rules import ProjectIndex
+
+
+#: the base of an op's Python wrapper (``class KNNQuery(Function)``: its forward and backward call the kernels)
+_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 
 
 def custom_operators(findings: List[Finding], results: Sequence[FileResult], index: ProjectIndex,
@@ -24,7 +28,10 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
     libraries = third_party()
     library_of = libraries.library_of
-    findings = with_library_guard_roots(with_module_library_roots(findings, library_of))
+    wrappers = frozenset(f"{r.outline.module}.{d.name}" for r in results if r.outline is not None
+                         for d in r.outline.definitions if d.kind == DefinitionKind.CLASS
+                         and any(base in _AUTOGRAD_FUNCTIONS for base in d.bases))
+    findings = with_library_guard_roots(with_module_library_roots(findings, library_of), wrappers)
     findings = with_library_named_scopes(findings, library_of, library_spellings(libraries.libraries))
     kernel_modules = {r.file.rel for r in results if r.python is not None and r.python.triton_kernels}
     kernel_modules.update(f.path for f in findings if f.rule == "triton-launch")

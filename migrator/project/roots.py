@@ -249,7 +249,7 @@ def _end_of(roots: Mapping[str, str], found: str) -> str:
 
 
 
-def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
+def with_library_guard_roots(findings: Sequence[Finding], op_wrappers: AbstractSet[str] = frozenset()) -> List[Finding]:
     """A test for CUDA in a function that uses a CUDA-only library (``if not torch.cuda.is_available(): raise``
     before ``nvidia_smi.getInstance()``) guards that use: renamed alone it would let the library run where it
     cannot, so it is a site of the function's first library finding, whose port is the work. So is a device in
@@ -266,12 +266,13 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 
     The repository's own compiled CUDA extension is such a library too (theseus' ``if not
     torch.cuda.is_available(): raise`` before ``CusolverLUSolver(...)``), and a class whose name says it is the CUDA
-    implementation (``LUCudaSparseSolver``, ``FusedLayerNormCUDA``) and that uses one is that use's CUDA side
-    whole: its tests and moves (``.cuda()`` of the index tensors cuSOLVER reads) change with the port, or go with
-    the class where the target takes another implementation."""
+    implementation (``LUCudaSparseSolver``, ``FusedLayerNormCUDA``), or an autograd ``Function`` (``op_wrappers``:
+    openpoints' ``KNNQuery``, whose forward allocates ``torch.cuda.IntTensor(m, nsample)`` for
+    ``pointops_cuda.knnquery_cuda``), that uses one is that use's CUDA side whole: its tests, allocations and moves
+    change with the port, or go with the class where the target takes another implementation."""
     findings = _wraps_at_their_cause(findings)
     library: Dict[Tuple[str, str], str] = {}
-    cuda_classes = _cuda_implementations(findings)
+    cuda_classes = _cuda_implementations(findings, op_wrappers)
     wrapped: Dict[Tuple[str, str], Finding] = {}  # a data-parallel wrap per function: a count's test guards it
     wraps: Dict[Tuple[str, str], Finding] = {}  # ... and a test of the device's name, whatever the wrap's cause
     for finding in findings:
@@ -290,8 +291,9 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
     def root_of(finding: Finding) -> Optional[str]:
         if finding.root is not None or finding.rule in _PORTED_USES:
             return None
-        named = _cuda_class_scope(finding.scope)
-        if named is not None and finding.category == Category.DEVICE and (finding.path, named) in cuda_classes:
+        named = _implementation_scope(finding.scope, op_wrappers)
+        if named is not None and finding.category in _IMPLEMENTATION_CATEGORIES \
+                and (finding.path, named) in cuda_classes:
             return cuda_classes[finding.path, named]
         if finding.tests_device:  # widedeep's ``use_multi_gpu = ... and self.device.startswith("cuda")``
             wrap = wraps.get((finding.path, finding.scope))
@@ -318,11 +320,24 @@ def with_library_guard_roots(findings: Sequence[Finding]) -> List[Finding]:
 _PORTED_USES = frozenset({"cuda-library", "extension-call"})
 
 
-def _cuda_implementations(findings: Sequence[Finding]) -> Dict[Tuple[str, str], str]:
-    """(path, the scope of a class named for CUDA) -> the root of the first port use in that class."""
+#: what an implementation's class does around its port beside its device handling: its autocast decorators
+#: (``@torch.cuda.amp.custom_fwd`` on the wrapper's ``forward``)
+_IMPLEMENTATION_CATEGORIES = frozenset({Category.DEVICE, Category.AMP})
+
+
+def _implementation_scope(scope: str, op_wrappers: AbstractSet[str]) -> Optional[str]:
+    """The class around ``scope`` that is a CUDA implementation by its name, or an autograd ``Function``."""
+    owner = scope.rpartition(".")[0]
+    return owner if owner in op_wrappers else _cuda_class_scope(scope)
+
+
+def _cuda_implementations(findings: Sequence[Finding],
+                          op_wrappers: AbstractSet[str] = frozenset()) -> Dict[Tuple[str, str], str]:
+    """(path, the scope of a class named for CUDA or of an autograd ``Function``) -> the root of the first port
+    use in that class."""
     out: Dict[Tuple[str, str], str] = {}
     for finding in findings:
-        named = _cuda_class_scope(finding.scope) if finding.rule in _PORTED_USES else None
+        named = _implementation_scope(finding.scope, op_wrappers) if finding.rule in _PORTED_USES else None
         if named is not None and not runs_as_written(finding):
             out.setdefault((finding.path, named), finding.root or finding.id)
     return out
