@@ -165,6 +165,8 @@ class _ClassFamilies:
         for cls, bases in self._bases.items():
             for base in bases:
                 self._subclasses.setdefault(base, set()).add(cls)
+        self._families: Dict[str, FrozenSet[str]] = {}  # each class's family, found once for all its members
+        self._outsides: Dict[FrozenSet[str], FrozenSet[str]] = {}  # each family's bases outside the repository
 
     def runs_by_protocol(self, cls: str, name: str, built: Callable[[str], bool]) -> bool:
         """Whether something outside the project may call method ``name`` of ``cls``: nothing for a family of the
@@ -186,17 +188,24 @@ class _ClassFamilies:
         family = self._family(cls)
         if family is None:
             return None
-        return frozenset(base for member in family for base in self._bases[member]
-                         if base not in self._bases and base not in _NEUTRAL_BASES)
+        if family not in self._outsides:
+            self._outsides[family] = frozenset(base for member in family for base in self._bases[member]
+                                               if base not in self._bases and base not in _NEUTRAL_BASES)
+        return self._outsides[family]
 
-    def _family(self, cls: str) -> Optional[Set[str]]:
+    def _family(self, cls: str) -> Optional[FrozenSet[str]]:
+        """``cls`` with its bases and subclasses in the repository, theirs in turn; ``None`` when ``cls`` is not
+        the repository's. A family is found once: every member's is the same."""
         if cls not in self._bases:
             return None
-        seen, stack = {cls}, [cls]
-        while stack:
-            member = stack.pop()
-            for other in (*self._bases.get(member, ()), *self._subclasses.get(member, ())):
-                if other in self._bases and other not in seen:
-                    seen.add(other)
-                    stack.append(other)
-        return seen
+        if cls not in self._families:
+            seen, stack = {cls}, [cls]
+            while stack:
+                member = stack.pop()
+                for other in (*self._bases.get(member, ()), *self._subclasses.get(member, ())):
+                    if other in self._bases and other not in seen:
+                        seen.add(other)
+                        stack.append(other)
+            family = frozenset(seen)
+            self._families.update((member, family) for member in family)
+        return self._families[cls]
