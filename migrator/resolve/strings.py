@@ -58,5 +58,13 @@ def part_of_a_name(operation: cst.CSTNode, string: cst.CSTNode) -> bool:
         return False
     if isinstance(operation.operator, cst.Divide):
         return True
-    text = string_value(string) if operation.left is string else None
-    return not (isinstance(text, str) and text.endswith(":"))
+    return not (operation.left is string and device_prefix(operation) is not None)
+
+
+def device_prefix(operation: cst.BinaryOperation) -> Optional[str]:
+    """``"cuda:"`` of ``"cuda:" + str(rank)``: a string literal ending in ``:`` on the left of a ``+``, the start of
+    a device the expression spells (rl-games' multi-GPU device, cellpose's)."""
+    if not isinstance(operation.operator, cst.Add):
+        return None
+    text = string_value(operation.left)
+    return text if isinstance(text, str) and text.endswith(":") else None

@@ -11,7 +11,7 @@ import libcst as cst
 from ..model import Argument, Value, ValueKind
 from .emit import Emitter
 from .scope import ClassInfo, Scopes
-from .strings import string_value
+from .strings import device_prefix, string_value
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _FSTR = ValueKind.FSTR
@@ -170,10 +170,8 @@ class Evaluator:
     def _joined(self, node: cst.BinaryOperation) -> Optional[Value]:
         """``"cuda:" + str(rank)`` (rl-games' multi-GPU device, cellpose's): a string a number is appended to, read
         as the f-string it spells (``"cuda:{}"``); only a string literal ending in ``:`` on the left."""
-        if not isinstance(node.operator, cst.Add) or type(node.left) not in STRING_TYPES:
-            return None
-        text = string_value(node.left)
-        if not isinstance(text, str) or not text.endswith(":"):
+        text = device_prefix(node)
+        if text is None:
             return None
         right = self.value_of(node.right)
         return Value(ValueKind.FSTR, text + (right.text if right.kind == _STR and right.text is not None else "{}"))
