@@ -56,10 +56,12 @@ class CheckpointLoad(Rule):
         if len([a for a in usage.args if a.keyword is None]) > 1 or \
                 any(a.keyword == "map_location" or a.keyword in _UNPACKED for a in usage.args):
             return None  # ``torch.load(f, 'cpu')``, ``map_location=...``, or what the call unpacks may name one
-        return per_target(ctx, judged)
+        return per_target(ctx, _verdict)
 
 
-def judged(target: TargetMap) -> Verdict:
+def _verdict(target: TargetMap) -> Verdict:
+    """A CUDA location's fate on ``target``: restored as written where the runtime keeps CUDA's names, a note to
+    validate (partial, on the vendor's note) where it renames them."""
     if target.runtime_facts.cuda_names != "renamed":
         return Verdict(Status.SUPPORTED, f"a CUDA location restores as written on {target.id}, whose runtime presents "
                        "itself as torch.cuda (substitute evidence, not validated per API)", _SOURCE)
