@@ -196,3 +196,37 @@ def test_a_name_that_labels_something_is_not_the_binding_it_spells():
     value_col = code.splitlines()[5].index("=dtype") + 1
     assert [(u.span.line, u.span.col) for u in found if u.api == "torch.float64"] == [(2, 8), (6, value_col)]
     assert not [u for u in found if u.api == "pkg.mod.forward"]
+
+
+class _CompoundStatements(libcst.CSTVisitor):
+    """What libcst's own walk reaches when it skips expressions: the reference ``compound_statements`` keeps."""
+
+    def __init__(self) -> None:
+        self.found = []
+
+    def on_visit(self, node):
+        if isinstance(node, libcst.BaseCompoundStatement):
+            self.found.append(node)
+        return not isinstance(node, libcst.BaseExpression)
+
+
+@pytest.mark.parametrize("path", ["migrator/resolve/scope.py", "migrator/fix/protocols.py",
+                                  "migrator/mapsbuild/torch_names.py"], ids=lambda p: p.rsplit("/", 1)[-1])
+def test_compound_statements_reach_what_libcsts_walk_reaches(path):
+    from pathlib import Path
+
+    from migrator.resolve.scope import compound_statements
+    module = libcst.parse_module(Path(__file__).resolve().parent.parent.joinpath(path).read_text())
+    reference = _CompoundStatements()
+    module.visit(reference)
+    assert len(reference.found) > 30
+    assert [id(s) for s in compound_statements(module.body)] == [id(s) for s in reference.found]
+
+
+def test_compound_statements_reach_every_clause():
+    from migrator.resolve.scope import compound_statements
+    code = ("try:\n    if a: pass\nexcept ImportError:\n    if b: pass\nelse:\n    while c: pass\nfinally:\n"
+            "    with d: pass\nmatch e:\n    case 1:\n        for f in g: pass\n")
+    module = libcst.parse_module(code)
+    assert [type(s).__name__ for s in compound_statements(module.body)] == [
+        "Try", "If", "If", "While", "With", "Match", "For"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -315,7 +315,7 @@ class Scopes:
         return None
 
 
-class _Required(cst.CSTVisitor):
+class _Required:
     """The names a module refuses to go on without: ``if flash_attn_func is None: raise ImportError(...)``, ``if
     amp_type == APEX and not apex_available: raise RuntimeError(...)``; and per optional ``try``, the flags it
     binds and the imports it makes."""
@@ -326,9 +326,13 @@ class _Required(cst.CSTVisitor):
         #: the ``if`` statements inside an optional ``try``'s body: they run only where its imports worked
         self._imported: Set[int] = set()
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def read(self, module: cst.Module) -> None:
         # statements only: an ``if`` or a ``try`` is never inside an expression (a lambda's body is one)
-        return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+        for stmt in compound_statements(module.body):
+            if isinstance(stmt, cst.If):
+                self.visit_If(stmt)
+            elif isinstance(stmt, cst.Try):
+                self.visit_Try(stmt)
 
     def visit_If(self, node: cst.If) -> None:
         if id(node) in self._imported:
@@ -357,6 +361,33 @@ class _Required(cst.CSTVisitor):
                     flags.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
         for flag in flags - imported:
             self.flags.setdefault(flag, set()).update(imported)
+
+
+def compound_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.BaseCompoundStatement]:
+    """Every compound statement of a block and of the blocks inside it (functions' and classes' too), each before
+    those it holds, in source order: what libcst's ``Module.visit`` reaches when it skips expressions, without
+    rebuilding the tree as it goes."""
+    stack: List[cst.CSTNode] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if not isinstance(stmt, cst.BaseCompoundStatement):
+            continue
+        yield stmt
+        clauses: List[cst.CSTNode] = [stmt.body] if hasattr(stmt, "body") else []
+        clauses += getattr(stmt, "handlers", ())
+        clauses += [c.body for c in getattr(stmt, "cases", ())]
+        for extra in (getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+            if extra is not None:
+                clauses.append(extra)
+        inner: List[cst.CSTNode] = []
+        for clause in clauses:
+            if isinstance(clause, cst.If):  # an ``elif``
+                inner.append(clause)
+            else:
+                block = clause.body if isinstance(clause, (cst.ExceptHandler, cst.ExceptStarHandler, cst.Else,
+                                                            cst.Finally)) else clause
+                inner.extend(block.body if isinstance(block, cst.IndentedBlock) else ())
+        stack.extend(reversed(inner))
 
 
 def _ifs_in(body: cst.BaseSuite) -> List[cst.If]:
@@ -394,7 +425,7 @@ def required_imports(module: cst.Module, binding: Binding) -> None:
     ``flash_attn_func = None`` in the handler, ``raise ImportError`` where it is needed): where the library is
     missing the code stops, as an unguarded import does; there is no fallback to run."""
     reader = _Required()
-    module.visit(reader)
+    reader.read(module)
     names = set(reader.required)
     for flag in reader.required & set(reader.flags):
         names.update(reader.flags[flag])
