@@ -1029,10 +1029,15 @@ def test_a_function_named_for_export_or_inference_is_tooling(scope, context):
     pytest.param("def seed_all(seed):\n    torch.manual_seed(seed)\n    torch.cuda.manual_seed_all(seed)\n", True,
                  id="beside-torch-manual-seed"),
     pytest.param("def seed_cuda(seed):\n    torch.cuda.manual_seed_all(seed)\n", False, id="the-only-seed-call"),
+    # torchattacks' attacks: torch.cuda's seeding by its module's name, after torch.random's
+    pytest.param("def perturb(seed):\n    torch.random.manual_seed(seed)\n    torch.cuda.random.manual_seed(seed)\n",
+                 True, id="by-the-random-modules-names"),
+    pytest.param("def perturb(seed):\n    torch.cuda.random.manual_seed_all(seed)\n", False,
+                 id="by-the-random-modules-name-alone"),
 ])
 def test_a_cuda_seed_beside_torch_manual_seed_needs_nothing(scan_tree, code, seeded):
     report = scan_tree({"seeds.py": "import torch\n\n\n" + code}, ["cann"])
-    (found,) = [f for f in report.judged if f.api == "torch.cuda.manual_seed_all"]
+    (found,) = [f for f in report.judged if f.api.startswith("torch.cuda.") and "manual_seed" in f.api]
     assert (found.verdicts["cann"].status == Status.SUPPORTED) == seeded
 
 
