@@ -23,7 +23,9 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            "visualization", "visualisation", "visualize", "notebook", "notebooks", "generate",
                            "generation",
                            # a paper's reproduction: its figures, analyses, timings and baselines (cellpose's paper/)
-                           "paper", "papers", "figures"})
+                           "paper", "papers", "figures",
+                           # a library's lessons in using it (kaolin's examples/tutorial/ notebooks): documentation
+                           "tutorial", "tutorials"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*[_-]benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
                            r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"
@@ -38,6 +40,15 @@ _AFTER_TRAINING_SCRIPT = frozenset({"eval", "evaluate", "evaluation", "inference
 #: a folder named for an exported engine among other words (f5-tts's ``runtime/triton_trtllm/``)
 _EXPORT_WORDS = frozenset({"onnx", "tensorrt", "trtllm", "openvino"})
 _WORDS = re.compile(r"[_\-.]")
+#: a folder whose first word says it serves a trained model (torchrec's ``examples/inference_legacy/``); as a later
+#: word it may be a method's name (a ``variational_inference/`` package is training)
+_SERVING_FIRST_WORDS = frozenset({"inference", "serving", "deploy", "deployment"})
+
+
+def _tooling_folder(folder: str) -> bool:
+    """Whether a folder's name (lowercased) makes what it holds tooling."""
+    words = _WORDS.split(folder)
+    return folder in _TOOLING_DIRS or bool(_EXPORT_WORDS & set(words)) or words[0] in _SERVING_FIRST_WORDS
 
 
 @lru_cache(maxsize=4096)
@@ -47,7 +58,7 @@ def path_context(path: str) -> Context:
     lowered = [f.lower() for f in folders]
     if any(f in _TEST_DIRS for f in lowered) or _TEST_FILE.match(name.lower()):
         return Context.TEST
-    if any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in lowered) \
+    if any(_tooling_folder(f) for f in lowered) \
             or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]) \
             or ("tools" in lowered and _AFTER_TRAINING_SCRIPT & set(_WORDS.split(name.lower().rsplit(".", 1)[0]))):
         return Context.TOOLING  # (mmtrack's ``tools/analysis/``: a checkpoint's parameter search, as analysis_tools/)
@@ -56,8 +67,7 @@ def path_context(path: str) -> Context:
 
 def _in_tooling_folder(path: str) -> bool:
     """Whether a folder of the path makes it tooling (``inference/``, ``benchmarks/``), not its file name alone."""
-    folders = [f.lower() for f in path.split("/")[:-1]]
-    return any(f in _TOOLING_DIRS or _EXPORT_WORDS & set(_WORDS.split(f)) for f in folders)
+    return any(_tooling_folder(f.lower()) for f in path.split("/")[:-1])
 
 
 #: A function named for export, deployment, inference, generation or explanation (``convert_to_trt``,

@@ -987,6 +987,11 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("mmgen/.mim/tools/utils/singan_inference.py", Context.TOOLING, id="a-tools-inference-script"),
     pytest.param("mmgen/core/evaluation/metrics.py", Context.TRAINING, id="an-evaluation-package"),
     pytest.param("tools/train.py", Context.TRAINING, id="a-tools-training-script"),
+    # kaolin's tutorial notebooks, torchrec's legacy inference examples; pyro's inference algorithms train
+    pytest.param("examples/tutorial/dibr_tutorial.ipynb", Context.TOOLING, id="a-tutorials-notebook"),
+    pytest.param("examples/inference_legacy/dlrm_predict.py", Context.TOOLING, id="an-inference-examples-folder"),
+    pytest.param("examples/dlrm/dlrm_main.py", Context.TRAINING, id="a-training-example"),
+    pytest.param("pkg/variational_inference/elbo.py", Context.TRAINING, id="an-inference-method-package"),
 ])
 def test_demos_inference_and_benchmarks_are_tooling(path, context):
     from migrator.contexts import path_context
