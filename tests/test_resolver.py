@@ -26,6 +26,9 @@ def usages(code, module="pkg.mod", is_package=False, vocabulary=VOCABULARY):
                  id="attribute-through-alias"),
     pytest.param("from .ops import nms\nnms(1)\n", ("pkg.ops.nms", "call"), id="relative-import"),
     pytest.param("from apex import amp\n", ("apex.amp", "import"), id="third-party-import"),
+    # a module's own override of ``cuda`` stays the torch method it overrides where another class calls it
+    pytest.param("import torch\nclass Net(torch.nn.Module):\n    def go(self):\n        return self.cuda()\n",
+                 ("torch.nn.Module.cuda", "method"), id="a-modules-inherited-cuda"),
     pytest.param("import torch\nclass F(torch.autograd.Function):\n    pass\n",
                  ("torch.autograd.Function", "subclass"), id="autograd-subclass"),
     pytest.param("import torch\ndef f(x):\n    return x.cuda()\n", ("torch.Tensor.cuda", "method"),
@@ -81,6 +84,13 @@ def test_usage_recorded(code, expected):
                  "torch.cuda.amp.GradScaler", id="an-annotation-names-a-type-and-calls-nothing"),
     pytest.param("import torch\ndef f(x: torch.cuda.FloatTensor) -> torch.cuda.FloatTensor:\n    return x\n",
                  "torch.cuda.FloatTensor", id="parameter-and-return-annotations"),
+    # torchdrug's Graph (an object whose base another module defines) has its own ``cuda``, which ``to`` calls
+    pytest.param("import torch\nfrom .core import Container\nclass Graph(Container):\n    def cuda(self, d):\n"
+                 "        return self\n    def to(self, d):\n        return self.cuda(d)\n", "torch.nn.Module.cuda",
+                 id="a-classs-own-cuda-method"),
+    pytest.param("import torch\nfrom .core import Container\nclass Graph(Container):\n    def cuda(self, d):\n"
+                 "        return self\nclass Packed(Graph):\n    def to(self, d):\n        return self.cuda(d)\n",
+                 "torch.nn.Module.cuda", id="a-cuda-method-its-base-defines"),
 ])
 def test_usage_not_recorded(code, api):
     assert api not in [a for a, _ in usages(code)[1]]

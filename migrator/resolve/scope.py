@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -62,6 +62,16 @@ class ClassInfo:
     #: of ``attrs``' values, the names that are a parameter of the method assigning them -> that parameter's
     #: default (``None``: none), keyed by the name node's id: another method reads them in its own scope
     from_params: Dict[int, Optional[cst.BaseExpression]] = field(default_factory=dict)
+    methods: FrozenSet[str] = frozenset()  # the names its body defines with ``def``
+
+    def defines(self, scopes: "Scopes", name: str, depth: int = 0) -> bool:
+        """Whether the class, or a base of it this module defines, has its own method ``name``."""
+        if name in self.methods:
+            return True
+        own = scopes.module_name + "."
+        return depth < 10 and any(
+            base.startswith(own) and base[len(own):] in scopes.classes
+            and scopes.classes[base[len(own):]].defines(scopes, name, depth + 1) for base in self.bases)
 
 
 class Scopes:

@@ -141,9 +141,10 @@ class ModuleResolver:
                 if interesting_base(base):
                     self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
-        self._methods.append({f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)})
+        methods = {f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)}
+        self._methods.append(methods)
         self._attribute_flags.append(CudaAttributeFlags(node, self.scopes.qualify, self.emitter.span))
-        info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases)))
+        info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases), methods=frozenset(methods)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
         for decorator in node.decorators:
             self._decorator(decorator)
@@ -833,7 +834,7 @@ class ModuleResolver:
     def _method_call(self, node: cst.Call, func: cst.Attribute) -> bool:
         if func.attr.value not in self.methods or not (self.imports_torch or func.attr.value in _NAMED_FOR_CUDA):
             return False
-        owner = method_owner(self.scopes, func.value)
+        owner = None if _own_method(self.scopes, func) else method_owner(self.scopes, func.value)
         if owner is None and func.attr.value in _NAMED_FOR_CUDA \
                 and of_a_class_defined_elsewhere(self.scopes, func.value):
             # allennlp's ``model.cuda(cuda_device)`` on ``model: Model``, a class another module defines (a
@@ -1333,6 +1334,15 @@ def _input_on_host(node: cst.Call) -> bool:
     value = next((a.value for a in node.args if a.keyword is None and not a.star), None) or next(
         (a.value for a in node.args if a.keyword is not None and a.keyword.value == "input"), None)
     return _moved_to_host(value)
+
+
+def _own_method(scopes: Scopes, func: cst.Attribute) -> bool:
+    """``self.cuda(device)`` in a class that defines ``cuda`` itself (torchdrug's ``Graph``, whose ``to`` calls it):
+    the class's own method, whatever its bases are; what that method does is read in its own body."""
+    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+        return False
+    info = scopes.current_class()
+    return info is not None and info.defines(scopes, func.attr.value)
 
 
 def _moved_to_host(value: Optional[cst.BaseExpression]) -> bool:
