@@ -699,6 +699,20 @@ def test_a_call_without_autograd_is_judged_by_its_forward_ops(scan_tree, code, b
     assert any(op.endswith("_backward") for op in found.ops) == backward
 
 
+@pytest.mark.parametrize("call, reduction", [
+    pytest.param("torch.sparse.mm(adj, x)", False, id="coo-times-dense"),
+    pytest.param("torch.sparse.mm(adj, x, reduce='max')", True, id="a-reduction-by-keyword"),
+    pytest.param("torch.sparse.mm(adj, x, 'mean')", True, id="a-reduction-by-position"),
+])
+def test_a_call_is_judged_by_the_ops_its_arguments_take(scan_tree, call, reduction):
+    """torch's sparse.mm samples all pass a reduction (CSR's reduction kernel); a graph convolution's call passes
+    none and multiplies a COO adjacency by dense features (torchdrug's conv layers)."""
+    report = scan_tree({"conv.py": f"import torch\n\n\ndef propagate(adj, x):\n    return {call}\n"}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.sparse.mm"]
+    assert ("aten::_sparse_mm_reduce_impl" in found.ops) == reduction
+    assert ("aten::_sparse_addmm" in found.ops) != reduction
+
+
 def test_a_dtype_named_as_a_tables_key_chooses_nothing(scan_tree):
     code = ("import torch\n\n\ndef loss(logits, dtype):\n"
             "    clamp = {torch.float16: 11.0, torch.bfloat16: 80.0, torch.float32: 80.0}[dtype]\n"

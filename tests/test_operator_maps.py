@@ -175,6 +175,8 @@ def test_the_tracer_differentiates_a_loss_by_its_input_not_its_target(opinfo, la
     pytest.param("torch.nn.Identity", set(), id="a-no-op-module-dispatches-nothing"),
     pytest.param("torch.nn.Parameter", set(), id="a-parameter-wraps-without-a-kernel"),
     pytest.param("torch.no_grad", set(), id="a-context-dispatches-nothing"),
+    # a graph convolution's COO adjacency times dense features: no CSR reduction
+    pytest.param("torch.sparse.mm", {"aten::_sparse_addmm", "aten::zeros"}, id="sparse-mm-without-a-reduction"),
 ])
 def test_curated_samples_record_what_the_call_dispatches(api, forward):
     pytest.importorskip("torch")
@@ -183,6 +185,35 @@ def test_curated_samples_record_what_the_call_dispatches(api, forward):
     table = _Table()
     _trace_samples(table, _Recorder())
     assert table.apis[api]["forward"] == forward and table.sources[api] == "curated-sample"
+
+
+@pytest.mark.parametrize("opinfo, api, path, ops", [
+    # every sample of torch's sparse.mm variant passes a reduction (positionally): CSR's reduction kernel
+    pytest.param("sparse.mm", "torch.sparse.mm", "reduce@2", {"aten::_sparse_mm_reduce_impl"}, id="any-value"),
+    # matrix_rank's hermitian variant sets the flag True in every sample: an eigendecomposition for that value only
+    pytest.param("linalg.matrix_rank", "torch.linalg.matrix_rank", "hermitian@2=True", {"aten::_linalg_eigh"},
+                 id="a-flags-value"),
+])
+def test_a_variant_named_for_an_argument_every_sample_passes_is_that_arguments_path(opinfo, api, path, ops):
+    pytest.importorskip("torch")
+    pytest.importorskip("expecttest")
+    from migrator.mapsbuild.trace_api import trace_opinfos
+
+    row = trace_opinfos([opinfo])[api]
+    assert ops <= set(row["paths"][path])
+    if opinfo == "linalg.matrix_rank":  # the plain OpInfo is the API's own path: a singular value decomposition
+        assert not ops & set(row["forward"])
+
+
+def test_a_sample_on_sparse_tensors_records_their_layout():
+    pytest.importorskip("torch")
+    from migrator.mapsbuild.trace_api import _Recorder, _Table, _trace_samples
+
+    table = _Table()
+    _trace_samples(table, _Recorder())
+    assert table.apis["torch.sparse.mm"]["layouts"] == {"sparse_coo"}
+    assert table.apis["torch.nn.Dropout"]["layouts"] == set()
+    assert "layouts" not in table.to_json("2.13.0")["apis"]["torch.nn.Dropout"]
 
 
 def test_the_committed_table_has_the_curated_samples():

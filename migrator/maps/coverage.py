@@ -85,6 +85,14 @@ def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Opti
     return tuple(sorted(set(row["forward"]) | set(row.get("backward", ())))), str(row["source"])
 
 
+def argument_paths(api: str) -> Tuple[str, ...]:
+    """The names of an API's op sets taken by an argument a call passes (``reduce@2``, ``hermitian@2=True``: see
+    ``mapsbuild/trace_api.keyword_path``)."""
+    table = torch_api_table()
+    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
+    return tuple(path for path in (row or {}).get("paths", {}) if "@" in path)
+
+
 def _called_overloads(overloads: Sequence[str]) -> Tuple[str, ...]:
     """An untraced API lists every overload of its name; a plain call reaches the default one (no suffix),
     or failing that one of the non-``out=`` overloads."""
@@ -226,8 +234,31 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
     conflict = _overload_conflict(api, statuses, op_map, target.op_map_file, documented, form)
     if conflict is not None:
         return ApiCoverage(api, ops, conflict, row_source != "native_functions")
+    layouts = _layouts(api) if path in (None, FORWARD) else ()
+    if layouts:
+        return ApiCoverage(api, ops, _sparse_verdict(target, api, layouts, verdict, documented), True)
     verdict = _refine(target, api, verdict, documented)
     return ApiCoverage(api, ops, verdict, row_source != "native_functions")
+
+
+def _layouts(api: str) -> Tuple[str, ...]:
+    """The layouts other than strided the API's traced ops ran on (``sparse_coo``: ``torch.sparse.mm``)."""
+    table = torch_api_table()
+    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
+    return tuple((row or {}).get("layouts", ()))
+
+
+def _sparse_verdict(target: TargetMap, api: str, layouts: Sequence[str], verdict: Verdict, documented) -> Verdict:
+    """An API whose ops run on sparse tensors: the op maps hold each op's dense registration (a composite's
+    decomposition, the CPU fallback), which says nothing of the sparse kernels (SparsePrivateUse1) the call
+    needs. The vendor's own word on the API decides where it gives one (Cambricon's ``torch.sparse.mm``:
+    "只支持sparse x dense"); else the data cannot say: a gap, checked on the card."""
+    if documented is not None:  # the maps' dense kernels say nothing of what the vendor's list does
+        return verdict_from_list(target, api, documented, f" (its ops run on {'/'.join(layouts)} tensors)")
+    text = (f"`{api}`: its ops run on {'/'.join(layouts)} tensors, and the maps hold {target.id}'s dense kernels, not "
+            "its sparse ones; check on the card")
+    return Verdict(Status.UNKNOWN, text, f"operator_maps/torch_api.json (traced); {verdict.source}",
+                   evidence=(item(Grade.GAP, "operator_maps/torch_api.json (traced)", text),))
 
 
 #: where an API's last name is its aten op's (``torch.nn.functional.ctc_loss``, ``torch.inverse``) or a module's

@@ -46,11 +46,15 @@ class _Recorder:
                 for value in _flatten((args, kwargs or {})):
                     if isinstance(value, torch.Tensor):
                         recorder.dtypes.add(str(value.dtype).replace("torch.", ""))
+                        if value.layout != torch.strided:
+                            recorder.layouts.add(str(value.layout).replace("torch.", ""))
                 return func(*args, **(kwargs or {}))
 
         self.mode_class = Mode
         self.ops: Set[str] = set()
         self.dtypes: Set[str] = set()
+        #: the layouts other than strided that ops got since ``_trace_call`` began (``sparse_coo``)
+        self.layouts: Set[str] = set()
 
     def run(self, call: Callable[[], Any]) -> Tuple[Set[str], Set[str], object]:
         self.ops, self.dtypes = set(), set()
@@ -78,25 +82,38 @@ def _flatten(value) -> Iterable[object]:
         yield value
 
 
+#: what a table row holds of the samples it traced
+_PARTS = ("forward", "backward", "dtypes", "layouts")
+
+
 class _Table:
     def __init__(self) -> None:
         self.apis: Dict[str, Dict[str, Set[str]]] = {}
         self.sources: Dict[str, str] = {}
         self.paths: Dict[str, Dict[str, Set[str]]] = {}
+        #: what an API's argument variants ran, kept as its row where no other sample covers it (``to_json``)
+        self.variant_rows: Dict[str, Dict[str, Set[str]]] = {}
 
-    def add(self, api: str, source: str, forward: Set[str], backward: Set[str], dtypes: Set[str]) -> None:
-        entry = self.apis.setdefault(api, {"forward": set(), "backward": set(), "dtypes": set()})
+    def add(self, api: str, source: str, forward: Set[str], backward: Set[str], dtypes: Set[str],
+            layouts: Iterable[str] = ()) -> None:
+        entry = self.apis.setdefault(api, {part: set() for part in _PARTS})
         entry["forward"] |= forward
         entry["backward"] |= backward
         entry["dtypes"] |= dtypes
+        entry["layouts"] |= set(layouts)
         self.sources.setdefault(api, source)
 
     def to_json(self, torch_version: str) -> dict:
         apis = {}
+        for api, row in self.variant_rows.items():  # traced only through its arguments' variants: as before
+            if api not in self.apis:
+                self.add(api, "opinfo", *(row[part] for part in _PARTS))
         for api in sorted(self.apis):
             entry = self.apis[api]
             row: Dict[str, Any] = {"forward": sorted(entry["forward"]), "backward": sorted(entry["backward"]),
                    "dtypes": sorted(entry["dtypes"]), "source": self.sources[api]}
+            if entry["layouts"]:  # its ops ran on sparse (or other non-strided) tensors
+                row["layouts"] = sorted(entry["layouts"])
             if api in self.paths:
                 row["paths"] = {k: sorted(v) for k, v in sorted(self.paths[api].items())}
             apis[api] = row
@@ -167,12 +184,66 @@ def _trace_opinfos(table: _Table, recorder: _Recorder, progress, only: Optional[
             samples = list(info.sample_inputs("cpu", dtype, requires_grad=grad))[:SAMPLES_PER_OP]
         except Exception:
             continue
+        keyword = _keyword_variant(info, samples)
         for sample in samples:
             for api, call in apis:
                 forward, backward, dtypes = _trace_call(recorder, partial(call, sample), grad,
                                                         sample.input if labelled else None)
-                if forward:
-                    table.add(api, "opinfo", forward, backward, dtypes)
+                if forward and keyword:
+                    table.paths.setdefault(api, {}).setdefault(keyword, set()).update(forward | backward)
+                    held = table.variant_rows.setdefault(api, {part: set() for part in _PARTS})
+                    for part, ops in zip(_PARTS, (forward, backward, dtypes, recorder.layouts)):
+                        held[part] |= ops
+                elif forward:
+                    table.add(api, "opinfo", forward, backward, dtypes, recorder.layouts)
+
+
+def keyword_path(keyword: str, position: int, value: Optional[str] = None) -> str:
+    """The name of an API's op set for the calls that pass ``keyword``, by name or as positional argument
+    ``position``: any value (``reduce@2``: ``torch.sparse.mm(a, b, reduce="sum")``, ``torch.sparse.mm(a, b,
+    "mean")``), or the one literal every sample passed (``hermitian@2=True``)."""
+    return f"{keyword}@{position}" + (f"={value}" if value is not None else "")
+
+
+def _keyword_variant(info, samples) -> Optional[str]:
+    """The path of an OpInfo variant named for one of the API's parameters that every one of its samples passes
+    (torch's ``sparse.mm`` variant ``reduce``: each sample passes a reduction, which takes CSR's reduction kernel;
+    a call without it multiplies COO by dense through another op), else ``None``. Its ops are that path's, not the
+    API's. A flag the samples all set alike (``hermitian=True``) names its value: the other value is the API's
+    own path."""
+    name = getattr(info, "variant_test_name", "")
+    position = _parameter_position(info.op, name) if name.isidentifier() and info.op is not None else None
+    if position is None or not samples:
+        return None
+    passed = []
+    for sample in samples:  # the input is argument 0: ``args`` holds arguments 1 and on
+        if name in (sample.kwargs or {}):
+            passed.append(sample.kwargs[name])
+        elif len(sample.args) >= position:
+            passed.append(sample.args[position - 1])
+        else:
+            return None
+    flags = {value for value in passed if isinstance(value, bool)}
+    if flags and len(flags) == len(set(map(repr, passed))) == 1:
+        return keyword_path(name, position, repr(passed[0]))
+    return None if flags else keyword_path(name, position)
+
+
+def _parameter_position(function, name: str) -> Optional[int]:
+    """Where ``name`` sits among a function's parameters: its Python signature's, or for a builtin its aten
+    schemas' (``_sparse_mm.reduce(Tensor sparse, Tensor dense, str reduce)``); ``None`` where neither names it."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        import torch
+
+        qualified = getattr(function, "__name__", "")
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{qualified}") if qualified else []
+        found = [[a.name for a in schema.arguments] for schema in schemas]
+        names = next((n for n in found if name in n), [])
+    return names.index(name) if name in names else None
 
 
 def _call_method(x: Any, name: str, *args: Any) -> Any:
@@ -250,6 +321,7 @@ def _trace_call(recorder: _Recorder, call: Callable[[], Any], grad: bool, wrt: O
     """The ops a call runs forward and, where ``grad``, backward to its leaves (to ``wrt`` alone where given)."""
     import torch
 
+    recorder.layouts = set()
     try:
         forward, dtypes, result = recorder.run(call)
     except Exception:
@@ -311,7 +383,7 @@ def _trace_modules(table: _Table, recorder: _Recorder, progress) -> None:
             fargs, fkwargs = module_input.forward_input.args, module_input.forward_input.kwargs
             forward, backward, dtypes = _trace_call(recorder, partial(module, *fargs, **fkwargs), True)
             if forward:
-                table.add(api, "moduleinfo", forward, backward, dtypes)
+                table.add(api, "moduleinfo", forward, backward, dtypes, recorder.layouts)
 
 
 # ------------------------------------------------------------------------------------- OptimizerInfo
@@ -433,7 +505,7 @@ def _trace_samples(table: _Table, recorder: _Recorder) -> None:
         if forward or _runs(call):
             table.apis.pop(sample.api, None)
             table.sources.pop(sample.api, None)
-            table.add(sample.api, SAMPLE_SOURCE, forward, backward, dtypes)
+            table.add(sample.api, SAMPLE_SOURCE, forward, backward, dtypes, recorder.layouts)
 
 
 def add_sample_rows(table_path: Path) -> int:
@@ -445,7 +517,8 @@ def add_sample_rows(table_path: Path) -> int:
     data = json.loads(table_path.read_text(encoding="utf-8"))
     table = _Table()
     for api, row in data["apis"].items():
-        table.add(api, row["source"], set(row["forward"]), set(row["backward"]), set(row["dtypes"]))
+        table.add(api, row["source"], set(row["forward"]), set(row["backward"]), set(row["dtypes"]),
+                  row.get("layouts", ()))
         if row.get("paths"):
             table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
     _trace_samples(table, _Recorder())

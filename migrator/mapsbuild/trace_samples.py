@@ -290,6 +290,17 @@ def _sync_bn(torch, x):
     return lambda: torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
 
 
+def _sparse_mm() -> Call:
+    """A graph convolution's ``torch.sparse.mm(adjacency, features)``: a constant COO adjacency times dense
+    features that train, with no reduction (PyTorch's samples pass one, which runs CSR's reduction kernel)."""
+    import torch
+
+    edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    adjacency = torch.sparse_coo_tensor(edges, torch.ones(4), (4, 4)).coalesce()
+    features = torch.randn(4, 8, requires_grad=True)
+    return (lambda: torch.sparse.mm(adjacency, features)), True
+
+
 def _built(build: Callable[[Any, Any], Callable[[], Any]]) -> Callable[[], Call]:
     """A call whose inputs take work to build (``build(torch, x)`` returns the call): only the call is traced."""
     def make() -> Call:
@@ -385,6 +396,7 @@ SAMPLES: Tuple[Sample, ...] = (
     Sample("torch.nn.functional.gumbel_softmax",
            _host(lambda torch, x: torch.nn.functional.gumbel_softmax(x[:2], tau=0.5, hard=True))),
     Sample("torch.nn.SyncBatchNorm.convert_sync_batchnorm", _built(_sync_bn)),
+    Sample("torch.sparse.mm", _sparse_mm),
     Sample("torch.nn.Embedding.from_pretrained",
            _built(lambda torch, x: lambda: torch.nn.Embedding.from_pretrained(x.detach()))),
     *(Sample(f"torch.Tensor.{name}", _dunder(name, other)) for name, other in DUNDERS.items()),

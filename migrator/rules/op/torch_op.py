@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import FrozenSet, Optional, Tuple
 
-from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops
+from ...maps.coverage import FORWARD, CallForm, api_coverage, api_ops, argument_paths
 from ...model import Category, Status, Usage, UsageKind, ValueKind, Verdict, fix_of
 from ...resolve.modules import FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, TENSOR_FACTORIES
 from ..base import Claim, Rule, RuleContext, Verdicts, first_arg, per_target, runs_on_a_note
@@ -15,6 +15,7 @@ from ..examples import ByRuntime, Invalid, Valid
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
 _ATTRIBUTE = UsageKind.ATTRIBUTE
+_METHOD = UsageKind.METHOD
 _FLOAT = ValueKind.FLOAT
 _INT = ValueKind.INT
 _TENSOR = ValueKind.TENSOR
@@ -112,6 +113,10 @@ class TorchOp(Rule):
         Invalid("import torch\n\n\ndef rows(x):\n    try:\n        return x.to_sparse_csr()\n"
                 "    except NotImplementedError:\n        return None\n",
                 expect=ByRuntime(Status.UNKNOWN, cann=Status.SUPPORTED, neuware=Status.SUPPORTED)),
+        # a graph convolution's COO adjacency times dense features: the maps hold dense kernels, the call needs
+        # sparse ones (a gap on cann; Cambricon's list documents it)
+        Invalid("import torch\n\n\ndef propagate(adj, x):\n    return torch.sparse.mm(adj, x)\n",
+                expect=ByRuntime(Status.UNKNOWN, neuware=Status.SUPPORTED, kunlun=Status.FALLBACK)),
         # a data loader's worker runs a dataset's item and the collate function on the host CPU
         Valid("import torch\n\n\nclass Images(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n"
               "        return torch.nn.functional.interpolate(self.x[i], scale_factor=2)\n"),
@@ -185,15 +190,34 @@ def _overload_names(api: str, path: Optional[str]) -> FrozenSet[str]:
 
 def _ops_path(usage: Usage) -> Optional[str]:
     """Which of an API's traced op sets a call runs: an optimizer's implementation (``fused=True``,
-    ``foreach=False``, else the default); under ``torch.no_grad()`` (or a function decorated so), the forward
+    ``foreach=False``, else the default); the set an argument the call passes takes (``torch.sparse.mm(a, b,
+    reduce="sum")``: CSR's reduction); under ``torch.no_grad()`` (or a function decorated so), the forward
     ops alone: nothing runs backward there."""
     if not usage.api.startswith("torch.optim.") or usage.kind != _CALL:
-        return FORWARD if usage.no_grad else None
+        return _argument_path(usage) or (FORWARD if usage.no_grad else None)
     flags = {a.keyword: a.value.text for a in usage.args if a.keyword in ("fused", "foreach")}
     if flags.get("fused") == "True":
         return "fused"
     if flags.get("foreach") == "False":
         return "for-loop"
+    return None
+
+
+def _argument_path(usage: Usage) -> Optional[str]:
+    """The API's op set named for an argument this call passes (``name@position``, by keyword or at that
+    position; ``name@position=value``, with that literal), else ``None``."""
+    paths = argument_paths(usage.api)
+    if not paths or usage.kind not in (_CALL, _METHOD):
+        return None
+    positional = [a for a in usage.args if a.keyword is None]
+    for path in paths:
+        name, _, rest = path.partition("@")
+        position, _, value = rest.partition("=")
+        index = int(position) - (1 if usage.kind == _METHOD else 0)  # a method's receiver is its argument 0
+        arg = next((a for a in usage.args if a.keyword == name), None) or (
+            positional[index] if 0 <= index < len(positional) else None)
+        if arg is not None and (not value or arg.value.text == value):
+            return path
     return None
 
 
