@@ -86,7 +86,8 @@ def _skipped(finding: Finding, targets: Sequence[str], why: str, source: str = _
 #: ``manual_seed`` -> ``_manual_seed_impl`` seeds CUDA, MPS, XPU, MTIA and ``_seed_custom_device(seed)``.
 SEEDS_EVERY_DEVICE = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 #: torch.cuda's seeding calls, by the name torch.cuda re-exports and by their module's (torch/cuda/random.py)
-_CUDA_SEEDS = frozenset({f"torch.cuda.{module}manual_seed{every}" for module in ("", "random.") for every in ("", "_all")})
+_CUDA_SEEDS = frozenset({f"torch.cuda.{module}manual_seed{every}"
+                         for module in ("", "random.") for every in ("", "_all")})
 _SEED_SOURCE = "torch/random.py (manual_seed seeds every device, the custom one too)"
 
 

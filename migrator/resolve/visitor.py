@@ -144,7 +144,8 @@ class ModuleResolver:
         methods = {f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)}
         self._methods.append(methods)
         self._attribute_flags.append(CudaAttributeFlags(node, self.scopes.qualify, self.emitter.span))
-        info = self.scopes.classes.setdefault(node.name.value, ClassInfo(qual, tuple(bases), methods=frozenset(methods)))
+        info = self.scopes.classes.setdefault(node.name.value,
+                                              ClassInfo(qual, tuple(bases), methods=frozenset(methods)))
         self.scopes.enter("class", node.name.value, _body(node), class_info=info)
         for decorator in node.decorators:
             self._decorator(decorator)
