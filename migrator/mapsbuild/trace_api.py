@@ -105,9 +105,9 @@ class _Table:
 
     def to_json(self, torch_version: str) -> dict:
         apis = {}
-        for api, row in self.variant_rows.items():  # traced only through its arguments' variants: as before
+        for api, held in self.variant_rows.items():  # traced only through its arguments' variants: as before
             if api not in self.apis:
-                self.add(api, "opinfo", *(row[part] for part in _PARTS))
+                self.add(api, "opinfo", *(held[part] for part in _PARTS))
         for api in sorted(self.apis):
             entry = self.apis[api]
             row: Dict[str, Any] = {"forward": sorted(entry["forward"]), "backward": sorted(entry["backward"]),
