@@ -1543,6 +1543,10 @@ def test_an_availability_test_deciding_no_device_work_changes_nothing_on_the_tar
     pytest.param("torch.cuda.is_available() and torch.cuda.get_device_properties(0).major >= 9", False,
                  id="a-property-of-the-device"),
     pytest.param("torch.cuda.is_available() and major >= 9", True, id="an-argument-is-no-nvidia-fact"),
+    # uni-core's fused kernels: the same test negated turns a flag off
+    pytest.param("not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < major", False,
+                 id="negated-as-an-or"),
+    pytest.param("not torch.cuda.is_available() or major < 7", True, id="negated-beside-an-argument"),
 ])
 def test_a_cuda_test_that_asks_for_an_nvidia_feature_is_no_work(scan_tree, test, work):
     code = f"import torch\n\n\ndef has_capability(major, minor):\n    return {test}\n"

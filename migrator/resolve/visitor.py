@@ -360,6 +360,12 @@ class ModuleResolver:
             # ``torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 9``: the right side runs
             # only where the left is True, decided by it as an ``if``'s body is (its finding the cause)
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.left, node.right)
+        elif isinstance(node.operator, cst.Or) and isinstance(node.left, cst.UnaryOperation) \
+                and isinstance(node.left.operator, cst.Not) \
+                and cuda_test(node.left.expression, self.scopes.qualify) == IS_AVAILABLE \
+                and cuda_test(node.right, self.scopes.qualify, self._flags()) is None:
+            # ``not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 7``: the same, negated
+            self._guard_expression(GuardKind.DECIDED_BY_TEST, node.left.expression, node.right)
         elif isinstance(node.operator, cst.Or):
             # sbi's ``gpu_available()``: ``torch.cuda.is_available() or torch.backends.mps.is_available()``: any of
             # the accelerators it names; the target's belongs beside them, CUDA's test stays
@@ -410,10 +416,18 @@ class ModuleResolver:
         beside a test for a library (``library_asked``); the rule reads which one (``LIBRARY_GATE``) and whether
         it is CUDA-only, when the test keeps the target out of it. Beside a question only NVIDIA answers
         (``get_device_capability() >= (9, 0)``: ``asks_for_an_nvidia_fact``) the test asks for an NVIDIA feature
-        (``NVIDIA_FEATURE``)."""
-        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+        (``NVIDIA_FEATURE``). The same test negated, as an ``or`` of negations, asks the same: uni-core's ``if not
+        torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 7: HAS_SOFTMAX = False``."""
+        if not isinstance(test, cst.BooleanOperation):
             return
-        sides = _conjuncts(test)
+        if isinstance(test.operator, cst.And):
+            sides = _conjuncts(test)
+        else:  # ``not a or not b`` is ``not (a and b)``: its sides, each as the test it negates
+            sides = [side.expression if isinstance(side, cst.UnaryOperation) and isinstance(side.operator, cst.Not)
+                     else side for side in _disjuncts(test)]
+            if any(isinstance(side, cst.Call) and self.scopes.qualify(side.func) == "torch.cuda.is_available"
+                   for side in _disjuncts(test)):  # ``is_available() or ...``: any accelerator, not a feature
+                return
         tests = [side for side in sides if isinstance(side, cst.Call)
                  and self.scopes.qualify(side.func) == "torch.cuda.is_available"]
         others = [side for side in sides if all(side is not t for t in tests)]
@@ -1169,6 +1183,13 @@ def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
     """The sides of an ``and`` (of nested ones), left to right."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
+def _disjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The sides of an ``or`` (of nested ones), left to right."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return [*_disjuncts(test.left), *_disjuncts(test.right)]
     return [test]
 
 
