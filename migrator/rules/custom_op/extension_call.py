@@ -42,6 +42,15 @@ class ExtensionCall(Rule):
         # torchopt's fused Adam: the extension imported where it was built, its pure-PyTorch twin elsewhere
         Invalid("try:\n    from fused_ops import scale\nexcept ImportError:\n    from pkg.plain import scale\n",
                 files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL}, expect=Status.SUPPORTED),
+        # uni-core's fused norms: the calls run only where the import worked, the flag sends the rest elsewhere
+        Invalid("import torch\ntry:\n    import fused_ops\n    HAS_FUSED = True\nexcept ImportError:\n"
+                "    HAS_FUSED = False\n\n\ndef scale(x):\n    if HAS_FUSED:\n        return fused_ops.scale(x, 2.0)\n"
+                "    return x * 2.0\n", files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL}, expect=Status.SUPPORTED),
+        # ... but a module that raises without it has no other way
+        Invalid("try:\n    import fused_ops\nexcept ImportError:\n    fused_ops = None\n\n\ndef scale(x):\n"
+                "    if fused_ops is None:\n        raise ImportError('build fused_ops')\n"
+                "    return fused_ops.scale(x, 2.0)\n", files={"setup.py": _SETUP, "csrc/fused.cu": _KERNEL},
+                expect=Status.PORT),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
@@ -52,9 +61,10 @@ class ExtensionCall(Rule):
             return None
         build = ctx.project.extensions[extension]
         what = f"uses `{usage.api}` from the compiled extension `{extension}` (built at {build.path}:{build.span.line})"
-        if usage.kind == UsageKind.IMPORT and usage.guarded:  # torchopt's ``except ImportError: ... _src``
+        if usage.guarded:  # torchopt's ``except ImportError: ... _src``; uni-core's ``HAS_RMS_NORM = False``
+            imported = "imported" if usage.kind == UsageKind.IMPORT else "whose import sits"
             return per_target(ctx, lambda t: runs_on_a_note(
-                f"{what}, imported under `try` with a handler that goes on: where the extension is not built for "
+                f"{what}, {imported} under `try` with a handler that goes on: where the extension is not built for "
                 f"{t.id}, the code's other way runs; porting it is a speed-up to weigh", _SOURCE))
         if build.api.endswith("CppExtension"):
             return per_target(ctx, lambda t: Verdict(Status.FALLBACK, f"{what}: a CPU extension; its ops run on "
