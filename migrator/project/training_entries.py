@@ -34,6 +34,7 @@ from ..resolve.modules import module_name_for
 from ..sources.outline import CALLS_BY_NAME, MODULE, REGISTERS
 from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
+from .unimportable import unimportable
 from .unreferenced import CLI_LIBRARIES, unreferenced
 
 if TYPE_CHECKING:
@@ -320,17 +321,33 @@ def _after_training(node: str) -> bool:
     return bool(set(node.rpartition(".")[2].lower().strip("_").split("_")) & _AFTER_TRAINING)
 
 
+def _in_modules(project: "ProjectGraph", modules: Iterable[str]) -> FrozenSet[str]:
+    """The graph's nodes of ``modules``: each module's own, and those of what it defines."""
+    wanted = set(modules)
+    if not wanted:
+        return frozenset()
+    found = set()
+    for node in project.graph:
+        prefix = node
+        while prefix:
+            if prefix in wanted:
+                found.add(node)
+                break
+            prefix = prefix.rpartition(".")[0]
+    return frozenset(found)
+
+
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
                               project: "ProjectGraph", placed: Mapping[str, str],
                               step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
     (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one in a
-    class built only for inference (``inference_only``), one nothing
-    in the project refers to (``unreferenced``) and one only a model that refuses to train runs
-    (``refuses_training``). What runs each training step (``step_nodes``: a module's ``forward``, and the class
-    that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo
-    that never trains, and are models all the same."""
+    class built only for inference (``inference_only``), one nothing in the project refers to
+    (``unreferenced``), one only a model that refuses to train runs (``refuses_training``) and one in a module
+    no run can import (``unimportable``). What runs each training step (``step_nodes``: a module's ``forward``,
+    and the class that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a
+    ``__main__`` demo that never trains, and are models all the same."""
     roots = training_roots(results, project.graph, project.main_lines)
     above = above_training(project, roots)  # (walked once for the three readers below)
     reach = entry_reach(project, roots, above) if project.entries else None
@@ -343,6 +360,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
                        texts=texts)
     uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
+    uncalled |= _in_modules(project, unimportable(results, texts))
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
