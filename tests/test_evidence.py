@@ -1387,6 +1387,12 @@ def test_a_call_that_is_a_no_op_without_cuda_is_a_note_not_work(scan_tree, call,
     pytest.param("    device = next(model.parameters()).device\n    if device.type == 'cuda':\n"
                  "        with torch.cuda.device(device):\n            a = a * 2\n    return a", True,
                  id="a-device-context-alone"),
+    # uni-core's trainer logs every device's memory after an out-of-memory error
+    pytest.param("    if torch.cuda.is_available():\n        for i in range(torch.cuda.device_count()):\n"
+                 "            print(torch.cuda.memory_summary(device=i))\n    return a", False,
+                 id="a-summary-of-every-device"),
+    pytest.param("    if torch.cuda.is_available():\n        n = torch.cuda.device_count()\n"
+                 "        a = a.repeat(n)\n    return a", True, id="a-count-alone"),
 ])
 def test_the_device_a_measure_is_for_is_part_of_the_measure(scan_tree, body, work):
     report = _scan(scan_tree, body, ["cann"])

@@ -29,8 +29,9 @@ DIAGNOSTICS = re.compile(
     r"|[sg]et_sync_debug_mode)"
     r"|^torch\.profiler\.ProfilerActivity\.CUDA|^torch\.backends\.(?:cudnn|cuda)\.|^pynvml\b")
 #: beside a diagnostic, what only says which device it is for (funasr's ``with torch.cuda.device(device):
-#: torch.cuda.empty_cache()``); alone, a device context is work
-_FOR_A_DIAGNOSTIC = frozenset({"torch.cuda.device"})
+#: torch.cuda.empty_cache()``, uni-core's ``for device_idx in range(torch.cuda.device_count()):
+#: logger.warning(torch.cuda.memory_summary(device=device_idx))``); alone, each is work
+_FOR_A_DIAGNOSTIC = frozenset({"torch.cuda.device", "torch.cuda.device_count", "torch.cuda.current_device"})
 _SOURCE = "migrator guard analysis"
 _TESTS = frozenset({"device-string", "device-call"})  # the rules a CUDA test is reported by
 
@@ -46,18 +47,22 @@ def with_skipped_diagnostics(findings: Sequence[Finding], targets: Sequence[Targ
         if finding.guard is not None:
             branches.setdefault((finding.path, finding.guard), []).append(finding)
     skipped: Dict[str, str] = {}  # finding id -> why
-    for (path, test), inside in branches.items():
-        if not all(DIAGNOSTICS.match(f.api) or f.api in _FOR_A_DIAGNOSTIC for f in inside) \
-                or not any(DIAGNOSTICS.match(f.api) for f in inside):
-            continue
-        apis = sorted({f.api for f in inside})
-        why = (f"the test at line {test.line} is False on {{target}} and its branch is skipped: it only measures "
-               f"the CUDA device ({', '.join(apis[:4])}{' ...' if len(apis) > 4 else ''}), which training does "
-               "not need; leave the test as it is (flipping it would send {target} into CUDA's own calls)")
-        for finding in inside:
-            skipped[finding.id] = why
-        for finding in _tests_of(findings, path, test):
-            skipped[finding.id] = why
+    left = dict(branches)
+    while left:  # a branch holding only an inner one that measures measures too (``for i in range(count):``)
+        measuring = [(branch, inside) for branch, inside in left.items()
+                     if all(DIAGNOSTICS.match(f.api) or f.api in _FOR_A_DIAGNOSTIC or f.id in skipped for f in inside)
+                     and any(DIAGNOSTICS.match(f.api) or f.id in skipped for f in inside)]
+        if not measuring:
+            break
+        for (path, test), inside in measuring:
+            del left[path, test]
+            apis = sorted({f.api for f in inside})
+            why = (f"the test at line {test.line} is False on {{target}} and its branch is skipped: it only "
+                   f"measures the CUDA device ({', '.join(apis[:4])}{' ...' if len(apis) > 4 else ''}), which "
+                   "training does not need; leave the test as it is (flipping it would send {target} into CUDA's "
+                   "own calls)")
+            for finding in [*inside, *_tests_of(findings, path, test)]:
+                skipped.setdefault(finding.id, why)
     if not skipped:
         return list(findings)
     return [_skipped(f, renamed, skipped[f.id]) if f.id in skipped else f for f in findings]
