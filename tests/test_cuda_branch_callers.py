@@ -126,6 +126,12 @@ def sm120_available():
 
 def kernels_enabled():
     return HAVE_KERNELS
+
+
+def use_custom_op(x):
+    if x.device.type != "cuda":
+        return False
+    return HAVE_KERNELS
 """
 
 
@@ -135,9 +141,11 @@ def kernels_enabled():
     pytest.param("fused_available() and x.numel() > 0", True, id="a-predicate-returning-the-test"),
     pytest.param("sm120_available()", True, id="a-predicate-that-returns-false-off-cuda"),
     pytest.param("kernels_enabled()", False, id="a-predicate-that-asks-no-cuda-question"),
+    # stylegan3's conv2d_gradfix: ``if _should_use_custom_op(input):``, False for a tensor off CUDA
+    pytest.param("use_custom_op(x)", True, id="a-predicate-over-a-tensor"),
 ])
 def test_a_helper_called_under_another_modules_cuda_predicate_is_a_site_of_its_question(scan_tree, test, site):
-    caller = (f"from pkg.predicates import fused_available, kernels_enabled, sm120_available\n"
+    caller = (f"from pkg.predicates import fused_available, kernels_enabled, sm120_available, use_custom_op\n"
               f"from pkg.helpers import _capability\n\n\ndef step(x):\n    if {test}:\n        return _capability()\n"
               "    return x\n")
     train = _TRAIN.replace("from pkg.helpers import precision", "from pkg.step import step as precision")
@@ -149,7 +157,8 @@ def test_a_helper_called_under_another_modules_cuda_predicate_is_a_site_of_its_q
         assert capability.root is None
         return
     question = next(f for f in report.judged if f.id == capability.root)
-    assert question.path == "pkg/predicates.py" and question.api == "torch.cuda.is_available"
+    assert question.path == "pkg/predicates.py"
+    assert question.api == ("torch.device" if "use_custom_op" in test else "torch.cuda.is_available")
 
 
 def test_an_operator_in_a_cuda_only_helper_keeps_its_own_verdict(scan_tree):

@@ -83,11 +83,12 @@ _ASKS = frozenset({"torch.cuda.is_available", "torch.cuda.get_device_capability"
 
 
 def _answers(findings: Sequence[Finding], project: ProjectGraph, placed: Mapping[str, str]) -> Dict[str, Finding]:
-    """Per function, its first finding on a CUDA question (a predicate's ``torch.cuda.is_available()``): where a
-    branch's test is a call of the predicate, with no finding on its own line, that is the test's finding."""
+    """Per function, its first finding on a CUDA question (a predicate's ``torch.cuda.is_available()``, its
+    ``x.device.type != "cuda"``): where a branch's test is a call of the predicate, with no finding on its own
+    line, that is the test's finding."""
     found: Dict[str, Finding] = {}
     for finding in findings:
-        if finding.api in _ASKS:
+        if finding.api in _ASKS or finding.tests_device:
             node = placed.get(finding.id) or project.node_of(finding)
             if node is not None:
                 found.setdefault(node, finding)

@@ -418,11 +418,12 @@ class _OutlineReader:
                     local.pop(_CUDA_FLAG + target.id, None)
 
     def _predicate_of(self, test: ast.expr, local: Optional[Dict[str, str]]) -> str:
-        """The repository function a test calls with no argument, alone or as a side of an ``and``
-        (``if fused_available() and p.is_cuda:``): what the graph asks whether it answers CUDA."""
+        """The repository function a test calls, alone or as a side of an ``and`` (``if fused_available() and
+        p.is_cuda:``, stylegan3's ``if _should_use_custom_op(input):``, whose body returns False off a CUDA
+        tensor): what the graph asks whether it answers CUDA."""
         sides = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
         for side in sides:
-            if isinstance(side, ast.Call) and not side.args and not side.keywords:
+            if isinstance(side, ast.Call):
                 name = self._resolve(side.func, local)
                 if name and not _external(name):
                     return name
