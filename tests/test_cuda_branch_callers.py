@@ -62,6 +62,25 @@ def precision():
         return "fp16"
     return "fp32"
 """, True),
+    # stylegan3's ``_filtered_lrelu_cuda()``: the autograd Function it builds calls it again in ``backward``
+    ("called-again-from-what-it-defines", """
+def _fused(x):
+    class Fused(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, y):
+            return y * _capability()[0]
+
+        @staticmethod
+        def backward(ctx, g):
+            return _fused(g).apply(g)
+    return Fused
+
+
+def precision(x):
+    if x.is_cuda:
+        return _fused(x).apply(x)
+    return x
+""", True),
     ("also-called-unguarded", """
 def precision():
     if torch.cuda.is_available():

@@ -45,28 +45,39 @@ def cuda_only(project: ProjectGraph) -> Dict[str, CudaBranch]:
     entries = {e.node for e in project.entries}
     nodes = graph.nodes
     found: Dict[str, CudaBranch] = {}
+    inner: Dict[str, List[str]] = {}  # a node -> the callables it defines
+    for node in nodes:
+        if nodes[node].get("kind") in _CALLABLE and node not in entries:
+            inner.setdefault(node.rpartition(".")[0], []).append(node)
     todo: List[str] = [target for source, target, test in graph.edges(data="cuda_test") if test]
     while todo:
         node = todo.pop()
         if node in found or node in entries or nodes[node].get("kind") not in _CALLABLE:
             continue
         branch = _branch(graph, node, found)
-        if branch is not None:
-            found[node] = branch
-            todo.extend(graph.succ[node])
-    if found:  # di-engine's ``get_cuda_time_wrapper()`` defines ``TimeWrapperCuda`` and returns it
-        for node in sorted(nodes, key=len):
-            enclosing = node.rpartition(".")[0]
-            if enclosing in found and node not in found and node not in entries \
-                    and nodes[node].get("kind") in _CALLABLE:
-                found[node] = found[enclosing]
+        if branch is None:
+            continue
+        # di-engine's ``get_cuda_time_wrapper()`` defines ``TimeWrapperCuda`` and returns it: what a CUDA-only
+        # function defines is CUDA's too, and so is what that calls
+        enclosed = [node]
+        while enclosed:
+            current = enclosed.pop()
+            if current in found and current != node:
+                continue
+            found[current] = branch
+            todo.extend(graph.succ[current])
+            enclosed.extend(inner.get(current, ()))
     return found
 
 
 def _branch(graph, node: str, found: Mapping[str, CudaBranch]) -> Optional[CudaBranch]:
-    """The CUDA test ``node`` is called under, if every edge into it is a call in such a branch."""
+    """The CUDA test ``node`` is called under, if every edge into it is a call in such a branch. A call from
+    ``node`` itself, or from what it defines, runs only where ``node`` does (stylegan3's ``_filtered_lrelu_cuda()``
+    builds ``FilteredLReluCuda``, whose ``backward`` calls it again for the second-order gradient)."""
     first: Optional[CudaBranch] = None
     for caller, data in graph.pred[node].items():
+        if caller == node or caller.startswith(node + "."):
+            continue
         if data.get("kind") not in _CALLING:
             return None
         test = data.get("cuda_test")
