@@ -727,6 +727,10 @@ class Outline:
     #: None:``: opt-in timing and NVTX ranges) or that loads an inference engine (``if trt_file is not None:
     #: from torch2trt import TRTModule``): opt-in tooling, not the run
     opt_in_lines: Tuple[Tuple[int, int], ...] = ()
+    #: the lines of each block that ends in ``raise NotImplementedError`` (moco-v3's ``elif args.gpu is not None:
+    #: torch.cuda.set_device(args.gpu); ...; raise NotImplementedError("Only DistributedDataParallel is
+    #: supported.")``): what runs there ends in the raise, in no run that trains
+    dead_end_lines: Tuple[Tuple[int, int], ...] = ()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

@@ -2940,3 +2940,21 @@ def test_an_ops_autograd_wrapper_changes_with_the_ops_port(scan_tree, cls, own_w
     report = scan_tree(files, ["cann"])
     (alloc,) = [f for f in report.judged if f.api == "torch.cuda.IntTensor"]
     assert (alloc.root is None and active(alloc.verdicts["cann"])) == own_work
+
+
+@pytest.mark.parametrize("branch, dead", [
+    # moco-v3's main_moco.py: a single-GPU branch that raises before training
+    pytest.param("    elif gpu is not None:\n        torch.cuda.set_device(gpu)\n        model = model.cuda(gpu)\n"
+                 "        raise NotImplementedError('Only DistributedDataParallel is supported.')\n", True,
+                 id="a-branch-that-ends-in-not-implemented"),
+    pytest.param("    elif gpu is not None:\n        torch.cuda.set_device(gpu)\n        model = model.cuda(gpu)\n",
+                 False, id="a-branch-that-goes-on"),
+    pytest.param("    elif gpu is not None:\n        torch.cuda.set_device(gpu)\n        model = model.cuda(gpu)\n"
+                 "        raise RuntimeError('use --distributed')\n", False, id="another-error-is-a-requirement"),
+])
+def test_a_block_that_ends_in_not_implemented_is_in_no_run(scan_tree, branch, dead):
+    code = ("import torch\n\n\ndef build(model, gpu, distributed):\n    if distributed:\n"
+            "        model = torch.nn.parallel.DistributedDataParallel(model)\n" + branch + "    return model\n")
+    report = scan_tree({"main.py": code}, ["cann"])
+    (found,) = [f for f in report.judged if f.api == "torch.cuda.set_device"]
+    assert (found.context == Context.TOOLING) == dead, found.context

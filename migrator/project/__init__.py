@@ -49,6 +49,8 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     demos = demo_blocks(results, packaged)  # a library module's usage example
     opt_in = {r.file.rel: r.outline.opt_in_lines for r in results  # what a profiling switch or an engine turns on
                 if r.outline is not None and r.outline.opt_in_lines}
+    dead_ends = {r.file.rel: r.outline.dead_end_lines for r in results  # what ends in ``raise NotImplementedError``
+                 if r.outline is not None and r.outline.dead_end_lines}
     # a Streamlit or Gradio page (LAVIS's app/), an ASE calculator (nequip's integrations/ase.py)
     apps = {r.file.rel for r in results if r.outline is not None and serves_a_model(r.outline.imports)}
     apps |= tooling_helpers(results, apps.__contains__)  # torchani's tools/tool_utils.py, for its benchmarks
@@ -81,7 +83,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
         context = context_of(finding.path, finding.category, finding.scope)
         if context != Context.TEST and (finding.path in apps or evaluation_only(steps.get(finding.path), finding.span)
                                         or in_demo_block(demos, finding.path, finding.span)
-                                        or _in_blocks(opt_in, finding)):
+                                        or _in_blocks(opt_in, finding) or _in_blocks(dead_ends, finding)):
             context = Context.TOOLING  # a test that imports a simulator stays a test
         placed.append(finding if context == finding.context else replace(finding, context=context))
     caveats = {choice: {t.id: t.dtype_caveats[choice.dtype] for t in targets if choice.dtype in t.dtype_caveats}

@@ -77,7 +77,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                                                        - set(reader.optional_imports))),
                       loads_optionally_by_name=reader.loads_optionally_by_name,
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
-                      loads_submodules=reader.loads_submodules, opt_in_lines=tuple(reader.opt_in_lines))
+                      loads_submodules=reader.loads_submodules, opt_in_lines=tuple(reader.opt_in_lines),
+                      dead_end_lines=tuple(reader.dead_end_lines))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -115,6 +116,7 @@ class _OutlineReader:
         self.types: Dict[str, str] = {}  # module-level variable -> absolute constructor name
         self.main_lines: Optional[Tuple[int, int]] = None
         self.opt_in_lines: List[Tuple[int, int]] = []
+        self.dead_end_lines: List[Tuple[int, int]] = []
 
     # ------------------------------------------------------------------------------ aliases
 
@@ -144,6 +146,8 @@ class _OutlineReader:
 
     def read_body(self, body: List[ast.stmt], scope: str, cls: Optional[str],
                   local: Optional[Dict[str, str]] = None) -> None:
+        if len(body) > 1 and _refuses(body[-1]):
+            self.dead_end_lines.append((body[0].lineno, body[-2].end_lineno or body[-2].lineno))
         outer = self._cuda_test
         try:
             for stmt in body:
@@ -668,6 +672,14 @@ _PROFILING_WORDS = frozenset({"prof", "profile", "profiling", "profiler", "nvtx"
 #: inference engines an exported model runs on (NVIDIA's TensorRT and its torch bridges, ONNX Runtime, OpenVINO,
 #: Triton Inference Server's client): a block that loads one serves an exported model, not the training run
 _ENGINES = frozenset({"tensorrt", "torch2trt", "torch_tensorrt", "onnxruntime", "openvino", "tritonclient"})
+
+
+def _refuses(stmt: ast.stmt) -> bool:
+    """``raise NotImplementedError`` / ``raise NotImplementedError("...")``: the block says it is no way to run."""
+    if not isinstance(stmt, ast.Raise) or stmt.exc is None:
+        return False
+    raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def _loads_an_engine(body: Sequence[ast.stmt]) -> bool:
