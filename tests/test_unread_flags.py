@@ -1,4 +1,5 @@
-"""A CUDA question bound at a module's top level to a name nothing reads decides nothing: to validate, off the
+"""A CUDA question bound at a module's top level to a name nothing reads (or kept as an attribute no line reads)
+decides nothing: to validate, off the
 worklist (``project/unread_flags.py``); any read of the name, in the module or by an import, keeps it work."""
 
 from __future__ import annotations
@@ -27,3 +28,24 @@ def test_a_cuda_question_bound_to_a_name_nothing_reads_is_to_validate(scan_tree,
     assert active(found.verdicts["cann"]) is work, found.verdicts["cann"].message
     if not work:
         assert "`use_cuda`, which nothing in the project reads" in found.verdicts["cann"].message
+
+
+# improved-diffusion's TrainLoop: ``self.sync_cuda = th.cuda.is_available()``, read nowhere
+TRAIN_LOOP = "import torch as th\n\n\nclass TrainLoop:\n    def __init__(self, model):\n        self.model = model\n" \
+             "        self.sync_cuda = th.cuda.is_available()\n\n    def step(self, batch):\n" \
+             "        return self.model(batch)\n"
+
+
+@pytest.mark.parametrize("loop, user, work", [
+    pytest.param(TRAIN_LOOP, "", False, id="an-attribute-read-nowhere"),
+    pytest.param(TRAIN_LOOP + "\n    def sync(self):\n        if self.sync_cuda:\n            th.cuda.synchronize()\n", "",
+                 True, id="read-by-a-method"),
+    pytest.param(TRAIN_LOOP, "from pkg.loop import TrainLoop\nloop = TrainLoop(None)\nprint(loop.sync_cuda)\n", True,
+                 id="read-by-another-module"),
+    pytest.param(TRAIN_LOOP, "def flag(loop):\n    return getattr(loop, 'sync_cuda')\n", True, id="read-by-name"),
+])
+def test_a_cuda_question_kept_as_an_attribute_nothing_reads_is_to_validate(scan_tree, loop, user, work):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/loop.py": loop, "pkg/user.py": user}, ["cann"])
+    found = next(f for f in (*report.findings, *report.validate)
+                 if f.path == "pkg/loop.py" and f.api == "torch.cuda.is_available")
+    assert active(found.verdicts["cann"]) is work, found.verdicts["cann"].message

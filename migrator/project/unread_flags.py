@@ -14,7 +14,8 @@ follow (``import m``; ``m.use_cuda`` is a read of the module's attribute by a na
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
+import re
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import FileResult, Finding, Status
 from ..sources.outline import MODULE
@@ -27,15 +28,17 @@ _SOURCE = "migrator module-name analysis"
 
 
 def with_unread_flags(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
-    """``findings``, a CUDA question bound at a module's top level to a name nothing reads to validate."""
-    candidates = [f for f in findings if f.rule == "device-call" and f.api in _QUESTIONS and f.scope == MODULE
-                  and any(v.status == Status.REWRITE for v in f.verdicts.values())]
-    if not candidates:
+    """``findings``, a CUDA question bound at a module's top level to a name nothing reads, or in a method to an
+    attribute of ``self`` whose name no other line of the project holds, to validate."""
+    questions = [f for f in findings if f.rule == "device-call" and f.api in _QUESTIONS
+                 and any(v.status == Status.REWRITE for v in f.verdicts.values())]
+    candidates = [f for f in questions if f.scope == MODULE]
+    if not questions:
         return list(findings)
     by_rel = {r.file.rel: r for r in results}
     imported = _imported(results)
     texts: Dict[str, Optional[str]] = {}
-    changed: Dict[str, Finding] = {}
+    changed: Dict[str, Finding] = _unread_attributes([f for f in questions if f.scope != MODULE], results, texts)
     for path in sorted({f.path for f in candidates}):
         result = by_rel.get(path)
         module = result.outline.module if result is not None and result.outline is not None else None
@@ -53,6 +56,47 @@ def with_unread_flags(findings: Sequence[Finding], results: Sequence[FileResult]
                     finding, f"its answer is bound to `{', '.join(names)}`, which nothing in the project reads: it "
                     "decides nothing a run does, on the target as on a machine without CUDA", _SOURCE)
     return [changed.get(f.id, f) for f in findings]
+
+
+def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResult],
+                       texts: Dict[str, Optional[str]]) -> Dict[str, Finding]:
+    """improved-diffusion's ``self.sync_cuda = th.cuda.is_available()`` in ``TrainLoop.__init__``: an attribute
+    whose name is on no other line of any Python file of the project (no read, no ``getattr`` by name, no
+    configuration key written in Python) is read by nothing: the question decides nothing a run does."""
+    by_rel = {r.file.rel: r for r in results}
+    bound: List[Tuple[Finding, str]] = []
+    for finding in candidates:
+        text = read_text(by_rel.get(finding.path), texts)
+        tree = parse_text(text) if text is not None else None
+        attribute = _attribute_bound_at(tree, finding.span.line or 0) if tree is not None else None
+        if attribute is not None:
+            bound.append((finding, attribute))
+    if not bound:
+        return {}
+    words = re.compile(r"\b(" + "|".join(sorted({re.escape(a) for _, a in bound})) + r")\b")
+    lines: Dict[str, Set[Tuple[str, int]]] = {}  # each attribute's name -> the lines that hold it, in one pass
+    for result in results:
+        if result.file.rel.endswith(".py"):
+            for number, row in enumerate((read_text(result, texts) or "").splitlines(), 1):
+                for match in words.finditer(row):
+                    lines.setdefault(match.group(1), set()).add((result.file.rel, number))
+    changed: Dict[str, Finding] = {}
+    for finding, attribute in bound:
+        if lines.get(attribute) == {(finding.path, finding.span.line)}:
+            changed[finding.id] = rewrites_on_a_note(
+                finding, f"its answer is kept as `self.{attribute}`, which nothing in the project reads: it decides "
+                "nothing a run does, on the target as on a machine without CUDA", _SOURCE)
+    return changed
+
+
+def _attribute_bound_at(tree: ast.Module, line: int) -> Optional[str]:
+    """The attribute of ``self`` a one-line assignment at ``line`` binds alone (``self.sync_cuda = ...``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                return target.attr
+    return None
 
 
 def _imported(results: Iterable[FileResult]) -> FrozenSet[str]:
