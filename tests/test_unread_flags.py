@@ -1,6 +1,6 @@
 """A CUDA question bound at a module's top level to a name nothing reads (or kept as an attribute no line reads)
-decides nothing: to validate, off the
-worklist (``project/unread_flags.py``); any read of the name, in the module or by an import, keeps it work."""
+decides nothing: to validate, off the worklist (``project/unread_flags.py``); any read of the name, in the module
+or by an import, keeps it work."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ TRAIN_LOOP = "import torch as th\n\n\nclass TrainLoop:\n    def __init__(self, m
 
 @pytest.mark.parametrize("loop, user, work", [
     pytest.param(TRAIN_LOOP, "", False, id="an-attribute-read-nowhere"),
-    pytest.param(TRAIN_LOOP + "\n    def sync(self):\n        if self.sync_cuda:\n            th.cuda.synchronize()\n", "",
-                 True, id="read-by-a-method"),
+    pytest.param(TRAIN_LOOP + "\n    def sync(self):\n        if self.sync_cuda:\n            th.cuda.synchronize()\n",
+                 "", True, id="read-by-a-method"),
     pytest.param(TRAIN_LOOP, "from pkg.loop import TrainLoop\nloop = TrainLoop(None)\nprint(loop.sync_cuda)\n", True,
                  id="read-by-another-module"),
     pytest.param(TRAIN_LOOP, "def flag(loop):\n    return getattr(loop, 'sync_cuda')\n", True, id="read-by-name"),
