@@ -696,6 +696,21 @@ class Call:
 
 
 @dataclass(frozen=True)
+class ModuleNames:
+    """What a module binds at its top level and imports there, for ``project/unimportable.py`` (read as the file
+    is outlined, kept with its cached result: the cross-file stage parses nothing)."""
+
+    bound: Tuple[str, ...] = ()  # every name its top level binds, in any block there, or by ``global`` in a function
+    exports: Optional[Tuple[str, ...]] = None  # ``__all__``, where written as a list of strings and never changed
+    stars: Tuple[str, ...] = ()  # the modules it star-imports at its top level (absolute)
+    #: its unguarded top-level imports: (module, the names taken from it; none for ``import module``), absolute
+    imports: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    #: whether it may make names its text does not show (a module ``__getattr__``, ``sys.modules``, ``globals()``,
+    #: ``locals()``, ``vars()``, ``setattr``, ``exec``, ``__path__``, a lazy module)
+    dynamic: bool = False
+
+
+@dataclass(frozen=True)
 class Outline:
     """The call-graph facts of one Python module (``sources/outline.py``)."""
 
@@ -731,6 +746,7 @@ class Outline:
     #: torch.cuda.set_device(args.gpu); ...; raise NotImplementedError("Only DistributedDataParallel is
     #: supported.")``): what runs there ends in the raise, in no run that trains
     dead_end_lines: Tuple[Tuple[int, int], ...] = ()
+    names: ModuleNames = ModuleNames()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 
 

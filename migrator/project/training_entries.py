@@ -360,7 +360,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                        trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
                        texts=texts)
     uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
-    uncalled |= _in_modules(project, unimportable(results, texts))
+    uncalled |= _in_modules(project, unimportable(results))
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class

@@ -23,10 +23,11 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..devices import ACCELERATORS, swapped_siblings
-from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, NamedTarget, Outline, SelfMethod,
+from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, ModuleNames, NamedTarget, Outline,
+                     SelfMethod,
                      SuperMethod, UnknownReceiver)
 from ..resolve.guards import names_availability
 from ..resolve.modules import absolute_import
@@ -78,7 +79,7 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       loads_optionally_by_name=reader.loads_optionally_by_name,
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
                       loads_submodules=reader.loads_submodules, opt_in_lines=tuple(reader.opt_in_lines),
-                      dead_end_lines=tuple(reader.dead_end_lines))
+                      dead_end_lines=tuple(reader.dead_end_lines), names=_module_names(tree, reader))
     return replace(outline, shape=outline_shape(outline))
 
 
@@ -117,6 +118,9 @@ class _OutlineReader:
         self.main_lines: Optional[Tuple[int, int]] = None
         self.opt_in_lines: List[Tuple[int, int]] = []
         self.dead_end_lines: List[Tuple[int, int]] = []
+        self.global_names: Set[str] = set()  # the names a function's ``global`` statement binds in the module
+        self.makes_names = False  # ``globals()``, ``sys.modules[...] = ``: ``ModuleNames.dynamic``
+        self.changes_all = False  # ``__all__.append(...)``
 
     # ------------------------------------------------------------------------------ aliases
 
@@ -160,6 +164,13 @@ class _OutlineReader:
             self._cuda_test = outer
 
     def read_stmt(self, stmt: ast.stmt, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
+        if isinstance(stmt, ast.Global):
+            self.global_names.update(stmt.names)
+        elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Subscript) and _is_sys_modules(t.value)
+                                                  for t in [*stmt.targets, stmt.value]):
+            # transformers' ``sys.modules[__name__] = _LazyModule(...)``; deepxde's backend loader takes ``thismod =
+            # sys.modules[__name__]`` and sets each backend function on it
+            self.makes_names = True
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self._import(stmt, local)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -361,6 +372,14 @@ class _OutlineReader:
     def _expressions(self, node: ast.AST, scope: str, cls: Optional[str], local: Optional[Dict[str, str]]) -> None:
         containers: List[Any] = []  # dict, list, tuple and set displays
         for sub in _calls_in(node, containers):
+            named = str(getattr(sub.func, "id", None) or getattr(sub.func, "attr", ""))
+            if named in _NAME_MAKERS or "lazy" in named.lower() \
+                    or any(isinstance(a, ast.Subscript) and _is_sys_modules(a.value) for a in sub.args) \
+                    or isinstance(sub.func, ast.Attribute) and _is_sys_modules(sub.func.value):
+                self.makes_names = True
+            elif isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) \
+                    and sub.func.value.id == "__all__":
+                self.changes_all = True
             loader = self._resolve(sub.func, local) or getattr(sub.func, "id", None)
             if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) and loader in _NAME_LOADERS:
                 self.loads_optionally_by_name = True
@@ -672,6 +691,86 @@ _PROFILING_WORDS = frozenset({"prof", "profile", "profiling", "profiler", "nvtx"
 #: inference engines an exported model runs on (NVIDIA's TensorRT and its torch bridges, ONNX Runtime, OpenVINO,
 #: Triton Inference Server's client): a block that loads one serves an exported model, not the training run
 _ENGINES = frozenset({"tensorrt", "torch2trt", "torch_tensorrt", "onnxruntime", "openvino", "tritonclient"})
+
+
+#: calls that make a module's names at run time (``globals()[name] = cls``, ``exec(code)``)
+_NAME_MAKERS = frozenset({"globals", "locals", "vars", "exec"})
+
+
+def _is_sys_modules(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) \
+        and node.value.id == "sys"
+
+
+def _module_names(tree: ast.Module, reader: "_OutlineReader") -> ModuleNames:
+    """``Outline.names``: what the module binds at its top level (in any block there, or by ``global``), its
+    ``__all__``, its star imports and its unguarded top-level imports."""
+    bound: Set[str] = set(reader.global_names)
+    exports: Optional[Tuple[str, ...]] = None
+    changes_all = reader.changes_all  # ``__all__.append(...)``, ``__all__ += [...]``: more than it is written as
+    stars: List[str] = []
+    imports: List[Tuple[str, Tuple[str, ...]]] = []
+    dynamic = reader.makes_names
+    stack: List[Tuple[ast.stmt, bool]] = [(stmt, True) for stmt in tree.body]  # (statement, at the very top)
+    while stack:
+        node, top = stack.pop()
+        bound.update(_names_bound_by(node))
+        dynamic |= isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__"
+        base = reader._from_module(node) if isinstance(node, ast.ImportFrom) else None
+        if base is not None and node.names[0].name == "*":  # type: ignore[attr-defined]
+            stars.append(base)
+        elif top and base is not None and node.module != "__future__":  # type: ignore[attr-defined]
+            imports.append((base, tuple(a.name for a in node.names)))  # type: ignore[attr-defined]
+        elif top and isinstance(node, ast.Import):
+            imports.extend((a.name, ()) for a in node.names)
+        if isinstance(node, ast.Assign) and exports is None and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            exports = _literal_strings(node.value)
+        changes_all |= isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+            and node.target.id == "__all__"
+        stack.extend((inner, False) for inner in _inner_statements(node, bound))
+    return ModuleNames(bound=tuple(sorted(bound)), exports=None if changes_all else exports, stars=tuple(stars),
+                       imports=tuple(imports), dynamic=dynamic or "__path__" in bound)
+
+
+def _names_bound_by(node: ast.stmt) -> Set[str]:
+    """The names a statement binds in the scope it sits in (not in the blocks it holds)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+    targets: List[ast.expr] = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else [
+        i.optional_vars for i in node.items if i.optional_vars is not None] if isinstance(
+        node, (ast.With, ast.AsyncWith)) else []
+    return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _inner_statements(node: ast.stmt, bound: Set[str]) -> List[ast.stmt]:
+    """The statements of the blocks a module-level statement holds (not a definition's body); an ``except``'s
+    ``as`` name and a ``case``'s capture are added to ``bound`` on the way."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    found: List[ast.stmt] = []
+    for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for inner in getattr(node, block, ()):
+            if isinstance(inner, ast.ExceptHandler):
+                bound.update([inner.name] if inner.name else [])
+                found.extend(inner.body)
+            elif isinstance(inner, ast.match_case):
+                bound.update(n.name for n in ast.walk(inner.pattern) if isinstance(n, ast.MatchAs) and n.name)
+                found.extend(inner.body)
+            elif isinstance(inner, ast.stmt):
+                found.append(inner)
+    return found
+
+
+def _literal_strings(value: ast.expr) -> Optional[Tuple[str, ...]]:
+    """A list or tuple display of string constants, else ``None``."""
+    if isinstance(value, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                                        for e in value.elts):
+        return tuple(e.value for e in value.elts)  # type: ignore[attr-defined]
+    return None
 
 
 def _refuses(stmt: ast.stmt) -> bool:
