@@ -43,6 +43,9 @@ TRAIN_LOOP = "import torch as th\n\n\nclass TrainLoop:\n    def __init__(self, m
     pytest.param(TRAIN_LOOP, "from pkg.loop import TrainLoop\nloop = TrainLoop(None)\nprint(loop.sync_cuda)\n", True,
                  id="read-by-another-module"),
     pytest.param(TRAIN_LOOP, "def flag(loop):\n    return getattr(loop, 'sync_cuda')\n", True, id="read-by-name"),
+    # a framework's base class may read its subclass's attributes by name
+    pytest.param(TRAIN_LOOP.replace("import torch as th\n", "import torch as th\nfrom lightning import Module\n")
+                 .replace("class TrainLoop:", "class TrainLoop(Module):"), "", True, id="a-frameworks-subclass"),
 ])
 def test_a_cuda_question_kept_as_an_attribute_nothing_reads_is_to_validate(scan_tree, loop, user, work):
     report = scan_tree({"pkg/__init__.py": "", "pkg/loop.py": loop, "pkg/user.py": user}, ["cann"])

@@ -17,7 +17,7 @@ import ast
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..model import FileResult, Finding, Status
+from ..model import DefinitionKind, FileResult, Finding, Status
 from ..sources.outline import MODULE
 from .overridden_defaults import rewrites_on_a_note
 from .reread import parse_text, read_text
@@ -25,6 +25,8 @@ from .reread import parse_text, read_text
 #: the questions that answer without CUDA (False, 0) instead of raising
 _QUESTIONS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
 _SOURCE = "migrator module-name analysis"
+#: bases that read no attribute of a subclass by name
+_PLAIN_BASES = frozenset({"object", "torch.nn.Module", "torch.nn.modules.module.Module", "abc.ABC"})
 
 
 def with_unread_flags(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
@@ -61,11 +63,18 @@ def with_unread_flags(findings: Sequence[Finding], results: Sequence[FileResult]
 def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResult],
                        texts: Dict[str, Optional[str]]) -> Dict[str, Finding]:
     """improved-diffusion's ``self.sync_cuda = th.cuda.is_available()`` in ``TrainLoop.__init__``: an attribute
-    whose name is on no other line of any Python file of the project (no read, no ``getattr`` by name, no
-    configuration key written in Python) is read by nothing: the question decides nothing a run does."""
+    bound to the question alone, in a class whose bases are the project's own (or ``object``, ``nn.Module``: no
+    framework's, which may read its attributes by name), whose name is on no other line of any Python file of the
+    project (no read, no ``getattr`` by name, no configuration key written in Python) is read by nothing: the
+    question decides nothing a run does."""
     by_rel = {r.file.rel: r for r in results}
+    own_classes = {f"{r.outline.module}.{d.name}": d.bases for r in results if r.outline is not None
+                   for d in r.outline.definitions if d.kind == DefinitionKind.CLASS}
     bound: List[Tuple[Finding, str]] = []
     for finding in candidates:
+        owner = finding.scope.rpartition(".")[0]
+        if owner not in own_classes or not all(b in own_classes or b in _PLAIN_BASES for b in own_classes[owner]):
+            continue
         text = read_text(by_rel.get(finding.path), texts)
         tree = parse_text(text) if text is not None else None
         attribute = _attribute_bound_at(tree, finding.span.line or 0) if tree is not None else None
@@ -90,9 +99,11 @@ def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResu
 
 
 def _attribute_bound_at(tree: ast.Module, line: int) -> Optional[str]:
-    """The attribute of ``self`` a one-line assignment at ``line`` binds alone (``self.sync_cuda = ...``)."""
+    """The attribute of ``self`` a one-line assignment at ``line`` binds alone to a call (``self.sync_cuda =
+    th.cuda.is_available()``)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and len(node.targets) == 1:
+        if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and len(node.targets) == 1 \
+                and isinstance(node.value, ast.Call):
             target = node.targets[0]
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 return target.attr
