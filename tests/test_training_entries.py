@@ -84,11 +84,33 @@ if __name__ == "__main__":
 """
 
 
+# LLaVA's train.py: a module-level ``train()`` runs a transformers Trainer subclass's ``train()``
+_TRAIN_FUNCTION = """
+import transformers
+from pkg.shared import load_vocoder
+
+
+class ProjectTrainer(transformers.Trainer):
+    pass
+
+
+def train():
+    load_vocoder()
+    trainer = ProjectTrainer(model=None)
+    trainer.train()
+
+
+if __name__ == "__main__":
+    train()
+"""
+
+
 def _contexts(report, path):
     return {f.api: f.context for f in report.judged if f.path == path}
 
 
-@pytest.mark.parametrize("train", [_LOOP, _FIT], ids=["own-training-loop", "a-trainers-fit"])
+@pytest.mark.parametrize("train", [_LOOP, _FIT, _TRAIN_FUNCTION],
+                         ids=["own-training-loop", "a-trainers-fit", "a-train-function-running-a-trainer"])
 def test_what_only_an_evaluation_script_reaches_is_tooling(scan_tree, train):
     report = scan_tree({"pkg/__init__.py": "", "pkg/shared.py": _SHARED, "pkg/eval_utils.py": _EVAL_UTILS,
                         "pkg/module.py": _MODULE, "train.py": train, "evaluate_tts.py": _EVAL})

@@ -67,9 +67,10 @@ def training_roots(results: Sequence[FileResult], graph,
                     if not _called_outside(step, owner, graph, by_name.get(name, ())):
                         roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
         estimators = _fits_estimators(outline.imports)
-        for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` switching its submodules')
+        for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` method switching its
+            # submodules'; a module-level ``train()`` that runs a trainer is LLaVA's training function)
             if _runs_a_trainer(call.target, graph, estimators) and not call.scope.startswith("@") \
-                    and call.scope.rpartition(".")[2] not in _MODE_SWITCHES:
+                    and not ("." in call.scope and call.scope.rpartition(".")[2] in _MODE_SWITCHES):
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
 
