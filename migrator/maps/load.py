@@ -461,6 +461,11 @@ def _torch_api_document() -> Mapping[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
+def torch_api_version() -> str:
+    """The torch the API table was traced with (``2.13.0``)."""
+    return str(_torch_api_document().get("torch_version", "?"))
+
+
 def torch_api_table() -> Mapping[str, Mapping[str, Any]]:
     """Python API -> aten ops it runs (forward, backward), from ``operator_maps/torch_api.json``."""
     return _torch_api_document().get("apis", {})

@@ -93,6 +93,9 @@ class _Table:
         self.paths: Dict[str, Dict[str, Set[str]]] = {}
         #: what an API's argument variants ran, kept as its row where no other sample covers it (``to_json``)
         self.variant_rows: Dict[str, Dict[str, Set[str]]] = {}
+        #: a ``torch.nn`` module class -> (how many parameters and buffers it holds when built with no argument,
+        #: its constructor's tensor arguments): ``_module_states``
+        self.states: Dict[str, Tuple[int, List[str]]] = {}
 
     def add(self, api: str, source: str, forward: Set[str], backward: Set[str], dtypes: Set[str],
             layouts: Iterable[str] = ()) -> None:
@@ -116,6 +119,8 @@ class _Table:
                 row["layouts"] = sorted(entry["layouts"])
             if api in self.paths:
                 row["paths"] = {k: sorted(v) for k, v in sorted(self.paths[api].items())}
+            if api in self.states:  # what moving a module built so moves
+                row["holds"], row["tensor_args"] = self.states[api]
             apis[api] = row
         return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
                 "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
@@ -150,6 +155,7 @@ def generate(native_functions: Path, progress: Optional[Callable[[str], None]] =
     _trace_samples(table, recorder)
     _trace_generic(table, recorder, _generic_candidates(native_functions, table))
     _native_function_names(table, native_functions)
+    _module_states(table)
     return table.to_json(torch.__version__.split("+")[0])
 
 
@@ -506,6 +512,35 @@ def _trace_samples(table: _Table, recorder: _Recorder) -> None:
             table.apis.pop(sample.api, None)
             table.sources.pop(sample.api, None)
             table.add(sample.api, SAMPLE_SOURCE, forward, backward, dtypes, recorder.layouts)
+
+
+def _module_states(table: _Table) -> None:
+    """For each ``torch.nn`` module class of the table that builds with no argument (a loss, an activation, a
+    container), the parameters and buffers it then holds, and the constructor's arguments annotated as tensors
+    (``CrossEntropyLoss(weight=...)`` registers ``weight``): ``nn.CrossEntropyLoss().cuda()`` moves nothing."""
+    import importlib
+    import inspect
+
+    import torch
+
+    for api in table.apis:
+        module, _, name = api.rpartition(".")
+        if not module.startswith("torch.nn") or not name[:1].isupper():
+            continue
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
+            continue
+        try:
+            built = cls()
+            parameters = inspect.signature(cls).parameters.values()
+        except Exception:  # needs arguments (Linear, Conv2d): what it holds depends on them
+            continue
+        holds = len({n for n, _ in built.named_parameters()} | {n for n, _ in built.named_buffers()})
+        tensors = sorted(p.name for p in parameters if "Tensor" in str(p.annotation))
+        table.states[api] = (holds, tensors)
 
 
 def add_sample_rows(table_path: Path) -> int:

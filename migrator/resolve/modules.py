@@ -157,6 +157,10 @@ REPORTED = "only printed or logged"
 #: A usage's ``context`` when it is a call whose input is moved to the host just before (``torch.linalg.inv(
 #: cov.cpu())``, ``torch.histogram(input=theta.cpu(), ...)``): the op runs on the host CPU, by the code's choice.
 HOST_INPUT = "input moved to the host"
+#: A method call's ``context`` when its receiver is built right there by a ``torch.nn`` class (``nn.CrossEntropyLoss(
+#: ).cuda(gpu)``): ``BUILT_BY`` and the class, then the keywords the construction passes and ``*`` for any positional
+#: argument (``built by torch.nn.CrossEntropyLoss: reduction``), for the rule to read what the module holds
+BUILT_BY = "built by"
 #: A usage's ``context`` in the handler of ``try: return getattr(torch, device_name)`` ``except AttributeError:``
 #: (llamafactory's and ms-swift's ``get_torch_device``): it runs only where torch has no module of the device's
 #: name, which the target's own runtime adds (``torch.npu``, ``torch.mlu``).

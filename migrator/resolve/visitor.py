@@ -29,10 +29,10 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (AVAILABLE_ONLY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, ENV_KEY, FUNCTION_VALUE,
-                      HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED,
-                      NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED,
-                      TENSOR_FACTORIES, TYPE_CHECK,
+from .modules import (AVAILABLE_ONLY, BUILT_BY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, ENV_KEY,
+                      FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE,
+                      NEVER_ENTERED, NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY,
+                      PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -863,8 +863,18 @@ class ModuleResolver:
         api_owner, confidence = owner
         self.emitter.emit(f"{api_owner}.{func.attr.value}", UsageKind.METHOD, node, self.values.arguments(node.args),
                           confidence=confidence, context=self._call_contexts.get(id(node))
-                          or (HOST_INPUT if _moved_to_host(func.value) else None))
+                          or (HOST_INPUT if _moved_to_host(func.value) else self._built_by(func.value)))
         return True
+
+    def _built_by(self, receiver: cst.BaseExpression) -> Optional[str]:
+        """``BUILT_BY`` for a receiver a ``torch.nn`` class builds in place (``nn.CrossEntropyLoss(reduction=r)``)."""
+        if not isinstance(receiver, cst.Call):
+            return None
+        built = self.scopes.qualify(receiver.func) or ""
+        if not built.startswith("torch.nn.") or not built.rpartition(".")[2][:1].isupper():
+            return None
+        passed = [a.keyword.value if a.keyword is not None else "*" for a in receiver.args]
+        return f"{BUILT_BY} {built}: {','.join(passed)}"
 
     def _environment_call(self, node: cst.Call, qual: str) -> None:
         args = self.values.arguments(node.args)

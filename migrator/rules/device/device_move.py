@@ -7,7 +7,10 @@ from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
+from ...maps.load import torch_api_table, torch_api_version
+from ...resolve.modules import BUILT_BY
+from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
+                    rename_verdict, runs_on_a_note)
 from ..examples import ByRuntime, Invalid, Valid
 
 
@@ -58,12 +61,23 @@ class DeviceMove(Rule):
         Valid("import torch\ndef f(x, device):\n    return x.to(device)\n"),
         Valid("import torch\ndef f(x, device='cuda'):\n    return x.to(device)\n"),
         Valid("import torch\nclass Cfg:\n    def to(self, d): pass\nc = Cfg()\nc.to('cuda')\n"),
+        # pytorch/examples' ImageNet script and its heirs: a loss built with no tensor holds none, so moving it
+        # moves nothing, on any device
+        Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss().cuda(0)\n", expect=Status.SUPPORTED),
+        # ... its class weights are a buffer the move carries
+        Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=w).cuda(0)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
+                fixed=dict(cann="import torch.nn as nn\nimport torch_npu\n"
+                                "criterion = nn.CrossEntropyLoss(weight=w).npu(0)\n")),
     )
 
     def check(self, usage: Usage, ctx: RuleContext) -> Optional[Verdicts]:
         if usage.kind not in self.kinds:
             return None
         method = usage.api.rsplit(".", 1)[-1]
+        empty = _holds_nothing(usage)
+        if method in ("cuda", "to") and empty is not None:
+            return per_target(ctx, lambda t: runs_on_a_note(empty, _TABLE))
         if method == "cuda":
             return per_target(ctx, lambda t: rename_verdict(t, usage, usage.api))
         if method not in ("to", "to_empty", "pin_memory", "new_tensor", "new_zeros", "new_ones", "new_empty",
@@ -75,3 +89,22 @@ class DeviceMove(Rule):
                 if device is not None:
                     return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None
+
+
+_TABLE = "operator_maps/torch_api.json (torch.nn classes built with no argument: what they hold)"
+
+
+def _holds_nothing(usage: Usage) -> Optional[str]:
+    """Why moving this receiver moves nothing: it is a ``torch.nn`` class built in place (``BUILT_BY``) that holds
+    no parameter or buffer when built so (the traced table's ``holds``), given no positional argument and none of
+    its tensor arguments (a loss's ``weight``); else ``None``."""
+    context = usage.context or ""
+    if not context.startswith(BUILT_BY + " "):
+        return None
+    built, _, passed = context[len(BUILT_BY) + 1:].partition(": ")
+    row = torch_api_table().get(built) or {}
+    given = set(passed.split(",")) - {""}
+    if row.get("holds") != 0 or "*" in given or given & set(row.get("tensor_args", ())):
+        return None
+    return (f"`{built}` built so holds no parameter or buffer (torch {torch_api_version()} builds it with none): "
+            "moving it moves nothing and needs no device; it runs as written on every target")
