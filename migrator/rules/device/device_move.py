@@ -5,12 +5,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional
 
-from ...model import Category, Status, Usage, UsageKind
+from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.vocabulary import Vocabulary
 from ...maps.load import torch_api_table, torch_api_version
 from ...resolve.modules import BUILT_BY
-from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
-                    rename_verdict, runs_on_a_note)
+from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
 
 
@@ -64,6 +63,8 @@ class DeviceMove(Rule):
         # pytorch/examples' ImageNet script and its heirs: a loss built with no tensor holds none, so moving it
         # moves nothing, on any device
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss().cuda(0)\n", expect=Status.SUPPORTED),
+        Invalid("import torch.nn as nn\ncriterion = nn.MSELoss(reduction='sum').to('cuda')\n", expect=Status.SUPPORTED),
+        Valid("import torch.nn as nn\ndef loss(device):\n    return nn.MSELoss().to(device)\n"),
         # ... its class weights are a buffer the move carries
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=w).cuda(0)\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
@@ -76,16 +77,17 @@ class DeviceMove(Rule):
             return None
         method = usage.api.rsplit(".", 1)[-1]
         empty = _holds_nothing(usage)
-        if method in ("cuda", "to") and empty is not None:
-            return per_target(ctx, lambda t: runs_on_a_note(empty, _TABLE))
         if method == "cuda":
-            return per_target(ctx, lambda t: rename_verdict(t, usage, usage.api))
+            return per_target(ctx, lambda t: Verdict(Status.SUPPORTED, empty, _TABLE) if empty is not None
+                              else rename_verdict(t, usage, usage.api))
         if method not in ("to", "to_empty", "pin_memory", "new_tensor", "new_zeros", "new_ones", "new_empty",
                           "new_full"):
             return None
         for arg in usage.args:
             if method == "to" or arg.keyword == "device" or (arg.keyword is None and method == "pin_memory"):
                 device = cuda_device_in(arg.value, ctx.project)
+                if device is not None and empty is not None:
+                    return per_target(ctx, lambda t: Verdict(Status.SUPPORTED, empty, _TABLE))
                 if device is not None:
                     return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
         return None
