@@ -408,6 +408,23 @@ def test_a_library_imported_only_where_it_is_installed_is_optional_and_an_unguar
     assert by_line[14].verdicts["cann"].status == Status.PORT and by_line[14] in report.findings
 
 
+# nanotron's attention: the module imports flash_attn under a version test, its default attention uses it outside
+TESTED_IMPORT = (
+    "import torch\nfrom .import_utils import is_bnb_available\n\nif is_bnb_available():\n"
+    "    import bitsandbytes as bnb\n\n\ndef quantise(weight):\n    return bnb.nn.Params4bit(weight)\n\n\n"
+    "def maybe(weight):\n    if is_bnb_available():\n        return bnb.nn.Params4bit(weight)\n    return weight\n"
+)
+
+
+def test_a_use_of_an_import_only_an_availability_test_makes_is_optional_only_under_such_a_test(scan_tree):
+    """Where bitsandbytes is missing ``bnb`` is unbound: ``quantise`` raises (a port), ``maybe`` takes its way."""
+    report = scan_tree({"quant.py": TESTED_IMPORT}, ["cann"])
+    uses = {f.scope.rpartition(".")[2]: f for f in report.judged
+            if f.rule == "cuda-library" and f.api.endswith("Params4bit")}
+    assert uses["quantise"].verdicts["cann"].status == Status.PORT
+    assert uses["maybe"].verdicts["cann"].status == Status.SUPPORTED
+
+
 MEASURING = (
     "import torch\n\n\nclass Recipe:\n    def train(self, loader, model, opt):\n"
     "        for i, batch in enumerate(loader):\n"

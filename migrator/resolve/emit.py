@@ -80,7 +80,7 @@ class Emitter:
         # on: the code has its way where it fails
         # (an import the module raises without is no longer among the guarded names: ``scope.required_imports``)
         guarded = self.scopes.guard_depth > 0 and (kind != _IMPORT or self.scopes.is_guarded(api)) \
-            if kind == _IMPORT or api in self.scopes.vocabulary.module_loaders else self.scopes.is_guarded(api)
+            if kind == _IMPORT or api in self.scopes.vocabulary.module_loaders else self.scopes.used_where_imported(api)
         snippet_node = node_for_snippet or node
         # interned: a module repeats the same few names thousands of times, and pickling (cache, process
         # pool) stores an interned string once

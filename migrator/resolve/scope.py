@@ -35,6 +35,9 @@ class Binding:
     guarded: Set[str] = field(default_factory=set)  # names imported under try/except ImportError
     #: the local names those imports bind (kept where the handler binds a fallback: ``triton = None``)
     guarded_locals: Set[str] = field(default_factory=set)
+    #: of ``guarded``, those imported under an availability test (``if is_apex_available():``) that no ``else``
+    #: binds again: where the library is missing the name is unbound, so a use outside such a test raises there
+    test_guarded: Set[str] = field(default_factory=set)
     #: after ``from .imports import *`` from the project's own package: what a name nothing else binds stands for
     star_aliases: Mapping[str, str] = field(default_factory=dict)
     values: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
@@ -126,6 +129,15 @@ class Scopes:
         """Whether ``api`` comes from an import under ``try: ... except ImportError``."""
         return any(api == g or api.startswith(g + ".") for s in self.stack for g in s.binding.guarded)
 
+    def used_where_imported(self, api: str) -> bool:
+        """Whether a use of ``api`` runs only where its optional import worked: an import under ``try`` with a
+        way on, or one under an availability test used inside such a test too (``guard_depth``); a name only an
+        ``if is_x_available():`` imports, used outside any such test, is unbound where the library is missing."""
+        if not self.is_guarded(api):
+            return False
+        return self.guard_depth > 0 or not any(api == g or api.startswith(g + ".") for s in self.stack
+                                               for g in s.binding.test_guarded)
+
     def from_module(self, node: cst.ImportFrom) -> Optional[str]:
         return absolute_import(self.module_name, self.is_package, len(node.relative),
                                dotted(node.module) if node.module is not None else None)
@@ -201,11 +213,15 @@ class Scopes:
                     self.collect(extra.body.body, binding, guarded, class_info)
         elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
             optional = isinstance(stmt, cst.If) and availability_test(stmt.test)  # ``if is_bnb_available():``
+            before = set(binding.guarded)
             self.collect(_block(stmt), binding, guarded or optional, class_info)
+            by_test = binding.guarded - before if optional and not guarded else set()
             orelse = getattr(stmt, "orelse", None)
             while orelse is not None:
                 self.collect(_block(orelse), binding, guarded, class_info)
                 orelse = getattr(orelse, "orelse", None)
+            if by_test and getattr(stmt, "orelse", None) is None:  # (an ``else`` may bind a fallback)
+                binding.test_guarded.update(by_test)
             if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name):
                 binding.values.setdefault(stmt.target.value, [])
             if isinstance(stmt, cst.With):
