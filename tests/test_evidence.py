@@ -401,8 +401,15 @@ OPTIONAL_BNB = (
 )
 
 
-def test_a_library_imported_only_where_it_is_installed_is_optional_and_an_unguarded_one_is_a_port(scan_tree):
-    report = scan_tree({"loftq.py": OPTIONAL_BNB}, ["cann"])
+@pytest.mark.parametrize("predicate", [
+    "is_bnb_available",
+    # nanotron's attention: transformers' version predicate, False where the library is missing
+    "is_bnb_greater_or_equal_0_43",
+    "is_bnb_installed",
+])
+def test_a_library_imported_only_where_it_is_installed_is_optional_and_an_unguarded_one_is_a_port(scan_tree,
+                                                                                                   predicate):
+    report = scan_tree({"loftq.py": OPTIONAL_BNB.replace("is_bnb_available", predicate)}, ["cann"])
     by_line = {f.span.line: f for f in report.judged if f.rule == "cuda-library"}
     assert by_line[8].verdicts["cann"].status == Status.SUPPORTED  # runs only where bitsandbytes imported
     assert by_line[14].verdicts["cann"].status == Status.PORT and by_line[14] in report.findings

@@ -417,7 +417,10 @@ def _is_nccl(node: cst.BaseExpression, qualify: Callable[[cst.BaseExpression], O
 
 #: ``is_bnb_available()``, ``is_torch_npu_available()``, ``HAS_APEX``, ``HAVE_TRITON``, ``_xformers_available``,
 #: ``importlib.util.find_spec("triton")``: a test whether a library is installed.
-_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|HAVE_\w+|\w+_AVAILABLE|find_spec)$")
+#: (and transformers' ``is_flash_attn_greater_or_equal_2_10()``, which is False where the library is missing; an
+#: ``is_moviepy_installed()``)
+_AVAILABLE = re.compile(r"^_?(?:is_\w+_available|\w*_available|has_\w+|HAS_\w+|HAVE_\w+|\w+_AVAILABLE|find_spec"
+                        r"|is_\w+_installed|is_\w+_greater_or_equal\w*)$")
 
 
 def names_availability(name: str) -> bool:
