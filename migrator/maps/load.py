@@ -466,6 +466,12 @@ def torch_api_version() -> str:
     return str(_torch_api_document().get("torch_version", "?"))
 
 
+def module_states() -> Mapping[str, Mapping[str, Any]]:
+    """``torch.nn`` module class -> what it holds when built with no argument (``holds``) and its constructor's
+    tensor arguments (``tensor_args``), from ``operator_maps/torch_api.json``."""
+    return _torch_api_document().get("module_states", {})
+
+
 def torch_api_table() -> Mapping[str, Mapping[str, Any]]:
     """Python API -> aten ops it runs (forward, backward), from ``operator_maps/torch_api.json``."""
     return _torch_api_document().get("apis", {})

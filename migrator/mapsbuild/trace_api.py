@@ -119,8 +119,6 @@ class _Table:
                 row["layouts"] = sorted(entry["layouts"])
             if api in self.paths:
                 row["paths"] = {k: sorted(v) for k, v in sorted(self.paths[api].items())}
-            if api in self.states:  # what moving a module built so moves
-                row["holds"], row["tensor_args"] = self.states[api]
             apis[api] = row
         return {"schema": TABLE_SCHEMA, "torch_version": torch_version,
                 "method": "PyTorch OpInfo / ModuleInfo / OptimizerInfo samples traced on the CPU with a "
@@ -129,7 +127,10 @@ class _Table:
                           "'generic-sample' rows call the API on a non-contiguous float "
                           "matrix (no ops recorded: it dispatches none); 'native_functions' rows list "
                           "overloads by name only",
-                "apis": apis}
+                "apis": apis,
+                # what moving a module built so moves: every public torch.nn class, traced or not
+                "module_states": {api: {"holds": holds, "tensor_args": tensors}
+                                  for api, (holds, tensors) in sorted(self.states.items())}}
 
 
 def trace_opinfos(names: Iterable[str]) -> dict:
@@ -515,24 +516,19 @@ def _trace_samples(table: _Table, recorder: _Recorder) -> None:
 
 
 def _module_states(table: _Table) -> None:
-    """For each ``torch.nn`` module class of the table that builds with no argument (a loss, an activation, a
-    container), the parameters and buffers it then holds, and the constructor's arguments annotated as tensors
-    (``CrossEntropyLoss(weight=...)`` registers ``weight``): ``nn.CrossEntropyLoss().cuda()`` moves nothing."""
-    import importlib
+    """For each public ``torch.nn`` module class that builds with no argument (a loss, an activation, a
+    container, ``CosineSimilarity``), the parameters and buffers it then holds, and the constructor's arguments
+    annotated as tensors (``CrossEntropyLoss(weight=...)`` registers ``weight``): ``nn.CrossEntropyLoss().cuda()``
+    moves nothing. Every class ``torch.nn`` exports, whether or not a sample traced it."""
     import inspect
 
     import torch
 
-    for api in table.apis:
-        module, _, name = api.rpartition(".")
-        if not module.startswith("torch.nn") or not name[:1].isupper():
+    for name in sorted(dir(torch.nn)):
+        cls = getattr(torch.nn, name)
+        if not (name[:1].isupper() and isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
             continue
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            continue
-        if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
-            continue
+        api = f"torch.nn.{name}"
         try:
             built = cls()
             parameters = inspect.signature(cls).parameters.values()
@@ -556,6 +552,7 @@ def add_sample_rows(table_path: Path) -> int:
                   row.get("layouts", ()))
         if row.get("paths"):
             table.paths[api] = {k: set(v) for k, v in row["paths"].items()}
+    table.states = {api: (state["holds"], state["tensor_args"]) for api, state in data.get("module_states", {}).items()}
     _trace_samples(table, _Recorder())
     fresh = table.to_json(data["torch_version"])
     fresh["aliases"] = aliases(fresh["apis"])

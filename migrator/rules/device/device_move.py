@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind, Verdict
 from ...resolve.vocabulary import Vocabulary
-from ...maps.load import torch_api_table, torch_api_version
+from ...maps.load import module_states, torch_api_version
 from ...resolve.modules import BUILT_BY
 from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target, rename_verdict
 from ..examples import ByRuntime, Invalid, Valid
@@ -64,6 +64,8 @@ class DeviceMove(Rule):
         # moves nothing, on any device
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss().cuda(0)\n", expect=Status.SUPPORTED),
         Invalid("import torch.nn as nn\ncriterion = nn.MSELoss(reduction='sum').to('cuda')\n", expect=Status.SUPPORTED),
+        # simsiam's criterion: a class no sample traces, built with no tensor all the same
+        Invalid("import torch.nn as nn\ncriterion = nn.CosineSimilarity(dim=1).cuda(0)\n", expect=Status.SUPPORTED),
         Valid("import torch.nn as nn\ndef loss(device):\n    return nn.MSELoss().to(device)\n"),
         # ... its class weights are a buffer the move carries
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=w).cuda(0)\n",
@@ -93,18 +95,18 @@ class DeviceMove(Rule):
         return None
 
 
-_TABLE = "operator_maps/torch_api.json (torch.nn classes built with no argument: what they hold)"
+_TABLE = "operator_maps/torch_api.json (module_states: what each torch.nn class holds built with no argument)"
 
 
 def _holds_nothing(usage: Usage) -> Optional[str]:
     """Why moving this receiver moves nothing: it is a ``torch.nn`` class built in place (``BUILT_BY``) that holds
-    no parameter or buffer when built so (the traced table's ``holds``), given no positional argument and none of
+    no parameter or buffer when built so (``maps.load.module_states``), given no positional argument and none of
     its tensor arguments (a loss's ``weight``); else ``None``."""
     context = usage.context or ""
     if not context.startswith(BUILT_BY + " "):
         return None
     built, _, passed = context[len(BUILT_BY) + 1:].partition(": ")
-    row = torch_api_table().get(built) or {}
+    row = module_states().get(built) or {}
     given = set(passed.split(",")) - {""}
     if row.get("holds") != 0 or "*" in given or given & set(row.get("tensor_args", ())):
         return None
