@@ -69,11 +69,16 @@ class ApiCoverage:
 FORWARD = "forward"
 
 
+def api_row(api: str) -> Optional[Mapping[str, Any]]:
+    """The API table's row of ``api``, by its own name or another spelling of it (``torch_api_aliases``)."""
+    table = torch_api_table()
+    return table.get(api) or table.get(torch_api_aliases().get(api, ""))
+
+
 def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Optional[str]]:
     """(aten ops, row source) for an API: forward and backward, one optimizer path, or (``FORWARD``) the forward
     ops alone."""
-    table = torch_api_table()
-    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
+    row = api_row(api)
     if row is None:
         return (), None
     if path == FORWARD and row["source"] != "native_functions":
@@ -88,8 +93,7 @@ def api_ops(api: str, path: Optional[str] = None) -> Tuple[Tuple[str, ...], Opti
 def argument_paths(api: str) -> Tuple[str, ...]:
     """The names of an API's op sets taken by an argument a call passes (``reduce@2``, ``hermitian@2=True``: see
     ``mapsbuild/trace_api.keyword_path``)."""
-    table = torch_api_table()
-    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
+    row = api_row(api)
     return tuple(path for path in (row or {}).get("paths", {}) if "@" in path)
 
 
@@ -243,8 +247,7 @@ def _aten_coverage(target: TargetMap, api: str, path: Optional[str],
 
 def _layouts(api: str) -> Tuple[str, ...]:
     """The layouts other than strided the API's traced ops ran on (``sparse_coo``: ``torch.sparse.mm``)."""
-    table = torch_api_table()
-    row = table.get(api) or table.get(torch_api_aliases().get(api, ""))
+    row = api_row(api)
     return tuple((row or {}).get("layouts", ()))
 
 
