@@ -80,8 +80,9 @@ AFTER_TRAINING_WORDS = _TOOLING_WORDS | {"infer", "serving"}
 #: training step generates (nerfstudio's ``generate_ray_samples``, detection's ``generate_anchors``)
 GENERATION = re.compile(r"^generate(?:_(?:text|texts|image|images|caption|captions|speech|audio|video|videos|tokens"
                         r"|sequence|sequences|response|responses|answer|answers|samples))?$")
-_TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx|^(?:benchmark|latency|timeit)(?:_|$)"
-                                r"|_(?:benchmark|latency)$"
+_TOOLING_FUNCTION = re.compile((r"^(?:%s)(?:_|$)|^infer$|^convert_to_|^to_onnx"
+                                # (Swin's ``throughput()``: run by ``--throughput`` before training, instead of it)
+                                r"|^(?:benchmark|latency|timeit|throughput)(?:_|$)|_(?:benchmark|latency|throughput)$"
                                 # an environment report for a bug report: tabpfn's and sklearn's ``show_versions``
                                 r"|^(?:show|print|collect)_(?:versions|env|environment|env_info|system_info)$"
                                 r"|(?:^|_)(?:onnx|tensorrt|trt)(?:_|$)|_(?:inference|predict|prediction|export)$"

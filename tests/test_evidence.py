@@ -1048,6 +1048,10 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     # s3prl's LightHuBERT: a latency benchmark beside the attention it times
     pytest.param("sliding_attn.latency", Context.TOOLING, id="a-latency-benchmark"),
     pytest.param("models.Net.benchmark_forward", Context.TOOLING, id="a-benchmark"),
+    # Swin's main.py: ``throughput()`` times the model under ``--throughput`` and returns before training
+    pytest.param("main.throughput", Context.TOOLING, id="a-throughput-benchmark"),
+    pytest.param("engine.measure_throughput", Context.TOOLING, id="a-throughput-measure"),
+    pytest.param("engine.log_throughput_stats", Context.TRAINING, id="throughput-logged-in-training"),
     # nerfstudio's proposal sampler and a detector's anchors: what a training step generates
     pytest.param("ray_samplers.PDFSampler.generate_ray_samples", Context.TRAINING, id="generate-ray-samples"),
     pytest.param("anchors.AnchorGenerator.generate_anchors", Context.TRAINING, id="generate-anchors"),
