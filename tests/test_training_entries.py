@@ -447,3 +447,51 @@ def test_an_estimators_fit_is_no_training_run(scan_tree, imports, context):
     report = scan_tree({"pkg/__init__.py": "", "pkg/dataset.py": imports + _DATASET, "train.py": _LOOP,
                         "pkg/shared.py": _SHARED, "zero_shot.py": _ZERO_SHOT})
     assert set(_contexts(report, "zero_shot.py").values()) == {context}
+
+
+# FastChat: a package whose own scripts train (``fastchat/train/``) and serve or answer benchmarks
+# (``fastchat/llm_judge/``); its public API exports every module, so it reaches both
+_ADAPTER = """
+import torch
+
+
+def load_model(path, device="cuda"):
+    model = torch.load(path)
+    return model.to(device)
+"""
+_ANSWER = """
+from chat.model_adapter import load_model
+
+
+def run_eval(path):
+    return load_model(path).cuda()
+
+
+if __name__ == "__main__":
+    run_eval("m.pt")
+"""
+_PACKAGE_TRAIN = """
+import torch
+
+
+def train():
+    model = torch.nn.Linear(2, 2).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        model(torch.ones(2).cuda()).sum().backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    train()
+"""
+
+
+def test_a_packages_own_scripts_decide_what_trains_not_its_public_api(scan_tree):
+    report = scan_tree({"chat/__init__.py": "", "chat/model_adapter.py": _ADAPTER,
+                        "chat/llm_judge/__init__.py": "", "chat/llm_judge/gen_answer.py": _ANSWER,
+                        "chat/train/__init__.py": "", "chat/train/train.py": _PACKAGE_TRAIN})
+    assert any(e.node == "chat.<public api>" for e in report.graph.entries)
+    assert set(_contexts(report, "chat/model_adapter.py").values()) == {Context.TOOLING}
+    assert set(_contexts(report, "chat/llm_judge/gen_answer.py").values()) == {Context.TOOLING}
+    assert set(_contexts(report, "chat/train/train.py").values()) == {Context.TRAINING}

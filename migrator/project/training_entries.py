@@ -201,6 +201,12 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
     training = training_entries(project, roots, above)
+    runs = {e.node for e in project.entries if e.kind != EntryKind.PUBLIC_API}
+    if training & runs:
+        # the project's own runs show which of its code trains (fastchat's ``train/`` scripts beside its MT-bench
+        # answer generation and its model server): a library's public API, which exports every module, reaches
+        # all of it and so tells nothing apart; it keeps what only it reaches, and decides nothing
+        entries, training = entries & runs, training & runs
     if not training or training == entries:
         return None
     nodes = graph.nodes
