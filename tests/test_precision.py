@@ -356,6 +356,34 @@ def test_an_import_whose_handler_raises_is_not_optional(scan_code):
     assert Status.SUPPORTED not in statuses and statuses
 
 
+#: FastChat's and LLaVA's xformers attention patch: the handler only logs, so no name stands in for the library
+XFORMERS_PATCH = '''
+import logging
+import torch
+try:
+    import xformers.ops
+except ImportError:
+    logging.error("xformers not found! Please install it before trying to use it.")
+
+
+def xformers_forward(q, k, v):
+    return xformers.ops.memory_efficient_attention(q, k, v, attn_bias=None)
+'''
+
+
+@pytest.mark.parametrize("handler, optional", [
+    pytest.param('    logging.error("xformers not found!")\n', False, id="only-logs"),
+    pytest.param("    pass\n", False, id="only-passes"),
+    pytest.param("    HAS_XFORMERS = False\n", True, id="sets-a-flag"),
+    pytest.param("    if sys.platform:\n        XFORMERS_OK = False\n", True, id="sets-a-flag-in-a-block"),
+])
+def test_a_use_of_an_import_whose_handler_binds_nothing_is_no_fallback(scan_code, handler, optional):
+    code = XFORMERS_PATCH.replace('    logging.error("xformers not found! Please install it before trying to use '
+                                  'it.")\n', handler)
+    calls = [f for f in by_rule(scan_code(code, ["cann"]), "cuda-library") if f.api.endswith("_attention")]
+    assert [f.verdicts["cann"].status == Status.SUPPORTED for f in calls] == [optional]
+
+
 # ------------------------------------------------------------------------------ guards
 
 TIMM_DISTRIBUTED_STYLE = '''

@@ -205,7 +205,14 @@ class Scopes:
                           class_info: Optional[ClassInfo]) -> None:
         """``collect`` for a compound statement: its blocks bind in the scope they are in."""
         if isinstance(stmt, cst.Try):
-            self.collect(stmt.body.body, binding, guarded or catches_import_error(stmt), class_info)
+            optional = catches_import_error(stmt)
+            before = set(binding.guarded)
+            self.collect(stmt.body.body, binding, guarded or optional, class_info)
+            if optional and not guarded and not any(_binds(handler) for handler in stmt.handlers):
+                # ``except ImportError: logging.error("xformers not found!")`` (FastChat's and LLaVA's attention
+                # patches): no fallback and no flag, so where the import failed the name is unbound, and a use
+                # outside an availability test raises there, as after an ``if is_x_available():`` import
+                binding.test_guarded.update(binding.guarded - before)
             for handler in stmt.handlers:
                 self.collect(handler.body.body, binding, guarded, class_info)
             for extra in (stmt.orelse, stmt.finalbody):
@@ -499,6 +506,35 @@ def leaves_undefined(node: cst.Try) -> bool:
                     if isinstance(target.target, cst.Name):
                         bound.add(target.target.value)
     return not defined <= bound
+
+
+def _binds(handler: cst.ExceptHandler) -> bool:
+    """Whether an ``except`` block binds a name: a fallback (``amp = None``, ``from .fallback import f``, a
+    ``def``), or a flag the code tests later (``HAS_APEX = False``), in it or in a block it opens."""
+    for stmt in _block(handler):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if any(isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Import, cst.ImportFrom,
+                                      cst.Global))
+                   for small in stmt.body):
+                return True
+        elif _binds_in_blocks(stmt):
+            return True
+    return False
+
+
+def _binds_in_blocks(stmt: cst.CSTNode) -> bool:
+    """``_binds`` for a compound statement inside a handler (``if``/``try``/``with``/``for``): any name it binds."""
+    return any(isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Import, cst.ImportFrom, cst.Global,
+                                 cst.FunctionDef, cst.ClassDef))
+               for node in _walk_statements(stmt))
+
+
+def _walk_statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for child in node.children:
+        yield child
+        yield from _walk_statements(child)
 
 
 def _block(stmt: Any) -> Sequence[cst.CSTNode]:  # a compound statement (``if``, ``with``, ``for``...)
