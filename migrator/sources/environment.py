@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Iterable, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from ..maps.load import framework_settings
 from ..model import Argument, Confidence, FileKind, Span, Usage, UsageKind, Value, ValueKind
 
 #: The prefixes of the variables CUDA, NCCL and PyTorch's CUDA and NCCL layers read (scripts and Python alike).
@@ -83,7 +85,61 @@ def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
         usages.extend(_torch_pin(lines))
     if kind == FileKind.SHELL:
         usages.extend(_launch_without_environment(lines))
+        usages.extend(_training_arguments(lines, text.splitlines()))
     return tuple(usages)
+
+
+#: options only transformers' ``HfArgumentParser`` reads into ``TrainingArguments``: a launch that passes two of
+#: them runs a script that builds its ``TrainingArguments`` from its command line, so the launch's own options
+#: are that call's arguments (FastChat's and LLaVA's ``--tf32 True``, which transformers refuses without CUDA)
+_TRAINING_ARGUMENTS_ONLY = frozenset({"per_device_train_batch_size", "per_device_eval_batch_size",
+                                      "gradient_accumulation_steps", "evaluation_strategy", "eval_strategy",
+                                      "save_strategy", "lr_scheduler_type", "save_total_limit", "logging_steps",
+                                      "warmup_ratio", "dataloader_num_workers", "report_to"})
+#: ``--name value``, ``--name=value`` or ``--name`` alone (a ``HfArgumentParser`` bool: ``True``)
+_OPTION = re.compile(r"(?:^|\s)--([A-Za-z][\w-]*)(?:=([^\s'\"]+)|\s+([^\s'\"-][^\s'\"]*)|(?=\s+-|\s*$))")
+#: the call a launch's options stand for
+TRAINING_ARGUMENTS = "transformers.TrainingArguments"
+
+
+def _training_arguments(lines: Sequence[Tuple[int, str]], physical: Sequence[str]) -> List[Usage]:
+    """Per option of a launch of a ``TrainingArguments`` script (``_TRAINING_ARGUMENTS_ONLY``) that a framework
+    setting reads (``curated/frameworks.yaml``: ``tf32``, ``fp16``, ``ddp_backend``...), a call of
+    ``TrainingArguments`` with that keyword, at the physical line the option is written on."""
+    settings = _setting_arguments()
+    found: List[Usage] = []
+    for line_no, line in lines:
+        launch = _LAUNCH.search(line)
+        if launch is None or _echoed(line, launch.start(1)):
+            continue
+        options = [(m.group(1).replace("-", "_"), m.group(2) or m.group(3) or "True") for m in _OPTION.finditer(line)]
+        if len({name for name, _ in options} & _TRAINING_ARGUMENTS_ONLY) < 2:
+            continue
+        for name, value in options:
+            if name in settings:
+                number, column = _written_at(physical, line_no, f"--{name}")
+                found.append(Usage(api=TRAINING_ARGUMENTS, kind=UsageKind.CALL,
+                                   span=Span(number, column, number, column + len(name) + 2),
+                                   snippet=physical[number - 1].strip()[:160], context="command-line option",
+                                   args=(Argument(name, Value(ValueKind.OTHER, value)),)))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _setting_arguments() -> FrozenSet[str]:
+    """The ``TrainingArguments`` fields a framework setting row reads."""
+    return frozenset(row.argument for row in framework_settings() if TRAINING_ARGUMENTS in row.calls)
+
+
+def _written_at(physical: Sequence[str], first: int, text: str) -> Tuple[int, int]:
+    """(line, column) of ``text`` in the physical lines of a logical line that starts at ``first``."""
+    for number in range(first, len(physical) + 1):
+        column = physical[number - 1].find(text)
+        if column >= 0:
+            return number, column
+        if not physical[number - 1].rstrip().endswith("\\"):
+            break
+    return first, 0
 
 
 #: the device plugins a requirements file may pin beside torch

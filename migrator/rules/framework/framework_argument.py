@@ -26,7 +26,8 @@ class FrameworkArgument(Rule):
     ## What it does
     Finds the arguments with which a framework chooses the device, the collective backend or the precision:
     Lightning's `Trainer(accelerator=, precision=, strategy=)` (and pytorch_lightning 1.x's `gpus=`), transformers'
-    `TrainingArguments(tf32=, fp16=, ddp_backend=)`, accelerate's `Accelerator(mixed_precision=)`. Each verdict
+    `TrainingArguments(tf32=, fp16=, ddp_backend=)` (in code, or as the options of a shell launch whose script
+    parses them with `HfArgumentParser`: `--tf32 True`), accelerate's `Accelerator(mixed_precision=)`. Each verdict
     says what the framework's own code does with that value on the target (`operator_maps/curated/frameworks.yaml`,
     quoting the file at a pinned commit).
 
@@ -61,6 +62,16 @@ class FrameworkArgument(Rule):
         Invalid("from accelerate import Accelerator\naccelerator = Accelerator(mixed_precision='fp16')\n",
                 expect=Status.SUPPORTED),
         Valid("import lightning as L\ntrainer = L.Trainer(accelerator='cpu', precision='bf16-mixed')\n"),
+        # FastChat's and LLaVA's launchers: the script parses its TrainingArguments from the command line (its
+        # options only HfArgumentParser reads say so), so `--tf32 True` is that call's argument
+        Invalid("torchrun --nproc_per_node=8 train_mem.py \\\n    --bf16 True \\\n"
+                "    --per_device_train_batch_size 2 \\\n    --gradient_accumulation_steps 16 \\\n    --tf32 True\n",
+                path="scripts/train.sh",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.UNKNOWN)),
+        Valid("torchrun train_mem.py --per_device_train_batch_size 2 --gradient_accumulation_steps 16 --tf32 False\n",
+              path="scripts/train.sh"),
+        # a project's own flag of the same name (no option only TrainingArguments has): its own code reads it
+        Valid("python train.py --batch-size 64 --epochs 90 --tf32\n", path="scripts/train.sh"),
         # lightning-bolts' SwAV: pytorch_lightning 1.x's `gpus` flag is the CUDA accelerator; `gpus=0` the CPU
         Invalid("import argparse\nfrom pytorch_lightning import Trainer\nparser = argparse.ArgumentParser()\n"
                 "parser.add_argument('--gpus', default=1, type=int)\nargs = parser.parse_args()\n"
