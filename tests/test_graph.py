@@ -553,6 +553,21 @@ def test_a_bound_method_passed_as_an_argument_is_called_by_the_scope_that_passes
     assert move.reachable is True
 
 
+@pytest.mark.parametrize("stores", [
+    "LlamaAttention.forward = forward",  # FastChat's and LLaVA's attention patches
+    "ATTENTION['flash'] = forward",  # a table slot filled at run time
+], ids=["a-monkey-patch", "a-registry-slot"])
+def test_a_function_stored_where_others_call_it_is_called_by_the_scope_that_stores_it(scan_tree, stores):
+    patch = ("import torch\nfrom transformers.models.llama.modeling_llama import LlamaAttention\n\nATTENTION = {}\n\n\n"
+             "def forward(self, hidden_states):\n    return hidden_states.cuda()\n\n\n"
+             "def replace_attention():\n    " + stores + "\n")
+    train = ("from patch import replace_attention\n\n\ndef main():\n    replace_attention()\n\n\n"
+             "if __name__ == '__main__':\n    main()\n")
+    report = scan_tree({"patch.py": patch, "train.py": train}, ["cann"])
+    (move,) = [f for f in report.findings if f.api == "torch.Tensor.cuda"]
+    assert move.reachable is True
+
+
 def test_the_picture_is_the_call_paths_to_the_top_blockers_only(scan_tree):
     """The page's drawing follows the call path from an entry point to each top blocker, and draws only the
     calls along it: not every caller of every finding's function (DeepSpeed's picture had 250 boxes)."""

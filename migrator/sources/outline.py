@@ -10,7 +10,8 @@ What is recorded, with names already resolved through this module's imports:
 * calls, by the scope they are made from, as tagged targets (``model.CallTarget``): a resolved name,
   ``self.m()`` / ``super().m()`` / ``self.attr.m()`` inside a class, calling an instance, a method on a
   receiver whose type is unknown (joined by name later);
-* references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``), a bound method of an
+* references: a repo function passed as an argument (``mp.spawn(main_worker, ...)``) or stored in an attribute or
+  an item (``LlamaAttention.forward = forward``: a monkey-patch), a bound method of an
   instance the scope made or of a member (``retry_call(model.train)``, ``pool.submit(self.trainer.step)``), or a
   decorator root (``@cli.command()``) counts as called by that scope;
 * ``self.attr = Cls(...)`` and ``var = Cls(...)`` types, so ``self.attr(x)`` reaches ``Cls.forward``;
@@ -193,6 +194,11 @@ class _OutlineReader:
                 self._bind_flag(stmt, local)
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 self._typed_assignment(stmt, cls, local)
+                if any(isinstance(t, (ast.Attribute, ast.Subscript))
+                       for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                    # a function stored where others call it: FastChat's ``LlamaAttention.forward = forward`` (a
+                    # monkey-patch), ``HANDLERS["npu"] = run_npu``: reached from the scope that stores it
+                    self._reference(stmt.value, scope, cls, local)
                 if scope == MODULE:  # a module-level variable (``MODELS = Registry('model')``) can root a registry
                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                         if isinstance(target, ast.Name):
