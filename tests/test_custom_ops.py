@@ -2,7 +2,7 @@
 import pytest
 
 from migrator.maps.load import resolve_targets
-from migrator.model import Category, Status
+from migrator.model import Category, Context, Status
 from migrator.pipeline import ScanRequest, scan
 from migrator.sources.cuda import read_cuda
 
@@ -426,3 +426,58 @@ def test_a_build_with_a_long_list_of_sources_takes_every_one(scan_tree):
     assert {f"src/{p}/{p}_cuda_kernel.cu" for p in parts} <= set(op.files)
     kernels = [f for f in report.judged if f.rule == "cuda-kernel"]
     assert len(kernels) == len(parts) and all(f.root is not None for f in kernels)  # sites of the one build
+
+
+# Swin-Transformer's fused window process: a module wraps the compiled extension (imported at its top, unguarded),
+# and the model imports that module only under ``try`` with ``WindowProcess = None`` in the handler
+_SWIN_SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+setup(name='swin_window_process',
+      ext_modules=[CUDAExtension('swin_window_process', ['swin_window_process.cpp', 'swin_window_process_kernel.cu'])],
+      cmdclass={'build_ext': BuildExtension})
+"""
+_SWIN_WRAPPER = """\
+import torch
+import swin_window_process
+
+
+class WindowProcess(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, shift):
+        return swin_window_process.roll_and_window_partition_forward(x, shift)
+"""
+_SWIN_MODEL = """\
+import torch
+{imports}
+
+
+class Block(torch.nn.Module):
+    def __init__(self, fused=False):
+        super().__init__()
+        self.fused = fused
+
+    def forward(self, x):
+        if self.fused:
+            return WindowProcess.apply(x, 3)
+        return torch.roll(x, shifts=(-3, -3), dims=(1, 2))
+"""
+_SWIN_KERNEL = '#include <torch/extension.h>\n__global__ void roll_kernel(float* x) { x[0] = 1.0f; }\n'
+
+
+@pytest.mark.parametrize("imports, work", [
+    pytest.param("try:\n    from kernels.window_process.window_process import WindowProcess\nexcept:\n"
+                 "    WindowProcess = None\n", False, id="wrapper-imported-only-under-try"),
+    pytest.param("from kernels.window_process.window_process import WindowProcess\n", True,
+                 id="wrapper-imported-always"),
+])
+def test_an_extension_whose_wrapper_is_imported_only_under_try_is_no_port(scan_tree, imports, work):
+    report = scan_tree({"kernels/window_process/setup.py": _SWIN_SETUP,
+                        "kernels/window_process/window_process.py": _SWIN_WRAPPER,
+                        "kernels/window_process/swin_window_process_kernel.cu": _SWIN_KERNEL,
+                        "models/swin.py": _SWIN_MODEL.format(imports=imports)}, ["cann"])
+    ported = [f for f in report.judged if f.category == Category.CUSTOM_OP and f.context == Context.TRAINING]
+    assert {f.rule for f in ported} >= {"extension-build", "extension-call"}, [(f.rule, f.path) for f in ported]
+    assert any(f.verdicts["cann"].status != Status.SUPPORTED for f in ported) == work, \
+        [(f.path, f.span.line, f.rule, f.verdicts["cann"].status) for f in ported]

@@ -147,8 +147,15 @@ def with_optional_op_libraries(findings: Sequence[Finding], results: Sequence[Fi
     calls = [f for f in findings if f.rule == "extension-call" and f.context == Context.TRAINING]
     if any(o.loads_ops for o in loads):
         return list(findings)
-    if calls and all(runs_as_written(f) for f in calls):  # torchopt: ``try: from torchopt._C import adam_op``
-        places = sorted({f"{f.path}:{f.span.line}" for f in calls})
+    # a module that wraps the extension, itself imported only under such a ``try`` (Swin's
+    # ``kernels/window_process/window_process.py``, imported by its model with ``WindowProcess = None`` in the
+    # handler): it is loaded only where the extension was built, and its importer goes on without it
+    wrappers: Dict[str, OptionalModule] = optional_modules(results) if calls else {}
+    if calls and all(runs_as_written(f) or f.path in wrappers for f in calls):
+        # torchopt: ``try: from torchopt._C import adam_op``
+        places = sorted({f"{f.path}:{f.span.line}" for f in calls if f.path not in wrappers}
+                        | {f"{path} (imported by {', '.join(wrappers[path].importers[:2])})"
+                           for path in {f.path for f in calls} if path in wrappers})
         how = "imports its compiled extension only under `try` with a handler that goes on"
     elif any(o.loads_ops_optionally for o in loads) and not calls:
         places = sorted(r.file.rel for r in results if r.outline is not None and r.outline.loads_ops_optionally)
@@ -161,5 +168,6 @@ def with_optional_op_libraries(findings: Sequence[Finding], results: Sequence[Fi
             "is then for speed, to weigh, not to train")
     return [replace(f, verdicts={t: v if v.status == Status.SUPPORTED else runs_on_a_note(said.format(target=t),
                                                                                             _SOURCE)
-                                 for t, v in f.verdicts.items()}) if f.rule in _OPERATOR_RULES else f
+                                 for t, v in f.verdicts.items()})
+            if f.rule in _OPERATOR_RULES or (f.rule == "extension-call" and f.path in wrappers) else f
             for f in findings]
