@@ -167,8 +167,12 @@ def test_torchvision_detection_ops_get_the_vendor_op_with_its_source(scan_code):
     families = {f.name: f for f in op_families()}
     for api, family in (("torchvision.ops.nms", "nms"), ("torchvision.ops.RoIAlign", "roi_align")):
         cann = ops[api].verdicts["cann"]
-        assert cann.status == Status.REWRITE and cann.suggestion == families[family].targets["cann"].to
-        assert cann.source == families[family].targets["cann"].source  # the upstream file the row was checked in
+        # torch_npu's fallback for every operator it has no kernel for runs torchvision's on the host: slow, not
+        # broken; the vendor's op is what runs it on the card
+        assert cann.status == Status.FALLBACK and cann.suggestion == families[family].targets["cann"].to
+        assert "VariableFallbackKernel.cpp" in cann.source
+        # the upstream file the row was checked in
+        assert cann.source.startswith(families[family].targets["cann"].source)
         assert ops[api].verdicts["neuware"].status == Status.SUPPORTED  # torch_mlu's torchvision list
         assert ops[api].verdicts["kunlun"].status == Status.UNKNOWN
 

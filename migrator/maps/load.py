@@ -63,6 +63,9 @@ class Runtime:
     #: what ``torch.version.cuda`` reads there (``None``: the vendor installs the CPU torch wheel), from which torch
     #: line, and the source; ``None`` where no source says (a test for it is then unknown)
     torch_version_cuda: Optional["VersionCuda"] = None
+    #: its dispatcher-wide CPU fallback (``TORCH_LIBRARY_IMPL(_, PrivateUse1, m)``), where a source shows one: an
+    #: operator it has no kernel for, of any namespace (torchvision's ``nms``), runs on the host
+    cpu_fallback: Optional["Quoted"] = None
 
     def version_cuda_unset(self, torch_line: Optional[str]) -> Optional["VersionCuda"]:
         """The source that ``torch.version.cuda`` is None on this runtime at ``torch_line``, or ``None`` when
@@ -72,6 +75,14 @@ class Runtime:
             return None
         line = tuple(int(p) for p in torch_line.split(".")[:2] if p.isdigit())
         return facts if line >= tuple(int(p) for p in facts.torch_from.split(".")) else None
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A fact about a runtime, with the source that shows it and its words."""
+
+    source: str
+    quote: str
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,10 @@ def runtimes() -> Mapping[str, Runtime]:
     def row(doc: Mapping[str, Any]) -> Runtime:
         facts = doc["runtime"].get("torch_version_cuda")
         version_cuda = None if facts is None else VersionCuda(facts["torch_from"], facts["source"], facts["quote"])
+        fallback = doc["runtime"].get("cpu_fallback")
         return Runtime(**{**doc["runtime"], "aliases": tuple(doc["runtime"].get("aliases", ())),
-                          "torch_version_cuda": version_cuda})
+                          "torch_version_cuda": version_cuda,
+                          "cpu_fallback": None if fallback is None else Quoted(fallback["source"], fallback["quote"])})
 
     return {doc["runtime"]["id"]: row(doc) for doc in target_folders()}
 

@@ -87,6 +87,10 @@ _RUNTIME_FIELDS = ("id", "name", "default_version", "cuda_names", "kernel_langua
                    "build_change", "build_api", "dispatch_key", "dispatch_note")
 
 
+#: the fields a runtime's row may leave out
+_OPTIONAL_FIELDS = ("aliases", "cpu_fallback", "torch_version_cuda")
+
+
 def _check_version_cuda(row: dict) -> None:
     """A runtime's ``torch_version_cuda``: what ``torch.version.cuda`` reads there, from a torch line on, with the
     source that says so and its words (never a value no source gives: a runtime with none is unknown)."""
@@ -98,6 +102,16 @@ def _check_version_cuda(row: dict) -> None:
             or not all(isinstance(facts[k], str) and facts[k].strip() for k in ("source", "quote")):
         raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: torch_version_cuda needs value (null: the "
                              "CPU torch wheel), torch_from (a torch line), source and quote")
+
+
+def _check_cpu_fallback(row: dict) -> None:
+    """A runtime's ``cpu_fallback``: the source of its dispatcher-wide CPU fallback and its words."""
+    facts = row.get("cpu_fallback")
+    if facts is None:
+        return
+    if not isinstance(facts, dict) or set(facts) != {"source", "quote"} \
+            or not all(isinstance(facts[k], str) and facts[k].strip() for k in ("source", "quote")):
+        raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: cpu_fallback needs source and quote")
 
 
 def _one_line(facts: dict) -> dict:
@@ -113,7 +127,7 @@ def _runtimes(curated: Path) -> List[dict]:
     rows = (parse_yaml(path.read_text(encoding="utf-8")) or {}).get("runtimes") or []
     for row in rows:
         missing = [f for f in _RUNTIME_FIELDS if f not in row]
-        extra = sorted(set(row) - set(_RUNTIME_FIELDS) - {"aliases", "torch_version_cuda"})
+        extra = sorted(set(row) - set(_RUNTIME_FIELDS) - set(_OPTIONAL_FIELDS))
         if missing or extra or row["cuda_names"] not in ("renamed", "kept"):
             raise MapsBuildError(f"curated/targets.yaml row {row.get('id')!r}: missing {missing}, unknown {extra}, "
                                  "cuda_names must be renamed or kept")
@@ -121,6 +135,7 @@ def _runtimes(curated: Path) -> List[dict]:
             raise MapsBuildError(f"curated/targets.yaml row {row['id']!r}: build_api must be a dotted name, "
                                  f"not {row['build_api']!r}")
         _check_version_cuda(row)
+        _check_cpu_fallback(row)
         aliases = row.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) and re.fullmatch(r"[a-z][a-z0-9_-]*", a)
                                                     for a in aliases):
@@ -130,7 +145,7 @@ def _runtimes(curated: Path) -> List[dict]:
     if twice:
         raise MapsBuildError(f"curated/targets.yaml: {twice[0]!r} names two targets (an id or an alias)")
     return [{**{f: row[f] for f in _RUNTIME_FIELDS}, **({"aliases": row["aliases"]} if row.get("aliases") else {}),
-             **({"torch_version_cuda": _one_line(row["torch_version_cuda"])} if row.get("torch_version_cuda") else {})}
+             **{f: _one_line(row[f]) for f in _OPTIONAL_FIELDS if f != "aliases" and row.get(f)}}
             for row in rows]
 
 

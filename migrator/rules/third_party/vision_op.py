@@ -35,8 +35,9 @@ class VisionOp(Rule):
 
     ## Why is this bad?
     torchvision registers these kernels for CUDA and the CPU only: without the vendor's kernel they run on
-    the host, which is slow inside a detection head. The vendors' own ports of detection models swap them
-    for the fused op.
+    the host (`fallback`, where the runtime's dispatcher-wide CPU fallback is shown: torch_npu's), which is
+    slow inside a detection head; where no such fallback is shown, the call needs the vendor's op
+    (`rewrite`). The vendors' own ports of detection models swap them for the fused op.
 
     ## Fix safety
     A manual rewrite, never applied: argument conventions differ (box format, sampling ratio, aligned
@@ -50,16 +51,16 @@ class VisionOp(Rule):
     summary = "torchvision detection operators"
     examples = (
         Invalid("from torchvision.ops import roi_align\ny = roi_align(x, boxes, (7, 7), 0.25, 2, True)\n",
-                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.FALLBACK, neuware=Status.SUPPORTED)),
         Invalid("import torchvision\nkeep = torchvision.ops.nms(boxes, scores, 0.5)\n",
-                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.FALLBACK, neuware=Status.SUPPORTED)),
         # per-class NMS is Python over nms (torchvision/ops/boxes.py): judged by nms, which torch_mlu registers
         Invalid("from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, labels, 0.5)\n",
-                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.FALLBACK, neuware=Status.SUPPORTED)),
         # torchgeo's detection task: Faster R-CNN's training step runs nms (its RPN) and roi_align (its box pooler)
         Invalid("from torchvision.models.detection import fasterrcnn_resnet50_fpn\n"
                 "model = fasterrcnn_resnet50_fpn(weights=None, num_classes=3)\n",
-                expect=ByRuntime(Status.UNKNOWN, cann=Status.REWRITE, neuware=Status.SUPPORTED)),
+                expect=ByRuntime(Status.UNKNOWN, cann=Status.FALLBACK, neuware=Status.SUPPORTED)),
         # RetinaNet calls batched_nms only in its evaluation's postprocessing: its training step runs no kernel
         Valid("import torchvision\nm = torchvision.models.detection.retinanet_resnet50_fpn(weights=None)\n"),
         Valid("import torchvision\nm = torchvision.models.resnet18()\n"),
@@ -110,8 +111,18 @@ def _model_verdict(target, api: str, model: FamilyModel, families: Mapping[str, 
     if not swaps:
         return Verdict(Status.SUPPORTED, f"{said}; {target.id} registers {them}: "
                        + "; ".join(call.mapping for _, call in calls), sources)
+    fallback = target.runtime_facts.cpu_fallback
+    if fallback is not None:
+        return Verdict(Status.FALLBACK, f"{said}; torchvision registers {them} for CUDA and the CPU only: on "
+                       f"{target.id} {_ON_THE_HOST} (`{fallback.quote}`); on the card, {where} take the vendor's "
+                       f"ops: {swaps}", f"{model.source}; {sources}; {fallback.source}", fix=fix_of(swaps))
     return Verdict(Status.REWRITE, f"{said}; torchvision registers {them} for CUDA and the CPU only: on {target.id} "
                    f"{where} needs the vendor's ops: {swaps}", f"{model.source}; {sources}", fix=fix_of(swaps))
+
+
+#: what a kernel the runtime lacks does there, where its dispatcher-wide fallback is shown (``Runtime.cpu_fallback``)
+_ON_THE_HOST = ("it runs on the host CPU through the runtime's fallback for every operator it has no kernel for "
+                "(correct but slow; each call copies tensors between device and host)")
 
 
 def _vision_verdict(target, api: str, family) -> Verdict:
@@ -121,5 +132,10 @@ def _vision_verdict(target, api: str, family) -> Verdict:
                        "torchvision's own kernels are CUDA and CPU only", "operator_maps/custom_op_families.json")
     if call.to.startswith("torchvision."):
         return Verdict(Status.SUPPORTED, f"`{api}` runs on {target.id}: {call.mapping}", call.source)
+    fallback = target.runtime_facts.cpu_fallback
+    if fallback is not None:  # torch_npu's ``TORCH_LIBRARY_IMPL(_, PrivateUse1, m)`` takes torchvision's ops too
+        return Verdict(Status.FALLBACK, f"`{api}` ({family.what}): torchvision registers its kernel for CUDA and "
+                       f"the CPU: on {target.id} {_ON_THE_HOST} (`{fallback.quote}`); on the card: `{call.to}` "
+                       f"({call.mapping}; {call.differs})", f"{call.source}; {fallback.source}", fix=fix_of(call.to))
     return Verdict(Status.REWRITE, f"`{api}` ({family.what}): torchvision registers its kernel for CUDA and the CPU; "
                    f"on {target.id} use `{call.to}` ({call.mapping}; {call.differs})", call.source, fix=fix_of(call.to))
