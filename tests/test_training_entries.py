@@ -495,3 +495,37 @@ def test_a_packages_own_scripts_decide_what_trains_not_its_public_api(scan_tree)
     assert set(_contexts(report, "chat/model_adapter.py").values()) == {Context.TOOLING}
     assert set(_contexts(report, "chat/llm_judge/gen_answer.py").values()) == {Context.TOOLING}
     assert set(_contexts(report, "chat/train/train.py").values()) == {Context.TRAINING}
+
+
+# EDM's fid.py: a click group whose commands compute FID with a trained network, beside its train.py
+_FID = """
+import click
+import torch
+
+
+def calculate_inception_stats(image_path, device=torch.device('cuda')):
+    return torch.zeros(2048, device=device)
+
+
+@click.group()
+def main():
+    pass
+
+
+@main.command()
+@click.option('--images', type=str)
+def calc(images):
+    return calculate_inception_stats(images)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_what_only_a_command_groups_evaluation_commands_reach_is_tooling(scan_tree):
+    report = scan_tree({"fid.py": _FID, "train.py": _PACKAGE_TRAIN})
+    assert set(_contexts(report, "fid.py").values()) == {Context.TOOLING}
+    assert {f.reachable for f in report.judged if f.path == "fid.py"} == {True}  # the group runs its command
+    assert set(_contexts(report, "train.py").values()) == {Context.TRAINING}
+

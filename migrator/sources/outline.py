@@ -315,6 +315,12 @@ class _OutlineReader:
             target = self._resolve(decorator, local)
             if target and not _external(target):  # ``@register_model`` calls register_model(fn)
                 self.calls.append(self._call(scope, NamedTarget(target)))
+        group = _command_group(root)
+        if group is not None and scope == MODULE and self._resolve(ast.Name(group), local) == f"{self.module}.{group}":
+            # ``@main.command()`` under ``@click.group() def main():`` (EDM's ``fid.py``): running the group runs
+            # its commands, so ``main`` calls ``calc`` (a registry's ``register`` is no such call)
+            self.calls.append(self._call(group, NamedTarget(f"{self.module}.{name}")))
+            return
         while isinstance(root, ast.Attribute):
             root = root.value
         resolved = self._resolve(root, local) if isinstance(root, ast.Name) else None
@@ -580,6 +586,17 @@ def _alias_values(value: ast.expr) -> List[ast.expr]:
 
 #: What holds a block of statements in a list field: ``except`` handlers, and ``case`` blocks (Python 3.10+).
 _HANDLERS: Tuple[Any, ...] = tuple(getattr(ast, name) for name in ("ExceptHandler", "match_case") if hasattr(ast, name))
+
+
+#: a command-line group's decorators that add a command to it (click's and Typer's ``@group.command()``)
+_GROUP_DECORATORS = frozenset({"command", "group"})
+
+
+def _command_group(root: ast.expr) -> Optional[str]:
+    """The module-level name in ``@name.command(...)`` / ``@name.group(...)``: a command group's, or ``None``."""
+    if isinstance(root, ast.Attribute) and root.attr in _GROUP_DECORATORS and isinstance(root.value, ast.Name):
+        return root.value.id
+    return None
 
 
 def _is_main_guard(stmt: ast.stmt) -> bool:
