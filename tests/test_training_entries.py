@@ -529,3 +529,32 @@ def test_what_only_a_command_groups_evaluation_commands_reach_is_tooling(scan_tr
     assert {f.reachable for f in report.judged if f.path == "fid.py"} == {True}  # the group runs its command
     assert set(_contexts(report, "train.py").values()) == {Context.TRAINING}
 
+
+# LLaVA's llava/train/llama_flash_attn_monkey_patch.py: train_mem.py stopped importing it
+_PATCH = """
+import torch
+from flash_attn.flash_attn_interface import flash_attn_unpadded_qkvpacked_func
+
+
+def forward(self, hidden_states):
+    return flash_attn_unpadded_qkvpacked_func(hidden_states.cuda(), None, 0, 0.0)
+
+
+def replace_llama_attn_with_flash_attn():
+    major, minor = torch.cuda.get_device_capability()
+"""
+
+
+@pytest.mark.parametrize("train, context", [
+    pytest.param(_PACKAGE_TRAIN, Context.TOOLING, id="nothing-imports-or-names-it"),
+    pytest.param("from pkg.llama_flash_attn_monkey_patch import replace_llama_attn_with_flash_attn\n"
+                 "replace_llama_attn_with_flash_attn()\n" + _PACKAGE_TRAIN, Context.TRAINING, id="imported"),
+    # a launcher or a config may load it by its name
+    pytest.param(_PACKAGE_TRAIN.replace("def train():", "PATCH = 'pkg.llama_flash_attn_monkey_patch'\n\n\n"
+                                        "def train():"), Context.TRAINING, id="named-in-a-string"),
+])
+def test_a_module_nothing_imports_or_names_is_in_no_run(scan_tree, train, context):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/llama_flash_attn_monkey_patch.py": _PATCH,
+                        "pkg/train.py": train})
+    # ``forward``: the method a patch stores on a model's class, which a function-level check keeps
+    assert _contexts(report, "pkg/llama_flash_attn_monkey_patch.py")["torch.Tensor.cuda"] == context

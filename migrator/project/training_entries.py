@@ -35,7 +35,7 @@ from ..sources.outline import CALLS_BY_NAME, MODULE, REGISTERS
 from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
 from .unimportable import unimportable
-from .unreferenced import CLI_LIBRARIES, unreferenced
+from .unreferenced import CLI_LIBRARIES, unreferenced, unreferenced_modules
 
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
@@ -352,22 +352,23 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one in a
     class built only for inference (``inference_only``), one nothing in the project refers to
     (``unreferenced``), one only a model that refuses to train runs (``refuses_training``) and one in a module
-    no run can import (``unimportable``). What runs each training step (``step_nodes``: a module's ``forward``,
-    and the class that defines it) stays training, whatever reaches it: vit_pytorch's model modules end in a
-    ``__main__`` demo that never trains, and are models all the same."""
+    no run can import (``unimportable``) or nothing imports or names (``unreferenced_modules``). What runs each
+    training step (``step_nodes``: a module's ``forward``, and the class that defines it) stays training,
+    whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo that never trains, and are models
+    all the same."""
     roots = training_roots(results, project.graph, project.main_lines)
     above = above_training(project, roots)  # (walked once for the three readers below)
     reach = entry_reach(project, roots, above) if project.entries else None
     paths = {f.path for f in findings if f.context == Context.TRAINING}
     texts: Dict[str, Optional[str]] = {}  # the project's files read once for both readers of their text
     trained = training_entries(project, roots, above)
+    trains = any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries)
     uncalled = uncalled_in_scripts(results, project) | refusing_training(results, project, paths, texts) \
         | unreferenced(results, project, (placed.get(f.id) or project.node_of(f) for f in findings
                                           if f.context == Context.TRAINING),
-                       trains=any(e.kind != EntryKind.PUBLIC_API and e.node in trained for e in project.entries),
-                       texts=texts)
+                       trains=trains, texts=texts)
     uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
-    uncalled |= _in_modules(project, unimportable(results))
+    uncalled |= _in_modules(project, {*unimportable(results), *unreferenced_modules(results, project, trains, texts)})
     if reach is None and not uncalled:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class

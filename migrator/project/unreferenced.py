@@ -102,6 +102,36 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
     return frozenset(node for node, definition in candidates.items() if not _mentions(definition, results, texts))
 
 
+def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph", trains: bool,
+                         texts: Dict[str, Optional[str]]) -> FrozenSet[str]:
+    """The modules of a project that trains (``trains``) that nothing imports and no line of any other file
+    names (LLaVA's ``llava/train/llama_flash_attn_monkey_patch.py``, which its ``train_mem.py`` stopped importing
+    for ``attn_implementation="flash_attention_2"``): no run loads them. A package's ``__init__``, a script (a
+    ``__main__`` block, an entry point) and a module a launcher or a config names are not counted out."""
+    if not trains:
+        return frozenset()
+    graph = project.graph
+    entries = {e.node for e in project.entries}
+    found = set()
+    for result in results:
+        outline = result.outline
+        rel = result.file.rel
+        if outline is None or outline.main_lines is not None or not rel.endswith(".py") \
+                or rel.endswith("__init__.py") or outline.module not in graph or outline.module in entries:
+            continue
+        if any(kind != "defined-in" and graph.nodes[source].get("kind") != NodeKind.PUBLIC_API
+               for source, _, kind in graph.in_edges(outline.module, data="kind")):
+            continue
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        if not _mentions((stem, rel, (1, _WHOLE_FILE)), results, texts):
+            found.add(outline.module)
+    return frozenset(found)
+
+
+#: a last line past any file's: ``_mentions`` then leaves the definition's whole file out
+_WHOLE_FILE = 1 << 30
+
+
 def _private(node: str) -> bool:
     return any(part.startswith("_") and not part.endswith("__") for part in node.split("."))
 
