@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Tuple
+from typing import Iterable, List, Tuple
 
 from .model import Category, Context
 
@@ -60,9 +60,25 @@ def path_context(path: str) -> Context:
         return Context.TEST
     if any(_tooling_folder(f) for f in lowered) \
             or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]) \
-            or ("tools" in lowered and _AFTER_TRAINING_SCRIPT & set(_WORDS.split(name.lower().rsplit(".", 1)[0]))):
+            or ("tools" in lowered and _AFTER_TRAINING_SCRIPT & set(_WORDS.split(name.lower().rsplit(".", 1)[0]))) \
+            or _evaluation_launcher(lowered, name.lower()):
         return Context.TOOLING  # (mmtrack's ``tools/analysis/``: a checkpoint's parameter search, as analysis_tools/)
     return Context.TRAINING
+
+
+#: a shell launcher's own words that say it trains: ``train_eval.sh`` trains and evaluates
+_TRAINING_WORDS = frozenset({"train", "training", "finetune", "pretrain", "fine", "tune"})
+
+
+def _evaluation_launcher(folders: List[str], name: str) -> bool:
+    """A shell script named or filed for what is done with a trained checkpoint (LLaVA's ``scripts/v1_5/eval/gqa.sh``
+    and ``scripts/sqa_eval_batch.sh``, which launch its benchmark answer generation per card): a launcher says
+    what it runs by its name, as a script of a ``tools/`` folder does; one that also names training is training."""
+    stem, _, suffix = name.rpartition(".")
+    if suffix not in ("sh", "bash", "zsh"):
+        return False
+    words = set(_WORDS.split(stem)).union(*(_WORDS.split(f) for f in folders))
+    return bool(_AFTER_TRAINING_SCRIPT & words) and not _TRAINING_WORDS & words
 
 
 def _in_tooling_folder(path: str) -> bool:

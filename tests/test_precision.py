@@ -173,6 +173,12 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("requirements-dev.txt", "tooling", id="dev-requirements"),
     pytest.param("requirements_test.txt", "test", id="test-requirements"),
     pytest.param("requirements.txt", "training", id="requirements"),
+    # LLaVA's launchers of its benchmark answer generation, per card: filed or named for evaluation
+    pytest.param("scripts/v1_5/eval/gqa.sh", "tooling", id="a-launcher-in-an-eval-folder"),
+    pytest.param("scripts/sqa_eval_batch.sh", "tooling", id="a-launcher-named-for-evaluation"),
+    pytest.param("scripts/train_eval.sh", "training", id="a-launcher-that-trains-and-evaluates"),
+    pytest.param("scripts/v1_5/finetune.sh", "training", id="a-training-launcher"),
+    pytest.param("llava/eval/model_vqa.py", "training", id="python-in-an-eval-folder-is-left-to-its-entry-points"),
 ])
 def test_a_path_is_training_test_or_tooling(path, context):
     from migrator.model import Category
