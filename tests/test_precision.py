@@ -390,6 +390,18 @@ def test_a_use_of_an_import_whose_handler_binds_nothing_is_no_fallback(scan_code
     assert [f.verdicts["cann"].status == Status.SUPPORTED for f in calls] == [optional]
 
 
+@pytest.mark.parametrize("probe, findings", [
+    # T2T-ViT's (and timm's old train.py's) check for native AMP
+    pytest.param("if getattr(torch.cuda.amp, 'autocast') is not None:\n    HAS_NATIVE_AMP = True\n", 0,
+                 id="getattr-probe"),
+    pytest.param("HAS_NATIVE_AMP = hasattr(torch.cuda.amp, 'autocast')\n", 0, id="hasattr-probe"),
+    pytest.param("with torch.cuda.amp.autocast():\n    pass\n", 1, id="a-use"),
+])
+def test_probing_a_cuda_module_for_an_attribute_is_no_use_of_it(scan_code, probe, findings):
+    found = [f for f in scan_code("import torch\n" + probe, ["cann"]) if f.category.value == "amp"]
+    assert len(found) == findings, [(f.span.line, f.api) for f in found]
+
+
 # ------------------------------------------------------------------------------ guards
 
 TIMM_DISTRIBUTED_STYLE = '''

@@ -823,16 +823,16 @@ class ModuleResolver:
     def _types_named(self, node: cst.Call, qual: Optional[str]) -> None:
         """The objects a call names without using them: ``isinstance``'s classes (a test against them:
         ``TYPE_CHECK``), ``typing.cast``'s (``cast(torch.cuda.Stream, stream)``: named for the type checker,
-        nothing runs) and the object ``hasattr`` probes."""
+        nothing runs) and the object ``hasattr`` or ``getattr`` probes for a named attribute."""
         func = node.func
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
             self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
         elif qual == "typing.cast" and node.args:
             self.consumed.update(id(n) for n in _type_names(node.args[0].value))
-        elif isinstance(func, cst.Name) and func.value == "hasattr" and node.args \
-                and isinstance(node.args[0].value, cst.Attribute):
-            # ``hasattr(torch.cuda, "default_generators")``: the module is probed, not used (the attribute is,
-            # where the code then reads it)
+        elif isinstance(func, cst.Name) and func.value in ("hasattr", "getattr") and len(node.args) >= 2 \
+                and isinstance(node.args[0].value, cst.Attribute) and isinstance(node.args[1].value, cst.SimpleString):
+            # ``hasattr(torch.cuda, "default_generators")``, T2T-ViT's ``getattr(torch.cuda.amp, 'autocast') is not
+            # None``: the module is probed, not used (the attribute is, where the code then reads it)
             self.consumed.add(id(node.args[0].value))
 
     def _instance_call(self, node: cst.Call, func: cst.Attribute) -> bool:
