@@ -123,9 +123,15 @@ def context_of(path: str, category: Category, scope: str = "<module>") -> Contex
     if context == Context.TRAINING and any(_TEST_SCOPE.match(part) for part in scope.split(".")):
         return Context.TEST
     if context == Context.TRAINING and category != Category.CUSTOM_OP \
-            and any(_TOOLING_FUNCTION.search(name) or GENERATION.match(name) for name in _defined_in(path, scope)):
+            and (any(_TOOLING_FUNCTION.search(name) or GENERATION.match(name) for name in _defined_in(path, scope))
+                 or any(_SERVING_CLASS.match(part) for part in scope.split("."))):
         return Context.TOOLING
     return context
+
+
+#: a class named first for serving a trained model (torchrec's ``InferGroupedEmbeddingsLookup``,
+#: ``InferRwObjectPoolInputDist``: its quantized inference sharding), by its first CamelCase word
+_SERVING_CLASS = re.compile(r"^(?:Infer|Inference|Serving|Deploy)(?=[A-Z])")
 
 
 def _defined_in(path: str, scope: str) -> Tuple[str, ...]:

@@ -1052,6 +1052,11 @@ def test_demos_inference_and_benchmarks_are_tooling(path, context):
     pytest.param("main.throughput", Context.TOOLING, id="a-throughput-benchmark"),
     pytest.param("engine.measure_throughput", Context.TOOLING, id="a-throughput-measure"),
     pytest.param("engine.log_throughput_stats", Context.TRAINING, id="throughput-logged-in-training"),
+    # torchrec's quantized inference sharding, by its classes' first word
+    pytest.param("embedding_lookup.InferGroupedEmbeddingsLookup.forward", Context.TOOLING, id="an-inference-class"),
+    pytest.param("models.InferenceHead.forward", Context.TOOLING, id="an-inference-head"),
+    pytest.param("models.Inferencer.forward", Context.TRAINING, id="no-class-by-a-near-word"),
+    pytest.param("models.DeployableNet.forward", Context.TRAINING, id="no-class-by-a-longer-word"),
     # nerfstudio's proposal sampler and a detector's anchors: what a training step generates
     pytest.param("ray_samplers.PDFSampler.generate_ray_samples", Context.TRAINING, id="generate-ray-samples"),
     pytest.param("anchors.AnchorGenerator.generate_anchors", Context.TRAINING, id="generate-anchors"),
