@@ -552,9 +552,22 @@ def replace_llama_attn_with_flash_attn():
     # a launcher or a config may load it by its name
     pytest.param(_PACKAGE_TRAIN.replace("def train():", "PATCH = 'pkg.llama_flash_attn_monkey_patch'\n\n\n"
                                         "def train():"), Context.TRAINING, id="named-in-a-string"),
+    # score-sde's configs: ml_collections loads a file the command line names (``--config configs/ve/x.py``)
+    pytest.param("from ml_collections.config_flags import config_flags\n"
+                 "_CONFIG = config_flags.DEFINE_config_file('config', None, 'the config file', lock_config=True)\n"
+                 + _PACKAGE_TRAIN, Context.TRAINING, id="a-project-that-loads-files-by-path"),
 ])
 def test_a_module_nothing_imports_or_names_is_in_no_run(scan_tree, train, context):
     report = scan_tree({"pkg/__init__.py": "", "pkg/llama_flash_attn_monkey_patch.py": _PATCH,
                         "pkg/train.py": train})
     # ``forward``: the method a patch stores on a model's class, which a function-level check keeps
     assert _contexts(report, "pkg/llama_flash_attn_monkey_patch.py")["torch.Tensor.cuda"] == context
+
+
+def test_a_script_nothing_imports_is_run_by_its_path(scan_tree):
+    """T2T-ViT's transfer_learning.py: code at its top, run as ``python transfer_learning.py``, beside main.py."""
+    script = ("import torch\n\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+              "net = torch.nn.Linear(2, 2).to(device)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+              "for _ in range(3):\n    net(torch.ones(2, device=device)).sum().backward()\n    opt.step()\n")
+    report = scan_tree({"transfer_learning.py": script, "main.py": _PACKAGE_TRAIN})
+    assert set(_contexts(report, "transfer_learning.py").values()) == {Context.TRAINING}

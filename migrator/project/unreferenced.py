@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
 
-from ..model import DefinitionKind, FileResult, NodeKind, Outline
+from ..model import DefinitionKind, FileResult, NamedTarget, NodeKind, Outline
+from ..sources.outline import MODULE
 from .reread import block_end, read_text
 
 if TYPE_CHECKING:
@@ -107,8 +108,9 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
     """The modules of a project that trains (``trains``) that nothing imports and no line of any other file
     names (LLaVA's ``llava/train/llama_flash_attn_monkey_patch.py``, which its ``train_mem.py`` stopped importing
     for ``attn_implementation="flash_attention_2"``): no run loads them. A package's ``__init__``, a script (a
-    ``__main__`` block, an entry point) and a module a launcher or a config names are not counted out."""
-    if not trains:
+    ``__main__`` block, an entry point, code at its top) and a module a launcher or a config names are not
+    counted out, nor any module of a project that loads Python files by a path given at run time."""
+    if not trains or any(_loads_files(r.outline) for r in results if r.outline is not None):
         return frozenset()
     graph = project.graph
     entries = {e.node for e in project.entries}
@@ -117,7 +119,8 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
         outline = result.outline
         rel = result.file.rel
         if outline is None or outline.main_lines is not None or not rel.endswith(".py") \
-                or rel.endswith("__init__.py") or outline.module not in graph or outline.module in entries:
+                or rel.endswith("__init__.py") or outline.module not in graph or outline.module in entries \
+                or any(call.scope == MODULE for call in outline.calls):  # a script, run by its path
             continue
         if any(kind != "defined-in" and graph.nodes[source].get("kind") != NodeKind.PUBLIC_API
                for source, _, kind in graph.in_edges(outline.module, data="kind")):
@@ -130,6 +133,15 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
 
 #: a last line past any file's: ``_mentions`` then leaves the definition's whole file out
 _WHOLE_FILE = 1 << 30
+#: calls that load a Python file by a path given at run time (score-sde's ``--config configs/ve/ffhq.py`` through
+#: ml_collections, mmcv's ``Config.fromfile``, ``runpy.run_path``): a module nothing imports may be one so loaded
+_FILE_LOADERS = frozenset({"config_flags.DEFINE_config_file", "Config.fromfile", "util.spec_from_file_location",
+                           "runpy.run_path", "imp.load_source", "machinery.SourceFileLoader"})
+
+
+def _loads_files(outline: Outline) -> bool:
+    return any(isinstance(call.target, NamedTarget)
+               and ".".join(call.target.name.rsplit(".", 2)[-2:]) in _FILE_LOADERS for call in outline.calls)
 
 
 def _private(node: str) -> bool:
