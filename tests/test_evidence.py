@@ -2907,6 +2907,22 @@ def test_a_cuda_test_whose_other_way_answers_the_host_as_the_device_is_work(scan
     assert active(test.verdicts["cann"]) == work, test.verdicts["cann"].message
 
 
+@pytest.mark.parametrize("choice, work", [
+    # EDM's networks: fp16 only where the tensor is CUDA's, so on the target training silently runs in fp32
+    pytest.param("torch.float16 if (self.use_fp16 and x.device.type == 'cuda') else torch.float32", True,
+                 id="a-plain-value-for-cuda-only"),
+    # CUDA's own API in CUDA's branch: the other branch is the way everywhere else
+    pytest.param("torch.cuda.device(x.device) if x.device.type == 'cuda' else contextlib.nullcontext()", False,
+                 id="cudas-own-api"),
+])
+def test_a_device_test_choosing_between_values_is_work_where_cudas_value_is_plain(scan_tree, choice, work):
+    code = ("import contextlib\nimport torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+            "        chosen = " + choice + "\n        return x, chosen\n")
+    report = scan_tree({"net.py": code}, ["cann"])
+    tests = [f for f in report.judged if f.span.line == 7 and f.rule == "device-string"]
+    assert any(active(f.verdicts["cann"]) for f in tests) == work, [(f.api, f.verdicts["cann"].message) for f in tests]
+
+
 @pytest.mark.parametrize("use, work", [
     # lucidrains' Attend: the flag unpacked beside the shape picks CUDA's attention config, the others the CPU's
     pytest.param("config = self.cuda_config if {flag} else self.cpu_config\nreturn config", False,

@@ -333,6 +333,11 @@ class ModuleResolver:
             # pfrl's ``torch.device("cpu") if not torch.cuda.is_available() else None``: CUDA's is the ``else``
             test, cudas = test.expression, node.orelse
         kind = cuda_test(test, self.scopes.qualify, self._flags())
+        if kind == DEVICE_TYPE and cudas is node.body and not self._names_cuda(cudas):
+            # EDM's ``torch.float16 if (self.use_fp16 and x.device.type == 'cuda') else torch.float32``: CUDA's
+            # branch is a plain value (a dtype, a flag), not CUDA's own API, so elsewhere the target silently
+            # takes the other one: the test's device name is judged as in an ``if``, not as a guard that is fine
+            return
         if kind == DEVICE_TYPE or (kind is not None and id(node) in self._map_locations):
             # a load's ``map_location=None if torch.cuda.is_available() else "cpu"``: elsewhere the host takes the
             # checkpoint, and ``load_state_dict`` copies it onto the module's device: the other way works
@@ -349,6 +354,24 @@ class ModuleResolver:
             # ``"cuda"`` / ``if torch.cuda.is_available()`` / ``else "cpu"`` over several lines: the test decides
             # what its body does, as an ``if`` block's would (its finding is the cause, the body's its sites)
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.test, node.body)
+
+    def _names_cuda(self, value: cst.BaseExpression) -> bool:
+        """Whether an expression names something of CUDA's own: a ``torch.cuda`` / ``torch.backends.cuda``
+        API, a member or name named for CUDA (``.cuda``, lucidrains' ``self.cuda_config``), a device's name in a
+        string (``torch.cuda.device(d)``, ``"cuda:0"``)."""
+        stack: List[cst.CSTNode] = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                qualified = self.scopes.qualify(node) or ""
+                named = node.value if isinstance(node, cst.Name) else node.attr.value
+                if qualified.startswith(("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")) \
+                        or "cuda" in named.lower().split("_"):
+                    return True
+            elif isinstance(node, cst.SimpleString) and "cuda" in node.value.lower():
+                return True
+            stack.extend(node.children)
+        return False
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """``x.is_cuda and torch.cuda.is_current_stream_capturing()``: the right side runs only on a CUDA device;
