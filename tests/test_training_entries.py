@@ -571,3 +571,22 @@ def test_a_script_nothing_imports_is_run_by_its_path(scan_tree):
               "for _ in range(3):\n    net(torch.ones(2, device=device)).sum().backward()\n    opt.step()\n")
     report = scan_tree({"transfer_learning.py": script, "main.py": _PACKAGE_TRAIN})
     assert set(_contexts(report, "transfer_learning.py").values()) == {Context.TRAINING}
+
+
+def test_a_modules_top_that_only_an_untrained_tool_imports_stays_training_in_a_library(scan_tree):
+    """mmseg: its train tool runs mmengine's Runner, which builds the heads by a config's names (no edge the graph
+    can follow); its analysis tools import the heads' package by name. A head module's top (its import of mmcv's
+    ops) runs wherever the package is imported, training too; a function only the tool calls does not."""
+    head = ("import torch\nfrom mmcv.ops import CrissCrossAttention\n\n\nclass CCHead(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return CrissCrossAttention(4)(x)\n\n\n"
+            "def measure(model):\n    torch.cuda.synchronize()\n    return model\n")
+    train = ("from mmengine.runner import Runner\n\n\ndef main():\n    runner = Runner.from_cfg({})\n    runner.train()\n\n\n"
+             "if __name__ == '__main__':\n    main()\n")
+    tool = ("from seg.models.cc_head import measure\n\n\ndef main():\n    measure(None)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n")
+    report = scan_tree({"seg/__init__.py": "", "seg/models/__init__.py": "from .cc_head import CCHead\n",
+                        "seg/models/cc_head.py": head, "seg/tools/train.py": train, "seg/tools/benchmark_heads.py": tool})
+    contexts = {(f.span.line, f.api): f.context for f in report.judged if f.path == "seg/models/cc_head.py"}
+    assert contexts[(2, "mmcv.ops.CrissCrossAttention")] == Context.TRAINING, contexts
+    assert contexts[(11, "torch.cuda.synchronize")] == Context.TOOLING

@@ -202,11 +202,14 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
     entries = {e.node for e in project.entries if e.node in graph}
     training = training_entries(project, roots, above)
     runs = {e.node for e in project.entries if e.kind != EntryKind.PUBLIC_API}
+    apis = entries - runs
     if training & runs:
         # the project's own runs show which of its code trains (fastchat's ``train/`` scripts beside its MT-bench
         # answer generation and its model server): a library's public API, which exports every module, reaches
-        # all of it and so tells nothing apart; it keeps what only it reaches, and decides nothing
+        # all of it and so tells no function apart; it keeps what only it reaches, and decides nothing
         entries, training = entries & runs, training & runs
+    else:
+        apis = set()
     if not training or training == entries:
         return None
     nodes = graph.nodes
@@ -217,7 +220,12 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
         return (callee for _, callee, kind in graph.out_edges(node, data="kind")
                 if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY)
 
-    return EntryReach(_walk(training, callees), _walk(entries - training, callees))
+    trained = _walk(training, callees)
+    # ... but a module's own top (its imports, its constants) runs wherever the package is imported: a framework's
+    # training loads its models by a configuration's names (mmseg's ``tools/train.py`` through mmengine's registry),
+    # which the graph cannot follow, while its analysis tools import the same modules by name
+    loaded = frozenset(node for node in _walk(apis, callees) if nodes[node].get("kind") == NodeKind.MODULE)
+    return EntryReach(trained | loaded, _walk(entries - training, callees))
 
 
 def training_entries(project: "ProjectGraph", roots: FrozenSet[str],
