@@ -581,12 +581,13 @@ def test_a_modules_top_that_only_an_untrained_tool_imports_stays_training_in_a_l
             "    def forward(self, x):\n"
             "        return CrissCrossAttention(4)(x)\n\n\n"
             "def measure(model):\n    torch.cuda.synchronize()\n    return model\n")
-    train = ("from mmengine.runner import Runner\n\n\ndef main():\n    runner = Runner.from_cfg({})\n    runner.train()\n\n\n"
-             "if __name__ == '__main__':\n    main()\n")
+    train = ("from mmengine.runner import Runner\n\n\ndef main():\n    runner = Runner.from_cfg({})\n"
+             "    runner.train()\n\n\nif __name__ == '__main__':\n    main()\n")
     tool = ("from seg.models.cc_head import measure\n\n\ndef main():\n    measure(None)\n\n\n"
             "if __name__ == '__main__':\n    main()\n")
     report = scan_tree({"seg/__init__.py": "", "seg/models/__init__.py": "from .cc_head import CCHead\n",
-                        "seg/models/cc_head.py": head, "seg/tools/train.py": train, "seg/tools/benchmark_heads.py": tool})
+                        "seg/models/cc_head.py": head, "seg/tools/train.py": train,
+                        "seg/tools/benchmark_heads.py": tool})
     contexts = {(f.span.line, f.api): f.context for f in report.judged if f.path == "seg/models/cc_head.py"}
     assert contexts[(2, "mmcv.ops.CrissCrossAttention")] == Context.TRAINING, contexts
     assert contexts[(11, "torch.cuda.synchronize")] == Context.TOOLING
