@@ -39,6 +39,11 @@ from migrator.model import Category, Status
                  "transformer_engine.pytorch.Linear", id="transformer-engine"),
     pytest.param("from deepspeed.ops.adam import FusedAdam\nopt = FusedAdam(params)\n", "cuda-library",
                  "deepspeed.ops.adam.FusedAdam", id="deepspeed-ops"),
+    # TinyLlama's lit_gpt: FlashAttention's extensions built apart from flash_attn, imported by their bare names
+    pytest.param("import rotary_emb\nrotary_emb.apply_rotary(x1, x2, cos, sin, o1, o2, False)\n", "cuda-library",
+                 "rotary_emb.apply_rotary", id="flash-attention-rotary-extension"),
+    pytest.param("import dropout_layer_norm\nout = dropout_layer_norm.dropout_add_ln_fwd(x, None, w)\n",
+                 "cuda-library", "dropout_layer_norm.dropout_add_ln_fwd", id="flash-attention-layer-norm-extension"),
     pytest.param("import triton\n@triton.autotune(configs=[], key=['n'])\n@triton.jit\ndef k(x):\n    pass\n",
                  "cuda-library", "triton.autotune", id="triton-autotune"),
     pytest.param("import pynvml\npynvml.nvmlInit()\n", "cuda-library", "pynvml.nvmlInit", id="pynvml"),
