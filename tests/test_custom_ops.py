@@ -485,3 +485,50 @@ def test_an_extension_whose_wrapper_is_imported_only_under_try_is_no_port(scan_t
     assert {f.rule for f in ported} >= {"extension-build", "extension-call"}, [(f.rule, f.path) for f in ported]
     assert any(f.verdicts["cann"].status != Status.SUPPORTED for f in ported) == work, \
         [(f.path, f.span.line, f.rule, f.verdicts["cann"].status) for f in ported]
+
+
+# InternImage's DCNv3: the autograd Function that runs the compiled extension, decorated with CUDA's AMP decorators
+_DCN_SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+
+setup(name='DCNv3', ext_modules=[CUDAExtension('DCNv3', ['src/vision.cpp', 'src/cuda/dcnv3_cuda.cu'])])
+"""
+_DCN_FUNCTION = """\
+import torch
+from torch.autograd import Function
+from torch.cuda.amp import custom_bwd, custom_fwd
+{imports}
+
+
+class DCNv3Function(Function):
+    @staticmethod
+    @custom_fwd
+    def forward(ctx, x, offset):
+        return DCNv3.dcnv3_forward(x, offset)
+
+    @staticmethod
+    @custom_bwd
+    def backward(ctx, grad):
+        return DCNv3.dcnv3_backward(grad)
+"""
+
+
+@pytest.mark.parametrize("imports, decorator_work", [
+    pytest.param("try:\n    import DCNv3\n    has_cuda_kernel = True\n"
+                 "except ImportError:\n    has_cuda_kernel = False\n", False, id="extension-imported-only-where-built"),
+    pytest.param("import DCNv3\n", None, id="extension-imported-always"),
+])
+def test_cudas_amp_decorators_on_an_extensions_function_are_judged_with_the_extension(scan_tree, imports,
+                                                                                      decorator_work):
+    report = scan_tree({"ops_dcnv3/setup.py": _DCN_SETUP,
+                        "ops_dcnv3/functions/dcnv3_func.py": _DCN_FUNCTION.format(imports=imports)}, ["cann"])
+    decorators = [f for f in report.judged if f.api.startswith("torch.cuda.amp.custom_")]
+    assert len(decorators) == 2
+    if decorator_work is None:  # a site of the kernel's port, counted there
+        calls = {f.id: f for f in report.judged if f.rule == "extension-call"}
+        assert all(f.root is not None and (f.root in calls or any(c.root == f.root for c in calls.values()))
+                   for f in decorators), [(f.span.line, f.root) for f in decorators]
+    else:
+        assert {f.verdicts["cann"].status for f in decorators} == {Status.SUPPORTED}
+        assert "never runs" in decorators[0].verdicts["cann"].message

@@ -17,6 +17,7 @@ from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .own_methods import with_own_methods
+from .kernel_functions import with_kernel_functions
 from .optional import with_optional_modules, with_optional_op_libraries
 from .plain_imports import with_plain_imports
 from .tooling_helpers import tooling_helpers
@@ -90,7 +91,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
                for choice in project.choices}
     placed = with_version_branches(with_roots(with_plain_imports(placed, results)))
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
-    placed = with_optional_op_libraries(placed, results)
+    placed = with_kernel_functions(with_optional_op_libraries(placed, results))
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
     placed = with_unread_flags(placed, results)
     placed = with_forwarded_defaults(placed, results)
