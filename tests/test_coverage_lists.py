@@ -44,6 +44,12 @@ from migrator.model import Category, Status
                  "rotary_emb.apply_rotary", id="flash-attention-rotary-extension"),
     pytest.param("import dropout_layer_norm\nout = dropout_layer_norm.dropout_add_ln_fwd(x, None, w)\n",
                  "cuda-library", "dropout_layer_norm.dropout_add_ln_fwd", id="flash-attention-layer-norm-extension"),
+    # gpt-neox's MoE and Mamba layers
+    pytest.param("import megablocks.ops\ny = megablocks.ops.gather(x, idx, bins, 1)\n", "cuda-library",
+                 "megablocks.ops.gather", id="megablocks"),
+    pytest.param("from mamba_ssm.ops.selective_scan_interface import selective_scan_fn\n"
+                 "y = selective_scan_fn(u, delta, A, B, C)\n", "cuda-library",
+                 "mamba_ssm.ops.selective_scan_interface.selective_scan_fn", id="mamba-selective-scan"),
     pytest.param("import triton\n@triton.autotune(configs=[], key=['n'])\n@triton.jit\ndef k(x):\n    pass\n",
                  "cuda-library", "triton.autotune", id="triton-autotune"),
     pytest.param("import pynvml\npynvml.nvmlInit()\n", "cuda-library", "pynvml.nvmlInit", id="pynvml"),
