@@ -14,10 +14,10 @@ from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
 from .backends import with_device_backends, with_other_devices_code
 from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
+from .kernel_functions import with_kernel_functions
 from .launches import with_launches_judged
 from .opt_in import with_opt_in_modes
 from .own_methods import with_own_methods
-from .kernel_functions import with_kernel_functions
 from .optional import with_optional_modules, with_optional_op_libraries
 from .plain_imports import with_plain_imports
 from .tooling_helpers import tooling_helpers
