@@ -47,10 +47,7 @@ def with_opt_in_modes(findings: Sequence[Finding], results: Sequence[FileResult]
         tree = parse_text(text)
         if tree is None:
             continue
-        # only the classes a finding sits in (a timm model file holds a dozen, one with a finding)
-        modes = [mode for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)
-                 and any(cls.lineno <= line <= (cls.end_lineno or cls.lineno) for line in lines[path])
-                 for mode in _modes(cls)]
+        modes = [mode for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for mode in _modes(cls)]
         # only a mode a finding sits in is asked of the project's calls
         held = [m for m in modes if any(first <= line <= last for first, last in m.spans for line in lines[path])]
         off = [m for m in held if not (calls.made(m.switches) if m.switches else calls.sets_true(m.flag))]
