@@ -33,7 +33,9 @@ _ENV_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|ENV\s+|ARG\s+|set\s+|seten
                          r"((?:" + "|".join(p.rstrip("_") for p in CUDA_ENV_PREFIXES) + r")_\w*)"
                          r"(?:=|\s+(?=\S))([^\s;&|]*)")
 _COMMAND = re.compile(r"(?:^|[\s;&|(`$])(nvidia-smi|nvcc|nvidia-docker|nsys|ncu|nvprof)\b")
-_DOCKER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia")
+#: a container engine's run asking for NVIDIA's cards (``docker run --gpus all``, ``--runtime=nvidia``); a
+#: ``--gpus`` of any other command is that program's own option (LoRA's bundled Lightning scripts' ``--gpus 1``)
+_DOCKER_GPUS = re.compile(r"\b(?:docker|nvidia-docker|podman)\b[^|;&]*?(--gpus\b|--runtime[= ]nvidia)")
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE)
 _NVIDIA_IMAGE = re.compile(r"^(nvidia/|nvcr\.io/nvidia/|.*cuda|.*cudnn)", re.IGNORECASE)
 _BACKEND_ARG = re.compile(r"--(?:dist[-_])?backend[= ]+(nccl)\b")
@@ -232,7 +234,7 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
             add(match.group(1), UsageKind.COMMAND, match.start(1), match.end(1))
     gpus = _DOCKER_GPUS.search(line)
     if gpus:
-        add("docker --gpus", UsageKind.COMMAND, gpus.start(), gpus.end())
+        add("docker --gpus", UsageKind.COMMAND, gpus.start(1), gpus.end(1))
     for match in _BACKEND_ARG.finditer(line):
         add("torch.distributed.Backend", UsageKind.LITERAL, match.start(1), match.end(1), context="command-line option",
             value=match.group(1))

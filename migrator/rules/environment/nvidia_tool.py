@@ -48,6 +48,10 @@ class NvidiaTool(Rule):
                 expect=Status.REWRITE),
         Invalid("#!/bin/bash\nGPUS=$(nvidia-smi -L | wc -l)\n", path="run.sh", expect=Status.REWRITE),
         Valid("#!/bin/bash\necho 'check the nvidia-smi output first'\n", path="run.sh"),
+        Invalid("#!/bin/bash\ndocker run --rm --gpus all -v $PWD:/ws trainer:latest python train.py\n", path="run.sh",
+                expect=Status.REWRITE),
+        # a training script's own option of that name (LoRA's bundled Lightning scripts): no container asks for cards
+        Valid("#!/bin/bash\npython finetune.py --data_dir $DATA --gpus 1 --fp16\n", path="run.sh"),
         # launched from Python: the program of an argument list, or a command of a shell string
         Invalid("import subprocess\nout = subprocess.run(['nvidia-smi', '-L'], capture_output=True).stdout\n",
                 expect=Status.REWRITE),
