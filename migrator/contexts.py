@@ -25,7 +25,10 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            # a paper's reproduction: its figures, analyses, timings and baselines (cellpose's paper/)
                            "paper", "papers", "figures",
                            # a library's lessons in using it (kaolin's examples/tutorial/ notebooks): documentation
-                           "tutorial", "tutorials"})
+                           "tutorial", "tutorials",
+                           # code kept beside what replaced it, and a library's community projects (the
+                           # transformers copy bundled in LoRA: examples/legacy/, examples/research_projects/)
+                           "legacy", "deprecated", "research_projects"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*[_-]benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
                            r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"

@@ -179,6 +179,10 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("scripts/train_eval.sh", "training", id="a-launcher-that-trains-and-evaluates"),
     pytest.param("scripts/v1_5/finetune.sh", "training", id="a-training-launcher"),
     pytest.param("llava/eval/model_vqa.py", "training", id="python-in-an-eval-folder-is-left-to-its-entry-points"),
+    # superseded code and a library's community projects (transformers' examples, bundled in LoRA)
+    pytest.param("examples/legacy/run_swag.py", "tooling", id="a-legacy-folder"),
+    pytest.param("examples/research_projects/distillation/train.py", "tooling", id="community-research-projects"),
+    pytest.param("pkg/legacy_utils.py", "training", id="a-file-named-legacy-is-left-to-its-code"),
 ])
 def test_a_path_is_training_test_or_tooling(path, context):
     from migrator.model import Category
