@@ -195,12 +195,20 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
                 is_dir = entry.is_dir()
             except OSError:  # a link loop: ``classify`` reports it with the reason
                 is_dir = False
+            kept = specs
             if _ignored(rel, is_dir, specs):
-                continue
+                if not (is_dir and _package_of_a_package(folder, path)):
+                    continue
+                kept = ()  # the lines that matched the folder match every file in it too
+                # Open-Sora's ``.gitignore`` line ``datasets`` (for data) matches ``opensora/datasets/``, a package of
+                # its package: committed code, which git keeps tracking whatever the line says
+                skipped.append(FileResult(SourceFile(str(path), rel, FileKind.CONFIG, 0), FileStatus.OK,
+                                          "a .gitignore line matches this folder, but it is a Python package inside "
+                                          "the project's package (committed code: git keeps tracking it): scanned"))
             if is_dir:
                 if entry.name in SKIP_DIRS or _is_virtualenv(path):
                     continue
-                subdirs.append((path, specs))
+                subdirs.append((path, kept))
             else:  # a file, a link (broken or looping: reported by ``classify``), a FIFO, socket or device
                 yield path, rel
         stack.extend(reversed(subdirs))
@@ -313,6 +321,12 @@ def _ignored(rel: str, is_dir: bool, specs) -> bool:
         if spec.match_file(sub + "/" if is_dir else sub):
             return True
     return False
+
+
+def _package_of_a_package(folder: Path, path: Path) -> bool:
+    """Whether ``path`` is a Python package (an ``__init__.py``) inside ``folder``, itself one: the project's own
+    code, not data a ``.gitignore`` line is written for."""
+    return _is(os.path.isfile, path / "__init__.py") and _is(os.path.isfile, folder / "__init__.py")
 
 
 def _is_virtualenv(path: Path) -> bool:

@@ -82,6 +82,19 @@ def test_gitignore_virtualenv_and_build_folders_are_skipped(scan_tree):
     assert {f.file.rel for f in report.files} == {"src/train.py"}
 
 
+def test_a_package_of_the_projects_package_is_scanned_whatever_gitignore_says(scan_tree):
+    """Open-Sora's ``.gitignore`` line ``datasets`` (written for data) matches ``opensora/datasets/``, a package of
+    its package: committed code, which git keeps tracking. A data folder of the same name is still left out."""
+    report = scan_tree({
+        ".gitignore": "datasets\n",
+        "opensora/__init__.py": "", "opensora/datasets/__init__.py": "", "opensora/datasets/utils.py": GOOD,
+        "datasets/cifar/readme.py": GOOD,
+    })
+    rels = {f.file.rel for f in report.files}
+    assert "opensora/datasets/utils.py" in rels and "datasets/cifar/readme.py" not in rels
+    assert _status(report, "opensora/datasets")[0] == FileStatus.OK  # said, with why
+
+
 def test_unreadable_file(tmp_path, scan_tree):
     if os.geteuid() == 0:
         pytest.skip("root reads files whatever their mode")
