@@ -32,7 +32,8 @@ class DeviceCall(Rule):
     `torch.cuda.Stream`) and `x.is_cuda`. Each target's verdict comes from the vendor's own lists:
     Ascend's API docs name the `torch_npu.npu.*` equivalent or say it is unsupported, transfer_to_npu's
     patch tables give module renames, Cambricon's API list and migration tables give the `torch.mlu.*`
-    name. An API that is in no list is `unknown`, never guessed.
+    name. An API that is in no list is `unknown`, never guessed. `torch.backends.cuda.SDPBackend`, torch's
+    attention-backend enum re-exported there (the object `torch.nn.attention.SDPBackend` is), is no device API.
 
     ## Why is this bad?
     `torch.cuda` talks to the CUDA driver, which the targets do not have: calls raise, and
@@ -61,6 +62,10 @@ class DeviceCall(Rule):
     summary = "torch.cuda / torch.backends CUDA APIs"
     vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
     examples = (
+        # sgm's attention: torch's attention-backend enum as a table's keys (the same object as
+        # torch.nn.attention.SDPBackend), on every build
+        Valid("import torch\nBACKENDS = {torch.backends.cuda.SDPBackend.MATH: {'enable_math': True},\n"
+              "            torch.backends.cuda.SDPBackend.FLASH_ATTENTION: {'enable_flash': True}}\n"),
         Invalid("import torch\ntorch.cuda.synchronize()\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\ntorch.accelerator.synchronize()\n",
@@ -133,6 +138,8 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _picks_gpu(t, usage))
         if usage.context == CHECK_ONLY:
             return per_target(ctx, lambda t: _skipped_check(t, usage))
+        if usage.api == SDP_BACKENDS or usage.api.startswith(SDP_BACKENDS + "."):
+            return None  # a name of torch's attention-backend enum: the call that takes it is judged where made
         if usage.api == "torch.cuda.is_available":
             return per_target(ctx, lambda t: _is_available(t, usage, ctx))
         if usage.api in NO_OP_WITHOUT_CUDA and usage.kind == _CALL \
@@ -161,6 +168,10 @@ ATTENTION_SWITCHES = frozenset({"torch.backends.cuda.sdp_kernel", "torch.backend
                                 "torch.backends.cuda.enable_mem_efficient_sdp", "torch.backends.cuda.enable_math_sdp",
                                 "torch.backends.cuda.enable_cudnn_sdp"})
 _SWITCH_SOURCE = "torch/backends/cuda/__init__.py, torch/backends/cudnn/__init__.py (plain flags on every build)"
+#: the enum of torch's attention backends, re-exported under ``torch.backends.cuda``: ``from torch._C import
+#: _SDPBackend as SDPBackend`` (torch/backends/cuda/__init__.py), the very object ``torch.nn.attention.SDPBackend``
+#: is (measured on torch 2.13's CPU build): a name, on every build, that selects nothing by being read
+SDP_BACKENDS = "torch.backends.cuda.SDPBackend"
 
 
 def _a_speed_switch(target, usage: Usage) -> Verdict:
