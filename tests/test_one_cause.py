@@ -178,12 +178,16 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
      "        y = y.to(dtype=torch.get_autocast_gpu_dtype())\n    return x + y\n", 1),
     # poutyne's device="all": the f-string by hand, the count a fix edit, one line and one change
     ("    return [f'cuda:{d}' for d in range(torch.cuda.device_count())]\n", 1),
+    # sgm's autocast decorator: one statement over lines, the context manager and its dtype's question
+    ("    with torch.cuda.amp.autocast(\n            enabled=True,\n            dtype=torch.get_autocast_gpu_dtype(),\n"
+     "    ):\n        return x + y\n", 1),
 ], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "an-operator-apart-in-a-function",
         "a-stream-protocol",
-        "cudas-autocast-state", "a-line-part-fixed-part-by-hand"])
-def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items):
-    findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, ["neuware"])
-    work = [f for f in counted(findings) if f.verdicts["neuware"].status != Status.SUPPORTED]
+        "cudas-autocast-state", "a-line-part-fixed-part-by-hand", "a-statement-part-fixed-part-by-hand"])
+@pytest.mark.parametrize("target", ["neuware", "cann"])
+def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items, target):
+    findings = scan_code("import torch\n\n\ndef f(n, k, x, y):\n" + body, [target])
+    work = [f for f in counted(findings) if f.verdicts[target].status != Status.SUPPORTED]
     assert len(work) == items, [(f.span.line, f.api) for f in work]
 
 

@@ -90,16 +90,18 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
     heads: Dict[_Settles, Finding] = {}  # per way of settling, its item there
     work = _items_of_work(findings)
     _arguments_at_their_literal(findings, work, roots)
+    statement_of: Dict[str, str] = {}  # each item's statement: the first finding of it
     for finding in sorted(work, key=lambda f: (f.path, f.span.cell or 0, f.span.line or 0, f.span.col or 0)):
         if finding.id in roots:
             continue
         if statement is None or statement.path != finding.path or statement.span.cell != finding.span.cell \
                 or (finding.span.line or 0) > _last_line(statement):
             statement, heads = finding, {}
+        statement_of[finding.id] = statement.id
         head = heads.setdefault(_settles(finding), finding)
         if head is not finding:
             roots[finding.id] = head.id
-    _one_item_a_line(work, roots)
+    _one_item_a_statement(work, roots, statement_of)
     if not roots:
         return list(findings)
     roots = {site: _last(roots, site) for site in roots}  # an argument's string that joined its statement's item
@@ -111,16 +113,17 @@ def with_line_roots(findings: Sequence[Finding]) -> List[Finding]:
 _Settles = Tuple[Tuple[str, str, bool], ...]
 
 
-def _one_item_a_line(work: Sequence[Finding], roots: Dict[str, str]) -> None:
-    """Items left on one line that every target gives the same status, one a `fix` edit and one by hand
+def _one_item_a_statement(work: Sequence[Finding], roots: Dict[str, str], statement_of: Mapping[str, str]) -> None:
+    """Items left in one statement that every target gives the same status, one a `fix` edit and one by hand
     (poutyne's ``[f"cuda:{d}" for d in range(torch.cuda.device_count())]``: the f-string by hand, the count
-    renamed): one item, at the one done by hand, since the line needs a hand after `fix` too."""
-    lines: Dict[Tuple[str, int, int, Tuple[Tuple[str, str], ...]], List[Finding]] = {}
+    renamed; sgm's ``torch.cuda.amp.autocast(`` / ``dtype=torch.get_autocast_gpu_dtype(),`` / ``)``): one item,
+    at the one done by hand, since the statement needs a hand after `fix` too."""
+    lines: Dict[Tuple[str, int, str, Tuple[Tuple[str, str], ...]], List[Finding]] = {}
     for finding in work:
         if finding.id not in roots:
             statuses = tuple(sorted((t, counted_status(v).value) for t, v in finding.verdicts.items()))
-            lines.setdefault((finding.path, finding.span.cell or 0, finding.span.line or 0, statuses),
-                             []).append(finding)
+            lines.setdefault((finding.path, finding.span.cell or 0, statement_of.get(finding.id, finding.id),
+                              statuses), []).append(finding)
     for items in lines.values():
         if len(items) > 1:
             head = next((f for f in items if not all(v.fixable for v in f.verdicts.values())), items[0])
