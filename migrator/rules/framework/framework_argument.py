@@ -72,6 +72,12 @@ class FrameworkArgument(Rule):
               path="scripts/train.sh"),
         # a project's own flag of the same name (no option only TrainingArguments has): its own code reads it
         Valid("python train.py --batch-size 64 --epochs 90 --tf32\n", path="scripts/train.sh"),
+        # Lightning's DeepSpeed strategy accepts CUDA's accelerator only (lit-llama's multi-device adapter recipes)
+        Invalid("import lightning as L\ntrainer = L.Trainer(accelerator='auto', strategy='deepspeed_stage_2')\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Invalid("from lightning.fabric.strategies import DeepSpeedStrategy\n"
+                "strategy = DeepSpeedStrategy(config={'zero_optimization': {'stage': 2}})\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         # lightning-bolts' SwAV: pytorch_lightning 1.x's `gpus` flag is the CUDA accelerator; `gpus=0` the CPU
         Invalid("import argparse\nfrom pytorch_lightning import Trainer\nparser = argparse.ArgumentParser()\n"
                 "parser.add_argument('--gpus', default=1, type=int)\nargs = parser.parse_args()\n"
