@@ -19,7 +19,7 @@ from .rules.tune import keeps_for_tuning
 from .sources.cmake import read_cmake
 from .sources.config import ConfigError, config_text, python_refs, read_config, script_refs
 from .sources.cuda import read_cuda
-from .sources.environment import read_environment, scan_line
+from .sources.environment import read_environment, read_markdown_launches, scan_line
 from .sources.notebook import NotebookCode, read_notebook
 from .sources.outline import outline_of
 from .sources.python import (ParseFailure, decode_source, is_too_deep, parse_ast, parse_python, python2_marker,
@@ -328,6 +328,13 @@ def _cmake(source: SourceFile, data: bytes) -> FileResult:
     return FileResult(source, FileStatus.OK, usages=read_cmake(data.decode("utf-8", errors="replace")))
 
 
+def _markdown(source: SourceFile, data: bytes) -> FileResult:
+    """A README: the training launches its shell blocks document (``sources/environment.read_markdown_launches``)."""
+    if b"\x00" in data[:8192]:
+        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
+    return FileResult(source, FileStatus.OK, usages=read_markdown_launches(data.decode("utf-8", errors="replace")))
+
+
 _ANALYZERS = {
     FileKind.PYTHON: _python,
     FileKind.NOTEBOOK: _notebook,
@@ -338,4 +345,5 @@ _ANALYZERS = {
     FileKind.REQUIREMENTS: _environment,
     FileKind.TRAINING_CONFIG: _training_config,
     FileKind.CMAKE: _cmake,
+    FileKind.MARKDOWN: _markdown,
 }

@@ -44,6 +44,7 @@ _SUFFIX_KINDS = {
 }
 _REQUIREMENTS = re.compile(r"^(requirements|constraints)([-_.\w]*)\.(txt|in)$", re.IGNORECASE)
 _DOCKERFILE = re.compile(r"^(Dockerfile|Containerfile)([-_.\w]*)$|\.(dockerfile)$", re.IGNORECASE)
+_README = re.compile(r"^readme([-_.\w]*)\.(md|markdown)$", re.IGNORECASE)
 
 
 def kind_of(name: str) -> Optional[FileKind]:
@@ -58,6 +59,8 @@ def kind_of(name: str) -> Optional[FileKind]:
         return FileKind.REQUIREMENTS
     if _DOCKERFILE.search(name):
         return FileKind.DOCKERFILE
+    if _README.match(name):
+        return FileKind.MARKDOWN
     return None
 
 

@@ -172,6 +172,9 @@ class FileKind(str, Enum):
     TRAINING_CONFIG = "training-config"
     #: a CMake build file (``CMakeLists.txt``, ``*.cmake``): the CUDA libraries it builds (``sources/cmake.py``)
     CMAKE = "cmake"
+    #: a README (``README.md``): the launches its fenced shell blocks document (``sources/environment.py``:
+    #: only the options of a launch of a script that parses its ``TrainingArguments``, Alpaca's ``--tf32 True``)
+    MARKDOWN = "markdown"
 
 
 class FileStatus(str, Enum):

@@ -142,3 +142,32 @@ def test_lightnings_auto_accelerator_falls_back_to_the_cpu_on_a_renamed_target(s
     cann = found.verdicts["cann"]
     assert cann.status == Status.REWRITE and "silently runs on the CPU" in cann.message
     assert found.verdicts["kunlun"].status == Status.SUPPORTED
+
+
+ALPACA_TRAIN = """\
+import transformers
+
+
+def train():
+    parser = transformers.HfArgumentParser((transformers.TrainingArguments,))
+    (training_args,) = parser.parse_args_into_dataclasses()
+    transformers.Trainer(model=None, args=training_args).train()
+"""
+_LAUNCH = ("torchrun --nproc_per_node=4 --master_port=12345 train.py \\\n    --bf16 True \\\n"
+           "    --per_device_train_batch_size 4 \\\n    --gradient_accumulation_steps 8 \\\n    --tf32 True\n")
+
+
+@pytest.mark.parametrize("readme, lines", [
+    # Alpaca: no launch script; its README's shell blocks are how it trains
+    pytest.param("# Alpaca\n\nTo fine-tune:\n\n```bash\n" + _LAUNCH + "```\n", [10], id="a-fenced-launch"),
+    pytest.param("# Alpaca\n\n```\n$ " + _LAUNCH + "```\n", [8], id="an-unnamed-block-with-a-prompt"),
+    pytest.param("# Alpaca\n\nWe train with --tf32 True and --per_device_train_batch_size 4 "
+                 "--gradient_accumulation_steps 8.\n", [], id="prose-is-no-launch"),
+    pytest.param("# Alpaca\n\n```python\nargs = parse('--per_device_train_batch_size 4 --gradient_accumulation_steps 8 "
+                 "--tf32 True')\n```\n", [], id="a-python-block-is-no-launch"),
+])
+def test_a_readmes_documented_launch_of_a_training_arguments_script_is_read(scan_tree, readme, lines):
+    report = scan_tree({"README.md": readme, "train.py": ALPACA_TRAIN}, ["cann"])
+    found = [f for f in report.judged if f.path == "README.md"]
+    assert sorted(f.span.line for f in found) == lines
+    assert all(f.rule == "framework-argument" and f.verdicts["cann"].status == Status.REWRITE for f in found)

@@ -91,6 +91,35 @@ def read_environment(text: str, kind: FileKind) -> Tuple[Usage, ...]:
     return tuple(usages)
 
 
+#: a fenced code block of a README: its opening fence (its language, where written) and its closing one
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+#: the languages a README's block is a shell session in (none written: most READMEs' launch commands)
+_SHELL_BLOCKS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session"})
+#: a shell session's prompt before a command
+_PROMPT = re.compile(r"^(\s*)\$\s")
+
+
+def read_markdown_launches(text: str) -> Tuple[Usage, ...]:
+    """The launches a README's shell blocks document, read as a script's are for one thing only: the options of
+    a launch of a script that parses its ``TrainingArguments`` (Alpaca's README trains with ``torchrun train.py
+    ... --tf32 True``; it ships no script). Every other line of the file is blanked, so lines keep their numbers."""
+    kept: List[str] = []
+    fence: Optional[str] = None
+    shell = False
+    for raw in text.splitlines():
+        match = _FENCE.match(raw)
+        if fence is None and match:
+            fence, shell = match.group(1)[:3], match.group(2).lower() in _SHELL_BLOCKS
+            kept.append("")
+        elif fence is not None and raw.strip().startswith(fence):
+            fence, shell = None, False
+            kept.append("")
+        else:
+            kept.append(_PROMPT.sub(r"\1", raw) if fence is not None and shell else "")
+    masked = "\n".join(kept)
+    return tuple(_training_arguments(list(_logical_lines(masked)), kept))
+
+
 #: options only transformers' ``HfArgumentParser`` reads into ``TrainingArguments``: a launch that passes two of
 #: them runs a script that builds its ``TrainingArguments`` from its command line, so the launch's own options
 #: are that call's arguments (FastChat's and LLaVA's ``--tf32 True``, which transformers refuses without CUDA)
