@@ -75,13 +75,19 @@ _TRAINING_WORDS = frozenset({"train", "training", "finetune", "pretrain", "fine"
 
 def _evaluation_launcher(folders: List[str], name: str) -> bool:
     """A shell script named or filed for what is done with a trained checkpoint (LLaVA's ``scripts/v1_5/eval/gqa.sh``
-    and ``scripts/sqa_eval_batch.sh``, which launch its benchmark answer generation per card): a launcher says
-    what it runs by its name, as a script of a ``tools/`` folder does; one that also names training is training."""
+    and ``scripts/sqa_eval_batch.sh``, which launch its benchmark answer generation per card; a web demo, a
+    server): a launcher says what it runs by its name, as a script of a ``tools/`` folder does; one that also
+    names training is training."""
     stem, _, suffix = name.rpartition(".")
     if suffix not in ("sh", "bash", "zsh"):
         return False
     words = set(_WORDS.split(stem)).union(*(_WORDS.split(f) for f in folders))
-    return bool(_AFTER_TRAINING_SCRIPT & words) and not _TRAINING_WORDS & words
+    return bool((_AFTER_TRAINING_SCRIPT | _SERVING_LAUNCHES) & words) and not _TRAINING_WORDS & words
+
+
+#: what else a launcher's name says it runs after training: a demo, a model server, a benchmark (ChatGLM-6B's
+#: ``ptuning/web_demo.sh``)
+_SERVING_LAUNCHES = frozenset({"demo", "serve", "serving", "server", "deploy", "benchmark"})
 
 
 def _in_tooling_folder(path: str) -> bool:

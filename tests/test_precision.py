@@ -177,6 +177,8 @@ def test_doc_templates_and_other_cards_never_make_partial(scan_code):
     pytest.param("scripts/v1_5/eval/gqa.sh", "tooling", id="a-launcher-in-an-eval-folder"),
     pytest.param("scripts/sqa_eval_batch.sh", "tooling", id="a-launcher-named-for-evaluation"),
     pytest.param("scripts/train_eval.sh", "training", id="a-launcher-that-trains-and-evaluates"),
+    pytest.param("ptuning/web_demo.sh", "tooling", id="a-launcher-of-a-web-demo"),
+    pytest.param("scripts/serve_and_finetune.sh", "training", id="a-launcher-that-also-trains"),
     pytest.param("scripts/v1_5/finetune.sh", "training", id="a-training-launcher"),
     pytest.param("llava/eval/model_vqa.py", "training", id="python-in-an-eval-folder-is-left-to-its-entry-points"),
     # superseded code and a library's community projects (transformers' examples, bundled in LoRA)
