@@ -64,7 +64,7 @@ def path_context(path: str) -> Context:
     if any(_tooling_folder(f) for f in lowered) \
             or _TOOLING_FILE.match(name.lower()) or ("tools", "analysis") in zip(lowered, lowered[1:]) \
             or ("tools" in lowered and _AFTER_TRAINING_SCRIPT & set(_WORDS.split(name.lower().rsplit(".", 1)[0]))) \
-            or _evaluation_launcher(lowered, name.lower()):
+            or _launches_after_training(lowered, name.lower()):
         return Context.TOOLING  # (mmtrack's ``tools/analysis/``: a checkpoint's parameter search, as analysis_tools/)
     return Context.TRAINING
 
@@ -73,7 +73,7 @@ def path_context(path: str) -> Context:
 _TRAINING_WORDS = frozenset({"train", "training", "finetune", "pretrain", "fine", "tune"})
 
 
-def _evaluation_launcher(folders: List[str], name: str) -> bool:
+def _launches_after_training(folders: List[str], name: str) -> bool:
     """A shell script named or filed for what is done with a trained checkpoint (LLaVA's ``scripts/v1_5/eval/gqa.sh``
     and ``scripts/sqa_eval_batch.sh``, which launch its benchmark answer generation per card; a web demo, a
     server): a launcher says what it runs by its name, as a script of a ``tools/`` folder does; one that also
