@@ -62,6 +62,8 @@ ENVIRONMENT_INPUTS = {
     "index-options-in-one-word": (FileKind.SHELL, "pip install x " + "-f=" * (SIZE // 3) + "\n"),
     "index-options-requirement": (FileKind.REQUIREMENTS, "-f=" * (SIZE // 3) + "\n"),
     "dockerfile-spaces": (FileKind.DOCKERFILE, "ENV CUDA_HOME=/x" + " " * SIZE + "\n"),
+    # ``docker .*? --gpus`` rescanned the line from every engine's name
+    "container-engine-words": (FileKind.SHELL, "docker " * (SIZE // 7) + "\n"),
 }
 
 

@@ -33,9 +33,9 @@ _ENV_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|ENV\s+|ARG\s+|set\s+|seten
                          r"((?:" + "|".join(p.rstrip("_") for p in CUDA_ENV_PREFIXES) + r")_\w*)"
                          r"(?:=|\s+(?=\S))([^\s;&|]*)")
 _COMMAND = re.compile(r"(?:^|[\s;&|(`$])(nvidia-smi|nvcc|nvidia-docker|nsys|ncu|nvprof)\b")
-#: a container engine's run asking for NVIDIA's cards (``docker run --gpus all``, ``--runtime=nvidia``); a
-#: ``--gpus`` of any other command is that program's own option (LoRA's bundled Lightning scripts' ``--gpus 1``)
-_DOCKER_GPUS = re.compile(r"\b(?:docker|nvidia-docker|podman)\b[^|;&]*?(--gpus\b|--runtime[= ]nvidia)")
+#: what ``_docker_gpus`` reads, in one pass: a container engine's name, a command separator, and the options that ask
+#: for NVIDIA's cards (``docker run --gpus all``, ``--runtime=nvidia``)
+_DOCKER_GPU_TOKENS = re.compile(r"\b(docker|nvidia-docker|podman)\b|([|;&])|(--gpus\b|--runtime[= ]nvidia)")
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE)
 _NVIDIA_IMAGE = re.compile(r"^(nvidia/|nvcr\.io/nvidia/|.*cuda|.*cudnn)", re.IGNORECASE)
 _BACKEND_ARG = re.compile(r"--(?:dist[-_])?backend[= ]+(nccl)\b")
@@ -261,9 +261,9 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
     for match in _COMMAND.finditer(line):
         if not _echoed(line, match.start(1)):
             add(match.group(1), UsageKind.COMMAND, match.start(1), match.end(1))
-    gpus = _DOCKER_GPUS.search(line)
+    gpus = _docker_gpus(line)
     if gpus:
-        add("docker --gpus", UsageKind.COMMAND, gpus.start(1), gpus.end(1))
+        add("docker --gpus", UsageKind.COMMAND, *gpus)
     for match in _BACKEND_ARG.finditer(line):
         add("torch.distributed.Backend", UsageKind.LITERAL, match.start(1), match.end(1), context="command-line option",
             value=match.group(1))
@@ -276,6 +276,21 @@ def scan_line(line: str, line_no: int, kind: FileKind, cell: Optional[int] = Non
         for start, end in _index_urls(line):
             add("pip.index-url", UsageKind.REQUIREMENT, start, end, context="CUDA wheel index", value=line[start:end])
     return found
+
+
+def _docker_gpus(line: str) -> Optional[Tuple[int, int]]:
+    """(start, end) of the first option asking for NVIDIA's cards on a container engine's command line; a
+    ``--gpus`` of any other command is that program's own (LoRA's bundled Lightning scripts' ``--gpus 1``). One
+    pass over the line: a lazy ``docker .*? --gpus`` rescanned it from every engine's name."""
+    engine = False
+    for token in _DOCKER_GPU_TOKENS.finditer(line):
+        if token.group(1):
+            engine = True
+        elif token.group(2):
+            engine = False
+        elif engine:
+            return token.start(3), token.end(3)
+    return None
 
 
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s")
