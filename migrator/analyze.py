@@ -301,10 +301,17 @@ def _cuda(source: SourceFile, data: bytes) -> FileResult:
     return FileResult(source, FileStatus.OK, cuda=facts)
 
 
-def _environment(source: SourceFile, data: bytes) -> FileResult:
+def _text_of(source: SourceFile, data: bytes) -> Union[str, FileResult]:
+    """A text file's text, or the error a binary one gets (a NUL byte in its first 8 KiB)."""
     if b"\x00" in data[:8192]:
         return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
-    text = data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def _environment(source: SourceFile, data: bytes) -> FileResult:
+    text = _text_of(source, data)
+    if isinstance(text, FileResult):
+        return text
     refs = script_refs(text) if source.kind in (FileKind.SHELL, FileKind.DOCKERFILE) else None
     return FileResult(source, FileStatus.OK, usages=read_environment(text, source.kind), config_refs=refs)
 
@@ -323,16 +330,15 @@ def _training_config(source: SourceFile, data: bytes) -> FileResult:
 
 def _cmake(source: SourceFile, data: bytes) -> FileResult:
     """A CMake build file: the CUDA libraries it builds (``sources/cmake.py``)."""
-    if b"\x00" in data[:8192]:
-        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
-    return FileResult(source, FileStatus.OK, usages=read_cmake(data.decode("utf-8", errors="replace")))
+    text = _text_of(source, data)
+    return text if isinstance(text, FileResult) else FileResult(source, FileStatus.OK, usages=read_cmake(text))
 
 
 def _markdown(source: SourceFile, data: bytes) -> FileResult:
     """A README: the training launches its shell blocks document (``sources/environment.read_markdown_launches``)."""
-    if b"\x00" in data[:8192]:
-        return FileResult(source, FileStatus.ERROR, "binary file (contains NUL bytes)")
-    return FileResult(source, FileStatus.OK, usages=read_markdown_launches(data.decode("utf-8", errors="replace")))
+    text = _text_of(source, data)
+    return text if isinstance(text, FileResult) else \
+        FileResult(source, FileStatus.OK, usages=read_markdown_launches(text))
 
 
 _ANALYZERS = {
