@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+import libcst.matchers as matchers
 
 from .dotted import dotted
 from .guards import asks_for_a_missing_library, availability_test, catches, goes_on, names_availability
@@ -508,33 +509,15 @@ def leaves_undefined(node: cst.Try) -> bool:
     return not defined <= bound
 
 
+#: a statement that binds a name where it stands: an assignment, an import, a ``global``, a definition
+_BINDS = matchers.OneOf(matchers.Assign(), matchers.AnnAssign(), matchers.AugAssign(), matchers.Import(),
+                        matchers.ImportFrom(), matchers.Global(), matchers.FunctionDef(), matchers.ClassDef())
+
+
 def _binds(handler: cst.ExceptHandler) -> bool:
-    """Whether an ``except`` block binds a name: a fallback (``amp = None``, ``from .fallback import f``, a
-    ``def``), or a flag the code tests later (``HAS_APEX = False``), in it or in a block it opens."""
-    for stmt in _block(handler):
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            return True
-        if isinstance(stmt, cst.SimpleStatementLine):
-            if any(isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Import, cst.ImportFrom,
-                                      cst.Global))
-                   for small in stmt.body):
-                return True
-        elif _binds_in_blocks(stmt):
-            return True
-    return False
-
-
-def _binds_in_blocks(stmt: cst.CSTNode) -> bool:
-    """``_binds`` for a compound statement inside a handler (``if``/``try``/``with``/``for``): any name it binds."""
-    return any(isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Import, cst.ImportFrom, cst.Global,
-                                 cst.FunctionDef, cst.ClassDef))
-               for node in _walk_statements(stmt))
-
-
-def _walk_statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for child in node.children:
-        yield child
-        yield from _walk_statements(child)
+    """Whether an ``except`` block binds a name, at its top or in a block it opens: a fallback (``amp = None``,
+    ``from .fallback import f``, a ``def``), or a flag the code tests later (``HAS_APEX = False``)."""
+    return bool(matchers.findall(handler.body, _BINDS))
 
 
 def _block(stmt: Any) -> Sequence[cst.CSTNode]:  # a compound statement (``if``, ``with``, ``for``...)
