@@ -118,13 +118,13 @@ def _one_item_a_statement(work: Sequence[Finding], roots: Dict[str, str], statem
     (poutyne's ``[f"cuda:{d}" for d in range(torch.cuda.device_count())]``: the f-string by hand, the count
     renamed; sgm's ``torch.cuda.amp.autocast(`` / ``dtype=torch.get_autocast_gpu_dtype(),`` / ``)``): one item,
     at the one done by hand, since the statement needs a hand after `fix` too."""
-    lines: Dict[Tuple[str, int, str, Tuple[Tuple[str, str], ...]], List[Finding]] = {}
+    statements: Dict[Tuple[str, int, str, Tuple[Tuple[str, str], ...]], List[Finding]] = {}
     for finding in work:
         if finding.id not in roots:
             statuses = tuple(sorted((t, counted_status(v).value) for t, v in finding.verdicts.items()))
-            lines.setdefault((finding.path, finding.span.cell or 0, statement_of.get(finding.id, finding.id),
-                              statuses), []).append(finding)
-    for items in lines.values():
+            statements.setdefault((finding.path, finding.span.cell or 0, statement_of.get(finding.id, finding.id),
+                                   statuses), []).append(finding)
+    for items in statements.values():
         if len(items) > 1:
             head = next((f for f in items if not all(v.fixable for v in f.verdicts.values())), items[0])
             roots.update((f.id, head.id) for f in items if f is not head)

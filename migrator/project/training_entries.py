@@ -202,14 +202,13 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
     entries = {e.node for e in project.entries if e.node in graph}
     training = training_entries(project, roots, above)
     runs = {e.node for e in project.entries if e.kind != EntryKind.PUBLIC_API}
-    apis = entries - runs
+    apis: Set[str] = set()
     if training & runs:
         # the project's own runs show which of its code trains (fastchat's ``train/`` scripts beside its MT-bench
         # answer generation and its model server): a library's public API, which exports every module, reaches
         # all of it and so tells no function apart; it keeps what only it reaches, and decides nothing
+        apis = entries - runs
         entries, training = entries & runs, training & runs
-    else:
-        apis = set()
     if not training or training == entries:
         return None
     nodes = graph.nodes
