@@ -202,7 +202,9 @@ def _walk(root: Path, skipped: List[FileResult]) -> Iterator[Tuple[Path, str]]:
             if _ignored(rel, is_dir, specs):
                 if not (is_dir and _package_of_a_package(folder, path)):
                     continue
-                kept = ()  # the lines that matched the folder match every file in it too
+                # the .gitignore files whose lines matched the folder would match every file in it too; the
+                # others still apply inside it
+                kept = tuple(spec for spec in specs if not _ignored(rel, True, (spec,)))
                 # Open-Sora's ``.gitignore`` line ``datasets`` (for data) matches ``opensora/datasets/``, a package of
                 # its package: committed code, which git keeps tracking whatever the line says
                 skipped.append(FileResult(SourceFile(str(path), rel, FileKind.CONFIG, 0), FileStatus.OK,

@@ -86,12 +86,13 @@ def test_a_package_of_the_projects_package_is_scanned_whatever_gitignore_says(sc
     """Open-Sora's ``.gitignore`` line ``datasets`` (written for data) matches ``opensora/datasets/``, a package of
     its package: committed code, which git keeps tracking. A data folder of the same name is still left out."""
     report = scan_tree({
-        ".gitignore": "datasets\n",
+        ".gitignore": "*.tmp.py\n", "opensora/.gitignore": "datasets\n",
         "opensora/__init__.py": "", "opensora/datasets/__init__.py": "", "opensora/datasets/utils.py": GOOD,
-        "datasets/cifar/readme.py": GOOD,
+        "opensora/datasets/scratch.tmp.py": GOOD, "opensora/data/datasets/cifar.py": GOOD,
     })
     rels = {f.file.rel for f in report.files}
-    assert "opensora/datasets/utils.py" in rels and "datasets/cifar/readme.py" not in rels
+    assert "opensora/datasets/utils.py" in rels and "opensora/data/datasets/cifar.py" not in rels
+    assert "opensora/datasets/scratch.tmp.py" not in rels  # the root's other lines still apply inside
     assert _status(report, "opensora/datasets")[0] == FileStatus.OK  # said, with why
 
 
