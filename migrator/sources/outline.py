@@ -316,7 +316,7 @@ class _OutlineReader:
             if target and not _external(target):  # ``@register_model`` calls register_model(fn)
                 self.calls.append(self._call(scope, NamedTarget(target)))
         group = _command_group(root)
-        if group is not None and scope == MODULE and self._resolve(ast.Name(group), local) == f"{self.module}.{group}":
+        if group is not None and scope == MODULE and self.names.get(group) == f"{self.module}.{group}":
             # ``@main.command()`` under ``@click.group() def main():`` (EDM's ``fid.py``): running the group runs
             # its commands, so ``main`` calls ``calc`` (a registry's ``register`` is no such call)
             self.calls.append(self._call(group, NamedTarget(f"{self.module}.{name}")))
