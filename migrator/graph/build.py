@@ -189,11 +189,15 @@ def _add_module_edges(index: GraphIndex, module: str, outline: Outline, outlines
         source = _source(index, module, call.scope)
         if source is None:
             continue
-        by_name = isinstance(call.target, UnknownReceiver)  # joined by the method's name alone
+        targets = index.targets(call.target)
+        returned = index.on_returned(call.target) if not targets else None
+        if returned is not None:  # a method of what a function returns: by its name
+            targets = index.targets(returned)
+        by_name = isinstance(call.target, UnknownReceiver) or returned is not None  # joined by the name alone
         kind = REGISTERS if call.scope.startswith("@") else CALLS_BY_NAME if by_name else "calls"
         test = call.cuda_test or (call.predicate_line if call.predicate and index.resolve(call.predicate)
                                   in predicates else 0)
-        for target in index.targets(call.target):
+        for target in targets:
             if target != source and not (by_name and index.graph.has_edge(source, target)):
                 index.add_edge(source, target, kind=kind, cuda_test=test)
 

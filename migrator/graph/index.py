@@ -84,6 +84,20 @@ class GraphIndex:
             found = self._targets[target] = _BY_KIND[type(target)](self, target)
         return found
 
+    def on_returned(self, target: CallTarget) -> Optional[UnknownReceiver]:
+        """``model = build_model(opt)`` then ``model.optimize_parameters(it)`` (BasicSR's training loop): a method of
+        what a function of the repository returns, a class the outline cannot know (a registry's pick): joined by
+        the method's name, as a call on any untyped receiver is. ``None`` for anything else."""
+        if not isinstance(target, NamedTarget):
+            return None
+        head, _, method = target.name.rpartition(".")
+        node = self.resolve(head) if head else None
+        if node is None and head:
+            node = self.resolve(self._dealias(head))
+        if node is None or self.kind(node) not in (NodeKind.FUNCTION, NodeKind.METHOD):
+            return None
+        return UnknownReceiver(method)
+
     def methods(self, cls: str, name: str) -> List[str]:
         """``cls.name`` through the repo bases (first definition wins)."""
         seen: Set[str] = set()
