@@ -741,6 +741,9 @@ class Outline:
     #: whether the module loads its package's modules by a name computed at run time, unconditionally
     #: (``importlib.import_module(".%s" % name, __name__)``: deepxde's backend loader): it reaches each of them
     loads_submodules: bool = False
+    #: whether its top level imports relatively (``from . import upfirdn2d_ext``): it runs as part of its package
+    #: only (run by its path, Python has no package to import from), never as a script
+    imports_relatively: bool = False
     #: the lines of each block a profiling switch decides (``if args.prof >= 0:``, ``if self.profiler is not
     #: None:``: opt-in timing and NVTX ranges) or that loads an inference engine (``if trt_file is not None:
     #: from torch2trt import TRTModule``): opt-in tooling, not the run

@@ -591,3 +591,117 @@ def test_a_modules_top_that_only_an_untrained_tool_imports_stays_training_in_a_l
     contexts = {(f.span.line, f.api): f.context for f in report.judged if f.path == "seg/models/cc_head.py"}
     assert contexts[(2, "mmcv.ops.CrissCrossAttention")] == Context.TRAINING, contexts
     assert contexts[(11, "torch.cuda.synchronize")] == Context.TOOLING
+
+
+# BasicSR's basicsr/ops/upfirdn2d/: a compiled op's wrapper (its JIT build at the top, the prebuilt module imported
+# relatively), which only the package's own ``__init__`` imports, and ``setup.py`` and the CUDA sources name
+_UPFIRDN2D = """
+import os
+import torch
+
+try:
+    from . import upfirdn2d_ext
+except ImportError:
+    from torch.utils.cpp_extension import load
+    upfirdn2d_ext = load('upfirdn2d', sources=[os.path.join(os.path.dirname(__file__), 'src', 'upfirdn2d.cpp'),
+                                             os.path.join(os.path.dirname(__file__), 'src', 'upfirdn2d_kernel.cu')])
+
+
+def upfirdn2d(x, kernel):
+    return upfirdn2d_ext.upfirdn2d(x.cuda(), kernel, 1, 1, 0, 0, 0, 0, 0, 0)
+"""
+_SR_SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+             "setup(name='sr', ext_modules=[CppExtension('sr.ops.upfirdn2d.upfirdn2d_ext', "
+             "['sr/ops/upfirdn2d/src/upfirdn2d.cpp'])], cmdclass={'build_ext': BuildExtension})\n")
+
+
+@pytest.mark.parametrize("arch, context", [
+    pytest.param("import torch\n\n\nclass Net(torch.nn.Linear):\n    pass\n", Context.TOOLING,
+                 id="a-package-nothing-imports-takes-its-modules-with-it"),
+    pytest.param("import torch\nfrom sr.ops.upfirdn2d import upfirdn2d\n\n\nclass Net(torch.nn.Linear):\n"
+                 "    def forward(self, x):\n        return upfirdn2d(x, x)\n", Context.TRAINING,
+                 id="an-architecture-imports-the-package"),
+    pytest.param("import torch\nimport importlib\n\nOPS = importlib.import_module('sr.ops.upfirdn2d')\n\n\n"
+                 "class Net(torch.nn.Linear):\n    pass\n",
+                 Context.TRAINING, id="loaded-by-its-dotted-name"),
+])
+def test_a_compiled_ops_package_only_its_own_init_imports_is_in_no_run(scan_tree, arch, context):
+    train = _PACKAGE_TRAIN.replace("import torch\n", "import torch\nfrom sr.archs.net import Net\n", 1)
+    report = scan_tree({"sr/__init__.py": "", "sr/archs/__init__.py": "", "sr/archs/net.py": arch,
+                        "sr/ops/__init__.py": "", "sr/ops/upfirdn2d/__init__.py": "from .upfirdn2d import upfirdn2d\n",
+                        "sr/ops/upfirdn2d/upfirdn2d.py": _UPFIRDN2D,
+                        "sr/ops/upfirdn2d/src/upfirdn2d.cpp": "// upfirdn2d\n#include <torch/extension.h>\n",
+                        "setup.py": _SR_SETUP, "sr/train.py": train})
+    assert _contexts(report, "sr/ops/upfirdn2d/upfirdn2d.py")["torch.Tensor.cuda"] == context
+    assert set(_contexts(report, "sr/train.py").values()) == {Context.TRAINING}
+
+
+# BasicSR's train.py: the model comes from a registry (``build_model(opt)``) and the loop calls its step by name;
+# beside it an inference script that never trains
+_SR_MODELS = """
+import torch
+
+
+class SRModel:
+    def __init__(self, opt):
+        self.net = torch.nn.Linear(2, 2).cuda()
+        self.optimizer = torch.optim.Adam(self.net.parameters())
+
+    def optimize_parameters(self, it):
+        self.optimizer.zero_grad()
+        self.net(torch.ones(2).cuda()).sum().backward()
+        self.optimizer.step()
+
+
+REGISTRY = {'SRModel': SRModel}
+
+
+def build_model(opt):
+    return REGISTRY[opt['model_type']](opt)
+"""
+_SR_TRAIN = """
+from sr.models import build_model
+
+
+def train_pipeline(opt):
+    model = build_model(opt)
+    for it in range(10):
+        model.optimize_parameters(it)
+
+
+if __name__ == '__main__':
+    train_pipeline({'model_type': 'SRModel'})
+"""
+_SR_INFERENCE = """
+import torch
+
+if __name__ == '__main__':
+    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
+    net = torch.load('net.pth').to(device)
+    print(net(torch.ones(2, device=device)))
+"""
+
+
+def test_a_loop_that_steps_what_a_builder_returns_trains(scan_tree):
+    report = scan_tree({"sr/__init__.py": "", "sr/models.py": _SR_MODELS, "sr/train.py": _SR_TRAIN,
+                        "scripts/inference_net.py": _SR_INFERENCE})
+    models = [f for f in report.judged if f.path == "sr/models.py"]
+    assert models and {(f.context, f.reachable) for f in models} == {(Context.TRAINING, True)}
+    assert set(_contexts(report, "scripts/inference_net.py").values()) == {Context.TOOLING}
+
+
+def test_a_registry_that_imports_its_packages_modules_by_a_built_name_reaches_them(scan_tree):
+    """BasicSR's ``basicsr/models/__init__.py``: every ``*_model.py`` of the folder, imported as
+    ``importlib.import_module(f'basicsr.models.{file_name}')`` so that each registers its class."""
+    package = ("import importlib\nimport os\n\n\nclass Registry(dict):\n    def register(self):\n"
+               "        def add(cls):\n            self[cls.__name__] = cls\n            return cls\n"
+               "        return add\n\n\nREGISTRY = Registry()\n"
+               "for name in [f[:-3] for f in os.listdir(os.path.dirname(__file__)) if f.endswith('_model.py')]:\n"
+               "    importlib.import_module(f'sr.models.{name}')\n\n\n"
+               "def build_model(opt):\n    return REGISTRY[opt['model_type']](opt)\n")
+    model = _SR_MODELS.replace("class SRModel:", "@REGISTRY.register()\nclass SRModel:").replace(
+        "import torch\n", "import torch\n\nfrom . import REGISTRY\n", 1)
+    model = model[:model.index("\n\ndef build_model")] + "\n"
+    report = scan_tree({"sr/__init__.py": "", "sr/models/__init__.py": package, "sr/models/sr_model.py": model,
+                        "sr/train.py": _SR_TRAIN})
+    assert set(_contexts(report, "sr/models/sr_model.py").values()) == {Context.TRAINING}

@@ -105,30 +105,60 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
 
 def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph", trains: bool,
                          texts: Dict[str, Optional[str]]) -> FrozenSet[str]:
-    """The modules of a project that trains (``trains``) that nothing imports and no line of any other file
+    """The modules of a project that trains (``trains``) that nothing else imports and no line of any other file
     names (LLaVA's ``llava/train/llama_flash_attn_monkey_patch.py``, which its ``train_mem.py`` stopped importing
-    for ``attn_implementation="flash_attention_2"``): no run loads them. A package's ``__init__``, a script (a
-    ``__main__`` block, an entry point, code at its top) and a module a launcher or a config names are not
-    counted out, nor any module of a project that loads Python files by a path given at run time."""
+    for ``attn_implementation="flash_attention_2"``): no run loads them. Imports among such modules do not count:
+    a package nothing imports takes the modules only its ``__init__`` imports with it (BasicSR's
+    ``basicsr/ops/upfirdn2d/``, whose ``__init__`` alone imports the extension's wrapper: CodeFormer's
+    architectures never use it), and a name counts only where a run could read it, not in the candidates' own files,
+    a build script or a C/C++/CUDA source (``setup.py``'s ``module='ops.upfirdn2d'`` builds the extension, it loads
+    no Python). A script (a ``__main__`` block, an entry point, code at its top) and a module a launcher or a config
+    names are not counted out, nor any module of a project that loads Python files by a path given at run time."""
     if not trains or any(_loads_files(r.outline) for r in results if r.outline is not None):
         return frozenset()
     graph = project.graph
     entries = {e.node for e in project.entries}
-    found = set()
+    candidates: Dict[str, FileResult] = {}
     for result in results:
         outline = result.outline
-        rel = result.file.rel
-        if outline is None or outline.main_lines is not None or not rel.endswith(".py") \
-                or rel.endswith("__init__.py") or outline.module not in graph or outline.module in entries \
-                or any(call.scope == MODULE for call in outline.calls):  # a script, run by its path
+        if outline is None or outline.main_lines is not None or not result.file.rel.endswith(".py") \
+                or outline.module not in graph or outline.module in entries \
+                or (not result.file.rel.endswith("__init__.py") and not outline.imports_relatively
+                    and any(call.scope == MODULE for call in outline.calls)):  # a script, run by its path
             continue
-        if any(kind != "defined-in" and graph.nodes[source].get("kind") != NodeKind.PUBLIC_API
-               for source, _, kind in graph.in_edges(outline.module, data="kind")):
-            continue
-        stem = rel.rsplit("/", 1)[-1][:-3]
-        if not _mentions((stem, rel, (1, _WHOLE_FILE)), results, texts):
-            found.add(outline.module)
-    return frozenset(found)
+        candidates[outline.module] = result
+    modules = {r.outline.module: r for r in results if r.outline is not None}
+    changed = True
+    while changed:  # what a module outside the candidates imports, calls or registers is no candidate
+        changed = False
+        for module in list(candidates):
+            if any(kind != "defined-in" and graph.nodes[source].get("kind") != NodeKind.PUBLIC_API
+                   and _module_of(source, modules) not in candidates
+                   for source, _, kind in graph.in_edges(module, data="kind")):
+                del candidates[module]
+                changed = True
+    own = {result.file.rel for result in candidates.values()}
+    readers = [r for r in results if r.file.rel not in own and not _builds_only(r.file.rel)]
+    while readers:  # a name in a file that runs loads what it names, and what that file names in turn
+        named = [module for module, result in candidates.items() if _mentions(_whole(result), readers, texts)]
+        readers = [candidates.pop(module) for module in named]
+    return frozenset(candidates)
+
+
+def _whole(result: FileResult) -> _Definition:
+    """A module as a definition ``_mentions`` looks for: its name (a package's folder) and its whole file."""
+    rel = result.file.rel
+    parts = rel.split("/")
+    stem = parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1][:-3]
+    return stem, rel, (1, _WHOLE_FILE)
+
+
+#: files that build or compile code and run none of the project's Python: a name there loads no module
+_BUILD_FILES = re.compile(r"(?:^|/)setup\.py$|\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp|hxx|mlu)$")
+
+
+def _builds_only(rel: str) -> bool:
+    return _BUILD_FILES.search(rel) is not None
 
 
 #: a last line past any file's: ``_mentions`` then leaves the definition's whole file out

@@ -79,7 +79,8 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                                                        - set(reader.optional_imports))),
                       loads_optionally_by_name=reader.loads_optionally_by_name,
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
-                      loads_submodules=reader.loads_submodules, opt_in_lines=tuple(reader.opt_in_lines),
+                      loads_submodules=reader.loads_submodules, imports_relatively=reader.imports_relatively,
+                      opt_in_lines=tuple(reader.opt_in_lines),
                       dead_end_lines=tuple(reader.dead_end_lines), names=_module_names(tree, reader))
     return replace(outline, shape=outline_shape(outline))
 
@@ -107,6 +108,8 @@ class _OutlineReader:
         self.loads_optionally_by_name = False  # ``importlib.import_module(<computed>)`` in such a block
         self.loads_ops_optionally = self.loads_ops = False  # ``torch.ops.load_library(...)``: in one, or not
         self.loads_submodules = False  # ``importlib.import_module(".%s" % name, __name__)``
+        self.imports_relatively = False  # ``from . import upfirdn2d_ext`` outside any definition
+        self._package = module if is_package else module.rpartition(".")[0]  # where its relative imports look
         self.cuda_branch_imports: List[str] = []  # made only in a CUDA tensor's branch (``if x.is_cuda:``)
         self._cuda_branch = 0  # inside how many such branches
         self._cuda_test = 0  # the line of the innermost CUDA test whose branch is being read (``Call.cuda_test``)
@@ -350,6 +353,8 @@ class _OutlineReader:
                     names[top] = top
             return
         assert isinstance(node, ast.ImportFrom)
+        if node.level and local is None:
+            self.imports_relatively = True
         base = self._from_module(node)
         if base is None:
             return
@@ -395,7 +400,7 @@ class _OutlineReader:
             loader = self._resolve(sub.func, local) or getattr(sub.func, "id", None)
             if self._optional and sub.args and not isinstance(sub.args[0], ast.Constant) and loader in _NAME_LOADERS:
                 self.loads_optionally_by_name = True
-            elif loader in _NAME_LOADERS and _relative_by_name(sub):
+            elif loader in _NAME_LOADERS and (_relative_by_name(sub) or _own_package_by_name(sub, self._package)):
                 self.loads_submodules = True
             elif loader == _OPS_LOADER:
                 self.loads_ops_optionally |= bool(self._optional)
@@ -680,6 +685,22 @@ def _relative_by_name(call: ast.Call) -> bool:
     package = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "package"),
                                                           None)
     return isinstance(package, ast.Name) and package.id in ("__name__", "__package__")
+
+
+def _own_package_by_name(call: ast.Call, package: str) -> bool:
+    """``importlib.import_module(f'basicsr.models.{file_name}')`` in ``basicsr/models/__init__.py`` (BasicSR's
+    registries import every ``*_model.py`` so): a module of the caller's own package, spelled absolutely."""
+    if not call.args or not package:
+        return False
+    name = call.args[0]
+    if isinstance(name, ast.JoinedStr) and len(name.values) > 1:
+        head: Optional[ast.expr] = name.values[0]
+    elif isinstance(name, ast.BinOp) and isinstance(name.op, (ast.Add, ast.Mod)):
+        head = name.left
+    else:
+        return False
+    return isinstance(head, ast.Constant) and isinstance(head.value, str) \
+        and head.value.startswith(package + ".") and "." not in head.value[len(package) + 1:]
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
