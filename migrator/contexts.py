@@ -39,7 +39,9 @@ _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark
 
 #: a script of a ``tools/`` folder named for what is done with a trained checkpoint (mmgen's
 #: ``tools/evaluation.py``, ``tools/utils/singan_inference.py``, ``translation_eval.py``): not the training run
-_AFTER_TRAINING_SCRIPT = frozenset({"eval", "evaluate", "evaluation", "inference", "infer", "predict"})
+_AFTER_TRAINING_SCRIPT = frozenset({"eval", "evaluate", "evaluation", "inference", "infer", "predict",
+                                    # what measures a model instead of training it (mmseg's ``tools/get_flops.py``)
+                                    "flops", "fps", "latency", "complexity"})
 #: a folder named for an exported engine among other words (f5-tts's ``runtime/triton_trtllm/``)
 _EXPORT_WORDS = frozenset({"onnx", "tensorrt", "trtllm", "openvino"})
 _WORDS = re.compile(r"[_\-.]")

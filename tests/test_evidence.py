@@ -1025,6 +1025,10 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("mmgen/.mim/tools/utils/singan_inference.py", Context.TOOLING, id="a-tools-inference-script"),
     pytest.param("mmgen/core/evaluation/metrics.py", Context.TRAINING, id="an-evaluation-package"),
     pytest.param("tools/train.py", Context.TRAINING, id="a-tools-training-script"),
+    # mmseg's FLOPs counter, a speed test: a model measured, not trained; a flops-counting package the run calls
+    pytest.param("tools/get_flops.py", Context.TOOLING, id="a-tools-flops-counter"),
+    pytest.param("tools/measure_latency.py", Context.TOOLING, id="a-tools-speed-test"),
+    pytest.param("mypkg/utils/flops.py", Context.TRAINING, id="a-flops-module-of-the-package"),
     # kaolin's tutorial notebooks, torchrec's legacy inference examples; pyro's inference algorithms train
     pytest.param("examples/tutorial/dibr_tutorial.ipynb", Context.TOOLING, id="a-tutorials-notebook"),
     pytest.param("examples/inference_legacy/dlrm_predict.py", Context.TOOLING, id="an-inference-examples-folder"),
