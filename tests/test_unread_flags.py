@@ -52,3 +52,30 @@ def test_a_cuda_question_kept_as_an_attribute_nothing_reads_is_to_validate(scan_
     found = next(f for f in (*report.findings, *report.validate)
                  if f.path == "pkg/loop.py" and f.api == "torch.cuda.is_available")
     assert active(found.verdicts["cann"]) is work, found.verdicts["cann"].message
+
+
+# GLM's arguments.py: ``args.cuda = torch.cuda.is_available()`` after parsing, and no code reads ``args.cuda``; the
+# word is everywhere else (``.cuda()`` moves, the ``torch.cuda`` module, a docstring, a device string)
+ARGUMENTS = ('import argparse\nimport torch\n\n\ndef get_args():\n    """Arguments for cuda training."""\n'
+             '    parser = argparse.ArgumentParser()\n    parser.add_argument("--lr", type=float)\n'
+             '    args = parser.parse_args()\n    args.cuda = torch.cuda.is_available()\n    return args\n')
+TRAIN = ("import torch\nfrom pkg.arguments import get_args\n\n\ndef main():\n    args = get_args()\n"
+         "    model = torch.nn.Linear(2, 2).cuda()\n    torch.cuda.manual_seed(0)\n"
+         "    return model(torch.ones(2, device='cuda')), args.lr\n")
+
+
+@pytest.mark.parametrize("train, work", [
+    pytest.param(TRAIN, False, id="read-nowhere"),
+    pytest.param(TRAIN.replace("args.lr", "args.lr if args.cuda else 0"), True, id="read-as-an-attribute"),
+    pytest.param(TRAIN.replace("args.lr", "getattr(args, 'cuda')"), True, id="read-by-name"),
+    pytest.param(TRAIN.replace("args.lr", "vars(args)['cuda']"), True, id="read-as-a-key"),
+    pytest.param(TRAIN + "\n\ndef run(lr=0.1, cuda=False):\n    return lr\n\n\nrun(**vars(get_args()))\n", True,
+                 id="a-parameter-it-may-fill"),
+])
+def test_a_cuda_question_kept_on_a_namespace_nothing_reads_is_to_validate(scan_tree, train, work):
+    report = scan_tree({"pkg/__init__.py": "", "pkg/arguments.py": ARGUMENTS, "pkg/train.py": train}, ["cann"])
+    found = next(f for f in (*report.findings, *report.validate)
+                 if f.path == "pkg/arguments.py" and f.api == "torch.cuda.is_available")
+    assert active(found.verdicts["cann"]) is work, found.verdicts["cann"].message
+    if not work:
+        assert "`args.cuda`, which nothing in the project reads" in found.verdicts["cann"].message

@@ -71,17 +71,22 @@ def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResu
     own_classes = {f"{r.outline.module}.{d.name}": d.bases for r in results if r.outline is not None
                    for d in r.outline.definitions if d.kind == DefinitionKind.CLASS}
     bound: List[Tuple[Finding, str]] = []
+    spaces: List[Tuple[Finding, str, str]] = []  # on a namespace: the finding, the receiver, the attribute
     for finding in candidates:
-        owner = finding.scope.rpartition(".")[0]
-        if owner not in own_classes or not all(b in own_classes or b in _PLAIN_BASES for b in own_classes[owner]):
-            continue
         text = read_text(by_rel.get(finding.path), texts)
         tree = parse_text(text) if text is not None else None
-        attribute = _attribute_bound_at(tree, finding.span.line or 0) if tree is not None else None
-        if attribute is not None:
+        receiver, attribute = _attribute_bound_at(tree, finding.span.line or 0) if tree is not None else ("", "")
+        if not attribute:
+            continue
+        if receiver != "self":
+            spaces.append((finding, receiver, attribute))
+            continue
+        owner = finding.scope.rpartition(".")[0]
+        if owner in own_classes and all(b in own_classes or b in _PLAIN_BASES for b in own_classes[owner]):
             bound.append((finding, attribute))
+    changed = _unread_on_namespaces(spaces, results, texts)
     if not bound:
-        return {}
+        return changed
     words = re.compile(r"\b(" + "|".join(sorted({re.escape(a) for _, a in bound})) + r")\b")
     lines: Dict[str, Set[Tuple[str, int]]] = {}  # each attribute's name -> the lines that hold it, in one pass
     for result in results:
@@ -89,7 +94,6 @@ def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResu
             for number, row in enumerate((read_text(result, texts) or "").splitlines(), 1):
                 for match in words.finditer(row):
                     lines.setdefault(match.group(1), set()).add((result.file.rel, number))
-    changed: Dict[str, Finding] = {}
     for finding, attribute in bound:
         if lines.get(attribute) == {(finding.path, finding.span.line)}:
             changed[finding.id] = rewrites_on_a_note(
@@ -98,16 +102,62 @@ def _unread_attributes(candidates: Sequence[Finding], results: Sequence[FileResu
     return changed
 
 
-def _attribute_bound_at(tree: ast.Module, line: int) -> Optional[str]:
-    """The attribute of ``self`` a one-line assignment at ``line`` binds alone to a call (``self.sync_cuda =
-    th.cuda.is_available()``)."""
+def _unread_on_namespaces(spaces: Sequence[Tuple[Finding, str, str]], results: Sequence[FileResult],
+                          texts: Dict[str, Optional[str]]) -> Dict[str, Finding]:
+    """GLM's ``args.cuda = torch.cuda.is_available()`` after ``parse_args()``: an attribute of a namespace (the
+    parsed arguments, an options object) that no code of the project reads, as an attribute (``args.cuda`` not
+    called), by its name in a string (``getattr(args, 'cuda')``, ``opt['cuda']``, ``opt.get('cuda')``) or as a
+    name (a parameter ``**vars(args)`` fills). A method's name (``x.cuda()``), a module's (``torch.cuda.``), a
+    docstring's words and a store are no read. The files whose text may hold one are parsed to tell."""
+    changed: Dict[str, Finding] = {}
+    for attribute in sorted({a for _, _, a in spaces}):
+        maybe = re.compile(rf"(?<!\w){re.escape(attribute)}\b(?!\s*\()")
+        if any(_reads(parse_text(text), attribute) for result in results if result.file.rel.endswith(".py")
+               for text in (read_text(result, texts),) if text is not None and maybe.search(text)):
+            continue
+        for finding, receiver, _ in (s for s in spaces if s[2] == attribute):
+            changed[finding.id] = rewrites_on_a_note(
+                finding, f"its answer is kept as `{receiver}.{attribute}`, which nothing in the project reads: it "
+                "decides nothing a run does, on the target as on a machine without CUDA", _SOURCE)
+    return changed
+
+
+#: what reads an attribute by a name given as a string: ``getattr(args, 'cuda')``, ``opt.get('cuda')``
+_BY_NAME = frozenset({"getattr", "hasattr", "get", "pop"})
+
+
+def _reads(tree: Optional[ast.Module], name: str) -> bool:
+    """Whether code in ``tree`` reads ``name`` (an unparsable file may)."""
+    if tree is None:
+        return True
+    # a method called (``x.cuda()``) and a module or object read further (``torch.cuda.is_available``) are no read
+    passed = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)} \
+        | {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Load) \
+                and id(node) not in passed \
+                or isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
+                or isinstance(node, ast.arg) and node.arg == name:
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == name:
+            return True
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and a.value == name for a in node.args[:2]):
+            func = node.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in _BY_NAME:
+                return True
+    return False
+
+
+def _attribute_bound_at(tree: ast.Module, line: int) -> Tuple[str, str]:
+    """The receiver and the attribute a one-line assignment at ``line`` binds alone to a call (``self.sync_cuda =
+    th.cuda.is_available()``, ``args.cuda = torch.cuda.is_available()``), else empty strings."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and len(node.targets) == 1 \
                 and isinstance(node.value, ast.Call):
             target = node.targets[0]
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                return target.attr
-    return None
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                return target.value.id, target.attr
+    return "", ""
 
 
 def _imported(results: Iterable[FileResult]) -> FrozenSet[str]:
