@@ -553,3 +553,18 @@ def test_a_test_of_a_parameter_is_a_site_of_that_parameters_default(scan_code, s
     defaults = [f for f in findings if f.rule == "device-string" and f.span.line == 4]
     assert (bool(defaults) and test.root == defaults[0].id) == one_item
     assert one_item or test.root is None
+
+
+# GLM's mpu/transformer.py: apex's fused norm imported under the plain name, then built in every layer
+_FUSED_NORM = ("import torch\nfrom apex.normalization.fused_layer_norm import FusedLayerNorm as LayerNorm\n\n\n"
+               "class Layer(torch.nn.Module):\n    def __init__(self, h):\n        super().__init__()\n"
+               "        self.input_layernorm = LayerNorm(h, eps=1e-5)\n"
+               "        self.post_attention_layernorm = LayerNorm(h, eps=1e-5)\n")
+
+
+def test_a_class_imported_from_a_cuda_library_with_a_plain_twin_is_one_swap_at_its_import(scan_code):
+    findings = [f for f in scan_code(_FUSED_NORM, ["cann"]) if f.rule == "cuda-library"]
+    (item,) = [f for f in counted(findings)]
+    assert item.span.line == 2 and item.verdicts["cann"].status == Status.REWRITE, item.verdicts["cann"].message
+    assert "import the plain PyTorch class `torch.nn.LayerNorm` in its place" in item.verdicts["cann"].message
+    assert {f.root for f in findings if f is not item} == {item.id}

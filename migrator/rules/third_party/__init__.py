@@ -9,6 +9,8 @@ row checked against the vendor file it cites); otherwise the library needs a por
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ...maps.load import device_tools
 from ...model import Status, Usage, UsageKind, Verdict, fix_of
 from ...resolve.modules import OBJECT_OF, TYPE_CHECK
@@ -67,10 +69,9 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
         return Verdict(status, f"{info['what']}: use `{row['to']}` on {target.id}; {row['note']}",
                        f"{row['source']} via {_SOURCE}",
                        fix=fix_of(row["to"]))
-    plain = ctx.third_party.pytorch_path(usage.api) if usage.kind != _IMPORT else None
+    plain = _plain_path(target, usage, ctx, info)
     if plain is not None:
-        return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain "
-                       f"PyTorch path is `{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))
+        return plain
     if info["kind"] == "wrappers" and target.runtime_facts.cuda_names == "kept":
         return Verdict(Status.SUPPORTED, f"{info['what']}: they run as CUDA's path does where {target.id}'s runtime "
                        "presents itself as torch.cuda (substitute evidence, not validated per API)", _SOURCE)
@@ -92,6 +93,25 @@ def library_verdict(target, usage: Usage, ctx: RuleContext, library: str) -> Ver
                        _SOURCE)
     return Verdict(Status.PORT, f"{info['what']} is CUDA-only: no {target.id} equivalent in the vendor data; "
                    "use a plain PyTorch path or port the kernels", _SOURCE)
+
+
+def _plain_path(target, usage: Usage, ctx: RuleContext, info) -> Optional[Verdict]:
+    """The plain-PyTorch path of a use, where the data names one; of an import, only for a class it binds by its
+    own name (GLM's ``from apex.normalization.fused_layer_norm import FusedLayerNorm as LayerNorm``: the one swap,
+    which every use takes), not for a module a row covers by prefix (``import flash_attn``, ``from apex import
+    amp``)."""
+    if usage.kind != _IMPORT:
+        plain = ctx.third_party.pytorch_path(usage.api)
+        return None if plain is None else Verdict(
+            Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain PyTorch path is "
+            f"`{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))
+    row = ctx.third_party.pytorch.get(usage.api)
+    if row is None or not usage.api.rpartition(".")[2][:1].isupper():
+        return None
+    cls = row["to"].partition("(")[0]
+    return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; import the plain "
+                   f"PyTorch class `{cls}` in its place, under the same name, and every use of it here takes it "
+                   f"(`{row['to']}`: {row['note']})", _SOURCE, fix=fix_of(f"import {cls} instead"))
 
 
 #: Parts of a kernel compiler that hold no kernel (``triton.runtime.cache.FileCacheManager``, ``triton.testing``).

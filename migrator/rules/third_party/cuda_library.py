@@ -19,21 +19,21 @@ class CudaLibrary(Rule):
 
     ## What it does
     Finds imports, calls, decorators, subclasses and attributes of the libraries in
-    `operator_maps/third_party.json`: apex, flash-attn, xformers, bitsandbytes, TransformerEngine,
-    triton, NVML bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names
-    for the target (every row checked against the vendor file it cites), or the plain-PyTorch path, or a
-    `port`; NVML's driver queries are host code, a manual rewrite (the runtime's own queries or its `smi`
-    tool), never a port. A member the library's own source writes in plain PyTorch (torch_scatter's
-    `scatter_sum`, `scatter_mean`, `scatter` with reduce `sum`/`add`/`mean`; bitsandbytes' `StableEmbedding`:
-    the `plain` rows, each quoting the released file) runs as written: `supported`, and so is the library's
-    import in a file whose every use of it is such a member (`project/plain_imports`). Code that runs only on an
-    object of the library a caller hands in (the body of `if isinstance(edge_index, SparseTensor):`, a function
-    whose parameter is annotated `adj_t: SparseTensor`, PyG's `message_and_aggregate`) runs no kernel where the
-    project makes no such object: a note to validate; so is an import whose file only handles the library's objects
-    so, or names them only in annotations and type checks. An import guarded by
-    `try/except ImportError` whose handler goes on (a fallback, not a `raise`) is optional and is not
-    reported; a use of such an import runs only where it worked, so it is `supported` (the code's fallback
-    runs on the target).
+    `operator_maps/third_party.json`: apex, flash-attn, xformers, bitsandbytes, TransformerEngine, triton, NVML
+    bindings, DeepSpeed's CUDA ops and more. Each use gets the replacement the data names for the target (every row
+    checked against the vendor file it cites), or the plain-PyTorch path, or a `port`; a class with a plain-PyTorch
+    twin imported by its own name (`from apex.normalization import FusedLayerNorm as LayerNorm`) is one swap at the
+    import, which its uses take; NVML's driver queries are host code, a manual rewrite (the runtime's own queries or
+    its `smi` tool), never a port. A member the library's own source writes in plain PyTorch (torch_scatter's
+    `scatter_sum`, `scatter_mean`, `scatter` with reduce `sum`/`add`/`mean`; bitsandbytes' `StableEmbedding`: the
+    `plain` rows, each quoting the released file) runs as written: `supported`, and so is the library's import in a
+    file whose every use of it is such a member (`project/plain_imports`). Code that runs only on an object of the
+    library a caller hands in (the body of `if isinstance(edge_index, SparseTensor):`, a function whose parameter is
+    annotated `adj_t: SparseTensor`, PyG's `message_and_aggregate`) runs no kernel where the project makes no such
+    object: a note to validate; so is an import whose file only handles the library's objects so, or names them only
+    in annotations and type checks. An import guarded by `try/except ImportError` whose handler goes on (a fallback,
+    not a `raise`) is optional and is not reported; a use of such an import runs only where it worked, so it is
+    `supported` (the code's fallback runs on the target).
 
     ## Why is this bad?
     These libraries ship CUDA kernels (or drive NVIDIA's driver): they do not install, or do not run, on
@@ -70,6 +70,8 @@ class CudaLibrary(Rule):
         # reduce "max" calls torch.ops.torch_scatter.scatter_max, the compiled kernel
         Invalid("from torch_scatter import scatter\nout = scatter(src, index, dim=0, reduce='max')\n",
                 expect=Status.PORT),
+        # a class with a plain-PyTorch twin: the import is the one swap, its uses take what it binds
+        Invalid("from apex.normalization import FusedLayerNorm as LayerNorm\n", expect=Status.REWRITE),
         Valid("import numpy as np\nx = np.zeros(3)\n"),
         Valid("try:\n    import apex\nexcept ImportError:\n    apex = None\n"),
         # an import the handler requires is not optional
