@@ -12,7 +12,7 @@ from .engine.cache import AnalysisCache, LazyUsages
 from .inventory import read_by_inventory
 from .maps.load import tensor_methods, third_party
 from .model import FileKind, FileResult, FileStatus, PythonFacts, SourceFile, StepFacts, Usage
-from .project import diagnostics, dtypes, plain_imports
+from .project import amp_scopes, diagnostics, dtypes, plain_imports
 from .resolve import module_name_for
 from .rules import PROJECT_RULES, VOCABULARY
 from .rules.tune import keeps_for_tuning
@@ -84,6 +84,7 @@ def _as_cached(result: FileResult) -> FileResult:
         return result
     shared = tuple(u for u in result.usages
                    if read_by_inventory(u) or dtypes.reads(u) or diagnostics.reads(u) or plain_imports.reads(u)
+                   or amp_scopes.reads(u)
                    or any(rule.reads(u) for rule in PROJECT_RULES)
                    or keeps_for_tuning(u))
     return replace(result, usages=LazyUsages.of(result.usages), shared_usages=shared)

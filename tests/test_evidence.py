@@ -1772,8 +1772,10 @@ class Diffusion(torch.nn.Module):
     pytest.param("        return F.linear(x, w)", True, id="a-linear"),
 ])
 def test_turning_cudas_autocast_off_around_code_autocast_never_lowers_changes_nothing(scan_tree, body, work):
-    report = scan_tree({"diffusion.py": AUTOCAST_OFF.format(body=body)}, ["cann"])
-    (found,) = [f for f in report.judged if f.rule == "amp-device"]
+    # the project autocasts (its scaler): a switch that turns it off around what it lowers is work
+    report = scan_tree({"diffusion.py": AUTOCAST_OFF.format(body=body),
+                        "train.py": "import torch\n\nscaler = torch.amp.GradScaler('cuda')\n"}, ["cann"])
+    (found,) = [f for f in report.judged if f.rule == "amp-device" and f.path == "diffusion.py"]
     assert active(found.verdicts["cann"]) == work, found.verdicts["cann"].message
 
 

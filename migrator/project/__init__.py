@@ -11,6 +11,7 @@ from typing import Dict, FrozenSet, List, Sequence, Tuple
 from ..maps.limits import dtype_bite, settle
 from ..maps.load import TargetMap
 from ..model import Context, DtypeChoice, FileResult, Finding, Verdict
+from .amp_scopes import with_idle_amp_scopes
 from .backends import with_device_backends, with_other_devices_code
 from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
@@ -93,7 +94,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_kernel_functions(with_optional_op_libraries(placed, results))
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
-    placed = with_unread_flags(placed, results)
+    placed = with_idle_amp_scopes(with_unread_flags(placed, results), results)
     placed = with_forwarded_defaults(placed, results)
     placed = with_other_devices_code(with_device_backends(placed, results, targets), targets)
     placed = with_seeded_devices(placed, results, targets)
