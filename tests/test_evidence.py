@@ -1307,6 +1307,39 @@ def test_cuda_as_the_name_of_an_implementation_is_no_device(scan_tree, body, wor
     assert bool(strings) == work, [(f.line, f.snippet) for f in strings]
 
 
+# BasicSR's train.py: a mode named for what it picks, whose values are device words (its CPUPrefetcher or its
+# CUDAPrefetcher): the option's value, judged where the prefetcher is built, not a device to rename
+PREFETCH = """import torch
+
+
+class CUDAPrefetcher:
+    def __init__(self, loader):
+        self.stream = torch.cuda.Stream()
+        self.loader = loader
+
+
+def train(opt, loader):
+    {name} = opt['datasets']['train'].get('{name}')
+    if {name} is None or {name} == 'cpu':
+        prefetcher = iter(loader)
+    elif {name} == 'cuda':
+        prefetcher = CUDAPrefetcher(loader)
+    else:
+        raise ValueError({name})
+    return prefetcher
+"""
+
+
+@pytest.mark.parametrize("name, compared", [
+    pytest.param("prefetch_mode", False, id="a-modes-value-names-an-implementation"),
+    pytest.param("device", True, id="a-device-is-a-device"),
+    pytest.param("device_mode", True, id="a-device-named-mode-is-a-device"),
+])
+def test_a_device_word_compared_with_a_mode_names_an_implementation(scan_tree, name, compared):
+    report = scan_tree({"train.py": PREFETCH.format(name=name)}, ["cann"])
+    assert any(f.rule == "device-string" and f.span.line == 14 for f in report.judged) == compared
+
+
 @pytest.mark.parametrize("call, api", [
     # Ascend's API list says 'no' for nn.MaxPool1d; every aten op it runs has a cann kernel
     pytest.param("torch.nn.MaxPool1d(3)(a)", "torch.nn.MaxPool1d", id="every-op-has-a-kernel"),

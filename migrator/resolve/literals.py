@@ -342,9 +342,12 @@ class Literals:
         device (nor a device choice: ``auto``, ``gpu``) chooses an implementation; its ``"cuda"`` is one."""
         strings = _strings_in(node)
         texts = [_text(n) for n in strings]
+        names = [name for side in (node.left, *(c.comparator for c in node.comparisons))
+                 if (name := _named(side)) is not None]
         if not any(t is not None and _IMPLEMENTATION_WORD.match(t) and not DEVICE_WORD.match(t)
-                   and t not in _DEVICE_CHOICES for t in texts):
-            return
+                   and t not in _DEVICE_CHOICES for t in texts) \
+                and not any(_SELECTOR_WORD.search(name) and not _DEVICE_NAME.search(name) for name in names):
+            return  # (BasicSR's ``prefetch_mode == 'cuda'``: a mode's name picks an implementation by its value)
         self._implementation_names.update(id(n) for n, t in zip(strings, texts) if t is not None
                                           and DEVICE_WORD.match(t))
         for side in (node.left, *(c.comparator for c in node.comparisons)):
@@ -443,6 +446,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Words that choose a device without naming one (``device == "auto"``, Lightning's ``accelerator="gpu"``).
 _DEVICE_CHOICES = frozenset({"auto", "gpu", "gpus", "default", "none", "any", "all", "cuda_if_available",
                              "accelerator", "device", "cudagraph"})
+#: Names that say they pick an implementation by their value (``prefetch_mode``, ``attn_impl``, ``kernel``): a device's
+#: word they are compared with is the name of one (``prefetch_mode == 'cuda'`` picks BasicSR's ``CUDAPrefetcher``)
+_SELECTOR_WORD = re.compile(r"(?:^|_)(?:mode|impl|implementation|kernel|variant|engine)$", re.IGNORECASE)
 #: Names that hold a device or a backend whatever else a test compares them with (``device``, ``map_location``,
 #: ``args.backend``, ``accelerator``, ``dist_url``): never taken for an implementation selector.
 _DEVICE_NAME = re.compile(r"device|backend|accelerator|map_location|dist|gpu|cuda", re.IGNORECASE)
