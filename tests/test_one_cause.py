@@ -568,3 +568,20 @@ def test_a_class_imported_from_a_cuda_library_with_a_plain_twin_is_one_swap_at_i
     assert item.span.line == 2 and item.verdicts["cann"].status == Status.REWRITE, item.verdicts["cann"].message
     assert "import the plain PyTorch class `torch.nn.LayerNorm` in its place" in item.verdicts["cann"].message
     assert {f.root for f in findings if f is not item} == {item.id}
+
+
+# GLM's Dockerfiles: CuPy and NVML's bindings installed, imported by no code of the project
+_INSTALL = ("FROM python:3.10\nRUN pip install psutil \\\n                cupy-cuda102 \\\n                py3nvml \\\n"
+            "                nvidia-ml-py\n")
+
+
+@pytest.mark.parametrize("code, cupy, nvml", [
+    pytest.param("import torch\n\nx = torch.ones(2)\n", Status.REWRITE, Status.SUPPORTED, id="nothing-imports-them"),
+    pytest.param("import cupy\nimport pynvml\n\nx = cupy.zeros(2)\npynvml.nvmlInit()\n", Status.PORT,
+                 Status.REWRITE, id="the-code-uses-them"),
+])
+def test_an_installed_cuda_library_no_code_uses_is_a_line_to_drop_not_a_port(scan_tree, code, cupy, nvml):
+    report = scan_tree({"docker/Dockerfile": _INSTALL, "train.py": code}, ["cann"])
+    installs = {f.api: f for f in report.judged if f.path == "docker/Dockerfile" and f.rule == "cuda-requirement"}
+    assert installs["requirement:cupy"].verdicts["cann"].status == cupy
+    assert installs["requirement:pynvml"].verdicts["cann"].status == nvml

@@ -12,7 +12,7 @@ from ..model import CustomOp, DefinitionKind, FileResult, Finding, OpPlan
 from ..op_plans import apply_plans, plan_custom_ops
 from ..project.roots import (library_spellings, with_import_only_roots, with_kernel_protocol,
                              with_library_guard_roots, with_library_named_scopes, with_module_library_roots,
-                             with_op_roots, with_requirement_roots)
+                             with_op_roots, with_requirement_roots, with_unused_requirements)
 from ..rules import ProjectIndex
 
 
@@ -37,4 +37,5 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     kernel_modules.update(f.path for f in findings if f.rule == "triton-launch")
     findings = with_kernel_protocol(findings, kernel_modules)
     findings = with_import_only_roots(findings, library_of)  # a file that only imports the library: its first use
+    findings = with_unused_requirements(findings, library_of, libraries.libraries)
     return ops, plans, with_requirement_roots(findings, library_of)

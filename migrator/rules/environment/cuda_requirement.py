@@ -60,7 +60,8 @@ class CudaRequirement(Rule):
     ## Why is this bad?
     A CUDA build of torch does not load the target's plugin, and a CUDA-only package either fails to build
     or installs kernels that cannot run. A package for which the data names a replacement is a `rewrite`
-    (drop it once its uses are replaced), else a `port`.
+    (drop it once its uses are replaced), else a `port`; a package no code of the project imports is a line to
+    drop from the install (a `rewrite`), or nothing where it installs anywhere (NVML's pure-Python bindings).
 
     ## Fix safety
     A suggestion, never applied: the torch line must match the version the target's plugin is built for.
@@ -73,8 +74,14 @@ class CudaRequirement(Rule):
     summary = "CUDA builds and CUDA-only packages in requirements"
     examples = (
         Invalid("torch==2.1.0+cu121\n", path="requirements.txt", expect=Status.REWRITE),
-        Invalid("cupy-cuda12x\n", path="requirements.txt", expect=Status.PORT),
-        Invalid("nvidia-ml-py\n", path="requirements.txt", expect=Status.REWRITE),
+        Invalid("cupy-cuda12x\n", path="requirements.txt", files={"ops.py": "import cupy\nx = cupy.zeros(2)\n"},
+                expect=Status.PORT),
+        # installed, and imported by no code of the project: a line to drop from the install, no port
+        Invalid("cupy-cuda12x\n", path="requirements.txt", expect=Status.REWRITE),
+        Invalid("nvidia-ml-py\n", path="requirements.txt", files={"gpu.py": "import pynvml\npynvml.nvmlInit()\n"},
+                expect=Status.REWRITE),
+        # NVML's bindings install anywhere: uncalled, they need nothing
+        Invalid("nvidia-ml-py\n", path="requirements.txt", expect=Status.SUPPORTED),
         Valid("numpy>=1.24\ntorch==2.1.0\n", path="requirements.txt"),
     )
 
