@@ -23,6 +23,7 @@ from .optional import with_optional_modules, with_optional_op_libraries
 from .plain_imports import with_plain_imports
 from .tooling_helpers import tooling_helpers
 from .forwarded_defaults import with_forwarded_defaults
+from .kept_guards import with_kept_guards
 from .overridden_defaults import with_overridden_defaults
 from .reread import forget_parsed
 from .unread_flags import with_unread_flags
@@ -98,7 +99,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_forwarded_defaults(placed, results)
     placed = with_other_devices_code(with_device_backends(placed, results, targets), targets)
     placed = with_seeded_devices(placed, results, targets)
-    placed = with_own_methods(with_opt_in_modes(placed, results), results)
+    placed = with_kept_guards(with_own_methods(with_opt_in_modes(placed, results), results), results)
     forget_parsed()  # the trees the cross-file stages shared
     return with_dtype_roots(placed, bites, choices, {c: found for c, found in caveats.items() if found})
 
