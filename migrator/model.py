@@ -92,6 +92,9 @@ class EntryKind(Closed):
 
     MAIN_BLOCK = "main-block"  # ``if __name__ == "__main__":``
     SCRIPT_NAME = "script-name"  # ``train*.py`` and the like
+    #: code at the top of a file outside any package that nothing imports (ControlNet's ``gradio_canny2image.py``,
+    #: ``tutorial_train_sd21.py``): run by its path
+    SCRIPT = "script"
     NOTEBOOK = "notebook"
     SETUP = "setup"  # ``setup.py``: runs at build time
     CONSOLE_SCRIPT = "console-script"  # ``[project.scripts]``

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from migrator.model import Context
+from migrator.model import Context, EntryKind
 
 _SHARED = """
 import torch
@@ -552,16 +552,31 @@ def replace_llama_attn_with_flash_attn():
     # a launcher or a config may load it by its name
     pytest.param(_PACKAGE_TRAIN.replace("def train():", "PATCH = 'pkg.llama_flash_attn_monkey_patch'\n\n\n"
                                         "def train():"), Context.TRAINING, id="named-in-a-string"),
-    # score-sde's configs: ml_collections loads a file the command line names (``--config configs/ve/x.py``)
+    # a project that loads configurations by a path (score-sde's ml_collections, a vendored mmcv's Config.fromfile)
+    # loads configurations so, not a module of functions like this one (ControlNet's unused PLMS sampler)
     pytest.param("from ml_collections.config_flags import config_flags\n"
                  "_CONFIG = config_flags.DEFINE_config_file('config', None, 'the config file', lock_config=True)\n"
-                 + _PACKAGE_TRAIN, Context.TRAINING, id="a-project-that-loads-files-by-path"),
+                 + _PACKAGE_TRAIN, Context.TOOLING, id="a-project-that-loads-configurations-by-path"),
 ])
 def test_a_module_nothing_imports_or_names_is_in_no_run(scan_tree, train, context):
     report = scan_tree({"pkg/__init__.py": "", "pkg/llama_flash_attn_monkey_patch.py": _PATCH,
                         "pkg/train.py": train})
     # ``forward``: the method a patch stores on a model's class, which a function-level check keeps
     assert _contexts(report, "pkg/llama_flash_attn_monkey_patch.py")["torch.Tensor.cuda"] == context
+
+
+@pytest.mark.parametrize("path, context", [
+    pytest.param("pkg/configs/model_cfg.py", Context.TRAINING, id="in-a-configs-folder-it-may-be-loaded-by-path"),
+    pytest.param("pkg/samplers/plms.py", Context.TOOLING, id="a-module-of-functions-elsewhere-is-not"),
+])
+def test_a_project_that_loads_files_by_path_keeps_what_may_be_so_loaded(scan_tree, path, context):
+    """mmcv's ``Config.fromfile`` (vendored in ControlNet) loads configuration files by a path given at run time."""
+    train = ("from mmcv import Config\n\nCFG = Config.fromfile('pkg/configs/model_cfg.py')\nPLACE = CFG.place\n"
+             + _PACKAGE_TRAIN)
+    module = "import torch\n\n\ndef place(x):\n    return x.cuda()\n"
+    report = scan_tree({"pkg/__init__.py": "", "pkg/configs/__init__.py": "", "pkg/samplers/__init__.py": "",
+                        "pkg/train.py": train, path: module})
+    assert _contexts(report, path)["torch.Tensor.cuda"] == context
 
 
 def test_a_script_nothing_imports_is_run_by_its_path(scan_tree):
@@ -705,3 +720,22 @@ def test_a_registry_that_imports_its_packages_modules_by_a_built_name_reaches_th
     report = scan_tree({"sr/__init__.py": "", "sr/models/__init__.py": package, "sr/models/sr_model.py": model,
                         "sr/train.py": _SR_TRAIN})
     assert set(_contexts(report, "sr/models/sr_model.py").values()) == {Context.TRAINING}
+
+
+# ControlNet's gradio_*.py demos and tutorial_train_sd21.py: code at the top of a file outside any package that
+# nothing imports, run by its path; a configuration of ``dict(...)`` calls is read by a loader, not run
+_DEMO = "import torch\nfrom annotator.mlsd import detect\n\nmodel = torch.nn.Linear(2, 2)\nprint(detect(model))\n"
+_MLSD = "import torch\n\n\ndef detect(model):\n    return model(torch.ones(2).cuda())\n"
+
+
+def test_code_at_the_top_of_a_file_nothing_imports_is_an_entry(scan_tree):
+    report = scan_tree({"gradio_hough2image.py": _DEMO, "annotator/__init__.py": "",
+                        "annotator/mlsd/__init__.py": "from .utils import detect\n", "annotator/mlsd/utils.py": _MLSD,
+                        "tutorial_train_sd21.py": _PACKAGE_TRAIN.replace('if __name__ == "__main__":\n    train()',
+                                                                         "train()"),
+                        "configs/_base_/model.py": "model = dict(type='UNet', channels=dict(base=64))\n"})
+    kinds = {e.path: e.kind for e in report.graph.entries}
+    assert kinds.get("gradio_hough2image.py") == EntryKind.SCRIPT
+    assert kinds.get("tutorial_train_sd21.py") == EntryKind.SCRIPT and "configs/_base_/model.py" not in kinds
+    assert set(_contexts(report, "annotator/mlsd/utils.py").values()) == {Context.TOOLING}  # only the demo's
+    assert set(_contexts(report, "tutorial_train_sd21.py").values()) == {Context.TRAINING}

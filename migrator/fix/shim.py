@@ -27,7 +27,7 @@ from ..discover import base_dir
 from . import Change, FileFix, FixReport, _import_position, _insert_import, imports_in, read_for_fix
 
 #: entry-point kinds (``graph/entries.py``) that get the shim: the ones Python runs as a program
-SHIMMED_KINDS = frozenset({"main-block", "script-name", "console-script"})
+SHIMMED_KINDS = frozenset({"main-block", "script-name", "script", "console-script"})
 
 
 def shim_fixes(root: Path, report: Report, target: TargetMap,

@@ -20,7 +20,8 @@ definitions, and so does a script built on a command-line library that exposes i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
+from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
+                    Set, Tuple)
 
 from ..model import DefinitionKind, FileResult, NamedTarget, NodeKind, Outline
 from ..sources.outline import MODULE
@@ -113,9 +114,11 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
     architectures never use it), and a name counts only where a run could read it, not in the candidates' own files,
     a build script or a C/C++/CUDA source (``setup.py``'s ``module='ops.upfirdn2d'`` builds the extension, it loads
     no Python). A script (a ``__main__`` block, an entry point, code at its top) and a module a launcher or a config
-    names are not counted out, nor any module of a project that loads Python files by a path given at run time."""
-    if not trains or any(_loads_files(r.outline) for r in results if r.outline is not None):
+    names are not counted out, nor, in a project that loads Python files by a path given at run time, a module
+    that may be such a file (``_may_be_a_config``)."""
+    if not trains:
         return frozenset()
+    loads_files = any(_loads_files(r.outline) for r in results if r.outline is not None)
     graph = project.graph
     entries = {e.node for e in project.entries}
     candidates: Dict[str, FileResult] = {}
@@ -124,7 +127,8 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
         if outline is None or outline.main_lines is not None or not result.file.rel.endswith(".py") \
                 or outline.module not in graph or outline.module in entries \
                 or (not result.file.rel.endswith("__init__.py") and not outline.imports_relatively
-                    and any(call.scope == MODULE for call in outline.calls)):  # a script, run by its path
+                    and any(call.scope == MODULE for call in outline.calls)) \
+                or (loads_files and _may_be_a_config(result.file.rel, outline)):  # a script, run by its path
             continue
         candidates[outline.module] = result
     modules = {r.outline.module: r for r in results if r.outline is not None}
@@ -137,20 +141,36 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
                    for source, _, kind in graph.in_edges(module, data="kind")):
                 del candidates[module]
                 changed = True
+    packages = {r.outline.module for r in results if r.outline is not None and r.file.rel.endswith("__init__.py")}
     own = {result.file.rel for result in candidates.values()}
     readers = [r for r in results if r.file.rel not in own and not _builds_only(r.file.rel)]
     while readers:  # a name in a file that runs loads what it names, and what that file names in turn
-        named = [module for module, result in candidates.items() if _mentions(_whole(result), readers, texts)]
-        readers = [candidates.pop(module) for module in named]
+        named = [module for module, result in candidates.items()
+                 if any(_mentions(spelling, readers, texts) for spelling in _spellings(result, packages))]
+        loaded = set(named)
+        while named:  # ... and what a module so loaded imports
+            module = named.pop()
+            for _, imported, kind in graph.out_edges(module, data="kind"):
+                if kind == "imports" and imported in candidates and imported not in loaded:
+                    loaded.add(imported)
+                    named.append(imported)
+        readers = [candidates.pop(module) for module in loaded]
     return frozenset(candidates)
 
 
-def _whole(result: FileResult) -> _Definition:
-    """A module as a definition ``_mentions`` looks for: its name (a package's folder) and its whole file."""
+def _spellings(result: FileResult, packages: AbstractSet[str]) -> List[_Definition]:
+    """A module as the definitions ``_mentions`` looks for, its whole file each: its name (a package's folder);
+    inside a package, with its package's name before it (``dpm_solver.sampler``, ``dpm_solver/sampler``), as a
+    config, a launcher or an import from outside names it: a bare ``sampler`` is any other sampler's word."""
     rel = result.file.rel
     parts = rel.split("/")
     stem = parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1][:-3]
-    return stem, rel, (1, _WHOLE_FILE)
+    module = result.outline.module if result.outline is not None else ""
+    parent = module.rpartition(".")[0] if parts[-1] != "__init__.py" else module.rpartition(".")[0]
+    if parent not in packages or not parent:
+        return [(stem, rel, (1, _WHOLE_FILE))]
+    folder = parent.rpartition(".")[2]
+    return [(f"{folder}.{stem}", rel, (1, _WHOLE_FILE)), (f"{folder}/{stem}", rel, (1, _WHOLE_FILE))]
 
 
 #: files that build or compile code and run none of the project's Python: a name there loads no module
@@ -167,6 +187,15 @@ _WHOLE_FILE = 1 << 30
 #: ml_collections, mmcv's ``Config.fromfile``, ``runpy.run_path``): a module nothing imports may be one so loaded
 _FILE_LOADERS = frozenset({"config_flags.DEFINE_config_file", "Config.fromfile", "util.spec_from_file_location",
                            "runpy.run_path", "imp.load_source", "machinery.SourceFileLoader"})
+
+
+def _may_be_a_config(rel: str, outline: Outline) -> bool:
+    """In a project that loads Python files by a path given at run time: a module that may be one so loaded, a
+    configuration (score-sde's ``configs/ve/ffhq.py``, mmcv's ``Config.fromfile``): one in a ``config``/``configs``
+    folder, or one that defines no function and no class (settings only). A module of classes elsewhere (ControlNet's
+    ``ldm/models/diffusion/plms.py``, beside a vendored mmcv whose ``Config.fromfile`` is the loader) is none."""
+    folders = rel.lower().split("/")[:-1]
+    return any(f in ("config", "configs", "cfg", "cfgs") for f in folders) or not outline.definitions
 
 
 def _loads_files(outline: Outline) -> bool:
