@@ -605,6 +605,20 @@ def test_committed_signatures_equal_a_fresh_read_of_torch():
         pytest.skip(f"the table was read from another torch: {committed['source']}")
     assert committed["apis"] == build_signatures(noted_apis())
     assert committed["apis"]["torch.argsort"] == ["input", "dim", "descending", "*", "stable"]
+    # ``resize_(*sizes, memory_format=...)``: a size passed by place is no memory format
+    assert committed["apis"]["torch.Tensor.resize_"] == ["*", "memory_format"]
+
+
+@pytest.mark.parametrize("call, bites", [
+    pytest.param("img.new().resize_(3).normal_(0, 0.1)", False, id="sizes-by-place"),
+    pytest.param("img.new().resize_(3, memory_format=torch.channels_last)", True, id="a-memory-format-passed"),
+])
+def test_a_note_on_a_keyword_only_argument_bites_only_a_call_that_passes_it(scan_code, call, bites):
+    """ViLT's ``Lighting`` transform: the cann note on ``memory_format`` is about an argument ``resize_(3)`` leaves."""
+    found = [f for f in scan_code(f"import torch\n\n\ndef light(img):\n    return {call}\n", ["cann"])
+             if f.api == "torch.Tensor.resize_"]
+    assert found and ("memory_format" in found[0].verdicts["cann"].message
+                      and "vendor notes that bite here" in found[0].verdicts["cann"].message) == bites
 
 
 IMAGENET_DISTRIBUTED_STYLE = '''

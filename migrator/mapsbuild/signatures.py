@@ -29,7 +29,7 @@ def build_signatures(apis: Iterable[str]) -> Dict[str, List[str]]:
     for api in sorted(set(apis)):
         obj = _resolve(api)
         names = _parameters(obj) if obj is not None else None
-        if names:  # an empty list is a ``*args, **kwargs`` wrapper: it says nothing of the names
+        if names and names != ["*"]:  # an empty list is a ``*args, **kwargs`` wrapper: it says nothing of the names
             found[api] = names
     return found
 
@@ -90,5 +90,7 @@ def _parameters(obj) -> Optional[List[str]]:
         if match is None:
             return None
         names = [p.split("=")[0].split(":")[0].strip() for p in match.group("params").split(",")]
-        names = [n for n in names if n and n != "/" and not n.startswith("**") and not (n.startswith("*") and n != "*")]
+        # ``resize_(*sizes, memory_format=...)``: what follows a ``*sizes`` is passed by keyword only, as after ``*``
+        names = ["*" if n.startswith("*") else n for n in names if n and n != "/" and not n.startswith("**")]
+        names = [n for i, n in enumerate(names) if n != "*" or "*" not in names[:i]]
     return [n for n in names if n != "self"]
