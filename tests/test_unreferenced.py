@@ -123,3 +123,40 @@ def test_the_module_protocol_is_what_torch_has():
 
     own = {name for name in dir(torch.nn.Module) if not (name.startswith("__") and name.endswith("__"))}
     assert own <= _MODULE_PROTOCOL, sorted(own - _MODULE_PROTOCOL)
+
+
+# stable-diffusion's ldm/modules/encoders/modules.py: encoders a config names by their dotted path, one no config
+# names, no code builds and no class derives from
+_ENCODERS = """
+import torch
+
+
+class AbstractEncoder(torch.nn.Module):
+    def encode(self, x):
+        return self(x)
+
+
+class TransformerEmbedder(AbstractEncoder):
+    def __init__(self, n_embed, device="cuda"):
+        super().__init__()
+        self.device = device
+"""
+
+
+@pytest.mark.parametrize("change, context", [
+    pytest.param({}, Context.TOOLING, id="a-class-nothing-builds-names-or-derives-from"),
+    pytest.param({"configs/ldm.yaml": "cond_stage_config:\n  target: pkg.encoders.TransformerEmbedder\n"},
+                 Context.TRAINING, id="a-config-names-it"),
+    pytest.param({"pkg/bert.py": "from pkg.encoders import TransformerEmbedder\n\n\n"
+                                 "class BERTEmbedder(TransformerEmbedder):\n    pass\n",
+                  "tools/train.py": _TRAIN.replace("from pkg.head import Head\n",
+                                                   "from pkg.head import Head\nfrom pkg.bert import BERTEmbedder\n")
+                  .replace("    head = Head()\n", "    head = Head()\n    BERTEmbedder(8)\n")},
+                 Context.TRAINING, id="a-class-derives-from-it"),
+])
+def test_what_constructing_a_class_nothing_builds_runs_is_in_no_run(scan_tree, change, context):
+    head = _HEAD.replace("from pkg.anchors import AnchorGenerator\n",
+                         "from pkg.anchors import AnchorGenerator\nfrom pkg.encoders import AbstractEncoder\n")
+    report = scan_tree({**_PROJECT, "pkg/head.py": head, "pkg/encoders.py": _ENCODERS, **change})
+    found = {f.context for f in report.judged if f.path == "pkg/encoders.py" and f.scope.endswith("__init__")}
+    assert found == {context}

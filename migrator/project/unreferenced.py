@@ -84,21 +84,27 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
         if node not in graph or node in entries:
             continue
         kind = graph.nodes[node].get("kind")
-        if kind not in (NodeKind.FUNCTION, NodeKind.METHOD) or _called(graph, node) \
-                or not (trains or _private(node)):
+        if kind not in (NodeKind.FUNCTION, NodeKind.METHOD) or not (trains or _private(node)):
             continue
         owner, _, name = node.rpartition(".")
-        if name.startswith("__") or name in _RUN_BY_PROTOCOL:
-            continue
-        if kind == NodeKind.METHOD and families.runs_by_protocol(owner, name, built):
+        # what constructing or calling an instance runs (``__init__``, ``forward``) runs in no run of a class the
+        # project never builds, names or subclasses (stable-diffusion's ``TransformerEmbedder(device="cuda")``,
+        # which no config names): judged by the class's name
+        by_class = (name.startswith("__") or name in _RUN_BY_PROTOCOL) and kind == NodeKind.METHOD \
+            and owner in graph and not built(owner) and not families.has_subclasses(owner)
+        if not by_class and (name.startswith("__") or name in _RUN_BY_PROTOCOL or _called(graph, node)):
+            continue  # (the class's own edge to what constructing it runs is no call of the project's)
+        if kind == NodeKind.METHOD and not by_class and families.runs_by_protocol(owner, name, built):
             continue  # (rl-games' ``CentralValueTrain.train_on_batch``: an nn.Module's, which torch never calls)
         module = _module_of(owner, by_module)
         result = by_module.get(module) if module else None
         text = read_text(result, texts) if result is not None else None
-        looks_up = _LOOKS_UP_METHODS if kind == NodeKind.METHOD else _LOOKS_UP_FUNCTIONS
+        looks_up = _LOOKS_UP_METHODS if kind == NodeKind.METHOD and not by_class else _LOOKS_UP_FUNCTIONS
         if result is None or text is None or looks_up.search(text) or _exposed_by_a_cli(result.outline):
             continue
-        candidates[node] = (name, result.file.rel, _lines_of(text, graph.nodes[node].get("line") or 0))
+        defined = owner if by_class else node
+        candidates[node] = (defined.rpartition(".")[2], result.file.rel,
+                            _lines_of(text, graph.nodes[defined].get("line") or 0))
     if not candidates:
         return frozenset()
     return frozenset(node for node, definition in candidates.items() if not _mentions(definition, results, texts))
@@ -268,6 +274,10 @@ class _ClassFamilies:
                 self._subclasses.setdefault(base, set()).add(cls)
         self._families: Dict[str, FrozenSet[str]] = {}  # each class's family, found once for all its members
         self._outsides: Dict[FrozenSet[str], FrozenSet[str]] = {}  # each family's bases outside the repository
+
+    def has_subclasses(self, cls: str) -> bool:
+        """Whether a class of the repository derives from ``cls`` (its construction runs ``cls.__init__``)."""
+        return bool(self._subclasses.get(cls))
 
     def runs_by_protocol(self, cls: str, name: str, built: Callable[[str], bool]) -> bool:
         """Whether something outside the project may call method ``name`` of ``cls``: nothing for a family of the
