@@ -1851,6 +1851,29 @@ def test_a_device_default_every_project_call_overrides_is_to_validate(scan_tree,
     assert all(active(f.verdicts["cann"]) == work for f in defaults), [f.verdicts["cann"].message for f in defaults]
 
 
+# glide's CLIP encoders: attrs fields, built only by ``create_clip_model``, which passes its own device (chosen where
+# its caller leaves it ``None``)
+ENCODERS = ("import attr\nimport torch\nimport torch.nn as nn\n\n\n@attr.s(eq=False, repr=False)\n"
+            "class TextEncoder(nn.Module):\n    n_embd: int = attr.ib()\n"
+            "    device: torch.device = attr.ib(default=torch.device('cuda'))\n"
+            "    block_size: int = attr.ib(init=False, default=32)\n\n"
+            "    def __attrs_post_init__(self):\n        super().__init__()\n")
+
+
+@pytest.mark.parametrize("creation, work", [
+    pytest.param("    return TextEncoder(n_embd=8, device=device)\n", False, id="every-call-passes-the-field"),
+    pytest.param("    return TextEncoder(8, device)\n", False, id="by-its-place-among-the-fields"),
+    pytest.param("    return TextEncoder(n_embd=8)\n", True, id="a-call-without-it"),
+])
+def test_a_field_default_of_an_attrs_class_every_call_overrides_is_to_validate(scan_tree, creation, work):
+    model = ("import torch\nfrom clip.encoders import TextEncoder\n\n\ndef create_clip_model(device=None):\n"
+             "    if device is None:\n        device = torch.device('cpu')\n" + creation)
+    report = scan_tree({"clip/__init__.py": "", "clip/encoders.py": ENCODERS, "clip/model_creation.py": model},
+                       ["cann"])
+    (default,) = [f for f in report.judged if f.path == "clip/encoders.py" and f.rule == "device-argument"]
+    assert active(default.verdicts["cann"]) == work, default.verdicts["cann"].message
+
+
 @pytest.mark.parametrize("call, work", [
     # mmcls' train_model: the wrapper imported from the package that re-exports it, the device passed by position
     pytest.param("wrap_non_distributed_model(model, cfg.device, device_ids=cfg.gpu_ids)", False,

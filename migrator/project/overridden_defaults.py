@@ -117,6 +117,7 @@ def defaults_in(tree: ast.Module) -> Dict[Tuple[int, int], ParameterDefault]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _read_defaults(node, node.name, False, found)
         elif isinstance(node, ast.ClassDef):
+            _read_field_defaults(node, found)
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                     _read_defaults(item, node.name, True, found)
@@ -131,6 +132,38 @@ def defaults_in(tree: ast.Module) -> Dict[Tuple[int, int], ParameterDefault]:
                 if inner is not outer and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     _read_defaults(inner, inner.name, False, found)
     return found
+
+
+#: class decorators that make a constructor of the class's annotated fields (attrs, dataclasses), by last name
+_FIELD_CLASSES = frozenset({"s", "attrs", "define", "frozen", "mutable", "dataclass"})
+#: what declares one field with its default: ``attr.ib(default=...)``, ``attrs.field(...)``, ``dataclasses.field``
+_FIELDS = frozenset({"ib", "attrib", "field"})
+
+
+def _read_field_defaults(cls: ast.ClassDef, found: Dict[Tuple[int, int], ParameterDefault]) -> None:
+    """The defaults of a class's constructor that attrs or dataclasses writes from its fields (glide's CLIP
+    encoders: ``device: torch.device = attr.ib(default=torch.device("cuda"))``, built only as ``TextEncoder(...,
+    device=device)``): each field is a parameter, by its place among the fields the constructor takes."""
+    if not any(_last_name(d.func if isinstance(d, ast.Call) else d) in _FIELD_CLASSES for d in cls.decorator_list):
+        return
+    position = 0
+    for item in cls.body:
+        if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+            continue
+        value = item.value
+        declared = isinstance(value, ast.Call) and _last_name(value.func) in _FIELDS
+        keywords = {k.arg: k.value for k in value.keywords} if isinstance(value, ast.Call) and declared else {}
+        init = keywords.get("init")
+        if isinstance(init, ast.Constant) and init.value is False:
+            continue  # ``attr.ib(init=False, default=32)``: no parameter of the constructor
+        default = keywords.get("default") if declared else value
+        for written in _written(default):
+            found[written.lineno, written.col_offset] = ParameterDefault(cls.name, item.target.id, position)
+        position += 1
+
+
+def _last_name(node: ast.expr) -> Optional[str]:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
 
 
 def _decorators(function: ast.FunctionDef) -> FrozenSet[str]:
@@ -382,6 +415,11 @@ def _left_none_around(tree: ast.Module) -> Dict[int, FrozenSet[str]]:
         positional = [*args.posonlyargs, *args.args]
         names = {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults) if _none(d)}
         names |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None and _none(d)}
+        # ``if device is None: device = torch.device(...)`` (glide's ``create_clip_model``): the function passes on
+        # its own value, not its caller's ``None``
+        names -= {target.id for node in ast.walk(function) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                  for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                  if isinstance(target, ast.Name)}
         if names:
             found.update((id(node), frozenset(names)) for node in ast.walk(function) if isinstance(node, ast.Call))
     return found
