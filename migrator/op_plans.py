@@ -317,6 +317,27 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
     return out
 
 
+def sourceless_builds(findings: Sequence[Finding]) -> List[Finding]:
+    """In a repository that ships no C++ or CUDA source, an extension build compiles nothing it could port
+    (Restormer's and NAFNet's BasicSR ``setup.py``: ``make_cuda_ext(... sources=['src/deform_conv_ext.cpp'])`` for
+    folders the repository does not have, installed with ``--no_cuda_ext``): a build that fails on CUDA too, to
+    validate, not a port. ``load_inline`` compiles the sources its call holds."""
+    out = []
+    for finding in findings:
+        if finding.rule != "extension-build" or finding.api.endswith("load_inline") \
+                or not any(v.status in (Status.PORT, Status.FALLBACK) for v in finding.verdicts.values()):
+            out.append(finding)
+            continue
+        why = ("the repository ships no C++ or CUDA source for this build to compile (the files it names are not "
+               "there): it fails on any machine, CUDA's too, and there are no kernels to port; install without it "
+               "(the project's own switch, such as `--no_cuda_ext`) or drop it")
+        verdicts = {t: Verdict(Status.REWRITE, why, _INVENTORY, fix=fix_of("drop this extension build"),
+                               evidence=(Evidence(Grade.NOTE, _INVENTORY, why),))
+                    if v.status in (Status.PORT, Status.FALLBACK) else v for t, v in finding.verdicts.items()}
+        out.append(replace(finding, verdicts=verdicts))
+    return out
+
+
 def _optional(verdict: Verdict, op: str) -> Verdict:
     """A finding of an operator built at run time with a fallback: the build fails on the target's machine and the
     project's own code runs instead; the port is for speed, to validate on the card."""

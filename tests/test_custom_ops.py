@@ -87,12 +87,13 @@ def test_extension_joined_end_to_end(scan_tree):
     assert all(v.status == Status.PORT for v in by_rule(report.findings, "extension-build")[0].verdicts.values())
 
 
-def test_load_inline_and_jit_load(scan_code):
-    findings = scan_code(
+def test_load_inline_and_jit_load(scan_tree):
+    findings = scan_tree({"mod.py": (
         "from torch.utils.cpp_extension import load, load_inline\n"
         "ext = load(name='warp', sources=['warp.cu'])\n"
         "out = ext.warp_forward(1)\n"
-        "cpu = load_inline(name='cpu_only', cpp_sources=['int f() { return 1; }'], functions=['f'])\n")
+        "cpu = load_inline(name='cpu_only', cpp_sources=['int f() { return 1; }'], functions=['f'])\n"),
+        "warp.cu": "__global__ void warp_forward_kernel(float* x) { x[0] = 1; }\n"}).judged
     builds = by_rule(findings, "extension-build")
     assert [b.verdicts["cann"].status for b in builds] == [Status.PORT, Status.FALLBACK]
     calls = by_rule(findings, "extension-call")

@@ -8,14 +8,16 @@ from typing import List, Sequence, Tuple
 from .memo import share_verdicts
 from ..inventory import OpMembership, custom_ops
 from ..maps.load import TargetMap, third_party
-from ..model import CustomOp, DefinitionKind, FileResult, Finding, OpPlan
-from ..op_plans import apply_plans, plan_custom_ops
+from ..model import CustomOp, DefinitionKind, FileKind, FileResult, Finding, OpPlan
+from ..op_plans import apply_plans, plan_custom_ops, sourceless_builds
 from ..project.roots import (library_spellings, with_import_only_roots, with_kernel_protocol,
                              with_library_guard_roots, with_library_named_scopes, with_module_library_roots,
                              with_op_roots, with_requirement_roots, with_unused_requirements)
 from ..rules import ProjectIndex
 
 
+#: the files an extension compiles: a repository with none of them ships no kernel for its builds to compile
+_NATIVE_SOURCES = frozenset({FileKind.CUDA, FileKind.CPP})
 #: the base of an op's Python wrapper (``class KNNQuery(Function)``: its forward and backward call the kernels)
 _AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 
@@ -26,6 +28,8 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     ops = custom_ops(results, index, findings)
     plans = plan_custom_ops(ops, targets)
     findings = with_op_roots(share_verdicts(apply_plans(findings, ops, plans)), OpMembership(ops).op_of)
+    if not any(r.file.kind in _NATIVE_SOURCES for r in results):
+        findings = sourceless_builds(findings)
     libraries = third_party()
     library_of = libraries.library_of
     wrappers = frozenset(f"{r.outline.module}.{d.name}" for r in results if r.outline is not None

@@ -14,6 +14,8 @@ from ...sources.cmake import CMAKE_BUILDERS
 from . import _KERNEL, _SETUP, _SOURCE, EXTENSION_BUILDERS, _port
 
 
+#: a C++ source with one host function, for the examples
+_CPU_OP = "#include <torch/extension.h>\n\ntorch::Tensor twice(torch::Tensor x) { return x * 2; }\n"
 #: a CUDA source file named in a sources expression (``'csrc/ln_kernel.cu'``, ``"*.cu"``), not ``.cuh`` or ``.cpp``
 _CUDA_SOURCE = re.compile(r"\.cu\b(?!h)")
 
@@ -51,12 +53,16 @@ class ExtensionBuildRule(Rule):
     examples = (
         Invalid(_SETUP, path="setup.py", files={"csrc/fused.cu": _KERNEL}, expect=Status.PORT),
         Invalid("from torch.utils import cpp_extension\nmod = cpp_extension.load(name='rms', sources=['rms.cu'])\n",
-                expect=Status.PORT),
+                files={"rms.cu": _KERNEL}, expect=Status.PORT),
         Invalid("from torch.utils.cpp_extension import CppExtension\next = CppExtension('cpu_ops', ['csrc/ops.cpp'])\n",
-                expect=Status.FALLBACK),
+                files={"csrc/ops.cpp": _CPU_OP}, expect=Status.FALLBACK),
         # a .cu source compiles with nvcc whatever the builder is called: a CUDA extension
         Invalid("from torch.utils.cpp_extension import CppExtension\n"
-                "ext = CppExtension('gelu', sources=['csrc/gelu.cpp', 'csrc/gelu_kernel.cu'])\n", expect=Status.PORT),
+                "ext = CppExtension('gelu', sources=['csrc/gelu.cpp', 'csrc/gelu_kernel.cu'])\n",
+                files={"csrc/gelu.cpp": _CPU_OP, "csrc/gelu_kernel.cu": _KERNEL}, expect=Status.PORT),
+        # a build of sources the repository does not ship (BasicSR's setup.py in Restormer): nothing to port
+        Invalid("from torch.utils import cpp_extension\nmod = cpp_extension.load(name='rms', sources=['rms.cu'])\n",
+                expect=Status.REWRITE),
         Invalid("cmake_minimum_required(VERSION 3.18)\nproject(fused LANGUAGES CXX CUDA)\n"
                 "add_library(fused SHARED fused.cpp fused_kernel.cu)\n", path="CMakeLists.txt",
                 files={"fused_kernel.cu": _KERNEL}, expect=Status.PORT),
