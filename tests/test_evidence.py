@@ -2702,6 +2702,11 @@ def test_a_branch_for_cudas_error_text_is_taken_on_cuda_only(scan_tree, test, wo
     pytest.param("'cuda:' + '0'", True, id="two-strings"),
     pytest.param("'cuda' + suffix", False, id="the-start-of-a-name"),
     pytest.param("prefix + 'cuda'", False, id="the-end-of-a-name"),
+    # HiFi-GAN's train.py: the training device, its index filled by the formatting
+    pytest.param("'cuda:{:d}'.format(rank)", True, id="a-format-call"),
+    pytest.param("'cuda:%d' % rank", True, id="percent-formatting"),
+    pytest.param("'cuda_{}'.format(suffix)", False, id="a-formatted-name"),
+    pytest.param("'{}:{}'.format(prefix, rank)", False, id="no-device-word"),
 ])
 def test_a_device_joined_with_a_plus_is_a_device_string(scan_tree, value, device):
     code = f"import torch\n\n\ndef place(model, rank, prefix, suffix):\n    name = {value}\n    return model.to(name)\n"

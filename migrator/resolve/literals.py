@@ -21,7 +21,7 @@ from ..model import Argument, Confidence, ValueKind
 from .emit import Emitter
 from .modules import DECIDES_A_MESSAGE, DIST_CFG_BACKEND, DIST_PARAMS_BACKEND
 from .scope import LOADED, Scopes
-from .strings import part_of_a_name
+from .strings import formatted_device, part_of_a_name
 from .values import LITERAL_NODES, LITERAL_TYPES, STRING_NODES, Evaluator
 from ..model import UsageKind
 
@@ -221,6 +221,9 @@ class Literals:
         if id(node) in self.consumed:
             return
         func = node.func
+        if formatted_device(node) is not None and isinstance(func, cst.Attribute):
+            self._literal(node)  # ``'cuda:{:d}'.format(rank)``: the device the call spells
+            self.consumed.add(id(func.value))
         if isinstance(func, cst.Attribute) and func.attr.value in _KEYED and node.args \
                 and node.args[0].keyword is None and isinstance(node.args[0].value, cst.SimpleString):
             self.consumed.add(id(node.args[0].value))  # ``data.get("cuda", {})``: the key, as ``data["cuda"]``

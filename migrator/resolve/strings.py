@@ -8,6 +8,8 @@ left to ``ast.literal_eval`` as before.
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional, Union
 
 import libcst as cst
@@ -68,3 +70,24 @@ def device_prefix(operation: cst.BinaryOperation) -> Optional[str]:
         return None
     text = string_value(operation.left)
     return text if isinstance(text, str) and text.endswith(":") else None
+
+
+#: a placeholder of ``str.format`` (``{}``, ``{:d}``, ``{0}``) and of ``%``-formatting (``%d``, ``%s``)
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdir]")
+#: a device with its index left to the formatting: ``cuda:{}`` once the placeholders read ``{}``
+_INDEXED_DEVICE = re.compile(r"^[a-z]+:\{\}$")
+
+
+def formatted_device(node: cst.BaseExpression) -> Optional[str]:
+    """``"cuda:{}"`` of ``'cuda:{:d}'.format(rank)`` (HiFi-GAN's training device) and of ``"cuda:%d" % rank``: a
+    device string whose index the formatting fills, read as the f-string it spells; ``None`` for anything else."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        text = string_value(node.func.value)
+        spelled = _FORMAT_FIELD.sub("{}", text) if isinstance(text, str) else None
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        text = string_value(node.left)
+        spelled = _PERCENT_FIELD.sub("{}", text) if isinstance(text, str) else None
+    else:
+        return None
+    return spelled if spelled is not None and _INDEXED_DEVICE.match(spelled) else None

@@ -11,7 +11,7 @@ import libcst as cst
 from ..model import Argument, Value, ValueKind
 from .emit import Emitter
 from .scope import ClassInfo, Scopes
-from .strings import device_prefix, string_value
+from .strings import device_prefix, formatted_device, string_value
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _FSTR = ValueKind.FSTR
@@ -147,6 +147,9 @@ class Evaluator:
             assert isinstance(node, cst.Call)
             if self.scopes.qualify(node.func) == "torch.device":
                 return self._device_value(node)
+            formatted = formatted_device(node)  # ``'cuda:{:d}'.format(rank)``
+            if formatted is not None:
+                return Value(ValueKind.FSTR, formatted)
             cast = _integer_cast(node, self.scopes)
             return Value(ValueKind.TENSOR, cast) if cast else self._other(node)
         if kind is cst.Name:
@@ -170,6 +173,9 @@ class Evaluator:
     def _joined(self, node: cst.BinaryOperation) -> Optional[Value]:
         """``"cuda:" + str(rank)`` (rl-games' multi-GPU device, cellpose's): a string a number is appended to, read
         as the f-string it spells (``"cuda:{}"``); only a string literal ending in ``:`` on the left."""
+        formatted = formatted_device(node)  # ``"cuda:%d" % rank``
+        if formatted is not None:
+            return Value(ValueKind.FSTR, formatted)
         text = device_prefix(node)
         if text is None:
             return None
