@@ -74,8 +74,12 @@ def _context(report, method):
     ({"pkg/anchors.py": _ANCHORS + "\n    def priors(self, how, *args):\n        return getattr(self, how)(*args)\n"},
      Context.TRAINING),  # the class finds its own methods by a name it is handed
     ({"tools/train.py": ""}, Context.TRAINING),  # no entry point trains: a library's public method is its users'
+    # NAFNet's arch_util: the only call commented out; a '#' in a string before a real one is no comment
+    ({"pkg/head.py": _HEAD + "\n# priors = self.prior_generator.sparse_priors([0])\n"}, Context.TOOLING),
+    ({"pkg/head.py": _HEAD + "\n    def tag(self):\n        return '#', self.prior_generator.sparse_priors([0])\n"},
+     Context.TRAINING),
 ], ids=["nothing-refers-to-it", "a-config-names-it", "an-nn-module-method", "an-nn-module-override",
-        "another-frameworks-class", "looked-up-by-name", "a-library"])
+        "another-frameworks-class", "looked-up-by-name", "a-library", "a-call-commented-out", "a-hash-in-a-string"])
 def test_a_method_nothing_refers_to_is_tooling_where_the_project_trains(scan_tree, change, sparse):
     report = scan_tree({**_PROJECT, **change})
     method = "_load_from_state_dict" if "_load_from_state_dict" in change.get("pkg/anchors.py", "") \

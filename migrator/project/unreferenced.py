@@ -233,7 +233,8 @@ def _exposed_by_a_cli(outline: Optional[Outline]) -> bool:
 def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
     """Whether any line of the project's files outside the definition's own refers to its name (a ``def`` of it
     is none: siblings of one protocol may each define it; its own docstring's example or a recursive call is
-    none either); a source that cannot be read may hold one."""
+    none either, nor a Python comment: NAFNet's ``# flops = get_model_flops(...)``, a call commented out); a source
+    that cannot be read may hold one."""
     name, rel, (first, last) = definition
     word = re.compile(_REFERENCE.format(re.escape(name)))
     for result in results:
@@ -244,9 +245,22 @@ def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dic
             continue
         if name not in text:
             continue
+        python = result.file.rel.endswith(".py")
         for match in word.finditer(text):
-            if result.file.rel != rel or not first <= text.count("\n", 0, match.start()) + 1 <= last:
+            if (result.file.rel != rel or not first <= text.count("\n", 0, match.start()) + 1 <= last) \
+                    and not (python and _commented(text, match.start())):
                 return True
+    return False
+
+
+def _commented(text: str, at: int) -> bool:
+    """Whether position ``at`` of a Python source lies in a comment: after a ``#`` on its line that no string holds
+    (an even number of each quote before it)."""
+    start = text.rfind("\n", 0, at) + 1
+    before = text[start:at]
+    for index, char in enumerate(before):
+        if char == "#" and before.count("'", 0, index) % 2 == 0 and before.count('"', 0, index) % 2 == 0:
+            return True
     return False
 
 
