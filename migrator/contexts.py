@@ -31,7 +31,7 @@ _TOOLING_DIRS = frozenset({"benchmark", "benchmarks", "bench", ".github", ".circ
                            "legacy", "deprecated", "research_projects"})
 _TOOLING_FILE = re.compile(r"^(setup|setup_.*|noxfile|hubconf|bench_.*|benchmark.*|.*[_-]benchmark|"
                            r"export_?.*|.*_to_onnx|.*onnx.*|.*tensorrt.*|.*trtllm.*|convert_.*|trt|.*_trt|trt_.*|"
-                           r"demo|demo_.*|.*_demo|visuali[sz]e.*|vis_.*|bench|inference|infer|"
+                           r"demo|demo_.*|.*_demo|visuali[sz]e.*|visuali[sz]ation.*|vis_.*|bench|inference|infer|"
                            r"predict|predict_.*|generate|generate_.*|generation|generation_utils|sample|profile|"
                            r"profiler|profiling|collect_env|collect_env_.*|env_info|.*_env_info)\.py$|"
                            r"^requirements[-_.]?(dev|docs?|lint|ci|build|export|bench.*|onnx|trt)\.(txt|in)$")

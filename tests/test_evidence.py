@@ -981,6 +981,8 @@ def test_a_dtype_choice_read_off_a_frameworks_import_is_to_validate(scan_tree):
     pytest.param("sample.py", Context.TOOLING, id="generation-script"),
     pytest.param("inference/inference_swinir.py", Context.TOOLING, id="inference-folder"),
     pytest.param("tools/demo.py", Context.TOOLING, id="demo"),
+    # TimeSformer's tools/visualization.py: a trained model's activations drawn
+    pytest.param("tools/visualization.py", Context.TOOLING, id="a-visualization-script"),
     pytest.param("tools/torchserve/cls_handler.py", Context.TOOLING, id="serving-handler"),
     pytest.param("tools/analysis_tools/visualization_cam.py", Context.TOOLING, id="analysis-tools"),
     pytest.param(".devcontainer/cpp-inference/requirements/requirements.txt", Context.TOOLING, id="dev-container"),
