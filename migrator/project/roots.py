@@ -763,7 +763,8 @@ def with_unused_requirements(findings: Sequence[Finding], library_of: Callable[[
     Dockerfiles install ``cupy-cuda102`` and ``py3nvml``; nothing imports either): nothing to port. A library of
     host-side bindings (NVML's: a pure-Python wheel that loads the driver only when called) installs on any
     machine and is never called: it runs as written. Any other is a line to drop from the install on the target, where
-    it would not build: a rewrite of that line, never a port of the library."""
+    it would not build, or, where another installed package needs it (mmdet needs mmcv's ops), the target's build to
+    install instead: a rewrite of that line, never a port of the library."""
     used = {library_of(f.api) or f.api.split(".", 1)[0] for f in findings if f.rule in _LIBRARY_USE_RULES}
     out = []
     for finding in findings:
@@ -783,7 +784,9 @@ def with_unused_requirements(findings: Sequence[Finding], library_of: Callable[[
                 verdicts[target] = Verdict(Status.SUPPORTED, quote, _UNUSED_SOURCE)
             else:
                 quote = (f"no code of the project imports {library}: drop it from this install on {target}, where "
-                         f"it does not build ({libraries[library]['what']}); nothing else changes")
+                         f"it does not build ({libraries[library]['what']}), unless another package installed here "
+                         f"needs it (mmdet needs mmcv's ops): then install {target}'s build of it, where the vendor "
+                         "ships one; no port of the project's code")
                 verdicts[target] = Verdict(Status.REWRITE, quote, _UNUSED_SOURCE,
                                            fix=fix_of(f"remove {library} from the install"))
         out.append(replace(finding, verdicts=verdicts))
