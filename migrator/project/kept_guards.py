@@ -3,10 +3,10 @@ net = torch.nn.DataParallel(net); cudnn.benchmark = True``.
 
 What it does:
     A device word compared with a device (``device == 'cuda'``) decides a branch; the findings in that branch are
-    sites of the test (``Finding.cause``). Where, on a target, some of them need a hand (``DataParallel``: no
-    exact rewrite there) and none would be renamed by ``fix`` (no placement the branch does for the target), the
-    test is no work there: as written it is False on the target, which skips the branch as a machine without CUDA
-    does (one device, no cuDNN flag), and the run goes on. The test goes to validate, with the calls it keeps out.
+    sites of the test (their ``root``). Where, on a target, some of them need a hand (``DataParallel``: no exact
+    rewrite there) and none would be renamed by ``fix`` (no placement the branch does for the target), the test
+    runs as written there: it is False on the target, which skips the branch as a machine without CUDA does (one
+    device, no cuDNN flag), and the run goes on. The calls it keeps out go to validate, with the test named.
 
 Why:
     Renamed alone (``device == 'npu'``), the test would send the target into code that does not run there

@@ -171,9 +171,8 @@ def _spellings(result: FileResult, packages: AbstractSet[str]) -> List[_Definiti
     rel = result.file.rel
     parts = rel.split("/")
     stem = parts[-2] if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1][:-3]
-    module = result.outline.module if result.outline is not None else ""
-    parent = module.rpartition(".")[0] if parts[-1] != "__init__.py" else module.rpartition(".")[0]
-    if parent not in packages or not parent:
+    parent = result.outline.module.rpartition(".")[0] if result.outline is not None else ""
+    if not parent or parent not in packages:
         return [(stem, rel, (1, _WHOLE_FILE))]
     folder = parent.rpartition(".")[2]
     return [(f"{folder}.{stem}", rel, (1, _WHOLE_FILE)), (f"{folder}/{stem}", rel, (1, _WHOLE_FILE))]
