@@ -43,6 +43,8 @@ def _scan(root, branch):
     pytest.param(_PLACES, False, id="a-branch-that-also-places-the-model-is-work"),
     # a line no finding is on may be what the target needs
     pytest.param(_WRAPS + "    parallel = True\n", False, id="a-branch-that-also-does-other-work-is-work"),
+    # T2T-ViT's transfer_learning.py reads what the wrap adds (``net.module.blocks``) after the branch
+    pytest.param(_WRAPS + "head = net.module.weight\n", False, id="later-code-reads-the-wrapped-module"),
 ])
 def test_a_device_test_that_keeps_unrunnable_code_out_is_no_work(tmp_path, branch, kept):
     report, _ = _scan(tmp_path, branch)

@@ -22,6 +22,7 @@ setting of cuDNN's or of CUDA's matmul (speed, determinism) may be skipped with 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence
 
@@ -89,15 +90,26 @@ def _only_these(text: Optional[str], test: Finding, branch: Sequence[Finding]) -
         return False
     indent = len(rows[line - 1]) - len(rows[line - 1].lstrip())
     held = {s.span.line for s in branch}
+    bound: List[str] = []
+    end = len(rows)
     for number in range(line + 1, len(rows) + 1):
         row = rows[number - 1]
         if not row.strip() or row.lstrip().startswith("#"):
             continue
         if len(row) - len(row.lstrip()) <= indent:
-            return True
+            end = number - 1
+            break
         if number not in held:
             return False
-    return True
+        bound.extend(m.group(1) for m in [_BINDS.match(row)] if m)
+    # T2T-ViT's ``net.module.tokens_to_token`` after ``net = torch.nn.DataParallel(net)``: code outside the branch
+    # that reads what the wrap adds needs the branch taken
+    rest = "\n".join(rows[:line - 1] + rows[end:])
+    return not any(re.search(rf"(?<![\w.]){re.escape(name)}\.module\b", rest) for name in bound)
+
+
+#: the name a line of a branch binds (``net = torch.nn.DataParallel(net)``)
+_BINDS = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=[^=]")
 
 
 def _noted(verdict: Verdict, quote: str) -> Verdict:
