@@ -164,3 +164,23 @@ def test_what_constructing_a_class_nothing_builds_runs_is_in_no_run(scan_tree, c
     report = scan_tree({**_PROJECT, "pkg/head.py": head, "pkg/encoders.py": _ENCODERS, **change})
     found = {f.context for f in report.judged if f.path == "pkg/encoders.py" and f.scope.endswith("__init__")}
     assert found == {context}
+
+
+# TimeSformer's timesformer/utils/distributed.py: its own init_process_group, which nothing calls, beside torch's
+_DIST = "import torch\n\n\ndef init_process_group(rank, backend='nccl'):\n    torch.cuda.set_device(rank)\n"
+
+
+@pytest.mark.parametrize("user, context", [
+    pytest.param("import torch.distributed as dist\n\n\ndef setup():\n    dist.init_process_group('gloo')\n",
+                 Context.TOOLING, id="only-torchs-namesake-is-called"),
+    pytest.param("import torch\n\n\ndef setup():\n    torch.distributed.init_process_group('gloo')\n",
+                 Context.TOOLING, id="torchs-namesake-by-its-full-name"),
+    pytest.param("import pkg.dist as du\n\n\ndef setup():\n    du.init_process_group(0)\n", Context.TRAINING,
+                 id="the-projects-own-is-called"),
+])
+def test_a_name_read_off_a_module_outside_the_project_is_no_reference(scan_tree, user, context):
+    train = _TRAIN.replace("from pkg.head import Head\n", "from pkg.head import Head\nfrom pkg.launch import setup\n")
+    report = scan_tree({**_PROJECT, "pkg/dist.py": _DIST, "pkg/launch.py": user, "tools/train.py": train,
+                        "pkg/head.py": _HEAD.replace("from pkg.anchors", "import pkg.dist\nfrom pkg.anchors")})
+    found = {f.context for f in report.judged if f.path == "pkg/dist.py" and f.api == "torch.cuda.set_device"}
+    assert found == {context}

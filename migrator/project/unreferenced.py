@@ -236,6 +236,7 @@ def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dic
     that cannot be read may hold one."""
     name, rel, (first, last) = definition
     word = re.compile(_REFERENCE.format(re.escape(name)))
+    own = {r.outline.module.split(".")[0] for r in results if r.outline is not None}
     for result in results:
         text = read_text(result, texts)
         if text is None:
@@ -245,11 +246,31 @@ def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dic
         if name not in text:
             continue
         python = result.file.rel.endswith(".py")
+        outside = _outside_names(result.outline, own) if python else frozenset()
         for match in word.finditer(text):
             if (result.file.rel != rel or not first <= text.count("\n", 0, match.start()) + 1 <= last) \
-                    and not (python and _commented(text, match.start())):
+                    and not (python and (_commented(text, match.start()) or _off(text, match.start(), outside))):
                 return True
     return False
+
+
+def _outside_names(outline: Optional[Outline], own: AbstractSet[str]) -> FrozenSet[str]:
+    """The names a module binds to what its imports bring from outside the project (``torch``, ``dist`` for
+    ``torch.distributed``): what is read off them (``torch.distributed.init_process_group``) is theirs."""
+    if outline is None:
+        return frozenset()
+    return frozenset(alias for alias, target in outline.bindings if target.split(".")[0] not in own)
+
+
+def _off(text: str, at: int, outside: AbstractSet[str]) -> bool:
+    """Whether the name at ``at`` is read off a name bound to something outside the project (TimeSformer's own
+    ``du.init_process_group``, which nothing calls, beside ``torch.distributed.init_process_group(...)``)."""
+    if not outside or at == 0 or text[at - 1] != ".":
+        return False
+    start = at - 1
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "._"):
+        start -= 1
+    return text[start:at - 1].split(".")[0] in outside
 
 
 def _commented(text: str, at: int) -> bool:
