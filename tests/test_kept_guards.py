@@ -55,6 +55,8 @@ def test_a_device_test_that_keeps_unrunnable_code_out_is_no_work(tmp_path, branc
     assert any(f.span.line == 4 and active(f.verdicts["cann"]) for f in report.findings)  # the device choice
     if kept:
         assert "renamed alone, the test would send cann into it" in test.verdicts["cann"].message
+        # the wrap is to validate, no cause the device choice is a site of (pointmlp's main.py)
+        assert wrap.id in {f.id for f in report.validate} and all(f.root != wrap.id for f in report.findings)
 
 
 def test_the_fix_renames_the_choice_and_keeps_the_test_so_the_target_trains_on_one_device(tmp_path):
@@ -72,3 +74,29 @@ def test_the_fix_renames_the_choice_and_keeps_the_test_so_the_target_trains_on_o
     run = "import main\nresult = [main.device, type(main.net).__name__]"
     assert run_on_cpu(tmp_path / "original", run).get("result") == ["cpu", "Linear"]
     assert run_on_npu(write_stub(tmp_path / "stub"), root, run).get("result") == ["npu", "Linear"]
+
+
+# pointMLP's classification_ModelNet40/main.py: CUDA asserted, the device written, the same guarded wrap
+POINTMLP = """import torch
+import torch.backends.cudnn as cudnn
+
+
+def main():
+    assert torch.cuda.is_available(), "Please ensure codes are executed in cuda."
+    device = 'cuda'
+    net = torch.nn.Linear(2, 2)
+    net = net.to(device)
+    if device == 'cuda':
+        net = torch.nn.DataParallel(net)
+        cudnn.benchmark = True
+    return net
+"""
+
+
+def test_a_kept_wrap_is_no_cause_of_the_device_choice(tmp_path):
+    write_tree(tmp_path, {"main.py": POINTMLP})
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1))
+    (wrap,) = [f for f in report.judged if f.api == "torch.nn.DataParallel"]
+    assert wrap.id in {f.id for f in report.validate}
+    assert all(f.root != wrap.id for f in report.judged), [(f.span.line, f.api) for f in report.judged
+                                                            if f.root == wrap.id]

@@ -367,8 +367,9 @@ def _wraps_at_their_cause(findings: Sequence[Finding]) -> Sequence[Finding]:
     moved: Dict[str, str] = {}  # the test's id -> the wrap's
     for finding in findings:
         test = by_id.get(finding.root) if finding.rule == "data-parallel" and finding.root else None
+        # (a wrap the test keeps out as written, ``project/kept_guards``, is to validate: no cause of work)
         if test is not None and test.root is None and runs_as_written(test) and not runs_as_written(finding) \
-                and test.id not in moved:
+                and any(bucket(v) == Bucket.WORK for v in finding.verdicts.values()) and test.id not in moved:
             moved[test.id] = finding.id
     if not moved:
         return findings
