@@ -184,3 +184,28 @@ def test_a_name_read_off_a_module_outside_the_project_is_no_reference(scan_tree,
                         "pkg/head.py": _HEAD.replace("from pkg.anchors", "import pkg.dist\nfrom pkg.anchors")})
     found = {f.context for f in report.judged if f.path == "pkg/dist.py" and f.api == "torch.cuda.set_device"}
     assert found == {context}
+
+
+# mmcv-style hooks: registered by a decorator, built by the runner where a configuration names the type
+_HOOKS = """
+import torch
+from mmcv.runner import HOOKS, Hook
+
+
+@HOOKS.register_module()
+class SyncCudaHook(Hook):
+    def after_train_iter(self, runner):
+        torch.cuda.synchronize()
+"""
+
+
+@pytest.mark.parametrize("config, context", [
+    pytest.param({}, Context.TOOLING, id="registered-and-named-by-no-configuration"),
+    pytest.param({"configs/run.py": "custom_hooks = [dict(type='SyncCudaHook')]\n"}, Context.TRAINING,
+                 id="a-configuration-names-its-type"),
+])
+def test_a_class_only_a_registry_holds_runs_where_a_configuration_names_it(scan_tree, config, context):
+    head = _HEAD.replace("from pkg.anchors import AnchorGenerator\n",
+                         "from pkg.anchors import AnchorGenerator\nimport pkg.hooks\n")
+    report = scan_tree({**_PROJECT, "pkg/head.py": head, "pkg/hooks.py": _HOOKS, **config})
+    assert {f.context for f in report.judged if f.path == "pkg/hooks.py"} == {context}

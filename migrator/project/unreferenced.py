@@ -90,8 +90,11 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
         # what constructing or calling an instance runs (``__init__``, ``forward``) runs in no run of a class the
         # project never builds, names or subclasses (stable-diffusion's ``TransformerEmbedder(device="cuda")``,
         # which no config names): judged by the class's name
-        by_class = (name.startswith("__") or name in _RUN_BY_PROTOCOL) and kind == NodeKind.METHOD \
-            and owner in graph and not built(owner) and not families.has_subclasses(owner)
+        # ... as does any method of a framework's class (an mmcv hook a runner builds where a configuration names
+        # its ``type``, a callback): judged by the class's name, which such a configuration or a caller holds
+        by_class = kind == NodeKind.METHOD and owner in graph and not built(owner) \
+            and not families.has_subclasses(owner) and (name.startswith("__") or name in _RUN_BY_PROTOCOL
+                                                         or families.runs_by_protocol(owner, name, built))
         if not by_class and (name.startswith("__") or name in _RUN_BY_PROTOCOL or _called(graph, node)):
             continue  # (the class's own edge to what constructing it runs is no call of the project's)
         if kind == NodeKind.METHOD and not by_class and families.runs_by_protocol(owner, name, built):
