@@ -27,7 +27,8 @@ class FrameworkArgument(Rule):
     Finds the arguments with which a framework chooses the device, the collective backend or the precision:
     Lightning's `Trainer(accelerator=, precision=, strategy=)` (and pytorch_lightning 1.x's `gpus=`), transformers'
     `TrainingArguments(tf32=, fp16=, ddp_backend=)` (in code, or as the options of a shell launch whose script
-    parses them with `HfArgumentParser`: `--tf32 True`), accelerate's `Accelerator(mixed_precision=)`. Each verdict
+    parses them with `HfArgumentParser`: `--tf32 True`), accelerate's `Accelerator(mixed_precision=)`, timm's
+    `NativeScaler(device=)` (CUDA's GradScaler where it is not written). Each verdict
     says what the framework's own code does with that value on the target (`operator_maps/curated/frameworks.yaml`,
     quoting the file at a pinned commit).
 
@@ -112,6 +113,10 @@ class FrameworkArgument(Rule):
                 "def parse_device_args(accelerator='auto', devices='auto'):\n"
                 "    return _AcceleratorConnector(accelerator=accelerator, devices=devices)._accelerator_flag\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # DeiT's and its followers' loss scaler: CUDA's where no device is written
+        Invalid("import torch\nfrom timm.utils import NativeScaler\nloss_scaler = NativeScaler()\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Valid("import torch\nfrom timm.utils import NativeScaler\nloss_scaler = NativeScaler(device='cpu')\n"),
         Valid("import lightning as L\ndef fit(model, data, accelerator='cpu'):\n"
               "    L.Trainer(accelerator=accelerator).fit(model, data)\n"),
         # ... unless the call may pass it (`**trainer_kwargs`)
