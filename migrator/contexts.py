@@ -50,6 +50,15 @@ _WORDS = re.compile(r"[_\-.]")
 _SERVING_FIRST_WORDS = frozenset({"inference", "serving", "deploy", "deployment"})
 
 
+#: folders of configuration files (mmseg's ``configs/_base_/``, score-sde's ``configs/ve/``): read by a loader, not run
+_CONFIG_FOLDERS = frozenset({"config", "configs", "cfg", "cfgs"})
+
+
+def in_a_config_folder(path: str) -> bool:
+    """Whether a repository-relative path lies in a folder of configuration files."""
+    return any(folder in _CONFIG_FOLDERS for folder in path.lower().split("/")[:-1])
+
+
 def _tooling_folder(folder: str) -> bool:
     """Whether a folder's name (lowercased) makes what it holds tooling."""
     words = _WORDS.split(folder)

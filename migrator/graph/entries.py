@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Dict, FrozenSet, Mapping, Optional, Sequence, Set, Tuple
 
 from ..discover import base_dir
-from ..model import Context, EntryPoint, FileKind, FileResult, NamedTarget, Outline
+from ..model import Context, EntryPoint, FileKind, FileResult, Outline
 from ..contexts import path_context
-from ..sources.outline import MAIN, MODULE
+from ..sources.outline import MAIN, runs_at_its_top
 from .packaging import console_scripts
 from ..model import EntryKind
 from ..model import NodeKind
@@ -29,20 +29,6 @@ _SCRIPT_NAME = re.compile(r"^(train\w*|\w*_train|pretrain\w*|finetune\w*|main|ru
 def named_as_a_script(rel: str) -> bool:
     """``train.py``, ``pretrain_gpt.py``, ``main.py``, ``run_glue.py``: a file named as a run's entry."""
     return bool(_SCRIPT_NAME.match(rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]))
-
-
-def _runs_at_its_top(result: FileResult, outline: Outline) -> bool:
-    """Whether a module calls something at its top level (outside any definition): a script's body; not a
-    configuration of ``dict(...)`` calls (mmseg's ``configs/_base_/models/upernet_r50.py``), which a loader reads."""
-    if outline.imports_relatively or any(f in _CONFIG_FOLDERS for f in result.file.rel.lower().split("/")[:-1]):
-        return False
-    return any(call.scope == MODULE and not (isinstance(call.target, NamedTarget) and call.target.name in _BUILT_INS)
-               for call in outline.calls)
-
-
-#: folders of configurations, and the calls a configuration makes at its top
-_CONFIG_FOLDERS = frozenset({"config", "configs", "cfg", "cfgs"})
-_BUILT_INS = frozenset({"dict", "list", "tuple", "set", "range", "len", "int", "float", "str"})
 
 
 def _in_a_package(module: str, outlines: Mapping[str, Tuple[FileResult, Outline]]) -> bool:
@@ -72,7 +58,7 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
             add(module, EntryKind.SETUP, rel, 1)
         elif outline.main_lines:
             add(f"{module}.{MAIN}", EntryKind.MAIN_BLOCK, rel, outline.main_lines[0])
-        elif module not in imported and (_SCRIPT_NAME.match(stem) or _runs_at_its_top(result, outline)
+        elif module not in imported and (_SCRIPT_NAME.match(stem) or runs_at_its_top(rel, outline)
                                          and not _in_a_package(module, outlines)):
             add(module, EntryKind.SCRIPT_NAME if _SCRIPT_NAME.match(stem) else EntryKind.SCRIPT, rel, 1)
 

@@ -23,8 +23,9 @@ import re
 from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
                     Set, Tuple)
 
-from ..model import DefinitionKind, FileResult, NamedTarget, NodeKind, Outline
-from ..sources.outline import MODULE
+from ..model import DefinitionKind, FileKind, FileResult, NamedTarget, NodeKind, Outline
+from ..contexts import in_a_config_folder
+from ..sources.outline import runs_at_its_top
 from .reread import block_end, read_text
 
 if TYPE_CHECKING:
@@ -110,7 +111,9 @@ def unreferenced(results: Sequence[FileResult], project: "ProjectGraph", nodes: 
                             _lines_of(text, graph.nodes[defined].get("line") or 0))
     if not candidates:
         return frozenset()
-    return frozenset(node for node, definition in candidates.items() if not _mentions(definition, results, texts))
+    own = _top_packages(results)
+    return frozenset(node for node, definition in candidates.items()
+                     if not _mentions(definition, results, texts, own))
 
 
 def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph", trains: bool,
@@ -123,8 +126,8 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
     architectures never use it), and a name counts only where a run could read it, not in the candidates' own files,
     a build script or a C/C++/CUDA source (``setup.py``'s ``module='ops.upfirdn2d'`` builds the extension, it loads
     no Python). A script (a ``__main__`` block, an entry point, code at its top) and a module a launcher or a config
-    names are not counted out, nor, in a project that loads Python files by a path given at run time, a module
-    that may be such a file (``_may_be_a_config``)."""
+    names are not counted out, nor a configuration (in a ``configs/`` folder, or, in a project that loads Python
+    files by a path given at run time, a module that defines nothing)."""
     if not trains:
         return frozenset()
     loads_files = any(_loads_files(r.outline) for r in results if r.outline is not None)
@@ -135,9 +138,11 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
         outline = result.outline
         if outline is None or outline.main_lines is not None or not result.file.rel.endswith(".py") \
                 or outline.module not in graph or outline.module in entries \
-                or (not result.file.rel.endswith("__init__.py") and not outline.imports_relatively
-                    and any(call.scope == MODULE for call in outline.calls)) \
-                or (loads_files and _may_be_a_config(result.file.rel, outline)):  # a script, run by its path
+                or (not result.file.rel.endswith("__init__.py") and runs_at_its_top(result.file.rel, outline)) \
+                or in_a_config_folder(result.file.rel) or (loads_files and not outline.definitions):
+            # a script, run by its path; a configuration, which a loader may read by its path (score-sde's
+            # ``configs/ve/ffhq.py``, mmcv's ``Config.fromfile``), or where the project loads files so, a module of
+            # settings only: not a module of classes elsewhere (ControlNet's ``plms.py`` beside a vendored mmcv)
             continue
         candidates[outline.module] = result
     modules = {r.outline.module: r for r in results if r.outline is not None}
@@ -152,10 +157,11 @@ def unreferenced_modules(results: Sequence[FileResult], project: "ProjectGraph",
                 changed = True
     packages = {r.outline.module for r in results if r.outline is not None and r.file.rel.endswith("__init__.py")}
     own = {result.file.rel for result in candidates.values()}
-    readers = [r for r in results if r.file.rel not in own and not _builds_only(r.file.rel)]
+    readers = [r for r in results if r.file.rel not in own and not _builds_only(r)]
+    tops = _top_packages(results)
     while readers:  # a name in a file that runs loads what it names, and what that file names in turn
         named = [module for module, result in candidates.items()
-                 if any(_mentions(spelling, readers, texts) for spelling in _spellings(result, packages))]
+                 if any(_mentions(spelling, readers, texts, tops) for spelling in _spellings(result, packages))]
         loaded = set(named)
         while named:  # ... and what a module so loaded imports
             module = named.pop()
@@ -182,11 +188,16 @@ def _spellings(result: FileResult, packages: AbstractSet[str]) -> List[_Definiti
 
 
 #: files that build or compile code and run none of the project's Python: a name there loads no module
-_BUILD_FILES = re.compile(r"(?:^|/)setup\.py$|\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp|hxx|mlu)$")
+_NATIVE_SOURCES = frozenset({FileKind.CUDA, FileKind.CPP, FileKind.CMAKE})
 
 
-def _builds_only(rel: str) -> bool:
-    return _BUILD_FILES.search(rel) is not None
+def _builds_only(result: FileResult) -> bool:
+    return result.file.kind in _NATIVE_SOURCES or result.file.rel.rsplit("/", 1)[-1] == "setup.py"
+
+
+def _top_packages(results: Sequence[FileResult]) -> FrozenSet[str]:
+    """The first names of the project's modules: what an import binds from inside the project."""
+    return frozenset(r.outline.module.split(".")[0] for r in results if r.outline is not None)
 
 
 #: a last line past any file's: ``_mentions`` then leaves the definition's whole file out
@@ -195,15 +206,6 @@ _WHOLE_FILE = 1 << 30
 #: ml_collections, mmcv's ``Config.fromfile``, ``runpy.run_path``): a module nothing imports may be one so loaded
 _FILE_LOADERS = frozenset({"config_flags.DEFINE_config_file", "Config.fromfile", "util.spec_from_file_location",
                            "runpy.run_path", "imp.load_source", "machinery.SourceFileLoader"})
-
-
-def _may_be_a_config(rel: str, outline: Outline) -> bool:
-    """In a project that loads Python files by a path given at run time: a module that may be one so loaded, a
-    configuration (score-sde's ``configs/ve/ffhq.py``, mmcv's ``Config.fromfile``): one in a ``config``/``configs``
-    folder, or one that defines no function and no class (settings only). A module of classes elsewhere (ControlNet's
-    ``ldm/models/diffusion/plms.py``, beside a vendored mmcv whose ``Config.fromfile`` is the loader) is none."""
-    folders = rel.lower().split("/")[:-1]
-    return any(f in ("config", "configs", "cfg", "cfgs") for f in folders) or not outline.definitions
 
 
 def _loads_files(outline: Outline) -> bool:
@@ -232,14 +234,14 @@ def _exposed_by_a_cli(outline: Optional[Outline]) -> bool:
     return outline is None or any(name.split(".")[0] in CLI_LIBRARIES for name in outline.imports)
 
 
-def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dict[str, Optional[str]]) -> bool:
+def _mentions(definition: _Definition, results: Sequence[FileResult], texts: Dict[str, Optional[str]],
+              own: AbstractSet[str]) -> bool:
     """Whether any line of the project's files outside the definition's own refers to its name (a ``def`` of it
     is none: siblings of one protocol may each define it; its own docstring's example or a recursive call is
     none either, nor a Python comment: NAFNet's ``# flops = get_model_flops(...)``, a call commented out); a source
     that cannot be read may hold one."""
     name, rel, (first, last) = definition
     word = re.compile(_REFERENCE.format(re.escape(name)))
-    own = {r.outline.module.split(".")[0] for r in results if r.outline is not None}
     for result in results:
         text = read_text(result, texts)
         if text is None:

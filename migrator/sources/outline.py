@@ -26,6 +26,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
+from ..contexts import in_a_config_folder
 from ..devices import ACCELERATORS, swapped_siblings
 from ..model import (AttributeMethod, Call, CallTarget, Definition, InstanceCall, ModuleNames, NamedTarget, Outline,
                      SelfMethod,
@@ -83,6 +84,21 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       opt_in_lines=tuple(reader.opt_in_lines),
                       dead_end_lines=tuple(reader.dead_end_lines), names=_module_names(tree, reader))
     return replace(outline, shape=outline_shape(outline))
+
+
+#: what a configuration calls at its top (``model = dict(type='UNet', ...)``): no script's body
+_BUILT_INS = frozenset({"dict", "list", "tuple", "set", "range", "len", "int", "float", "str"})
+
+
+def runs_at_its_top(rel: str, outline: Outline) -> bool:
+    """Whether a module is a script's body, run by its path: it calls something at its top level (outside any
+    definition), and it is no configuration of ``dict(...)`` calls (mmseg's ``configs/_base_/models/upernet_r50.py``,
+    which a loader reads), nor a module of a package that imports relatively (run by its path, Python has no
+    package to import from)."""
+    if outline.imports_relatively or in_a_config_folder(rel):
+        return False
+    return any(call.scope == MODULE and not (isinstance(call.target, NamedTarget) and call.target.name in _BUILT_INS)
+               for call in outline.calls)
 
 
 def outline_shape(outline: Outline) -> str:
