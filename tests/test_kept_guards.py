@@ -54,7 +54,7 @@ def test_a_device_test_that_keeps_unrunnable_code_out_is_no_work(tmp_path, branc
     assert active(wrap.verdicts["cann"]) is not kept
     assert any(f.span.line == 4 and active(f.verdicts["cann"]) for f in report.findings)  # the device choice
     if kept:
-        assert "renamed alone, the test would send cann into it" in test.verdicts["cann"].message
+        assert "renamed alone, the test would send cann into them" in test.verdicts["cann"].message
         # the wrap is to validate, no cause the device choice is a site of (pointmlp's main.py)
         assert wrap.id in {f.id for f in report.validate} and all(f.root != wrap.id for f in report.findings)
 

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence
 
 from ..evidence import active
 from ..model import Evidence, FileResult, Finding, Grade, Status, Verdict
-from .reread import read_text
+from .reread import block_end, read_text
 
 _SOURCE = "migrator guard analysis (the branch a device test decides)"
 
@@ -63,9 +63,9 @@ def with_kept_guards(findings: Sequence[Finding], results: Sequence[FileResult])
                 continue  # nothing kept out, or something the target needs (a placement, a wrap that runs)
             kept = ", ".join(f"`{s.api}` (line {s.span.line})" for s in work[:3])
             quote = (f"this test is False on {target} as written, so the branch it decides is skipped there, as on a "
-                     f"machine without CUDA, and the run goes on; the branch keeps {kept}, which {target} does not "
-                     f"run as written: renamed alone, the test would send {target} into it. Keep it; for what the "
-                     f"branch gives (several devices, a tuning flag), rewrite those calls first, then the test")
+                     f"machine without CUDA, and the run goes on; the branch keeps {kept}, which need a hand on "
+                     f"{target}: renamed alone, the test would send {target} into them. Keep it; for what the branch "
+                     f"gives (several devices, a tuning flag), rewrite those calls first, then the test")
             verdicts[target] = Verdict(Status.SUPPORTED, quote, _SOURCE)  # as written: the way CUDA's absence takes
             skipped = (f"the test at line {test.span.line} (`{test.snippet}` compared with a device) is False on "
                        f"{target} as written and keeps this out of the run there; for what it gives, rewrite it "
@@ -88,17 +88,13 @@ def _only_these(text: Optional[str], test: Finding, branch: Sequence[Finding]) -
     rows = text.splitlines()
     if line > len(rows) or not rows[line - 1].lstrip().startswith(("if ", "elif ")):
         return False
-    indent = len(rows[line - 1]) - len(rows[line - 1].lstrip())
+    end = block_end(rows, line)
     held = {s.span.line for s in branch}
     bound: List[str] = []
-    end = len(rows)
-    for number in range(line + 1, len(rows) + 1):
+    for number in range(line + 1, end + 1):
         row = rows[number - 1]
         if not row.strip() or row.lstrip().startswith("#"):
             continue
-        if len(row) - len(row.lstrip()) <= indent:
-            end = number - 1
-            break
         if number not in held:
             return False
         bound.extend(m.group(1) for m in [_BINDS.match(row)] if m)
