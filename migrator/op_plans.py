@@ -320,16 +320,16 @@ def apply_plans(findings: Sequence[Finding], ops: Sequence[CustomOp], plans: Seq
 def sourceless_builds(findings: Sequence[Finding]) -> List[Finding]:
     """In a repository that ships no C++ or CUDA source, an extension build compiles nothing it could port
     (Restormer's and NAFNet's BasicSR ``setup.py``: ``make_cuda_ext(... sources=['src/deform_conv_ext.cpp'])`` for
-    folders the repository does not have, installed with ``--no_cuda_ext``): a build that fails on CUDA too, to
-    validate, not a port. ``load_inline`` compiles the sources its call holds."""
+    folders the repository does not have, installed with ``--no_cuda_ext``): nothing to port, to validate.
+    ``load_inline`` compiles the sources its call holds."""
     out = []
     for finding in findings:
         if finding.rule != "extension-build" or finding.api.endswith("load_inline") \
                 or not any(v.status in (Status.PORT, Status.FALLBACK) for v in finding.verdicts.values()):
             out.append(finding)
             continue
-        why = ("the repository ships no C++ or CUDA source for this build to compile (the files it names are not "
-               "there): it fails on any machine, CUDA's too, and there are no kernels to port; install without it "
+        why = ("the repository ships no C++ or CUDA source for this build to compile: no kernel of the project's own "
+               "to port, and, as shipped, nothing for the build to find on a CUDA machine either; install without it "
                "(the project's own switch, such as `--no_cuda_ext`) or drop it")
         verdicts = {t: Verdict(Status.REWRITE, why, _INVENTORY, fix=fix_of("drop this extension build"),
                                evidence=(Evidence(Grade.NOTE, _INVENTORY, why),))
