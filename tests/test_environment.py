@@ -22,7 +22,7 @@ def test_shell_dockerfile_requirements(scan_tree):
         "requirement:flash_attn", "requirement:xformers"}
     assert {f.api for f in report.findings if f.path == "requirements.txt"} == {
         "requirement:torch", "requirement:apex"}
-    # NVML's bindings install anywhere, and no code here calls them (``roots.with_unused_requirements``)
+    # NVML's bindings install anywhere, and no code here calls them (``project/unused_requirements.py``)
     (nvml,) = [f for f in report.judged if f.api == "requirement:pynvml"]
     assert {v.status for v in nvml.verdicts.values()} == {Status.SUPPORTED}
 

@@ -12,7 +12,8 @@ from ..model import CustomOp, DefinitionKind, FileKind, FileResult, Finding, OpP
 from ..op_plans import apply_plans, plan_custom_ops, sourceless_builds
 from ..project.roots import (library_spellings, with_import_only_roots, with_kernel_protocol,
                              with_library_guard_roots, with_library_named_scopes, with_module_library_roots,
-                             with_op_roots, with_requirement_roots, with_unused_requirements)
+                             with_op_roots, with_requirement_roots)
+from ..project.unused_requirements import with_unused_requirements
 from ..rules import ProjectIndex
 
 

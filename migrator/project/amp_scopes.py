@@ -25,15 +25,18 @@ from typing import List, Sequence
 
 from ..contexts import path_context
 from ..model import Context, FileResult, Finding, Usage, UsageKind
+from ..rules.amp.no_mixed_precision import FRAMEWORKS
 from ..rules.base import usages_across_files
 from .overridden_defaults import rewrites_on_a_note
 
 #: what enters autocast, unless switched off by a literal ``enabled=False``; a scaler means fp16 autocast
 _AUTOCASTS = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
                         "torch.cuda.amp.GradScaler", "torch.amp.GradScaler"})
-#: frameworks that enter torch's autocast from their configuration (``precision="16-mixed"``, ``--fp16``, ``--amp``)
-_AUTOCASTING_FRAMEWORKS = ("lightning", "pytorch_lightning", "accelerate", "transformers.Trainer",
-                           "transformers.trainer", "mmengine", "mmcv.runner", "detectron2.engine", "fairseq")
+#: frameworks that enter torch's autocast from their configuration (``precision="16-mixed"``, ``--fp16``, ``--amp``):
+#: those that set precision so (``no_mixed_precision.FRAMEWORKS``) but DeepSpeed's and ColossalAI's own fp16 engines,
+#: and two trainers that autocast when asked
+_AUTOCASTING_FRAMEWORKS = tuple(f for f in FRAMEWORKS if f not in ("deepspeed", "colossalai")) \
+    + ("detectron2.engine", "fairseq")
 #: the scopes: decorators of an autograd Function's passes, an autocast switched off
 _DECORATORS = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd", "torch.amp.custom_fwd",
                          "torch.amp.custom_bwd"})
