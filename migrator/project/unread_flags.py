@@ -111,7 +111,11 @@ def _unread_on_namespaces(spaces: Sequence[Tuple[Finding, str, str]], results: S
     docstring's words and a store are no read. The files whose text may hold one are parsed to tell."""
     changed: Dict[str, Finding] = {}
     for attribute in sorted({a for _, _, a in spaces}):
-        maybe = re.compile(rf"(?<!\w){re.escape(attribute)}\b(?!\s*\()")
+        name = re.escape(attribute)
+        # what a read looks like in the text (only such files are parsed): an attribute not called, not read further
+        # (``torch.cuda.x``) and not stored, the name in a string a lookup takes, or the bare name
+        maybe = re.compile(rf"\.{name}\b(?!\s*(?:\(|\.|=(?!=)))|(?:getattr|hasattr|get|pop)\([^)\n]*['\"]{name}['\"]"
+                           rf"|\[\s*['\"]{name}['\"]\s*\]|(?<![\w.'\"]){name}\b(?!\s*\()")
         if any(_reads(parse_text(text), attribute) for result in results if result.file.rel.endswith(".py")
                for text in (read_text(result, texts),) if text is not None and maybe.search(text)):
             continue
