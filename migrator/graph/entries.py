@@ -31,6 +31,26 @@ def named_as_a_script(rel: str) -> bool:
     return bool(_SCRIPT_NAME.match(rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]))
 
 
+def _started_at(module: str, result: FileResult, outline: Outline, imported: bool,
+                outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Optional[Tuple[str, EntryKind, int]]:
+    """Where a run starts in one module (its node, why, the line), if one does: a notebook, ``setup.py``, a
+    ``__main__`` block, or, where no module imports it, a script named for training or one with code at its top
+    outside any package."""
+    rel = result.file.rel
+    stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if result.file.kind == FileKind.NOTEBOOK:
+        return module, EntryKind.NOTEBOOK, 1
+    if stem == "setup":
+        return module, EntryKind.SETUP, 1
+    if outline.main_lines:
+        return f"{module}.{MAIN}", EntryKind.MAIN_BLOCK, outline.main_lines[0]
+    if not imported and _SCRIPT_NAME.match(stem):
+        return module, EntryKind.SCRIPT_NAME, 1
+    if not imported and runs_at_its_top(rel, outline) and not _in_a_package(module, outlines):
+        return module, EntryKind.SCRIPT, 1
+    return None
+
+
 def _in_a_package(module: str, outlines: Mapping[str, Tuple[FileResult, Outline]]) -> bool:
     """Whether a module's folder is a package (has an ``__init__.py``): its modules are imported, not run by path."""
     parent = module.rpartition(".")[0]
@@ -51,16 +71,9 @@ def entry_points(root: Path, outlines: Mapping[str, Tuple[FileResult, Outline]],
         rel = result.file.rel
         if path_context(rel) == Context.TEST:  # the same test files the findings' context names
             continue
-        stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        if result.file.kind == FileKind.NOTEBOOK:
-            add(module, EntryKind.NOTEBOOK, rel, 1)
-        elif stem == "setup":
-            add(module, EntryKind.SETUP, rel, 1)
-        elif outline.main_lines:
-            add(f"{module}.{MAIN}", EntryKind.MAIN_BLOCK, rel, outline.main_lines[0])
-        elif module not in imported and (_SCRIPT_NAME.match(stem) or runs_at_its_top(rel, outline)
-                                         and not _in_a_package(module, outlines)):
-            add(module, EntryKind.SCRIPT_NAME if _SCRIPT_NAME.match(stem) else EntryKind.SCRIPT, rel, 1)
+        started = _started_at(module, result, outline, module in imported, outlines)
+        if started is not None:
+            add(started[0], started[1], rel, started[2])
 
     def add_spec(spec: str, kind: EntryKind) -> bool:
         """``pkg.mod:func`` (a console script, ``--entry``): added when it names a node."""
