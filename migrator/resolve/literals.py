@@ -391,8 +391,10 @@ class Literals:
         return False
 
     def _literal(self, node: cst.BaseExpression) -> None:
-        if id(node) in self.consumed:
-            return
+        if id(node) in self.consumed and not (type(node) is cst.SimpleString
+                                              and self.scopes.vocabulary.names_an_api(node.raw_value)):
+            return  # a call's argument, judged with its call; one that names an API (``x.type('torch.cuda.
+            # HalfTensor')``) is a use of that API all the same
         value = self.values.value_of(node)
         if value.kind not in (_STR, _FSTR):
             return

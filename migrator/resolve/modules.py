@@ -194,6 +194,11 @@ HANDLED_FAILURE = "a statement of a try body whose handler covers an op's failur
 #: what a function returns (``return torch.lgamma``) or a call's argument (``x.apply_(torch.sigmoid)``); not an
 #: entry of a table (``{"relu": F.relu, "mish": F.mish}``: one is chosen)
 FUNCTION_VALUE = "a torch function named as a value, called where it is passed"
+#: A usage's ``context`` when it is the type ``torch.set_default_tensor_type`` is given, as a class or its name
+#: (``torch.set_default_tensor_type('torch.cuda.FloatTensor')``, nerf-pytorch): every tensor the run makes after
+#: it is a CUDA tensor, and a target's runtime may not take its own device's type there (Ascend's docs:
+#: "不支持传入`torch.npu.DtypeTensor`类型").
+DEFAULT_TENSOR_TYPE = "the type given to torch.set_default_tensor_type"
 #: A call's ``context`` in the body of a test for a library's or a kernel's availability that has another way
 #: (an ``else``, or code after a body that leaves): spikingjelly's ``if _native_available(pkg, device):
 #: torch.ops.sj_spike_linear.kernel_packed(...)`` ``else:`` <the same in torch ops>. Where the test fails (no

@@ -29,10 +29,10 @@ from .guards import (DEVICE_TYPE, IS_AVAILABLE, VERSION_CUDA, accelerators_teste
                      tests_a_tensors_device, torch_version_test)
 from .literals import Literals, tested_key
 from .strings import string_value
-from .modules import (AVAILABLE_ONLY, BUILT_BY, CHECK_ONLY, DTYPE_COMPARED, DTYPE_LISTED, DTYPE_ON_HOST, ENV_KEY,
-                      FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST, LIBRARY_GATE, MISSING_MODULE,
-                      NEVER_ENTERED, NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD, PICKS_GPU, PIN_MEMORY,
-                      PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
+from .modules import (AVAILABLE_ONLY, BUILT_BY, CHECK_ONLY, DEFAULT_TENSOR_TYPE, DTYPE_COMPARED, DTYPE_LISTED,
+                      DTYPE_ON_HOST, ENV_KEY, FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST,
+                      LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD,
+                      PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -833,6 +833,12 @@ class ModuleResolver:
                 self.emitter.emit(kernel, UsageKind.LAUNCH, node, self.values.arguments(node.args))
         return True
 
+    def _default_tensor_type(self, given: cst.BaseExpression) -> None:
+        """``torch.set_default_tensor_type(torch.cuda.FloatTensor)`` or its name as a string: the type is judged
+        where it is given (``DEFAULT_TENSOR_TYPE``), not as a class used anywhere."""
+        self._mark([given], DEFAULT_TENSOR_TYPE)
+        self.literals.note(given, DEFAULT_TENSOR_TYPE, Confidence.RESOLVED)
+
     def _inherited_call(self, func: cst.BaseExpression) -> Optional[str]:
         """``super().__init__(accelerator=accelerator, ...)`` in ``class TUTrainer(Trainer)``: a call of the base
         class, where a rule reads that class's calls (``Vocabulary.inherited_calls``)."""
@@ -846,12 +852,15 @@ class ModuleResolver:
     def _types_named(self, node: cst.Call, qual: Optional[str]) -> None:
         """The objects a call names without using them: ``isinstance``'s classes (a test against them:
         ``TYPE_CHECK``), ``typing.cast``'s (``cast(torch.cuda.Stream, stream)``: named for the type checker,
-        nothing runs) and the object ``hasattr`` or ``getattr`` probes for a named attribute."""
+        nothing runs), the type ``torch.set_default_tensor_type`` makes the default (``DEFAULT_TENSOR_TYPE``) and the
+        object ``hasattr`` or ``getattr`` probes for a named attribute."""
         func = node.func
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) >= 2:
             self._type_checks.update(id(n) for n in _type_names(node.args[1].value))
         elif qual == "typing.cast" and node.args:
             self.consumed.update(id(n) for n in _type_names(node.args[0].value))
+        elif qual == "torch.set_default_tensor_type" and node.args:
+            self._default_tensor_type(node.args[0].value)
         elif isinstance(func, cst.Name) and func.value in ("hasattr", "getattr") and len(node.args) >= 2 \
                 and isinstance(node.args[0].value, cst.Attribute) and isinstance(node.args[1].value, cst.SimpleString):
             # ``hasattr(torch.cuda, "default_generators")``, T2T-ViT's ``getattr(torch.cuda.amp, 'autocast') is not
@@ -961,7 +970,8 @@ class ModuleResolver:
         if qual is not None and interesting(qual):
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
                               context=self._dtype_role(node) if is_torch_dtype(qual)
-                              else self._type_check(node) or self._function_value(node, qual))
+                              else self._call_contexts.get(id(node)) or self._type_check(node)
+                              or self._function_value(node, qual))
             return False
         if qual is None and node.attr.value in self.vocabulary.tensor_attributes and self.imports_torch \
                 and receiver_kind(self.scopes, node.value) == UNKNOWN and not self._assigned(node):
@@ -980,7 +990,8 @@ class ModuleResolver:
         qual, _ = self.scopes.lookup(node.value)
         if qual is not None and interesting(qual) and "." in qual:
             self.emitter.emit(qual, UsageKind.ATTRIBUTE, node,
-                              context=self._dtype_role(node) if is_torch_dtype(qual) else self._type_check(node),
+                              context=self._dtype_role(node) if is_torch_dtype(qual)
+                              else self._call_contexts.get(id(node)) or self._type_check(node),
                               through=self.scopes.alias_value(node.value))
 
     def _function_value(self, node: cst.CSTNode, qual: str) -> Optional[str]:

@@ -15,7 +15,8 @@ from typing import Any, Dict, FrozenSet, Iterable, Pattern, Tuple
 
 @dataclass(frozen=True)
 class LiteralRole:
-    """String literals matching ``pattern`` are recorded as ``literal`` usages of ``api``."""
+    """String literals matching ``pattern`` are recorded as ``literal`` usages of ``api``, or, with no ``api``, of
+    the API their text names (``'torch.cuda.FloatTensor'``)."""
 
     api: str
     pattern: Pattern[str]
@@ -50,7 +51,11 @@ class Vocabulary:
 
     def literal_api(self, text: str, is_fstring: bool) -> str:
         """The API a literal's text stands for (``torch.device`` for ``"cuda:0"``), or ``""``."""
-        return next((role.api for role in self.literals if role.matches(text, is_fstring)), "")
+        return next((role.api or text for role in self.literals if role.matches(text, is_fstring)), "")
+
+    def names_an_api(self, text: str) -> bool:
+        """Whether a string's text is itself the name of an API a rule judges (``'torch.cuda.FloatTensor'``)."""
+        return any(not role.api and role.matches(text, False) for role in self.literals)
 
     def watches_variable(self, name: str) -> bool:
         return name.startswith(self.environment_prefixes)

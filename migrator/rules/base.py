@@ -34,6 +34,7 @@ _CHOICE = ValueKind.CHOICE
 _DECORATOR = UsageKind.DECORATOR
 _DEVICE = ValueKind.DEVICE
 _FSTR = ValueKind.FSTR
+_LITERAL = UsageKind.LITERAL
 _METHOD = UsageKind.METHOD
 _OTHER = ValueKind.OTHER
 _REF = ValueKind.REF
@@ -391,7 +392,17 @@ def _rename_edit(api: str, new: str, usage: Usage) -> Optional[Edit]:
         return Edit(EditKind.METHOD, old_name, new_name) if api.rsplit(".", 1)[0] == new.rsplit(".", 1)[0] else None
     if usage.kind in (_CALL, _ATTRIBUTE, _ASSIGN, _DECORATOR):
         return Edit(EditKind.NAME, api, new)
+    if usage.kind == _LITERAL and usage.args:  # 'torch.cuda.HalfTensor' -> 'torch.npu.HalfTensor'
+        return literal_edit(usage.args[0].value, api, registered_type_name(new))
     return None
+
+
+def registered_type_name(to: str) -> str:
+    """The name a legacy tensor type answers to in a string (``x.type('torch.npu.HalfTensor')``): ``torch.<device>.
+    <Type>``, whatever module holds the class (torch_npu's ``torch_npu.npu.HalfTensor`` is registered as
+    ``torch.npu.HalfTensor``: torch_npu/csrc/utils/TensorType.cpp, as torch's own ``torch.cuda.HalfTensor``)."""
+    parts = to.split(".")
+    return ".".join(["torch", *parts[-2:]]) if len(parts) >= 3 else to
 
 
 def literal_edit(value: Value, old: str, new: str) -> Optional[Edit]:
@@ -592,12 +603,16 @@ class RenamedCudaNames(CudaNames):
                            + "), so `fix` applies it only with --unsafe")
                 quotes += differs
             suggestion = renamed_call(usage.snippet, rule.to, usage.kind)
+            written = rule.to  # what the code writes instead: a name, or a string naming it
+            if usage.kind == _LITERAL:
+                written = f"'{registered_type_name(rule.to)}'"
+                suggestion = replaced_literal(usage.snippet, api, written[1:-1])
             if usage.kind == _METHOD:  # x.cuda(non_blocking=True) -> x.npu(non_blocking=True)
                 old_method, new_method = api.rsplit(".", 1)[-1], rule.to.rsplit(".", 1)[-1]
                 head, dot, tail = usage.snippet.rpartition(f".{old_method}")
                 suggestion = f"{head}.{new_method}{tail}" if dot else rule.to
             edit = _rename_edit(api, rule.to, usage) if rule.exact else None
-            return Verdict(Status.REWRITE, f"use `{rule.to}` ({how}){note}{needs_import(target)}{limits}", rule.source,
+            return Verdict(Status.REWRITE, f"use `{written}` ({how}){note}{needs_import(target)}{limits}", rule.source,
                            fix=fix_of(suggestion, edit, safe=exact), quotes=quotes)
         return Verdict(Status.UNKNOWN, f"`{api}`: listed by the vendor without an equivalent{limits}"
                        + (f" ({rule.note})" if rule.note else ""), rule.source, quotes=quotes)

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Optional
 
 from ...maps.load import TargetMap
 from ...model import Category, Evidence, Grade, Manual, Status, Usage, UsageKind, Verdict
-from ...resolve.modules import (CHECK_ONLY, IDLE_TEST, LIBRARY_GATE, LOADER_WORKERS, MISSING_MODULE,
-                                NVIDIA_FEATURE, PICKS_GPU, PIN_MEMORY, REPORTED)
-from ...resolve.vocabulary import Vocabulary
-from ..base import Claim, Rule, RuleContext, Verdicts, is_device_string, per_target, rename_verdict, runs_on_a_note
+from ...resolve.modules import (CHECK_ONLY, DEFAULT_TENSOR_TYPE, IDLE_TEST, LIBRARY_GATE, LOADER_WORKERS,
+                                MISSING_MODULE, NVIDIA_FEATURE, PICKS_GPU, PIN_MEMORY, REPORTED)
+from ...resolve.vocabulary import LiteralRole, Vocabulary
+from ..base import (Claim, Rule, RuleContext, Verdicts, is_device_string, needs_import, per_target, rename_verdict,
+                    runs_on_a_note)
 from ..examples import ByRuntime, Invalid, Valid
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
 _CALL = UsageKind.CALL
 _FLAG_KINDS = frozenset({UsageKind.ASSIGN, UsageKind.ATTRIBUTE})  # a switch set, or read
+#: a legacy CUDA tensor type named in a string: ``x.type('torch.cuda.HalfTensor')``,
+#: ``torch.set_default_tensor_type('torch.cuda.FloatTensor')``
+CUDA_TENSOR_TYPE = re.compile(r"^torch\.cuda\.[A-Z][A-Za-z0-9]*Tensor$")
+#: the dtype of each legacy tensor type (torch/__init__.py's ``FloatTensor`` ... ``BoolTensor``)
+_TYPE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+                "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
 
 
 def _is_cuda_api(api: str) -> bool:
@@ -32,7 +40,10 @@ class DeviceCall(Rule):
     `torch.cuda.Stream`) and `x.is_cuda`. Each target's verdict comes from the vendor's own lists:
     Ascend's API docs name the `torch_npu.npu.*` equivalent or say it is unsupported, transfer_to_npu's
     patch tables give module renames, Cambricon's API list and migration tables give the `torch.mlu.*`
-    name. An API that is in no list is `unknown`, never guessed. `torch.backends.cuda.SDPBackend`, torch's
+    name. A legacy CUDA tensor type counts as written or named in a string (`x.type('torch.cuda.HalfTensor')`,
+    `torch.set_default_tensor_type('torch.cuda.FloatTensor')`); where the target's API list says
+    `set_default_tensor_type` takes none of its own types (Ascend), the default device is set instead.
+    An API that is in no list is `unknown`, never guessed. `torch.backends.cuda.SDPBackend`, torch's
     attention-backend enum re-exported there (the object `torch.nn.attention.SDPBackend` is), is no device API.
 
     ## Why is this bad?
@@ -57,10 +68,11 @@ class DeviceCall(Rule):
 
     name = "device-call"
     claim = Claim.CUDA_API
-    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN, UsageKind.DECORATOR})
+    kinds = frozenset({UsageKind.CALL, UsageKind.ATTRIBUTE, UsageKind.ASSIGN, UsageKind.DECORATOR, UsageKind.LITERAL})
     category = Category.DEVICE
     summary = "torch.cuda / torch.backends CUDA APIs"
-    vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}))
+    vocabulary = Vocabulary(tensor_attributes=frozenset({"is_cuda"}),
+                            literals=(LiteralRole("", CUDA_TENSOR_TYPE, fstrings=False),))
     examples = (
         # sgm's attention: torch's attention-backend enum as a table's keys (the same object as
         # torch.nn.attention.SDPBackend), on every build
@@ -86,6 +98,14 @@ class DeviceCall(Rule):
                 expect=ByRuntime(renamed=Status.UNKNOWN, kept=Status.SUPPORTED, cann=Status.REWRITE,
                                  neuware=Status.REWRITE)),
         Valid("import torch\nx = torch.ones(2)\ntorch.manual_seed(0)\n"),
+        # nerf-pytorch's and yolact's first line: every tensor made after it is a CUDA tensor; Ascend's API list says
+        # set_default_tensor_type takes no torch.npu type, so the default device is set instead (a change by hand)
+        Invalid("import torch\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        # a legacy type named in a cast: the target's type, by the name its runtime registers
+        Invalid("import torch\n\n\ndef half(x):\n    return x.type('torch.cuda.HalfTensor')\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
+        Valid("import torch\nx = torch.zeros(2).type('torch.FloatTensor')\n"),
         # llamafactory's get_torch_device: the fallback where torch has no module of the device's name runs
         # nowhere the target's runtime is installed
         Invalid("import torch\n\n\ndef module(name):\n    try:\n        return getattr(torch, name)\n"
@@ -149,6 +169,8 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _a_speed_switch(t, usage))
         if usage.context == MISSING_MODULE:
             return per_target(ctx, lambda t: _where_torch_lacks_the_module(t, usage))
+        if usage.context == DEFAULT_TENSOR_TYPE:
+            return per_target(ctx, lambda t: _default_tensor_type(t, usage))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 
 
@@ -226,6 +248,25 @@ def _runs_as_a_no_op(target, usage: Usage) -> Verdict:
     return _as_written(target, usage, _NO_OP_SOURCE,
                        f"`{usage.api}` returns at once where CUDA is not initialised (on {target.id}): the run goes "
                        "on as written; to flush or measure the device")
+
+
+def _default_tensor_type(target: TargetMap, usage: Usage) -> Verdict:
+    """``torch.set_default_tensor_type(torch.cuda.FloatTensor)``: the renamed type, unless the target's API list
+    says ``set_default_tensor_type`` does not take its device's types (Ascend: "不支持传入`torch.npu.DtypeTensor`
+    类型"); there the device and the dtype are set apart (``torch.set_default_device``, torch >= 2.0)."""
+    verdict = rename_verdict(target, usage)
+    entry = target.documented("torch.set_default_tensor_type")
+    note = str(entry[0].get("limitations") or "") if entry else ""
+    if verdict.status != Status.REWRITE or f"torch.{target.device_to}." not in note:
+        return verdict
+    kind = usage.api.rsplit(".", 1)[-1][:-len("Tensor")]
+    dtype = _TYPE_DTYPES.get(kind)
+    instead = f"torch.set_default_device('{target.device_to}')" + (
+        f"; torch.set_default_dtype(torch.{dtype})" if dtype and dtype != "float32" else "")
+    return Verdict(Status.REWRITE, f"{target.id} does not take its own device's tensor types here (vendor notes on "
+                   f"`torch.set_default_tensor_type`: {note}): set the default device instead, `{instead}`"
+                   f"{needs_import(target)}", entry[1] if entry else verdict.source, fix=Manual(instead),
+                   quotes=(note,))
 
 
 def _as_written(target, usage: Usage, source: str, why: str) -> Verdict:
