@@ -182,6 +182,24 @@ class FixReport:
 # ------------------------------------------------------------------------------------------ planning
 
 
+def _left_to_their_cause(edits: Dict[str, List[tuple]], seen: Dict[tuple, "PlannedEdit"],
+                         by_hand: Dict[str, set], held_back: Dict[str, List[Skipped]]) -> None:
+    """A use's edit at the literal it came through (``x.to(device)`` -> the ``"cuda"`` of ``device = "cuda" if
+    x.is_cuda else "cpu"``) is not applied where the finding at that literal is a change by hand: the cause's own
+    verdict says what the line needs (``x.device``), and the renamed string would send CUDA's run to the target's
+    device."""
+    for path, keys in edits.items():
+        causes = by_hand.get(path)
+        if not causes:
+            continue
+        for key in [k for k in keys if (k[1], k[2], k[3]) in causes]:
+            keys.remove(key)
+            planned = seen.pop(key)
+            held_back.setdefault(path, []).append(Skipped(planned.finding, planned.rule, planned.at.line,
+                                                          "the line it came through needs a change by hand",
+                                                          planned.at.cell))
+
+
 def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, FilePlan], int]:
     """What to do per file (relative path) for ``target``; and how many rewrites have no exact edit.
 
@@ -192,6 +210,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
     pending: Dict[str, set] = {}
     kept: Dict[str, set] = {}
     held_back: Dict[str, List[Skipped]] = {}
+    by_hand: Dict[str, set] = {}  # per file: where a finding is a change by hand (no exact edit)
     through: List[Tuple[str, tuple, Optional[Tuple[Optional[int], str, str]]]] = []  # rewrites not applied
     seen: Dict[tuple, PlannedEdit] = {}
     not_offered = 0
@@ -222,6 +241,8 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
                                 else (edit.at.line, edit.old, edit.new)))
             held = pending.setdefault(finding.path, set())
             held.add(start)
+            if verdict.edit is None:
+                by_hand.setdefault(finding.path, set()).add(start)
             if verdict.edit is not None and verdict.edit.at is not None:
                 held.add((verdict.edit.at.cell, verdict.edit.at.line, verdict.edit.at.col))
             continue
@@ -233,6 +254,7 @@ def plan(report: Report, target: str, unsafe: bool = False) -> Tuple[Dict[str, F
             continue
         seen[key] = PlannedEdit(finding.id, finding.rule, verdict.edit, at, finding.api)
         edits.setdefault(finding.path, []).append(key)
+    _left_to_their_cause(edits, seen, by_hand, held_back)
     # a use through a name (``x.to(device)``) whose literal an edit of this run rewrites where it is set is not
     # kept: the edit at its origin changes it (``device = torch.device("cuda")`` two lines up)
     written = {(path, key[2], key[5], key[6]) for path, keys in edits.items() for key in keys}

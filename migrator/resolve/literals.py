@@ -62,9 +62,13 @@ class Literals:
         self._errors: Set[str] = set()  # the names ``except ... as e`` binds in the module
 
     def note(self, node: cst.BaseExpression, context: Context, confidence: Confidence = Confidence.HEURISTIC,
-             given_to: Optional[str] = None) -> None:
+             given_to: Optional[str] = None, overrides: bool = False) -> None:
         """Both branches of a conditional share its role: ``device = "cuda" if ok else "cpu"`` assigns either.
-        ``given_to``: the name the role gives the literal to (a parameter, a keyword, an assigned or compared name)."""
+        ``given_to``: the name the role gives the literal to (a parameter, a keyword, an assigned or compared name).
+        ``overrides``: the role is the literal's whatever was noted before (the enclosing assignment's is noted
+        first, and the conditional's own says more)."""
+        if overrides:
+            self._roles.pop(id(node), None)
         kind = type(node)  # compared by identity: see ``values.STRING_TYPES``
         if kind is cst.IfExp:
             assert isinstance(node, cst.IfExp)

@@ -199,6 +199,11 @@ FUNCTION_VALUE = "a torch function named as a value, called where it is passed"
 #: it is a CUDA tensor, and a target's runtime may not take its own device's type there (Ascend's docs:
 #: "不支持传入`torch.npu.DtypeTensor`类型").
 DEFAULT_TENSOR_TYPE = "the type given to torch.set_default_tensor_type"
+#: The start of a usage's ``context`` when it is the CUDA side of a device chosen by a tensor's own placement,
+#: ``torch.device('cuda') if x.is_cuda else torch.device('cpu')`` (SupContrast's loss, DomainBed's DANN), followed
+#: by the tensor's source text: on a target that names its device otherwise, ``x`` is on that device, the choice
+#: reads "cpu", and what is made with it lands on the host beside ``x``. What it spells is ``x.device``.
+PLACED_BY = "the device of a tensor, chosen as CUDA or the CPU by its placement:"
 #: A call's ``context`` in the body of a test for a library's or a kernel's availability that has another way
 #: (an ``else``, or code after a body that leaves): spikingjelly's ``if _native_available(pkg, device):
 #: torch.ops.sj_spike_linear.kernel_packed(...)`` ``else:`` <the same in torch ops>. Where the test fails (no

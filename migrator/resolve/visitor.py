@@ -32,7 +32,7 @@ from .strings import string_value
 from .modules import (AVAILABLE_ONLY, BUILT_BY, CHECK_ONLY, DEFAULT_TENSOR_TYPE, DTYPE_COMPARED, DTYPE_LISTED,
                       DTYPE_ON_HOST, ENV_KEY, FUNCTION_VALUE, HANDLED_FAILURE, HOST_INPUT, IDLE_REGION, IDLE_TEST,
                       LIBRARY_GATE, MISSING_MODULE, NEVER_ENTERED, NVIDIA_FEATURE, LOADER_WORKERS, OPTIONAL_BUILD,
-                      PICKS_GPU, PIN_MEMORY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
+                      PICKS_GPU, PIN_MEMORY, PLACED_BY, PROGRAM_PROBED, REPORTED, TENSOR_FACTORIES, TYPE_CHECK,
                       interesting, interesting_base, is_torch, is_torch_dtype)
 from .receivers import UNKNOWN, instance_class, method_owner, of_a_class_defined_elsewhere, receiver_kind
 from .scope import (LOADED, Binding, ClassInfo, Scopes, catches_import_error, leaves_undefined,
@@ -333,6 +333,8 @@ class ModuleResolver:
             # pfrl's ``torch.device("cpu") if not torch.cuda.is_available() else None``: CUDA's is the ``else``
             test, cudas = test.expression, node.orelse
         kind = cuda_test(test, self.scopes.qualify, self._flags())
+        if kind == DEVICE_TYPE and cudas is node.body and self._device_by_placement(node):
+            return
         if kind == DEVICE_TYPE and cudas is node.body and not self._names_cuda(cudas):
             # EDM's ``torch.float16 if (self.use_fp16 and x.device.type == 'cuda') else torch.float32``: CUDA's
             # branch is a plain value (a dtype, a flag), not CUDA's own API, so elsewhere the target silently
@@ -354,6 +356,19 @@ class ModuleResolver:
             # ``"cuda"`` / ``if torch.cuda.is_available()`` / ``else "cpu"`` over several lines: the test decides
             # what its body does, as an ``if`` block's would (its finding is the cause, the body's its sites)
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.test, node.body)
+
+    def _device_by_placement(self, node: cst.IfExp) -> bool:
+        """``torch.device('cuda') if x.is_cuda else torch.device('cpu')`` (or ``x.device.type == 'cuda'``): a
+        tensor's own device, spelled for CUDA and the CPU only. Its CUDA side is the finding (``PLACED_BY``, with
+        ``x``), the test part of it: on a target ``x`` is on the target's device and the choice reads "cpu"."""
+        placed = _placed_tensor(node.test)
+        if placed is None or _device_named(node.body) != "cuda" or _device_named(node.orelse) != "cpu":
+            return False
+        context = f"{PLACED_BY} {self.emitter.code(placed)}"
+        self._mark([node.body], context)
+        self.literals.note(node.body, context, Confidence.RESOLVED, overrides=True)
+        self.consumed.update(_node_ids(node.test))  # one cause: the test is part of the choice
+        return True
 
     def _names_cuda(self, value: cst.BaseExpression) -> bool:
         """Whether an expression names something of CUDA's own: a ``torch.cuda`` / ``torch.backends.cuda``
@@ -1433,6 +1448,29 @@ _CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, LOADER_WORKERS, REPORTED, IDLE_REGION, 
                   PICKS_GPU)
 #: CUDA's questions whose answer a test may turn into a framework's ``"gpu"``
 _AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
+
+
+def _placed_tensor(test: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``x`` of ``x.is_cuda`` or ``x.device.type == "cuda"``."""
+    if type(test) is cst.Attribute and test.attr.value == "is_cuda":
+        return test.value
+    if type(test) is cst.Comparison and len(test.comparisons) == 1 \
+            and type(test.comparisons[0].operator) is cst.Equal \
+            and string_value(test.comparisons[0].comparator) == "cuda" \
+            and type(left := test.left) is cst.Attribute and left.attr.value == "type" \
+            and type(left.value) is cst.Attribute and left.value.attr.value == "device":
+        return left.value.value
+    return None
+
+
+def _device_named(value: cst.BaseExpression) -> Optional[str]:
+    """``"cuda"`` for ``"cuda"`` or ``torch.device("cuda")`` (any call of one string argument named ``device``),
+    ``"cpu"`` likewise; else ``None``."""
+    if type(value) is cst.Call and len(value.args) == 1 and not value.args[0].keyword \
+            and dotted(value.func).rpartition(".")[2] == "device":
+        value = value.args[0].value
+    text = string_value(value)
+    return text if isinstance(text, str) and text in ("cuda", "cpu") else None
 
 
 def _context_rank(context: str) -> int:

@@ -21,8 +21,9 @@ from ..maps.limits import clip, for_call, parse_note
 from ..maps.load import TargetMap, ThirdParty, same_as_cuda
 from ..maps.signatures import api_parameters
 from ..model import (Category, Edit, EditKind, Evidence, ExtensionBuild, FileResult, Finding, Grade, GuardKind,
-                     LimitKind, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of)
+                     LimitKind, Manual, Status, Usage, UsageKind, Value, ValueKind, Verdict, fix_of)
 from ..prefixes import longest
+from ..resolve.modules import PLACED_BY
 from ..resolve.vocabulary import Vocabulary
 from .examples import Example
 
@@ -290,6 +291,20 @@ def on_cuda_branch(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdic
         out[target.id] = Verdict(Status.SUPPORTED, why.format(target=target.id, device=target.device_to),
                                  "migrator guard analysis")
     return out
+
+
+def placed_by(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
+    """``torch.device('cuda') if x.is_cuda else torch.device('cpu')`` (``PLACED_BY``): on a target that names its
+    device otherwise, ``x`` is there, the choice reads "cpu" and what is made with it lands on the host beside
+    ``x`` (a device mismatch at the first op that mixes them). Renaming the string alone leaves the test False;
+    what the choice spells is ``x.device``, on every device."""
+    if not (usage.context or "").startswith(PLACED_BY) or not cuda_names(target).rewritten:
+        return verdict
+    tensor = (usage.context or "")[len(PLACED_BY):].strip()
+    return Verdict(Status.REWRITE, f"a device chosen as CUDA or the CPU by where `{tensor}` is: on {target.id} "
+                   f"`{tensor}` is on `{target.device_to}`, the choice reads 'cpu', and what is made with it lands on "
+                   f"the host beside `{tensor}`; use `{tensor}.device`, which is right on every device",
+                   "migrator guard analysis", fix=Manual(f"{tensor}.device"))
 
 
 def in_a_cuda_method(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Optional
 
-from ...model import Category, Status, Usage, UsageKind, ValueKind
-from ..base import Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target
+from ...maps.load import TargetMap
+from ...model import Category, Status, Usage, UsageKind, Value, ValueKind, Verdict
+from ..base import (Claim, Rule, RuleContext, Verdicts, cuda_device_in, device_string_verdict, per_target,
+                    placed_by)
 from ..examples import ByRuntime, Invalid, Valid
 from . import DEVICE_KEYWORDS
 
@@ -50,6 +52,12 @@ class DeviceArgument(Rule):
     category = Category.DEVICE
     summary = "a CUDA device string or torch.device passed as an argument"
     examples = (
+        # SupContrast's loss: the device of `features`, spelled for CUDA and the CPU only; on a target the choice
+        # reads "cpu" beside a tensor on the target's device: `features.device`, by hand
+        Invalid("import torch\n\n\ndef loss(features):\n    device = (torch.device('cuda')\n"
+                "              if features.is_cuda\n              else torch.device('cpu'))\n"
+                "    return torch.eye(2).to(device)\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED)),
         Invalid("import torch\nx = torch.zeros(3, device='cuda')\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
                 fixed=dict(cann="import torch\nimport torch_npu\nx = torch.zeros(3, device='npu')\n",
@@ -103,5 +111,9 @@ class DeviceArgument(Rule):
                     continue  # ``device=torch.device('cuda')``: the inner call is the finding, one cause once
                 device = cuda_device_in(arg.value, ctx.project)
                 if device is not None:
-                    return per_target(ctx, partial(device_string_verdict, value=device, snippet=usage.snippet))
+                    return per_target(ctx, partial(_judged, usage=usage, device=device))
         return None
+
+
+def _judged(target: TargetMap, usage: Usage, device: Value) -> Verdict:
+    return placed_by(target, usage, device_string_verdict(target, value=device, snippet=usage.snippet))

@@ -6,9 +6,9 @@ from typing import Optional
 
 from ...model import Category, Status, Usage, UsageKind
 from ...resolve.vocabulary import LiteralRole, Vocabulary
-from ...resolve.modules import DECIDES_A_MESSAGE
+from ...resolve.modules import DECIDES_A_MESSAGE, PLACED_BY
 from ..base import (DEVICE_STRING, Claim, Rule, RuleContext, Verdicts, device_string_verdict, literal_verdict,
-                    per_target, runs_on_a_note, with_role)
+                    per_target, placed_by, runs_on_a_note, with_role)
 from ..examples import ByRuntime, Invalid, Valid
 
 
@@ -75,6 +75,8 @@ class DeviceString(Rule):
         if usage.kind not in self.kinds or usage.api != "torch.device":
             return None
         value = usage.args[0].value
+        if (usage.context or "").startswith(PLACED_BY):
+            return per_target(ctx, lambda t: placed_by(t, usage, device_string_verdict(t, value, usage.snippet)))
         verdicts = with_role(per_target(ctx, literal_verdict(
             usage, lambda t: device_string_verdict(t, value, usage.snippet))), usage)
         if usage.context == DECIDES_A_MESSAGE:
