@@ -357,6 +357,29 @@ class Reward(torch.nn.Module):
 """
 
 
+_FREEZING = """
+import torch
+
+
+class Net(torch.nn.Module):
+    def freeze_bn(self, enable=False):
+        for module in self.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.train() if enable else module.eval()
+"""
+_VALIDATION = """
+import torch
+
+
+def validate(net):
+    net.eval()
+    with torch.no_grad():
+        score = 0.0
+    net.train()
+    return score
+"""
+
+
 @pytest.mark.parametrize("files, script", [
     # lerobot: every script is decorated with ``@parser.wrap()``; importing the parser runs none of them
     pytest.param({"pkg/parser.py": _PARSER,
@@ -371,6 +394,14 @@ class Reward(torch.nn.Module):
     pytest.param({"pkg/reward.py": _REWARD, "train.py": _LOOP},
                  "from pkg.reward import Reward\n\n\ndef annotate():\n    model = Reward()\n    model.eval()\n"
                  "    return load_asr(0)\n", id="a-modules-own-train-mode-switch"),
+    # yolact: the model's ``freeze_bn`` sets each BatchNorm's mode (``module.train() if enable else module.eval()``)
+    pytest.param({"pkg/net.py": _FREEZING, "train.py": _LOOP},
+                 "from pkg.net import Net\n\n\ndef annotate():\n    Net().freeze_bn()\n    return load_asr(0)\n",
+                 id="a-models-method-switching-its-layers-modes"),
+    # ... and the training script's validation, which the evaluation script shares, switches back at its end
+    pytest.param({"pkg/validation.py": _VALIDATION, "train.py": _LOOP},
+                 "from pkg.validation import validate\n\n\ndef annotate():\n    validate(None)\n"
+                 "    return load_asr(0)\n", id="a-validation-that-switches-back-to-training-mode"),
 ])
 def test_a_script_that_only_shares_code_with_training_does_not_train(scan_tree, files, script):
     annotate = "from pkg.eval_utils import load_asr\n" + script + "\n\nif __name__ == '__main__':\n    annotate()\n"

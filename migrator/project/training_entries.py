@@ -28,8 +28,8 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Itera
                     Set, Tuple)
 
 from ..contexts import AFTER_TRAINING_WORDS, path_context
-from ..model import (AttributeMethod, Category, Context, EntryKind, EntryPoint, FileResult, Finding, NamedTarget,
-                     NodeKind, UnknownReceiver)
+from ..model import (AttributeMethod, Call, Category, Context, EntryKind, EntryPoint, FileResult, Finding,
+                     NamedTarget, NodeKind, SelfMethod, UnknownReceiver)
 from ..resolve.modules import module_name_for
 from ..sources.outline import CALLS_BY_NAME, MODULE, REGISTERS
 from .step import loop_node, off_the_step
@@ -67,10 +67,12 @@ def training_roots(results: Sequence[FileResult], graph,
                     if not _called_outside(step, owner, graph, by_name.get(name, ())):
                         roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
         estimators = _fits_estimators(outline.imports)
+        switching = _switching_modes(outline.calls)
         for call in outline.calls:  # (not a module's own ``train(mode)``/``eval()`` method switching its
             # submodules'; a module-level ``train()`` that runs a trainer is LLaVA's training function)
             if _runs_a_trainer(call.target, graph, estimators) and not call.scope.startswith("@") \
-                    and not ("." in call.scope and call.scope.rpartition(".")[2] in _MODE_SWITCHES):
+                    and not ("." in call.scope and call.scope.rpartition(".")[2] in _MODE_SWITCHES) \
+                    and call.scope not in switching:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
     return frozenset(node for node in roots if node in graph)
 
@@ -157,6 +159,15 @@ def _called_outside(step: str, owner: str, graph, named: Iterable[str]) -> bool:
     return any(kind != REGISTERS and not caller.startswith(inside)
                for caller, _, kind in graph.in_edges(step, data="kind")) \
         or any(not caller.startswith(inside) for caller in named)
+
+
+def _switching_modes(calls: Iterable[Call]) -> FrozenSet[str]:
+    """The scopes that call some object's ``eval()`` method: their ``x.train()`` switches a module back to training
+    mode, it runs no trainer (yolact's validation ends ``yolact_net.eval() ... yolact_net.train()``, its
+    ``freeze_bn`` does ``module.train() if enable else module.eval()``)."""
+    return frozenset(call.scope for call in calls
+                     if isinstance(call.target, (UnknownReceiver, AttributeMethod, SelfMethod))
+                     and call.target.name == "eval")
 
 
 def _runs_a_trainer(target, graph, estimators: bool = False) -> bool:
