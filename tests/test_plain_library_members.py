@@ -109,8 +109,9 @@ def test_a_plain_pytorch_member_and_its_import_run_as_written(scan_tree, code):
     pytest.param("from torch_scatter import scatter_softmax\n\n\ndef attend(alpha, index):\n"
                  "    return scatter_softmax(alpha, index, dim=0)\n", "torch_scatter.scatter_softmax",
                  id="scatter-softmax-calls-scatter-max"),
-    pytest.param("import bitsandbytes as bnb\n\n\ndef optimizer(params):\n"
-                 "    return bnb.optim.AdamW8bit(params, lr=1e-4)\n", "bitsandbytes.optim.AdamW8bit", id="adamw8bit"),
+    pytest.param("import bitsandbytes as bnb\n\n\ndef quantize(x):\n"
+                 "    return bnb.functional.quantize_blockwise(x)\n", "bitsandbytes.functional.quantize_blockwise",
+                 id="quantize-blockwise"),
     pytest.param("import bitsandbytes as bnb\n\n\ndef layer(n):\n    return bnb.nn.Embedding8bit(n, 64)\n",
                  "bitsandbytes.nn.Embedding8bit", id="embedding8bit"),
 ])
@@ -126,14 +127,58 @@ def test_a_member_that_reaches_the_kernels_stays_a_finding(scan_tree, code, api)
 
 
 def test_one_use_that_needs_a_kernel_keeps_the_import_the_librarys_finding(scan_tree):
-    code = ("import bitsandbytes as bnb\nimport torch\n\n\ndef build(params, n):\n"
+    code = ("import bitsandbytes as bnb\nimport torch\n\n\ndef build(x, n):\n"
             "    embedding = bnb.nn.StableEmbedding(n, 64)\n"
-            "    return embedding, bnb.optim.AdamW8bit(params, lr=1e-4)\n")
+            "    return embedding, bnb.functional.quantize_blockwise(x)\n")
     report = scan_tree({"mod.py": code}, ["cann"])
     by_line = {f.span.line: f for f in _library_findings(report)}
     assert by_line[6].verdicts["cann"].status == Status.SUPPORTED  # the embedding itself runs
-    assert by_line[1].verdicts["cann"].status == Status.PORT  # the 8-bit optimizer keeps the import work
+    assert by_line[1].verdicts["cann"].status == Status.PORT  # the blockwise quantiser keeps the import work
     assert by_line[1] in report.findings
+
+
+# swav's main_swav.py: apex for LARC (plain PyTorch in apex's own source), its SyncBatchNorm groups and amp
+SWAV = """\
+import torch
+import apex
+from apex.parallel.LARC import LARC
+
+
+def build(model, args):
+    process_group = apex.parallel.create_syncbn_process_group(args.syncbn_process_group_size)
+    model = apex.parallel.convert_syncbn_model(model, process_group=process_group)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = LARC(optimizer=optimizer, trust_coefficient=0.001, clip=False)
+    model, optimizer = apex.amp.initialize(model, optimizer, opt_level="O1")
+    return model, optimizer
+
+
+def step(loss, optimizer):
+    with apex.amp.scale_loss(loss, optimizer) as scaled_loss:
+        scaled_loss.backward()
+"""
+
+
+def test_an_import_whose_every_use_the_data_judges_is_work_only_at_its_uses(scan_tree):
+    report = scan_tree({"train.py": SWAV})
+    by_line = {f.span.line: f for f in _library_findings(report, "train.py")}
+    for line in (7, 10):  # create_syncbn_process_group and LARC: apex's own source is torch's operators
+        for target, verdict in by_line[line].verdicts.items():
+            assert verdict.status == Status.SUPPORTED, (line, target, verdict.message)
+            assert verdict.evidence[0].grade == Grade.PROOF and "(BSD-3-Clause)" in verdict.evidence[0].source
+    # the bare import is no port of its own: the amp and SyncBatchNorm uses carry the work, each its own change
+    assert all(not active(v) for line in (2, 3) for v in by_line[line].verdicts.values())
+    assert by_line[8].root is None and by_line[11].root is None
+    assert by_line[16].root == by_line[11].id  # apex.amp's uses: one change
+    assert by_line[8].verdicts["cann"].status == Status.REWRITE
+    assert not [f for f in report.findings if f.verdicts["cann"].status == Status.PORT]
+
+
+def test_an_import_with_a_use_only_the_librarys_verdict_judges_stays_the_port(scan_tree):
+    code = SWAV + "\n\ndef fused(p):\n    return apex.contrib.xentropy.SoftmaxCrossEntropyLoss.apply(p)\n"
+    report = scan_tree({"train.py": code}, ["cann"])
+    by_line = {f.span.line: f for f in _library_findings(report, "train.py")}
+    assert by_line[2].verdicts["cann"].status == Status.PORT
 
 
 def test_an_import_with_no_use_in_its_file_keeps_the_librarys_verdict(scan_tree):

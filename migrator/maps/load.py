@@ -408,6 +408,13 @@ class ThirdParty:
                 return name
         return None
 
+    def row_of(self, qualname: str) -> Optional[str]:
+        """The name of the row that judges ``qualname`` by its member (a vendor row, a plain-PyTorch path, a plain
+        member: the longest prefix one names), or ``None`` where only the library's own verdict does."""
+        hit = longest(qualname, lambda name: name in self.apis or name in self.pytorch
+                      or self.plain_member(name) is not None)
+        return hit[0] if hit else None
+
     def replacement(self, qualname: str, target: str) -> Optional[Tuple[str, Mapping[str, str]]]:
         hit = longest(qualname, lambda name: self.apis[name] if target in self.apis.get(name, {}) else None)
         return (hit[0], hit[2][target]) if hit else None

@@ -36,7 +36,7 @@ def custom_operators(findings: List[Finding], results: Sequence[FileResult], ind
     wrappers = frozenset(f"{r.outline.module}.{d.name}" for r in results if r.outline is not None
                          for d in r.outline.definitions if d.kind == DefinitionKind.CLASS
                          and any(base in _AUTOGRAD_FUNCTIONS for base in d.bases))
-    findings = with_library_guard_roots(with_module_library_roots(findings, library_of), wrappers)
+    findings = with_library_guard_roots(with_module_library_roots(findings, library_of, libraries.row_of), wrappers)
     findings = with_library_named_scopes(findings, library_of, library_spellings(libraries.libraries))
     kernel_modules = {r.file.rel for r in results if r.python is not None and r.python.triton_kernels}
     kernel_modules.update(f.path for f in findings if f.rule == "triton-launch")

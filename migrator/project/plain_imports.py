@@ -8,7 +8,11 @@ package installed, none of its kernels: no work. Where every use is a plain memb
 says what that needs (``rules/third_party/plain``); otherwise the import is a note to validate (does the package
 install for the target's torch?). One use that does not run as written (a ``reduce="max"``, a
 ``SparseTensor.from_dense`` the code makes), or a file that names the import nowhere (a re-export), leaves the
-import the library's finding."""
+import the library's finding, unless the data judges every use by its member (a vendor row, a plain-PyTorch
+path, a plain member: swav's ``import apex`` before ``apex.amp.initialize``, ``apex.parallel.convert_syncbn_model``
+and ``LARC``): then the work is at those uses, each with its own path, and the bare import is no port of its own
+(an import that is itself a swap, ``from apex.normalization import FusedLayerNorm as LayerNorm``, keeps its
+verdict)."""
 
 from __future__ import annotations
 
@@ -61,9 +65,16 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
         pending = [f for f in imported if not runs_as_written(f)]
         if not pending:
             continue
+        if used and not all(runs_as_written(f) for f in used):
+            if any(_judged_by_a_member(f, table) for f in pending) \
+                    or not all(_judged_by_a_member(f, table) for f in used):
+                continue  # an import that is itself a swap, or a use only the library's own verdict judges
+            for finding in pending:
+                changed[finding.id] = _at_its_uses(finding, library, used)
+            continue
         if used:
             members = [table.plain_member(f.api) for f in used]
-            if not all(runs_as_written(f) and (m is not None or _handles_only(f)) for m, f in zip(members, used)):
+            if not all(m is not None or _handles_only(f) for m, f in zip(members, used)):
                 continue  # a use that needs a kernel, or the package itself (``triton.__version__``)
             needs = table.plain_import(library)
             names = [m.name for m in members if m is not None]
@@ -85,6 +96,27 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
                                     _SOURCE)
                 for t, v in finding.verdicts.items()})
     return [changed.get(f.id, f) for f in findings]
+
+
+def _judged_by_a_member(finding: Finding, table) -> bool:
+    """Whether the data judges this use by the member it names, on every target (a vendor row, a plain-PyTorch
+    path, a plain member whose plain path it takes), or it only handles the library's objects; not by the
+    library's own fallback."""
+    return _handles_only(finding) or (table.plain_member(finding.api) is not None and runs_as_written(finding)) or all(
+        table.replacement(finding.api, t) is not None or table.pytorch_path(finding.api) is not None
+        for t in finding.verdicts)
+
+
+def _at_its_uses(finding: Finding, library: str, used: Sequence[Finding]) -> Finding:
+    """An import whose every use the data judges by its member (swav's ``import apex`` before ``apex.amp`` and
+    ``apex.parallel.convert_syncbn_model``): the work is at those uses, each with its own path; the import is no
+    cause of its own (once each use is replaced it goes; one kept as written needs the package installed)."""
+    names = ", ".join(f"`{api}`" for api in sorted({f.api for f in used})[:4])
+    why = (f"the file uses {library} only through members the data judges where they are used ({names}): the work "
+           "is at those uses; once each is replaced the import goes, and one kept as written needs the package "
+           "installed for the target")
+    return replace(finding, verdicts={t: v if v.status == Status.SUPPORTED else runs_on_a_note(why, _SOURCE)
+                                      for t, v in finding.verdicts.items()})
 
 
 def _handles_only(finding: Finding) -> bool:

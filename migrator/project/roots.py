@@ -388,7 +388,8 @@ def _work_wherever(item: Finding, site: Finding) -> bool:
 _LIBRARY_USES: Dict[str, Optional[str]] = {"cuda-library": None, "triton-launch": "triton"}
 
 
-def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]]) -> List[Finding]:
+def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[[str], Optional[str]],
+                              row_of: Callable[[str], Optional[str]] = lambda api: None) -> List[Finding]:
     """A CUDA library's uses in one file are one cause: a Triton kernel module's ``import triton``,
     ``@triton.jit``, every ``tl.*`` name and every ``kernel[grid](...)`` launch are one port of that module, not
     one finding a name; a library the target's own build of the package serves (``partial``: mmcv built for the
@@ -397,7 +398,7 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
     there is one) is a site of that first use (an optional use, judged apart, keeps its own; a use that runs as
     written, optional or a plain-PyTorch member, is no site). A ``torch.library`` registration for CUDA in such a
     module is a site of its port too."""
-    first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...]], Finding] = {}
+    first: Dict[Tuple[str, str, Tuple[Tuple[str, str], ...], Optional[str]], Finding] = {}
     roots: Dict[str, str] = {}
     # the head of a project-wide cause is a use in training code where there is one: a cause whose head sits in a
     # tooling script (mmrotate's tools/analysis_tools) would leave the worklist with it
@@ -407,16 +408,19 @@ def with_module_library_roots(findings: Sequence[Finding], library_of: Callable[
             continue  # a use that runs as written (optional, plain PyTorch) is no part of a port
         # a ``kernel[grid](...)`` launch is a use of Triton in its file, as the ``import triton`` above it is
         library = _LIBRARY_USES[finding.rule] or library_of(finding.api) or finding.api.split(".", 1)[0]
-        statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
         # a library the target's build of the package serves (mmcv built with FORCE_NPU=1: ``partial``) is one
         # change for the whole project, wherever it is imported; its ops are each checked on the card
         where = "" if any(v.status == Status.PARTIAL for v in finding.verdicts.values()) else finding.path
-        head = first.setdefault((where, library, statuses), finding)
+        statuses = tuple((t, v.status.value) for t, v in finding.verdicts.items())
+        # in a file, by the data's row that judges each use (``row_of``): swav's ``apex.amp`` uses and its
+        # ``apex.parallel.convert_syncbn_model`` are two rewrites, each with its own replacement, not one port
+        row = row_of(finding.api) if where else None
+        head = first.setdefault((where, library, statuses, row), finding)
         if head is not finding:
             roots[finding.id] = head.id
     # torchtitan's ``fused_swiglu``: a ``torch.library`` registration for CUDA in a Triton kernel module registers
     # those kernels; its key changes with their port, not before it
-    ported = {head.path: head.id for (where, _, _), head in first.items() if where}
+    ported = {head.path: head.id for (where, _, _, _), head in first.items() if where}
     for finding in findings:
         if finding.rule == "torch-library-cuda" and finding.root is None and finding.path in ported:
             roots[finding.id] = ported[finding.path]
