@@ -770,3 +770,55 @@ def test_code_at_the_top_of_a_file_nothing_imports_is_an_entry(scan_tree):
     assert kinds.get("tutorial_train_sd21.py") == EntryKind.SCRIPT and "configs/_base_/model.py" not in kinds
     assert set(_contexts(report, "annotator/mlsd/utils.py").values()) == {Context.TOOLING}  # only the demo's
     assert set(_contexts(report, "tutorial_train_sd21.py").values()) == {Context.TRAINING}
+
+
+# deep-text-recognition-benchmark: ``train.py`` validates with ``test.py``'s ``validation()`` every few hundred steps
+_VALIDATING_TRAIN = """
+import torch
+from test import validation
+
+
+def train():
+    model = torch.nn.Linear(2, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        model(torch.ones(2)).sum().backward()
+        opt.step()
+        if step % 2 == 0:
+            validation(model)
+
+
+if __name__ == "__main__":
+    train()
+"""
+_TEST_SCRIPT = """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def validation(model):
+    return model(torch.ones(2).to(device))
+
+
+def test_validation():
+    assert validation(torch.nn.Linear(2, 2).cuda()) is not None
+
+
+if __name__ == "__main__":
+    validation(torch.nn.Linear(2, 2))
+"""
+
+
+@pytest.mark.parametrize("path, context", [
+    pytest.param("test.py", Context.TRAINING, id="a-test-named-script-training-calls"),
+    pytest.param("tests/helpers.py", Context.TEST, id="a-tests-folder-stays-tests"),
+])
+def test_what_training_calls_in_a_file_named_for_tests_is_training(scan_tree, path, context):
+    module = path[:-3].replace("/", ".")
+    report = scan_tree({"train.py": _VALIDATING_TRAIN.replace("from test import", f"from {module} import"),
+                        path: _TEST_SCRIPT, **({"tests/__init__.py": ""} if "/" in path else {})})
+    device = [f for f in report.judged if f.path == path and f.span.line == 3 and f.root is None]
+    assert device and {f.context for f in device} == {context}
+    # a test's own function stays a test, whoever runs the file
+    assert {f.context for f in report.judged
+            if f.path == path and f.scope.endswith("test_validation")} == {Context.TEST}

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
                     Set, Tuple)
 
-from ..contexts import AFTER_TRAINING_WORDS, path_context
+from ..contexts import AFTER_TRAINING_WORDS, context_of, path_context
 from ..model import (AttributeMethod, Call, Category, Context, EntryKind, EntryPoint, FileResult, Finding,
                      NamedTarget, NodeKind, SelfMethod, UnknownReceiver)
 from ..resolve.modules import module_name_for
@@ -161,6 +161,26 @@ def _called_outside(step: str, owner: str, graph, named: Iterable[str]) -> bool:
         or any(not caller.startswith(inside) for caller in named)
 
 
+def _trained_tests(findings: Sequence[Finding], project: "ProjectGraph", placed: Mapping[str, str],
+                   reach: Optional[EntryReach], training: FrozenSet[str]) -> FrozenSet[str]:
+    """The findings filed as tests only for their file's name that a training entry point reaches."""
+    candidates = [f for f in findings if f.context == Context.TEST and _a_test_by_its_file_name_alone(f)]
+    if not candidates or not training:
+        return frozenset()
+    trained = reach.trained if reach is not None else _walk(training, _callees(project.graph))
+    return frozenset(f.id for f in candidates if (placed.get(f.id) or project.node_of(f)) in trained)
+
+
+def _a_test_by_its_file_name_alone(finding: Finding) -> bool:
+    """A finding filed as a test only for its file's name (deep-text-recognition-benchmark's ``test.py``, whose
+    ``validation()`` its ``train.py`` imports and runs every few hundred steps), not for a tests folder or a
+    test's own name (``contexts.context_of`` of the same place in a file named otherwise): what a training entry
+    point calls there runs in training."""
+    folder, _, _ = finding.path.rpartition("/")
+    elsewhere = f"{folder}/module.py" if folder else "module.py"
+    return context_of(elsewhere, finding.category, finding.scope) == Context.TRAINING
+
+
 def _switching_modes(calls: Iterable[Call]) -> FrozenSet[str]:
     """The scopes that call some object's ``eval()`` method: their ``x.train()`` switches a module back to training
     mode, it runs no trainer (yolact's validation ends ``yolact_net.eval() ... yolact_net.train()``, its
@@ -223,19 +243,21 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
     if not training or training == entries:
         return None
     nodes = graph.nodes
-
-    def callees(node: str) -> Iterable[str]:
-        # what a registry holds, training may build from it (``MODELS.build(cfg)``); what a decorator function or
-        # a module's name registers, a script reaches only by calling it
-        return (callee for _, callee, kind in graph.out_edges(node, data="kind")
-                if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY)
-
+    callees = _callees(graph)
     trained = _walk(training, callees)
     # ... but a module's own top (its imports, its constants) runs wherever the package is imported: a framework's
     # training loads its models by a configuration's names (mmseg's ``tools/train.py`` through mmengine's registry),
     # which the graph cannot follow, while its analysis tools import the same modules by name
     loaded = frozenset(node for node in _walk(apis, callees) if nodes[node].get("kind") == NodeKind.MODULE)
     return EntryReach(trained | loaded, _walk(entries - training, callees))
+
+
+def _callees(graph) -> Callable[[str], Iterable[str]]:
+    """What a node reaches in one step: what a registry holds, training may build from it (``MODELS.build(cfg)``);
+    what a decorator function or a module's name registers, a script reaches only by calling it."""
+    nodes = graph.nodes
+    return lambda node: (callee for _, callee, kind in graph.out_edges(node, data="kind")
+                         if kind != REGISTERS or nodes[node].get("kind") == NodeKind.REGISTRY)
 
 
 def training_entries(project: "ProjectGraph", roots: FrozenSet[str],
@@ -387,7 +409,8 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                        trains=trains, texts=texts)
     uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
     uncalled |= _in_modules(project, {*unimportable(results), *unreferenced_modules(results, project, trains, texts)})
-    if reach is None and not uncalled:
+    trained_tests = _trained_tests(findings, project, placed, reach, trained)
+    if reach is None and not uncalled and not trained_tests:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
     out = []
@@ -399,5 +422,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
                 finding.category != Category.CUSTOM_OP and reach is not None and node in reach.untrained
                 and node not in reach.trained and node not in on_step)):
             finding = replace(finding, context=Context.TOOLING)
+        elif finding.id in trained_tests:
+            finding = replace(finding, context=Context.TRAINING)
         out.append(finding)
     return out
