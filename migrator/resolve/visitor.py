@@ -138,7 +138,7 @@ class ModuleResolver:
             base = self.scopes.qualify(arg.value)
             if base:
                 bases.append(base)
-                if interesting_base(base):
+                if interesting_base(base) or base in self.vocabulary.subclassed:
                     self.emitter.emit(base, UsageKind.SUBCLASS, arg.value, context=qual)
             self.consumed.add(id(arg.value))
         methods = {f.name.value: f for f in _body(node) if isinstance(f, cst.FunctionDef)}

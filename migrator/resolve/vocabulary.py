@@ -38,6 +38,9 @@ class Vocabulary:
     #: classes whose subclass's ``super().__init__(...)`` is recorded as a call of the class itself (Lightning's
     #: ``Trainer``, subclassed to add defaults: ``class TUTrainer(Trainer)``)
     inherited_calls: FrozenSet[str] = frozenset()
+    #: torch classes whose subclass is a use of the class itself (yolact's ``class CustomDataParallel(nn.
+    #: DataParallel)``): a ``subclass`` usage, as a third-party base's is
+    subclassed: FrozenSet[str] = frozenset()
     tensor_attributes: FrozenSet[str] = frozenset()  # attributes recorded on a receiver that may be a tensor
     kernel_decorators: FrozenSet[str] = frozenset()  # decorators that make a function a device kernel
     environment_readers: FrozenSet[str] = frozenset()  # ``os.getenv`` ...: an ``env-read`` usage
