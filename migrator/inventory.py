@@ -103,6 +103,10 @@ def _extension_build(usage: Usage, path: str) -> Optional[ExtensionBuild]:
                           optional=optional)
 
 
+#: the module name ``torch.utils.cpp_extension`` defines for the sources it builds (``-DTORCH_EXTENSION_NAME=<name>``):
+#: ``PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)`` in a file below a ``setup.py`` whose globbed sources the static
+#: reader cannot follow (yolact's DCNv2: ``[os.path.join(extensions_dir, s) for s in sources]``) binds that build
+_EXTENSION_NAME_MACRO = "TORCH_EXTENSION_NAME"
 #: the builders that compile at run time, where a ``try`` around them can go on without the extension
 _RUN_TIME_BUILDS = frozenset({"load", "load_inline"})
 
@@ -146,6 +150,10 @@ def custom_ops(results: Sequence[FileResult], index: ProjectIndex, findings: Seq
         if not files:  # sources we could not read statically: fall back to a pybind module of that name
             files = sorted(r.file.rel for r in free
                            if r.cuda is not None and r.cuda.pybind_module in (name, name.rsplit(".", 1)[-1]))
+        if not files and base:  # ... or to the one the build names by its macro, under the build's folder
+            files = _extension_folders(sorted(r.file.rel for r in free if r.file.rel.startswith(base + "/")
+                                              and r.cuda is not None
+                                              and r.cuda.pybind_module == _EXTENSION_NAME_MACRO), free, by_path)
         files = _with_includes(files, by_path)
         claimed.update(files)
         calls = [f for f in findings if (f.rule == "extension-call" and index.extension_of(f.api) == name)

@@ -44,6 +44,18 @@ def _cause(report):
     return causes[0]
 
 
+# PyTorch-GAN's UNIT: a legacy tensor type chosen by placement, then a host array made into it
+UNIT = """import numpy as np
+import torch
+
+
+def reparameterization(mu):
+    Tensor = torch.cuda.FloatTensor if mu.is_cuda else torch.FloatTensor
+    z = Tensor(np.random.normal(0, 1, mu.shape))
+    return z + mu
+"""
+
+
 @pytest.mark.parametrize("code, tensor", [
     pytest.param(SUPCON, "features", id="torch-device-calls"),
     pytest.param(DANN, "minibatches[0][0]", id="strings"),
@@ -62,6 +74,17 @@ def test_the_choice_is_the_tensors_device_by_hand(tmp_path, code, tensor):
     # the use it flows into is a site of it, not a cause of its own
     assert all(f.root == cause.id for f in report.judged if f.span.line > 5 and f.verdicts["cann"].status
                == Status.REWRITE)
+
+
+def test_a_tensor_type_chosen_by_placement_makes_its_tensors_on_that_device(tmp_path):
+    write_tree(tmp_path, {"train.py": UNIT})
+    report = scan(ScanRequest(tmp_path, resolve_targets(None), jobs=1))
+    (cause,) = [f for f in report.judged if f.span.line == 6 and f.root is None and f.rule == "device-call"]
+    for target in ("cann", "neuware"):
+        verdict = cause.verdicts[target]
+        assert verdict.status == Status.REWRITE and verdict.edit is None
+        assert verdict.fix.suggestion == "torch.tensor(..., device=mu.device)"
+    assert cause.verdicts["kunlun"].status == Status.SUPPORTED
 
 
 def test_fix_leaves_the_choice_even_with_unsafe(tmp_path):

@@ -358,17 +358,26 @@ class ModuleResolver:
             self._guard_expression(GuardKind.DECIDED_BY_TEST, node.test, node.body)
 
     def _device_by_placement(self, node: cst.IfExp) -> bool:
-        """``torch.device('cuda') if x.is_cuda else torch.device('cpu')`` (or ``x.device.type == 'cuda'``): a
-        tensor's own device, spelled for CUDA and the CPU only. Its CUDA side is the finding (``PLACED_BY``, with
-        ``x``), the test part of it: on a target ``x`` is on the target's device and the choice reads "cpu"."""
+        """``torch.device('cuda') if x.is_cuda else torch.device('cpu')`` (or ``x.device.type == 'cuda'``, or a
+        legacy tensor type and its host twin): a tensor's own device, spelled for CUDA and the CPU only. Its CUDA
+        side is the finding (``PLACED_BY``, with ``x``), the test part of it: on a target ``x`` is on the target's
+        device and the choice reads "cpu"."""
         placed = _placed_tensor(node.test)
-        if placed is None or _device_named(node.body) != "cuda" or _device_named(node.orelse) != "cpu":
+        if placed is None or not (_device_named(node.body) == "cuda" and _device_named(node.orelse) == "cpu"
+                                  or self._host_twin(node.body, node.orelse)):
             return False
         context = f"{PLACED_BY} {self.emitter.code(placed)}"
         self._mark([node.body], context)
         self.literals.note(node.body, context, Confidence.RESOLVED, overrides=True)
         self.consumed.update(_node_ids(node.test))  # one cause: the test is part of the choice
         return True
+
+    def _host_twin(self, cuda: cst.BaseExpression, other: cst.BaseExpression) -> bool:
+        """``torch.cuda.FloatTensor`` beside ``torch.FloatTensor``: a legacy tensor type for CUDA and its host twin
+        (PyTorch-GAN's UNIT: ``Tensor = torch.cuda.FloatTensor if mu.is_cuda else torch.FloatTensor``)."""
+        named = self.scopes.qualify(cuda) or ""
+        return named.startswith("torch.cuda.") and named.endswith("Tensor") \
+            and self.scopes.qualify(other) == "torch." + named.rpartition(".")[2]
 
     def _names_cuda(self, value: cst.BaseExpression) -> bool:
         """Whether an expression names something of CUDA's own: a ``torch.cuda`` / ``torch.backends.cuda``

@@ -301,10 +301,14 @@ def placed_by(target: TargetMap, usage: Usage, verdict: Verdict) -> Verdict:
     if not (usage.context or "").startswith(PLACED_BY) or not cuda_names(target).rewritten:
         return verdict
     tensor = (usage.context or "")[len(PLACED_BY):].strip()
-    return Verdict(Status.REWRITE, f"a device chosen as CUDA or the CPU by where `{tensor}` is: on {target.id} "
-                   f"`{tensor}` is on `{target.device_to}`, the choice reads 'cpu', and what is made with it lands on "
-                   f"the host beside `{tensor}`; use `{tensor}.device`, which is right on every device",
-                   "migrator guard analysis", fix=Manual(f"{tensor}.device"))
+    if usage.api.endswith("Tensor"):  # ``torch.cuda.FloatTensor if mu.is_cuda else torch.FloatTensor``
+        chosen, instead = "a tensor type", f"torch.tensor(..., device={tensor}.device)"
+    else:
+        chosen, instead = "a device", f"{tensor}.device"
+    return Verdict(Status.REWRITE, f"{chosen} chosen as CUDA's or the host's by where `{tensor}` is: on {target.id} "
+                   f"`{tensor}` is on `{target.device_to}`, the choice reads the host's, and what is made with it "
+                   f"lands on the host beside `{tensor}`; use `{instead}`, which is right on every device",
+                   "migrator guard analysis", fix=Manual(instead))
 
 
 def in_a_cuda_method(verdicts: Verdicts, usage: Usage, ctx: RuleContext) -> Verdicts:

@@ -9,10 +9,10 @@ from typing import Optional
 from ...maps.load import TargetMap
 from ...model import Category, Evidence, Grade, Manual, Status, Usage, UsageKind, Verdict
 from ...resolve.modules import (CHECK_ONLY, DEFAULT_TENSOR_TYPE, IDLE_TEST, LIBRARY_GATE, LOADER_WORKERS,
-                                MISSING_MODULE, NVIDIA_FEATURE, PICKS_GPU, PIN_MEMORY, REPORTED)
+                                MISSING_MODULE, NVIDIA_FEATURE, PICKS_GPU, PIN_MEMORY, PLACED_BY, REPORTED)
 from ...resolve.vocabulary import LiteralRole, Vocabulary
-from ..base import (Claim, Rule, RuleContext, Verdicts, is_device_string, needs_import, per_target, rename_verdict,
-                    runs_on_a_note)
+from ..base import (Claim, Rule, RuleContext, Verdicts, is_device_string, needs_import, per_target, placed_by,
+                    rename_verdict, runs_on_a_note)
 from ..examples import ByRuntime, Invalid, Valid
 
 #: closed members this module compares per usage, bound once (an Enum class attribute costs several literals)
@@ -171,6 +171,8 @@ class DeviceCall(Rule):
             return per_target(ctx, lambda t: _where_torch_lacks_the_module(t, usage))
         if usage.context == DEFAULT_TENSOR_TYPE:
             return per_target(ctx, lambda t: _default_tensor_type(t, usage))
+        if (usage.context or "").startswith(PLACED_BY):
+            return per_target(ctx, lambda t: placed_by(t, usage, rename_verdict(t, usage)))
         return per_target(ctx, lambda t: rename_verdict(t, usage))
 
 
