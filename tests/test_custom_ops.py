@@ -433,6 +433,45 @@ def test_a_build_with_a_long_list_of_sources_takes_every_one(scan_tree):
     assert len(kernels) == len(parts) and all(f.root is not None for f in kernels)  # sites of the one build
 
 
+# yolact's external/DCNv2: sources globbed into variables and joined in a comprehension, bound to Python by
+# the macro the build defines
+_DCNV2_SETUP = """\
+import glob
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+
+def get_extensions():
+    extensions_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "src")
+    main_file = glob.glob(os.path.join(extensions_dir, "*.cpp"))
+    source_cuda = glob.glob(os.path.join(extensions_dir, "cuda", "*.cu"))
+    sources = [os.path.join(extensions_dir, s) for s in main_file + source_cuda]
+    return [CUDAExtension("_ext", sources, include_dirs=[extensions_dir])]
+
+
+setup(name="DCNv2", ext_modules=get_extensions(), cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_build_whose_sources_cannot_be_read_takes_the_module_its_macro_binds_below_it(scan_tree):
+    files = {"external/DCNv2/setup.py": _DCNV2_SETUP,
+             "external/DCNv2/src/vision.cpp": ('#include "dcn_v2.h"\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n'
+                                               '  m.def("dcn_v2_forward", &dcn_v2_forward);\n'
+                                               '  m.def("dcn_v2_psroi_pooling_forward", &dcn_v2_psroi_pooling_forward);\n}\n'),
+             "external/DCNv2/src/cuda/dcn_v2_im2col_cuda.cu":
+                 "__global__ void modulated_deformable_im2col_gpu_kernel(float* x) { x[0] = 0; }\n",
+             "external/DCNv2/src/cuda/dcn_v2_psroi_pooling_cuda.cu":
+                 "__global__ void DeformablePSROIPoolForwardKernel(float* x) { x[0] = 0; }\n",
+             "other/kernel.cu": "__global__ void unrelated(float* x) { x[0] = 0; }\n"}
+    report = scan_tree(files, ["cann"])
+    (op,) = [o for o in report.custom_ops if o.name == "_ext"]
+    assert "external/DCNv2/src/cuda/dcn_v2_im2col_cuda.cu" in op.files and "other/kernel.cu" not in op.files
+    plan = next(p for p in report.op_plans if p.op == "_ext" and p.target == "cann")
+    assert [r.family for r in plan.routes] == ["deform_conv"]  # dcn_v2_forward: the vendor's deformable conv
+    assert plan.uncovered == ("dcn_v2_psroi_pooling_forward",)  # PS-RoI pooling is another op: a port
+
+
 # Swin-Transformer's fused window process: a module wraps the compiled extension (imported at its top, unguarded),
 # and the model imports that module only under ``try`` with ``WindowProcess = None`` in the handler
 _SWIN_SETUP = """\
