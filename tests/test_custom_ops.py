@@ -458,7 +458,8 @@ def test_a_build_whose_sources_cannot_be_read_takes_the_module_its_macro_binds_b
     files = {"external/DCNv2/setup.py": _DCNV2_SETUP,
              "external/DCNv2/src/vision.cpp": ('#include "dcn_v2.h"\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n'
                                                '  m.def("dcn_v2_forward", &dcn_v2_forward);\n'
-                                               '  m.def("dcn_v2_psroi_pooling_forward", &dcn_v2_psroi_pooling_forward);\n}\n'),
+                                               '  m.def("dcn_v2_psroi_pooling_forward",\n'
+                                               '        &dcn_v2_psroi_pooling_forward);\n}\n'),
              "external/DCNv2/src/cuda/dcn_v2_im2col_cuda.cu":
                  "__global__ void modulated_deformable_im2col_gpu_kernel(float* x) { x[0] = 0; }\n",
              "external/DCNv2/src/cuda/dcn_v2_psroi_pooling_cuda.cu":
