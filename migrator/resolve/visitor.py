@@ -923,7 +923,11 @@ class ModuleResolver:
         return True
 
     def _built_by(self, receiver: cst.BaseExpression) -> Optional[str]:
-        """``BUILT_BY`` for a receiver a ``torch.nn`` class builds in place (``nn.CrossEntropyLoss(reduction=r)``)."""
+        """``BUILT_BY`` for a receiver a ``torch.nn`` class builds in place (``nn.CrossEntropyLoss(reduction=r)``),
+        or a name bound to one in its scope and otherwise only to itself moved (PyTorch-GAN's ``adversarial_loss =
+        torch.nn.MSELoss()`` ... ``adversarial_loss.cuda()``, ``pixelwise = pixelwise.cuda()``)."""
+        if type(receiver) is cst.Name:
+            receiver = self._built_into(receiver) or receiver
         if not isinstance(receiver, cst.Call):
             return None
         built = self.scopes.qualify(receiver.func) or ""
@@ -931,6 +935,14 @@ class ModuleResolver:
             return None
         passed = [a.keyword.value if a.keyword is not None else "*" for a in receiver.args]
         return f"{BUILT_BY} {built}: {','.join(passed)}"
+
+    def _built_into(self, name: cst.Name) -> Optional[cst.Call]:
+        """The one construction ``name`` is bound to in its scope, where every other value bound to it is that
+        name moved (``x.cuda()``, ``x.to(device)``); else ``None``."""
+        qual, binding = self.scopes.lookup(name.value)
+        values = binding.values.get(name.value) if qual is None and binding is not None else None
+        built = [v for v in values or () if not _moves_itself(v, name.value)]
+        return built[0] if len(built) == 1 and type(built[0]) is cst.Call else None
 
     def _environment_call(self, node: cst.Call, qual: str) -> None:
         args = self.values.arguments(node.args)
@@ -1457,6 +1469,12 @@ _CALL_CONTEXTS = (IDLE_TEST, PIN_MEMORY, LOADER_WORKERS, REPORTED, IDLE_REGION, 
                   PICKS_GPU)
 #: CUDA's questions whose answer a test may turn into a framework's ``"gpu"``
 _AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
+
+
+def _moves_itself(value: cst.BaseExpression, name: str) -> bool:
+    """``name.cuda()``, ``name.to(...)``: a value that is the name itself moved."""
+    return type(value) is cst.Call and type(func := value.func) is cst.Attribute \
+        and func.attr.value in ("cuda", "to", "cpu") and type(func.value) is cst.Name and func.value.value == name
 
 
 def _placed_tensor(test: cst.BaseExpression) -> Optional[cst.BaseExpression]:

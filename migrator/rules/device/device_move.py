@@ -67,6 +67,18 @@ class DeviceMove(Rule):
         # simsiam's criterion: a class no sample traces, built with no tensor all the same
         Invalid("import torch.nn as nn\ncriterion = nn.CosineSimilarity(dim=1).cuda(0)\n", expect=Status.SUPPORTED),
         Valid("import torch.nn as nn\ndef loss(device):\n    return nn.MSELoss().to(device)\n"),
+        # PyTorch-GAN's scripts: the loss built first and moved later, by its name (or moved into the same name)
+        Invalid("import torch\nadversarial_loss = torch.nn.MSELoss()\nadversarial_loss.cuda()\n",
+                expect=Status.SUPPORTED),
+        Invalid("import torch.nn as nn\npixelwise = nn.L1Loss()\npixelwise = pixelwise.cuda()\n",
+                expect=Status.SUPPORTED),
+        # ... but a name bound to something else as well may hold tensors
+        Invalid("import torch.nn as nn\nloss = nn.L1Loss()\nif big:\n    loss = nn.Linear(2, 2)\nloss.cuda()\n",
+                expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
+                fixed=dict(cann="import torch.nn as nn\nimport torch_npu\nloss = nn.L1Loss()\nif big:\n"
+                                "    loss = nn.Linear(2, 2)\nloss.npu()\n",
+                           neuware="import torch.nn as nn\nimport torch_mlu\nloss = nn.L1Loss()\nif big:\n"
+                                   "    loss = nn.Linear(2, 2)\nloss.mlu()\n")),
         # ... its class weights are a buffer the move carries
         Invalid("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=w).cuda(0)\n",
                 expect=ByRuntime(renamed=Status.REWRITE, kept=Status.SUPPORTED),
