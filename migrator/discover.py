@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 import stat
 from dataclasses import dataclass, replace
@@ -93,9 +94,51 @@ def discover(root: Path) -> Discovery:
         found = classify(path, rel, kind, inside)
         files.extend(found.files)
         skipped.extend(found.skipped)
+    skipped.extend(missing_submodules(root))
     files.sort(key=lambda f: f.rel)
     skipped.sort(key=lambda r: r.file.rel)
     return Discovery(tuple(files), tuple(skipped))
+
+
+#: ``path = croco`` / ``url = https://...`` lines of a ``.gitmodules`` (git's config syntax, read as text)
+_SUBMODULE_KEY = re.compile(r"^\s*(path|url)\s*=\s*(.+?)\s*$")
+#: the most submodules read from one ``.gitmodules`` (a repository's file is untrusted input)
+MAX_SUBMODULES = 200
+
+
+def missing_submodules(root: Path) -> List[FileResult]:
+    """A git submodule the ``.gitmodules`` at ``root`` lists whose folder is absent or empty (dust3r's ``croco``,
+    cloned without ``--recursive``): its code is not scanned, and the report says so, with the command that
+    fetches it. The file is read as text, never run through git; a path that leaves the folder is ignored."""
+    listing = root / ".gitmodules"
+    try:
+        if not listing.is_file() or listing.is_symlink() or listing.stat().st_size > MAX_CONFIG_BYTES:
+            return []
+        text = listing.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found: List[FileResult] = []
+    entries: List[dict] = []
+    for line in text.splitlines():
+        if line.strip().startswith("["):
+            entries.append({})
+        elif entries and (match := _SUBMODULE_KEY.match(line)):
+            entries[-1][match.group(1)] = match.group(2)
+    for entry in entries[:MAX_SUBMODULES]:
+        rel = posixpath.normpath(entry.get("path", "").strip('"'))
+        if not rel or rel.startswith(("/", "..")) or rel == ".":
+            continue
+        folder = root / rel
+        try:
+            present = folder.is_dir() and not folder.is_symlink() and any(folder.iterdir())
+        except OSError:
+            present = False
+        if not present:
+            url, name = display_name(entry.get("url", "").strip('"')[:200]), display_name(rel)
+            found.append(FileResult(SourceFile(str(folder), name, FileKind.CONFIG, 0), FileStatus.SKIPPED,
+                                    f"a git submodule ({url or 'no url'}) that is not checked out here: its code is "
+                                    f"not scanned (`git submodule update --init {name}`)"))
+    return found
 
 
 def display_name(name: str) -> str:

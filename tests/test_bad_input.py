@@ -293,3 +293,22 @@ def test_folders_deeper_than_the_path_limit_are_one_error_and_the_rest_is_scanne
     assert [f.path for f in report.findings] == ["top.py"]
     (error,) = [f for f in report.files if f.status == FileStatus.ERROR]
     assert "cannot list this folder" in error.reason and error.file.rel.startswith("d00")
+
+
+@pytest.mark.parametrize("empty_folder", [True, False], ids=["empty-folder", "no-folder"])
+def test_a_submodule_not_checked_out_is_said_and_the_scan_goes_on(scan_tree, tmp_path, empty_folder):
+    """dust3r cloned without ``--recursive``: its ``croco`` submodule's folder is empty, and the code that imports
+    it is scanned without it; the report names the submodule and the command that fetches it. A listed path that
+    leaves the folder is no submodule of this scan."""
+    gitmodules = ('[submodule "croco"]\n\tpath = croco\n\turl = https://github.com/naver/croco\n'
+                  '[submodule "present"]\n\tpath = third_party/present\n\turl = https://example.com/present\n'
+                  '[submodule "escape"]\n\tpath = ../outside\n\turl = https://example.com/outside\n')
+    if empty_folder:
+        (tmp_path / "croco").mkdir()
+    report = scan_tree({".gitmodules": gitmodules, "third_party/present/mod.py": "x = 1\n",
+                        "train.py": "import torch\nfrom croco.models import CroCoNet\nx = torch.ones(1).cuda()\n"})
+    skipped = {r.file.rel: r for r in report.files if r.status == FileStatus.SKIPPED}
+    assert set(skipped) == {"croco"}
+    assert "git submodule update --init croco" in skipped["croco"].reason
+    assert "https://github.com/naver/croco" in skipped["croco"].reason
+    assert any(f.path == "train.py" for f in report.findings)  # the rest is scanned
