@@ -92,7 +92,7 @@ def assess(targets: Sequence[TargetMap], findings: Sequence[Finding], ops: Seque
         automatic = sum(1 for f in on_path if _verdict(f, target.id, Status.REWRITE) and f.verdicts[target.id].fixable)
         manual = path_counts[Status.REWRITE.value] - automatic
         runs = sum(path_counts[s.value] for s in RUNS) + path_counts[VALIDATE]  # what is to validate runs
-        blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes)
+        blockers = _blockers(findings, target.id, port_lines, op_of, reach, finding_nodes, _line_sites(given))
         ports = sum(1 for b in blockers if b.status == Status.PORT and b.reachable is not False)
         unsupported = sum(1 for b in blockers if b.status == Status.UNSUPPORTED and b.reachable is not False)
         readiness = readiness_score(runs, automatic, manual, ports, unsupported) if (
@@ -252,9 +252,32 @@ def _bucket(name: str, count: int, hours: float, unit: str) -> Dict[str, Any]:
     return {"name": name, "count": count, "hours": round(hours, 2), "unit": unit}
 
 
+def _line_sites(findings: Sequence[Finding]) -> Mapping[str, List[Finding]]:
+    """Per cause, its sites on the cause's own line (``torch.device("cuda" if torch.cuda.is_available() else
+    "cpu")``: the string is the cause, the test beside it a site that changes with it)."""
+    by_id = {f.id: f for f in findings}
+    out: Dict[str, List[Finding]] = defaultdict(list)
+    for finding in findings:
+        head = by_id.get(finding.root or "")
+        if head is not None and head.path == finding.path and head.span.line == finding.span.line:
+            out[head.id].append(finding)
+    return out
+
+
+def _with_its_line(message: str, first: Finding, sites: Sequence[Finding], target: str) -> str:
+    """A cause's message, and what each other API on its line that changes with it becomes there."""
+    own = first.verdicts[target].suggestion
+    also = [f"`{site.api}`: {verdict.suggestion}" for site in sites
+            for verdict in [site.verdicts.get(target)]
+            if verdict is not None and verdict.status == Status.REWRITE and verdict.suggestion
+            and verdict.suggestion != own and site.api != first.api]
+    return f"{message}; on this line with it, {'; '.join(dict.fromkeys(also))}" if also else message
+
+
 def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str, int],
               op_of: OpMembership, reach: Mapping[str, NodeReach],
-              finding_nodes: Mapping[str, str]) -> Tuple[Blocker, ...]:
+              finding_nodes: Mapping[str, str],
+              line_sites: Optional[Mapping[str, Sequence[Finding]]] = None) -> Tuple[Blocker, ...]:
     """Findings that block the target, grouped (one custom op, or one API under one rule), ranked by reach, then
     effort."""
     groups: Dict[str, List[Finding]] = defaultdict(list)
@@ -290,7 +313,9 @@ def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str,
                                 entries=best.entries if best else 0, paths=paths,
                                 path=best.path if best else (), hours=round(hours, 2), reachable=reachable,
                                 path_of_first=first.path, line_of_first=first.span.line,
-                                message=verdicts[members.index(first)].message, suggestion=suggestion,
+                                message=_with_its_line(verdicts[members.index(first)].message, first,
+                                                       (line_sites or {}).get(first.id, ()), target),
+                                suggestion=suggestion,
                                 fixable=all(v.fixable for v in verdicts)))
     blockers.sort(key=lambda b: (b.reachable is False, -b.entries, -b.paths, -b.hours, b.key))
     return tuple(blockers)

@@ -585,3 +585,16 @@ def test_an_installed_cuda_library_no_code_uses_is_a_line_to_drop_not_a_port(sca
     installs = {f.api: f for f in report.judged if f.path == "docker/Dockerfile" and f.rule == "cuda-requirement"}
     assert installs["requirement:cupy"].verdicts["cann"].status == cupy
     assert installs["requirement:pynvml"].verdicts["cann"].status == nvml
+
+
+def test_a_causes_blocker_names_what_changes_with_it_on_its_line(scan_tree):
+    """PyTorch-GAN's ESRGAN: ``torch.device("cuda" if torch.cuda.is_available() else "cpu")`` is one cause (the
+    string) with the test beside it as its site; renaming the string alone would leave the run on the CPU, so the
+    blocker says what the test becomes too."""
+    code = ("import torch\n\ndevice = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n\n\n"
+            "def main():\n    model = torch.nn.Linear(2, 2).to(device)\n    return model\n\n\n"
+            "if __name__ == \"__main__\":\n    main()\n")
+    report = scan_tree({"train.py": code}, ["cann"])
+    (target,) = report.targets
+    (blocker,) = [b for b in target.blockers if b.line_of_first == 3]
+    assert "'npu'" in blocker.message and "`torch.cuda.is_available`: torch_npu.npu.is_available()" in blocker.message
