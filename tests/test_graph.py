@@ -382,6 +382,21 @@ def test_alias_bindings_in_the_outline(code, alias, target):
     assert dict(outline.bindings).get(alias) == target
 
 
+@pytest.mark.parametrize("code, reaches", [
+    # BigGAN's train_fns: the factory returns the step it defines, which its caller's loop calls by a local name
+    pytest.param("def factory(G):\n    def train(x):\n        return G(x)\n    return train\n", True,
+                 id="returned-closure"),
+    pytest.param("def factory(G):\n    def train(x):\n        return G(x)\n    return G\n", False,
+                 id="defined-not-returned"),
+    pytest.param("def train(x):\n    return x\n\n\ndef factory():\n    return train\n", False,
+                 id="a-module-function-returned-is-no-closure"),
+])
+def test_a_factory_reaches_the_closure_it_returns(code, reaches):
+    outline = outline_of(ast.parse(code), "m", False)
+    calls = {(c.scope, c.target) for c in outline.calls}
+    assert (("factory", NamedTarget("m.factory.train")) in calls) == reaches
+
+
 LAUNCH = '''
 import torch
 import torch.multiprocessing as mp

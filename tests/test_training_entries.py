@@ -822,3 +822,58 @@ def test_what_training_calls_in_a_file_named_for_tests_is_training(scan_tree, pa
     # a test's own function stays a test, whoever runs the file
     assert {f.context for f in report.judged
             if f.path == path and f.scope.endswith("test_validation")} == {Context.TEST}
+
+
+# BigGAN: ``train.py``'s loop calls the step ``train_fns.GAN_training_function`` builds and returns (and switches
+# its models' modes around it: no trainer call)
+_STEP_FACTORY = """
+import torch
+
+
+def GAN_training_function(G, optim):
+    def train(x):
+        optim.zero_grad()
+        loss = G(x).sum()
+        loss.backward()
+        optim.step()
+        return {"loss": float(loss)}
+    return train
+"""
+_FACTORY_LOOP = """
+import torch
+import train_fns
+
+device = "cuda"
+
+
+def run():
+    G = torch.nn.Linear(2, 2).to(device)
+    train = train_fns.GAN_training_function(G, torch.optim.SGD(G.parameters(), lr=0.1))
+    for step in range(3):
+        G.train()
+        train(torch.ones(2, device=device))
+        G.eval()
+
+
+if __name__ == "__main__":
+    run()
+"""
+_SAMPLER = """
+import torch
+import train_fns
+
+
+def sample():
+    return torch.nn.Linear(2, 2).cuda()
+
+
+if __name__ == "__main__":
+    sample()
+"""
+
+
+def test_a_loop_that_calls_the_step_a_factory_returns_trains(scan_tree):
+    report = scan_tree({"train_fns.py": _STEP_FACTORY, "train.py": _FACTORY_LOOP, "sample.py": _SAMPLER})
+    device = [f for f in report.judged if f.path == "train.py" and f.span.line == 5 and f.root is None]
+    assert device and {f.context for f in device} == {Context.TRAINING}
+    assert set(_contexts(report, "sample.py").values()) <= {Context.TOOLING}

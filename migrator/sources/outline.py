@@ -24,7 +24,7 @@ import ast
 import hashlib
 from collections import deque
 from dataclasses import replace
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from ..contexts import in_a_config_folder
 from ..devices import ACCELERATORS, swapped_siblings
@@ -310,6 +310,19 @@ class _OutlineReader:
                 self._expressions(default, scope, cls, local)
         inner: Dict[str, str] = dict(local or {})
         self.read_body(node.body, name, cls, inner)
+        self._returned_closures(node, name, inner)
+
+    def _returned_closures(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef], name: str,
+                           inner: Mapping[str, str]) -> None:
+        """A function that returns a function it defines (BigGAN's ``GAN_training_function`` builds and returns its
+        ``train(x, y)`` step, which the loop calls through the name it was handed): a reference its caller will
+        call, so calling the factory reaches the closure."""
+        nested = f"{self.module}.{name}."
+        for inner_node in _statements(node.body):
+            if isinstance(inner_node, ast.Return) and isinstance(inner_node.value, ast.Name):
+                closure = inner.get(inner_node.value.id, "")
+                if closure.startswith(nested) and "." not in closure[len(nested):]:
+                    self.calls.append(Call(scope=name, target=NamedTarget(closure)))
 
     def _class(self, node: ast.ClassDef, scope: str, local: Optional[Dict[str, str]]) -> None:
         bases = tuple(b for b in (self._resolve(base, local) for base in node.bases) if b)
