@@ -877,3 +877,42 @@ def test_a_loop_that_calls_the_step_a_factory_returns_trains(scan_tree):
     device = [f for f in report.judged if f.path == "train.py" and f.span.line == 5 and f.root is None]
     assert device and {f.context for f in device} == {Context.TRAINING}
     assert set(_contexts(report, "sample.py").values()) <= {Context.TOOLING}
+
+
+# Depth-Anything: DINOv2 copied whole under torchhub/ (its licence, its own training script and requirements),
+# loaded for its backbone; the project trains with its own script
+_COPIED_TRAIN = """
+import torch
+
+
+def setup(rank):
+    torch.cuda.set_device(rank)
+
+
+def main():
+    model = torch.nn.Linear(2, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    setup(0)
+    for _ in range(3):
+        model(torch.ones(2)).sum().backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("licensed", [True, False], ids=["a-licensed-copy", "a-folder-of-the-project"])
+def test_a_copied_projects_own_training_is_not_this_ones(scan_tree, licensed):
+    copy = "torchhub/facebookresearch_dinov2_main"
+    files = {"train.py": _LOOP, "pkg/__init__.py": "", "pkg/shared.py": _SHARED,
+             f"{copy}/dinov2/__init__.py": "", f"{copy}/dinov2/train.py": _COPIED_TRAIN,
+             f"{copy}/requirements.txt": "--extra-index-url https://download.pytorch.org/whl/cu117\ntorch==2.0.0\n"}
+    if licensed:
+        files[f"{copy}/LICENSE"] = "Apache License\n"
+    report = scan_tree(files)
+    copied = {f.context for f in report.judged if f.path.startswith(copy) and f.root is None
+              and f.rule in ("device-call", "cuda-requirement")}
+    assert copied == ({Context.TOOLING} if licensed else {Context.TRAINING})
+    assert set(_contexts(report, "pkg/shared.py").values()) == {Context.TRAINING}  # the project's own training

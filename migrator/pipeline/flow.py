@@ -28,6 +28,7 @@ from ..project.line_suggestions import with_whole_line_suggestions
 from ..project.roots import (with_clause_roots, with_copy_roots, with_import_roots, with_line_roots, with_run_roots,
                              with_vendored_roots)
 from ..project.training_entries import with_untrained_as_tooling
+from ..project.vendored import vendored_folders
 from ..rules import RuleContext
 from .finish import finish
 from .graph import reachable, reached_by_trace, with_call_paths
@@ -117,7 +118,9 @@ def _across_files(request: ScanRequest, results: List[FileResult], skipped: Sequ
     tuned = tune(results, reached.findings, ctx, project, nodes, ops, request.selection,
                  request.trace[0] if request.trace is not None else None, str(root), rule_errors)
     marked, placed = reached.findings + tuned.findings, {**reached.placed, **tuned.placed}
-    marked = tuple(with_untrained_as_tooling(marked, results, project, placed, tuned.step_nodes))  # eval scripts
+    vendored = vendored_folders(base, (r.file.rel for r in results))
+    marked = tuple(with_untrained_as_tooling(marked, results, project, placed, tuned.step_nodes,  # eval scripts
+                                             vendored))
     if traced is not None:
         marked = reached_by_trace(marked)
     summary = summarise(project, nodes, placed)

@@ -36,6 +36,7 @@ from .step import loop_node, off_the_step
 from .refuses_training import refusing_training
 from .unimportable import unimportable
 from .unreferenced import CLI_LIBRARIES, unreferenced, unreferenced_modules
+from .vendored import inside
 
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
@@ -226,12 +227,15 @@ class EntryReach:
 
 
 def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
-                above: Optional[FrozenSet[str]] = None) -> Optional[EntryReach]:
+                above: Optional[FrozenSet[str]] = None, vendored: FrozenSet[str] = frozenset()) -> Optional[EntryReach]:
     """What each kind of entry point reaches, or ``None`` when the entry points cannot be told apart (none trains,
-    or every one does)."""
+    or every one does). An entry point in a copy of another project (``vendored``: its folders) trains that
+    project, not this one, where this one has a training entry point of its own."""
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
     training = training_entries(project, roots, above)
+    own = training - {e.node for e in project.entries if inside(e.path, vendored)}
+    training = own or training
     runs = {e.node for e in project.entries if e.kind != EntryKind.PUBLIC_API}
     apis: Set[str] = set()
     if training & runs:
@@ -386,7 +390,8 @@ def _in_modules(project: "ProjectGraph", modules: Iterable[str]) -> FrozenSet[st
 
 def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[FileResult],
                               project: "ProjectGraph", placed: Mapping[str, str],
-                              step_nodes: AbstractSet[str] = frozenset()) -> List[Finding]:
+                              step_nodes: AbstractSet[str] = frozenset(),
+                              vendored: FrozenSet[str] = frozenset()) -> List[Finding]:
     """``findings``, a training one that entry points that never train reach, and none that trains, as tooling
     (``EntryReach``: what only a decorator reaches is neither's), and so one in a script's function nothing calls
     (``uncalled_in_scripts``), one at the top of a script that never trains (``untrained_scripts``), one in a
@@ -395,10 +400,11 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     no run can import (``unimportable``) or nothing imports or names (``unreferenced_modules``). What runs each
     training step (``step_nodes``: a module's ``forward``, and the class that defines it) stays training,
     whatever reaches it: vit_pytorch's model modules end in a ``__main__`` demo that never trains, and are models
-    all the same."""
+    all the same. An entry point in a copy of another project (``vendored``) trains that project, not this one
+    (``project/vendored``)."""
     roots = training_roots(results, project.graph, project.main_lines)
     above = above_training(project, roots)  # (walked once for the three readers below)
-    reach = entry_reach(project, roots, above) if project.entries else None
+    reach = entry_reach(project, roots, above, vendored) if project.entries else None
     paths = {f.path for f in findings if f.context == Context.TRAINING}
     texts: Dict[str, Optional[str]] = {}  # the project's files read once for both readers of their text
     trained = training_entries(project, roots, above)
@@ -410,7 +416,7 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
     uncalled |= untrained_scripts(results, project, roots, above) | inference_only(project)
     uncalled |= _in_modules(project, {*unimportable(results), *unreferenced_modules(results, project, trains, texts)})
     trained_tests = _trained_tests(findings, project, placed, reach, trained)
-    if reach is None and not uncalled and not trained_tests:
+    if reach is None and not uncalled and not trained_tests and not vendored:
         return list(findings)
     on_step = set(step_nodes) | {node.rpartition(".")[0] for node in step_nodes}  # a step method's class
     out = []
@@ -424,5 +430,8 @@ def with_untrained_as_tooling(findings: Sequence[Finding], results: Sequence[Fil
             finding = replace(finding, context=Context.TOOLING)
         elif finding.id in trained_tests:
             finding = replace(finding, context=Context.TRAINING)
+        elif finding.context == Context.TRAINING and finding.category == Category.ENVIRONMENT and node is None \
+                and inside(finding.path, vendored):  # the copied project's own requirements, images, launchers
+            finding = replace(finding, context=Context.TOOLING)
         out.append(finding)
     return out
