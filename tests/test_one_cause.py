@@ -173,6 +173,10 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     # DeepSpeed's CUDA-graph capture: a side stream, its wait, entering it: one stream protocol
     ("    s = torch.cuda.Stream()\n    s.wait_stream(torch.cuda.current_stream())\n"
      "    with torch.cuda.stream(s):\n        y = x * 2\n    return y\n", 1),
+    # Deformable-DETR's prefetcher: the current stream asked before each record_stream, far apart: one protocol
+    ("    torch.cuda.current_stream().wait_stream(x)\n    a = x\n    if a is not None:\n"
+     "        a.record_stream(torch.cuda.current_stream())\n    for t in y:\n"
+     "        t.record_stream(torch.cuda.current_stream())\n    return a\n", 1),
     # mamba's fused functions: CUDA's autocast state asked, then its dtype: one question, asked of the target
     ("    if torch.is_autocast_enabled():\n        x = x.to(dtype=torch.get_autocast_gpu_dtype())\n"
      "        y = y.to(dtype=torch.get_autocast_gpu_dtype())\n    return x + y\n", 1),
@@ -182,7 +186,7 @@ def test_a_device_value_is_a_site_of_the_device_string_it_came_through_not_of_an
     ("    with torch.cuda.amp.autocast(\n            enabled=True,\n            dtype=torch.get_autocast_gpu_dtype(),\n"
      "    ):\n        return x + y\n", 1),
 ], ids=["one-statement-over-lines", "moves-in-a-row", "apart-in-a-function", "an-operator-apart-in-a-function",
-        "a-stream-protocol",
+        "a-stream-protocol", "a-stream-protocol-apart",
         "cudas-autocast-state", "a-line-part-fixed-part-by-hand", "a-statement-part-fixed-part-by-hand"])
 @pytest.mark.parametrize("target", ["neuware", "cann"])
 def test_a_run_of_the_same_work_on_lines_in_a_row_is_one_item(scan_code, body, items, target):

@@ -611,9 +611,10 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
     operator's, a data-parallel wrapper's or a torch operator's calls judged alike in one function are one change
     wherever they are (``_ONE_CHANGE_PER_FUNCTION``: pyro's ``lgamma`` four times in one log-probability, one
     decision to rewrite it or take the host fallback). CUDA's stream,
-    event and graph calls next to each other are one run whatever their APIs (DeepSpeed's CUDA-graph capture:
-    ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with torch.cuda.stream(s):``): one
-    protocol, changed at once; so are CUDA's autocast state's (``_AUTOCAST_STATE_APIS``)."""
+    event and graph calls in one function are one run whatever their APIs and however far apart (DeepSpeed's
+    CUDA-graph capture: ``torch.cuda.Stream()``, ``wait_stream(torch.cuda.current_stream())``, ``with
+    torch.cuda.stream(s):``; Deformable-DETR's prefetcher asking ``torch.cuda.current_stream()`` before each
+    ``record_stream``): one protocol, changed at once; so are CUDA's autocast state's (``_AUTOCAST_STATE_APIS``)."""
     runs: Dict[Tuple[str, Optional[int], str, str, str, _Settles], Finding] = {}
     last_line: Dict[str, int] = {}
     roots: Dict[str, str] = {}
@@ -624,7 +625,7 @@ def with_run_roots(findings: Sequence[Finding]) -> List[Finding]:
         head = runs.get(key)
         line = finding.span.line or 0
         if head is not None and (line - last_line[head.id] <= _RUN_GAP
-                                 or finding.rule in _ONE_CHANGE_PER_FUNCTION):
+                                 or finding.rule in _ONE_CHANGE_PER_FUNCTION or finding.api in _PROTOCOLS):
             roots[finding.id] = head.id
             last_line[head.id] = line
         else:
