@@ -1,4 +1,6 @@
-from migrator.model import Status
+import pytest
+
+from migrator.model import Context, Status
 
 from .conftest import by_rule
 
@@ -70,3 +72,16 @@ def test_messages_name_the_vendor_tool_and_stack_not_a_runtime_label(scan_tree):
         for verdict in (tool.verdicts[target.id], image.verdicts[target.id]):
             assert target.runtime not in verdict.message and "substitute data" not in verdict.message
     assert {tool.verdicts[t].suggestion for t in ("cann", "neuware", "kunlun")} == {"npu-smi info", "cnmon", "xpu-smi"}
+
+
+@pytest.mark.parametrize("script, context", [
+    # BigGAN's scripts/: one launcher per run, named for what it runs
+    ("sample.py", Context.TOOLING),
+    ("train.py", Context.TRAINING),
+], ids=["launches-a-sampler", "launches-training"])
+def test_a_launcher_is_what_it_launches(scan_tree, script, context):
+    launcher = f"#!/bin/bash\nCUDA_VISIBLE_DEVICES=0,1 python {script} \\\n--batch_size 50 --parallel\n"
+    report = scan_tree({"scripts/run_cifar.sh": launcher, "sample.py": "import torch\nx = torch.ones(2).cuda()\n",
+                        "train.py": "import torch\nx = torch.ones(2).cuda()\n"})
+    found = [f for f in report.judged if f.path == "scripts/run_cifar.sh"]
+    assert found and {f.context for f in found} == {context}

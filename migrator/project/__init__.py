@@ -16,7 +16,7 @@ from .backends import with_device_backends, with_other_devices_code
 from ..contexts import context_of, serves_a_model
 from .diagnostics import with_seeded_devices, with_skipped_diagnostics
 from .kernel_functions import with_kernel_functions
-from .launches import with_launches_judged
+from .launches import with_launcher_contexts, with_launches_judged
 from .opt_in import with_opt_in_modes
 from .own_methods import with_own_methods
 from .optional import with_optional_modules, with_optional_op_libraries
@@ -95,6 +95,7 @@ def in_project(findings: Sequence[Finding], results: Sequence[FileResult],
     placed = with_optional_modules(with_skipped_diagnostics(placed, targets), results, targets)
     placed = with_kernel_functions(with_optional_op_libraries(placed, results))
     placed = with_launches_judged(with_unread_options(with_overridden_defaults(placed, results), results), results)
+    placed = with_launcher_contexts(placed, results)
     placed = with_idle_amp_scopes(with_unread_flags(placed, results), results)
     placed = with_forwarded_defaults(placed, results)
     placed = with_other_devices_code(with_device_backends(placed, results, targets), targets)

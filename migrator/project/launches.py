@@ -17,7 +17,8 @@ import posixpath
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..model import FileKind, FileResult, Finding, Status, Verdict
+from ..contexts import path_context
+from ..model import Context, FileKind, FileResult, Finding, Status, Verdict
 from ..sources.environment import launched_scripts
 from .reread import read_text
 
@@ -45,6 +46,28 @@ def with_launches_judged(findings: Sequence[Finding], results: Sequence[FileResu
         if not any(project.device_work_from(rel) for rel in files):
             judged[finding.id] = _no_device_job(finding, files)
     return [judged.get(f.id, f) for f in findings]
+
+
+def with_launcher_contexts(findings: Sequence[Finding], results: Sequence[FileResult]) -> List[Finding]:
+    """``findings``, those of a shell script whose every launch runs a script filed as tooling (BigGAN's
+    ``scripts/sample_cifar_ema.sh`` runs ``sample.py``) as tooling too: a launcher is what it launches. One that
+    starts a distributed job, or a script the scan cannot find or files as training, keeps its context."""
+    shells = {f.path for f in findings if f.context == Context.TRAINING and f.path.endswith(_SHELL_SUFFIXES)}
+    if not shells:
+        return list(findings)
+    project = _Project(results, findings)
+    tooling: Set[str] = set()
+    for path in shells:
+        script = project.scripts_of(path)
+        runs = [project.resolve(path, written) for written in script or ()]
+        if runs and all(r is not None and path_context(r) == Context.TOOLING for r in runs):
+            tooling.add(path)
+    return [replace(f, context=Context.TOOLING) if f.path in tooling and f.context == Context.TRAINING else f
+            for f in findings]
+
+
+#: the endings of the shell scripts a launch is read from
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 
 
 class ModuleIndex:
