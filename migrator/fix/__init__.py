@@ -579,16 +579,30 @@ def _interrupts_raise() -> Iterator[None]:
 
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back while a rollback or the clean-up runs (delivered after it)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    blocked = hasattr(signal, "pthread_sigmask")
-    if blocked:
-        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    """SIGINT and SIGTERM held back while a rollback or the clean-up runs (delivered after it). In the main
+    thread each is noted by a handler of its own and handed to the previous handler after the block: a mask
+    holds back only what reaches this thread, and in a process with other threads (a test runner's worker,
+    an IDE's) the kernel may hand the signal to one of those, whose Python handler then runs here at once."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread():
+        blocked = hasattr(signal, "pthread_sigmask")
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(held))
+        try:
+            yield
+        finally:
+            if blocked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, set(held))
+        return
+    arrived: List[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: arrived.append(signum)) for sig in held}
     try:
         yield
     finally:
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for signum in arrived[:1]:  # delivered as it would have been, once the block is done
+            signal.raise_signal(signum)
 
 
 def _stage(real: str, text: str) -> str:
