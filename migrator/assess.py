@@ -265,13 +265,11 @@ def _line_sites(findings: Sequence[Finding]) -> Mapping[str, List[Finding]]:
 
 
 def _with_its_line(message: str, first: Finding, sites: Sequence[Finding], target: str) -> str:
-    """A cause's message, and what each other API on its line that changes with it becomes there."""
-    own = first.verdicts[target].suggestion
-    also = [f"`{site.api}`: {verdict.suggestion}" for site in sites
-            for verdict in [site.verdicts.get(target)]
-            if verdict is not None and verdict.status == Status.REWRITE and verdict.suggestion
-            and verdict.suggestion != own and site.api != first.api]
-    return f"{message}; on this line with it, {'; '.join(dict.fromkeys(also))}" if also else message
+    """A cause's message, and, where sites on its line change with it, the line as a whole as its suggestion
+    shows it (``project/line_suggestions``): the worklist's line is the whole change."""
+    shown = first.verdicts[target].suggestion
+    changes = any(v is not None and v.status == Status.REWRITE for v in (s.verdicts.get(target) for s in sites))
+    return f"{message}; with what changes beside it, the line becomes `{shown}`" if changes and shown else message
 
 
 def _blockers(findings: Sequence[Finding], target: str, port_lines: Mapping[str, int],
