@@ -382,6 +382,21 @@ def test_alias_bindings_in_the_outline(code, alias, target):
     assert dict(outline.bindings).get(alias) == target
 
 
+@pytest.mark.parametrize("module, written, loads", [
+    # BasicSR's models/__init__.py: its own package, spelled from the top
+    pytest.param("basicsr.models", "f'basicsr.models.{file_name}'", True, id="own-package"),
+    # Depth-Anything: metric_depth/zoedepth/trainers/builder.py, run from metric_depth/ as zoedepth.trainers
+    pytest.param("metric_depth.zoedepth.trainers.builder", "f'zoedepth.trainers.{config.trainer}_trainer'", True,
+                 id="as-a-script-beside-its-top-package-spells-it"),
+    pytest.param("metric_depth.zoedepth.trainers.builder", "f'zoedepth.models.{name}'", False, id="another-package"),
+    pytest.param("pkg.loader", "f'{name}.plugin'", False, id="no-package-spelled"),
+])
+def test_a_module_importing_its_packages_modules_by_a_built_name(module, written, loads):
+    code = f"import importlib\n\n\ndef load(config, name, file_name):\n    return importlib.import_module({written})\n"
+    package = module == "basicsr.models"  # models/__init__.py
+    assert outline_of(ast.parse(code), module, package).loads_submodules == loads
+
+
 @pytest.mark.parametrize("code, reaches", [
     # BigGAN's train_fns: the factory returns the step it defines, which its caller's loop calls by a local name
     pytest.param("def factory(G):\n    def train(x):\n        return G(x)\n    return train\n", True,

@@ -718,7 +718,9 @@ def _relative_by_name(call: ast.Call) -> bool:
 
 def _own_package_by_name(call: ast.Call, package: str) -> bool:
     """``importlib.import_module(f'basicsr.models.{file_name}')`` in ``basicsr/models/__init__.py`` (BasicSR's
-    registries import every ``*_model.py`` so): a module of the caller's own package, spelled absolutely."""
+    registries import every ``*_model.py`` so): a module of the caller's own package, spelled absolutely, or as
+    a script beside its top package spells it (Depth-Anything's ``metric_depth/zoedepth/trainers/builder.py``
+    imports ``f"zoedepth.trainers.{config.trainer}_trainer"``, run from ``metric_depth/``)."""
     if not call.args or not package:
         return False
     name = call.args[0]
@@ -728,8 +730,10 @@ def _own_package_by_name(call: ast.Call, package: str) -> bool:
         head = name.left
     else:
         return False
-    return isinstance(head, ast.Constant) and isinstance(head.value, str) \
-        and head.value.startswith(package + ".") and "." not in head.value[len(package) + 1:]
+    if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
+        return False
+    spelled, dot, _ = head.value.rpartition(".")
+    return bool(dot and spelled) and (package == spelled or package.endswith("." + spelled))
 
 
 def _makes_imports_optional(stmt: ast.stmt) -> bool:
