@@ -755,6 +755,9 @@ class Outline:
     #: torch.cuda.set_device(args.gpu); ...; raise NotImplementedError("Only DistributedDataParallel is
     #: supported.")``): what runs there ends in the raise, in no run that trains
     dead_end_lines: Tuple[Tuple[int, int], ...] = ()
+    #: the folders the module puts on ``sys.path``, relative to its own folder (RAFT's ``train.py``:
+    #: ``sys.path.append('core')`` before ``from raft import RAFT``, a module of ``core/``)
+    path_folders: Tuple[str, ...] = ()
     names: ModuleNames = ModuleNames()
     shape: str = ""  # a digest of all of it but the line numbers: what the call graph reads (``outline_shape``)
 

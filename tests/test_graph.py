@@ -382,6 +382,31 @@ def test_alias_bindings_in_the_outline(code, alias, target):
     assert dict(outline.bindings).get(alias) == target
 
 
+@pytest.mark.parametrize("code, folders", [
+    pytest.param("import sys\nsys.path.append('core')\n", ("core",), id="raft-append"),
+    pytest.param("import sys\nsys.path.insert(0, '../lib')\n", ("../lib",), id="insert-above"),
+    pytest.param("import os, sys\nsys.path.append(os.path.join(os.path.dirname(__file__), 'third_party', 'x'))\n",
+                 ("third_party/x",), id="joined-to-the-files-folder"),
+    pytest.param("import sys\nsys.path.append(ROOT)\n", (), id="a-computed-folder"),
+    pytest.param("import sys\nsys.path.append('/opt/lib')\n", (), id="an-absolute-folder"),
+])
+def test_the_folders_a_module_puts_on_sys_path(code, folders):
+    assert outline_of(ast.parse(code), "train", False).path_folders == folders
+
+
+def test_a_script_reaches_a_module_of_the_folder_it_puts_on_sys_path(tmp_path):
+    """RAFT: ``train.py`` appends ``core`` (no package) and imports ``from raft import RAFT``."""
+    files = {"train.py": "import sys\nsys.path.append('core')\nfrom raft import RAFT\n\nRAFT().cuda()\n",
+             "core/raft.py": "import torch\n\n\nclass RAFT(torch.nn.Module):\n    def forward(self, x):\n"
+                             "        with torch.cuda.amp.autocast():\n            return x\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    report = scan(ScanRequest(tmp_path, resolve_targets(["cann"]), jobs=1, call_graph=True))
+    amp = [f for f in report.judged if f.path == "core/raft.py" and f.rule == "cuda-amp"]
+    assert amp and all(f.reachable for f in amp)
+
+
 @pytest.mark.parametrize("module, written, loads", [
     # BasicSR's models/__init__.py: its own package, spelled from the top
     pytest.param("basicsr.models", "f'basicsr.models.{file_name}'", True, id="own-package"),

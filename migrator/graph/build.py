@@ -3,6 +3,7 @@ and functions; edges for imports, calls, definitions and constructions (see ``gr
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -70,6 +71,22 @@ def build_graph(root: Path, results: Sequence[FileResult], extra_entries: Sequen
                         predicates=predicates, added=(tuple(index.added_sources), tuple(index.added_targets)))
 
 
+def path_folder_heads(rel: str, folders: Sequence[str], outlines: Mapping[str, object]) -> Dict[str, str]:
+    """The import heads a module's ``sys.path`` additions make visible (``Outline.path_folders``): RAFT's
+    ``train.py`` appends ``core``, so its ``from raft import RAFT`` means ``core.raft``. {head: absolute module}."""
+    heads: Dict[str, str] = {}
+    for folder in folders:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), folder))
+        if target in (".", "") or target.startswith(".."):
+            continue  # the scan's own top, whose modules every import sees already, or a folder above it
+        prefix = target.replace("/", ".") + "."
+        for name in outlines:
+            head = name[len(prefix):] if name.startswith(prefix) else ""
+            if head and "." not in head:
+                heads.setdefault(head, name)
+    return heads
+
+
 def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> Dict[str, Tuple[FileResult, Outline]]:
     """Names imported the way a script sees them: ``python llm_trainer/train.py`` puts ``llm_trainer/`` on
     ``sys.path``, so its ``from model import TinyGPT`` means ``llm_trainer.model.TinyGPT`` when the scan started
@@ -78,7 +95,7 @@ def _script_dir_imports(outlines: Mapping[str, Tuple[FileResult, Outline]]) -> D
     locals_of = script_dir_heads(outlines)
     rebased: Dict[str, Tuple[FileResult, Outline]] = {}
     for module, (result, outline) in outlines.items():
-        local = locals_of.get(module)
+        local = {**path_folder_heads(result.file.rel, outline.path_folders, outlines), **locals_of.get(module, {})}
         if not local:
             rebased[module] = (result, outline)
             continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import posixpath
 from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -82,8 +83,46 @@ def outline_of(tree: ast.Module, module: str, is_package: bool) -> Outline:
                       loads_ops_optionally=reader.loads_ops_optionally, loads_ops=reader.loads_ops,
                       loads_submodules=reader.loads_submodules, imports_relatively=reader.imports_relatively,
                       opt_in_lines=tuple(reader.opt_in_lines),
-                      dead_end_lines=tuple(reader.dead_end_lines), names=_module_names(tree, reader))
+                      dead_end_lines=tuple(reader.dead_end_lines), path_folders=path_folders(tree),
+                      names=_module_names(tree, reader))
     return replace(outline, shape=outline_shape(outline))
+
+
+def path_folders(tree: ast.Module) -> Tuple[str, ...]:
+    """The folders a module's top level (or its main block) puts on ``sys.path``, relative to its own folder:
+    ``sys.path.append('core')``, ``sys.path.insert(0, '..')``, ``sys.path.append(os.path.join(os.path.dirname(
+    __file__), 'lib'))``. A folder the code computes otherwise, or an absolute one, is not read."""
+    found: List[str] = []
+    for stmt in _statements(tree.body):
+        call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        if call is None or _dotted_name(call.func) not in ("sys.path.append", "sys.path.insert"):
+            continue
+        given = call.args[-1] if call.args else None
+        folder = _folder_named(given) if given is not None else None
+        if folder is not None and not folder.startswith("/") and folder not in found:
+            found.append(folder)
+    return tuple(found)
+
+
+def _folder_named(node: ast.expr) -> Optional[str]:
+    """``'core'``, or ``os.path.join(os.path.dirname(__file__), 'lib', 'x')`` as ``lib/x``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return posixpath.normpath(node.value)
+    if isinstance(node, ast.Call) and _dotted_name(node.func) == "os.path.join" and node.args \
+            and "__file__" in ast.dump(node.args[0]):
+        parts = [a.value for a in node.args[1:] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if len(parts) == len(node.args) - 1:
+            return posixpath.normpath(posixpath.join(*parts)) if parts else "."
+    return None
+
+
+def _dotted_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted_name(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
 
 
 #: what a configuration calls at its top (``model = dict(type='UNet', ...)``): no script's body
@@ -108,7 +147,7 @@ def outline_shape(outline: Outline) -> str:
     shape = (outline.module, outline.imports, outline.bindings,
              tuple((d.name, d.kind, d.bases, bool(d.cuda_answer)) for d in outline.definitions),
              tuple(replace(c, predicate_line=bool(c.predicate_line)) for c in outline.calls), outline.attributes,
-             outline.main_lines is not None, outline.loads_submodules)
+             outline.main_lines is not None, outline.loads_submodules, outline.path_folders)
     return hashlib.sha256(repr(shape).encode("utf-8", "surrogateescape")).hexdigest()
 
 
