@@ -916,3 +916,29 @@ def test_a_copied_projects_own_training_is_not_this_ones(scan_tree, licensed):
               and f.rule in ("device-call", "cuda-requirement")}
     assert copied == ({Context.TOOLING} if licensed else {Context.TRAINING})
     assert set(_contexts(report, "pkg/shared.py").values()) == {Context.TRAINING}  # the project's own training
+
+
+# DomainBed: the algorithm is looked up by name, and the script's loop calls its ``update`` step, which thirty
+# algorithms define (too many to join the call to by name for reachability)
+_ALGORITHMS = "import torch\n\n\ndef get_algorithm_class(name):\n    return globals()[name]\n" + "".join(
+    f"\n\nclass Algo{i}(torch.nn.Module):\n    def update(self, x):\n        loss = self(x).sum()\n"
+    "        loss.backward()\n        return loss\n" for i in range(8))
+_ALGORITHM_TRAIN = """
+import torch
+import algorithms
+
+if __name__ == "__main__":
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    algorithm = algorithms.get_algorithm_class("Algo0")().to(device)
+    for step in range(3):
+        algorithm.update(torch.ones(2, device=device))
+"""
+
+
+def test_a_script_whose_loop_calls_a_step_method_by_name_trains(scan_tree):
+    report = scan_tree({"algorithms.py": _ALGORITHMS, "train.py": _ALGORITHM_TRAIN,
+                        "collect_results.py": "import torch\n\nif __name__ == '__main__':\n"
+                                              "    print(torch.ones(2).cuda())\n"})
+    device = [f for f in report.judged if f.path == "train.py" and f.span.line == 6 and f.root is None]
+    assert device and {f.context for f in device} == {Context.TRAINING}
+    assert set(_contexts(report, "collect_results.py").values()) <= {Context.TOOLING}

@@ -56,6 +56,7 @@ def training_roots(results: Sequence[FileResult], graph,
     them), its step functions and their classes, and the scopes that call an outside trainer."""
     roots: Set[str] = set(loop_roots(results, graph, main_lines) if loops is None else loops)
     by_name = _called_by_name(results, graph)
+    step_names: Set[str] = set()
     for result in results:
         outline, facts = result.outline, result.step
         if outline is None or path_context(result.file.rel) != Context.TRAINING:
@@ -65,6 +66,7 @@ def training_roots(results: Sequence[FileResult], graph,
                 if step in graph and not off_the_step(step) and step.rpartition(".")[2] not in _PASSES:
                     roots.add(step)
                     owner, _, name = step.rpartition(".")
+                    step_names.add(name)
                     if not _called_outside(step, owner, graph, by_name.get(name, ())):
                         roots.add(owner)  # run by a framework (chainer's ``update`` calls ``update_core``)
         estimators = _fits_estimators(outline.imports)
@@ -75,7 +77,17 @@ def training_roots(results: Sequence[FileResult], graph,
                     and not ("." in call.scope and call.scope.rpartition(".")[2] in _MODE_SWITCHES) \
                     and call.scope not in switching:
                 roots.add(outline.module if call.scope == MODULE else f"{outline.module}.{call.scope}")
+    roots.update(_stepping_by_name(step_names, by_name, main_lines))
     return frozenset(node for node in roots if node in graph)
+
+
+def _stepping_by_name(step_names: AbstractSet[str], by_name: Mapping[str, Set[str]],
+                      main_lines: Mapping[str, Tuple[int, int]]) -> Set[str]:
+    """A script's main block that calls a step method of the project by its name on a receiver the graph cannot
+    type (DomainBed's ``scripts/train.py``: ``algorithm = algorithm_class(...)`` from a lookup by name, then
+    ``algorithm.update(minibatches)`` every step, where thirty algorithms define ``update``): it trains there."""
+    return {scope for name in step_names for scope in by_name.get(name, ())
+            if scope.endswith(".<main>") and scope[:-len(".<main>")] in main_lines}
 
 
 def loop_roots(results: Sequence[FileResult], graph, main_lines: Mapping[str, Tuple[int, int]]) -> FrozenSet[str]:
