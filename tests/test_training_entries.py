@@ -942,3 +942,4 @@ def test_a_script_whose_loop_calls_a_step_method_by_name_trains(scan_tree):
     device = [f for f in report.judged if f.path == "train.py" and f.span.line == 6 and f.root is None]
     assert device and {f.context for f in device} == {Context.TRAINING}
     assert set(_contexts(report, "collect_results.py").values()) <= {Context.TOOLING}
+

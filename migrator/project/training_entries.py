@@ -41,6 +41,8 @@ from .vendored import inside
 if TYPE_CHECKING:
     from ..graph import ProjectGraph
 
+#: entry points that start no training run of the project's own: a build, a library's exports
+_NO_RUNS = frozenset({EntryKind.SETUP, EntryKind.PUBLIC_API})
 #: the passes of a module or an autograd Function: what runs them is a model's user, trained or not
 _PASSES = frozenset({"forward", "backward"})
 #: what an outside trainer is run by (``trainer.fit(model)``, ``trainer.train()``)
@@ -246,8 +248,8 @@ def entry_reach(project: "ProjectGraph", roots: FrozenSet[str],
     graph = project.graph
     entries = {e.node for e in project.entries if e.node in graph}
     training = training_entries(project, roots, above)
-    own = training - {e.node for e in project.entries if inside(e.path, vendored)}
-    training = own or training
+    own = training - {e.node for e in project.entries if inside(e.path, vendored) or e.kind in _NO_RUNS}
+    training = (training - {e.node for e in project.entries if inside(e.path, vendored)}) if own else training
     runs = {e.node for e in project.entries if e.kind != EntryKind.PUBLIC_API}
     apis: Set[str] = set()
     if training & runs:
