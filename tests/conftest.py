@@ -13,6 +13,13 @@ REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "operator_maps" / "upstream"  # the vendors' raw files, verbatim (PROVENANCE.md)
 
 
+@pytest.fixture(autouse=True)
+def no_terminal_width(monkeypatch):
+    """Text as a pipe gets it (unwrapped), whatever ``$COLUMNS`` the runner sets (pytest-xdist's workers set
+    one): a test that wants wrapping sets its own."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def temporary_cache(tmp_path_factory):
     """The analysis cache of every test (and of the commands and subprocesses they start) in a temporary
