@@ -289,3 +289,27 @@ def test_a_library_the_file_calls_on_its_own_path_stays_work(scan_tree, code):
     report = scan_tree({"mod.py": code}, ["cann"])
     imported = [f for f in _library_findings(report) if f.snippet.startswith(("from ", "import "))]
     assert imported and all(active(f.verdicts["cann"]) for f in imported)
+
+
+# consistency_models' unet.py: flash-attn's class imported where the attention is built, then built
+CM_FLASH = """\
+import torch
+
+
+class QKVFlashAttention(torch.nn.Module):
+    def __init__(self, embed_dim, num_heads):
+        from flash_attn.flash_attention import FlashAttention
+
+        super().__init__()
+        self.inner_attn = FlashAttention(attention_dropout=0.0)
+"""
+
+
+def test_a_class_imported_where_it_is_built_is_work_at_the_build_only(scan_tree):
+    report = scan_tree({"unet.py": CM_FLASH})
+    found = {f.span.line: f for f in _library_findings(report, "unet.py")}
+    # the import is no port of its own on any target (the data judges the build by its member everywhere)
+    assert all(not active(v) for v in found[6].verdicts.values())
+    build = found[9]
+    assert build.root is None and build in report.findings  # not hidden under the import
+    assert all(v.status == Status.REWRITE for v in build.verdicts.values())

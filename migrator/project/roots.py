@@ -655,7 +655,8 @@ def with_import_roots(findings: Sequence[Finding]) -> List[Finding]:
                   key=lambda f: f.span.line or 0, default=None)
         if use is None:
             continue
-        if _settles(use) == _settles(finding):
+        # (an import that is no work itself, a note its uses carry the work of, is theirs whatever they say)
+        if _settles(use) == _settles(finding) or finding_bucket(finding) != Bucket.WORK:
             if (use.root or use.id) != finding.id:  # (a use already a site of this import stays one)
                 roots[finding.id] = use.root or use.id
         elif use.root is None:
