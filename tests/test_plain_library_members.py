@@ -313,3 +313,13 @@ def test_a_class_imported_where_it_is_built_is_work_at_the_build_only(scan_tree)
     build = found[9]
     assert build.root is None and build in report.findings  # not hidden under the import
     assert all(v.status == Status.REWRITE for v in build.verdicts.values())
+
+
+def test_a_module_level_import_of_a_package_that_needs_cuda_to_install_stays_work(scan_tree):
+    """TinyLlama's lit_gpt/model.py: ``from flash_attn import flash_attn_func`` at the top of the model's module
+    fails on the target before any use is reached, whatever the uses become."""
+    code = ("import torch\nfrom flash_attn import flash_attn_func\n\n\ndef attend(q, k, v):\n"
+            "    return flash_attn_func(q, k, v, causal=True)\n")
+    report = scan_tree({"model.py": code}, ["cann"])
+    (imported,) = [f for f in _library_findings(report, "model.py") if f.span.line == 2]
+    assert active(imported.verdicts["cann"])

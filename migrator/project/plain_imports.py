@@ -12,7 +12,8 @@ import the library's finding, unless the data judges every use by its member (a 
 path, a plain member: swav's ``import apex`` before ``apex.amp.initialize``, ``apex.parallel.convert_syncbn_model``
 and ``LARC``): then the work is at those uses, each with its own path, and the bare import is no port of its own
 (an import that is itself a swap, ``from apex.normalization import FusedLayerNorm as LayerNorm``, keeps its
-verdict)."""
+verdict, and so does a module-level import of a package the data does not say imports without CUDA: TinyLlama's
+``from flash_attn import flash_attn_func`` fails before any use is reached)."""
 
 from __future__ import annotations
 
@@ -67,8 +68,12 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
             continue
         if used and not all(runs_as_written(f) for f in used):
             if any(_a_swap_itself(f, table) for f in pending) \
-                    or not all(_judged_by_a_member(f, table) for f in used):
-                continue  # an import that is itself a swap, or a use only the library's own verdict judges
+                    or not all(_judged_by_a_member(f, table) for f in used) \
+                    or (table.plain_import(library) is None and any(f.scope == "<module>" for f in pending)):
+                # an import that is itself a swap; a use only the library's own verdict judges; or a module-level
+                # import of a package the data does not say imports without CUDA (flash-attn builds only with
+                # it): the import fails on the target before any use is reached, whatever the uses become
+                continue
             for finding in pending:
                 changed[finding.id] = _at_its_uses(finding, library, used)
             continue
