@@ -797,6 +797,7 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def validation(model):
+    torch.cuda.synchronize()
     return model(torch.ones(2).to(device))
 
 
@@ -819,6 +820,9 @@ def test_what_training_calls_in_a_file_named_for_tests_is_training(scan_tree, pa
                         path: _TEST_SCRIPT, **({"tests/__init__.py": ""} if "/" in path else {})})
     device = [f for f in report.judged if f.path == path and f.span.line == 3 and f.root is None]
     assert device and {f.context for f in device} == {context}
+    # ... and so is a call in the function training runs (PyTorch-YOLOv3's pytorchyolo/test.py ``_evaluate``)
+    sync = [f for f in report.judged if f.path == path and f.api == "torch.cuda.synchronize"]
+    assert sync and {f.context for f in sync} == {context}
     # a test's own function stays a test, whoever runs the file
     assert {f.context for f in report.judged
             if f.path == path and f.scope.endswith("test_validation")} == {Context.TEST}

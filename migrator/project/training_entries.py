@@ -193,7 +193,9 @@ def _a_test_by_its_file_name_alone(finding: Finding) -> bool:
     point calls there runs in training."""
     folder, _, _ = finding.path.rpartition("/")
     elsewhere = f"{folder}/module.py" if folder else "module.py"
-    return context_of(elsewhere, finding.category, finding.scope) == Context.TRAINING
+    own, neutral = finding.path.rpartition(".")[0].replace("/", "."), elsewhere[:-3].replace("/", ".")
+    scope = neutral + finding.scope[len(own):] if finding.scope.startswith(own + ".") else finding.scope
+    return context_of(elsewhere, finding.category, scope) == Context.TRAINING
 
 
 def _switching_modes(calls: Iterable[Call]) -> FrozenSet[str]:
