@@ -40,6 +40,7 @@ def test_ascend_sets_the_default_device_instead_of_its_own_tensor_type(scan_code
     assert cann.status == Status.REWRITE
     assert cann.fix is not None and cann.fix.suggestion == instead
     assert "torch.npu.DtypeTensor" in " ".join(cann.quotes)  # the vendor's own line, quoted
+    assert "ignore the default device" in cann.message  # ssd.pytorch's torch.Tensor(...) priors stay on the host
     # Cambricon's list says nothing against its own types there: the renamed type
     assert verdicts["neuware"].status == Status.REWRITE and "torch.mlu." in verdicts["neuware"].message
     assert verdicts["kunlun"].status == Status.SUPPORTED
@@ -60,3 +61,16 @@ def test_a_type_named_in_a_cast_is_renamed_to_the_name_the_target_registers(scan
 ])
 def test_strings_that_name_no_cuda_type_are_no_use(scan_code, code):
     assert not [f for f in by_rule(scan_code(code), "device-call") if "Tensor" in f.api]
+
+
+def test_the_legacy_constructors_ignore_the_default_device():
+    """What the Ascend message says of ``torch.set_default_device``: ``torch.Tensor(...)`` and ``torch.FloatTensor(
+    ...)`` keep making host tensors where the factories follow the default (the meta device stands in for the NPU)."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_default_device()
+    torch.set_default_device("meta")
+    try:
+        assert torch.Tensor([1.0]).device.type == "cpu" and torch.FloatTensor(2).device.type == "cpu"
+        assert torch.tensor([1.0]).device.type == "meta"
+    finally:
+        torch.set_default_device(before)

@@ -267,7 +267,9 @@ def _default_tensor_type(target: TargetMap, usage: Usage) -> Verdict:
         f"; torch.set_default_dtype(torch.{dtype})" if dtype and dtype != "float32" else "")
     return Verdict(Status.REWRITE, f"{target.id} does not take its own device's tensor types here (vendor notes on "
                    f"`torch.set_default_tensor_type`: {note}): set the default device instead, `{instead}`"
-                   f"{needs_import(target)}", entry[1] if entry else verdict.source, fix=Manual(instead),
+                   f"{needs_import(target)}; the legacy constructors (`torch.Tensor(...)`, `torch.FloatTensor(...)`) "
+                   f"ignore the default device and keep making host tensors (measured on torch 2.13): make those "
+                   f"with `torch.tensor(...)`", entry[1] if entry else verdict.source, fix=Manual(instead),
                    quotes=(note,))
 
 
