@@ -947,3 +947,38 @@ def test_a_script_whose_loop_calls_a_step_method_by_name_trains(scan_tree):
     assert device and {f.context for f in device} == {Context.TRAINING}
     assert set(_contexts(report, "collect_results.py").values()) <= {Context.TOOLING}
 
+
+
+# pytorch-vqvae's vae.py: ``test()`` runs after every epoch of the script's own loop
+_EPOCH_TEST = """
+import torch
+
+
+def train(model, opt):
+    model(torch.ones(2)).sum().backward()
+    opt.step()
+
+
+def test(model):
+    with torch.no_grad():
+        return model(torch.ones(2).cuda())
+
+
+def main():
+    model = torch.nn.Linear(2, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(3):
+        train(model, opt)
+        test(model)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_function_named_test_that_the_training_loop_runs_is_training(scan_tree):
+    pytest_file = "import torch\n\n\ndef test_cuda():\n    assert torch.ones(2).cuda() is not None\n"
+    report = scan_tree({"vae.py": _EPOCH_TEST, "tests/test_vae.py": pytest_file})
+    assert {f.context for f in report.judged if f.path == "vae.py" and f.scope.endswith("test")} == {Context.TRAINING}
+    assert {f.context for f in report.judged if f.path == "tests/test_vae.py"} == {Context.TEST}

@@ -178,8 +178,11 @@ def _called_outside(step: str, owner: str, graph, named: Iterable[str]) -> bool:
 
 def _trained_tests(findings: Sequence[Finding], project: "ProjectGraph", placed: Mapping[str, str],
                    reach: Optional[EntryReach], training: FrozenSet[str]) -> FrozenSet[str]:
-    """The findings filed as tests only for their file's name that a training entry point reaches."""
-    candidates = [f for f in findings if f.context == Context.TEST and _a_test_by_its_file_name_alone(f)]
+    """The findings filed as tests only for their file's name, or for their function's in a training file (the
+    vq-vae scripts' ``test()``, which the training loop runs after every epoch: pytest collects nothing from
+    ``vae.py``), that a training entry point reaches."""
+    candidates = [f for f in findings if f.context == Context.TEST
+                  and (path_context(f.path) == Context.TRAINING or _a_test_by_its_file_name_alone(f))]
     if not candidates or not training:
         return frozenset()
     trained = reach.trained if reach is not None else _walk(training, _callees(project.graph))
