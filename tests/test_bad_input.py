@@ -312,3 +312,18 @@ def test_a_submodule_not_checked_out_is_said_and_the_scan_goes_on(scan_tree, tmp
     assert "git submodule update --init croco" in skipped["croco"].reason
     assert "https://github.com/naver/croco" in skipped["croco"].reason
     assert any(f.path == "train.py" for f in report.findings)  # the rest is scanned
+
+
+def test_code_that_could_not_be_read_is_said_at_the_top(scan_tree):
+    """bearpaw's pytorch-classification: both training scripts hold Python 2's ``.cuda(async=True)``, a syntax
+    error now; the text's first lines say the numbers leave them out, not only its last."""
+    import io
+
+    from migrator.report import text as text_report
+
+    report = scan_tree({"cifar.py": "import torch\nx = torch.ones(2).cuda(async=True)\n",
+                        "utils.py": "import torch\ny = torch.ones(2)\n"})
+    out = io.StringIO()
+    text_report.render(report, out)
+    head = out.getvalue().split("\n\n")[:2]
+    assert "1 code file could not be read (cifar.py)" in head[1], head

@@ -11,8 +11,8 @@ from typing import Dict, List, Mapping, Optional, TextIO, Tuple, cast
 
 import click
 
-from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileStatus, Finding, MigrationPlan, Report,
-                     Status, Tally, TargetSummary, TargetTally, Verdict)
+from ..model import (STATUS_SEVERITY, TUNE_PHASE, Blocker, Context, FileKind, FileStatus, Finding, MigrationPlan,
+                     Report, Status, Tally, TargetSummary, TargetTally, Verdict)
 from . import View, finished
 from .printable import Printable
 from .terminal import Wrapping, at_most
@@ -73,6 +73,16 @@ def _summary_line(report: Report, numbers: Tally, out: TextIO) -> None:
     out.write(f"migrator {report.tool_version}: {report.root}: {numbers.files_scanned} files scanned, "
               f"{numbers.findings} findings ({numbers.at_cause} in training code at their cause{off})"
               f"{covered}\n\n")
+    unread = [r.file.rel for r in report.files if r.status == FileStatus.ERROR and r.file.kind in _CODE]
+    if unread:  # (bearpaw's pytorch-classification: both training scripts hold Python 2's ``.cuda(async=True)``)
+        named = ", ".join(unread[:_FILES_SHOWN]) + (f" and {len(unread) - _FILES_SHOWN} more"
+                                                    if len(unread) > _FILES_SHOWN else "")
+        out.write(f"{len(unread)} code {'file' if len(unread) == 1 else 'files'} could not be read ({named}): "
+                  "everything below leaves them out (`Files not (fully) scanned` says why)\n\n")
+
+
+#: the kinds of file whose code the numbers count
+_CODE = frozenset({FileKind.PYTHON, FileKind.NOTEBOOK})
 
 
 def _legend(report: Report, view: View, out: TextIO) -> None:
