@@ -433,6 +433,13 @@ class ThirdParty:
         return any(inside(api) and target in rows for api, rows in self.apis.items()) or \
             any(inside(api) for api in self.pytorch)
 
+    def plain_twin(self, qualname: str) -> Optional[Mapping[str, str]]:
+        """The plain-PyTorch row of a class the data names by its own name (GLM's ``from apex.normalization.
+        fused_layer_norm import FusedLayerNorm as LayerNorm``: importing the twin in its place is the one swap, which
+        every use takes); not of a module a row covers by prefix (``import flash_attn``)."""
+        row = self.pytorch.get(qualname)
+        return row if row is not None and qualname.rpartition(".")[2][:1].isupper() else None
+
     def pytorch_path(self, qualname: str) -> Optional[Mapping[str, str]]:
         """The plain-PyTorch replacement for an API of a CUDA-only library, when there is one."""
         hit = longest(qualname, self.pytorch.get)

@@ -67,7 +67,7 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
         if not pending:
             continue
         if used and not all(runs_as_written(f) for f in used):
-            if any(_a_swap_itself(f, table) for f in pending) \
+            if any(table.plain_twin(f.api) is not None for f in pending) \
                     or not all(_judged_by_a_member(f, table) for f in used) \
                     or (table.plain_import(library) is None and any(f.scope == "<module>" for f in pending)):
                 # an import that is itself a swap; a use only the library's own verdict judges; or a module-level
@@ -101,13 +101,6 @@ def with_plain_imports(findings: Sequence[Finding], results: Sequence[FileResult
                                     _SOURCE)
                 for t, v in finding.verdicts.items()})
     return [changed.get(f.id, f) for f in findings]
-
-
-def _a_swap_itself(finding: Finding, table) -> bool:
-    """An import of a class the data names a plain-PyTorch twin for by its own name (GLM's ``from apex.normalization.
-    fused_layer_norm import FusedLayerNorm as LayerNorm``): the one swap, which every use takes
-    (``rules/third_party._plain_path``)."""
-    return table.pytorch.get(finding.api) is not None and finding.api.rpartition(".")[2][:1].isupper()
 
 
 def _judged_by_a_member(finding: Finding, table) -> bool:

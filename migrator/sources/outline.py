@@ -95,7 +95,7 @@ def path_folders(tree: ast.Module) -> Tuple[str, ...]:
     found: List[str] = []
     for stmt in _statements(tree.body):
         call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
-        if call is None or _dotted_name(call.func) not in ("sys.path.append", "sys.path.insert"):
+        if call is None or dotted_name(call.func, _as_written) not in ("sys.path.append", "sys.path.insert"):
             continue
         given = call.args[-1] if call.args else None
         folder = _folder_named(given) if given is not None else None
@@ -108,7 +108,7 @@ def _folder_named(node: ast.expr) -> Optional[str]:
     """``'core'``, or ``os.path.join(os.path.dirname(__file__), 'lib', 'x')`` as ``lib/x``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return posixpath.normpath(node.value)
-    if isinstance(node, ast.Call) and _dotted_name(node.func) == "os.path.join" and node.args \
+    if isinstance(node, ast.Call) and dotted_name(node.func, _as_written) == "os.path.join" and node.args \
             and "__file__" in ast.dump(node.args[0]):
         parts = [a.value for a in node.args[1:] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         if len(parts) == len(node.args) - 1:
@@ -116,13 +116,9 @@ def _folder_named(node: ast.expr) -> Optional[str]:
     return None
 
 
-def _dotted_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted_name(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
+def _as_written(name: str) -> str:
+    """A chain's first name as the code writes it (``dotted_name``'s ``root_of``, no import followed)."""
+    return name
 
 
 #: what a configuration calls at its top (``model = dict(type='UNet', ...)``): no script's body

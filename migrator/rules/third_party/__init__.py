@@ -105,8 +105,8 @@ def _plain_path(target, usage: Usage, ctx: RuleContext, info) -> Optional[Verdic
         return None if plain is None else Verdict(
             Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; the plain PyTorch path is "
             f"`{plain['to']}` ({plain['note']})", _SOURCE, fix=fix_of(plain["to"]))
-    row = ctx.third_party.pytorch.get(usage.api)
-    if row is None or not usage.api.rpartition(".")[2][:1].isupper():
+    row = ctx.third_party.plain_twin(usage.api)
+    if row is None:
         return None
     cls = row["to"].partition("(")[0]
     return Verdict(Status.REWRITE, f"{info['what']}: no {target.id} equivalent in the vendor data; import the plain "
