@@ -52,7 +52,8 @@ def with_launcher_contexts(findings: Sequence[Finding], results: Sequence[FileRe
     """``findings``, those of a shell script whose every launch runs a script filed as tooling (BigGAN's
     ``scripts/sample_cifar_ema.sh`` runs ``sample.py``) as tooling too: a launcher is what it launches. One that
     starts a distributed job, or a script the scan cannot find or files as training, keeps its context."""
-    shells = {f.path for f in findings if f.context == Context.TRAINING and f.path.endswith(_SHELL_SUFFIXES)}
+    scripts = {r.file.rel for r in results if r.file.kind == FileKind.SHELL}
+    shells = {f.path for f in findings if f.context == Context.TRAINING and f.path in scripts}
     if not shells:
         return list(findings)
     project = _Project(results, findings)
@@ -65,9 +66,6 @@ def with_launcher_contexts(findings: Sequence[Finding], results: Sequence[FileRe
     return [replace(f, context=Context.TOOLING) if f.path in tooling and f.context == Context.TRAINING else f
             for f in findings]
 
-
-#: the endings of the shell scripts a launch is read from
-_SHELL_SUFFIXES = (".sh", ".bash", ".zsh")
 
 
 class ModuleIndex:
